@@ -1,0 +1,103 @@
+# glgemm: plain Makefile.  `make` builds ./glgemm; `make check` runs the Check
+# suite; `make sanitize` runs the same suite built with ASan + UBSan; `make run`
+# tunes the default GL device.  `make run` and `make check` first install the
+# Debian packages that are missing (see `deps`).
+
+CC      ?= cc
+BUILD   ?= build
+BIN     ?= glgemm
+OPT     ?= -O2
+CFLAGS_BASE = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -g $(OPT) -I.
+
+PKG_LIBS = egl gl glesv2 glew glfw3 openblas
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
+PKG_LDLIBS := $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LDLIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+CFLAGS  += $(CFLAGS_BASE) $(PKG_CFLAGS)
+LDLIBS  += $(PKG_LDLIBS) -lm -lpthread
+
+# Every .c file of a layer folder belongs to the core library; the front end
+# lives in cli/, the Check suite in tests/.  New files need no Makefile edit.
+CORE_SRC := $(sort $(wildcard gen/*.c glhost/*.c search/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/check_*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+DEPS     := $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+TESTBIN  := $(BUILD)/check_glgemm
+
+# Debian packages the build, the tests and the figures need.
+PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-dev \
+	libegl-mesa0 libgl1-mesa-dri libglew-dev libglfw3-dev check libsubunit-dev \
+	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools
+
+.PHONY: all deps check sanitize run shaders clean test-bin
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+
+$(BIN): $(CLI_OBJ) $(BUILD)/libglgemm-core.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libglgemm-core.a $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/libglgemm-core.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(if $(filter tests/%,$<),$(CHECK_CFLAGS)) -MMD -MP -c -o $@ $<
+
+$(TESTBIN): $(TEST_OBJ) $(BUILD)/libglgemm-core.a
+	$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libglgemm-core.a $(LDFLAGS) $(CHECK_LDLIBS) $(LDLIBS)
+
+test-bin: $(BIN) $(TESTBIN)
+
+# The suite runs headless: EGL needs no display; the GLFW backend's cases need
+# an X server, so the runner goes under xvfb-run when there is no DISPLAY.
+# GLGEMM_BIN tells the CLI cases which binary to run.
+XVFB = $(if $(DISPLAY),,$(shell command -v xvfb-run >/dev/null 2>&1 && echo 'xvfb-run -a -s "-screen 0 640x480x24"'))
+check: deps
+	$(MAKE) test-bin
+	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
+
+# ASan + UBSan build of the same suite, in its own build folder.  Leaks inside
+# the GL driver (Mesa, LLVM) are not ours: tests/lsan.supp names them.
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+sanitize: deps
+	$(MAKE) BUILD=build-san BIN=build-san/glgemm OPT=-O1 \
+		CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" test-bin
+	GLGEMM_BIN=$(abspath build-san/glgemm) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	CK_DEFAULT_TIMEOUT=600 $(XVFB) build-san/check_glgemm
+
+# The main job: tune the default device and problem, write results/<card>/.
+run: deps
+	$(MAKE) $(BIN)
+	./$(BIN) info
+	./$(BIN) tune --size 256
+
+shaders: $(BIN)
+	./$(BIN) gen --write-shaders shaders
+
+# Installs the Debian packages that are missing: one apt-get update, then one
+# install; nothing at all when everything is present.
+deps:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "error: packages missing and not root; run as root or install:$$missing" >&2; exit 2; fi; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+clean:
+	rm -rf build build-san $(BIN)
+
+-include $(DEPS)

@@ -1,0 +1,74 @@
+/* The front end: one binary, one file per command (cli/cmd_*.c), shared
+ * option parsing here.  Commands return the exit status of SPEC.md:
+ * 0 success, 1 the GPU work failed, 2 bad usage or input, 3 no GL context. */
+#ifndef GLGEMM_CLI_H
+#define GLGEMM_CLI_H
+
+#include <stdbool.h>
+
+#include "glhost/context.h"
+#include "glhost/measure.h"
+
+enum { EXIT_GPU = 1, EXIT_USAGE = 2, EXIT_NOCTX = 3 };
+
+#define GLGEMM_VERSION "0.1.0"
+
+/* One option a command accepts.  id is the command's own; has_arg 1 when it
+ * takes a value (--name V or --name=V). */
+typedef struct {
+    const char *name;
+    int has_arg;
+    int id;
+} cli_opt;
+
+/* Ids below 100 are the command's own; these are shared. */
+enum {
+    OPT_BACKEND = 100, OPT_DEVICE, OPT_HELP, OPT_VERSION,
+    OPT_M, OPT_N, OPT_K, OPT_SIZE, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA,
+    OPT_SEED, OPT_A, OPT_B, OPT_C, OPT_OUT, OPT_REPS
+};
+
+/* What every command shares. */
+typedef struct {
+    const char *cmd;      /* "run", "tune", ... for messages */
+    gg_backend backend;
+    int device;
+    gg_problem prob;
+    bool problem_given;   /* any of --m/--n/--k/--size/--a/--b given */
+    const char *positional[4];
+    int npositional;
+} cli_common;
+
+/* Handler for the command's own options: returns 0, or EXIT_USAGE after
+ * printing one line (use cli_error). */
+typedef int (*cli_handler)(void *self, int id, const char *value);
+
+/* Parses argv[1..argc-1] (argv[0] is the command name).  own: the command's
+ * options (terminated by a {NULL} entry); with_problem: accept the problem
+ * options.  Prints --help (usage text) and returns -1 for "exit 0 now";
+ * returns 0 on success, EXIT_USAGE after one clear line on bad input. */
+int cli_parse(int argc, char **argv, cli_common *common, const cli_opt *own,
+              cli_handler handler, void *self, bool with_problem, const char *usage);
+
+/* "glgemm CMD: message" on stderr, one line.  Returns EXIT_USAGE. */
+int cli_error(const cli_common *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Strict number parsing: whole string, in range.  0 or -1. */
+int cli_int(const char *s, long lo, long hi, long *out);
+int cli_float(const char *s, double *out);
+
+/* Checks the problem after parsing (inputs exist, sizes sane). */
+int cli_check_problem(cli_common *c);
+
+/* Commands. */
+int cmd_info(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

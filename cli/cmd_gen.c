@@ -1,0 +1,12 @@
+/* glgemm gen: not built yet (placeholder so the front end links). */
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+int cmd_gen(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "glgemm gen: not implemented yet\n");
+    return EXIT_USAGE;
+}

@@ -1,0 +1,12 @@
+/* glgemm probe: not built yet (placeholder so the front end links). */
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+int cmd_probe(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "glgemm probe: not implemented yet\n");
+    return EXIT_USAGE;
+}

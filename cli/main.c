@@ -1,0 +1,50 @@
+/* glgemm: graphics-era GEMM shaders, their host and their autotuner. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *what;
+} commands[] = {
+    {"info", cmd_info, "the GL context: vendor, renderer, limits, features, slug"},
+    {"devices", cmd_devices, "the EGL devices, with their index"},
+    {"gen", cmd_gen, "print the fragment shader of a variant (no GL needed)"},
+    {"run", cmd_run, "one verified, timed GEMM with a variant"},
+    {"tune", cmd_tune, "search the variant space for the fastest verified variant"},
+    {"bench", cmd_bench, "the presets, best and the CPU BLAS on one problem"},
+    {"probe", cmd_probe, "microbenchmarks of the fragment path: the card's ceilings"},
+    {"report", cmd_report, "write results/<card>/report.md and its figures"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: glgemm COMMAND [options]   (glgemm COMMAND --help for its options)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+    fprintf(f, "\ncommon options: --backend egl|glfw (default egl), --device N, --help, --version\n"
+               "exit status: 0 ok, 1 GPU work failed, 2 bad usage or input, 3 no GL context\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("glgemm %s\n", GLGEMM_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "glgemm: unknown command '%s' (try glgemm --help)\n", argv[1]);
+    return EXIT_USAGE;
+}

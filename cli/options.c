@@ -1,0 +1,204 @@
+/* Shared option parsing for every command. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const cli_opt common_opts[] = {
+    {"backend", 1, OPT_BACKEND}, {"device", 1, OPT_DEVICE},
+    {"help", 0, OPT_HELP},       {"version", 0, OPT_VERSION},
+    {NULL, 0, 0},
+};
+
+static const cli_opt problem_opts[] = {
+    {"m", 1, OPT_M},         {"n", 1, OPT_N},         {"k", 1, OPT_K},
+    {"size", 1, OPT_SIZE},   {"transa", 0, OPT_TRANSA}, {"transb", 0, OPT_TRANSB},
+    {"alpha", 1, OPT_ALPHA}, {"beta", 1, OPT_BETA},   {"seed", 1, OPT_SEED},
+    {"a", 1, OPT_A},         {"b", 1, OPT_B},         {"c", 1, OPT_C},
+    {"out", 1, OPT_OUT},     {"reps", 1, OPT_REPS},
+    {NULL, 0, 0},
+};
+
+int cli_error(const cli_common *c, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "glgemm %s: ", c && c->cmd ? c->cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
+
+int cli_int(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_float(const char *s, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static const cli_opt *find(const cli_opt *t, const char *name, size_t len)
+{
+    for (; t && t->name; t++)
+        if (strlen(t->name) == len && !strncmp(t->name, name, len))
+            return t;
+    return NULL;
+}
+
+static int size_opt(cli_common *c, const char *name, const char *v, int *dst)
+{
+    long x;
+    if (cli_int(v, 1, 1L << 20, &x))
+        return cli_error(c, "--%s must be an integer from 1 to %ld, got '%s'", name, 1L << 20, v);
+    *dst = (int)x;
+    c->problem_given = true;
+    return 0;
+}
+
+static int common_opt(cli_common *c, int id, const char *name, const char *v)
+{
+    long x;
+    double d;
+    switch (id) {
+    case OPT_BACKEND: {
+        int b = gg_backend_parse(v);
+        if (b < 0)
+            return cli_error(c, "--backend must be egl or glfw, got '%s'", v);
+        c->backend = (gg_backend)b;
+        return 0;
+    }
+    case OPT_DEVICE:
+        if (cli_int(v, 0, 1023, &x))
+            return cli_error(c, "--device must be a device index (0, 1, ...), got '%s'", v);
+        c->device = (int)x;
+        return 0;
+    case OPT_M: return size_opt(c, name, v, &c->prob.m);
+    case OPT_N: return size_opt(c, name, v, &c->prob.n);
+    case OPT_K: return size_opt(c, name, v, &c->prob.k);
+    case OPT_SIZE:
+        if (size_opt(c, name, v, &c->prob.m))
+            return EXIT_USAGE;
+        c->prob.n = c->prob.k = c->prob.m;
+        return 0;
+    case OPT_TRANSA: c->prob.transa = true; return 0;
+    case OPT_TRANSB: c->prob.transb = true; return 0;
+    case OPT_ALPHA:
+    case OPT_BETA:
+        if (cli_float(v, &d) || fabs(d) > 3.4e38)
+            return cli_error(c, "--%s must be a finite number, got '%s'", name, v);
+        *(id == OPT_ALPHA ? &c->prob.alpha : &c->prob.beta) = (float)d;
+        return 0;
+    case OPT_SEED:
+        if (cli_int(v, 0, UINT_MAX > LONG_MAX ? LONG_MAX : (long)UINT_MAX, &x))
+            return cli_error(c, "--seed must be a non-negative integer, got '%s'", v);
+        c->prob.seed = (unsigned)x;
+        return 0;
+    case OPT_REPS:
+        if (cli_int(v, 1, 100000, &x))
+            return cli_error(c, "--reps must be an integer from 1 to 100000, got '%s'", v);
+        c->prob.reps = (int)x;
+        return 0;
+    case OPT_A: c->prob.a_path = v; c->problem_given = true; return 0;
+    case OPT_B: c->prob.b_path = v; c->problem_given = true; return 0;
+    case OPT_C: c->prob.c_path = v; return 0;
+    case OPT_OUT: c->prob.out_path = v; return 0;
+    }
+    return cli_error(c, "internal: unhandled option --%s", name);
+}
+
+int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
+              cli_handler handler, void *self, bool with_problem, const char *usage)
+{
+    const char *cmd = c->cmd ? c->cmd : argv[0];
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->backend = GG_BACKEND_EGL;
+    gg_problem_default(&c->prob);
+    bool options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (options_done || arg[0] != '-' || arg[1] == '\0') {
+            if (c->npositional >= (int)(sizeof c->positional / sizeof *c->positional))
+                return cli_error(c, "too many arguments ('%s')", arg);
+            c->positional[c->npositional++] = arg;
+            continue;
+        }
+        if (!strcmp(arg, "--")) {
+            options_done = true;
+            continue;
+        }
+        const char *name = arg + (arg[1] == '-' ? 2 : 1);
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const cli_opt *o = find(own, name, len);
+        bool is_own = o != NULL;
+        if (!o)
+            o = find(common_opts, name, len);
+        if (!o && with_problem)
+            o = find(problem_opts, name, len);
+        if (!o && len == 1 && name[0] == 'h')
+            o = &common_opts[2];
+        if (!o)
+            return cli_error(c, "unknown option '%s' (try glgemm %s --help)", arg, cmd);
+        const char *value = NULL;
+        if (o->has_arg) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                return cli_error(c, "option --%s needs a value", o->name);
+        } else if (eq) {
+            return cli_error(c, "option --%s takes no value", o->name);
+        }
+        int rc;
+        if (o->id == OPT_HELP) {
+            fputs(usage, stdout);
+            return -1;
+        } else if (o->id == OPT_VERSION) {
+            printf("glgemm %s\n", GLGEMM_VERSION);
+            return -1;
+        } else if (is_own) {
+            rc = handler(self, o->id, value);
+        } else {
+            rc = common_opt(c, o->id, o->name, value);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int cli_check_problem(cli_common *c)
+{
+    gg_problem *p = &c->prob;
+    if ((p->a_path != NULL) != (p->b_path != NULL))
+        return cli_error(c, "--a and --b go together");
+    if (p->c_path && !p->a_path)
+        return cli_error(c, "--c needs --a and --b");
+    return 0;
+}

@@ -1,0 +1,139 @@
+/* gen/: variants and GLSL, nothing of GL.
+ *
+ * Contract of this layer:
+ *  - A variant (one point of the tuning space, SPEC.md "Variants") is one struct.
+ *    gg_variant_parse() turns text into it (keys in any order, presets with
+ *    overrides), gg_variant_format() prints the canonical form.
+ *  - Validation has two steps.  Syntax and static rules (known keys and values,
+ *    R*C <= 4 for mc, np >= 1) are bad input: parse fails with one line naming
+ *    the key and what is allowed.  Card limits (draw buffers, SPIR-V, float
+ *    blending) are checked by gg_variant_check_card() and make a variant
+ *    invalid or unsupported, a status, not an error.
+ *  - gg_layout_compute() fixes the geometry every other layer relies on: how
+ *    A, B and C are packed into textures, how many passes run, what each
+ *    fragment computes.  The host packs and unpacks by it; the emitter writes
+ *    shaders by it.
+ *  - The emitters return malloc'd text, deterministic for a given input.
+ * No GL header is included anywhere in gen/.
+ *
+ * Geometry (mc = r x c, mrt = R x C, s = lcm(r, c) scalar k per k-step):
+ *  - A texture: width kpad/c, height mpad/r.  Texel (x, y) holds
+ *    A[y*r + i][x*c + j] in channel i*c + j (row-major inside the block).
+ *  - B texture: width npad/c, height kpad/r.  Texel (x, y) holds
+ *    B[y*r + i][x*c + j] in channel i*c + j.
+ *  - C: tgt_w x tgt_h fragments, each writing R x C texels of C, one per
+ *    render target.  Target t = ti*C + tj at fragment (x, y) holds the C texel
+ *    at texel row y*R + ti, texel column x*C + tj, i.e. C[(y*R+ti)*r + i]
+ *    [(x*C+tj)*c + j] in channel i*c + j.  The fragment's blocks are adjacent.
+ *  - K is zero-padded to kpad = passes * np * s, M to mpad (multiple of r*R),
+ *    N to npad (multiple of c*C), so every pass runs the same np k-steps.
+ *
+ * Shader interface (what the host binds):
+ *  - sampler2D uA (texture unit 0, SPIR-V binding 0), uB (unit/binding 1);
+ *    for acc=copy and acc=pingpong also uPrev0 .. uPrev{T-1} (units/bindings
+ *    2 .. T+1), the running sums in the target layout.
+ *  - int uKBase (SPIR-V location 0): the first k-step of this pass.
+ *  - float uAlpha (SPIR-V location 1).
+ *  - Every pass writes, per target, prev + uAlpha * (this pass's partial sum)
+ *    (copy, pingpong) or uAlpha * partial (blend: the host adds with
+ *    GL_ONE, GL_ONE).  The host initialises the running sums to beta*C0, or
+ *    to zero when beta == 0 (C0 is then not read, as BLAS does).
+ *  - Outputs: target t is gl_FragData[t] (120) or `layout(location=t) out
+ *    vec4` (330, 300es); channels past r*c are written as 0.  Three-channel
+ *    packings render into RGBA targets (RGB32F is not colour-renderable).
+ *  - Vertex shader: attribute/in vec2 aPos at location 0; the host draws one
+ *    triangle (-1,-1) (3,-1) (-1,3) over a tgt_w x tgt_h viewport.
+ */
+#ifndef GLGEMM_GEN_H
+#define GLGEMM_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    int rows, cols;
+} gg_shape;
+
+typedef enum { GG_PROFILE_120, GG_PROFILE_330, GG_PROFILE_300ES } gg_profile;
+typedef enum { GG_COMPILER_GLSL, GG_COMPILER_SPIRV } gg_compiler;
+typedef enum { GG_ACC_COPY, GG_ACC_PINGPONG, GG_ACC_BLEND } gg_acc;
+
+#define GG_NP_ALL 0 /* np=all: the whole k loop in one pass */
+#define GG_MAX_TARGETS 8
+#define GG_VARIANT_TEXT 160 /* enough for any canonical form */
+
+typedef struct {
+    gg_shape mrt;         /* render targets per fragment, R x C */
+    gg_shape mc;          /* packing of a texel, r x c, r*c <= 4 */
+    int np;               /* k-steps per pass, or GG_NP_ALL */
+    int unroll;           /* 0: GLSL loop; 1: written out */
+    gg_profile profile;
+    gg_compiler compiler;
+    gg_acc acc;
+} gg_variant;
+
+/* Defaults of SPEC.md's table. */
+void gg_variant_default(gg_variant *v);
+
+/* Parses "key=value,..." or "preset[,key=value...]".  `best` may be NULL; a
+ * text naming the preset `best` then fails with a message saying no best is
+ * recorded.  Returns 0, or -1 with one line in err (no trailing newline). */
+int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
+                     char *err, size_t errlen);
+
+/* Canonical form: every key in the table's order. Returns buf. */
+char *gg_variant_format(const gg_variant *v, char *buf, size_t len);
+
+/* Value names, for printing and CSV columns. */
+const char *gg_profile_name(gg_profile p);
+const char *gg_compiler_name(gg_compiler c);
+const char *gg_acc_name(gg_acc a);
+
+/* What the card offers, as far as variants care. */
+typedef struct {
+    int max_draw_buffers;
+    int max_texture_size;
+    bool float_blend;   /* float blending in the context the profile needs */
+    bool spirv;         /* GL_ARB_gl_spirv and a SPIR-V compiler */
+} gg_card_limits;
+
+typedef enum { GG_CARD_OK, GG_CARD_INVALID, GG_CARD_UNSUPPORTED } gg_card_verdict;
+
+/* Card-dependent validity: INVALID for variants that cannot exist (a profile
+ * that cannot go to SPIR-V), UNSUPPORTED for what this card lacks (targets
+ * beyond max_draw_buffers, no float blending, no SPIR-V).  why gets a reason. */
+gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
+                                      char *why, size_t whylen);
+
+/* Derived geometry of a variant on an m x n x k problem (see the top). */
+typedef struct {
+    int m, n, k;          /* the problem */
+    int r, c;             /* mc */
+    int tr, tc;           /* mrt */
+    int targets;          /* tr*tc */
+    int channels;         /* r*c */
+    int step;             /* lcm(r, c): scalar k per k-step */
+    int a_texels_per_step;/* step / c (A texels along k, per row block) */
+    int b_texels_per_step;/* step / r (B texels along k, per column block) */
+    int ksteps;           /* ceil(k / step) */
+    int np;               /* resolved np, 1..ksteps */
+    int passes;           /* ceil(ksteps / np) */
+    int kpad, mpad, npad; /* padded sizes */
+    int a_w, a_h;         /* A texture, texels */
+    int b_w, b_h;         /* B texture, texels */
+    int tgt_w, tgt_h;     /* render target / viewport, fragments */
+    long fetches_per_frag_pass; /* texels of A and B (and prev) per fragment per pass */
+    long mads_per_frag_pass;    /* scalar multiply-adds per fragment per pass */
+} gg_layout;
+
+/* Fills out; returns 0, or -1 if m, n or k < 1 or the sizes overflow int. */
+int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out);
+
+/* Shaders for the variant and problem, as the host compiles them, malloc'd
+ * (NULL only when out of memory).  The fragment shader opens with a comment
+ * naming the generator, the canonical variant, the problem and the derived
+ * figures.  For compiler=spirv the text is the GLSL handed to glslang. */
+char *gg_emit_fragment(const gg_variant *v, int m, int n, int k);
+char *gg_emit_vertex(const gg_variant *v);
+
+#endif

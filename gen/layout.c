@@ -1,0 +1,58 @@
+/* The geometry shared by the emitter and the host: see gen.h. */
+#include "gen/gen.h"
+
+#include <limits.h>
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static long ceil_div(long a, long b) { return (a + b - 1) / b; }
+
+int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
+{
+    if (m < 1 || n < 1 || k < 1 || v->mc.rows < 1 || v->mc.cols < 1 ||
+        v->mrt.rows < 1 || v->mrt.cols < 1 || v->np < 0)
+        return -1;
+    L->m = m;
+    L->n = n;
+    L->k = k;
+    L->r = v->mc.rows;
+    L->c = v->mc.cols;
+    L->tr = v->mrt.rows;
+    L->tc = v->mrt.cols;
+    L->targets = L->tr * L->tc;
+    L->channels = L->r * L->c;
+    L->step = L->r / gcd(L->r, L->c) * L->c;
+    L->a_texels_per_step = L->step / L->c;
+    L->b_texels_per_step = L->step / L->r;
+    L->ksteps = (int)ceil_div(k, L->step);
+    L->np = (v->np == GG_NP_ALL || v->np > L->ksteps) ? L->ksteps : v->np;
+    L->passes = (int)ceil_div(L->ksteps, L->np);
+
+    long kpad = (long)L->passes * L->np * L->step;
+    long mblk = (long)L->r * L->tr, nblk = (long)L->c * L->tc;
+    long mpad = ceil_div(m, mblk) * mblk, npad = ceil_div(n, nblk) * nblk;
+    if (kpad > INT_MAX || mpad > INT_MAX || npad > INT_MAX)
+        return -1;
+    L->kpad = (int)kpad;
+    L->mpad = (int)mpad;
+    L->npad = (int)npad;
+    L->a_w = L->kpad / L->c;
+    L->a_h = L->mpad / L->r;
+    L->b_w = L->npad / L->c;
+    L->b_h = L->kpad / L->r;
+    L->tgt_w = L->b_w / L->tc;
+    L->tgt_h = L->a_h / L->tr;
+
+    long per_step = (long)L->tr * L->a_texels_per_step + (long)L->tc * L->b_texels_per_step;
+    L->fetches_per_frag_pass = per_step * L->np + (v->acc == GG_ACC_BLEND ? 0 : L->targets);
+    L->mads_per_frag_pass = (long)L->targets * L->channels * L->step * L->np;
+    return 0;
+}

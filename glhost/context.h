@@ -1,0 +1,74 @@
+/* glhost/ contexts: one small interface, two backends (EGL, GLFW).
+ *
+ * glhost/ is the only code that includes GL or EGL headers; this header
+ * includes neither.  A context is made in the process that uses it (a context
+ * does not survive fork()), made current on creation, and loaded with GLEW.
+ *
+ * Backends fill one table of function pointers (context_egl.c,
+ * context_glfw.c); gg_ctx_create() picks one by name.  Every failure gives one
+ * line naming the backend and decoding its native error, e.g.
+ * "EGL: eglCreateContext failed: EGL_BAD_ATTRIBUTE". */
+#ifndef GLGEMM_CONTEXT_H
+#define GLGEMM_CONTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/gen.h"
+
+typedef enum { GG_BACKEND_EGL, GG_BACKEND_GLFW } gg_backend;
+
+/* The three context kinds the profiles need. */
+typedef enum {
+    GG_CTX_COMPAT, /* compatibility profile, for GLSL 1.20 */
+    GG_CTX_CORE,   /* 3.3 (or later) core, for GLSL 3.30 */
+    GG_CTX_ES3     /* OpenGL ES 3, for GLSL ES 3.00 */
+} gg_ctx_kind;
+
+typedef struct gg_ctx gg_ctx;
+
+/* "egl" / "glfw" -> backend; -1 if unknown. */
+int gg_backend_parse(const char *name);
+const char *gg_backend_name(gg_backend b);
+const char *gg_ctx_kind_name(gg_ctx_kind k);
+gg_ctx_kind gg_ctx_kind_for(gg_profile p);
+
+/* Makes and makes current a context of that kind.  device: the EGL device
+ * index (ignored by GLFW).  NULL on failure with one line in err.  *no_device
+ * (may be NULL) is set when the failure is a device index that does not exist,
+ * which is bad usage (exit 2) rather than no context (exit 3). */
+gg_ctx *gg_ctx_create(gg_backend backend, int device, gg_ctx_kind kind,
+                      char *err, size_t errlen, bool *no_device);
+void gg_ctx_destroy(gg_ctx *ctx);
+
+typedef struct {
+    char backend[16];
+    char kind[16];
+    char device[128];   /* how the context was made, e.g. "EGL device 0 (EGL_NV...)" */
+    char vendor[128], renderer[256], version[256], glsl[128];
+    int max_draw_buffers;
+    int max_texture_size;
+    bool float_render;   /* float textures are colour-renderable */
+    bool float_blend;
+    bool texture_barrier;
+    bool timer_query;
+    bool spirv;          /* GL_ARB_gl_spirv (or GL 4.6) */
+    bool robustness;     /* a robustness extension is exposed */
+} gg_ctx_info;
+
+/* Reads the current context's strings, limits and features. */
+void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info);
+
+/* The card limits variants care about, from an info. */
+void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim);
+
+/* results/<slug>/: lower case letters, digits and dashes from the renderer
+ * string, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe",
+ * "NVIDIA H100 80GB HBM3/PCIe/SSE2" -> "nvidia-h100-80gb-hbm3". */
+void gg_slug(const char *renderer, char *out, size_t len);
+
+/* EGL devices, one line each into out[i] (up to max); returns the count, or
+ * -1 with a message in err when EGL device enumeration is not available. */
+int gg_egl_devices(char out[][256], int max, char *err, size_t errlen);
+
+#endif

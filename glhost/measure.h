@@ -1,0 +1,59 @@
+/* What an evaluation is and what it returns: the face glhost/ shows to
+ * search/ and the front end.  No GL here, so search/ builds and tests with
+ * no GL at all.
+ *
+ * gg_evaluate() (glhost/run.h) runs one variant on one problem on the current
+ * context and fills a gg_measurement: a status from SPEC.md's list, the median
+ * time of the passes, GFLOP/s, rel_err, and the compile, upload and read-back
+ * times apart.  A failure of the variant is a status, never an abort. */
+#ifndef GLGEMM_MEASURE_H
+#define GLGEMM_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+    GG_OK,
+    GG_INVALID,
+    GG_UNSUPPORTED,
+    GG_COMPILE_ERROR,
+    GG_LINK_ERROR,
+    GG_FBO_INCOMPLETE,
+    GG_GL_ERROR,
+    GG_WRONG_RESULT,
+    GG_TIMEOUT,
+    GG_CONTEXT_LOST,
+    GG_STATUS_COUNT
+} gg_status;
+
+/* SPEC.md's spelling ("ok", "wrong_result", ...); parse returns -1 if unknown. */
+const char *gg_status_name(gg_status s);
+int gg_status_parse(const char *name);
+
+/* One GEMM problem: C = alpha*op(A)*op(B) + beta*C0, SPEC.md "Problem options". */
+typedef struct {
+    int m, n, k;
+    bool transa, transb;
+    float alpha, beta;
+    unsigned seed;
+    int reps;             /* timed repetitions after one warm-up (default 10) */
+    const char *a_path, *b_path, *c_path; /* optional .npy inputs */
+    const char *out_path;                 /* optional .npy output */
+} gg_problem;
+
+void gg_problem_default(gg_problem *p); /* 1024^3, alpha 1, beta 0, seed 1, 10 reps */
+
+typedef struct {
+    gg_status status;
+    int passes;
+    double seconds;       /* median over reps of first draw .. glFinish */
+    double gflops;        /* 2*m*n*k / seconds / 1e9; 0 unless status is ok */
+    double rel_err;       /* SPEC.md's error; -1 when not measured */
+    double compile_s, upload_s, readback_s;
+    double gpu_s;         /* GL_TIME_ELAPSED where available, else -1 (reported beside, never instead) */
+    char detail[512];     /* one line: why the status is not ok */
+} gg_measurement;
+
+void gg_measurement_init(gg_measurement *m);
+
+#endif

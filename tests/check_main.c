@@ -1,0 +1,15 @@
+/* The one test main: every layer's suite, Check's summary at the end. */
+#include <stdlib.h>
+
+#include "tests/suites.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(make_gen_suite());
+    srunner_add_suite(sr, make_context_suite());
+    srunner_add_suite(sr, make_search_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

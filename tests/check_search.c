@@ -1,0 +1,6 @@
+#include "tests/suites.h"
+
+Suite *make_search_suite(void)
+{
+    return suite_create("search");
+}

@@ -1,0 +1,14 @@
+/* One make_*_suite() per module; tests/check_main.c runs them all.
+ * Tags: "gl" cases need a GL context (llvmpipe is enough), "glfw" an X
+ * display, "slow" take more than a few seconds.  Select with Check's
+ * CK_INCLUDE_TAGS / CK_EXCLUDE_TAGS, e.g. CK_EXCLUDE_TAGS=slow. */
+#ifndef GLGEMM_TEST_SUITES_H
+#define GLGEMM_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *make_gen_suite(void);
+Suite *make_context_suite(void);
+Suite *make_search_suite(void);
+
+#endif
