@@ -1,12 +1,118 @@
-/* glgemm info: not built yet (placeholder so the front end links). */
+/* glgemm info: the GL context, its limits and features, and the card's slug.
+ * The context of --kind (default core, the 330 profile's) is described in
+ * full; a "contexts:" section then says which of the three kinds this backend
+ * and device can make, so a user sees which profiles can run. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 
+enum { OPT_KIND = 1 };
+
+static const char usage[] =
+    "usage: glgemm info [--backend egl|glfw] [--device N] [--kind compat|core|es3]\n"
+    "\n"
+    "Makes a GL context and prints the backend, the device, GL vendor, renderer,\n"
+    "version and GLSL version, the limits that bound the search (max draw\n"
+    "buffers, max texture size), the optional features (float render targets,\n"
+    "float blending, texture barrier, timer queries, SPIR-V, robustness), which\n"
+    "context kinds can be made, and last `slug: <card>`, the folder under\n"
+    "results/ for this card.\n"
+    "\n"
+    "  --backend egl|glfw  egl (default): no display needed; glfw: hidden window, needs X\n"
+    "  --device N          EGL device index (see glgemm devices), default 0\n"
+    "  --kind K            context described in full: compat (GLSL 1.20), core\n"
+    "                      (default, GLSL 3.30), es3 (GLSL ES 3.00)\n"
+    "exit status: 0 ok, 2 bad usage or no such device, 3 no GL context\n";
+
+static int kind_parse(const char *s)
+{
+    static const gg_ctx_kind kinds[] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (!strcmp(s, gg_ctx_kind_name(kinds[i])))
+            return (int)kinds[i];
+    return -1;
+}
+
+typedef struct {
+    cli_common *common;
+    gg_ctx_kind kind;
+} info_opts;
+
+static int handle(void *self, int id, const char *value)
+{
+    info_opts *o = self;
+    if (id == OPT_KIND) {
+        int k = kind_parse(value);
+        if (k < 0)
+            return cli_error(o->common, "--kind must be compat, core or es3, got '%s'", value);
+        o->kind = (gg_ctx_kind)k;
+        return 0;
+    }
+    return cli_error(o->common, "internal: unhandled option");
+}
+
+static const char *yn(bool b) { return b ? "yes" : "no"; }
+
 int cmd_info(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "glgemm info: not implemented yet\n");
-    return EXIT_USAGE;
+    static const cli_opt own[] = {{"kind", 1, OPT_KIND}, {NULL, 0, 0}};
+    cli_common c = {.cmd = "info"};
+    info_opts o = {&c, GG_CTX_CORE};
+    int rc = cli_parse(argc, argv, &c, own, handle, &o, false, usage);
+    if (rc < 0)
+        return 0;
+    if (rc)
+        return rc;
+    if (c.npositional > 0)
+        return cli_error(&c, "takes no arguments, got '%s'", c.positional[0]);
+
+    char err[512];
+    bool no_device = false;
+    gg_ctx *ctx = gg_ctx_create(c.backend, c.device, o.kind, err, sizeof err, &no_device);
+    if (!ctx) {
+        fprintf(stderr, "glgemm info: %s\n", err);
+        return no_device ? EXIT_USAGE : EXIT_NOCTX;
+    }
+    gg_ctx_info in;
+    gg_ctx_query(ctx, &in);
+    gg_ctx_destroy(ctx);
+
+    char slug[128];
+    gg_slug(in.renderer, slug, sizeof slug);
+    printf("backend: %s\n", in.backend);
+    printf("device: %s\n", in.device);
+    printf("context: %s\n", in.kind);
+    printf("vendor: %s\n", in.vendor);
+    printf("renderer: %s\n", in.renderer);
+    printf("version: %s\n", in.version);
+    printf("glsl version: %s\n", in.glsl);
+    printf("max draw buffers: %d\n", in.max_draw_buffers);
+    printf("max texture size: %d\n", in.max_texture_size);
+    printf("float render targets: %s\n", yn(in.float_render));
+    printf("float blending: %s\n", yn(in.float_blend));
+    printf("texture barrier: %s\n", yn(in.texture_barrier));
+    printf("timer queries: %s\n", yn(in.timer_query));
+    printf("spir-v: %s\n", yn(in.spirv));
+    printf("robustness: %s\n", yn(in.robustness));
+    printf("contexts:\n");
+    static const gg_ctx_kind kinds[] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        const char *name = gg_ctx_kind_name(kinds[i]);
+        if (kinds[i] == o.kind) {
+            printf("  %-6s ok  %s\n", name, in.version);
+            continue;
+        }
+        gg_ctx *k = gg_ctx_create(c.backend, c.device, kinds[i], err, sizeof err, NULL);
+        if (!k) {
+            printf("  %-6s no  %s\n", name, err);
+            continue;
+        }
+        gg_ctx_info ki;
+        gg_ctx_query(k, &ki);
+        gg_ctx_destroy(k);
+        printf("  %-6s ok  %s\n", name, ki.version);
+    }
+    printf("slug: %s\n", slug);
+    return 0;
 }

@@ -1,8 +1,175 @@
-/* Backend table and the names shared by both backends. */
+/* Backend table, GL loading and the names shared by both backends.
+ *
+ * gg_ctx_create(): the backend makes a current context; GLEW then loads the
+ * entry points (glewExperimental, so core and ES contexts get them too).  On a
+ * context that sits on EGL, glewInit() returns GLEW_ERROR_NO_GLX_DISPLAY after
+ * loading the GL entry points (GLEW's GLX part finds no GLX display): that one
+ * code is accepted there, and every entry point glgemm calls through GLEW is
+ * then checked to be non-NULL.  Any other GLEW error is a failure.  The
+ * version the driver gave is checked against the kind asked for. */
+#include <GL/glew.h>
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "glhost/context.h"
+#include "glhost/context_internal.h"
+
+static const gg_ctx_backend *const backends[] = {
+    [GG_BACKEND_EGL] = &gg_ctx_backend_egl,
+    [GG_BACKEND_GLFW] = &gg_ctx_backend_glfw,
+};
+
+void gg_ctx_err(char *err, size_t errlen, const char *backend, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    int n = snprintf(err, errlen, "%s: ", backend);
+    if (n < 0 || (size_t)n >= errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* "OpenGL ES 3.2 Mesa ...", "4.5 (Core Profile) Mesa ...", "3.3.0 NVIDIA ...". */
+static void parse_version(const char *s, bool *es, int *major, int *minor)
+{
+    *es = s && strncmp(s, "OpenGL ES", 9) == 0;
+    *major = *minor = 0;
+    while (s && *s && !isdigit((unsigned char)*s))
+        s++;
+    if (s && sscanf(s, "%d.%d", major, minor) != 2)
+        *major = *minor = 0;
+}
+
+/* The entry points glgemm calls that GLEW loads (functions of GL 1.1 are
+ * linked directly and need no check).  `modern`: core and ES only. */
+static const struct {
+    const char *name;
+    const void *const *ptr;
+    bool modern;
+} entry_points[] = {
+    {"glActiveTexture", (const void *const *)&__glewActiveTexture, false},
+    {"glCreateShader", (const void *const *)&__glewCreateShader, false},
+    {"glShaderSource", (const void *const *)&__glewShaderSource, false},
+    {"glCompileShader", (const void *const *)&__glewCompileShader, false},
+    {"glGetShaderiv", (const void *const *)&__glewGetShaderiv, false},
+    {"glGetShaderInfoLog", (const void *const *)&__glewGetShaderInfoLog, false},
+    {"glCreateProgram", (const void *const *)&__glewCreateProgram, false},
+    {"glAttachShader", (const void *const *)&__glewAttachShader, false},
+    {"glBindAttribLocation", (const void *const *)&__glewBindAttribLocation, false},
+    {"glLinkProgram", (const void *const *)&__glewLinkProgram, false},
+    {"glGetProgramiv", (const void *const *)&__glewGetProgramiv, false},
+    {"glGetProgramInfoLog", (const void *const *)&__glewGetProgramInfoLog, false},
+    {"glUseProgram", (const void *const *)&__glewUseProgram, false},
+    {"glDeleteShader", (const void *const *)&__glewDeleteShader, false},
+    {"glDeleteProgram", (const void *const *)&__glewDeleteProgram, false},
+    {"glGetUniformLocation", (const void *const *)&__glewGetUniformLocation, false},
+    {"glUniform1i", (const void *const *)&__glewUniform1i, false},
+    {"glUniform1f", (const void *const *)&__glewUniform1f, false},
+    {"glGenBuffers", (const void *const *)&__glewGenBuffers, false},
+    {"glBindBuffer", (const void *const *)&__glewBindBuffer, false},
+    {"glBufferData", (const void *const *)&__glewBufferData, false},
+    {"glDeleteBuffers", (const void *const *)&__glewDeleteBuffers, false},
+    {"glVertexAttribPointer", (const void *const *)&__glewVertexAttribPointer, false},
+    {"glEnableVertexAttribArray", (const void *const *)&__glewEnableVertexAttribArray, false},
+    {"glDrawBuffers", (const void *const *)&__glewDrawBuffers, false},
+    {"glGenFramebuffers", (const void *const *)&__glewGenFramebuffers, false},
+    {"glBindFramebuffer", (const void *const *)&__glewBindFramebuffer, false},
+    {"glFramebufferTexture2D", (const void *const *)&__glewFramebufferTexture2D, false},
+    {"glCheckFramebufferStatus", (const void *const *)&__glewCheckFramebufferStatus, false},
+    {"glDeleteFramebuffers", (const void *const *)&__glewDeleteFramebuffers, false},
+    {"glGenVertexArrays", (const void *const *)&__glewGenVertexArrays, true},
+    {"glBindVertexArray", (const void *const *)&__glewBindVertexArray, true},
+    {"glDeleteVertexArrays", (const void *const *)&__glewDeleteVertexArrays, true},
+    {"glGetStringi", (const void *const *)&__glewGetStringi, true},
+};
+
+/* GLEW, then the version and the entry points.  0, or -1 with err. */
+static int load_gl(const char *be, gg_ctx_kind kind, bool via_egl, char *err, size_t errlen)
+{
+    glewExperimental = GL_TRUE;
+    GLenum g = glewInit();
+    if (g != GLEW_OK && !(via_egl && g == GLEW_ERROR_NO_GLX_DISPLAY)) {
+        gg_ctx_err(err, errlen, be, "glewInit failed: %s (GLEW error %u)",
+                   (const char *)glewGetErrorString(g), (unsigned)g);
+        return -1;
+    }
+    while (glGetError() != GL_NO_ERROR) /* GLEW may leave GL_INVALID_ENUM behind */
+        ;
+    const char *ver = (const char *)glGetString(GL_VERSION);
+    bool es;
+    int major, minor;
+    parse_version(ver, &es, &major, &minor);
+    if (!ver || major == 0) {
+        gg_ctx_err(err, errlen, be, "the %s context gives no GL version", gg_ctx_kind_name(kind));
+        return -1;
+    }
+    bool fits;
+    const char *want;
+    switch (kind) {
+    case GG_CTX_COMPAT: fits = !es && (major > 2 || (major == 2 && minor >= 1)); want = "desktop OpenGL 2.1"; break;
+    case GG_CTX_CORE: fits = !es && (major > 3 || (major == 3 && minor >= 3)); want = "desktop OpenGL 3.3"; break;
+    default: fits = es && major >= 3; want = "OpenGL ES 3.0"; break;
+    }
+    if (!fits) {
+        gg_ctx_err(err, errlen, be, "asked for a %s context (%s or later), got \"%s\"",
+                   gg_ctx_kind_name(kind), want, ver);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof entry_points / sizeof *entry_points; i++) {
+        if (entry_points[i].modern && kind == GG_CTX_COMPAT && major < 3)
+            continue;
+        if (*entry_points[i].ptr == NULL) {
+            gg_ctx_err(err, errlen, be, "GLEW loaded no %s on \"%s\" (glewInit: %s)", entry_points[i].name,
+                       ver, (const char *)glewGetErrorString(g));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+gg_ctx *gg_ctx_create(gg_backend backend, int device, gg_ctx_kind kind, char *err, size_t errlen,
+                      bool *no_device)
+{
+    if (no_device)
+        *no_device = false;
+    if ((unsigned)backend >= sizeof backends / sizeof *backends || !backends[backend]) {
+        gg_ctx_err(err, errlen, "glgemm", "unknown context backend %d", (int)backend);
+        return NULL;
+    }
+    const gg_ctx_backend *be = backends[backend];
+    gg_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        gg_ctx_err(err, errlen, be->name, "out of memory");
+        return NULL;
+    }
+    bool via_egl = false;
+    c->be = be;
+    c->backend = backend;
+    c->kind = kind;
+    c->native = be->create(device, kind, c->device, sizeof c->device, &via_egl, err, errlen, no_device);
+    if (!c->native) {
+        free(c);
+        return NULL;
+    }
+    if (load_gl(be->name, kind, via_egl, err, errlen)) {
+        gg_ctx_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+void gg_ctx_destroy(gg_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    ctx->be->destroy(ctx->native);
+    free(ctx);
+}
 
 int gg_backend_parse(const char *name)
 {

@@ -1,0 +1,122 @@
+/* GLFW backend: a hidden 16x16 window whose context we render off-screen
+ * into framebuffer objects.  GLFW 3.3 has no headless platform: this needs an
+ * X display (tests run it under xvfb-run).  The device index is ignored: the
+ * context is the X server's.
+ *
+ * compat: no version or profile hint (the driver's newest compatibility
+ * context, 2.1 at least); core: 3.3 core profile; es3: OpenGL ES 3.0 through
+ * the native context API (GLX), or through EGL when GLX cannot make it.
+ *
+ * GLFW is initialised with the first window and terminated with the last.
+ * Not thread safe: one thread makes and destroys contexts. */
+#include <GLFW/glfw3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "glhost/context_internal.h"
+
+static int windows; /* live windows: GLFW is terminated at zero */
+static char last_error[512];
+
+static const char *glfw_error_name(int code)
+{
+    switch (code) {
+    case GLFW_NO_ERROR: return "GLFW_NO_ERROR";
+    case GLFW_NOT_INITIALIZED: return "GLFW_NOT_INITIALIZED";
+    case GLFW_NO_CURRENT_CONTEXT: return "GLFW_NO_CURRENT_CONTEXT";
+    case GLFW_INVALID_ENUM: return "GLFW_INVALID_ENUM";
+    case GLFW_INVALID_VALUE: return "GLFW_INVALID_VALUE";
+    case GLFW_OUT_OF_MEMORY: return "GLFW_OUT_OF_MEMORY";
+    case GLFW_API_UNAVAILABLE: return "GLFW_API_UNAVAILABLE";
+    case GLFW_VERSION_UNAVAILABLE: return "GLFW_VERSION_UNAVAILABLE";
+    case GLFW_PLATFORM_ERROR: return "GLFW_PLATFORM_ERROR";
+    case GLFW_FORMAT_UNAVAILABLE: return "GLFW_FORMAT_UNAVAILABLE";
+    case GLFW_NO_WINDOW_CONTEXT: return "GLFW_NO_WINDOW_CONTEXT";
+    }
+    return "unknown GLFW error";
+}
+
+/* Keeps the last error, decoded: "<description> (GLFW_...)". */
+static void on_error(int code, const char *description)
+{
+    snprintf(last_error, sizeof last_error, "%s (%s)", description ? description : "no description",
+             glfw_error_name(code));
+}
+
+static GLFWwindow *make_window(gg_ctx_kind kind, int context_api)
+{
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+    glfwWindowHint(GLFW_FOCUSED, GLFW_FALSE);
+    glfwWindowHint(GLFW_CONTEXT_CREATION_API, context_api);
+    switch (kind) {
+    case GG_CTX_COMPAT:
+        glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
+        break;
+    case GG_CTX_CORE:
+        glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+        glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+        break;
+    case GG_CTX_ES3:
+        glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+        break;
+    }
+    return glfwCreateWindow(16, 16, "glgemm", NULL, NULL);
+}
+
+static void *glfw_create(int device, gg_ctx_kind kind, char *desc, size_t desclen, bool *via_egl,
+                         char *err, size_t errlen, bool *no_device)
+{
+    (void)device;
+    (void)no_device;
+    *via_egl = false;
+    last_error[0] = '\0';
+    glfwSetErrorCallback(on_error);
+    if (windows == 0 && !glfwInit()) {
+        gg_ctx_err(err, errlen, "GLFW", "glfwInit failed: %s", last_error[0] ? last_error : "no reason given");
+        return NULL;
+    }
+    GLFWwindow *w = make_window(kind, GLFW_NATIVE_CONTEXT_API);
+    if (w) {
+        snprintf(desc, desclen, "GLFW hidden window (native context API)");
+    } else if (kind == GG_CTX_ES3) {
+        char native[sizeof last_error];
+        snprintf(native, sizeof native, "%s", last_error);
+        w = make_window(kind, GLFW_EGL_CONTEXT_API);
+        if (!w) {
+            gg_ctx_err(err, errlen, "GLFW", "cannot make an OpenGL ES 3.0 context: native: %s; EGL: %s",
+                       native, last_error);
+        } else {
+            *via_egl = true;
+            snprintf(desc, desclen, "GLFW hidden window (EGL context API)");
+        }
+    } else {
+        gg_ctx_err(err, errlen, "GLFW", "glfwCreateWindow (%s context) failed: %s", gg_ctx_kind_name(kind),
+                   last_error[0] ? last_error : "no reason given");
+    }
+    if (!w) {
+        if (windows == 0)
+            glfwTerminate();
+        return NULL;
+    }
+    windows++;
+    glfwMakeContextCurrent(w);
+    return w;
+}
+
+static void glfw_destroy(void *native)
+{
+    if (!native)
+        return;
+    if (glfwGetCurrentContext() == native)
+        glfwMakeContextCurrent(NULL);
+    glfwDestroyWindow(native);
+    if (--windows == 0)
+        glfwTerminate();
+}
+
+const gg_ctx_backend gg_ctx_backend_glfw = {"GLFW", glfw_create, glfw_destroy};

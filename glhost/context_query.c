@@ -1,0 +1,115 @@
+/* What the current context offers: strings, limits, optional features.
+ *
+ * Feature rules (each names the core version or extension that grants it):
+ *  - float_render: float textures colour-renderable.  Desktop GL 3.0+ (core),
+ *    or ARB_color_buffer_float with ARB_texture_float; ES 3.2 (core) or
+ *    EXT_color_buffer_float.
+ *  - float_blend: blending into 32-bit float targets.  Desktop: wherever
+ *    float_render holds (GL 3.0 and ARB_color_buffer_float blend float targets
+ *    unclamped); ES: EXT_float_blend on top of float_render.
+ *  - texture_barrier: GL 4.5, ARB_texture_barrier or NV_texture_barrier.
+ *  - timer_query: desktop GL 3.3, ARB_timer_query or EXT_timer_query; ES:
+ *    EXT_disjoint_timer_query.
+ *  - spirv: GL 4.6 or ARB_gl_spirv (desktop only).
+ *  - robustness: ARB_robustness, KHR_robustness or EXT_robustness, or the
+ *    versions that include KHR_robustness (GL 4.5, ES 3.2). */
+#include <GL/glew.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "glhost/context_internal.h"
+
+typedef struct {
+    bool es;
+    int major, minor;
+} gl_version;
+
+static bool at_least(gl_version v, int major, int minor)
+{
+    return v.major > major || (v.major == major && v.minor >= minor);
+}
+
+static bool has_ext(gl_version v, const char *name)
+{
+    if (v.major >= 3) {
+        GLint n = 0;
+        glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+        for (GLint i = 0; i < n; i++) {
+            const char *e = (const char *)glGetStringi(GL_EXTENSIONS, (GLuint)i);
+            if (e && strcmp(e, name) == 0)
+                return true;
+        }
+        return false;
+    }
+    const char *list = (const char *)glGetString(GL_EXTENSIONS);
+    size_t len = strlen(name);
+    for (const char *p = list; p && (p = strstr(p, name)) != NULL; p += len)
+        if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+            return true;
+    return false;
+}
+
+static void copy_str(char *dst, size_t len, GLenum name)
+{
+    const char *s = (const char *)glGetString(name);
+    snprintf(dst, len, "%s", s ? s : "(none)");
+}
+
+void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->backend, sizeof info->backend, "%s", gg_backend_name(ctx->backend));
+    snprintf(info->kind, sizeof info->kind, "%s", gg_ctx_kind_name(ctx->kind));
+    snprintf(info->device, sizeof info->device, "%s", ctx->device);
+    copy_str(info->vendor, sizeof info->vendor, GL_VENDOR);
+    copy_str(info->renderer, sizeof info->renderer, GL_RENDERER);
+    copy_str(info->version, sizeof info->version, GL_VERSION);
+    copy_str(info->glsl, sizeof info->glsl, GL_SHADING_LANGUAGE_VERSION);
+
+    gl_version v = {strncmp(info->version, "OpenGL ES", 9) == 0, 0, 0};
+    const char *p = info->version;
+    while (*p && !isdigit((unsigned char)*p))
+        p++;
+    if (sscanf(p, "%d.%d", &v.major, &v.minor) != 2)
+        v.major = v.minor = 0;
+
+    GLint x = 0;
+    glGetIntegerv(GL_MAX_DRAW_BUFFERS, &x);
+    info->max_draw_buffers = x;
+    x = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &x);
+    info->max_texture_size = x;
+
+    if (v.es) {
+        info->float_render = at_least(v, 3, 2) || has_ext(v, "GL_EXT_color_buffer_float");
+        info->float_blend = info->float_render && has_ext(v, "GL_EXT_float_blend");
+        info->texture_barrier = has_ext(v, "GL_NV_texture_barrier");
+        info->timer_query = has_ext(v, "GL_EXT_disjoint_timer_query");
+        info->spirv = false;
+        info->robustness = at_least(v, 3, 2) || has_ext(v, "GL_KHR_robustness") ||
+                           has_ext(v, "GL_EXT_robustness");
+    } else {
+        info->float_render = at_least(v, 3, 0) || (has_ext(v, "GL_ARB_color_buffer_float") &&
+                                                   has_ext(v, "GL_ARB_texture_float"));
+        info->float_blend = info->float_render;
+        info->texture_barrier = at_least(v, 4, 5) || has_ext(v, "GL_ARB_texture_barrier") ||
+                                has_ext(v, "GL_NV_texture_barrier");
+        info->timer_query = at_least(v, 3, 3) || has_ext(v, "GL_ARB_timer_query") ||
+                            has_ext(v, "GL_EXT_timer_query");
+        info->spirv = at_least(v, 4, 6) || has_ext(v, "GL_ARB_gl_spirv");
+        info->robustness = at_least(v, 4, 5) || has_ext(v, "GL_ARB_robustness") ||
+                           has_ext(v, "GL_KHR_robustness");
+    }
+    while (glGetError() != GL_NO_ERROR)
+        ;
+}
+
+void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
+{
+    memset(lim, 0, sizeof *lim);
+    lim->max_draw_buffers = info->max_draw_buffers;
+    lim->max_texture_size = info->max_texture_size;
+    lim->float_blend = info->float_blend;
+    lim->spirv = info->spirv;
+}
