@@ -42,7 +42,14 @@
  *    vec4` (330, 300es); channels past r*c are written as 0.  Three-channel
  *    packings render into RGBA targets (RGB32F is not colour-renderable).
  *  - Vertex shader: attribute/in vec2 aPos at location 0; the host draws one
- *    triangle (-1,-1) (3,-1) (-1,3) over a tgt_w x tgt_h viewport.
+ *    triangle (-1,-1) (3,-1) (-1,3) over a tgt_w x tgt_h viewport at (0, 0):
+ *    fragment (x, y) is ivec2(gl_FragCoord.xy).
+ *  - Profile 120 samples with texture2D at texel centres computed from the
+ *    baked texture sizes: the host sets GL_NEAREST filtering on every texture.
+ *  - For compiler=spirv (profile 330 only) the GLSL carries explicit
+ *    layout(binding = unit) on the samplers and layout(location = 0/1) on
+ *    uKBase/uAlpha; the host binds units the same way and needs no
+ *    glGetUniformLocation.
  */
 #ifndef GLGEMM_GEN_H
 #define GLGEMM_GEN_H
@@ -58,6 +65,8 @@ typedef enum { GG_PROFILE_120, GG_PROFILE_330, GG_PROFILE_300ES } gg_profile;
 typedef enum { GG_COMPILER_GLSL, GG_COMPILER_SPIRV } gg_compiler;
 typedef enum { GG_ACC_COPY, GG_ACC_PINGPONG, GG_ACC_BLEND } gg_acc;
 
+#define GG_GEN_NAME "glgemm gen"
+#define GG_GEN_VERSION "1" /* bump when the emitted text changes */
 #define GG_NP_ALL 0 /* np=all: the whole k loop in one pass */
 #define GG_MAX_TARGETS 8
 #define GG_VARIANT_TEXT 160 /* enough for any canonical form */
@@ -130,9 +139,11 @@ typedef struct {
 int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out);
 
 /* Shaders for the variant and problem, as the host compiles them, malloc'd
- * (NULL only when out of memory).  The fragment shader opens with a comment
- * naming the generator, the canonical variant, the problem and the derived
- * figures.  For compiler=spirv the text is the GLSL handed to glslang. */
+ * (NULL when out of memory or when gg_layout_compute fails).  The fragment
+ * shader's first line is #version (glslang accepts nothing before it in ES
+ * shaders), then a comment naming the generator, the canonical variant, the
+ * problem and the derived figures.  For compiler=spirv the text is the GLSL
+ * handed to glslang. */
 char *gg_emit_fragment(const gg_variant *v, int m, int n, int k);
 char *gg_emit_vertex(const gg_variant *v);
 

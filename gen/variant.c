@@ -1,0 +1,344 @@
+/* Variants: parse, print, check against a card (see gen.h and SPEC.md
+ * "Variants").
+ *
+ * Syntax rules, each of which fails the parse with one line naming the key
+ * and what is allowed:
+ *  - items joined by commas, no whitespace anywhere, no empty items;
+ *  - the first item may be a preset (larsen, nv-single, nv-multi, tfjs, best);
+ *    every other item is key=value, each key at most once; a key given after
+ *    a preset overrides the preset's value;
+ *  - mrt=RxC with R, C >= 1 and R*C <= GG_MAX_TARGETS (the card's
+ *    GL_MAX_DRAW_BUFFERS is checked later, by gg_variant_check_card);
+ *  - mc=RxC with R*C <= 4: a texel has four channels;
+ *  - np: an integer >= 1 or `all`; unroll 0 or 1; profile 120, 330, 300es;
+ *    compiler glsl or spirv; acc copy, pingpong or blend.
+ * Numbers are plain decimal digits without sign or leading zero, so every
+ * accepted text has one spelling of each value. */
+#include "gen/gen.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc"
+#define PRESETS_LIST "larsen, nv-single, nv-multi, tfjs, best"
+
+enum { K_MRT, K_MC, K_NP, K_UNROLL, K_PROFILE, K_COMPILER, K_ACC, K_COUNT };
+
+static const char *const key_names[K_COUNT] = {
+    "mrt", "mc", "np", "unroll", "profile", "compiler", "acc",
+};
+
+/* What each key allows, for messages ("<key>: '<v>' is not allowed; use ..."). */
+static const char *const key_allowed[K_COUNT] = {
+    "RxC with R, C >= 1 and R*C at most 8 (e.g. 2x2)",
+    "RxC with R, C >= 1 and R*C at most 4 (1x1, 1x2, 2x1, 1x3, 3x1, 1x4, 4x1, 2x2)",
+    "an integer >= 1, or all",
+    "0 or 1",
+    "120, 330 or 300es",
+    "glsl or spirv",
+    "copy, pingpong or blend",
+};
+
+static const char *const profile_names[] = {"120", "330", "300es"};
+static const char *const compiler_names[] = {"glsl", "spirv"};
+static const char *const acc_names[] = {"copy", "pingpong", "blend"};
+
+const char *gg_profile_name(gg_profile p)
+{
+    return (unsigned)p < 3 ? profile_names[p] : "?";
+}
+
+const char *gg_compiler_name(gg_compiler c)
+{
+    return (unsigned)c < 2 ? compiler_names[c] : "?";
+}
+
+const char *gg_acc_name(gg_acc a)
+{
+    return (unsigned)a < 3 ? acc_names[a] : "?";
+}
+
+void gg_variant_default(gg_variant *v)
+{
+    v->mrt.rows = v->mrt.cols = 1;
+    v->mc.rows = v->mc.cols = 1;
+    v->np = GG_NP_ALL;
+    v->unroll = 0;
+    v->profile = GG_PROFILE_330;
+    v->compiler = GG_COMPILER_GLSL;
+    v->acc = GG_ACC_PINGPONG;
+}
+
+/* The presets of SPEC.md: mrt, mc, np, unroll; other keys keep defaults. */
+static const struct {
+    const char *name;
+    int mrt_r, mrt_c, mc_r, mc_c, np, unroll;
+} presets[] = {
+    {"larsen", 1, 1, 1, 1, GG_NP_ALL, 0},
+    {"nv-single", 1, 1, 2, 2, 128, 1},
+    {"nv-multi", 1, 1, 1, 4, 6, 1},
+    {"tfjs", 1, 1, 2, 2, GG_NP_ALL, 0},
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* A decimal number without sign or leading zero, [s, s+n); -1 if not one or
+ * above limit. */
+static long parse_count(const char *s, size_t n, long limit)
+{
+    if (n == 0 || n > 10 || s[0] == '0')
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v <= limit ? v : -1;
+}
+
+static int find_key(const char *s, size_t n)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        if (strlen(key_names[k]) == n && !strncmp(key_names[k], s, n))
+            return k;
+    return -1;
+}
+
+static int find_word(const char *const *words, int count, const char *s, size_t n)
+{
+    for (int i = 0; i < count; i++)
+        if (strlen(words[i]) == n && !strncmp(words[i], s, n))
+            return i;
+    return -1;
+}
+
+static bool is_preset_name(const char *s, size_t n)
+{
+    if (n == 4 && !strncmp(s, "best", 4))
+        return true;
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+        if (strlen(presets[i].name) == n && !strncmp(presets[i].name, s, n))
+            return true;
+    return false;
+}
+
+/* RxC for mrt (limit 8) or mc (limit 4). */
+static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *err, size_t errlen)
+{
+    const char *x = memchr(s, 'x', n);
+    long r = -1, c = -1;
+    if (x) {
+        r = parse_count(s, (size_t)(x - s), 1000000);
+        c = parse_count(x + 1, n - (size_t)(x - s) - 1, 1000000);
+    }
+    if (r < 1 || c < 1)
+        return fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
+                    (int)(n > 40 ? 40 : n), s, key_allowed[key]);
+    long prod = r * c;
+    if (key == K_MRT && prod > GG_MAX_TARGETS)
+        return fail(err, errlen, "mrt: %ldx%ld needs %ld render targets; R*C must be at most %d",
+                    r, c, prod, GG_MAX_TARGETS);
+    if (key == K_MC && prod > 4)
+        return fail(err, errlen, "mc: %ldx%ld packs %ld values; R*C must be at most 4", r, c, prod);
+    out->rows = (int)r;
+    out->cols = (int)c;
+    return 0;
+}
+
+static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *err, size_t errlen)
+{
+    int i = -1;
+    long x;
+    if (n == 0)
+        return fail(err, errlen, "%s: empty value; use %s", key_names[key], key_allowed[key]);
+    switch (key) {
+    case K_MRT: return parse_shape(key, s, n, &v->mrt, err, errlen);
+    case K_MC: return parse_shape(key, s, n, &v->mc, err, errlen);
+    case K_NP:
+        if (n == 3 && !strncmp(s, "all", 3)) {
+            v->np = GG_NP_ALL;
+            return 0;
+        }
+        if ((x = parse_count(s, n, INT_MAX)) >= 1) {
+            v->np = (int)x;
+            return 0;
+        }
+        break;
+    case K_UNROLL:
+        if (n == 1 && (s[0] == '0' || s[0] == '1')) {
+            v->unroll = s[0] - '0';
+            return 0;
+        }
+        break;
+    case K_PROFILE:
+        if ((i = find_word(profile_names, 3, s, n)) >= 0) {
+            v->profile = (gg_profile)i;
+            return 0;
+        }
+        break;
+    case K_COMPILER:
+        if ((i = find_word(compiler_names, 2, s, n)) >= 0) {
+            v->compiler = (gg_compiler)i;
+            return 0;
+        }
+        break;
+    case K_ACC:
+        if ((i = find_word(acc_names, 3, s, n)) >= 0) {
+            v->acc = (gg_acc)i;
+            return 0;
+        }
+        break;
+    }
+    return fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
+                (int)(n > 40 ? 40 : n), s, key_allowed[key]);
+}
+
+static int apply_preset(const char *s, size_t n, const gg_variant *best, gg_variant *v,
+                        char *err, size_t errlen)
+{
+    if (n == 4 && !strncmp(s, "best", 4)) {
+        if (!best)
+            return fail(err, errlen, "best: no best variant is recorded for this card and problem "
+                                     "(run glgemm tune first)");
+        *v = *best;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
+        if (strlen(presets[i].name) == n && !strncmp(presets[i].name, s, n)) {
+            gg_variant_default(v);
+            v->mrt.rows = presets[i].mrt_r;
+            v->mrt.cols = presets[i].mrt_c;
+            v->mc.rows = presets[i].mc_r;
+            v->mc.cols = presets[i].mc_c;
+            v->np = presets[i].np;
+            v->unroll = presets[i].unroll;
+            return 0;
+        }
+    }
+    if (find_key(s, n) >= 0)
+        return fail(err, errlen, "%.*s: missing '=value'; use %s", (int)n, s, key_allowed[find_key(s, n)]);
+    return fail(err, errlen, "unknown preset '%.*s' (presets: " PRESETS_LIST "; or key=value pairs, keys: "
+                KEYS_LIST ")", (int)(n > 40 ? 40 : n), s);
+}
+
+int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
+                     char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!text || !*text)
+        return fail(err, errlen, "empty variant; give key=value pairs (keys: " KEYS_LIST
+                                 ") or a preset (" PRESETS_LIST ")");
+    for (const char *p = text; *p; p++)
+        if (isspace((unsigned char)*p))
+            return fail(err, errlen, "whitespace is not allowed in a variant; write "
+                                     "key=value,key=value (e.g. nv-single,np=64)");
+    gg_variant v;
+    gg_variant_default(&v);
+    bool seen[K_COUNT] = {false};
+    const char *item = text;
+    for (int idx = 0;; idx++) {
+        const char *end = strchr(item, ',');
+        size_t n = end ? (size_t)(end - item) : strlen(item);
+        if (n == 0)
+            return fail(err, errlen, "empty item in variant (a stray comma); write "
+                                     "key=value,key=value");
+        const char *eq = memchr(item, '=', n);
+        if (!eq) {
+            if (idx == 0) {
+                if (apply_preset(item, n, best, &v, err, errlen))
+                    return -1;
+            } else if (find_key(item, n) >= 0) {
+                int k = find_key(item, n);
+                return fail(err, errlen, "%s: missing '=value'; use %s", key_names[k], key_allowed[k]);
+            } else if (is_preset_name(item, n)) {
+                return fail(err, errlen, "preset '%.*s' must come first, then key=value overrides",
+                            (int)n, item);
+            } else {
+                return fail(err, errlen, "'%.*s' is not key=value (keys: " KEYS_LIST ")",
+                            (int)(n > 40 ? 40 : n), item);
+            }
+        } else {
+            size_t kn = (size_t)(eq - item);
+            int k = find_key(item, kn);
+            if (k < 0)
+                return fail(err, errlen, "unknown key '%.*s' (keys: " KEYS_LIST ")",
+                            (int)(kn > 40 ? 40 : kn), item);
+            if (seen[k])
+                return fail(err, errlen, "%s given twice; each key at most once", key_names[k]);
+            seen[k] = true;
+            if (parse_value(k, eq + 1, n - kn - 1, &v, err, errlen))
+                return -1;
+        }
+        if (!end)
+            break;
+        item = end + 1;
+    }
+    *out = v;
+    return 0;
+}
+
+char *gg_variant_format(const gg_variant *v, char *buf, size_t len)
+{
+    char np[16];
+    if (v->np == GG_NP_ALL)
+        snprintf(np, sizeof np, "all");
+    else
+        snprintf(np, sizeof np, "%d", v->np);
+    snprintf(buf, len, "mrt=%dx%d,mc=%dx%d,np=%s,unroll=%d,profile=%s,compiler=%s,acc=%s",
+             v->mrt.rows, v->mrt.cols, v->mc.rows, v->mc.cols, np, v->unroll,
+             gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc));
+    return buf;
+}
+
+gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
+                                      char *why, size_t whylen)
+{
+    if (why && whylen)
+        why[0] = '\0';
+    /* Cannot exist on any card: glslang makes OpenGL SPIR-V (-G) only from
+     * desktop GLSL 3.30 or later; GL_ARB_gl_spirv takes no GLSL ES. */
+    if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_120) {
+        fail(why, whylen, "compiler=spirv needs profile=330: glslang makes OpenGL SPIR-V only "
+                          "from desktop GLSL 3.30 or later, not GLSL 1.20");
+        return GG_CARD_INVALID;
+    }
+    if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_300ES) {
+        fail(why, whylen, "compiler=spirv needs profile=330: OpenGL SPIR-V (GL_ARB_gl_spirv) "
+                          "has no GLSL ES input, so glslang cannot make it from GLSL ES 3.00");
+        return GG_CARD_INVALID;
+    }
+    int targets = v->mrt.rows * v->mrt.cols;
+    if (targets > lim->max_draw_buffers) {
+        fail(why, whylen, "mrt=%dx%d needs %d render targets; this card has %d (GL_MAX_DRAW_BUFFERS)",
+             v->mrt.rows, v->mrt.cols, targets, lim->max_draw_buffers);
+        return GG_CARD_UNSUPPORTED;
+    }
+    if (v->acc == GG_ACC_BLEND && !lim->float_blend) {
+        fail(why, whylen, "acc=blend needs blending into float render targets, which this %s "
+                          "context lacks", v->profile == GG_PROFILE_300ES ? "ES (EXT_float_blend)" : "GL");
+        return GG_CARD_UNSUPPORTED;
+    }
+    if (v->compiler == GG_COMPILER_SPIRV && !lim->spirv) {
+        fail(why, whylen, "compiler=spirv needs GL_ARB_gl_spirv and glslangValidator, which this "
+                          "context or machine lacks");
+        return GG_CARD_UNSUPPORTED;
+    }
+    return GG_CARD_OK;
+}
