@@ -11,5 +11,6 @@ Suite *make_gen_suite(void);
 Suite *make_context_suite(void);
 Suite *make_search_suite(void);
 Suite *make_pack_suite(void);
+Suite *make_ref_suite(void);
 
 #endif
