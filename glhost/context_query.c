@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gen/spirv.h"
 #include "glhost/context_internal.h"
 
 typedef struct {
@@ -111,5 +112,6 @@ void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
     lim->max_draw_buffers = info->max_draw_buffers;
     lim->max_texture_size = info->max_texture_size;
     lim->float_blend = info->float_blend;
-    lim->spirv = info->spirv;
+    /* gen.h: SPIR-V needs the extension and a compiler (glslangValidator). */
+    lim->spirv = info->spirv && gg_spirv_available();
 }

@@ -1,0 +1,329 @@
+/* Building the GL program of a variant (see glhost/program.h). */
+#include "glhost/program.h"
+
+#include <GL/glew.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gen/spirv.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void set_detail(gg_program *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_detail(gg_program *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+    va_end(ap);
+    for (char *c = p->detail; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+/* Appends "<title>:\n<text>" to p->log when text has anything in it. */
+static void add_log(gg_program *p, const char *title, const char *text)
+{
+    if (!text)
+        return;
+    const char *t = text;
+    while (*t == ' ' || *t == '\n' || *t == '\r' || *t == '\t')
+        t++;
+    if (!*t)
+        return;
+    size_t old = p->log ? strlen(p->log) : 0;
+    size_t add = strlen(title) + 3 + strlen(t) + 1;
+    char *n = realloc(p->log, old + add + 1);
+    if (!n)
+        return;
+    snprintf(n + old, add + 1, "%s:\n%s%s", title, t, t[strlen(t) - 1] == '\n' ? "" : "\n");
+    p->log = n;
+}
+
+/* The first line of a log that mentions an error, else its first line. */
+static void first_error_line(const char *log, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!log)
+        return;
+    const char *pick = NULL;
+    for (const char *line = log; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        if (!pick && n > 0)
+            pick = line;
+        for (size_t i = 0; i + 5 <= n; i++)
+            if (!strncmp(line + i, "error", 5) || !strncmp(line + i, "ERROR", 5)) {
+                pick = line;
+                goto found;
+            }
+        if (!end)
+            break;
+        line = end + 1;
+    }
+found:
+    if (pick) {
+        const char *end = strchr(pick, '\n');
+        size_t n = end ? (size_t)(end - pick) : strlen(pick);
+        snprintf(out, len, "%.*s", (int)n, pick);
+    }
+}
+
+static char *info_log(GLuint obj, bool is_program)
+{
+    GLint n = 0;
+    if (is_program)
+        glGetProgramiv(obj, GL_INFO_LOG_LENGTH, &n);
+    else
+        glGetShaderiv(obj, GL_INFO_LOG_LENGTH, &n);
+    if (n <= 1)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    GLsizei got = 0;
+    if (is_program)
+        glGetProgramInfoLog(obj, n, &got, s);
+    else
+        glGetShaderInfoLog(obj, n, &got, s);
+    s[got < n ? got : n] = '\0';
+    return s;
+}
+
+/* One stage from GLSL source; 0 on failure (status, detail, log set). */
+static GLuint compile_glsl(gg_program *p, GLenum type, const char *name, const char *src)
+{
+    GLuint sh = glCreateShader(type);
+    if (!sh) {
+        p->status = GG_GL_ERROR;
+        set_detail(p, "glCreateShader failed (GL error 0x%04x)", glGetError());
+        return 0;
+    }
+    glShaderSource(sh, 1, &src, NULL);
+    glCompileShader(sh);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    char *log = info_log(sh, false);
+    add_log(p, name, log);
+    if (!ok) {
+        char line[200];
+        first_error_line(log, line, sizeof line);
+        p->status = GG_COMPILE_ERROR;
+        snprintf(p->failed_stage, sizeof p->failed_stage, "%s", name);
+        set_detail(p, "%s shader: %s", name, line[0] ? line : "compile failed (no log)");
+        glDeleteShader(sh);
+        sh = 0;
+    }
+    free(log);
+    return sh;
+}
+
+/* One stage through glslang and GL_ARB_gl_spirv; 0 on failure. */
+static GLuint compile_spirv(gg_program *p, GLenum type, const char *name, const char *src)
+{
+    void *spv = NULL;
+    size_t len = 0;
+    char *log = NULL;
+    gg_spirv_result r = gg_spirv_compile(src, type == GL_VERTEX_SHADER ? GG_STAGE_VERTEX
+                                                                      : GG_STAGE_FRAGMENT,
+                                         &spv, &len, &log);
+    char title[48];
+    snprintf(title, sizeof title, "%s (glslang)", name);
+    add_log(p, title, r == GG_SPIRV_OK || r == GG_SPIRV_REJECTED ? log : NULL);
+    if (r != GG_SPIRV_OK) {
+        char line[200];
+        first_error_line(log, line, sizeof line);
+        snprintf(p->failed_stage, sizeof p->failed_stage, "%s", name);
+        if (r == GG_SPIRV_REJECTED) {
+            p->status = GG_COMPILE_ERROR;
+            set_detail(p, "%s shader: glslang: %s", name, line[0] ? line : "rejected");
+        } else {
+            p->status = r == GG_SPIRV_NO_COMPILER ? GG_UNSUPPORTED : GG_GL_ERROR;
+            set_detail(p, "%s shader: %s", name, line[0] ? line : "SPIR-V compilation failed");
+        }
+        free(log);
+        return 0;
+    }
+    free(log);
+    GLuint sh = glCreateShader(type);
+    if (!sh) {
+        free(spv);
+        p->status = GG_GL_ERROR;
+        set_detail(p, "glCreateShader failed (GL error 0x%04x)", glGetError());
+        return 0;
+    }
+    glShaderBinary(1, &sh, GL_SHADER_BINARY_FORMAT_SPIR_V_ARB, spv, (GLsizei)len);
+    free(spv);
+    if (glSpecializeShaderARB)
+        glSpecializeShaderARB(sh, "main", 0, NULL, NULL);
+    else
+        glSpecializeShader(sh, "main", 0, NULL, NULL);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    GLenum err = glGetError();
+    char *glog = info_log(sh, false);
+    add_log(p, name, glog);
+    if (!ok || err != GL_NO_ERROR) {
+        char line[200];
+        first_error_line(glog, line, sizeof line);
+        p->status = GG_COMPILE_ERROR;
+        snprintf(p->failed_stage, sizeof p->failed_stage, "%s", name);
+        if (line[0])
+            set_detail(p, "%s shader: glSpecializeShader: %s", name, line);
+        else
+            set_detail(p, "%s shader: glSpecializeShader failed (GL error 0x%04x)", name, err);
+        glDeleteShader(sh);
+        sh = 0;
+    }
+    free(glog);
+    return sh;
+}
+
+gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int k)
+{
+    memset(p, 0, sizeof *p);
+    p->loc_kbase = p->loc_alpha = -1;
+    p->status = GG_OK;
+    double t0 = now_s();
+    bool spirv = v->compiler == GG_COMPILER_SPIRV;
+    if (spirv && v->profile != GG_PROFILE_330) {
+        p->status = GG_INVALID;
+        set_detail(p, "compiler=spirv needs profile=330");
+        return p->status;
+    }
+    if (spirv && !gg_spirv_available()) {
+        p->status = GG_UNSUPPORTED;
+        set_detail(p, "compiler=spirv: glslangValidator is not installed (glslang-tools)");
+        return p->status;
+    }
+    if (spirv && !glSpecializeShaderARB && !glSpecializeShader) {
+        p->status = GG_UNSUPPORTED;
+        set_detail(p, "compiler=spirv: this context has no glSpecializeShader (GL_ARB_gl_spirv)");
+        return p->status;
+    }
+    p->frag_src = gg_emit_fragment(v, m, n, k);
+    p->vert_src = gg_emit_vertex(v);
+    if (!p->frag_src || !p->vert_src) {
+        p->status = GG_GL_ERROR;
+        set_detail(p, "cannot emit the shaders for %dx%dx%d (sizes out of range or no memory)", m, n,
+                   k);
+        return p->status;
+    }
+    while (glGetError() != GL_NO_ERROR)
+        ; /* errors of earlier work are not ours */
+    GLuint (*compile)(gg_program *, GLenum, const char *, const char *) =
+        spirv ? compile_spirv : compile_glsl;
+    GLuint vs = compile(p, GL_VERTEX_SHADER, "vertex", p->vert_src);
+    if (!vs)
+        return p->status;
+    GLuint fs = compile(p, GL_FRAGMENT_SHADER, "fragment", p->frag_src);
+    if (!fs) {
+        glDeleteShader(vs);
+        return p->status;
+    }
+    GLuint prog = glCreateProgram();
+    glAttachShader(prog, vs);
+    glAttachShader(prog, fs);
+    if (!spirv)
+        glBindAttribLocation(prog, 0, "aPos");
+    glLinkProgram(prog);
+    glDetachShader(prog, vs);
+    glDetachShader(prog, fs);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    char *log = info_log(prog, true);
+    add_log(p, "link", log);
+    if (!ok) {
+        char line[200];
+        first_error_line(log, line, sizeof line);
+        free(log);
+        glDeleteProgram(prog);
+        p->status = GG_LINK_ERROR;
+        snprintf(p->failed_stage, sizeof p->failed_stage, "link");
+        set_detail(p, "link: %s", line[0] ? line : "failed (no log)");
+        return p->status;
+    }
+    free(log);
+    glUseProgram(prog);
+    if (spirv) {
+        /* Fixed by the shader's layout(location/binding) (gen.h). */
+        p->loc_kbase = 0;
+        p->loc_alpha = 1;
+    } else {
+        p->loc_kbase = glGetUniformLocation(prog, "uKBase");
+        p->loc_alpha = glGetUniformLocation(prog, "uAlpha");
+        glUniform1i(glGetUniformLocation(prog, "uA"), 0);
+        glUniform1i(glGetUniformLocation(prog, "uB"), 1);
+        if (v->acc != GG_ACC_BLEND) {
+            int targets = v->mrt.rows * v->mrt.cols;
+            for (int t = 0; t < targets; t++) {
+                char name[16];
+                snprintf(name, sizeof name, "uPrev%d", t);
+                glUniform1i(glGetUniformLocation(prog, name), 2 + t);
+            }
+        }
+    }
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        glUseProgram(0);
+        glDeleteProgram(prog);
+        p->status = GG_GL_ERROR;
+        set_detail(p, "GL error 0x%04x while setting up the program", err);
+        return p->status;
+    }
+    p->prog = prog;
+    p->compile_s = now_s() - t0;
+    return p->status;
+}
+
+void gg_program_free(gg_program *p)
+{
+    if (p->prog) {
+        GLint cur = 0;
+        glGetIntegerv(GL_CURRENT_PROGRAM, &cur);
+        if ((GLuint)cur == p->prog)
+            glUseProgram(0);
+        glDeleteProgram(p->prog);
+    }
+    free(p->log);
+    free(p->frag_src);
+    free(p->vert_src);
+    memset(p, 0, sizeof *p);
+}
+
+static void print_numbered(FILE *f, const char *src)
+{
+    int line = 1;
+    const char *s = src;
+    while (*s) {
+        const char *end = strchr(s, '\n');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        fprintf(f, "%4d: %.*s\n", line++, (int)n, s);
+        if (!end)
+            break;
+        s = end + 1;
+    }
+}
+
+void gg_program_print_failure(const gg_program *p, FILE *f)
+{
+    fprintf(f, "status %s: %s\n", gg_status_name(p->status), p->detail);
+    if (p->log)
+        fprintf(f, "--- info log ---\n%s", p->log);
+    bool vert = !strcmp(p->failed_stage, "vertex");
+    const char *src = vert ? p->vert_src : p->frag_src;
+    if (src) {
+        fprintf(f, "--- %s shader source ---\n", vert ? "vertex" : "fragment");
+        print_numbered(f, src);
+    }
+}
