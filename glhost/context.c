@@ -116,7 +116,7 @@ static int load_gl(const char *be, gg_ctx_kind kind, bool via_egl, char *err, si
     default: fits = es && major >= 3; want = "OpenGL ES 3.0"; break;
     }
     if (!fits) {
-        gg_ctx_err(err, errlen, be, "asked for a %s context (%s or later), got \"%s\"",
+        gg_ctx_err(err, errlen, be, "a %s context needs %s or later; the driver gave \"%s\"",
                    gg_ctx_kind_name(kind), want, ver);
         return -1;
     }
@@ -163,6 +163,11 @@ gg_ctx *gg_ctx_create(gg_backend backend, int device, gg_ctx_kind kind, char *er
     return c;
 }
 
+int gg_ctx_make_current(gg_ctx *ctx, char *err, size_t errlen)
+{
+    return ctx->be->make_current(ctx->native, err, errlen);
+}
+
 void gg_ctx_destroy(gg_ctx *ctx)
 {
     if (!ctx)
@@ -204,13 +209,38 @@ gg_ctx_kind gg_ctx_kind_for(gg_profile p)
 
 void gg_slug(const char *renderer, char *out, size_t len)
 {
-    /* Up to the first '(' or '/': the model, not the driver's build details. */
+    /* The model only: text in parentheses (llvmpipe's "(LLVM ...)", Intel's
+     * "(R)", AMD's "(navi21, LLVM ..., DRM ...)") and everything from the
+     * first '/' (NVIDIA's "/PCIe/SSE2") are the driver's details.  Runs of
+     * letters and digits, lower case, joined by single dashes; a word that
+     * does not fit whole is left out, so a cut never ends in a dash. */
+    if (len == 0)
+        return;
     size_t o = 0;
-    bool dash = false;
-    for (const char *p = renderer; *p && *p != '(' && *p != '/' && o + 1 < len; p++) {
+    int depth = 0;
+    bool dash = false, full = false;
+    for (const char *p = renderer ? renderer : ""; *p && *p != '/' && !full; p++) {
         unsigned char ch = (unsigned char)*p;
-        if (isalnum(ch)) {
-            if (dash && o > 0 && o + 2 < len)
+        if (ch == '(') {
+            depth++;
+            dash = true;
+        } else if (ch == ')') {
+            depth -= depth > 0;
+            dash = true;
+        } else if (depth > 0) {
+            continue;
+        } else if (ch < 128 && isalnum(ch)) {
+            size_t need = (dash && o > 0) + 1;
+            if (o + need + 1 > len) {
+                /* No room: drop the rest, and a partly written word. */
+                while (o > 0 && out[o - 1] != '-' && !dash)
+                    o--;
+                if (o > 0 && out[o - 1] == '-')
+                    o--;
+                full = true;
+                break;
+            }
+            if (dash && o > 0)
                 out[o++] = '-';
             dash = false;
             out[o++] = (char)tolower(ch);
@@ -218,9 +248,7 @@ void gg_slug(const char *renderer, char *out, size_t len)
             dash = true;
         }
     }
-    if (o == 0 && len > 8) {
-        strcpy(out, "unknown");
-        return;
-    }
-    out[o < len ? o : len - 1] = '\0';
+    out[o] = '\0';
+    if (o == 0)
+        snprintf(out, len, "unknown");
 }

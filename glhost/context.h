@@ -34,12 +34,19 @@ const char *gg_ctx_kind_name(gg_ctx_kind k);
 gg_ctx_kind gg_ctx_kind_for(gg_profile p);
 
 /* Makes and makes current a context of that kind.  device: the EGL device
- * index (ignored by GLFW).  NULL on failure with one line in err.  *no_device
+ * index, as `glgemm devices` lists them: hardware devices first, Mesa's
+ * software device last, so 0 is a GPU where EGL lists one (ignored by GLFW).
+ * Several contexts may live at once (one thread); the last one made or made
+ * current is current.  NULL on failure with one line in err.  *no_device
  * (may be NULL) is set when the failure is a device index that does not exist,
  * which is bad usage (exit 2) rather than no context (exit 3). */
 gg_ctx *gg_ctx_create(gg_backend backend, int device, gg_ctx_kind kind,
                       char *err, size_t errlen, bool *no_device);
 void gg_ctx_destroy(gg_ctx *ctx);
+
+/* Makes ctx current again (after another context was made).  0, or -1 with
+ * one line in err. */
+int gg_ctx_make_current(gg_ctx *ctx, char *err, size_t errlen);
 
 typedef struct {
     char backend[16];
@@ -59,12 +66,16 @@ typedef struct {
 /* Reads the current context's strings, limits and features. */
 void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info);
 
-/* The card limits variants care about, from an info. */
+/* The card limits variants care about, from an info.  spirv also needs a
+ * SPIR-V compiler (gg_spirv_available()). */
 void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim);
 
 /* results/<slug>/: lower case letters, digits and dashes from the renderer
- * string, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe",
- * "NVIDIA H100 80GB HBM3/PCIe/SSE2" -> "nvidia-h100-80gb-hbm3". */
+ * string, leaving out text in parentheses and everything from the first '/',
+ * e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe",
+ * "NVIDIA H100 80GB HBM3/PCIe/SSE2" -> "nvidia-h100-80gb-hbm3",
+ * "Mesa Intel(R) UHD Graphics 620 (KBL GT2)" -> "mesa-intel-uhd-graphics-620".
+ * Nothing left: "unknown".  Too long for len: whole words only. */
 void gg_slug(const char *renderer, char *out, size_t len);
 
 /* EGL devices, one line each into out[i] (up to max); returns the count, or

@@ -183,6 +183,12 @@ static EGLDisplay open_display(int device, char *desc, size_t desclen, char *err
     int n = list_devices(devs, MAX_DEVICES, enum_err, sizeof enum_err);
     bool fallback = false;
 
+    if (device < 0) {
+        gg_ctx_err(err, errlen, "EGL", "no device %d: device indices start at 0", device);
+        if (no_device)
+            *no_device = true;
+        return EGL_NO_DISPLAY;
+    }
     if (n > 0 && device >= n) {
         gg_ctx_err(err, errlen, "EGL", "no device %d: EGL lists %d device%s (0..%d; see glgemm devices)",
                    device, n, n == 1 ? "" : "s", n - 1);
@@ -233,10 +239,10 @@ static EGLDisplay open_display(int device, char *desc, size_t desclen, char *err
     /* Neither devices nor Mesa's surfaceless platform: the default display. */
     EGLDisplay dpy = eglGetDisplay(EGL_DEFAULT_DISPLAY);
     if (dpy == EGL_NO_DISPLAY) {
-        if (n < 0)
-            snprintf(err, errlen, "%s, and no default display", enum_err);
-        else
-            EGL_FAIL(err, errlen, "eglGetDisplay");
+        /* enum_err reads "EGL: why"; keep the why. */
+        const char *why = n < 0 ? enum_err + (strncmp(enum_err, "EGL: ", 5) ? 0 : 5) : "EGL lists no devices";
+        gg_ctx_err(err, errlen, "EGL", "no display: eglGetDisplay(EGL_DEFAULT_DISPLAY) failed: %s; "
+                   "no surfaceless platform; %s", egl_error_name(eglGetError()), why);
         return EGL_NO_DISPLAY;
     }
     if (!display_init(dpy)) {
@@ -250,6 +256,7 @@ static EGLDisplay open_display(int device, char *desc, size_t desclen, char *err
 typedef struct {
     EGLDisplay dpy;
     EGLContext ctx;
+    EGLenum api;
 } egl_native;
 
 static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen, bool *via_egl,
@@ -333,10 +340,21 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
     }
     nat->dpy = dpy;
     nat->ctx = ctx;
+    nat->api = es ? EGL_OPENGL_ES_API : EGL_OPENGL_API;
     return nat;
 fail:
     display_release(dpy);
     return NULL;
+}
+
+static int egl_make_current(void *native, char *err, size_t errlen)
+{
+    egl_native *nat = native;
+    if (!eglBindAPI(nat->api) || !eglMakeCurrent(nat->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, nat->ctx)) {
+        EGL_FAIL(err, errlen, "eglMakeCurrent (no surface)");
+        return -1;
+    }
+    return 0;
 }
 
 static void egl_destroy(void *native)
@@ -351,7 +369,7 @@ static void egl_destroy(void *native)
     free(nat);
 }
 
-const gg_ctx_backend gg_ctx_backend_egl = {"EGL", egl_create, egl_destroy};
+const gg_ctx_backend gg_ctx_backend_egl = {"EGL", egl_create, egl_make_current, egl_destroy};
 
 int gg_egl_devices(char out[][256], int max, char *err, size_t errlen)
 {

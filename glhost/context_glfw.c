@@ -7,15 +7,19 @@
  * context, 2.1 at least); core: 3.3 core profile; es3: OpenGL ES 3.0 through
  * the native context API (GLX), or through EGL when GLX cannot make it.
  *
- * GLFW is initialised with the first window and terminated with the last.
+ * GLFW is initialised with the first window and terminated at exit, not
+ * with the last window: each glfwInit() opens a new X connection, and an X
+ * server that resets when its last client leaves (Xvfb's default) refuses
+ * connections for a moment after a glfwTerminate().
  * Not thread safe: one thread makes and destroys contexts. */
 #include <GLFW/glfw3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "glhost/context_internal.h"
 
-static int windows; /* live windows: GLFW is terminated at zero */
+static bool initialised;
 static char last_error[512];
 
 static const char *glfw_error_name(int code)
@@ -76,9 +80,14 @@ static void *glfw_create(int device, gg_ctx_kind kind, char *desc, size_t descle
     *via_egl = false;
     last_error[0] = '\0';
     glfwSetErrorCallback(on_error);
-    if (windows == 0 && !glfwInit()) {
-        gg_ctx_err(err, errlen, "GLFW", "glfwInit failed: %s", last_error[0] ? last_error : "no reason given");
-        return NULL;
+    if (!initialised) {
+        if (!glfwInit()) {
+            gg_ctx_err(err, errlen, "GLFW", "glfwInit failed: %s",
+                       last_error[0] ? last_error : "no reason given");
+            return NULL;
+        }
+        initialised = true;
+        atexit(glfwTerminate);
     }
     GLFWwindow *w = make_window(kind, GLFW_NATIVE_CONTEXT_API);
     if (w) {
@@ -98,14 +107,21 @@ static void *glfw_create(int device, gg_ctx_kind kind, char *desc, size_t descle
         gg_ctx_err(err, errlen, "GLFW", "glfwCreateWindow (%s context) failed: %s", gg_ctx_kind_name(kind),
                    last_error[0] ? last_error : "no reason given");
     }
-    if (!w) {
-        if (windows == 0)
-            glfwTerminate();
+    if (!w)
         return NULL;
-    }
-    windows++;
     glfwMakeContextCurrent(w);
     return w;
+}
+
+static int glfw_make_current(void *native, char *err, size_t errlen)
+{
+    last_error[0] = '\0';
+    glfwMakeContextCurrent(native);
+    if (last_error[0]) {
+        gg_ctx_err(err, errlen, "GLFW", "glfwMakeContextCurrent failed: %s", last_error);
+        return -1;
+    }
+    return 0;
 }
 
 static void glfw_destroy(void *native)
@@ -115,8 +131,6 @@ static void glfw_destroy(void *native)
     if (glfwGetCurrentContext() == native)
         glfwMakeContextCurrent(NULL);
     glfwDestroyWindow(native);
-    if (--windows == 0)
-        glfwTerminate();
 }
 
-const gg_ctx_backend gg_ctx_backend_glfw = {"GLFW", glfw_create, glfw_destroy};
+const gg_ctx_backend gg_ctx_backend_glfw = {"GLFW", glfw_create, glfw_make_current, glfw_destroy};

@@ -20,6 +20,8 @@ typedef struct {
      * set when the context sits on EGL (GLEW's GLX part then cannot load). */
     void *(*create)(int device, gg_ctx_kind kind, char *desc, size_t desclen,
                     bool *via_egl, char *err, size_t errlen, bool *no_device);
+    /* Makes the native context current again: 0, or -1 with err. */
+    int (*make_current)(void *native, char *err, size_t errlen);
     void (*destroy)(void *native);
 } gg_ctx_backend;
 
