@@ -1,0 +1,117 @@
+/* The exhaustive and random strategies: both walk the full space of
+ * search.h (every mrt R x C with R*C <= min(8, draw buffers), every mc r x c
+ * with r*c <= 4, np 1..ksteps, every outer value --fix and the card allow). */
+#include "search/search_int.h"
+
+#include <stdlib.h>
+
+/* When nothing at all is left, what --fix asked for is looked at once, so
+ * that the records say why (unsupported, invalid) instead of saying
+ * nothing. */
+static int nothing_left(gg_search *s, const gg_variant *pruned)
+{
+    double sc;
+    gs_note(s, "nothing to search: the card rules out every variant --fix allows");
+    return gs_look(s, pruned, &sc) < 0 ? -1 : 0;
+}
+
+int gs_exhaustive(gg_search *s)
+{
+    gs_cell *cells;
+    gg_variant pruned;
+    int n = gs_cells(s, true, &cells, &pruned);
+    if (n < 0)
+        return -1;
+    int rc = 0;
+    if (n == 0) {
+        rc = nothing_left(s, &pruned);
+        goto out;
+    }
+    long total = 0;
+    for (int i = 0; i < n; i++)
+        total += cells[i].nnp;
+    s->st.planned = s->st.visited + (s->cfg.budget > 0 && s->cfg.budget < total ? s->cfg.budget : total);
+    for (int i = 0; i < n && rc == 0; i++)
+        for (int j = 0; j < cells[i].nnp; j++) {
+            gg_variant v = cells[i].v;
+            v.np = gs_cell_np(s, &cells[i], j);
+            double sc;
+            int r = gs_look(s, &v, &sc);
+            if (r) {
+                rc = r < 0 ? -1 : 0;
+                break;
+            }
+        }
+out:
+    free(cells);
+    return rc;
+}
+
+/* splitmix64: small, and the same sequence everywhere for a seed. */
+static uint64_t next_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int gs_random(gg_search *s)
+{
+    gs_cell *cells;
+    gg_variant pruned;
+    int n = gs_cells(s, true, &cells, &pruned);
+    if (n < 0)
+        return -1;
+    int rc = 0;
+    if (n == 0) {
+        rc = nothing_left(s, &pruned);
+        goto out;
+    }
+    /* Prefix sums: a uniform index over all points picks a cell and an np. */
+    long *pre = malloc((size_t)(n + 1) * sizeof *pre);
+    if (!pre) {
+        rc = -1;
+        goto out;
+    }
+    pre[0] = 0;
+    for (int i = 0; i < n; i++)
+        pre[i + 1] = pre[i] + cells[i].nnp;
+    long total = pre[n];
+    long want = s->cfg.budget < total ? s->cfg.budget : total;
+    s->st.planned = s->st.visited + want;
+    uint64_t state = s->cfg.seed;
+    long drawn = 0;          /* distinct points of this space looked at */
+    long misses = 0;         /* draws of a point already looked at */
+    while (drawn < want && misses < 64 * total + 1024) {
+        long idx = (long)(next_rand(&state) % (uint64_t)total);
+        int lo = 0, hi = n; /* the cell: pre[lo] <= idx < pre[lo + 1] */
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (pre[mid] <= idx)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        gg_variant v = cells[lo].v;
+        v.np = gs_cell_np(s, &cells[lo], (int)(idx - pre[lo]));
+        gg_variant nv = v;
+        gg_variant_normalize(&nv, s->cfg.m, s->cfg.n, s->cfg.k);
+        gs_entry *e = gs_memo_find(s, gs_key(&nv));
+        if (e && e->visited) {
+            misses++;
+            continue;
+        }
+        double sc;
+        int r = gs_look(s, &v, &sc);
+        if (r) {
+            rc = r < 0 ? -1 : 0;
+            break;
+        }
+        drawn++;
+    }
+    free(pre);
+out:
+    free(cells);
+    return rc;
+}

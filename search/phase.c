@@ -1,0 +1,349 @@
+/* The paper's search (Jiang & Snir, Section 5.4), after a screening step.
+ *
+ * Screening: every outer combination (compiler, profile, unroll, acc) that
+ * --fix and the card allow runs one representative point (mc 2x2, mrt 2x2
+ * or 1x1, np 16, or what --fix holds).  Combinations scoring within
+ * screen_within of the best are kept, at most screen_keep of them, best
+ * first; the notes say what was dropped and why.
+ *
+ * Algorithm 2, for each kept combination: np over powers of two below
+ * ksteps, and all, each with every mc and mrt of the pruned sets; then
+ * Algorithm 1 around the best np, with the best mc and mrt fixed.
+ *
+ * Algorithm 1, find_np(start, length, dir): the points start + dir*p for
+ * p = 1, 2, 4, ... up to length (start + dir*length is already known: an
+ * evaluated neighbour or the end of the range), until the rate falls to or
+ * below the lower of the last two; then the same on both sides of the best
+ * point found, over the gaps to its evaluated neighbours, until a gap is no
+ * longer than np_threshold. */
+#include "search/search_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    gg_search *s;
+    gg_variant base; /* mc, mrt and outer keys fixed */
+    int ksteps;
+    int rc;          /* 0, 1 budget spent, -1 stop */
+    long evals;      /* points looked at by Algorithm 1 */
+} np_search;
+
+static double score_np(np_search *ns, int np)
+{
+    gg_variant v = ns->base;
+    v.np = np >= ns->ksteps ? GG_NP_ALL : np;
+    double sc = 0;
+    if (ns->rc == 0) {
+        ns->rc = gs_look(ns->s, &v, &sc);
+        ns->evals++;
+    }
+    return sc;
+}
+
+static void find_np(np_search *ns, int start, int length, int dir)
+{
+    if (length <= ns->s->cfg.np_threshold || ns->rc)
+        return;
+    double f0 = score_np(ns, start);
+    double best = f0;
+    int best_p = 0;
+    double last[2] = {f0, f0};
+    for (int p = 1; p <= length && ns->rc == 0; p *= 2) {
+        int np = start + dir * p;
+        if (np < 1 || np > ns->ksteps)
+            break;
+        double f = score_np(ns, np);
+        if (f > best) {
+            best = f;
+            best_p = p;
+        }
+        double lo = last[0] < last[1] ? last[0] : last[1];
+        if (f <= lo)
+            break;
+        last[0] = last[1];
+        last[1] = f;
+    }
+    if (best_p == 0 || ns->rc)
+        return; /* start stays best: its neighbour start + dir is known */
+    int best_np = start + dir * best_p;
+    int inner = best_p - best_p / 2;                                   /* back to start + dir*best_p/2 */
+    int outer = (2 * best_p < length ? 2 * best_p : length) - best_p; /* on to the next known point */
+    find_np(ns, best_np, inner, -dir);
+    find_np(ns, best_np, outer, dir);
+}
+
+static int pow2_below(int x)
+{
+    int p = 1;
+    while (p * 2 < x)
+        p *= 2;
+    return p < x ? p : 0;
+}
+
+static int pow2_above(int x)
+{
+    int p = 1;
+    while (p <= x)
+        p *= 2;
+    return p;
+}
+
+/* Algorithm 1 from np0, the best of step 4 (np0 in 1..ksteps): over the
+ * gaps to the nearest powers of two on each side, which step 4 evaluated. */
+static int refine_np(gg_search *s, const gg_variant *best, long *evals)
+{
+    np_search ns = {s, *best, gg_ksteps(best->mc, s->cfg.k), 0, 0};
+    int np0 = best->np == GG_NP_ALL ? ns.ksteps : best->np;
+    int left = pow2_below(np0);
+    int right = pow2_above(np0);
+    if (right > ns.ksteps)
+        right = ns.ksteps;
+    find_np(&ns, np0, np0 - left, -1);
+    find_np(&ns, np0, right - np0, 1);
+    *evals = ns.evals;
+    return ns.rc;
+}
+
+/* Step 4's points of one outer combination: powers of two (then all) x mc x
+ * mrt, in the paper's loop order, that the card allows. */
+static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
+{
+    gg_shape mcs[8], mrts[20];
+    int nmc = gs_mc_set(s, false, mcs), nmrt = gs_mrt_set(s, false, mrts);
+    int maxks = 1;
+    for (int i = 0; i < nmc; i++)
+        if (gg_ksteps(mcs[i], s->cfg.k) > maxks)
+            maxks = gg_ksteps(mcs[i], s->cfg.k);
+    int cap = 64 * nmc * nmrt, n = 0;
+    gg_variant *pts = malloc((size_t)cap * sizeof *pts);
+    if (!pts)
+        return -1;
+    bool np_fixed = s->cfg.fix.mask & GG_KEY_NP;
+    for (long p = 1; p < 2L * maxks && n < cap; p *= 2) {
+        for (int i = 0; i < nmc; i++) {
+            int ks = gg_ksteps(mcs[i], s->cfg.k), np;
+            if (np_fixed)
+                np = s->cfg.fix.v.np;
+            else if (p < ks)
+                np = (int)p;
+            else if (p / 2 < ks || p == 1)
+                np = GG_NP_ALL; /* the first power of two that reaches ksteps */
+            else
+                continue;
+            for (int j = 0; j < nmrt && n < cap; j++) {
+                gg_variant v = *outer;
+                v.mc = mcs[i];
+                v.mrt = mrts[j];
+                v.np = np;
+                gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k);
+                if (gs_allowed(s, &v, 1))
+                    pts[n++] = v;
+            }
+        }
+        if (np_fixed)
+            break;
+    }
+    *out = pts;
+    return n;
+}
+
+static char *outer_text(const gg_variant *v, char *buf, size_t len)
+{
+    snprintf(buf, len, "compiler=%s,profile=%s,unroll=%d,acc=%s", gg_compiler_name(v->compiler),
+             gg_profile_name(v->profile), v->unroll, gg_acc_name(v->acc));
+    return buf;
+}
+
+typedef struct {
+    gg_variant outer;
+    gg_variant *pts;
+    int npts;
+    double score;    /* of the representative */
+    gg_outcome rep;  /* its outcome */
+    int order;
+} combo;
+
+static int by_score(const void *a, const void *b)
+{
+    const combo *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return x->order - y->order;
+}
+
+/* The representative of a combination: mc 2x2, mrt 2x2 (else 1x1), np 16,
+ * where --fix does not say otherwise and the card allows; else its first
+ * step-4 point. */
+static gg_variant representative(gg_search *s, const combo *c)
+{
+    const gg_fix *f = &s->cfg.fix;
+    gg_shape mrts[2] = {{2, 2}, {1, 1}};
+    for (int i = 0; i < 2; i++) {
+        gg_variant v = c->outer;
+        v.mc = (f->mask & GG_KEY_MC) ? f->v.mc : (gg_shape){2, 2};
+        v.mrt = (f->mask & GG_KEY_MRT) ? f->v.mrt : mrts[i];
+        v.np = (f->mask & GG_KEY_NP) ? f->v.np : 16;
+        char why[256];
+        if (gs_card_status(s, &v, why, sizeof why) == GG_OK)
+            return v;
+    }
+    return c->pts[0];
+}
+
+static long alg1_estimate(const gg_search *s)
+{
+    if (s->cfg.fix.mask & GG_KEY_NP)
+        return 0;
+    long e = 2;
+    for (int ks = gg_ksteps((gg_shape){1, 1}, s->cfg.k); ks > 1; ks /= 2)
+        e += 2;
+    return e;
+}
+
+int gs_phase(gg_search *s)
+{
+    gg_variant outer[36];
+    int no = gs_outer(s, outer);
+    combo *cs = calloc((size_t)no + 1, sizeof *cs);
+    if (!cs)
+        return -1;
+    int nc = 0, rc = 0;
+    gg_variant pruned = s->cfg.fix.v;
+    for (int i = 0; i < no; i++) {
+        combo c = {.outer = outer[i], .order = i};
+        c.npts = step4_points(s, &outer[i], &c.pts);
+        if (c.npts < 0) {
+            rc = -1;
+            goto out;
+        }
+        if (c.npts == 0) {
+            pruned = outer[i];
+            free(c.pts);
+            continue;
+        }
+        cs[nc++] = c;
+    }
+    if (nc == 0) {
+        double sc;
+        gs_note(s, "nothing to search: the card rules out every variant --fix allows");
+        rc = gs_look(s, &pruned, &sc) < 0 ? -1 : 0;
+        goto out;
+    }
+    long a1 = alg1_estimate(s);
+    int keep = nc;
+    if (nc > 1 && s->cfg.screen_keep > 0 && s->cfg.screen_keep < keep)
+        keep = s->cfg.screen_keep;
+    s->st.planned = s->st.visited + (nc > 1 ? nc : 0) + keep * (cs[0].npts + a1);
+
+    /* Screening. */
+    if (nc > 1) {
+        for (int i = 0; i < nc; i++) {
+            gg_variant r = representative(s, &cs[i]);
+            int lr = gs_look(s, &r, &cs[i].score);
+            if (lr) {
+                rc = lr < 0 ? -1 : 0;
+                goto out;
+            }
+            gs_entry *e = NULL;
+            gg_variant_normalize(&r, s->cfg.m, s->cfg.n, s->cfg.k);
+            e = gs_memo_find(s, gs_key(&r));
+            if (e)
+                cs[i].rep = e->o;
+        }
+        qsort(cs, (size_t)nc, sizeof *cs, by_score);
+        double top = cs[0].score;
+        char ot[128], rt[GG_VARIANT_TEXT];
+        if (top <= 0) {
+            gs_note(s, "screening: no outer combination ran its representative; kept the first %d "
+                       "in loop order", keep);
+            for (int i = 0; i < nc; i++)
+                cs[i].score = -cs[i].order; /* back to loop order */
+            qsort(cs, (size_t)nc, sizeof *cs, by_score);
+        } else {
+            int kept = 0;
+            for (int i = 0; i < nc; i++) {
+                gg_variant r = representative(s, &cs[i]);
+                outer_text(&cs[i].outer, ot, sizeof ot);
+                if (cs[i].score <= 0) {
+                    gs_note(s, "screening dropped %s: %s at the representative %s", ot,
+                            gg_status_name(cs[i].rep.status), gg_variant_format(&r, rt, sizeof rt));
+                } else if (cs[i].score < (1 - s->cfg.screen_within) * top) {
+                    gs_note(s, "screening dropped %s: %.3g GFLOP/s at the representative, %.0f%% of "
+                               "the best combination's %.3g (keeps those within %.0f%%)",
+                            ot, cs[i].score, 100 * cs[i].score / top, top,
+                            100 * s->cfg.screen_within);
+                } else if (s->cfg.screen_keep > 0 && kept >= s->cfg.screen_keep) {
+                    gs_note(s, "screening dropped %s: %.3g GFLOP/s at the representative, within "
+                               "%.0f%% of the best but beyond the %d kept",
+                            ot, cs[i].score, 100 * s->cfg.screen_within, s->cfg.screen_keep);
+                } else {
+                    kept++;
+                    continue;
+                }
+            }
+            keep = kept;
+        }
+        s->st.planned = s->st.visited;
+        for (int i = 0; i < keep; i++)
+            s->st.planned += cs[i].npts + a1;
+    }
+
+    /* Algorithm 2 on each kept combination, best first. */
+    for (int i = 0; i < keep; i++) {
+        combo *c = &cs[i];
+        gg_variant best = c->pts[0];
+        double bs = 0;
+        for (int j = 0; j < c->npts; j++) {
+            double sc;
+            int lr = gs_look(s, &c->pts[j], &sc);
+            if (lr) {
+                rc = lr < 0 ? -1 : 0;
+                goto out;
+            }
+            if (sc > bs) {
+                bs = sc;
+                best = c->pts[j];
+            }
+        }
+        char ot[128], bt[GG_VARIANT_TEXT];
+        outer_text(&c->outer, ot, sizeof ot);
+        if (bs <= 0) {
+            gs_note(s, "phase %s: no variant ran (%d tried)", ot, c->npts);
+            continue;
+        }
+        if (s->cfg.fix.mask & GG_KEY_NP) {
+            gs_note(s, "phase %s: best %s, %.3g GFLOP/s", ot, gg_variant_format(&best, bt, sizeof bt), bs);
+            continue;
+        }
+        long evals = 0;
+        int lr = refine_np(s, &best, &evals);
+        gg_variant b2 = best;
+        double s2 = bs;
+        int ks = gg_ksteps(best.mc, s->cfg.k);
+        for (int np = 1; np <= ks; np++) { /* the best Algorithm 1 saw, from the memo */
+            gg_variant v = best;
+            v.np = np >= ks ? GG_NP_ALL : np;
+            gs_entry *e = gs_memo_find(s, gs_key(&v));
+            if (e && e->visited && gg_outcome_score(&e->o) > s2) {
+                s2 = gg_outcome_score(&e->o);
+                b2 = v;
+            }
+        }
+        char st4[GG_VARIANT_TEXT];
+        gs_note(s, "phase %s: step 4 best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> np=%s%s, %.3g GFLOP/s",
+                ot, gg_variant_format(&best, st4, sizeof st4), bs, evals,
+                b2.np == GG_NP_ALL ? "all" : (snprintf(bt, sizeof bt, "%d", b2.np), bt),
+                lr > 0 ? " (budget spent)" : "", s2);
+        if (lr) {
+            rc = lr < 0 ? -1 : 0;
+            goto out;
+        }
+    }
+out:
+    for (int i = 0; i < nc; i++)
+        free(cs[i].pts);
+    free(cs);
+    return rc;
+}

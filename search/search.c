@@ -1,0 +1,399 @@
+/* The search object: config, memo, the one way points are looked at
+ * (gs_look), stats and notes.  The strategies are in phase.c and
+ * exhaustive.c, the enumerations in space.c. */
+#include "search/search_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const strategy_names[] = {"phase", "exhaustive", "random"};
+
+int gg_strategy_parse(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, strategy_names[i]))
+            return i;
+    return -1;
+}
+
+const char *gg_strategy_name(gg_strategy s)
+{
+    return (unsigned)s < 3 ? strategy_names[s] : "?";
+}
+
+double gg_outcome_score(const gg_outcome *o)
+{
+    if (o->status != GG_OK || !isfinite(o->gflops) || o->gflops <= 0)
+        return 0;
+    return o->gflops;
+}
+
+void gg_outcome_from_measurement(gg_outcome *o, const gg_measurement *m)
+{
+    o->status = m->status;
+    o->passes = m->passes;
+    o->seconds = m->seconds;
+    o->gflops = m->status == GG_OK ? m->gflops : 0;
+    o->rel_err = m->rel_err;
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+int gg_ksteps(gg_shape mc, int k)
+{
+    int step = mc.rows / gcd(mc.rows, mc.cols) * mc.cols;
+    return (int)(((long)k + step - 1) / step);
+}
+
+int gg_variant_normalize(gg_variant *v, int m, int n, int k)
+{
+    gg_layout L;
+    if (gg_layout_compute(v, m, n, k, &L))
+        return -1;
+    if (v->np != GG_NP_ALL && v->np >= L.ksteps)
+        v->np = GG_NP_ALL;
+    return 0;
+}
+
+void gg_search_config_default(gg_search_config *c, int m, int n, int k)
+{
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->n = n;
+    c->k = k;
+    for (int p = 0; p < 3; p++) {
+        c->lim[p].max_draw_buffers = 8;
+        c->lim[p].max_texture_size = 16384;
+        c->lim[p].float_blend = true;
+        c->lim[p].spirv = true;
+        c->profile_ok[p] = true;
+    }
+    gg_variant_default(&c->fix.v);
+    c->strategy = GG_SEARCH_PHASE;
+    c->seed = 1;
+    c->np_threshold = 1;
+    c->screen_within = 0.10;
+    c->screen_keep = 3;
+}
+
+gg_search *gg_search_new(const gg_search_config *cfg, char *err, size_t errlen)
+{
+    if (cfg->m < 1 || cfg->n < 1 || cfg->k < 1 || !cfg->eval) {
+        snprintf(err, errlen, "search needs a problem and an evaluator");
+        return NULL;
+    }
+    if (cfg->strategy == GG_SEARCH_RANDOM && cfg->budget < 1) {
+        snprintf(err, errlen, "random search needs a budget (--budget N)");
+        return NULL;
+    }
+    if (cfg->np_threshold < 1 || !(cfg->screen_within >= 0 && cfg->screen_within <= 1) ||
+        cfg->screen_keep < 0) {
+        snprintf(err, errlen, "search: np threshold must be >= 1, screening fraction in [0, 1]");
+        return NULL;
+    }
+    gg_search *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->cfg = *cfg;
+    s->cap = 1024;
+    s->tab = calloc(s->cap, sizeof *s->tab);
+    if (!s->tab) {
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    return s;
+}
+
+void gg_search_free(gg_search *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->nnotes; i++)
+        free(s->notes[i]);
+    for (int i = 0; i < s->ncard; i++)
+        free(s->card[i].why);
+    free(s->notes);
+    free(s->card);
+    free(s->tab);
+    free(s);
+}
+
+/* ---- memo: open addressing on a 64-bit key ---- */
+
+uint64_t gs_key(const gg_variant *v)
+{
+    uint64_t k = 1; /* never 0 */
+    k = k << 4 | (uint64_t)(v->mrt.rows & 15);
+    k = k << 4 | (uint64_t)(v->mrt.cols & 15);
+    k = k << 3 | (uint64_t)(v->mc.rows & 7);
+    k = k << 3 | (uint64_t)(v->mc.cols & 7);
+    k = k << 1 | (uint64_t)(v->unroll & 1);
+    k = k << 2 | (uint64_t)(v->profile & 3);
+    k = k << 1 | (uint64_t)(v->compiler & 1);
+    k = k << 2 | (uint64_t)(v->acc & 3);
+    k = k << 32 | (uint64_t)(uint32_t)v->np;
+    return k;
+}
+
+static size_t slot(uint64_t key, size_t cap)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    return (size_t)key & (cap - 1);
+}
+
+gs_entry *gs_memo_find(const gg_search *s, uint64_t key)
+{
+    for (size_t i = slot(key, s->cap);; i = (i + 1) & (s->cap - 1)) {
+        if (s->tab[i].key == key)
+            return &s->tab[i];
+        if (s->tab[i].key == 0)
+            return NULL;
+    }
+}
+
+gs_entry *gs_memo_insert(gg_search *s, const gg_variant *v, const gg_outcome *o)
+{
+    if (2 * (s->count + 1) > s->cap) {
+        size_t ncap = s->cap * 2;
+        gs_entry *nt = calloc(ncap, sizeof *nt);
+        if (!nt)
+            return NULL;
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->tab[i].key)
+                continue;
+            size_t j = slot(s->tab[i].key, ncap);
+            while (nt[j].key)
+                j = (j + 1) & (ncap - 1);
+            nt[j] = s->tab[i];
+        }
+        free(s->tab);
+        s->tab = nt;
+        s->cap = ncap;
+    }
+    uint64_t key = gs_key(v);
+    size_t i = slot(key, s->cap);
+    while (s->tab[i].key)
+        i = (i + 1) & (s->cap - 1);
+    s->tab[i].key = key;
+    s->tab[i].v = *v;
+    s->tab[i].o = *o;
+    s->tab[i].visited = false;
+    s->count++;
+    return &s->tab[i];
+}
+
+int gg_search_preload(gg_search *s, const gg_variant *v0, const gg_outcome *o)
+{
+    gg_variant v = *v0;
+    if (gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
+        return 0;
+    if (gs_memo_find(s, gs_key(&v)))
+        return 0;
+    return gs_memo_insert(s, &v, o) ? 1 : 0;
+}
+
+/* ---- looking at a point ---- */
+
+static void count_visit(gg_search *s, gs_entry *e, bool fresh)
+{
+    e->visited = true;
+    s->st.visited++;
+    if (fresh)
+        s->st.measured++;
+    else
+        s->st.from_memo++;
+    if ((unsigned)e->o.status < GG_STATUS_COUNT)
+        s->st.by_status[e->o.status]++;
+    double sc = gg_outcome_score(&e->o);
+    if (sc > 0 && (!s->st.have_best || sc > gg_outcome_score(&s->st.best_outcome))) {
+        s->st.have_best = true;
+        s->st.best = e->v;
+        s->st.best_outcome = e->o;
+    }
+    if (s->st.planned < s->st.visited)
+        s->st.planned = s->st.visited;
+}
+
+static int visit(gg_search *s, const gg_variant *v0, bool budgeted, gg_outcome *out)
+{
+    gg_variant v = *v0;
+    gg_measurement m;
+    gg_measurement_init(&m);
+    bool layout_ok = gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k) == 0;
+    gs_entry *e = gs_memo_find(s, gs_key(&v));
+    if (e && e->visited) {
+        if (out)
+            *out = e->o;
+        return 0;
+    }
+    if (budgeted && s->cfg.budget > 0 && s->st.visited >= s->cfg.budget) {
+        s->st.budget_spent = true;
+        return 1;
+    }
+    if (e) {
+        count_visit(s, e, false);
+        if (out)
+            *out = e->o;
+        if (s->cfg.hook && s->cfg.hook(s->cfg.hook_user, s, &e->v, &e->o, NULL, false)) {
+            s->st.stopped = true;
+            return -1;
+        }
+        return 0;
+    }
+    char why[256];
+    if (!layout_ok) {
+        m.status = GG_INVALID;
+        snprintf(m.detail, sizeof m.detail, "the layout of this variant overflows on %dx%dx%d",
+                 s->cfg.m, s->cfg.n, s->cfg.k);
+    } else if ((m.status = gs_card_status(s, &v, why, sizeof why)) != GG_OK) {
+        /* Never compiled: the card cannot run it. */
+        snprintf(m.detail, sizeof m.detail, "%s", why);
+    } else if (s->cfg.eval(s->cfg.user, &v, &m)) {
+        s->st.stopped = true;
+        return -1;
+    }
+    gg_outcome o;
+    gg_outcome_from_measurement(&o, &m);
+    e = gs_memo_insert(s, &v, &o);
+    if (!e) {
+        s->st.stopped = true;
+        return -1;
+    }
+    count_visit(s, e, true);
+    if (out)
+        *out = o;
+    if (s->cfg.hook && s->cfg.hook(s->cfg.hook_user, s, &v, &o, &m, true)) {
+        s->st.stopped = true;
+        return -1;
+    }
+    return 0;
+}
+
+int gs_look(gg_search *s, const gg_variant *v, double *score)
+{
+    if (s->st.stopped)
+        return -1;
+    gg_outcome o;
+    int rc = visit(s, v, true, &o);
+    if (rc == 0 && score)
+        *score = gg_outcome_score(&o);
+    return rc;
+}
+
+int gg_search_visit(gg_search *s, const gg_variant *v, gg_outcome *o)
+{
+    if (s->st.stopped)
+        return -1;
+    return visit(s, v, false, o) < 0 ? -1 : 0;
+}
+
+int gg_search_run(gg_search *s)
+{
+    int rc;
+    switch (s->cfg.strategy) {
+    case GG_SEARCH_PHASE: rc = gs_phase(s); break;
+    case GG_SEARCH_EXHAUSTIVE: rc = gs_exhaustive(s); break;
+    case GG_SEARCH_RANDOM: rc = gs_random(s); break;
+    default: rc = -1;
+    }
+    gs_card_notes(s);
+    if (s->st.budget_spent)
+        gs_note(s, "budget: stopped after %ld distinct variants (--budget %ld)", s->st.visited,
+                s->cfg.budget);
+    return s->st.stopped ? -1 : rc < 0 ? -1 : 0;
+}
+
+const gg_search_stats *gg_search_get_stats(const gg_search *s) { return &s->st; }
+
+bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o)
+{
+    const gs_entry *best = NULL;
+    for (size_t i = 0; i < s->cap; i++) {
+        const gs_entry *e = &s->tab[i];
+        if (e->key && gg_outcome_score(&e->o) > 0 &&
+            (!best || gg_outcome_score(&e->o) > gg_outcome_score(&best->o)))
+            best = e;
+    }
+    if (!best)
+        return false;
+    if (v)
+        *v = best->v;
+    if (o)
+        *o = best->o;
+    return true;
+}
+
+/* ---- notes ---- */
+
+void gs_note(gg_search *s, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (s->nnotes == s->capnotes) {
+        int nc = s->capnotes ? 2 * s->capnotes : 16;
+        char **nn = realloc(s->notes, (size_t)nc * sizeof *nn);
+        if (!nn)
+            return;
+        s->notes = nn;
+        s->capnotes = nc;
+    }
+    char *d = strdup(buf);
+    if (d)
+        s->notes[s->nnotes++] = d;
+}
+
+int gg_search_nnotes(const gg_search *s) { return s->nnotes; }
+
+const char *gg_search_note(const gg_search *s, int i)
+{
+    return i >= 0 && i < s->nnotes ? s->notes[i] : NULL;
+}
+
+void gs_card_pruned(gg_search *s, const char *why, long n)
+{
+    for (int i = 0; i < s->ncard; i++)
+        if (!strcmp(s->card[i].why, why)) {
+            s->card[i].count += n;
+            return;
+        }
+    if (s->ncard == s->capcard) {
+        int nc = s->capcard ? 2 * s->capcard : 8;
+        gs_reason *nr = realloc(s->card, (size_t)nc * sizeof *nr);
+        if (!nr)
+            return;
+        s->card = nr;
+        s->capcard = nc;
+    }
+    char *d = strdup(why);
+    if (d)
+        s->card[s->ncard++] = (gs_reason){d, n};
+}
+
+void gs_card_notes(gg_search *s)
+{
+    for (int i = 0; i < s->ncard; i++) {
+        gs_note(s, "card: %ld variant%s not searched: %s", s->card[i].count,
+                s->card[i].count == 1 ? "" : "s", s->card[i].why);
+        free(s->card[i].why);
+    }
+    s->ncard = 0;
+}

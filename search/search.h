@@ -1,0 +1,164 @@
+/* search/: the tuner's strategies, and nothing of GL.
+ *
+ * Contract of this layer:
+ *  - A search walks a finite space of variants for one problem (m, n, k) on
+ *    one card and calls an evaluate function pointer (gg_eval_fn) for every
+ *    point it wants measured.  A point's score is its GFLOP/s when its status
+ *    is ok and 0 otherwise (the paper's rule): a failed point never stops
+ *    the search.
+ *  - Points are normalised first: np >= ksteps (ksteps depends on mc) is
+ *    np=all, so two spellings of one layout are one point.
+ *  - A memo holds every point measured or preloaded (from the tuning
+ *    records, gg_search_preload): no point is ever evaluated twice.
+ *  - What --fix holds and what the card cannot run (gg_variant_check_card)
+ *    is never enumerated; what the card prunes is said in the notes.
+ *  - Strategies (gg_search_run):
+ *      phase       screening of the outer keys (compiler, profile, unroll,
+ *                  acc), then the paper's Algorithm 2 for each kept outer
+ *                  combination: np over powers of two (and all) x every mc
+ *                  in {1x1,1x2,1x4,2x2} x every mrt in {1x1,1x2,1x4,2x2}
+ *                  (+1x8, 2x4 where the card has 8 draw buffers), then
+ *                  Algorithm 1 for np around the best, mc and mrt fixed.
+ *      exhaustive  every point the card and --fix allow: every mrt R x C
+ *                  with R*C <= min(8, draw buffers), every mc r x c with
+ *                  r*c <= 4, every np from 1 to ksteps (ksteps is all),
+ *                  every unroll, profile, compiler, acc.
+ *      random      `budget` distinct points of the exhaustive space, drawn
+ *                  uniformly with a seeded generator (same seed, same
+ *                  sequence: a resumed random tune completes the same set).
+ *  - `budget` (> 0) caps the distinct points any strategy looks at, records
+ *    included; random needs it.
+ * No GL header is included anywhere in search/.
+ */
+#ifndef GLGEMM_SEARCH_H
+#define GLGEMM_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/gen.h"
+#include "glhost/measure.h"
+
+/* Measures one variant on the problem.  Fills out (any status; a failure of
+ * the variant is a status) and returns 0, or returns nonzero to stop the
+ * whole search (the tool itself failed: no fork, a full disk). */
+typedef int (*gg_eval_fn)(void *user, const gg_variant *v, gg_measurement *out);
+
+typedef enum { GG_SEARCH_PHASE, GG_SEARCH_EXHAUSTIVE, GG_SEARCH_RANDOM } gg_strategy;
+
+/* "phase" / "exhaustive" / "random" -> strategy; -1 if unknown. */
+int gg_strategy_parse(const char *name);
+const char *gg_strategy_name(gg_strategy s);
+
+/* Keys --fix can hold, as bits. */
+enum {
+    GG_KEY_MRT = 1 << 0, GG_KEY_MC = 1 << 1, GG_KEY_NP = 1 << 2, GG_KEY_UNROLL = 1 << 3,
+    GG_KEY_PROFILE = 1 << 4, GG_KEY_COMPILER = 1 << 5, GG_KEY_ACC = 1 << 6,
+};
+
+typedef struct {
+    unsigned mask; /* GG_KEY_* held */
+    gg_variant v;  /* their values (the other fields are defaults) */
+} gg_fix;
+
+/* Parses "profile=300es,acc=blend": the keys and values of SPEC.md's table
+ * (values checked by gg_variant_parse's rules), each key at most once, no
+ * presets.  NULL or "" holds nothing.  0, or -1 with one line in err. */
+int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen);
+
+/* "profile=300es,acc=blend" of what fix holds ("" if nothing). */
+char *gg_fix_format(const gg_fix *fix, char *buf, size_t len);
+
+/* One point's outcome, as the memo keeps it. */
+typedef struct {
+    gg_status status;
+    int passes;
+    double seconds, gflops, rel_err;
+} gg_outcome;
+
+typedef struct gg_search gg_search;
+
+/* Called after every point the search looks at, measured now (fresh) or
+ * found in the memo for the first time in this search (!fresh).  m is NULL
+ * for a memo hit.  Return nonzero to stop the search. */
+typedef int (*gg_search_hook)(void *hook_user, gg_search *s, const gg_variant *v,
+                              const gg_outcome *o, const gg_measurement *m, bool fresh);
+
+typedef struct {
+    int m, n, k;                /* the problem (np is resolved against it) */
+    gg_card_limits lim[3];      /* per profile (indexed by gg_profile) */
+    bool profile_ok[3];         /* a context of that profile's kind exists */
+    gg_fix fix;
+    gg_strategy strategy;
+    long budget;                /* > 0: at most this many distinct points */
+    unsigned long seed;         /* random */
+    int np_threshold;           /* Algorithm 1 stops at intervals this short (>= 1; default 1) */
+    double screen_within;       /* screening keeps outer combinations within this
+                                   fraction of the best (default 0.10) */
+    int screen_keep;            /* ... and at most this many (default 3; 0: no cap) */
+    gg_eval_fn eval;
+    void *user;
+    gg_search_hook hook;        /* may be NULL */
+    void *hook_user;
+} gg_search_config;
+
+/* Defaults: phase, no budget, seed 1, threshold 1, screening 10% / 3;
+ * every profile available with 8 draw buffers, float blending and SPIR-V
+ * (callers overwrite lim and profile_ok with the card's). */
+void gg_search_config_default(gg_search_config *c, int m, int n, int k);
+
+typedef struct {
+    long visited;                   /* distinct points looked at in this search */
+    long measured;                  /* ... of them evaluated now */
+    long from_memo;                 /* ... of them found in the memo (records) */
+    long by_status[GG_STATUS_COUNT];/* visited points by status */
+    long planned;                   /* estimate of the points the search will visit */
+    bool have_best;                 /* a visited point scored > 0 */
+    gg_variant best;
+    gg_outcome best_outcome;
+    bool stopped;                   /* the evaluator or the hook asked to stop */
+    bool budget_spent;              /* the search ended on its budget */
+} gg_search_stats;
+
+/* NULL only when out of memory or the config is unusable (err says why). */
+gg_search *gg_search_new(const gg_search_config *cfg, char *err, size_t errlen);
+void gg_search_free(gg_search *s);
+
+/* Puts a known outcome in the memo (resume): it is not measured again.
+ * Points of another problem cannot be told apart here: the caller passes
+ * only this problem's.  Returns 1 when new, 0 when already known. */
+int gg_search_preload(gg_search *s, const gg_variant *v, const gg_outcome *o);
+
+/* Runs the configured strategy.  0, or -1 when stopped by the evaluator or
+ * the hook (the stats say so). */
+int gg_search_run(gg_search *s);
+
+/* Looks at one point through the memo (evaluating it when new), outside any
+ * strategy (presets).  The budget does not apply.  Fills *o when o is not
+ * NULL.  0, or -1 when the evaluator or the hook asked to stop. */
+int gg_search_visit(gg_search *s, const gg_variant *v, gg_outcome *o);
+
+const gg_search_stats *gg_search_get_stats(const gg_search *s);
+
+/* The best scoring point in the whole memo (this search's and the
+ * preloaded ones).  false when nothing scored > 0. */
+bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o);
+
+/* Notes for the summary, one line each: what screening pruned and why,
+ * what the card ruled out. */
+int gg_search_nnotes(const gg_search *s);
+const char *gg_search_note(const gg_search *s, int i);
+
+/* v with np normalised against the problem (np >= ksteps of v's mc -> all).
+ * -1 when the layout cannot be computed. */
+int gg_variant_normalize(gg_variant *v, int m, int n, int k);
+
+/* ksteps of a packing on this problem: ceil(k / lcm(r, c)). */
+int gg_ksteps(gg_shape mc, int k);
+
+/* Score of an outcome: GFLOP/s when ok, else 0. */
+double gg_outcome_score(const gg_outcome *o);
+
+void gg_outcome_from_measurement(gg_outcome *o, const gg_measurement *m);
+
+#endif

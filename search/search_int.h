@@ -1,0 +1,88 @@
+/* Inside search/: the search state, the memo and the enumerations shared by
+ * the strategies.  Not for use outside search/. */
+#ifndef GLGEMM_SEARCH_INT_H
+#define GLGEMM_SEARCH_INT_H
+
+#include <stdint.h>
+
+#include "search/search.h"
+
+typedef struct {
+    uint64_t key;     /* gs_key of the normalised variant; 0 marks a free slot */
+    gg_variant v;
+    gg_outcome o;
+    bool visited;     /* looked at by this search */
+} gs_entry;
+
+typedef struct {
+    char *why;
+    long count;
+} gs_reason;
+
+struct gg_search {
+    gg_search_config cfg;
+    gs_entry *tab;    /* open addressing, capacity a power of two */
+    size_t cap, count;
+    gg_search_stats st;
+    char **notes;
+    int nnotes, capnotes;
+    gs_reason *card;  /* what the card ruled out, by reason */
+    int ncard, capcard;
+};
+
+/* A unique nonzero key of a normalised variant. */
+uint64_t gs_key(const gg_variant *v);
+gs_entry *gs_memo_find(const gg_search *s, uint64_t key);
+/* Inserts (key not present); NULL when out of memory. */
+gs_entry *gs_memo_insert(gg_search *s, const gg_variant *v, const gg_outcome *o);
+
+/* The strategies' way to look at a point (np normalised here).  Counts
+ * against the budget.  Returns 0 with *score set, 1 when the budget is
+ * spent (nothing looked at), -1 when the search must stop. */
+int gs_look(gg_search *s, const gg_variant *v, double *score);
+
+/* Whether the card (and the contexts there are) can run v: GG_OK, or
+ * GG_INVALID / GG_UNSUPPORTED with why. */
+gg_status gs_card_status(const gg_search *s, const gg_variant *v, char *why, size_t len);
+/* Counts n variants the card ruled out, by reason (said in the notes). */
+void gs_card_pruned(gg_search *s, const char *why, long n);
+/* Turns the counted reasons into notes (end of a run). */
+void gs_card_notes(gg_search *s);
+
+void gs_note(gg_search *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Outer combinations (compiler, profile, unroll, acc) that --fix allows, in
+ * Algorithm 2's loop order; mrt, mc and np of each are --fix's or defaults.
+ * Returns the count (at most 36). */
+int gs_outer(const gg_search *s, gg_variant out[36]);
+
+/* The mc and mrt shapes to try: the paper's pruned sets (full = false) or
+ * every shape (full = true); --fix's value alone when held.  mrt shapes
+ * above 8 targets never appear; the card filters them later. */
+int gs_mc_set(const gg_search *s, bool full, gg_shape out[8]);
+int gs_mrt_set(const gg_search *s, bool full, gg_shape out[20]);
+
+/* Whether the card allows v; when not, n variants are counted as pruned
+ * under the card's reason. */
+bool gs_allowed(gg_search *s, const gg_variant *v, long n);
+
+/* A cell of the space: outer keys, mc and mrt fixed; nnp np values
+ * (1..ksteps, or --fix's np alone). */
+typedef struct {
+    gg_variant v;
+    int nnp;
+} gs_cell;
+
+/* The cells of the space with the given mc/mrt sets (full or pruned) that
+ * the card allows, malloc'd into *out.  Returns the count (-1 out of
+ * memory).  *first_pruned (may be NULL) gets a ruled-out point when there
+ * are no cells, to be looked at (and recorded) as what --fix asked for. */
+int gs_cells(gg_search *s, bool full, gs_cell **out, gg_variant *first_pruned);
+/* The np of a cell's i-th point. */
+int gs_cell_np(const gg_search *s, const gs_cell *c, int i);
+
+int gs_phase(gg_search *s);
+int gs_exhaustive(gg_search *s);
+int gs_random(gg_search *s);
+
+#endif
