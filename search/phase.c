@@ -211,6 +211,7 @@ int gs_phase(gg_search *s)
         return -1;
     int nc = 0, rc = 0;
     gg_variant pruned = s->cfg.fix.v;
+    bool have_pruned = false;
     for (int i = 0; i < no; i++) {
         combo c = {.outer = outer[i], .order = i};
         c.npts = step4_points(s, &outer[i], &c.pts);
@@ -219,7 +220,9 @@ int gs_phase(gg_search *s)
             goto out;
         }
         if (c.npts == 0) {
-            pruned = outer[i];
+            if (!have_pruned)
+                pruned = outer[i];
+            have_pruned = true;
             free(c.pts);
             continue;
         }

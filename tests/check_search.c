@@ -1,6 +1,671 @@
+/* search/: the strategies against synthetic performance curves with known
+ * optima (no GL).  A fake evaluator scores variants by a formula, counts its
+ * calls, fails on a variant evaluated twice or one outside --fix. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/search.h"
 #include "tests/suites.h"
+
+/* ---- the fake evaluator ---- */
+
+typedef double (*curve_fn)(const gg_variant *v, int np, gg_status *st);
+
+typedef struct {
+    curve_fn f;
+    int k;
+    long calls;
+    char (*seen)[GG_VARIANT_TEXT];
+    long nseen, capseen;
+    bool dup;            /* a variant evaluated twice */
+    bool outside_fix;    /* a variant that --fix does not allow */
+    gg_fix fix;
+} fake;
+
+static int fake_eval(void *user, const gg_variant *v, gg_measurement *m)
+{
+    fake *f = user;
+    char t[GG_VARIANT_TEXT];
+    gg_variant_format(v, t, sizeof t);
+    for (long i = 0; i < f->nseen; i++)
+        if (!strcmp(f->seen[i], t))
+            f->dup = true;
+    if (f->nseen == f->capseen) {
+        f->capseen = f->capseen ? 2 * f->capseen : 256;
+        f->seen = realloc(f->seen, (size_t)f->capseen * sizeof *f->seen);
+        ck_assert_ptr_nonnull(f->seen);
+    }
+    strcpy(f->seen[f->nseen++], t);
+    const gg_fix *x = &f->fix;
+    if (((x->mask & GG_KEY_MRT) && (v->mrt.rows != x->v.mrt.rows || v->mrt.cols != x->v.mrt.cols)) ||
+        ((x->mask & GG_KEY_MC) && (v->mc.rows != x->v.mc.rows || v->mc.cols != x->v.mc.cols)) ||
+        ((x->mask & GG_KEY_UNROLL) && v->unroll != x->v.unroll) ||
+        ((x->mask & GG_KEY_PROFILE) && v->profile != x->v.profile) ||
+        ((x->mask & GG_KEY_COMPILER) && v->compiler != x->v.compiler) ||
+        ((x->mask & GG_KEY_ACC) && v->acc != x->v.acc))
+        f->outside_fix = true;
+    f->calls++;
+    int ks = gg_ksteps(v->mc, f->k);
+    int np = v->np == GG_NP_ALL ? ks : v->np;
+    ck_assert_int_le(np, ks); /* the search resolves np against the problem */
+    gg_status st = GG_OK;
+    double g = f->f(v, np, &st);
+    m->status = st;
+    m->gflops = st == GG_OK ? g : 0;
+    m->seconds = st == GG_OK ? 1 / g : 0;
+    m->passes = (ks + np - 1) / np;
+    return 0;
+}
+
+static void fake_free(fake *f) { free(f->seen); }
+
+static gg_search *make(gg_search_config *c, fake *f, const char *fix)
+{
+    char err[256];
+    ck_assert_msg(gg_fix_parse(fix, &c->fix, err, sizeof err) == 0, "%s", err);
+    f->fix = c->fix;
+    f->k = c->k;
+    c->eval = fake_eval;
+    c->user = f;
+    gg_search *s = gg_search_new(c, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    return s;
+}
+
+static int best_np(const gg_search *s)
+{
+    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert(st->have_best);
+    return st->best.np == GG_NP_ALL ? gg_ksteps(st->best.mc, 256) : st->best.np;
+}
+
+/* ---- curves in np (k = 256, mc 1x1: np 1..256) ---- */
+
+static double unimodal100(const gg_variant *v, int np, gg_status *st)
+{
+    (void)v, (void)st;
+    return 100 - 0.3 * fabs(np - 100.0);
+}
+
+/* The paper's Figure 7b: a single maximum at a power of two (64) with
+ * drops at some non-powers of two that recover gradually. */
+static double dips64(const gg_variant *v, int np, gg_status *st)
+{
+    (void)v, (void)st;
+    double f = 100 - 0.25 * fabs(np - 64.0);
+    static const int dips[] = {24, 40, 48, 56, 72, 80, 96, 112};
+    for (size_t i = 0; i < sizeof dips / sizeof *dips; i++)
+        if (np >= dips[i] && np < dips[i] + 4)
+            f *= 1 - 0.4 * pow(0.5, np - dips[i]);
+    return f;
+}
+
+/* Drops off the curve around an optimum that is not a power of two. */
+static double dips90(const gg_variant *v, int np, gg_status *st)
+{
+    (void)v, (void)st;
+    double f = 100 - 0.25 * fabs(np - 90.0);
+    if (np == 70 || np == 71 || np == 100 || np == 101)
+        f *= 0.7;
+    return f;
+}
+
+/* The paper's rule has a known weakness ("in most cases algorithm 1 can
+ * still find the global optimum"): a drop right on the exponential path
+ * (66, two steps from the start 64) ends the scan there.  Pinned, so that
+ * the algorithm stays the paper's: it stops at 65. */
+static double dip_on_path(const gg_variant *v, int np, gg_status *st)
+{
+    (void)v, (void)st;
+    double f = 100 - 0.25 * fabs(np - 90.0);
+    if (np == 66 || np == 67)
+        f *= 0.7;
+    return f;
+}
+
+/* Rises to 32, flat to the end. */
+static double plateau(const gg_variant *v, int np, gg_status *st)
+{
+    (void)v, (void)st;
+    return np < 32 ? 2.0 * np : 64;
+}
+
+/* Best at 140, but np > 150 does not compile (0, as the paper scores it). */
+static double invalid150(const gg_variant *v, int np, gg_status *st)
+{
+    (void)v;
+    if (np > 150) {
+        *st = GG_COMPILE_ERROR;
+        return 0;
+    }
+    return 140 - 0.3 * fabs(np - 140.0);
+}
+
+/* Too many passes time out (np < 8); best at 20; np > 200 wrong results. */
+static double timeouts(const gg_variant *v, int np, gg_status *st)
+{
+    (void)v;
+    if (np < 8) {
+        *st = GG_TIMEOUT;
+        return 0;
+    }
+    if (np > 200) {
+        *st = GG_WRONG_RESULT;
+        return 0;
+    }
+    return 50 - fabs(np - 20.0);
+}
+
+static const struct {
+    const char *name;
+    curve_fn f;
+    int opt;      /* the np of the maximum (0: a plateau, check the value) */
+    double best;  /* its score */
+    long max_evals;
+} np_curves[] = {
+    {"unimodal, peak at 100", unimodal100, 100, 100, 40},
+    {"Figure 7b dips, peak at 64", dips64, 64, 100, 40},
+    {"dips around a peak at 90", dips90, 90, 100, 40},
+    {"a dip on Algorithm 1's path (stops at 65)", dip_on_path, 65, 93.75, 40},
+    {"plateau from 32", plateau, 0, 64, 40},
+    {"compile errors beyond 150, peak at 140", invalid150, 140, 140, 40},
+    {"timeouts below 8, wrong beyond 200, peak at 20", timeouts, 20, 50, 40},
+};
+
+/* Phase search with everything but np held: step 4 (powers of two) then
+ * Algorithm 1 finds the optimum in far fewer points than the 256 np values. */
+START_TEST(test_np_curves)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 256, 256, 256);
+    fake f = {.f = np_curves[_i].f};
+    gg_search *s = make(&c, &f, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    ck_assert_int_eq(gg_search_run(s), 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    int np = best_np(s);
+    if (np_curves[_i].opt)
+        ck_assert_msg(np == np_curves[_i].opt, "%s: found np=%d, want %d", np_curves[_i].name, np,
+                      np_curves[_i].opt);
+    ck_assert_double_eq_tol(gg_outcome_score(&st->best_outcome), np_curves[_i].best, 1e-9);
+    ck_assert_msg(st->measured <= np_curves[_i].max_evals && st->measured * 5 < 256,
+                  "%s: %ld evaluations", np_curves[_i].name, st->measured);
+    ck_assert_int_eq(st->measured, f.calls);
+    ck_assert(!f.dup);
+    ck_assert(!f.outside_fix);
+    fprintf(stderr, "np curve '%s': best np=%d in %ld evaluations (exhaustive: 256)\n",
+            np_curves[_i].name, np, st->measured);
+    gg_search_free(s);
+    fake_free(&f);
+}
+END_TEST
+
+/* Exhaustive on the same curves: 256 points, the true optimum; phase's best
+ * equals it on every curve above. */
+START_TEST(test_np_exhaustive)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 256, 256, 256);
+    c.strategy = GG_SEARCH_EXHAUSTIVE;
+    fake f = {.f = np_curves[_i].f};
+    gg_search *s = make(&c, &f, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    ck_assert_int_eq(gg_search_run(s), 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(st->measured, 256);
+    ck_assert_int_eq(st->planned, 256);
+    double want = np_curves[_i].best;
+    if (np_curves[_i].f == dip_on_path)
+        want = 100; /* exhaustive finds the true optimum */
+    ck_assert_double_eq_tol(gg_outcome_score(&st->best_outcome), want, 1e-9);
+    ck_assert(!f.dup);
+    gg_search_free(s);
+    fake_free(&f);
+}
+END_TEST
+
+/* ---- separable spaces ---- */
+
+static double shape_factor(gg_shape s, const double table[4][8])
+{
+    return table[s.rows - 1][s.cols - 1];
+}
+
+/* Every factor has its own maximum: profile 300es, unroll 1, acc blend,
+ * compiler glsl, mc 2x2, mrt 2x4, np 48 (mc 2x2 has 128 k-steps at k=256). */
+static double separable(const gg_variant *v, int np, gg_status *st)
+{
+    (void)st;
+    static const double mc[4][8] = {{1.0, 1.6, 1.2, 1.9}, {1.1, 2.5}, {1.0}, {1.3}};
+    static const double mrt[8][8] = {{1.0, 1.05, 1.0, 1.1, 1.0, 1.0, 1.0, 1.08},
+                                     {1.02, 1.12, 1.0, 1.2},
+                                     {1.0, 1.0},
+                                     {1.01, 1.0},
+                                     {1.0}, {1.0}, {1.0}, {1.0}};
+    static const double prof[3] = {0.7, 0.9, 1.0};
+    static const double acc[3] = {0.6, 0.8, 1.0};
+    double g = prof[v->profile] * acc[v->acc] * (v->unroll ? 1.0 : 0.93) *
+               (v->compiler == GG_COMPILER_GLSL ? 1.0 : 0.95);
+    g *= shape_factor(v->mc, mc) * shape_factor(v->mrt, mrt);
+    return g * (100 - 0.5 * fabs(np - 48.0));
+}
+
+START_TEST(test_phase_separable)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 256, 256, 256);
+    fake f = {.f = separable};
+    gg_search *s = make(&c, &f, NULL);
+    ck_assert_int_eq(gg_search_run(s), 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    char t[GG_VARIANT_TEXT];
+    gg_variant_format(&st->best, t, sizeof t);
+    ck_assert_str_eq(t, "mrt=2x4,mc=2x2,np=48,unroll=1,profile=300es,compiler=glsl,acc=blend");
+    ck_assert(!f.dup);
+    /* Exhaustive over the same keys is 24 outer x 20 mrt x 938 (the sum of
+     * ksteps over the 8 mc) = 450240 points; phase: 24 representatives, then
+     * for 3 kept combinations 192 step-4 points and Algorithm 1. */
+    ck_assert_int_lt(st->measured, 700);
+    fprintf(stderr, "phase on a separable space: %ld evaluations (exhaustive: 450240)\n",
+            st->measured);
+    /* Screening said what it dropped. */
+    int dropped = 0;
+    for (int i = 0; i < gg_search_nnotes(s); i++)
+        if (strstr(gg_search_note(s, i), "screening dropped"))
+            dropped++;
+    ck_assert_int_ge(dropped, 36 - 12 - 3); /* spirv only with 330: 24 combinations, 3 kept */
+    gg_search_free(s);
+    fake_free(&f);
+}
+END_TEST
+
+/* Without 8 draw buffers, SPIR-V or float blending the best is what is left;
+ * nothing beyond the card reaches the evaluator, and the notes say why. */
+START_TEST(test_phase_card_limits)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 256, 256, 256);
+    for (int p = 0; p < 3; p++) {
+        c.lim[p].max_draw_buffers = 4;
+        c.lim[p].spirv = false;
+        c.lim[p].float_blend = false;
+    }
+    c.profile_ok[GG_PROFILE_300ES] = false;
+    fake f = {.f = separable};
+    gg_search *s = make(&c, &f, NULL);
+    ck_assert_int_eq(gg_search_run(s), 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    char t[GG_VARIANT_TEXT];
+    gg_variant_format(&st->best, t, sizeof t);
+    ck_assert_str_eq(t, "mrt=2x2,mc=2x2,np=48,unroll=1,profile=330,compiler=glsl,acc=pingpong");
+    for (long i = 0; i < f.nseen; i++) {
+        ck_assert_ptr_null(strstr(f.seen[i], "mrt=1x8"));
+        ck_assert_ptr_null(strstr(f.seen[i], "mrt=2x4"));
+        ck_assert_ptr_null(strstr(f.seen[i], "spirv"));
+        ck_assert_ptr_null(strstr(f.seen[i], "blend"));
+        ck_assert_ptr_null(strstr(f.seen[i], "300es"));
+    }
+    int card_notes = 0;
+    for (int i = 0; i < gg_search_nnotes(s); i++)
+        if (!strncmp(gg_search_note(s, i), "card: ", 6))
+            card_notes++;
+    ck_assert_int_ge(card_notes, 4);
+    gg_search_free(s);
+    fake_free(&f);
+}
+END_TEST
+
+/* ---- exhaustive ---- */
+
+/* Not separable: the best is a shape the pruned sets leave out. */
+static double odd_best(const gg_variant *v, int np, gg_status *st)
+{
+    (void)st;
+    double g = 10 + v->mc.rows * 0.5 - v->mc.cols + 0.1 * np;
+    if (v->mc.rows == 3 && v->mc.cols == 1 && v->mrt.rows == 5 && v->mrt.cols == 1 && np == 2)
+        g = 1000;
+    return g;
+}
+
+START_TEST(test_exhaustive_space)
+{
+    /* k = 12: ksteps 12 (1x1), 6 (1x2, 2x1, 2x2), 4 (1x3, 3x1), 3 (1x4, 4x1). */
+    gg_search_config c;
+    gg_search_config_default(&c, 12, 12, 12);
+    c.strategy = GG_SEARCH_EXHAUSTIVE;
+    fake f = {.f = odd_best};
+    gg_search *s = make(&c, &f, "profile=330,compiler=glsl,unroll=0,acc=copy");
+    ck_assert_int_eq(gg_search_run(s), 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    long want = 20L * (12 + 6 + 6 + 6 + 4 + 4 + 3 + 3);
+    ck_assert_int_eq(st->measured, want);
+    ck_assert_int_eq(f.calls, want);
+    ck_assert(!f.dup);
+    ck_assert(!f.outside_fix);
+    char t[GG_VARIANT_TEXT];
+    gg_variant_format(&st->best, t, sizeof t);
+    ck_assert_str_eq(t, "mrt=5x1,mc=3x1,np=2,unroll=0,profile=330,compiler=glsl,acc=copy");
+    gg_search_free(s);
+    fake_free(&f);
+}
+END_TEST
+
+/* ---- random ---- */
+
+START_TEST(test_random_budget)
+{
+    char first[40][GG_VARIANT_TEXT];
+    for (int run = 0; run < 3; run++) {
+        gg_search_config c;
+        gg_search_config_default(&c, 64, 64, 64);
+        c.strategy = GG_SEARCH_RANDOM;
+        c.budget = 40;
+        c.seed = run < 2 ? 7 : 8;
+        fake f = {.f = separable};
+        gg_search *s = make(&c, &f, "acc=pingpong,mc=1x4");
+        ck_assert_int_eq(gg_search_run(s), 0);
+        const gg_search_stats *st = gg_search_get_stats(s);
+        ck_assert_int_eq(st->visited, 40);
+        ck_assert_int_eq(f.calls, 40);
+        ck_assert(st->budget_spent || st->visited == 40);
+        ck_assert(!f.dup);
+        ck_assert(!f.outside_fix);
+        if (run == 0)
+            memcpy(first, f.seen, sizeof first);
+        else if (run == 1) /* same seed, same sequence */
+            for (int i = 0; i < 40; i++)
+                ck_assert_str_eq(first[i], f.seen[i]);
+        else { /* another seed, another sequence */
+            int same = 0;
+            for (int i = 0; i < 40; i++)
+                same += !strcmp(first[i], f.seen[i]);
+            ck_assert_int_lt(same, 40);
+        }
+        gg_search_free(s);
+        fake_free(&f);
+    }
+}
+END_TEST
+
+/* A budget larger than the space visits the space once. */
+START_TEST(test_random_small_space)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 8, 8, 8);
+    c.strategy = GG_SEARCH_RANDOM;
+    c.budget = 1000;
+    fake f = {.f = odd_best};
+    gg_search *s = make(&c, &f, "profile=120,compiler=glsl,unroll=1,acc=blend,mc=2x2,mrt=1x2");
+    ck_assert_int_eq(gg_search_run(s), 0);
+    ck_assert_int_eq(gg_search_get_stats(s)->visited, 4); /* np 1..4 (2x2: 4 k-steps) */
+    ck_assert_int_eq(f.calls, 4);
+    gg_search_free(s);
+    fake_free(&f);
+}
+END_TEST
+
+/* ---- --fix ---- */
+
+static const char *const fixes[] = {
+    "profile=300es,acc=blend",
+    "mc=2x2,mrt=1x1",
+    "np=8",
+    "unroll=1,compiler=glsl,profile=120",
+    "mrt=2x4,mc=1x4,np=all",
+};
+
+START_TEST(test_fix_honoured)
+{
+    for (int strat = 0; strat < 3; strat++) {
+        gg_search_config c;
+        gg_search_config_default(&c, 32, 32, 32);
+        c.strategy = (gg_strategy)strat;
+        c.budget = strat == GG_SEARCH_RANDOM ? 50 : 0;
+        fake f = {.f = separable};
+        gg_search *s = make(&c, &f, fixes[_i]);
+        ck_assert_int_eq(gg_search_run(s), 0);
+        ck_assert_msg(!f.outside_fix, "%s: %s evaluated outside --fix", gg_strategy_name(c.strategy),
+                      fixes[_i]);
+        ck_assert(!f.dup);
+        ck_assert_int_gt(f.calls, 0);
+        const gg_search_stats *st = gg_search_get_stats(s);
+        ck_assert(st->have_best);
+        gg_search_free(s);
+        fake_free(&f);
+    }
+}
+END_TEST
+
+static const struct {
+    const char *text;
+    const char *msg; /* a part of the error */
+} bad_fixes[] = {
+    {"profile=400", "profile"},
+    {"colour=red", "unknown key 'colour'"},
+    {"acc=blend,acc=copy", "twice"},
+    {"nv-single", "not key=value"},
+    {"mc=4x4", "mc"},
+    {"np=0", "np"},
+    {"acc=blend,", "empty"},
+    {"mrt", "not key=value"},
+};
+
+START_TEST(test_fix_bad)
+{
+    gg_fix f;
+    char err[256] = "";
+    ck_assert_int_eq(gg_fix_parse(bad_fixes[_i].text, &f, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, bad_fixes[_i].msg) != NULL, "'%s' -> '%s'", bad_fixes[_i].text, err);
+    ck_assert_ptr_null(strchr(err, '\n'));
+}
+END_TEST
+
+START_TEST(test_fix_format)
+{
+    gg_fix f;
+    char err[256], buf[256];
+    ck_assert_int_eq(gg_fix_parse("acc=blend,profile=300es,np=16", &f, err, sizeof err), 0);
+    ck_assert_uint_eq(f.mask, GG_KEY_ACC | GG_KEY_PROFILE | GG_KEY_NP);
+    ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "np=16,profile=300es,acc=blend");
+    ck_assert_int_eq(gg_fix_parse("", &f, err, sizeof err), 0);
+    ck_assert_uint_eq(f.mask, 0);
+    ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "");
+}
+END_TEST
+
+/* ---- memo, normalisation ---- */
+
+/* np beyond ksteps is all: one point, one evaluation; preloaded points are
+ * not evaluated again. */
+START_TEST(test_memo_and_np_resolution)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 64, 64, 64);
+    fake f = {.f = separable};
+    gg_search *s = make(&c, &f, NULL);
+    gg_variant v;
+    char err[256];
+    ck_assert_int_eq(gg_variant_parse("mc=1x4,np=16", NULL, &v, err, sizeof err), 0);
+    gg_outcome o;
+    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0); /* 1x4 at k=64: 16 k-steps: np=16 is all */
+    ck_assert_int_eq(f.calls, 1);
+    ck_assert_int_eq(gg_variant_parse("mc=1x4,np=999", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(gg_variant_parse("mc=1x4", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(f.calls, 1);
+    ck_assert(o.status == GG_OK && o.gflops > 0);
+
+    gg_outcome pre = {GG_OK, 1, 1.0, 12345.0, 1e-7};
+    ck_assert_int_eq(gg_variant_parse("mc=2x2,np=4,mrt=2x2", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gg_search_preload(s, &v, &pre), 1);
+    ck_assert_int_eq(gg_search_preload(s, &v, &pre), 0);
+    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(f.calls, 1);
+    ck_assert_double_eq(o.gflops, 12345.0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(st->from_memo, 1);
+    ck_assert_int_eq(st->measured, 1);
+    gg_variant b;
+    ck_assert(gg_search_memo_best(s, &b, NULL));
+    ck_assert_int_eq(b.mc.rows, 2);
+    gg_search_free(s);
+    fake_free(&f);
+}
+END_TEST
+
+/* A resumed phase search (its first half preloaded) evaluates only the
+ * rest and ends on the same best. */
+START_TEST(test_resume_phase)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 256, 256, 256);
+    fake full = {.f = dips90};
+    gg_search *s = make(&c, &full, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    ck_assert_int_eq(gg_search_run(s), 0);
+    gg_variant best = gg_search_get_stats(s)->best;
+    long n = full.calls;
+    gg_search_free(s);
+
+    fake half = {.f = dips90};
+    s = make(&c, &half, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    for (long i = 0; i < n / 2; i++) {
+        gg_variant v;
+        char err[256];
+        ck_assert_int_eq(gg_variant_parse(full.seen[i], NULL, &v, err, sizeof err), 0);
+        gg_measurement m;
+        gg_measurement_init(&m);
+        fake scratch = {.f = dips90, .k = 256};
+        fake_eval(&scratch, &v, &m);
+        fake_free(&scratch);
+        gg_outcome o;
+        gg_outcome_from_measurement(&o, &m);
+        ck_assert_int_eq(gg_search_preload(s, &v, &o), 1);
+    }
+    ck_assert_int_eq(gg_search_run(s), 0);
+    ck_assert_int_eq(half.calls, n - n / 2);
+    ck_assert_int_eq(gg_search_get_stats(s)->from_memo, n / 2);
+    ck_assert_int_eq(gg_search_get_stats(s)->best.np, best.np);
+    gg_search_free(s);
+    fake_free(&full);
+    fake_free(&half);
+}
+END_TEST
+
+/* Everything failing is a result, not an abort; an evaluator that asks to
+ * stop stops the search. */
+static double all_fail(const gg_variant *v, int np, gg_status *st)
+{
+    (void)v, (void)np;
+    *st = GG_WRONG_RESULT;
+    return 0;
+}
+
+static int stop_after_3(void *user, const gg_variant *v, gg_measurement *m)
+{
+    int *n = user;
+    (void)v;
+    m->status = GG_OK;
+    m->gflops = 1;
+    return ++*n >= 3;
+}
+
+START_TEST(test_failures_and_stop)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 64, 64, 64);
+    fake f = {.f = all_fail};
+    gg_search *s = make(&c, &f, "profile=330,compiler=glsl,unroll=0,acc=copy");
+    ck_assert_int_eq(gg_search_run(s), 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert(!st->have_best);
+    ck_assert_int_eq(st->by_status[GG_WRONG_RESULT], st->visited);
+    ck_assert_int_gt(st->visited, 20);
+    gg_search_free(s);
+    fake_free(&f);
+
+    int n = 0;
+    gg_search_config_default(&c, 64, 64, 64);
+    c.eval = stop_after_3;
+    c.user = &n;
+    char err[256];
+    s = gg_search_new(&c, err, sizeof err);
+    ck_assert_int_eq(gg_search_run(s), -1);
+    ck_assert(gg_search_get_stats(s)->stopped);
+    ck_assert_int_eq(n, 3);
+    gg_search_free(s);
+}
+END_TEST
+
+/* --fix beyond the card: nothing to search; the fixed point is looked at
+ * (never evaluated) and comes back unsupported. */
+START_TEST(test_fix_beyond_card)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 64, 64, 64);
+    for (int p = 0; p < 3; p++)
+        c.lim[p].max_draw_buffers = 4;
+    for (int strat = 0; strat < 3; strat++) {
+        c.strategy = (gg_strategy)strat;
+        c.budget = 10;
+        fake f = {.f = separable};
+        gg_search *s = make(&c, &f, "mrt=2x4");
+        ck_assert_int_eq(gg_search_run(s), 0);
+        const gg_search_stats *st = gg_search_get_stats(s);
+        ck_assert_int_eq(f.calls, 0);
+        ck_assert_int_eq(st->visited, 1);
+        ck_assert_int_eq(st->by_status[GG_UNSUPPORTED], 1);
+        ck_assert(!st->have_best);
+        gg_search_free(s);
+        fake_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(test_budget_phase)
+{
+    gg_search_config c;
+    gg_search_config_default(&c, 256, 256, 256);
+    c.budget = 25;
+    fake f = {.f = separable};
+    gg_search *s = make(&c, &f, NULL);
+    ck_assert_int_eq(gg_search_run(s), 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(st->visited, 25);
+    ck_assert_int_eq(f.calls, 25);
+    ck_assert(st->budget_spent);
+    gg_search_free(s);
+    fake_free(&f);
+}
+END_TEST
 
 Suite *make_search_suite(void)
 {
-    return suite_create("search");
+    Suite *s = suite_create("search");
+    TCase *tc = tcase_create("strategies");
+    tcase_set_timeout(tc, 60);
+    int ncurves = (int)(sizeof np_curves / sizeof *np_curves);
+    tcase_add_loop_test(tc, test_np_curves, 0, ncurves);
+    tcase_add_loop_test(tc, test_np_exhaustive, 0, ncurves);
+    tcase_add_test(tc, test_phase_separable);
+    tcase_add_test(tc, test_phase_card_limits);
+    tcase_add_test(tc, test_exhaustive_space);
+    tcase_add_test(tc, test_random_budget);
+    tcase_add_test(tc, test_random_small_space);
+    tcase_add_test(tc, test_budget_phase);
+    tcase_add_test(tc, test_failures_and_stop);
+    tcase_add_test(tc, test_fix_beyond_card);
+    suite_add_tcase(s, tc);
+
+    TCase *fx = tcase_create("fix");
+    tcase_add_loop_test(fx, test_fix_honoured, 0, (int)(sizeof fixes / sizeof *fixes));
+    tcase_add_loop_test(fx, test_fix_bad, 0, (int)(sizeof bad_fixes / sizeof *bad_fixes));
+    tcase_add_test(fx, test_fix_format);
+    suite_add_tcase(s, fx);
+
+    TCase *memo = tcase_create("memo");
+    tcase_add_test(memo, test_memo_and_np_resolution);
+    tcase_add_test(memo, test_resume_phase);
+    suite_add_tcase(s, memo);
+    return s;
 }
