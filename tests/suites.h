@@ -12,5 +12,6 @@ Suite *make_context_suite(void);
 Suite *make_search_suite(void);
 Suite *make_pack_suite(void);
 Suite *make_ref_suite(void);
+Suite *make_csv_suite(void);
 
 #endif
