@@ -1,12 +1,358 @@
-/* glgemm gen: not built yet (placeholder so the front end links). */
+/* glgemm gen: the fragment shader of a variant, exactly as the host compiles
+ * it, with no GL context and no display (SPEC.md "Commands").
+ *
+ *  - `best` reads results/<card>/best-MxNxK.txt (first word of its first
+ *    line: the canonical variant).  The card is --card SLUG, or this device's
+ *    slug when a GL context can be made here; otherwise gen says that best
+ *    needs --card.
+ *  - -o FILE writes atomically: a temporary file beside FILE, then rename.
+ *  - --write-shaders DIR (what `make shaders` runs) writes DIR/<preset>.frag
+ *    for the presets at 1024^3, DIR/best-<card>-MxNxK.frag for every
+ *    results/<card>/best-MxNxK.txt, and DIR/README.md saying so; stale .frag
+ *    files in DIR are removed, so DIR is exactly the generator's output. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
+enum { OPT_O = 1, OPT_VERTEX, OPT_CARD, OPT_WRITE };
+
+#define RESULTS_DIR "results"
+#define SHADER_SIZE 1024
+
+static const char usage[] =
+    "usage: glgemm gen VARIANT [--m M --n N --k K | --size S] [--card SLUG] [-o FILE] [--vertex]\n"
+    "       glgemm gen --write-shaders DIR\n"
+    "\n"
+    "Prints the fragment shader of VARIANT for the problem (default 1024 each),\n"
+    "exactly as `glgemm run` compiles it.  No GL context is needed.\n"
+    "VARIANT: key=value pairs (mrt, mc, np, unroll, profile, compiler, acc) or a\n"
+    "preset (larsen, nv-single, nv-multi, tfjs, best) with overrides, e.g.\n"
+    "nv-single,np=64.\n"
+    "\n"
+    "  --card SLUG          card whose results/SLUG/best-MxNxK.txt `best` reads\n"
+    "                       (default: this device's, if a GL context can be made)\n"
+    "  -o FILE              write to FILE (atomically) instead of stdout\n"
+    "  --vertex             print the vertex shader instead\n"
+    "  --write-shaders DIR  write DIR/<preset>.frag for the presets at 1024^3 and\n"
+    "                       DIR/best-<card>-MxNxK.frag for each recorded best\n"
+    "exit status: 0 ok, 2 bad usage or input\n";
+
+typedef struct {
+    cli_common *common;
+    const char *out;
+    const char *card;
+    const char *write_dir;
+    bool vertex;
+} gen_opts;
+
+static bool valid_slug(const char *s)
+{
+    if (!*s || *s == '-')
+        return false;
+    for (; *s; s++)
+        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-'))
+            return false;
+    return true;
+}
+
+static int handle(void *self, int id, const char *value)
+{
+    gen_opts *o = self;
+    switch (id) {
+    case OPT_O: o->out = value; return 0;
+    case OPT_VERTEX: o->vertex = true; return 0;
+    case OPT_WRITE: o->write_dir = value; return 0;
+    case OPT_CARD:
+        if (!valid_slug(value))
+            return cli_error(o->common, "--card must be a card slug (lower case letters, digits "
+                                        "and dashes, as glgemm info prints), got '%s'", value);
+        o->card = value;
+        return 0;
+    }
+    return cli_error(o->common, "internal: unhandled option");
+}
+
+/* Writes text to path through a temporary file and rename.  0, or -1 with
+ * a message printed. */
+static int write_atomic(const cli_common *c, const char *path, const char *text)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp)
+        return cli_error(c, "out of memory"), -1;
+    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cli_error(c, "cannot write %s: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; a written file gets the usual mode */
+    FILE *f = fdopen(fd, "w");
+    size_t len = strlen(text);
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    ok = f && fclose(f) == 0 && ok;
+    if (!f)
+        close(fd);
+    if (!ok || rename(tmp, path) != 0) {
+        cli_error(c, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* The variant of results/<card>/best-MxNxK.txt.  0, or -1 with why. */
+static int read_best(const char *card, int m, int n, int k, gg_variant *v, char *why, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, RESULTS_DIR "/%s/best-%dx%dx%d.txt", card, m, n, k);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(why, len, "best: no %s (run glgemm tune --m %d --n %d --k %d on that card first)",
+                 path, m, n, k);
+        return -1;
+    }
+    char line[512] = "";
+    bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    line[strcspn(line, " \t\r\n")] = '\0';
+    char err[160];
+    if (!got || gg_variant_parse(line, NULL, v, err, sizeof err)) {
+        snprintf(why, len, "best: %.300s does not start with a variant (%.159s)", path,
+                 got ? err : "empty file");
+        return -1;
+    }
+    return 0;
+}
+
+/* This machine's card slug through a GL context; -1 if none can be made. */
+static int this_card(const cli_common *c, char *slug, size_t len, char *err, size_t errlen)
+{
+    bool no_device = false;
+    gg_ctx *ctx = gg_ctx_create(c->backend, c->device, GG_CTX_CORE, err, errlen, &no_device);
+    if (!ctx)
+        return -1;
+    gg_ctx_info in;
+    gg_ctx_query(ctx, &in);
+    gg_ctx_destroy(ctx);
+    gg_slug(in.renderer, slug, len);
+    return 0;
+}
+
+static bool names_best(const char *text)
+{
+    return !strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',');
+}
+
+/* --write-shaders: the presets, then each card's recorded bests. */
+static const char *const shader_presets[] = {"larsen", "nv-single", "nv-multi", "tfjs"};
+
+static int keep_name(char (*names)[300], int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
+static int add_shader(const cli_common *c, const char *dir, const char *name, const gg_variant *v,
+                      int m, int n, int k, char (*names)[300], int *count)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = gg_emit_fragment(v, m, n, k);
+    if (!text)
+        return cli_error(c, "cannot generate %s (sizes out of range or no memory)", name);
+    int rc = write_atomic(c, path, text) ? EXIT_USAGE : 0;
+    free(text);
+    if (!rc && *count < 256)
+        snprintf(names[(*count)++], 300, "%s", name);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entries of a folder (NULL-terminated, malloc'd); NULL if unreadable. */
+static char **list_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return NULL;
+    size_t n = 0, cap = 16;
+    char **out = malloc(cap * sizeof *out);
+    struct dirent *e;
+    while (out && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n + 1 >= cap) {
+            char **p = realloc(out, 2 * cap * sizeof *out);
+            if (!p)
+                break;
+            out = p;
+            cap *= 2;
+        }
+        out[n] = strdup(e->d_name);
+        if (out[n])
+            n++;
+    }
+    closedir(d);
+    if (!out)
+        return NULL;
+    out[n] = NULL;
+    qsort(out, n, sizeof *out, cmp_str);
+    return out;
+}
+
+static void free_list(char **l)
+{
+    for (char **p = l; p && *p; p++)
+        free(*p);
+    free(l);
+}
+
+static int write_shaders(const cli_common *c, const char *dir)
+{
+    char names[256][300];
+    int count = 0;
+    char readme[4096];
+    int rlen = snprintf(readme, sizeof readme,
+                        "# shaders/\n\n"
+                        "Written by `make shaders` (`glgemm gen --write-shaders shaders`); do not edit.\n"
+                        "A test fails when these files differ from the generator's output.\n\n"
+                        "- `<preset>.frag`: the presets larsen, nv-single, nv-multi and tfjs "
+                        "(profile 330) for m = n = k = %d.\n"
+                        "- `best-<card>-MxNxK.frag`: the best variant recorded in "
+                        "`results/<card>/best-MxNxK.txt`, for that problem.\n\n",
+                        SHADER_SIZE);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return cli_error(c, "cannot make %s: %s", dir, strerror(errno));
+    for (size_t i = 0; i < sizeof shader_presets / sizeof *shader_presets; i++) {
+        gg_variant v;
+        char err[256], name[64];
+        if (gg_variant_parse(shader_presets[i], NULL, &v, err, sizeof err))
+            return cli_error(c, "internal: %s", err);
+        snprintf(name, sizeof name, "%s.frag", shader_presets[i]);
+        if (add_shader(c, dir, name, &v, SHADER_SIZE, SHADER_SIZE, SHADER_SIZE, names, &count))
+            return EXIT_USAGE;
+    }
+    char **cards = list_dir(RESULTS_DIR);
+    for (char **card = cards; card && *card; card++) {
+        if (!valid_slug(*card))
+            continue;
+        char sub[600];
+        snprintf(sub, sizeof sub, RESULTS_DIR "/%s", *card);
+        char **files = list_dir(sub);
+        for (char **f = files; f && *f; f++) {
+            int m, n, k, used = 0;
+            if (sscanf(*f, "best-%dx%dx%d.txt%n", &m, &n, &k, &used) != 3 || (*f)[used] != '\0' ||
+                m < 1 || n < 1 || k < 1)
+                continue;
+            gg_variant v;
+            char why[700], name[300];
+            if (read_best(*card, m, n, k, &v, why, sizeof why)) {
+                free_list(files);
+                free_list(cards);
+                return cli_error(c, "%s", why);
+            }
+            snprintf(name, sizeof name, "best-%.100s-%dx%dx%d.frag", *card, m, n, k);
+            char vt[GG_VARIANT_TEXT];
+            if (rlen > 0 && (size_t)rlen < sizeof readme)
+                rlen += snprintf(readme + rlen, sizeof readme - (size_t)rlen, "  - `%s`: `%s`\n", name,
+                                 gg_variant_format(&v, vt, sizeof vt));
+            if (add_shader(c, dir, name, &v, m, n, k, names, &count)) {
+                free_list(files);
+                free_list(cards);
+                return EXIT_USAGE;
+            }
+        }
+        free_list(files);
+    }
+    free_list(cards);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/README.md", dir);
+    if (write_atomic(c, path, readme))
+        return EXIT_USAGE;
+    /* Stale shaders (a best that moved to another problem) go. */
+    char **old = list_dir(dir);
+    for (char **f = old; f && *f; f++) {
+        size_t len = strlen(*f);
+        if (len > 5 && !strcmp(*f + len - 5, ".frag") && !keep_name(names, count, *f)) {
+            snprintf(path, sizeof path, "%s/%s", dir, *f);
+            unlink(path);
+        }
+    }
+    free_list(old);
+    return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "glgemm gen: not implemented yet\n");
-    return EXIT_USAGE;
+    static const cli_opt own[] = {
+        {"o", 1, OPT_O},         {"vertex", 0, OPT_VERTEX},
+        {"card", 1, OPT_CARD},   {"write-shaders", 1, OPT_WRITE},
+        {NULL, 0, 0},
+    };
+    cli_common c = {.cmd = "gen"};
+    gen_opts o = {.common = &c};
+    int rc = cli_parse(argc, argv, &c, own, handle, &o, true, usage);
+    if (rc < 0)
+        return 0;
+    if (rc)
+        return rc;
+    if (o.write_dir) {
+        if (c.npositional > 0 || o.out || o.vertex || c.problem_given)
+            return cli_error(&c, "--write-shaders DIR takes no variant, problem, -o or --vertex");
+        return write_shaders(&c, o.write_dir);
+    }
+    if (c.npositional != 1)
+        return cli_error(&c, c.npositional ? "one variant only, got '%s' and '%s'"
+                                           : "give a variant, e.g. nv-single or mrt=2x2,mc=1x4%s%s",
+                         c.npositional ? c.positional[0] : "", c.npositional ? c.positional[1] : "");
+    const char *text = c.positional[0];
+    int m = c.prob.m, n = c.prob.n, k = c.prob.k;
+
+    gg_variant best, v;
+    const gg_variant *bestp = NULL;
+    char err[700];
+    if (names_best(text)) {
+        char slug[128];
+        const char *card = o.card;
+        if (!card) {
+            char cerr[512];
+            if (this_card(&c, slug, sizeof slug, cerr, sizeof cerr))
+                return cli_error(&c, "best needs --card SLUG here: no GL context to name this "
+                                     "card (%s)", cerr);
+            card = slug;
+        }
+        if (read_best(card, m, n, k, &best, err, sizeof err))
+            return cli_error(&c, "%s", err);
+        bestp = &best;
+    }
+    if (gg_variant_parse(text, bestp, &v, err, sizeof err))
+        return cli_error(&c, "%s", err);
+    char *shader = o.vertex ? gg_emit_vertex(&v) : gg_emit_fragment(&v, m, n, k);
+    if (!shader)
+        return cli_error(&c, "cannot generate for %dx%dx%d (padded sizes overflow)", m, n, k);
+    if (o.out) {
+        rc = write_atomic(&c, o.out, shader) ? EXIT_USAGE : 0;
+    } else {
+        rc = fputs(shader, stdout) < 0 || fflush(stdout) ? cli_error(&c, "cannot write stdout") : 0;
+    }
+    free(shader);
+    return rc;
 }

@@ -101,7 +101,7 @@ static void put_header(emitter *e, int m, int n, int k)
                  L->tgt_h);
     long a_f = (long)L->tr * L->a_texels_per_step * L->np;
     long b_f = (long)L->tc * L->b_texels_per_step * L->np;
-    gg_sb_printf(sb, " * per fragment per pass: %ld texel fetches (%ld A, %ld B, %d previous sums), "
+    gg_sb_printf(sb, " * per fragment per pass: %ld texel fetches (A %ld, B %ld, running sums %d), "
                      "%ld multiply-adds\n",
                  L->fetches_per_frag_pass, a_f, b_f, prev ? L->targets : 0, L->mads_per_frag_pass);
     if (prev)
