@@ -1,0 +1,130 @@
+/* Test support: a pairwise sample of the variant space (header only).
+ *
+ * The wide grid is every profile x every packing x MRT shapes up to 8
+ * targets x np in {1, odd, all} x both unrolls x every acc, for the GLSL
+ * compiler; plus, for compiler=spirv (profile 330 only), packing x MRT x np x
+ * unroll x acc.  Compiling the full product (3*8*14*3*2*3 = 6048 GLSL
+ * variants) would take the suite too long on llvmpipe, so the grid is sampled
+ * pairwise: every pair of values of any two keys occurs in some variant
+ * (greedy construction, deterministic).  The problem size is odd on purpose
+ * (padding in m, n and k). */
+#ifndef GLGEMM_TESTS_GEN_GRID_H
+#define GLGEMM_TESTS_GEN_GRID_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen/gen.h"
+
+#define GG_GRID_M 19
+#define GG_GRID_N 23
+#define GG_GRID_K 37
+
+enum { GRID_PROFILE, GRID_MC, GRID_MRT, GRID_NP, GRID_UNROLL, GRID_ACC, GRID_DIMS };
+
+static const gg_shape grid_mcs[] = {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1}, {1, 4}, {4, 1}, {2, 2}};
+static const gg_shape grid_mrts[] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {1, 4},
+                                     {4, 1}, {2, 3}, {3, 2}, {2, 4}, {4, 2}, {1, 8}, {8, 1}};
+static const int grid_nps[] = {1, 3, GG_NP_ALL};
+
+static inline int grid_dim_size(int d, bool spirv)
+{
+    switch (d) {
+    case GRID_PROFILE: return spirv ? 1 : 3;
+    case GRID_MC: return (int)(sizeof grid_mcs / sizeof *grid_mcs);
+    case GRID_MRT: return (int)(sizeof grid_mrts / sizeof *grid_mrts);
+    case GRID_NP: return (int)(sizeof grid_nps / sizeof *grid_nps);
+    case GRID_UNROLL: return 2;
+    case GRID_ACC: return 3;
+    }
+    return 0;
+}
+
+/* covered[d1][d2][v1*16 + v2], d1 < d2 (values < 16). */
+typedef unsigned char grid_cover[GRID_DIMS][GRID_DIMS][256];
+
+static inline int grid_gain(grid_cover cov, const int *t, int d, int v)
+{
+    int g = 0;
+    for (int e = 0; e < GRID_DIMS; e++) {
+        if (e == d || t[e] < 0)
+            continue;
+        int lo = e < d ? e : d, hi = e < d ? d : e;
+        int vl = e < d ? t[e] : v, vh = e < d ? v : t[e];
+        g += !cov[lo][hi][vl * 16 + vh];
+    }
+    return g;
+}
+
+/* Appends the pairwise tests of one grid to out[*n]. */
+static inline void grid_build(bool spirv, gg_variant *out, int *n)
+{
+    static grid_cover cov;
+    memset(cov, 0, sizeof cov);
+    for (;;) {
+        int t[GRID_DIMS];
+        for (int d = 0; d < GRID_DIMS; d++)
+            t[d] = -1;
+        /* The first uncovered pair seeds the test. */
+        bool found = false;
+        for (int d1 = 0; d1 < GRID_DIMS && !found; d1++)
+            for (int d2 = d1 + 1; d2 < GRID_DIMS && !found; d2++)
+                for (int v1 = 0; v1 < grid_dim_size(d1, spirv) && !found; v1++)
+                    for (int v2 = 0; v2 < grid_dim_size(d2, spirv) && !found; v2++)
+                        if (!cov[d1][d2][v1 * 16 + v2]) {
+                            t[d1] = v1;
+                            t[d2] = v2;
+                            found = true;
+                        }
+        if (!found)
+            return;
+        for (int d = 0; d < GRID_DIMS; d++) {
+            if (t[d] >= 0)
+                continue;
+            int best = 0, best_gain = -1;
+            for (int v = 0; v < grid_dim_size(d, spirv); v++) {
+                int g = grid_gain(cov, t, d, v);
+                if (g > best_gain) {
+                    best_gain = g;
+                    best = v;
+                }
+            }
+            t[d] = best;
+        }
+        for (int d1 = 0; d1 < GRID_DIMS; d1++)
+            for (int d2 = d1 + 1; d2 < GRID_DIMS; d2++)
+                cov[d1][d2][t[d1] * 16 + t[d2]] = 1;
+        gg_variant v;
+        gg_variant_default(&v);
+        v.profile = spirv ? GG_PROFILE_330 : (gg_profile)t[GRID_PROFILE];
+        v.compiler = spirv ? GG_COMPILER_SPIRV : GG_COMPILER_GLSL;
+        v.mc = grid_mcs[t[GRID_MC]];
+        v.mrt = grid_mrts[t[GRID_MRT]];
+        v.np = grid_nps[t[GRID_NP]];
+        v.unroll = t[GRID_UNROLL];
+        v.acc = (gg_acc)t[GRID_ACC];
+        out[(*n)++] = v;
+    }
+}
+
+/* The GLSL grid then the SPIR-V grid, malloc'd into *out; returns the count.
+ * *glsl_count (may be NULL) gets how many come first with compiler=glsl. */
+static inline int gg_grid_pairwise_split(gg_variant **out, int *glsl_count)
+{
+    /* Never more tests than the product of the two largest dimensions times
+     * the others' sizes; 14*8*3*3*2*3 bounds both grids generously. */
+    gg_variant *v = malloc(2 * 14 * 8 * 3 * 3 * 2 * 3 * sizeof *v);
+    int n = 0;
+    if (!v)
+        return 0;
+    grid_build(false, v, &n);
+    if (glsl_count)
+        *glsl_count = n;
+    grid_build(true, v, &n);
+    *out = v;
+    return n;
+}
+
+static inline int gg_grid_pairwise(gg_variant **out) { return gg_grid_pairwise_split(out, NULL); }
+
+#endif
