@@ -15,7 +15,9 @@ PKG_LDLIBS := $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LDLIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-CFLAGS  += $(CFLAGS_BASE) $(PKG_CFLAGS)
+# SAN is set by `make sanitize`; CFLAGS/LDFLAGS from the command line add to these.
+ALL_CFLAGS = $(CFLAGS_BASE) $(PKG_CFLAGS) $(SAN) $(CFLAGS)
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 LDLIBS  += $(PKG_LDLIBS) -lm -lpthread
 
 # Every .c file of a layer folder belongs to the core library; the front end
@@ -40,7 +42,7 @@ PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-
 all: $(BIN)
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libglgemm-core.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libglgemm-core.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libglgemm-core.a $(ALL_LDFLAGS) $(LDLIBS)
 
 $(BUILD)/libglgemm-core.a: $(CORE_OBJ)
 	@rm -f $@
@@ -48,10 +50,10 @@ $(BUILD)/libglgemm-core.a: $(CORE_OBJ)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(if $(filter tests/%,$<),$(CHECK_CFLAGS)) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(if $(filter tests/%,$<),$(CHECK_CFLAGS)) -MMD -MP -c -o $@ $<
 
 $(TESTBIN): $(TEST_OBJ) $(BUILD)/libglgemm-core.a
-	$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libglgemm-core.a $(LDFLAGS) $(CHECK_LDLIBS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libglgemm-core.a $(ALL_LDFLAGS) $(CHECK_LDLIBS) $(LDLIBS)
 
 test-bin: $(BIN) $(TESTBIN)
 
@@ -68,7 +70,7 @@ check: deps
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 sanitize: deps
 	$(MAKE) BUILD=build-san BIN=build-san/glgemm OPT=-O1 \
-		CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" test-bin
+		SAN="$(SAN_FLAGS)" test-bin
 	GLGEMM_BIN=$(abspath build-san/glgemm) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \

@@ -267,7 +267,7 @@ gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int
         if (v->acc != GG_ACC_BLEND) {
             int targets = v->mrt.rows * v->mrt.cols;
             for (int t = 0; t < targets; t++) {
-                char name[16];
+                char name[24];
                 snprintf(name, sizeof name, "uPrev%d", t);
                 glUniform1i(glGetUniformLocation(prog, name), 2 + t);
             }
