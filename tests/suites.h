@@ -13,5 +13,6 @@ Suite *make_search_suite(void);
 Suite *make_pack_suite(void);
 Suite *make_ref_suite(void);
 Suite *make_csv_suite(void);
+Suite *make_probe_suite(void);
 
 #endif

@@ -1,0 +1,389 @@
+/* The probe's driver: which points are measured, how each is timed and
+ * checked (see probe.h).  Kernels and their CPU models: probe_kernels.c;
+ * the CSV file: probe_csv.c.
+ *
+ * Timing of a point: the kernel is drawn twice untimed (llvmpipe compiles a
+ * shader variant at its first draw), the work of one draw is scaled (the
+ * iteration count) so a draw takes about min(target_s, MAX_DRAW_S), the
+ * draws of one repetition so a repetition takes about target_s; one warm-up
+ * repetition, then `reps` timed ones, each glFinish .. draws .. glFinish on
+ * CLOCK_MONOTONIC; the median counts.  Each draw is followed by glFlush:
+ * llvmpipe bins a whole frame per tile and drops an opaque draw that a later
+ * one covers, so unflushed repeated draws would be counted but not run.  Then a few fragments are read back and
+ * compared with the CPU model of the last draw. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "glhost/probe_internal.h"
+
+/* Longest single draw we aim for: far below the ~2 s at which NVIDIA draws
+ * returned wrong data (DESIGN.md), and below the 0.5 s the probe promises. */
+#define MAX_DRAW_S 0.2
+#define MAX_DRAWS_PER_REP 100000
+#define MAX_REPS 1000
+
+typedef struct {
+    const gg_probe_opts *o;
+    gg_probe_result *r;
+    int reps;
+    double target_s;
+} probe;
+
+void gg_probe_opts_default(gg_probe_opts *o, bool quick)
+{
+    memset(o, 0, sizeof *o);
+    o->quick = quick;
+    o->reps = quick ? 3 : 5;
+    o->target_s = quick ? 0.004 : 0.15;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void add_row(gg_probe_result *r, const char *metric, const char *variant, double value,
+                    const char *unit)
+{
+    if (r->nrows >= GG_PROBE_MAX_ROWS)
+        return;
+    gg_probe_row *row = &r->rows[r->nrows++];
+    snprintf(row->metric, sizeof row->metric, "%s", metric);
+    snprintf(row->variant, sizeof row->variant, "%s", variant);
+    row->value = value;
+    snprintf(row->unit, sizeof row->unit, "%s", unit);
+}
+
+static void progress(const probe *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(const probe *p, const char *fmt, ...)
+{
+    if (!p->o->progress)
+        return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    p->o->progress(line, p->o->user);
+}
+
+static gg_status fail(probe *p, gg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static gg_status fail(probe *p, gg_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->r->detail, sizeof p->r->detail, fmt, ap);
+    va_end(ap);
+    p->r->status = st;
+    return st;
+}
+
+static gg_status gl_check(probe *p, const char *what)
+{
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR)
+        return fail(p, GG_GL_ERROR, "probe: %s: GL error 0x%04x", what, e);
+    return GG_OK;
+}
+
+static double time_rep(const pk_kernel *k, int iters, int draws)
+{
+    glFinish();
+    double t0 = now_s();
+    for (int d = 0; d < draws; d++) {
+        pk_draw(k, iters);
+        glFlush(); /* else llvmpipe's binner drops an opaque draw the next one covers */
+    }
+    glFinish();
+    return now_s() - t0;
+}
+
+/* Picks the iteration count (iters0 .. iters_max, a multiple of iters0's
+ * step 4 when above iters0) and the draws of one repetition. */
+static void plan(const probe *p, const pk_kernel *k, int iters0, int iters_max, int *iters,
+                 int *draws)
+{
+    time_rep(k, iters0, 1); /* compiles the shader variant on llvmpipe */
+    double t = time_rep(k, iters0, 1);
+    double goal = fmin(p->target_s, MAX_DRAW_S);
+    int it = iters0;
+    for (int step = 0; step < 4 && iters_max > iters0; step++) {
+        double want = (double)it * goal / fmax(t, 1e-7);
+        int nit = want >= iters_max ? iters_max : want <= iters0 ? iters0 : ((int)want / 4) * 4;
+        if (nit < iters0)
+            nit = iters0;
+        if (nit == it || (fabs((double)(nit - it)) < 0.25 * it))
+            break;
+        it = nit;
+        t = time_rep(k, it, 1);
+    }
+    double d = ceil(p->target_s / fmax(t, 1e-7));
+    *iters = it;
+    *draws = d < 1 ? 1 : d > MAX_DRAWS_PER_REP ? MAX_DRAWS_PER_REP : (int)d;
+}
+
+/* Warm-up, then the median of reps timed repetitions. */
+static double time_point(const probe *p, const pk_kernel *k, int iters, int draws)
+{
+    double v[MAX_REPS];
+    time_rep(k, iters, draws);
+    for (int i = 0; i < p->reps; i++)
+        v[i] = time_rep(k, iters, draws);
+    return median(v, p->reps);
+}
+
+/* Compares a few fragments of every target with the CPU model. */
+static gg_status check_point(probe *p, const pk_kernel *k, int iters, const char *name)
+{
+    const int pts[][2] = {{0, 0}, {k->w - 1, k->h - 1}, {k->w / 2, k->h / 3},
+                          {k->w / 3, (2 * k->h) / 3}, {k->w - 1, 0}};
+    for (int t = 0; t < k->targets; t++)
+        for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
+            float got[4], want[4];
+            pk_read(k, t, pts[i][0], pts[i][1], got);
+            pk_expect(k, t, pts[i][0], pts[i][1], iters, want);
+            for (int c = 0; c < 4; c++) {
+                double tol = pk_tolerance(k, iters, want, c);
+                if (!isfinite(got[c]) || fabs((double)got[c] - (double)want[c]) > tol)
+                    return fail(p, GG_WRONG_RESULT,
+                                "probe: %s: target %d fragment (%d,%d) channel %d is %.9g, the "
+                                "CPU computes %.9g (tolerance %.3g)",
+                                name, t, pts[i][0], pts[i][1], c, (double)got[c],
+                                (double)want[c], tol);
+            }
+        }
+    return gl_check(p, name);
+}
+
+/* One kernel: set up, plan, time, check.  *seconds gets the median time of a
+ * repetition of *draws draws of *iters iterations. */
+static gg_status measure(probe *p, pk_kernel *k, const char *name, int iters0, int iters_max,
+                         int *iters, int *draws, double *seconds)
+{
+    char detail[512];
+    gg_status st = pk_init(k, detail, sizeof detail);
+    if (st != GG_OK) {
+        pk_free(k);
+        return fail(p, st, "%s (%s)", detail, name);
+    }
+    plan(p, k, iters0, iters_max, iters, draws);
+    *seconds = time_point(p, k, *iters, *draws);
+    st = check_point(p, k, *iters, name);
+    pk_free(k);
+    if (st == GG_OK && !(*seconds > 0))
+        return fail(p, GG_GL_ERROR, "probe: %s: no measurable time", name);
+    return st;
+}
+
+static gg_status probe_mad(probe *p)
+{
+    static const int full_sizes[] = {512, 2048}, quick_sizes[] = {32};
+    static const int full_chains[] = {8, 16, 32}, quick_chains[] = {4, 16};
+    const int *sizes = p->o->quick ? quick_sizes : full_sizes;
+    const int *chains = p->o->quick ? quick_chains : full_chains;
+    int nsizes = p->o->quick ? 1 : 2, nchains = p->o->quick ? 2 : 3;
+    gg_probe_result *r = p->r;
+    for (int si = 0; si < nsizes; si++)
+        for (int ci = 0; ci < nchains; ci++) {
+            int s = sizes[si];
+            pk_kernel k = {.kind = PK_MAD, .chains = chains[ci], .w = s, .h = s};
+            char name[48];
+            snprintf(name, sizeof name, "mad c%d %dx%d", chains[ci], s, s);
+            int iters, draws;
+            double sec;
+            /* Lane w sums chains * (c + iters/1024): exact below 2^13. */
+            gg_status st = measure(p, &k, name, 4, p->o->quick ? 64 : 65536, &iters, &draws, &sec);
+            if (st != GG_OK)
+                return st;
+            double flops = (double)s * s * iters * chains[ci] * 8.0 * draws;
+            double g = flops / sec / 1e9;
+            char variant[48];
+            snprintf(variant, sizeof variant, "c%d-%dx%d-i%d", chains[ci], s, s, iters);
+            add_row(r, "mad", variant, g, "GFLOP/s");
+            progress(p, "mad      %-22s %5d draws/rep %10.2f GFLOP/s", variant, draws, g);
+            if (g > r->mad_gflops) {
+                r->mad_gflops = g;
+                snprintf(r->mad_best, sizeof r->mad_best, "%s", variant);
+            }
+        }
+    add_row(r, "mad", "max", r->mad_gflops, "GFLOP/s");
+    return GG_OK;
+}
+
+static int ilog2_floor(int v)
+{
+    int l = 0;
+    while ((2 << l) <= v)
+        l++;
+    return l;
+}
+
+static gg_status probe_fetch(probe *p, int max_tex)
+{
+    static const char *fmt_names[] = {"r32f", "rgba32f"};
+    static const char *pat_names[] = {"friendly", "hostile"};
+    gg_probe_result *r = p->r;
+    int s = p->o->quick ? 32 : 512;
+    int lmax = ilog2_floor(max_tex);
+    for (int f = 0; f < 2; f++)
+        for (int pat = 0; pat < 2; pat++) {
+            int l = pat == GG_FETCH_FRIENDLY ? ilog2_floor(s) : (p->o->quick ? 8 : 12);
+            if (l > lmax)
+                l = lmax;
+            pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .tex_log2w = l,
+                           .tex_log2h = l, .w = s, .h = s};
+            char name[48];
+            snprintf(name, sizeof name, "fetch %s-%s", fmt_names[f], pat_names[pat]);
+            int iters, draws;
+            double sec;
+            /* Sums of up to 8192 texel values stay exact (probe_kernels.c). */
+            gg_status st = measure(p, &k, name, 4, p->o->quick ? 64 : 8192, &iters, &draws, &sec);
+            if (st != GG_OK)
+                return st;
+            double texels = (double)s * s * iters * draws;
+            double gt = texels / sec / 1e9;
+            double gbs = gt * (f == GG_FETCH_R32F ? 4 : 16);
+            r->fetch_gtexels[f][pat] = gt;
+            r->fetch_gbs[f][pat] = gbs;
+            char variant[48];
+            snprintf(variant, sizeof variant, "%s-%s", fmt_names[f], pat_names[pat]);
+            add_row(r, "fetch", variant, gt, "Gtexel/s");
+            add_row(r, "fetch", variant, gbs, "GB/s");
+            progress(p, "fetch    %-22s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s  (%dx%d texture, "
+                        "%d fetches/fragment)",
+                     variant, draws, gt, gbs, 1 << l, 1 << l, iters);
+        }
+    return GG_OK;
+}
+
+static gg_status probe_write(probe *p, int max_targets)
+{
+    gg_probe_result *r = p->r;
+    int s = p->o->quick ? 32 : 2048;
+    for (int n = 1; n <= max_targets; n++) {
+        pk_kernel k = {.kind = PK_WRITE, .targets = n, .w = s, .h = s};
+        char name[48];
+        snprintf(name, sizeof name, "write %d targets", n);
+        int iters, draws;
+        double sec;
+        gg_status st = measure(p, &k, name, 0, 0, &iters, &draws, &sec);
+        if (st != GG_OK)
+            return st;
+        double texels = (double)s * s * n * draws;
+        r->write_gtexels[n] = texels / sec / 1e9;
+        r->write_gbs[n] = r->write_gtexels[n] * 16;
+        char variant[48];
+        snprintf(variant, sizeof variant, "targets-%d", n);
+        add_row(r, "write", variant, r->write_gtexels[n], "Gtexel/s");
+        add_row(r, "write", variant, r->write_gbs[n], "GB/s");
+        progress(p, "write    %-22s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s", variant, draws,
+                 r->write_gtexels[n], r->write_gbs[n]);
+        r->write_max_targets = n;
+    }
+    return GG_OK;
+}
+
+static double time_read(const pk_kernel *k, float *buf, int reads)
+{
+    glFinish();
+    double t0 = now_s();
+    for (int i = 0; i < reads; i++)
+        glReadPixels(0, 0, k->w, k->h, GL_RGBA, GL_FLOAT, buf);
+    glFinish();
+    return now_s() - t0;
+}
+
+static gg_status probe_readback(probe *p)
+{
+    int s = p->o->quick ? 64 : 2048;
+    pk_kernel k = {.kind = PK_WRITE, .targets = 1, .w = s, .h = s};
+    char detail[512];
+    gg_status st = pk_init(&k, detail, sizeof detail);
+    float *buf = malloc((size_t)s * s * 4 * sizeof *buf);
+    if (st != GG_OK || !buf) {
+        pk_free(&k);
+        free(buf);
+        return st != GG_OK ? fail(p, st, "%s (read-back)", detail)
+                           : fail(p, GG_GL_ERROR, "probe: out of memory (read-back)");
+    }
+    pk_draw(&k, 0);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, k.fbo);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    time_read(&k, buf, 1);
+    double t = time_read(&k, buf, 1);
+    double d = ceil(p->target_s / fmax(t, 1e-7));
+    int reads = d < 1 ? 1 : d > 10000 ? 10000 : (int)d;
+    double v[MAX_REPS];
+    time_read(&k, buf, reads);
+    for (int i = 0; i < p->reps; i++)
+        v[i] = time_read(&k, buf, reads);
+    double sec = median(v, p->reps);
+    st = gl_check(p, "read-back");
+    for (int y = 0; st == GG_OK && y < s; y += s / 4 ? s / 4 : 1)
+        for (int x = 0; st == GG_OK && x < s; x += s / 3 ? s / 3 : 1) {
+            float want[4];
+            const float *got = buf + ((size_t)y * s + x) * 4;
+            pk_expect(&k, 0, x, y, 0, want);
+            if (memcmp(got, want, sizeof want))
+                st = fail(p, GG_WRONG_RESULT,
+                          "probe: read-back: texel (%d,%d) is (%g,%g,%g,%g), drawn (%g,%g,%g,%g)", x,
+                          y, got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+        }
+    pk_free(&k);
+    free(buf);
+    if (st != GG_OK)
+        return st;
+    if (!(sec > 0))
+        return fail(p, GG_GL_ERROR, "probe: read-back: no measurable time");
+    p->r->readback_gbs = (double)s * s * 16 * reads / sec / 1e9;
+    add_row(p->r, "readback", "rgba32f", p->r->readback_gbs, "GB/s");
+    progress(p, "readback %-22s %5d reads/rep %10.2f GB/s  (%dx%d)", "rgba32f", reads,
+             p->r->readback_gbs, s, s);
+    return GG_OK;
+}
+
+gg_status gg_probe_run(const gg_probe_opts *o, gg_probe_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->status = GG_OK;
+    probe p = {.o = o, .r = r, .reps = o->reps, .target_s = o->target_s};
+    if (p.reps < 1 || p.reps > MAX_REPS || !(p.target_s > 0) || p.target_s > 10)
+        return fail(&p, GG_INVALID, "probe: reps must be 1..%d and target_s in (0, 10]", MAX_REPS);
+    glGetError();
+    GLint max_draw = 0, max_att = 0, max_tex = 0;
+    glGetIntegerv(GL_MAX_DRAW_BUFFERS, &max_draw);
+    glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &max_att);
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
+    if (gl_check(&p, "reading the context's limits") != GG_OK)
+        return r->status;
+    int targets = max_draw < max_att ? max_draw : max_att;
+    if (targets > GG_MAX_TARGETS)
+        targets = GG_MAX_TARGETS;
+    if (targets < 1 || max_tex < 64)
+        return fail(&p, GG_UNSUPPORTED, "probe: the context reports %d draw buffers, textures up to %d",
+                    targets, max_tex);
+    if (probe_mad(&p) || probe_fetch(&p, max_tex) || probe_write(&p, targets) ||
+        probe_readback(&p))
+        return r->status;
+    return r->status;
+}

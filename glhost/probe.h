@@ -1,0 +1,92 @@
+/* glhost/ probe: GPUBench-style microbenchmarks of the fragment path, the
+ * card's own ceilings (SPEC.md `glgemm probe`).
+ *
+ * Contract:
+ *  - gg_probe_run() measures on the current context (3.3 core or later, or
+ *    any context with GLSL 3.30; made by gg_ctx_create): vec4 multiply-add
+ *    rate, texel fetch rate (R32F and RGBA32F; cache-friendly and
+ *    cache-hostile), render-target write rate (1 .. min(8, max draw buffers)
+ *    RGBA32F targets) and glReadPixels read-back rate.
+ *  - Every point: one warm-up, then the median of `reps` timed repetitions,
+ *    each a monotonic wall clock from the first draw to glFinish (a
+ *    GL_TIME_ELAPSED query misses llvmpipe's deferred rasterization).  The
+ *    work of one repetition is scaled to about target_s, and a single draw is
+ *    kept well under 0.5 s (long draws returned wrong data on NVIDIA).
+ *  - The shaders' outputs are checked against a CPU computation of the same
+ *    arithmetic for a few fragments, so a rate is never the rate of a shader
+ *    that did less than it claims; a mismatch is GG_WRONG_RESULT.
+ *  - Failures (compile, FBO, GL error, wrong result) are statuses with one
+ *    line in detail, never aborts.
+ *  - Results come as a struct (the ceilings, for report/bench) and as CSV
+ *    rows `metric,variant,value,unit`, written atomically. */
+#ifndef GLGEMM_PROBE_H
+#define GLGEMM_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/gen.h"
+#include "glhost/measure.h"
+
+typedef struct {
+    bool quick;       /* tiny sizes: the whole probe in well under 2 s on llvmpipe */
+    int reps;         /* timed repetitions per point (median); >= 1 */
+    double target_s;  /* aimed wall time of one repetition */
+    /* Optional: called with one line after each point (progress). */
+    void (*progress)(const char *line, void *user);
+    void *user;
+} gg_probe_opts;
+
+void gg_probe_opts_default(gg_probe_opts *o, bool quick);
+
+/* One CSV row.  metric: mad | fetch | write | readback. */
+typedef struct {
+    char metric[16];
+    char variant[48];
+    double value;
+    char unit[16];
+} gg_probe_row;
+
+enum { GG_FETCH_R32F, GG_FETCH_RGBA32F };        /* first index of fetch_* */
+enum { GG_FETCH_FRIENDLY, GG_FETCH_HOSTILE };    /* second index */
+#define GG_PROBE_MAX_ROWS 128
+
+typedef struct {
+    gg_status status;        /* GG_OK, or why the probe stopped */
+    char detail[512];
+    double mad_gflops;       /* max over the sweep: fragments*iters*chains*4*2/s */
+    char mad_best[48];       /* the sweep point that gave it, e.g. "c8-2048x2048-i96" */
+    double fetch_gtexels[2][2]; /* [format][pattern], Gtexel/s */
+    double fetch_gbs[2][2];     /* the same in GB/s (4 or 16 bytes a texel) */
+    int write_max_targets;   /* targets measured: 1 .. this */
+    double write_gbs[GG_MAX_TARGETS + 1];     /* index: number of targets (0 unused) */
+    double write_gtexels[GG_MAX_TARGETS + 1];
+    double readback_gbs;     /* glReadPixels of an RGBA32F target */
+    int nrows;               /* every point measured, summary rows included */
+    gg_probe_row rows[GG_PROBE_MAX_ROWS];
+} gg_probe_result;
+
+/* Runs every microbenchmark on the current context.  Returns r->status. */
+gg_status gg_probe_run(const gg_probe_opts *o, gg_probe_result *r);
+
+/* Writes "metric,variant,value,unit" then r's rows to path atomically (a
+ * temporary file beside it, then rename).  0, or -1 with one line in err. */
+int gg_probe_write_csv(const gg_probe_result *r, const char *path, char *err, size_t errlen);
+
+/* Reads such a file back: rows and the summary fields.  0, or -1 with one
+ * line in err (unreadable, bad header or row, a summary metric missing). */
+int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t errlen);
+
+/* The multiply-add shader, exposed so tests can check that it computes what
+ * the rate claims.  Each fragment (x, y) runs `chains` independent vec4
+ * chains v = v * uMul + uAdd for `iters` iterations and writes their sum.
+ * gg_probe_mad_values() draws it on a w x h RGBA32F target of the current
+ * context and reads back w*h*4 floats; 0, or -1 with one line in err. */
+int gg_probe_mad_values(int w, int h, int chains, int iters, float *rgba,
+                        char *err, size_t errlen);
+/* The same arithmetic on the CPU, in float, for fragment (x, y). */
+void gg_probe_mad_reference(int x, int y, int chains, int iters, float out[4]);
+/* Largest |gpu - cpu| accepted for a fragment (FMA contraction and the sum). */
+double gg_probe_mad_tolerance(int chains, int iters, const float ref[4]);
+
+#endif

@@ -1,0 +1,196 @@
+/* probe.csv: "metric,variant,value,unit", one row per measured point and
+ * per ceiling.  The ceilings (summary rows) a reader needs:
+ *   mad,max,<GFLOP/s>                     fetch,<fmt>-<pattern>,<Gtexel/s and GB/s>
+ *   write,targets-<n>,<Gtexel/s and GB/s> readback,rgba32f,<GB/s>
+ * Written to a temporary file beside the target, then renamed over it. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "glhost/probe.h"
+
+static const char *header = "metric,variant,value,unit";
+static const char *fmt_names[] = {"r32f", "rgba32f"};
+static const char *pat_names[] = {"friendly", "hostile"};
+
+int gg_probe_write_csv(const gg_probe_result *r, const char *path, char *err, size_t errlen)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "%s: path too long", path);
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "%s\n", header);
+    for (int i = 0; i < r->nrows; i++)
+        fprintf(f, "%s,%s,%.6g,%s\n", r->rows[i].metric, r->rows[i].variant, r->rows[i].value,
+                r->rows[i].unit);
+    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad || rename(tmp, path) != 0) {
+        if (!bad)
+            e = errno;
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Splits "a,b,c,d" in place into exactly four non-empty fields. */
+static int split4(char *line, char *field[4])
+{
+    for (int i = 0; i < 4; i++) {
+        field[i] = line;
+        char *comma = strchr(line, ',');
+        if (i < 3) {
+            if (!comma)
+                return -1;
+            *comma = '\0';
+            line = comma + 1;
+        } else if (comma) {
+            return -1;
+        }
+        if (!*field[i])
+            return -1;
+    }
+    return 0;
+}
+
+static const gg_probe_row *find(const gg_probe_result *r, const char *metric, const char *variant,
+                                const char *unit)
+{
+    for (int i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].metric, metric) && !strcmp(r->rows[i].variant, variant) &&
+            !strcmp(r->rows[i].unit, unit))
+            return &r->rows[i];
+    return NULL;
+}
+
+static int need(const gg_probe_result *r, const char *path, const char *metric,
+                const char *variant, const char *unit, double *dst, char *err, size_t errlen)
+{
+    const gg_probe_row *row = find(r, metric, variant, unit);
+    if (!row) {
+        snprintf(err, errlen, "%s: no row %s,%s,...,%s", path, metric, variant, unit);
+        return -1;
+    }
+    *dst = row->value;
+    return 0;
+}
+
+int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[512];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t n = strlen(line);
+        if (n == sizeof line - 1 && line[n - 1] != '\n') {
+            snprintf(err, errlen, "%s:%d: line too long", path, lineno);
+            rc = -1;
+            break;
+        }
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (lineno == 1) {
+            if (strcmp(line, header)) {
+                snprintf(err, errlen, "%s:1: header is not '%s'", path, header);
+                rc = -1;
+            }
+            continue;
+        }
+        char *fld[4], *end;
+        if (split4(line, fld)) {
+            snprintf(err, errlen, "%s:%d: not metric,variant,value,unit", path, lineno);
+            rc = -1;
+            break;
+        }
+        errno = 0;
+        double v = strtod(fld[2], &end);
+        if (errno || *end || !isfinite(v)) {
+            snprintf(err, errlen, "%s:%d: value '%s' is not a finite number", path, lineno, fld[2]);
+            rc = -1;
+            break;
+        }
+        if (r->nrows >= GG_PROBE_MAX_ROWS) {
+            snprintf(err, errlen, "%s:%d: more than %d rows", path, lineno, GG_PROBE_MAX_ROWS);
+            rc = -1;
+            break;
+        }
+        gg_probe_row *row = &r->rows[r->nrows++];
+        if (snprintf(row->metric, sizeof row->metric, "%s", fld[0]) >= (int)sizeof row->metric ||
+            snprintf(row->variant, sizeof row->variant, "%s", fld[1]) >= (int)sizeof row->variant ||
+            snprintf(row->unit, sizeof row->unit, "%s", fld[3]) >= (int)sizeof row->unit) {
+            snprintf(err, errlen, "%s:%d: a field is too long", path, lineno);
+            rc = -1;
+            break;
+        }
+        row->value = v;
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: read error", path);
+        rc = -1;
+    }
+    fclose(f);
+    if (rc == 0 && lineno == 0) {
+        snprintf(err, errlen, "%s: empty file", path);
+        rc = -1;
+    }
+    if (rc)
+        return rc;
+
+    /* The summary fields. */
+    if (need(r, path, "mad", "max", "GFLOP/s", &r->mad_gflops, err, errlen))
+        return -1;
+    double best = -1;
+    for (int i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].metric, "mad") && strcmp(r->rows[i].variant, "max") &&
+            r->rows[i].value > best) {
+            best = r->rows[i].value;
+            snprintf(r->mad_best, sizeof r->mad_best, "%s", r->rows[i].variant);
+        }
+    for (int fm = 0; fm < 2; fm++)
+        for (int pt = 0; pt < 2; pt++) {
+            char variant[48];
+            snprintf(variant, sizeof variant, "%s-%s", fmt_names[fm], pat_names[pt]);
+            if (need(r, path, "fetch", variant, "Gtexel/s", &r->fetch_gtexels[fm][pt], err, errlen) ||
+                need(r, path, "fetch", variant, "GB/s", &r->fetch_gbs[fm][pt], err, errlen))
+                return -1;
+        }
+    for (int n = 1; n <= GG_MAX_TARGETS; n++) {
+        char variant[48];
+        snprintf(variant, sizeof variant, "targets-%d", n);
+        if (!find(r, "write", variant, "GB/s"))
+            break;
+        if (need(r, path, "write", variant, "Gtexel/s", &r->write_gtexels[n], err, errlen) ||
+            need(r, path, "write", variant, "GB/s", &r->write_gbs[n], err, errlen))
+            return -1;
+        r->write_max_targets = n;
+    }
+    if (r->write_max_targets == 0) {
+        snprintf(err, errlen, "%s: no row write,targets-1,...,GB/s", path);
+        return -1;
+    }
+    if (need(r, path, "readback", "rgba32f", "GB/s", &r->readback_gbs, err, errlen))
+        return -1;
+    r->status = GG_OK;
+    return 0;
+}

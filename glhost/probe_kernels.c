@@ -1,0 +1,481 @@
+/* The probe's kernels: GLSL 3.30 fragment shaders drawn over one triangle
+ * that covers the viewport, into RGBA32F targets, and a CPU model of what
+ * each writes.
+ *
+ *  - PK_MAD: `chains` independent vec4 chains v = v * uMul + uAdd over a
+ *    uniform-bounded loop (the compiler cannot fold it), summed into the
+ *    target so no chain is dead.  uMul and uAdd are uniforms: lane w
+ *    (v * 1 + 2^-10) cannot be simplified away and counts iterations exactly.
+ *  - PK_FETCH: `iters` texelFetch of an R32F or RGBA32F texture, summed into
+ *    four accumulators.  Friendly: fragment (x, y) reads texels (x + i, y),
+ *    neighbours read neighbours, as the GEMM's sweep along k.  Hostile: a
+ *    hash of the fragment starts a walk with an odd stride of 2^32 / phi
+ *    over the whole (large) texture, so almost every fetch misses.  Texel
+ *    values are multiples of 2^-10 below 1, so every partial sum up to 8192
+ *    terms is exact in float and the CPU model matches to the bit.
+ *  - PK_WRITE: `targets` outputs, target t gets (x + .5, y + .5, t, 1). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glhost/probe_internal.h"
+
+#define SRC_MAX 16384
+
+static const char *vertex_src =
+    "#version 330 core\n"
+    "layout(location = 0) in vec2 aPos;\n"
+    "void main() { gl_Position = vec4(aPos, 0.0, 1.0); }\n";
+
+/* Appends to a fixed buffer; overflow is sticky and checked once. */
+typedef struct {
+    char buf[SRC_MAX];
+    size_t len;
+    bool overflow;
+} srcbuf;
+
+static void put(srcbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(srcbuf *s, const char *fmt, ...)
+{
+    va_list ap;
+    if (s->overflow)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(s->buf + s->len, sizeof s->buf - s->len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof s->buf - s->len)
+        s->overflow = true;
+    else
+        s->len += (size_t)n;
+}
+
+/* Initial value of chain c at fragment (x, y): exact in float. */
+static void mad_init(int x, int y, int c, float v[4])
+{
+    float fx = ((float)x + 0.5f) * 0.0009765625f;
+    float fy = ((float)y + 0.5f) * 0.0009765625f;
+    v[0] = fx + 0.125f * (float)c;
+    v[1] = fy - 0.0625f * (float)c;
+    v[2] = (0.5f - fx) + 0.03125f * (float)c;
+    v[3] = (float)c;
+}
+
+static void emit_mad(srcbuf *s, int chains)
+{
+    put(s, "#version 330 core\n"
+           "// glgemm probe: vec4 multiply-add, %d independent chains\n"
+           "uniform int uIters;\nuniform vec4 uMul;\nuniform vec4 uAdd;\n"
+           "layout(location = 0) out vec4 oColor;\n"
+           "void main() {\n"
+           "    float fx = gl_FragCoord.x * 0.0009765625;\n"
+           "    float fy = gl_FragCoord.y * 0.0009765625;\n",
+        chains);
+    for (int c = 0; c < chains; c++)
+        put(s, "    vec4 v%d = vec4(fx + %.9g, fy - %.9g, (0.5 - fx) + %.9g, %d.0);\n", c,
+            0.125 * c, 0.0625 * c, 0.03125 * c, c);
+    put(s, "    for (int i = 0; i < uIters; i++) {\n");
+    for (int c = 0; c < chains; c++)
+        put(s, "        v%d = v%d * uMul + uAdd;\n", c, c);
+    put(s, "    }\n    oColor = v0");
+    for (int c = 1; c < chains; c++)
+        put(s, " + v%d", c);
+    put(s, ";\n}\n");
+}
+
+static void emit_fetch(srcbuf *s, const pk_kernel *k)
+{
+    const char *what = k->fmt == GG_FETCH_R32F ? "R32F" : "RGBA32F";
+    put(s, "#version 330 core\n"
+           "// glgemm probe: texel fetch, %s, cache-%s, %dx%d texture\n"
+           "uniform sampler2D uTex;\nuniform int uIters;\n"
+           "layout(location = 0) out vec4 oColor;\n"
+           "void main() {\n"
+           "    vec4 s0 = vec4(0.0), s1 = vec4(0.0), s2 = vec4(0.0), s3 = vec4(0.0);\n",
+        what, k->pattern == GG_FETCH_FRIENDLY ? "friendly" : "hostile", 1 << k->tex_log2w,
+        1 << k->tex_log2h);
+    int mw = (1 << k->tex_log2w) - 1, mh = (1 << k->tex_log2h) - 1;
+    if (k->pattern == GG_FETCH_FRIENDLY) {
+        put(s, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
+               "    int y = p.y & %d;\n"
+               "    for (int i = 0; i < uIters; i += 4) {\n",
+            mh);
+        for (int j = 0; j < 4; j++)
+            put(s, "        s%d += texelFetch(uTex, ivec2((p.x + i + %d) & %d, y), 0);\n", j, j,
+                mw);
+        put(s, "    }\n");
+    } else {
+        unsigned all = (unsigned)(((uint64_t)1 << (k->tex_log2w + k->tex_log2h)) - 1);
+        put(s, "    uvec2 p = uvec2(gl_FragCoord.xy);\n"
+               "    uint h = p.x * 73856093u ^ p.y * 19349663u;\n"
+               "    h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;\n"
+               "    for (int i = 0; i < uIters; i += 4) {\n");
+        for (int j = 0; j < 4; j++)
+            put(s, "        { uint a = h & %uu; h += 2654435769u;\n"
+                   "          s%d += texelFetch(uTex, ivec2(int(a & %uu), int(a >> %d)), 0); }\n",
+                all, j, (unsigned)mw, k->tex_log2w);
+        put(s, "    }\n");
+    }
+    put(s, "    oColor = (s0 + s1) + (s2 + s3);\n}\n");
+}
+
+static void emit_write(srcbuf *s, int targets)
+{
+    put(s, "#version 330 core\n// glgemm probe: render-target write, %d targets\n", targets);
+    for (int t = 0; t < targets; t++)
+        put(s, "layout(location = %d) out vec4 o%d;\n", t, t);
+    put(s, "void main() {\n    vec4 v = vec4(gl_FragCoord.xy, 0.0, 1.0);\n");
+    for (int t = 0; t < targets; t++)
+        put(s, "    o%d = v + vec4(0.0, 0.0, %d.0, 0.0);\n", t, t);
+    put(s, "}\n");
+}
+
+uint32_t pk_hash(uint32_t x, uint32_t y)
+{
+    uint32_t h = (x * 73856093u) ^ (y * 19349663u);
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return h;
+}
+
+float pk_texel_value(uint32_t index, int channel)
+{
+    uint32_t v = ((index * 4u + (uint32_t)channel) * 2654435761u) >> 22;
+    return (float)v * 0.0009765625f;
+}
+
+/* ---- GL objects ---------------------------------------------------------- */
+
+static void first_line(char *dst, size_t len, const char *log)
+{
+    size_t n = strcspn(log, "\n");
+    while (n > 0 && (log[n - 1] == '\r' || log[n - 1] == ' '))
+        n--;
+    snprintf(dst, len, "%.*s", (int)n, log);
+}
+
+static GLuint compile(GLenum type, const char *src, char *detail, size_t len)
+{
+    GLuint sh = glCreateShader(type);
+    glShaderSource(sh, 1, &src, NULL);
+    glCompileShader(sh);
+    GLint ok = 0;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[1024] = "";
+        glGetShaderInfoLog(sh, sizeof log, NULL, log);
+        char line[512];
+        first_line(line, sizeof line, log);
+        snprintf(detail, len, "probe %s shader does not compile: %s",
+                 type == GL_VERTEX_SHADER ? "vertex" : "fragment", line);
+        glDeleteShader(sh);
+        return 0;
+    }
+    return sh;
+}
+
+static gg_status link_program(const char *fs_src, GLuint *prog, char *detail, size_t len)
+{
+    GLuint vs = compile(GL_VERTEX_SHADER, vertex_src, detail, len);
+    if (!vs)
+        return GG_COMPILE_ERROR;
+    GLuint fs = compile(GL_FRAGMENT_SHADER, fs_src, detail, len);
+    if (!fs) {
+        glDeleteShader(vs);
+        return GG_COMPILE_ERROR;
+    }
+    GLuint p = glCreateProgram();
+    glAttachShader(p, vs);
+    glAttachShader(p, fs);
+    glLinkProgram(p);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = 0;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[1024] = "", line[512];
+        glGetProgramInfoLog(p, sizeof log, NULL, log);
+        first_line(line, sizeof line, log);
+        snprintf(detail, len, "probe program does not link: %s", line);
+        glDeleteProgram(p);
+        return GG_LINK_ERROR;
+    }
+    *prog = p;
+    return GG_OK;
+}
+
+static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
+{
+    int w = 1 << k->tex_log2w, h = 1 << k->tex_log2h;
+    int ch = k->fmt == GG_FETCH_R32F ? 1 : 4;
+    size_t n = (size_t)w * (size_t)h * (size_t)ch;
+    float *data = malloc(n * sizeof *data);
+    if (!data) {
+        snprintf(detail, len, "probe: out of memory for a %dx%d texture", w, h);
+        return GG_GL_ERROR;
+    }
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
+        for (int c = 0; c < ch; c++)
+            data[i * (size_t)ch + (size_t)c] = pk_texel_value((uint32_t)i, c);
+    glGenTextures(1, &k->src);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, k->src);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    if (k->fmt == GG_FETCH_R32F)
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, w, h, 0, GL_RED, GL_FLOAT, data);
+    else
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, w, h, 0, GL_RGBA, GL_FLOAT, data);
+    free(data);
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        snprintf(detail, len, "probe: uploading a %dx%d %s texture: GL error 0x%04x", w, h,
+                 ch == 1 ? "R32F" : "RGBA32F", e);
+        return GG_GL_ERROR;
+    }
+    return GG_OK;
+}
+
+static gg_status make_targets(pk_kernel *k, char *detail, size_t len)
+{
+    glGenFramebuffers(1, &k->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, k->fbo);
+    GLenum bufs[GG_MAX_TARGETS];
+    glGenTextures(k->targets, k->tex);
+    for (int t = 0; t < k->targets; t++) {
+        glBindTexture(GL_TEXTURE_2D, k->tex[t]);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, k->w, k->h, 0, GL_RGBA, GL_FLOAT, NULL);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + (GLenum)t, GL_TEXTURE_2D,
+                               k->tex[t], 0);
+        bufs[t] = GL_COLOR_ATTACHMENT0 + (GLenum)t;
+    }
+    glDrawBuffers(k->targets, bufs);
+    GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE) {
+        snprintf(detail, len, "probe: %d RGBA32F targets of %dx%d: framebuffer incomplete (0x%04x)",
+                 k->targets, k->w, k->h, st);
+        return GG_FBO_INCOMPLETE;
+    }
+    return GG_OK;
+}
+
+gg_status pk_init(pk_kernel *k, char *detail, size_t len)
+{
+    k->prog = k->vao = k->vbo = k->fbo = k->src = 0;
+    memset(k->tex, 0, sizeof k->tex);
+    if (k->kind != PK_WRITE)
+        k->targets = 1;
+    if (k->targets < 1 || k->targets > GG_MAX_TARGETS || k->w < 1 || k->h < 1 ||
+        (k->kind == PK_MAD && k->chains < 1)) {
+        snprintf(detail, len, "probe: bad kernel parameters");
+        return GG_INVALID;
+    }
+    glGetError(); /* start clean: errors below are this kernel's */
+    srcbuf *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(detail, len, "probe: out of memory");
+        return GG_GL_ERROR;
+    }
+    switch (k->kind) {
+    case PK_MAD: emit_mad(s, k->chains); break;
+    case PK_FETCH: emit_fetch(s, k); break;
+    case PK_WRITE: emit_write(s, k->targets); break;
+    }
+    gg_status st = GG_OK;
+    if (s->overflow) {
+        snprintf(detail, len, "probe: shader text too long");
+        st = GG_INVALID;
+    } else {
+        st = link_program(s->buf, &k->prog, detail, len);
+    }
+    free(s);
+    if (st != GG_OK)
+        return st;
+
+    static const float tri[] = {-1.f, -1.f, 3.f, -1.f, -1.f, 3.f};
+    glGenVertexArrays(1, &k->vao);
+    glBindVertexArray(k->vao);
+    glGenBuffers(1, &k->vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, k->vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof tri, tri, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+    glEnableVertexAttribArray(0);
+
+    glUseProgram(k->prog);
+    k->u_iters = glGetUniformLocation(k->prog, "uIters");
+    if (k->kind == PK_MAD) {
+        glUniform4f(glGetUniformLocation(k->prog, "uMul"), PK_MUL_X, PK_MUL_Y, PK_MUL_Z, PK_MUL_W);
+        glUniform4f(glGetUniformLocation(k->prog, "uAdd"), PK_ADD_X, PK_ADD_Y, PK_ADD_Z, PK_ADD_W);
+    }
+    if (k->kind == PK_FETCH) {
+        glUniform1i(glGetUniformLocation(k->prog, "uTex"), 0);
+        if ((st = upload_source(k, detail, len)) != GG_OK)
+            return st;
+    }
+    if ((st = make_targets(k, detail, len)) != GG_OK)
+        return st;
+    glDisable(GL_BLEND);
+    glDisable(GL_DEPTH_TEST);
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        snprintf(detail, len, "probe: setting up a kernel: GL error 0x%04x", e);
+        return GG_GL_ERROR;
+    }
+    return GG_OK;
+}
+
+void pk_free(pk_kernel *k)
+{
+    if (k->prog)
+        glDeleteProgram(k->prog);
+    if (k->vbo)
+        glDeleteBuffers(1, &k->vbo);
+    if (k->vao)
+        glDeleteVertexArrays(1, &k->vao);
+    if (k->fbo)
+        glDeleteFramebuffers(1, &k->fbo);
+    if (k->src)
+        glDeleteTextures(1, &k->src);
+    for (int t = 0; t < GG_MAX_TARGETS; t++)
+        if (k->tex[t])
+            glDeleteTextures(1, &k->tex[t]);
+    k->prog = k->vbo = k->vao = k->fbo = k->src = 0;
+    memset(k->tex, 0, sizeof k->tex);
+}
+
+void pk_draw(const pk_kernel *k, int iters)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, k->fbo);
+    glViewport(0, 0, k->w, k->h);
+    glUseProgram(k->prog);
+    glBindVertexArray(k->vao);
+    if (k->kind == PK_FETCH) {
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_2D, k->src);
+    }
+    if (k->u_iters >= 0)
+        glUniform1i(k->u_iters, iters);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+}
+
+void pk_read(const pk_kernel *k, int t, int x, int y, float out[4])
+{
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, k->fbo);
+    glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)t);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(x, y, 1, 1, GL_RGBA, GL_FLOAT, out);
+}
+
+/* ---- CPU models ---------------------------------------------------------- */
+
+void gg_probe_mad_reference(int x, int y, int chains, int iters, float out[4])
+{
+    static const float mul[4] = {PK_MUL_X, PK_MUL_Y, PK_MUL_Z, PK_MUL_W};
+    static const float add[4] = {PK_ADD_X, PK_ADD_Y, PK_ADD_Z, PK_ADD_W};
+    for (int l = 0; l < 4; l++)
+        out[l] = 0.0f;
+    for (int c = 0; c < chains; c++) {
+        float v[4];
+        mad_init(x, y, c, v);
+        for (int i = 0; i < iters; i++)
+            for (int l = 0; l < 4; l++) {
+                volatile float p = v[l] * mul[l]; /* no contraction: one rounding each */
+                v[l] = p + add[l];
+            }
+        for (int l = 0; l < 4; l++)
+            out[l] = c == 0 ? v[l] : out[l] + v[l];
+    }
+}
+
+double gg_probe_mad_tolerance(int chains, int iters, const float ref[4])
+{
+    /* Lanes x, y, z contract (|mul| <= 0.99), so a rounding difference per
+     * step (an FMA, or a reordered sum) stays within about 100 ulp of values
+     * below 4 per chain; lane w is exact.  One iteration more or fewer moves
+     * lane w by chains * 2^-10, well above this. */
+    (void)iters;
+    double m = 0;
+    for (int l = 0; l < 4; l++)
+        m = fmax(m, fabs((double)ref[l]));
+    return 1e-4 * chains + 1e-6 * m;
+}
+
+void pk_expect(const pk_kernel *k, int t, int x, int y, int iters, float out[4])
+{
+    switch (k->kind) {
+    case PK_MAD:
+        gg_probe_mad_reference(x, y, k->chains, iters, out);
+        return;
+    case PK_WRITE:
+        out[0] = (float)x + 0.5f;
+        out[1] = (float)y + 0.5f;
+        out[2] = (float)t;
+        out[3] = 1.0f;
+        return;
+    case PK_FETCH:
+        break;
+    }
+    int w = 1 << k->tex_log2w, mw = w - 1, mh = (1 << k->tex_log2h) - 1;
+    uint32_t all = (uint32_t)(((uint64_t)1 << (k->tex_log2w + k->tex_log2h)) - 1);
+    uint32_t h = pk_hash((uint32_t)x, (uint32_t)y);
+    float s[4][4] = {{0}};
+    for (int i = 0; i < iters; i += 4)
+        for (int j = 0; j < 4; j++) {
+            uint32_t index;
+            if (k->pattern == GG_FETCH_FRIENDLY) {
+                index = (uint32_t)(y & mh) * (uint32_t)w + (uint32_t)((x + i + j) & mw);
+            } else {
+                index = h & all;
+                h += 2654435769u;
+            }
+            for (int c = 0; c < 4; c++) {
+                float v;
+                if (k->fmt == GG_FETCH_RGBA32F)
+                    v = pk_texel_value(index, c);
+                else
+                    v = c == 0 ? pk_texel_value(index, 0) : c == 3 ? 1.0f : 0.0f;
+                s[j][c] += v;
+            }
+        }
+    for (int c = 0; c < 4; c++)
+        out[c] = (s[0][c] + s[1][c]) + (s[2][c] + s[3][c]);
+}
+
+double pk_tolerance(const pk_kernel *k, int iters, const float expect[4], int channel)
+{
+    /* Multiply-add lane w, fetch sums (multiples of 2^-10 below 8192) and
+     * written values are exact in any order of evaluation. */
+    if (k->kind == PK_MAD && channel != 3)
+        return gg_probe_mad_tolerance(k->chains, iters, expect);
+    return 0.0;
+}
+
+int gg_probe_mad_values(int w, int h, int chains, int iters, float *rgba, char *err,
+                        size_t errlen)
+{
+    pk_kernel k = {.kind = PK_MAD, .chains = chains, .w = w, .h = h};
+    gg_status st = pk_init(&k, err, errlen);
+    if (st != GG_OK) {
+        pk_free(&k);
+        return -1;
+    }
+    pk_draw(&k, iters);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, k.fbo);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_FLOAT, rgba);
+    GLenum e = glGetError();
+    pk_free(&k);
+    if (e != GL_NO_ERROR) {
+        snprintf(err, errlen, "probe: multiply-add draw: GL error 0x%04x", e);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,378 @@
+/* glhost/probe: the quick probe gives positive finite rates on llvmpipe; the
+ * multiply-add shader computes what its rate claims (checked against the CPU
+ * for every fragment of small targets); probe.csv is written atomically and
+ * parses back with every ceiling; `glgemm probe` writes it and rejects bad
+ * usage with exit 2.  GL cases make their context inside the (forked) test. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "glhost/context.h"
+#include "glhost/probe.h"
+#include "tests/suites.h"
+
+extern char **environ;
+
+static gg_ctx *make_ctx(void)
+{
+    char err[512] = "";
+    gg_ctx *ctx = gg_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_CORE, err, sizeof err, NULL);
+    ck_assert_msg(ctx != NULL, "no EGL core context: %s", err);
+    return ctx;
+}
+
+static void make_tmpdir(char *dir, size_t len)
+{
+    snprintf(dir, len, "/tmp/glgemm-probe-XXXXXX");
+    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+}
+
+static void rm_rf(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static bool positive(double v) { return isfinite(v) && v > 0; }
+
+static void assert_ceilings(const gg_probe_result *r)
+{
+    ck_assert_msg(positive(r->mad_gflops), "mad %g", r->mad_gflops);
+    for (int f = 0; f < 2; f++)
+        for (int p = 0; p < 2; p++) {
+            ck_assert_msg(positive(r->fetch_gtexels[f][p]), "fetch[%d][%d] %g", f, p,
+                          r->fetch_gtexels[f][p]);
+            /* 4 bytes an R32F texel, 16 an RGBA32F one. */
+            double bytes = f == GG_FETCH_R32F ? 4 : 16;
+            ck_assert_msg(fabs(r->fetch_gbs[f][p] - bytes * r->fetch_gtexels[f][p]) <=
+                              1e-4 * r->fetch_gbs[f][p],
+                          "fetch GB/s %g vs %g Gtexel/s", r->fetch_gbs[f][p],
+                          r->fetch_gtexels[f][p]);
+        }
+    ck_assert_int_ge(r->write_max_targets, 1);
+    ck_assert_int_le(r->write_max_targets, GG_MAX_TARGETS);
+    for (int n = 1; n <= r->write_max_targets; n++) {
+        ck_assert_msg(positive(r->write_gtexels[n]), "write %d: %g", n, r->write_gtexels[n]);
+        ck_assert_msg(fabs(r->write_gbs[n] - 16 * r->write_gtexels[n]) <= 1e-4 * r->write_gbs[n],
+                      "write %d GB/s", n);
+    }
+    ck_assert_msg(positive(r->readback_gbs), "readback %g", r->readback_gbs);
+}
+
+static bool close_to(double a, double b) { return fabs(a - b) <= 1e-5 * fabs(b); }
+
+START_TEST(quick_probe_runs_and_round_trips)
+{
+    gg_ctx *ctx = make_ctx();
+    gg_probe_opts o;
+    gg_probe_opts_default(&o, true);
+    static gg_probe_result r, back;
+    gg_status st = gg_probe_run(&o, &r);
+    ck_assert_msg(st == GG_OK, "probe: %s: %s", gg_status_name(st), r.detail);
+    gg_ctx_destroy(ctx);
+    assert_ceilings(&r);
+    /* llvmpipe offers 8 draw buffers: all eight are measured. */
+    ck_assert_int_eq(r.write_max_targets, 8);
+    double best = 0;
+    for (int i = 0; i < r.nrows; i++)
+        if (!strcmp(r.rows[i].metric, "mad") && strcmp(r.rows[i].variant, "max"))
+            best = fmax(best, r.rows[i].value);
+    ck_assert_msg(best == r.mad_gflops, "max %g is not the best point %g", r.mad_gflops, best);
+
+    char dir[64], path[128], err[512];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/probe.csv", dir);
+    ck_assert_msg(gg_probe_write_csv(&r, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gg_probe_read_csv(path, &back, err, sizeof err) == 0, "%s", err);
+    assert_ceilings(&back);
+    ck_assert_int_eq(back.nrows, r.nrows);
+    ck_assert(close_to(back.mad_gflops, r.mad_gflops));
+    ck_assert_str_eq(back.mad_best, r.mad_best);
+    for (int f = 0; f < 2; f++)
+        for (int p = 0; p < 2; p++)
+            ck_assert(close_to(back.fetch_gtexels[f][p], r.fetch_gtexels[f][p]) &&
+                      close_to(back.fetch_gbs[f][p], r.fetch_gbs[f][p]));
+    ck_assert_int_eq(back.write_max_targets, r.write_max_targets);
+    for (int n = 1; n <= r.write_max_targets; n++)
+        ck_assert(close_to(back.write_gbs[n], r.write_gbs[n]));
+    ck_assert(close_to(back.readback_gbs, r.readback_gbs));
+    rm_rf(dir);
+}
+END_TEST
+
+/* w, h, chains, iters */
+static const int mad_cases[][4] = {
+    {16, 8, 4, 1}, {16, 16, 8, 37}, {8, 8, 16, 100}, {4, 4, 32, 1000}, {33, 7, 1, 5},
+};
+
+START_TEST(mad_shader_matches_cpu)
+{
+    const int *c = mad_cases[_i];
+    int w = c[0], h = c[1], chains = c[2], iters = c[3];
+    gg_ctx *ctx = make_ctx();
+    float *px = malloc((size_t)w * h * 4 * sizeof *px);
+    ck_assert_ptr_nonnull(px);
+    char err[512];
+    ck_assert_msg(gg_probe_mad_values(w, h, chains, iters, px, err, sizeof err) == 0, "%s", err);
+    gg_ctx_destroy(ctx);
+    /* Lane w: sum over chains of (c + iters * 2^-10), exact in float. */
+    double lane_w = chains * (chains - 1) / 2.0 + chains * iters / 1024.0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const float *got = px + ((size_t)y * w + x) * 4;
+            float ref[4], other[4];
+            gg_probe_mad_reference(x, y, chains, iters, ref);
+            double tol = gg_probe_mad_tolerance(chains, iters, ref);
+            for (int l = 0; l < 4; l++)
+                ck_assert_msg(isfinite(got[l]) && fabs((double)got[l] - ref[l]) <= tol,
+                              "(%d,%d) lane %d: GPU %.9g CPU %.9g tol %g", x, y, l, got[l],
+                              ref[l], tol);
+            ck_assert_msg((double)got[3] == lane_w, "(%d,%d) lane w %.9g, expected %.9g", x, y,
+                          got[3], lane_w);
+            /* The check can fail: one iteration more is outside the tolerance. */
+            gg_probe_mad_reference(x, y, chains, iters + 1, other);
+            ck_assert_msg(fabs((double)other[3] - got[3]) > tol, "tolerance too loose");
+        }
+    free(px);
+}
+END_TEST
+
+/* ---- CSV without GL ----------------------------------------------------- */
+
+static const char *good_csv =
+    "metric,variant,value,unit\n"
+    "mad,c8-64x64-i16,10.5,GFLOP/s\n"
+    "mad,c16-64x64-i16,12.25,GFLOP/s\n"
+    "mad,max,12.25,GFLOP/s\n"
+    "fetch,r32f-friendly,1,Gtexel/s\nfetch,r32f-friendly,4,GB/s\n"
+    "fetch,r32f-hostile,0.5,Gtexel/s\nfetch,r32f-hostile,2,GB/s\n"
+    "fetch,rgba32f-friendly,2,Gtexel/s\nfetch,rgba32f-friendly,32,GB/s\n"
+    "fetch,rgba32f-hostile,0.25,Gtexel/s\nfetch,rgba32f-hostile,4,GB/s\n"
+    "write,targets-1,1.5,Gtexel/s\nwrite,targets-1,24,GB/s\n"
+    "write,targets-2,2,Gtexel/s\nwrite,targets-2,32,GB/s\n"
+    "readback,rgba32f,7.5,GB/s\n";
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(csv_reads_summary)
+{
+    char dir[64], path[128], err[512];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/probe.csv", dir);
+    write_file(path, good_csv);
+    static gg_probe_result r;
+    ck_assert_msg(gg_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.nrows, 16);
+    ck_assert(r.mad_gflops == 12.25);
+    ck_assert_str_eq(r.mad_best, "c16-64x64-i16");
+    ck_assert(r.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_HOSTILE] == 0.25);
+    ck_assert(r.fetch_gbs[GG_FETCH_R32F][GG_FETCH_FRIENDLY] == 4);
+    ck_assert_int_eq(r.write_max_targets, 2);
+    ck_assert(r.write_gbs[2] == 32);
+    ck_assert(r.readback_gbs == 7.5);
+    rm_rf(dir);
+}
+END_TEST
+
+/* Broken variants of good_csv: {text to replace, replacement, what err names}. */
+static const char *csv_bad[][3] = {
+    {"metric,variant,value,unit", "metric,variant,value", "header"},
+    {"mad,max,12.25,GFLOP/s\n", "", "mad,max"},
+    {"readback,rgba32f,7.5,GB/s\n", "", "readback"},
+    {"fetch,rgba32f-hostile,4,GB/s\n", "", "rgba32f-hostile"},
+    {"write,targets-1,24,GB/s\n", "", "targets-1"},
+    {"write,targets-2,32,GB/s", "write,targets-2,nan,GB/s", "finite"},
+    {"write,targets-2,32,GB/s", "write,targets-2,3x,GB/s", "finite"},
+    {"fetch,r32f-hostile,2,GB/s", "fetch,r32f-hostile,2", "metric,variant,value,unit"},
+    {"fetch,r32f-hostile,2,GB/s", "fetch,r32f-hostile,2,GB/s,extra", "metric,variant,value,unit"},
+    {"fetch,r32f-hostile,2,GB/s", "fetch,,2,GB/s", "metric,variant,value,unit"},
+};
+
+START_TEST(csv_rejects_broken)
+{
+    char dir[64], path[128], err[512] = "";
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/probe.csv", dir);
+    const char *from = csv_bad[_i][0], *to = csv_bad[_i][1];
+    const char *at = strstr(good_csv, from);
+    ck_assert_ptr_nonnull(at);
+    char text[2048];
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good_csv), good_csv, to, at + strlen(from));
+    write_file(path, text);
+    static gg_probe_result r;
+    ck_assert_int_eq(gg_probe_read_csv(path, &r, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, csv_bad[_i][2]) != NULL, "message '%s' does not name '%s'", err,
+                  csv_bad[_i][2]);
+    ck_assert_msg(strstr(err, path) != NULL, "message '%s' does not name the file", err);
+    rm_rf(dir);
+}
+END_TEST
+
+START_TEST(csv_write_is_atomic)
+{
+    char dir[64], path[160], err[512] = "";
+    make_tmpdir(dir, sizeof dir);
+    static gg_probe_result r;
+    memset(&r, 0, sizeof r);
+    r.nrows = 1;
+    snprintf(r.rows[0].metric, sizeof r.rows[0].metric, "mad");
+    snprintf(r.rows[0].variant, sizeof r.rows[0].variant, "max");
+    snprintf(r.rows[0].unit, sizeof r.rows[0].unit, "GFLOP/s");
+    r.rows[0].value = 3.5;
+    /* A folder that does not exist: an error, and nothing left behind. */
+    snprintf(path, sizeof path, "%s/missing/probe.csv", dir);
+    ck_assert_int_eq(gg_probe_write_csv(&r, path, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "missing") != NULL, "%s", err);
+    /* Over an old file: replaced whole, no temporary left. */
+    snprintf(path, sizeof path, "%s/probe.csv", dir);
+    write_file(path, "old contents\n");
+    ck_assert_msg(gg_probe_write_csv(&r, path, err, sizeof err) == 0, "%s", err);
+    FILE *f = fopen(path, "r");
+    char buf[256] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "metric,variant,value,unit\nmad,max,3.5,GFLOP/s\n");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", dir);
+    ck_assert_msg(system(cmd) == 0, "a temporary file was left in %s", dir);
+    rm_rf(dir);
+}
+END_TEST
+
+/* ---- the command -------------------------------------------------------- */
+
+static const char *glgemm_bin(void)
+{
+    const char *b = getenv("GLGEMM_BIN");
+    return b && *b ? b : "./glgemm";
+}
+
+/* Runs glgemm with args; stdout and stderr to files.  Returns the exit status. */
+static int run_cli(const char *const *args, const char *out, const char *errf)
+{
+    const char *argv[16];
+    int n = 0;
+    argv[n++] = glgemm_bin();
+    for (; *args && n < 15; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ck_assert_msg(rc == 0, "cannot run %s: %s (set GLGEMM_BIN)", argv[0], strerror(rc));
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status), "%s died by a signal", argv[0]);
+    return WEXITSTATUS(status);
+}
+
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    int n = 0, ch;
+    while ((ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+START_TEST(cli_quick_writes_probe_csv)
+{
+    char dir[64], res[96], out[96], errf[96], cmd[512];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(res, sizeof res, "%s/res", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(errf, sizeof errf, "%s/err", dir);
+    const char *args[] = {"probe", "--quick", "--csv", "--results", res, NULL};
+    int rc = run_cli(args, out, errf);
+    ck_assert_msg(rc == 0, "glgemm probe --quick exited %d", rc);
+    /* One card folder holding probe.csv; stdout is the same rows. */
+    snprintf(cmd, sizeof cmd, "test $(ls '%s' | wc -l) -eq 1 && cmp %s/*/probe.csv %s", res, res,
+             out);
+    ck_assert_msg(system(cmd) == 0, "results/<card>/probe.csv missing or not what --csv printed");
+    snprintf(cmd, sizeof cmd, "cp %s/*/probe.csv %s/copy.csv", res, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char copy[128], err[512];
+    snprintf(copy, sizeof copy, "%s/copy.csv", dir);
+    static gg_probe_result r;
+    ck_assert_msg(gg_probe_read_csv(copy, &r, err, sizeof err) == 0, "%s", err);
+    assert_ceilings(&r);
+    rm_rf(dir);
+}
+END_TEST
+
+/* Bad usage: exit 2, one line on stderr, nothing on stdout, no results. */
+static const char *const bad_args[][5] = {
+    {"probe", "--bogus", NULL},
+    {"probe", "--reps", "0", NULL},
+    {"probe", "--reps", "many", NULL},
+    {"probe", "extra", NULL},
+    {"probe", "--results", NULL},
+    {"probe", "--results=", NULL},
+    {"probe", "--quick=yes", NULL},
+    {"probe", "--backend", "vulkan", NULL},
+    {"probe", "--device", "-1", NULL},
+};
+
+START_TEST(cli_bad_usage_exits_2)
+{
+    char dir[64], out[96], errf[96], cmd[256];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(errf, sizeof errf, "%s/err", dir);
+    ck_assert_int_eq(chdir(dir), 0); /* a stray results/ would land here */
+    int rc = run_cli(bad_args[_i], out, errf);
+    ck_assert_msg(rc == 2, "%s %s: exit %d, expected 2", bad_args[_i][1],
+                  bad_args[_i][2] ? bad_args[_i][2] : "", rc);
+    ck_assert_int_eq(count_lines(errf), 1);
+    ck_assert_int_eq(count_lines(out), 0);
+    snprintf(cmd, sizeof cmd, "test ! -e %s/results", dir);
+    ck_assert_msg(system(cmd) == 0, "bad usage made a results folder");
+    rm_rf(dir);
+}
+END_TEST
+
+Suite *make_probe_suite(void)
+{
+    Suite *s = suite_create("probe");
+
+    TCase *csv = tcase_create("csv");
+    tcase_add_test(csv, csv_reads_summary);
+    tcase_add_loop_test(csv, csv_rejects_broken, 0, (int)(sizeof csv_bad / sizeof *csv_bad));
+    tcase_add_test(csv, csv_write_is_atomic);
+    suite_add_tcase(s, csv);
+
+    TCase *usage = tcase_create("cli_usage");
+    tcase_add_loop_test(usage, cli_bad_usage_exits_2, 0, (int)(sizeof bad_args / sizeof *bad_args));
+    tcase_set_timeout(usage, 30);
+    suite_add_tcase(s, usage);
+
+    TCase *gl = tcase_create("gl");
+    tcase_set_tags(gl, "gl");
+    tcase_add_test(gl, quick_probe_runs_and_round_trips);
+    tcase_add_loop_test(gl, mad_shader_matches_cpu, 0, (int)(sizeof mad_cases / sizeof *mad_cases));
+    tcase_add_test(gl, cli_quick_writes_probe_csv);
+    tcase_set_timeout(gl, 120);
+    suite_add_tcase(s, gl);
+    return s;
+}
