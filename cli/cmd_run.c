@@ -1,12 +1,199 @@
-/* glgemm run: not built yet (placeholder so the front end links). */
+/* glgemm run VARIANT [problem] [--reps R] [--csv]: one verified, timed GEMM.
+ *
+ * Order: options, the variant's syntax and the inputs are checked before any
+ * GL (bad input is exit 2 without a context); `best` needs the card's slug,
+ * so it resolves after the first context, from results/<card>/best-MxNxK.txt
+ * (its first word is the canonical variant). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "glhost/csv.h"
+#include "glhost/inputs.h"
+#include "glhost/npy.h"
+#include "glhost/reference.h"
+#include "glhost/run.h"
+
+enum { OPT_CSV = 1 };
+
+typedef struct {
+    bool csv;
+} run_opts;
+
+static const cli_opt own_opts[] = {{"csv", 0, OPT_CSV}, {NULL, 0, 0}};
+
+static const char usage[] =
+    "usage: glgemm run VARIANT [problem options] [--reps R] [--csv]\n"
+    "  One GEMM with VARIANT (key=value,... or a preset: larsen, nv-single, nv-multi,\n"
+    "  tfjs, best), verified against a double-precision CPU reference.\n"
+    "  problem: --m M --n N --k K | --size S (default 1024), --transa, --transb,\n"
+    "           --alpha A, --beta B, --seed S, or --a FILE --b FILE [--c FILE] (.npy),\n"
+    "           --out FILE (writes C as .npy, only when the run is ok)\n"
+    "  --reps R   timed repetitions after a warm-up (default 10); the median counts\n"
+    "  --csv      print the CSV header and one row instead of the readable line\n"
+    "  --backend egl|glfw, --device N\n"
+    "exit status: 0 ok, 1 the variant failed (status printed), 2 bad input, 3 no GL context\n";
+
+static int handler(void *self, int id, const char *value)
+{
+    (void)value;
+    run_opts *o = self;
+    if (id == OPT_CSV)
+        o->csv = true;
+    return 0;
+}
+
+static bool names_best(const char *text)
+{
+    return !strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',');
+}
+
+/* results/<slug>/best-MxNxK.txt -> *best.  0, or EXIT_USAGE after one line. */
+static int load_best(const cli_common *c, const char *slug, int m, int n, int k,
+                     gg_variant *best)
+{
+    char path[512];
+    snprintf(path, sizeof path, "results/%s/best-%dx%dx%d.txt", slug, m, n, k);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cli_error(c, "no best variant recorded for card '%s' and %dx%dx%d (%s missing: "
+                            "run glgemm tune first)", slug, m, n, k, path);
+    char word[GG_VARIANT_TEXT + 1] = "";
+    int got = fscanf(f, "%160s", word);
+    fclose(f);
+    char err[256];
+    if (got != 1 || names_best(word) || gg_variant_parse(word, NULL, best, err, sizeof err))
+        return cli_error(c, "%s does not start with a variant: %s", path,
+                         got == 1 ? err : "empty file");
+    return 0;
+}
+
+static void print_line(const gg_variant *v, const gg_inputs *in, const gg_measurement *m)
+{
+    char vt[GG_VARIANT_TEXT];
+    gg_variant_format(v, vt, sizeof vt);
+    printf("%s %dx%dx%d: ", vt, in->m, in->n, in->k);
+    if (m->status != GG_OK && m->seconds <= 0) {
+        printf("%s: %s\n", gg_status_name(m->status), m->detail);
+        return;
+    }
+    printf("%s, %d pass%s, %.6f s, %.3f GFLOP/s, rel_err %.3g (bound %.3g); compile %.3f s, "
+           "upload %.3f s, read-back %.3f s",
+           gg_status_name(m->status), m->passes, m->passes == 1 ? "" : "es", m->seconds,
+           m->gflops, m->rel_err, gg_verify_bound(in->k), m->compile_s, m->upload_s,
+           m->readback_s);
+    if (m->gpu_s >= 0)
+        printf(", gpu timer %.6f s (beside, not instead)", m->gpu_s);
+    if (m->status != GG_OK)
+        printf(": %s", m->detail);
+    putchar('\n');
+}
 
 int cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "glgemm run: not implemented yet\n");
-    return EXIT_USAGE;
+    cli_common c = {.cmd = "run"};
+    run_opts ro = {false};
+    int rc = cli_parse(argc, argv, &c, own_opts, handler, &ro, true, usage);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (c.npositional == 0)
+        return cli_error(&c, "a VARIANT is needed (try glgemm run --help)");
+    if (c.npositional > 1)
+        return cli_error(&c, "one VARIANT only, got '%s' after '%s'", c.positional[1],
+                         c.positional[0]);
+    if ((rc = cli_check_problem(&c)))
+        return rc;
+    const char *text = c.positional[0];
+    char err[512];
+    gg_variant v;
+    bool want_best = names_best(text);
+    if (!want_best && gg_variant_parse(text, NULL, &v, err, sizeof err))
+        return cli_error(&c, "%s", err);
+
+    gg_inputs in;
+    if (gg_inputs_make(&c.prob, &in, err, sizeof err))
+        return cli_error(&c, "%s", err);
+    int status = EXIT_GPU;
+    gg_reference ref = {0};
+    float *cbuf = NULL;
+    gg_session *s = NULL;
+    gg_run_log log = {0};
+
+    if (gg_reference_compute(&in, c.prob.alpha, c.prob.beta, &ref, err, sizeof err)) {
+        status = cli_error(&c, "%s", err);
+        goto out;
+    }
+    s = gg_session_new(c.backend, c.device);
+    cbuf = malloc((size_t)in.m * in.n * sizeof *cbuf);
+    if (!s || !cbuf) {
+        status = cli_error(&c, "out of memory for a %dx%d result", in.m, in.n);
+        goto out;
+    }
+    /* The card's slug (CSV, best) from a context of the variant's kind (best:
+     * the core kind; the slug is the renderer's, the same in every kind). */
+    gg_ctx_info info;
+    bool no_device = false;
+    gg_ctx_kind kind = want_best ? GG_CTX_CORE : gg_ctx_kind_for(v.profile);
+    if (gg_session_context(s, kind, &info, err, sizeof err, &no_device)) {
+        fprintf(stderr, "glgemm run: %s\n", err);
+        status = no_device ? EXIT_USAGE : EXIT_NOCTX;
+        goto out;
+    }
+    char slug[128];
+    gg_slug(info.renderer, slug, sizeof slug);
+    if (want_best) {
+        gg_variant best;
+        if ((status = load_best(&c, slug, in.m, in.n, in.k, &best)))
+            goto out;
+        if (gg_variant_parse(text, &best, &v, err, sizeof err)) {
+            status = cli_error(&c, "%s", err);
+            goto out;
+        }
+    }
+
+    gg_measurement m;
+    if (gg_session_run(s, &v, &c.prob, &in, &ref, NULL, &m, cbuf, &log, err, sizeof err,
+                       &no_device)) {
+        fprintf(stderr, "glgemm run: %s\n", err);
+        status = no_device ? EXIT_USAGE : EXIT_NOCTX;
+        goto out;
+    }
+    if (ro.csv) {
+        gg_problem shape = c.prob; /* m, n, k as the inputs have them (files) */
+        shape.m = in.m;
+        shape.n = in.n;
+        shape.k = in.k;
+        char row[GG_CSV_ROW_MAX];
+        if (gg_csv_format(row, sizeof row, slug, &shape, &v, &m)) {
+            fprintf(stderr, "glgemm run: cannot format the CSV row (card '%s')\n", slug);
+            status = EXIT_GPU;
+            goto out;
+        }
+        printf("%s\n%s\n", GG_CSV_HEADER, row);
+    } else {
+        print_line(&v, &in, &m);
+    }
+    fflush(stdout);
+    if (m.status != GG_OK) {
+        if (log.failed)
+            gg_program_print_failure(&log.program, stderr);
+        else
+            fprintf(stderr, "glgemm run: status %s: %s\n", gg_status_name(m.status), m.detail);
+        status = EXIT_GPU;
+        goto out;
+    }
+    if (c.prob.out_path &&
+        gg_npy_write(c.prob.out_path, cbuf, in.m, in.n, err, sizeof err)) {
+        status = cli_error(&c, "%s", err);
+        goto out;
+    }
+    status = 0;
+out:
+    gg_run_log_free(&log);
+    gg_session_free(s);
+    free(cbuf);
+    gg_reference_free(&ref);
+    gg_inputs_free(&in);
+    return status;
 }

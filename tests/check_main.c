@@ -9,6 +9,7 @@ int main(void)
     srunner_add_suite(sr, make_context_suite());
     srunner_add_suite(sr, make_search_suite());
     srunner_add_suite(sr, make_pack_suite());
+    srunner_add_suite(sr, make_gemm_suite());
     srunner_add_suite(sr, make_ref_suite());
     srunner_add_suite(sr, make_csv_suite());
     srunner_add_suite(sr, make_probe_suite());

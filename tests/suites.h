@@ -11,6 +11,7 @@ Suite *make_gen_suite(void);
 Suite *make_context_suite(void);
 Suite *make_search_suite(void);
 Suite *make_pack_suite(void);
+Suite *make_gemm_suite(void);
 Suite *make_ref_suite(void);
 Suite *make_csv_suite(void);
 Suite *make_probe_suite(void);

@@ -1,0 +1,654 @@
+/* The render-to-texture GEMM host: see run.h for the contract. */
+#include <GL/glew.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "glhost/pack.h"
+#include "glhost/program.h"
+#include "glhost/run.h"
+
+void gg_run_opts_default(gg_run_opts *o) { memset(o, 0, sizeof *o); }
+
+void gg_run_log_free(gg_run_log *log)
+{
+    if (!log)
+        return;
+    if (log->failed)
+        gg_program_free(&log->program); /* its GL name is 0: texts only */
+    log->failed = false;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+static const char *gl_error_name(GLenum e)
+{
+    switch (e) {
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    case GL_STACK_OVERFLOW: return "GL_STACK_OVERFLOW";
+    case GL_STACK_UNDERFLOW: return "GL_STACK_UNDERFLOW";
+    case GL_CONTEXT_LOST: return "GL_CONTEXT_LOST";
+    }
+    return "unknown GL error";
+}
+
+static const char *fbo_status_name(GLenum s)
+{
+    switch (s) {
+    case GL_FRAMEBUFFER_UNDEFINED: return "GL_FRAMEBUFFER_UNDEFINED";
+    case GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT: return "GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT";
+    case GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT:
+        return "GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT";
+    case GL_FRAMEBUFFER_INCOMPLETE_DRAW_BUFFER: return "GL_FRAMEBUFFER_INCOMPLETE_DRAW_BUFFER";
+    case GL_FRAMEBUFFER_INCOMPLETE_READ_BUFFER: return "GL_FRAMEBUFFER_INCOMPLETE_READ_BUFFER";
+    case GL_FRAMEBUFFER_UNSUPPORTED: return "GL_FRAMEBUFFER_UNSUPPORTED";
+    case GL_FRAMEBUFFER_INCOMPLETE_MULTISAMPLE: return "GL_FRAMEBUFFER_INCOMPLETE_MULTISAMPLE";
+    case GL_FRAMEBUFFER_INCOMPLETE_LAYER_TARGETS: return "GL_FRAMEBUFFER_INCOMPLETE_LAYER_TARGETS";
+    }
+    return "unknown framebuffer status";
+}
+
+/* One block of C: its running sums.  tex[0] holds the targets the FBO
+ * fbo[0] draws into; tex[1] the other pingpong set (fbo[1]) or, for copy,
+ * the prev textures (no FBO). */
+typedef struct {
+    GLuint tex[2][GG_MAX_TARGETS];
+    GLuint fbo[2];
+    float *init[GG_MAX_TARGETS]; /* the running sums' first value, target layout */
+} cblock;
+
+typedef struct {
+    const gg_ctx_info *info;
+    const gg_variant *v;
+    const gg_problem *p;
+    const gg_inputs *in;
+    gg_measurement *out;
+    gg_split sp;
+    const gg_layout *L;
+    int tch;              /* floats a target texel holds as uploaded */
+    int ncb;              /* C blocks: mblocks * nblocks */
+    GLuint *atex, *btex;  /* [bi*kblocks + bk], [bk*nblocks + bj] */
+    cblock *cb;
+    GLuint vao, vbo;
+    gg_program prog;
+    bool have_prog;
+    GLuint query;
+    bool failed;          /* a status other than ok has been set */
+} run_state;
+
+/* Sets the status (the first failure wins) and its one-line detail. */
+__attribute__((format(printf, 3, 4))) static void fail(run_state *s, gg_status st,
+                                                       const char *fmt, ...)
+{
+    if (s->failed)
+        return;
+    s->failed = true;
+    s->out->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->out->detail, sizeof s->out->detail, fmt, ap);
+    va_end(ap);
+}
+
+/* glGetError and a reset check after a stage; false (status set) on failure. */
+static bool stage_ok(run_state *s, const char *stage)
+{
+    if (s->failed)
+        return false;
+    if (s->info->robustness) {
+        GLenum r = GL_NO_ERROR;
+        if (glGetGraphicsResetStatus)
+            r = glGetGraphicsResetStatus();
+        else if (glGetGraphicsResetStatusARB)
+            r = glGetGraphicsResetStatusARB();
+        if (r != GL_NO_ERROR) {
+            fail(s, GG_CONTEXT_LOST, "%s: the context was reset (%s)", stage,
+                 r == GL_GUILTY_CONTEXT_RESET ? "guilty" :
+                 r == GL_INNOCENT_CONTEXT_RESET ? "innocent" : "unknown cause");
+            return false;
+        }
+    }
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        char more[64] = "";
+        GLenum e2 = glGetError();
+        if (e2 != GL_NO_ERROR)
+            snprintf(more, sizeof more, " (then %s)", gl_error_name(e2));
+        while (glGetError() != GL_NO_ERROR)
+            ;
+        fail(s, e == GL_CONTEXT_LOST ? GG_CONTEXT_LOST : GG_GL_ERROR, "%s: %s%s", stage,
+             gl_error_name(e), more);
+        return false;
+    }
+    return true;
+}
+
+static GLenum input_internal(int ch)
+{
+    static const GLenum f[] = {0, GL_R32F, GL_RG32F, GL_RGB32F, GL_RGBA32F};
+    return f[ch];
+}
+
+static GLenum pixel_format(int ch)
+{
+    static const GLenum f[] = {0, GL_RED, GL_RG, GL_RGB, GL_RGBA};
+    return f[ch];
+}
+
+static GLuint make_texture(int w, int h, int ch, const float *data)
+{
+    GLuint t = 0;
+    glGenTextures(1, &t);
+    glBindTexture(GL_TEXTURE_2D, t);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)input_internal(ch), w, h, 0, pixel_format(ch), GL_FLOAT,
+                 data);
+    return t;
+}
+
+/* A and B blocks into textures, the targets made and filled, FBOs checked. */
+static bool upload(run_state *s)
+{
+    const gg_layout *L = s->L;
+    const gg_split *sp = &s->sp;
+    const gg_inputs *in = s->in;
+    gg_src sa = {in->a, in->lda, in->transa}, sb = {in->b, in->ldb, in->transb};
+    size_t na = gg_pack_a_floats(L), nb = gg_pack_b_floats(L);
+    float *buf = malloc((na > nb ? na : nb) * sizeof *buf);
+    s->atex = calloc((size_t)sp->mblocks * sp->kblocks, sizeof *s->atex);
+    s->btex = calloc((size_t)sp->kblocks * sp->nblocks, sizeof *s->btex);
+    s->cb = calloc((size_t)s->ncb, sizeof *s->cb);
+    if (!buf || !s->atex || !s->btex || !s->cb) {
+        free(buf);
+        fail(s, GG_GL_ERROR, "upload: out of host memory");
+        return false;
+    }
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    for (int bi = 0; bi < sp->mblocks; bi++)
+        for (int bk = 0; bk < sp->kblocks; bk++) {
+            gg_block blk = gg_split_block(sp, in->m, in->n, in->k, bi, 0, bk);
+            gg_pack_a(L, sa, &blk, buf);
+            s->atex[bi * sp->kblocks + bk] = make_texture(L->a_w, L->a_h, L->channels, buf);
+        }
+    for (int bk = 0; bk < sp->kblocks; bk++)
+        for (int bj = 0; bj < sp->nblocks; bj++) {
+            gg_block blk = gg_split_block(sp, in->m, in->n, in->k, 0, bj, bk);
+            gg_pack_b(L, sb, &blk, buf);
+            s->btex[bk * sp->nblocks + bj] = make_texture(L->b_w, L->b_h, L->channels, buf);
+        }
+    free(buf);
+    if (!stage_ok(s, "uploading A and B"))
+        return false;
+
+    /* Targets: RGBA32F for 3 channels (RGB32F is not colour-renderable). */
+    GLenum internal = s->tch == 1 ? GL_R32F : s->tch == 2 ? GL_RG32F : GL_RGBA32F;
+    GLenum draw[GG_MAX_TARGETS];
+    for (int t = 0; t < L->targets; t++)
+        draw[t] = GL_COLOR_ATTACHMENT0 + (GLenum)t;
+    int sets_with_fbo = s->v->acc == GG_ACC_PINGPONG ? 2 : 1;
+    size_t tf = gg_target_floats(L, s->tch);
+    for (int c = 0; c < s->ncb; c++) {
+        cblock *cb = &s->cb[c];
+        int bi = c / sp->nblocks, bj = c % sp->nblocks;
+        gg_block blk = gg_split_block(sp, in->m, in->n, in->k, bi, bj, 0);
+        for (int t = 0; t < L->targets; t++) {
+            cb->init[t] = malloc(tf * sizeof(float));
+            if (!cb->init[t]) {
+                fail(s, GG_GL_ERROR, "upload: out of host memory");
+                return false;
+            }
+        }
+        gg_pack_c0(L, in->c0, in->n, s->p->beta, &blk, s->tch, cb->init);
+        int sets = s->v->acc == GG_ACC_BLEND ? 1 : 2;
+        for (int set = 0; set < sets; set++)
+            for (int t = 0; t < L->targets; t++) {
+                glGenTextures(1, &cb->tex[set][t]);
+                glBindTexture(GL_TEXTURE_2D, cb->tex[set][t]);
+                glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+                glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+                glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+                glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+                glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+                glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, L->tgt_w, L->tgt_h, 0,
+                             pixel_format(s->tch), GL_FLOAT, cb->init[t]);
+            }
+        for (int set = 0; set < sets_with_fbo; set++) {
+            glGenFramebuffers(1, &cb->fbo[set]);
+            glBindFramebuffer(GL_FRAMEBUFFER, cb->fbo[set]);
+            for (int t = 0; t < L->targets; t++)
+                glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + (GLenum)t,
+                                       GL_TEXTURE_2D, cb->tex[set][t], 0);
+            glDrawBuffers(L->targets, draw);
+            GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+            if (st != GL_FRAMEBUFFER_COMPLETE) {
+                fail(s, GG_FBO_INCOMPLETE, "framebuffer of %d %s target%s %dx%d: %s", L->targets,
+                     s->tch == 1 ? "R32F" : s->tch == 2 ? "RG32F" : "RGBA32F",
+                     L->targets > 1 ? "s" : "", L->tgt_w, L->tgt_h, fbo_status_name(st));
+                return false;
+            }
+        }
+    }
+    if (!stage_ok(s, "making the render targets"))
+        return false;
+
+    /* One triangle over the viewport. */
+    static const float tri[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
+    if (glGenVertexArrays) {
+        glGenVertexArrays(1, &s->vao);
+        glBindVertexArray(s->vao);
+    }
+    glGenBuffers(1, &s->vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, s->vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof tri, tri, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+    glEnableVertexAttribArray(0);
+    return stage_ok(s, "making the vertex buffer");
+}
+
+/* The running sums back to their first value (outside the timed region). */
+static bool reinit(run_state *s)
+{
+    const gg_layout *L = s->L;
+    int set = s->v->acc == GG_ACC_COPY ? 1 : 0; /* copy: the prev textures */
+    for (int c = 0; c < s->ncb; c++)
+        for (int t = 0; t < L->targets; t++) {
+            glBindTexture(GL_TEXTURE_2D, s->cb[c].tex[set][t]);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, L->tgt_w, L->tgt_h, pixel_format(s->tch),
+                            GL_FLOAT, s->cb[c].init[t]);
+        }
+    glFinish();
+    return stage_ok(s, "re-initialising the running sums");
+}
+
+static void bind_prev(const run_state *s, const GLuint *tex)
+{
+    for (int t = 0; t < s->L->targets; t++) {
+        glActiveTexture(GL_TEXTURE2 + (GLenum)t);
+        glBindTexture(GL_TEXTURE_2D, tex[t]);
+    }
+}
+
+/* Every pass of every block; no glFinish. */
+static void all_passes(run_state *s)
+{
+    const gg_layout *L = s->L;
+    const gg_split *sp = &s->sp;
+    int total = L->passes * sp->kblocks;
+    for (int c = 0; c < s->ncb; c++) {
+        cblock *cb = &s->cb[c];
+        int bi = c / sp->nblocks, bj = c % sp->nblocks, pass = 0;
+        if (s->v->acc != GG_ACC_PINGPONG) {
+            glBindFramebuffer(GL_FRAMEBUFFER, cb->fbo[0]);
+            if (s->v->acc == GG_ACC_COPY)
+                bind_prev(s, cb->tex[1]);
+        }
+        for (int bk = 0; bk < sp->kblocks; bk++) {
+            glActiveTexture(GL_TEXTURE0);
+            glBindTexture(GL_TEXTURE_2D, s->atex[bi * sp->kblocks + bk]);
+            glActiveTexture(GL_TEXTURE1);
+            glBindTexture(GL_TEXTURE_2D, s->btex[bk * sp->nblocks + bj]);
+            for (int p = 0; p < L->passes; p++, pass++) {
+                glUniform1i(s->prog.loc_kbase, p * L->np);
+                if (s->v->acc == GG_ACC_PINGPONG) {
+                    int src = pass % 2;
+                    bind_prev(s, cb->tex[src]);
+                    glBindFramebuffer(GL_FRAMEBUFFER, cb->fbo[1 - src]);
+                }
+                glDrawArrays(GL_TRIANGLES, 0, 3);
+                if (s->v->acc == GG_ACC_COPY && pass + 1 < total)
+                    for (int t = 0; t < L->targets; t++) {
+                        /* BrookGPU's way: the framebuffer into the texture
+                         * the next pass reads (unit 2+t has tex[1][t]). */
+                        glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)t);
+                        glActiveTexture(GL_TEXTURE2 + (GLenum)t);
+                        glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, L->tgt_w, L->tgt_h);
+                    }
+            }
+        }
+    }
+}
+
+/* The FBO that holds the result after all passes. */
+static GLuint result_fbo(const run_state *s, const cblock *cb)
+{
+    if (s->v->acc != GG_ACC_PINGPONG)
+        return cb->fbo[0];
+    int total = s->L->passes * s->sp.kblocks;
+    return cb->fbo[total % 2 == 0 ? 0 : 1];
+}
+
+static bool read_back(run_state *s, float *c)
+{
+    const gg_layout *L = s->L;
+    size_t tf = gg_target_floats(L, 4);
+    float *buf[GG_MAX_TARGETS] = {0};
+    bool ok = true;
+    for (int t = 0; t < L->targets && ok; t++)
+        ok = (buf[t] = malloc(tf * sizeof(float))) != NULL;
+    if (!ok) {
+        for (int t = 0; t < L->targets; t++)
+            free(buf[t]);
+        fail(s, GG_GL_ERROR, "read-back: out of host memory");
+        return false;
+    }
+    for (int cbi = 0; cbi < s->ncb; cbi++) {
+        glBindFramebuffer(GL_FRAMEBUFFER, result_fbo(s, &s->cb[cbi]));
+        for (int t = 0; t < L->targets; t++) {
+            glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)t);
+            glReadPixels(0, 0, L->tgt_w, L->tgt_h, GL_RGBA, GL_FLOAT, buf[t]);
+        }
+        int bi = cbi / s->sp.nblocks, bj = cbi % s->sp.nblocks;
+        gg_block blk = gg_split_block(&s->sp, s->in->m, s->in->n, s->in->k, bi, bj, 0);
+        gg_unpack_c(L, (const float *const *)buf, 4, &blk, c, s->in->n);
+    }
+    for (int t = 0; t < L->targets; t++)
+        free(buf[t]);
+    return stage_ok(s, "reading back C");
+}
+
+static void cleanup(run_state *s)
+{
+    const gg_split *sp = &s->sp;
+    if (s->atex) {
+        glDeleteTextures(sp->mblocks * sp->kblocks, s->atex);
+        free(s->atex);
+    }
+    if (s->btex) {
+        glDeleteTextures(sp->kblocks * sp->nblocks, s->btex);
+        free(s->btex);
+    }
+    if (s->cb) {
+        for (int c = 0; c < s->ncb; c++) {
+            cblock *cb = &s->cb[c];
+            for (int set = 0; set < 2; set++) {
+                glDeleteTextures(GG_MAX_TARGETS, cb->tex[set]); /* 0 names are ignored */
+                if (cb->fbo[set])
+                    glDeleteFramebuffers(1, &cb->fbo[set]);
+            }
+            for (int t = 0; t < GG_MAX_TARGETS; t++)
+                free(cb->init[t]);
+        }
+        free(s->cb);
+    }
+    if (s->vbo)
+        glDeleteBuffers(1, &s->vbo);
+    if (s->vao)
+        glDeleteVertexArrays(1, &s->vao);
+    if (s->query)
+        glDeleteQueries(1, &s->query);
+    if (s->have_prog)
+        gg_program_free(&s->prog);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDisable(GL_BLEND);
+    glUseProgram(0);
+    glActiveTexture(GL_TEXTURE0);
+    while (glGetError() != GL_NO_ERROR)
+        ;
+}
+
+/* Compile and link; false (status set, log filled) on failure. */
+static bool build(run_state *s, gg_run_log *log)
+{
+    const gg_split *sp = &s->sp;
+    double t0 = now_s();
+    gg_status st = gg_program_build(&s->prog, s->v, sp->mb, sp->nb, sp->kb);
+    s->out->compile_s = now_s() - t0;
+    s->have_prog = true;
+    if (st != GG_OK) {
+        fail(s, st, "%s", s->prog.detail);
+        if (log) {
+            /* The texts move to the log; the program has no GL name. */
+            log->failed = true;
+            log->program = s->prog;
+            memset(&s->prog, 0, sizeof s->prog);
+            s->have_prog = false;
+        }
+        return false;
+    }
+    return stage_ok(s, "building the program");
+}
+
+/* Program state that holds for every pass. */
+static bool setup_draw(run_state *s)
+{
+    const gg_layout *L = s->L;
+    glUseProgram(s->prog.prog); /* the samplers' units are set by program.c */
+    glUniform1f(s->prog.loc_alpha, s->p->alpha);
+    glViewport(0, 0, L->tgt_w, L->tgt_h);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_CULL_FACE);
+    if (s->v->acc == GG_ACC_BLEND) {
+        glEnable(GL_BLEND);
+        glBlendEquation(GL_FUNC_ADD);
+        glBlendFunc(GL_ONE, GL_ONE);
+    } else {
+        glDisable(GL_BLEND);
+    }
+    return stage_ok(s, "setting up the draw");
+}
+
+static bool timer_queries(const run_state *s)
+{
+    /* Desktop GL_TIME_ELAPSED only (ES has it through an extension with
+     * other entry points); reported beside the wall clock, never instead. */
+    return s->info->timer_query && strncmp(s->info->version, "OpenGL ES", 9) != 0 &&
+           glGenQueries && glGetQueryObjectui64v;
+}
+
+void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
+                    const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
+                    gg_measurement *out, float *c_out, gg_run_log *log)
+{
+    gg_measurement_init(out);
+    if (log)
+        log->failed = false;
+    run_state st;
+    memset(&st, 0, sizeof st);
+    run_state *s = &st;
+    s->info = info;
+    s->v = v;
+    s->p = p;
+    s->in = in;
+    s->out = out;
+    while (glGetError() != GL_NO_ERROR)
+        ;
+
+    gg_card_limits lim;
+    gg_ctx_limits(info, &lim);
+    char why[256] = "";
+    gg_card_verdict cv = gg_variant_check_card(v, &lim, why, sizeof why);
+    if (cv != GG_CARD_OK) {
+        fail(s, cv == GG_CARD_INVALID ? GG_INVALID : GG_UNSUPPORTED, "%s", why);
+        return;
+    }
+    int max_tex = info->max_texture_size;
+    if (o && o->max_texture_size > 0 && o->max_texture_size < max_tex)
+        max_tex = o->max_texture_size;
+    if (gg_split_plan(v, in->m, in->n, in->k, max_tex, &s->sp)) {
+        fail(s, GG_UNSUPPORTED, "no block of %dx%dx%d fits a %d-texel texture limit with "
+             "this packing and mrt", in->m, in->n, in->k, max_tex);
+        return;
+    }
+    s->L = &s->sp.L;
+    s->tch = gg_target_channels(s->L);
+    s->ncb = s->sp.mblocks * s->sp.nblocks;
+    out->passes = s->L->passes * s->sp.kblocks;
+
+    int reps = p->reps > 0 ? p->reps : 1;
+    double *times = calloc((size_t)reps, sizeof *times);
+    double *gpu = calloc((size_t)reps, sizeof *gpu);
+    float *c = c_out ? c_out : malloc((size_t)in->m * in->n * sizeof *c);
+    if (!times || !gpu || !c) {
+        fail(s, GG_GL_ERROR, "out of host memory");
+        goto done;
+    }
+    if (!build(s, log) || !setup_draw(s))
+        goto done;
+
+    double t0 = now_s();
+    bool ok = upload(s);
+    glFinish();
+    out->upload_s = now_s() - t0;
+    if (!ok || !stage_ok(s, "uploading"))
+        goto done;
+
+    bool use_query = timer_queries(s);
+    if (use_query)
+        glGenQueries(1, &s->query);
+    /* Warm-up (the targets hold their first value already). */
+    all_passes(s);
+    glFinish();
+    if (!stage_ok(s, "warm-up run"))
+        goto done;
+    for (int r = 0; r < reps; r++) {
+        if (!reinit(s))
+            goto done;
+        if (use_query)
+            glBeginQuery(GL_TIME_ELAPSED, s->query);
+        double a = now_s();
+        all_passes(s);
+        if (use_query)
+            glEndQuery(GL_TIME_ELAPSED);
+        glFinish();
+        times[r] = now_s() - a;
+        if (use_query) {
+            GLuint64 ns = 0;
+            glGetQueryObjectui64v(s->query, GL_QUERY_RESULT, &ns);
+            gpu[r] = (double)ns * 1e-9;
+        }
+        if (!stage_ok(s, "timed run"))
+            goto done;
+    }
+    out->seconds = median(times, reps);
+    if (use_query)
+        out->gpu_s = median(gpu, reps);
+
+    t0 = now_s();
+    ok = read_back(s, c);
+    out->readback_s = now_s() - t0;
+    if (!ok)
+        goto done;
+
+    gg_verdict verdict;
+    gg_verify(ref, c, &verdict);
+    out->rel_err = verdict.rel_err;
+    if (!verdict.pass) {
+        fail(s, GG_WRONG_RESULT, "%s", verdict.detail);
+        goto done;
+    }
+    out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
+
+done:
+    if (s->failed)
+        out->gflops = 0;
+    cleanup(s);
+    free(times);
+    free(gpu);
+    if (c != c_out)
+        free(c);
+}
+
+struct gg_session {
+    gg_backend backend;
+    int device;
+    gg_ctx *ctx;
+    gg_ctx_kind kind;
+    gg_ctx_info info;
+};
+
+gg_session *gg_session_new(gg_backend backend, int device)
+{
+    gg_session *s = calloc(1, sizeof *s);
+    if (s) {
+        s->backend = backend;
+        s->device = device;
+    }
+    return s;
+}
+
+void gg_session_free(gg_session *s)
+{
+    if (!s)
+        return;
+    if (s->ctx)
+        gg_ctx_destroy(s->ctx);
+    free(s);
+}
+
+int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char *err,
+                       size_t errlen, bool *no_device)
+{
+    if (no_device)
+        *no_device = false;
+    if (s->ctx && s->kind != kind) {
+        /* One context at a time: GLEW's entry points belong to the current
+         * one, and EGL keeps one current context per thread. */
+        gg_ctx_destroy(s->ctx);
+        s->ctx = NULL;
+    }
+    if (!s->ctx) {
+        s->ctx = gg_ctx_create(s->backend, s->device, kind, err, errlen, no_device);
+        if (!s->ctx)
+            return -1;
+        s->kind = kind;
+        gg_ctx_query(s->ctx, &s->info);
+    }
+    if (info)
+        *info = s->info;
+    return 0;
+}
+
+int gg_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
+                   const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
+                   gg_measurement *out, float *c_out, gg_run_log *log, char *err,
+                   size_t errlen, bool *no_device)
+{
+    if (gg_session_context(s, gg_ctx_kind_for(v->profile), NULL, err, errlen, no_device))
+        return -1;
+    gg_run_current(&s->info, v, p, in, ref, o, out, c_out, log);
+    return 0;
+}
+
+int gg_evaluate(gg_backend backend, int device, const gg_variant *v, const gg_problem *p,
+                const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
+                gg_measurement *out, float *c_out, gg_run_log *log, char *err,
+                size_t errlen)
+{
+    gg_session *s = gg_session_new(backend, device);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = gg_session_run(s, v, p, in, ref, o, out, c_out, log, err, errlen, NULL);
+    gg_session_free(s);
+    return rc;
+}

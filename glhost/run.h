@@ -1,0 +1,105 @@
+/* glhost/run: one variant on one GEMM, on a GL context: the render-to-texture
+ * host of the paper.  What it measures is glhost/measure.h's gg_measurement.
+ *
+ * Contract:
+ *  - Card limits first (gg_variant_check_card on the context's limits):
+ *    invalid / unsupported, nothing compiled.  Then the program (program.h),
+ *    compile_error / link_error with the info log.
+ *  - A and B go into float textures (GL_R32F .. GL_RGBA32F by the packing's
+ *    channels, NEAREST, clamped), packed by glhost/pack.h; C is rendered into
+ *    one float texture per target (RGBA32F for 3 channels) on an FBO, one
+ *    full-screen triangle per pass, accumulating by the variant's acc
+ *    (pingpong: two texture sets; copy: glCopyTexSubImage2D from each
+ *    attachment into the prev textures after each pass but the last; blend:
+ *    GL_ONE/GL_ONE into targets that start as beta*C0).
+ *  - Matrices whose textures would pass the texture size limit are cut into
+ *    equal blocks (gg_split_plan): C blocks x K blocks, one shader for all;
+ *    the K blocks after the first go on accumulating into the same targets.
+ *    The limit is GL_MAX_TEXTURE_SIZE, or gg_run_opts.max_texture_size when
+ *    that is smaller and not 0 (the tests force the split with it; the CLI
+ *    never sets it).
+ *  - Time: a warm-up run, then p->reps runs; before each the running sums are
+ *    re-initialised (outside the timed region, then glFinish); the timed
+ *    region is CLOCK_MONOTONIC from the first draw to glFinish after the last
+ *    pass of every block.  seconds is the median.  gpu_s is the median of
+ *    GL_TIME_ELAPSED around the same region where the context has timer
+ *    queries (desktop contexts), else -1: reported beside, never instead.
+ *    compile_s, upload_s (A, B textures and the targets' first fill) and
+ *    readback_s (glReadPixels of every attachment of every block) apart.
+ *  - The last timed rep's C is read back, unpacked and judged with gg_verify
+ *    against ref: a failure is wrong_result with gflops 0.  GL errors after
+ *    each stage are gl_error naming the stage and the error; an incomplete
+ *    FBO is fbo_incomplete naming the status; a reset reported by
+ *    glGetGraphicsResetStatus (contexts with robustness) is context_lost.
+ *  - Failures of the variant are statuses in the measurement, never aborts;
+ *    the GL objects made are deleted whatever happens.
+ * The problem's m, n, k, transa, transb come from the inputs; alpha, beta
+ * and reps from the problem. */
+#ifndef GLGEMM_RUN_H
+#define GLGEMM_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/gen.h"
+#include "glhost/context.h"
+#include "glhost/inputs.h"
+#include "glhost/measure.h"
+#include "glhost/program.h"
+#include "glhost/reference.h"
+
+typedef struct {
+    int max_texture_size; /* 0: the context's limit; else the smaller of the two */
+} gg_run_opts;
+
+void gg_run_opts_default(gg_run_opts *o);
+
+/* What a failed build leaves for the user and the tuner's records: the
+ * failed program (GL name 0; status, detail, info log and sources kept) for
+ * gg_program_print_failure.  failed is false when no build failed.
+ * gg_run_log_free frees the texts (no GL call). */
+typedef struct {
+    bool failed;
+    gg_program program;
+} gg_run_log;
+
+void gg_run_log_free(gg_run_log *log);
+
+/* Runs on the current context (info: its gg_ctx_query).  c_out (may be
+ * NULL): m x n floats, row-major, gets C of the last timed rep whatever the
+ * verdict (left untouched when no GEMM ran).  log (may be NULL) gets the
+ * info log and source of a compile or link error. */
+void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
+                    const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
+                    gg_measurement *out, float *c_out, gg_run_log *log);
+
+/* A session keeps the context of the last kind used, so running several
+ * variants of one profile (bench, a tuner's child) makes one context.  A
+ * variant of another profile destroys it and makes the other kind. */
+typedef struct gg_session gg_session;
+
+gg_session *gg_session_new(gg_backend backend, int device); /* NULL: out of memory */
+void gg_session_free(gg_session *s);
+
+/* Makes (or keeps) a context of that kind, current, and gives its info.
+ * Returns 0, or -1 with one line in err (*no_device as gg_ctx_create). */
+int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char *err,
+                       size_t errlen, bool *no_device);
+
+/* gg_session_context for the variant's profile, then gg_run_current.
+ * Returns 0 when a measurement was made (whatever its status), -1 when no
+ * context could be made (err, *no_device as above; out then untouched). */
+int gg_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
+                   const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
+                   gg_measurement *out, float *c_out, gg_run_log *log, char *err,
+                   size_t errlen, bool *no_device);
+
+/* The tuner's face, from a child process: makes the context the variant's
+ * profile needs (gg_ctx_kind_for), runs, verifies, destroys the context.
+ * o, c_out and log may be NULL.  Returns as gg_session_run. */
+int gg_evaluate(gg_backend backend, int device, const gg_variant *v, const gg_problem *p,
+                const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
+                gg_measurement *out, float *c_out, gg_run_log *log, char *err,
+                size_t errlen);
+
+#endif
