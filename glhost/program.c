@@ -187,36 +187,8 @@ static GLuint compile_spirv(gg_program *p, GLenum type, const char *name, const 
     return sh;
 }
 
-gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int k)
+static gg_status link_program(gg_program *p, bool spirv)
 {
-    memset(p, 0, sizeof *p);
-    p->loc_kbase = p->loc_alpha = -1;
-    p->status = GG_OK;
-    double t0 = now_s();
-    bool spirv = v->compiler == GG_COMPILER_SPIRV;
-    if (spirv && v->profile != GG_PROFILE_330) {
-        p->status = GG_INVALID;
-        set_detail(p, "compiler=spirv needs profile=330");
-        return p->status;
-    }
-    if (spirv && !gg_spirv_available()) {
-        p->status = GG_UNSUPPORTED;
-        set_detail(p, "compiler=spirv: glslangValidator is not installed (glslang-tools)");
-        return p->status;
-    }
-    if (spirv && !glSpecializeShaderARB && !glSpecializeShader) {
-        p->status = GG_UNSUPPORTED;
-        set_detail(p, "compiler=spirv: this context has no glSpecializeShader (GL_ARB_gl_spirv)");
-        return p->status;
-    }
-    p->frag_src = gg_emit_fragment(v, m, n, k);
-    p->vert_src = gg_emit_vertex(v);
-    if (!p->frag_src || !p->vert_src) {
-        p->status = GG_GL_ERROR;
-        set_detail(p, "cannot emit the shaders for %dx%dx%d (sizes out of range or no memory)", m, n,
-                   k);
-        return p->status;
-    }
     while (glGetError() != GL_NO_ERROR)
         ; /* errors of earlier work are not ours */
     GLuint (*compile)(gg_program *, GLenum, const char *, const char *) =
@@ -260,17 +232,15 @@ gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int
         p->loc_kbase = 0;
         p->loc_alpha = 1;
     } else {
+        /* Units of gen.h's contract; a sampler the shader lacks is -1 (a no-op). */
         p->loc_kbase = glGetUniformLocation(prog, "uKBase");
         p->loc_alpha = glGetUniformLocation(prog, "uAlpha");
         glUniform1i(glGetUniformLocation(prog, "uA"), 0);
         glUniform1i(glGetUniformLocation(prog, "uB"), 1);
-        if (v->acc != GG_ACC_BLEND) {
-            int targets = v->mrt.rows * v->mrt.cols;
-            for (int t = 0; t < targets; t++) {
-                char name[24];
-                snprintf(name, sizeof name, "uPrev%d", t);
-                glUniform1i(glGetUniformLocation(prog, name), 2 + t);
-            }
+        for (int t = 0; t < GG_MAX_TARGETS; t++) {
+            char name[24];
+            snprintf(name, sizeof name, "uPrev%d", t);
+            glUniform1i(glGetUniformLocation(prog, name), 2 + t);
         }
     }
     GLenum err = glGetError();
@@ -282,6 +252,70 @@ gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int
         return p->status;
     }
     p->prog = prog;
+    return p->status;
+}
+
+static void start(gg_program *p)
+{
+    memset(p, 0, sizeof *p);
+    p->loc_kbase = p->loc_alpha = -1;
+    p->status = GG_OK;
+}
+
+static bool spirv_usable(gg_program *p)
+{
+    if (!gg_spirv_available()) {
+        p->status = GG_UNSUPPORTED;
+        set_detail(p, "compiler=spirv: glslangValidator is not installed (glslang-tools)");
+        return false;
+    }
+    if (!glSpecializeShaderARB && !glSpecializeShader) {
+        p->status = GG_UNSUPPORTED;
+        set_detail(p, "compiler=spirv: this context has no glSpecializeShader (GL_ARB_gl_spirv)");
+        return false;
+    }
+    return true;
+}
+
+gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int k)
+{
+    start(p);
+    double t0 = now_s();
+    bool spirv = v->compiler == GG_COMPILER_SPIRV;
+    if (spirv && v->profile != GG_PROFILE_330) {
+        p->status = GG_INVALID;
+        set_detail(p, "compiler=spirv needs profile=330");
+        return p->status;
+    }
+    if (spirv && !spirv_usable(p))
+        return p->status;
+    p->frag_src = gg_emit_fragment(v, m, n, k);
+    p->vert_src = gg_emit_vertex(v);
+    if (!p->frag_src || !p->vert_src) {
+        p->status = GG_GL_ERROR;
+        set_detail(p, "cannot emit the shaders for %dx%dx%d (sizes out of range or no memory)", m, n,
+                   k);
+        return p->status;
+    }
+    link_program(p, spirv);
+    p->compile_s = now_s() - t0;
+    return p->status;
+}
+
+gg_status gg_program_build_text(gg_program *p, const char *vert, const char *frag, bool spirv)
+{
+    start(p);
+    double t0 = now_s();
+    if (spirv && !spirv_usable(p))
+        return p->status;
+    p->vert_src = strdup(vert);
+    p->frag_src = strdup(frag);
+    if (!p->vert_src || !p->frag_src) {
+        p->status = GG_GL_ERROR;
+        set_detail(p, "out of memory");
+        return p->status;
+    }
+    link_program(p, spirv);
     p->compile_s = now_s() - t0;
     return p->status;
 }

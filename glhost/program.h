@@ -37,6 +37,11 @@ typedef struct {
  * packs for).  Returns p->status.  Always call gg_program_free(p) after. */
 gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int k);
 
+/* The same for given sources (probes, tests): compile (GLSL, or SPIR-V
+ * through glslang when spirv), bind aPos to 0, link, set the contract's
+ * sampler units where the samplers exist.  Returns p->status. */
+gg_status gg_program_build_text(gg_program *p, const char *vert, const char *frag, bool spirv);
+
 /* Deletes the GL program (on the current context) and frees the texts. */
 void gg_program_free(gg_program *p);
 
