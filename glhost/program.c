@@ -126,15 +126,49 @@ static GLuint compile_glsl(gg_program *p, GLenum type, const char *name, const c
     return sh;
 }
 
+/* glslang costs about 0.1 s a run, and every variant shares one vertex
+ * shader: its binary is kept (one entry, keyed by the source). */
+static struct {
+    char *src;
+    void *spv;
+    size_t len;
+} vert_cache;
+
+static gg_spirv_result spirv_of(const char *src, GLenum type, void **spv, size_t *len, char **log)
+{
+    bool vert = type == GL_VERTEX_SHADER;
+    if (vert && vert_cache.src && !strcmp(vert_cache.src, src) && (*spv = malloc(vert_cache.len))) {
+        memcpy(*spv, vert_cache.spv, vert_cache.len);
+        *len = vert_cache.len;
+        *log = NULL;
+        return GG_SPIRV_OK;
+    }
+    gg_spirv_result r = gg_spirv_compile(src, vert ? GG_STAGE_VERTEX : GG_STAGE_FRAGMENT, spv, len, log);
+    if (vert && r == GG_SPIRV_OK) {
+        char *s = strdup(src);
+        void *b = malloc(*len);
+        if (s && b) {
+            free(vert_cache.src);
+            free(vert_cache.spv);
+            memcpy(b, *spv, *len);
+            vert_cache.src = s;
+            vert_cache.spv = b;
+            vert_cache.len = *len;
+        } else {
+            free(s);
+            free(b);
+        }
+    }
+    return r;
+}
+
 /* One stage through glslang and GL_ARB_gl_spirv; 0 on failure. */
 static GLuint compile_spirv(gg_program *p, GLenum type, const char *name, const char *src)
 {
     void *spv = NULL;
     size_t len = 0;
     char *log = NULL;
-    gg_spirv_result r = gg_spirv_compile(src, type == GL_VERTEX_SHADER ? GG_STAGE_VERTEX
-                                                                      : GG_STAGE_FRAGMENT,
-                                         &spv, &len, &log);
+    gg_spirv_result r = spirv_of(src, type, &spv, &len, &log);
     char title[48];
     snprintf(title, sizeof title, "%s (glslang)", name);
     add_log(p, title, r == GG_SPIRV_OK || r == GG_SPIRV_REJECTED ? log : NULL);

@@ -6,6 +6,7 @@
 int main(void)
 {
     SRunner *sr = srunner_create(make_gen_suite());
+    srunner_add_suite(sr, make_program_suite());
     srunner_add_suite(sr, make_context_suite());
     srunner_add_suite(sr, make_search_suite());
     srunner_add_suite(sr, make_pack_suite());

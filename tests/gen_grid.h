@@ -2,8 +2,8 @@
  *
  * The wide grid is every profile x every packing x MRT shapes up to 8
  * targets x np in {1, odd, all} x both unrolls x every acc, for the GLSL
- * compiler; plus, for compiler=spirv (profile 330 only), packing x MRT x np x
- * unroll x acc.  Compiling the full product (3*8*14*3*2*3 = 6048 GLSL
+ * compiler; plus, for compiler=spirv (profile 330 only), packing x MRT (a
+ * subset of six shapes, see grid_spirv_mrts) x np x unroll x acc.  Compiling the full product (3*8*14*3*2*3 = 6048 GLSL
  * variants) would take the suite too long on llvmpipe, so the grid is sampled
  * pairwise: every pair of values of any two keys occurs in some variant
  * (greedy construction, deterministic).  The problem size is odd on purpose
@@ -26,13 +26,19 @@ static const gg_shape grid_mcs[] = {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1}, {1, 
 static const gg_shape grid_mrts[] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 3}, {3, 1}, {1, 4},
                                      {4, 1}, {2, 3}, {3, 2}, {2, 4}, {4, 2}, {1, 8}, {8, 1}};
 static const int grid_nps[] = {1, 3, GG_NP_ALL};
+/* SPIR-V builds cost two glslang runs each (about 0.1 s apiece), so its grid
+ * takes MRT shapes from this subset: every target count class and both
+ * orientations. */
+static const int grid_spirv_mrts[] = {0, 2, 3, 7, 11, 12}; /* 1x1 2x1 2x2 4x1 4x2 1x8 */
 
 static inline int grid_dim_size(int d, bool spirv)
 {
     switch (d) {
     case GRID_PROFILE: return spirv ? 1 : 3;
     case GRID_MC: return (int)(sizeof grid_mcs / sizeof *grid_mcs);
-    case GRID_MRT: return (int)(sizeof grid_mrts / sizeof *grid_mrts);
+    case GRID_MRT:
+        return spirv ? (int)(sizeof grid_spirv_mrts / sizeof *grid_spirv_mrts)
+                     : (int)(sizeof grid_mrts / sizeof *grid_mrts);
     case GRID_NP: return (int)(sizeof grid_nps / sizeof *grid_nps);
     case GRID_UNROLL: return 2;
     case GRID_ACC: return 3;
@@ -61,6 +67,8 @@ static inline void grid_build(bool spirv, gg_variant *out, int *n)
 {
     static grid_cover cov;
     memset(cov, 0, sizeof cov);
+    int used[GRID_DIMS][16];
+    memset(used, 0, sizeof used);
     for (;;) {
         int t[GRID_DIMS];
         for (int d = 0; d < GRID_DIMS; d++)
@@ -81,25 +89,29 @@ static inline void grid_build(bool spirv, gg_variant *out, int *n)
         for (int d = 0; d < GRID_DIMS; d++) {
             if (t[d] >= 0)
                 continue;
+            /* Most new pairs; ties go to the value used least so far, so
+             * values with nothing left to cover still spread evenly. */
             int best = 0, best_gain = -1;
             for (int v = 0; v < grid_dim_size(d, spirv); v++) {
                 int g = grid_gain(cov, t, d, v);
-                if (g > best_gain) {
+                if (g > best_gain || (g == best_gain && used[d][v] < used[d][best])) {
                     best_gain = g;
                     best = v;
                 }
             }
             t[d] = best;
         }
-        for (int d1 = 0; d1 < GRID_DIMS; d1++)
+        for (int d1 = 0; d1 < GRID_DIMS; d1++) {
+            used[d1][t[d1]]++;
             for (int d2 = d1 + 1; d2 < GRID_DIMS; d2++)
                 cov[d1][d2][t[d1] * 16 + t[d2]] = 1;
+        }
         gg_variant v;
         gg_variant_default(&v);
         v.profile = spirv ? GG_PROFILE_330 : (gg_profile)t[GRID_PROFILE];
         v.compiler = spirv ? GG_COMPILER_SPIRV : GG_COMPILER_GLSL;
         v.mc = grid_mcs[t[GRID_MC]];
-        v.mrt = grid_mrts[t[GRID_MRT]];
+        v.mrt = grid_mrts[spirv ? grid_spirv_mrts[t[GRID_MRT]] : t[GRID_MRT]];
         v.np = grid_nps[t[GRID_NP]];
         v.unroll = t[GRID_UNROLL];
         v.acc = (gg_acc)t[GRID_ACC];
@@ -115,6 +127,9 @@ static inline int gg_grid_pairwise_split(gg_variant **out, int *glsl_count)
      * the others' sizes; 14*8*3*3*2*3 bounds both grids generously. */
     gg_variant *v = malloc(2 * 14 * 8 * 3 * 3 * 2 * 3 * sizeof *v);
     int n = 0;
+    *out = NULL;
+    if (glsl_count)
+        *glsl_count = 0;
     if (!v)
         return 0;
     grid_build(false, v, &n);

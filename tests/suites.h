@@ -8,6 +8,7 @@
 #include <check.h>
 
 Suite *make_gen_suite(void);
+Suite *make_program_suite(void);
 Suite *make_context_suite(void);
 Suite *make_search_suite(void);
 Suite *make_pack_suite(void);
