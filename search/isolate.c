@@ -1,0 +1,206 @@
+/* Work in a child process under a watchdog: see isolate.h. */
+#include "search/isolate.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void child_main(int wfd, gg_child_fn fn, void *user, void *out, size_t outlen)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed tune leaves no evaluation running */
+#endif
+    setpgid(0, 0);
+    signal(SIGPIPE, SIG_DFL);
+    fn(user, out, outlen);
+    const char *p = out;
+    size_t left = outlen;
+    while (left) {
+        ssize_t w = write(wfd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            _exit(120);
+        p += w;
+        left -= (size_t)w;
+    }
+    close(wfd);
+    fflush(NULL);
+    _exit(0);
+}
+
+/* Waits for pid until the deadline; 1 reaped (status in *st), 0 not yet. */
+static int reap_until(pid_t pid, double deadline, int *st)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, st, WNOHANG);
+        if (r == pid)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return 1; /* not ours any more: nothing to wait for */
+        if (now() >= deadline)
+            return 0;
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void kill_reap(pid_t pid, int *st)
+{
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+        ;
+}
+
+static void describe_death(int st, char *detail, size_t detlen)
+{
+    if (WIFSIGNALED(st))
+        snprintf(detail, detlen, "the evaluation process died of signal %d (%s) before sending its "
+                                 "result", WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else if (WIFEXITED(st))
+        snprintf(detail, detlen, "the evaluation process exited with status %d before sending its "
+                                 "result", WEXITSTATUS(st));
+    else
+        snprintf(detail, detlen, "the evaluation process ended before sending its result");
+}
+
+gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outlen,
+                             double timeout_s, char *detail, size_t detlen)
+{
+    if (detlen)
+        detail[0] = '\0';
+    int fds[2];
+    if (pipe(fds)) {
+        snprintf(detail, detlen, "cannot make a pipe for the evaluation: %s", strerror(errno));
+        return GG_ISO_ERROR;
+    }
+    fflush(NULL); /* nothing buffered is written twice */
+    double deadline = now() + timeout_s;
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(detail, detlen, "cannot fork an evaluation process: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return GG_ISO_ERROR;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_main(fds[1], fn, user, out, outlen);
+    }
+    setpgid(pid, pid); /* also here: no race with a kill of the group */
+    close(fds[1]);
+    char *dst = out;
+    size_t got = 0;
+    bool eof = false, timed_out = false;
+    while (!eof && got < outlen) {
+        double left = deadline - now();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd pfd = {fds[0], POLLIN, 0};
+        int pr = poll(&pfd, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            continue; /* the deadline check above ends it */
+        ssize_t r = read(fds[0], dst + got, outlen - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            eof = true;
+        else
+            got += (size_t)r;
+    }
+    close(fds[0]);
+    int st = 0;
+    if (timed_out) {
+        kill_reap(pid, &st);
+        snprintf(detail, detlen, "no result within %.3g s: the evaluation process was killed "
+                                 "(SIGKILL)", timeout_s);
+        return GG_ISO_TIMEOUT;
+    }
+    /* A child that sent everything may still hang in its teardown: give it a
+     * moment, then kill it; the result stands. */
+    double grace = got == outlen ? now() + 2.0 : deadline;
+    if (!reap_until(pid, grace, &st)) {
+        kill_reap(pid, &st);
+        if (got < outlen) {
+            snprintf(detail, detlen, "no result within %.3g s: the evaluation process was killed "
+                                     "(SIGKILL)", timeout_s);
+            return GG_ISO_TIMEOUT;
+        }
+        return GG_ISO_OK;
+    }
+    if (got < outlen) {
+        describe_death(st, detail, detlen);
+        return GG_ISO_CRASHED;
+    }
+    return GG_ISO_OK;
+}
+
+typedef struct {
+    gg_eval_fn eval;
+    void *user;
+    const gg_variant *v;
+} eval_job;
+
+static void eval_child(void *user, void *out, size_t outlen)
+{
+    eval_job *j = user;
+    gg_measurement *m = out;
+    (void)outlen;
+    gg_measurement_init(m);
+    if (j->eval(j->user, j->v, m)) {
+        /* The evaluator could not measure at all: not a verdict on the
+         * variant.  Said as a lost context, with the evaluator's detail. */
+        m->status = GG_CONTEXT_LOST;
+        if (!m->detail[0])
+            snprintf(m->detail, sizeof m->detail, "the evaluator failed in the child");
+    }
+}
+
+int gg_isolate_eval(gg_eval_fn eval, void *user, const gg_variant *v, double timeout_s,
+                    gg_measurement *out)
+{
+    eval_job j = {eval, user, v};
+    gg_measurement m;
+    gg_measurement_init(&m);
+    char detail[sizeof m.detail];
+    gg_iso_result r = gg_isolate_run(eval_child, &j, &m, sizeof m, timeout_s, detail, sizeof detail);
+    switch (r) {
+    case GG_ISO_OK:
+        m.detail[sizeof m.detail - 1] = '\0';
+        *out = m;
+        return 0;
+    case GG_ISO_TIMEOUT:
+    case GG_ISO_CRASHED:
+        gg_measurement_init(out);
+        out->status = r == GG_ISO_TIMEOUT ? GG_TIMEOUT : GG_CONTEXT_LOST;
+        out->gflops = 0;
+        snprintf(out->detail, sizeof out->detail, "%s", detail);
+        return 0;
+    default:
+        gg_measurement_init(out);
+        out->status = GG_CONTEXT_LOST;
+        snprintf(out->detail, sizeof out->detail, "%s", detail);
+        return -1;
+    }
+}

@@ -1,0 +1,430 @@
+/* Tuning records and the best file: see records.h. */
+#include "search/records.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "glhost/csv.h"
+
+struct gg_records {
+    int fd;
+    char path[512];
+    char card[GG_CARD_MAX];
+    int m, n, k;
+};
+
+static int mkdir_p(const char *dir, char *err, size_t errlen)
+{
+    char buf[512];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+        snprintf(err, errlen, "path too long: %s", dir);
+        return -1;
+    }
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0755) && errno != EEXIST) {
+                snprintf(err, errlen, "cannot create %s: %s", buf, strerror(errno));
+                return -1;
+            }
+            *p = c;
+            if (!c)
+                return 0;
+        }
+    }
+}
+
+static void stamp(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(buf, len, "%Y%m%d-%H%M%S", &tm);
+}
+
+/* Moves path aside to path.<stamp>.old (a free name); 0 when there was
+ * nothing to move. */
+static int move_aside(const char *path, char *to, size_t tolen, bool *moved, char *err,
+                      size_t errlen)
+{
+    *moved = false;
+    if (access(path, F_OK))
+        return 0;
+    char st[32];
+    stamp(st, sizeof st);
+    for (int i = 0; i < 100; i++) {
+        if (i == 0)
+            snprintf(to, tolen, "%s.%s.old", path, st);
+        else
+            snprintf(to, tolen, "%s.%s-%d.old", path, st, i);
+        if (access(to, F_OK))
+            break;
+    }
+    if (rename(path, to)) {
+        snprintf(err, errlen, "cannot move %s aside: %s", path, strerror(errno));
+        return -1;
+    }
+    *moved = true;
+    return 0;
+}
+
+static char *read_all(int fd, size_t *len, char *err, size_t errlen, const char *path)
+{
+    struct stat sb;
+    if (fstat(fd, &sb)) {
+        snprintf(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = (size_t)sb.st_size + 1, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        return NULL;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                snprintf(err, errlen, "out of memory reading %s", path);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = pread(fd, buf + n, cap - 1 - n, (off_t)n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            free(buf);
+            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static int cut(gg_records *r, size_t at, char *err, size_t errlen)
+{
+    if (ftruncate(r->fd, (off_t)at) || fsync(r->fd)) {
+        snprintf(err, errlen, "cannot truncate %s: %s", r->path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads the rows back; returns 0, or -1 with err (the file is not ours). */
+static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *info, char *err,
+                size_t errlen)
+{
+    size_t len;
+    char *buf = read_all(r->fd, &len, err, errlen, r->path);
+    if (!buf)
+        return -1;
+    int rc = 0;
+    char *nl = memchr(buf, '\n', len);
+    if (!nl) {
+        /* No complete first line: empty, or a header torn by a crash. */
+        if (len > 0 && strncmp(buf, GG_CSV_HEADER, len) != 0) {
+            snprintf(err, errlen, "%s is not tuning records (no header line); move it away or "
+                                  "use --fresh", r->path);
+            rc = -1;
+        } else if (len > 0) {
+            fprintf(stderr, "warning: %s: torn header dropped (a crash while it was written)\n",
+                    r->path);
+            info->torn = 1;
+        }
+        if (rc == 0 && (cut(r, 0, err, errlen) ||
+                        write_all(r->fd, GG_CSV_HEADER "\n", strlen(GG_CSV_HEADER) + 1) ||
+                        fsync(r->fd))) {
+            if (!*err)
+                snprintf(err, errlen, "cannot write %s: %s", r->path, strerror(errno));
+            rc = -1;
+        }
+        free(buf);
+        return rc;
+    }
+    *nl = '\0';
+    if (!gg_csv_is_header(buf)) {
+        snprintf(err, errlen, "%s does not start with the tuning records header (%s); move it "
+                              "away or use --fresh", r->path, GG_CSV_HEADER);
+        free(buf);
+        return -1;
+    }
+    size_t pos = (size_t)(nl - buf) + 1;
+    long lineno = 1;
+    while (pos < len) {
+        lineno++;
+        char *line = buf + pos;
+        char *end = memchr(line, '\n', len - pos);
+        bool last = !end || (size_t)(end - buf) + 1 >= len;
+        if (!end) {
+            fprintf(stderr, "warning: %s: line %ld has no newline: a row torn by a crash; "
+                            "dropped\n", r->path, lineno);
+            info->torn = 1;
+            rc = cut(r, pos, err, errlen);
+            break;
+        }
+        *end = '\0';
+        char card[GG_CARD_MAX], perr[256];
+        gg_problem p;
+        gg_problem_default(&p);
+        gg_variant v;
+        gg_measurement m;
+        if (gg_csv_parse(line, card, sizeof card, &p, &v, &m, perr, sizeof perr)) {
+            if (last) {
+                fprintf(stderr, "warning: %s: last line %ld does not parse (%s): a row torn by a "
+                                "crash; dropped\n", r->path, lineno, perr);
+                info->torn = 1;
+                rc = cut(r, pos, err, errlen);
+                break;
+            }
+            fprintf(stderr, "warning: %s: line %ld skipped: %s\n", r->path, lineno, perr);
+            info->skipped++;
+        } else if (strcmp(card, r->card) || p.m != r->m || p.n != r->n || p.k != r->k) {
+            fprintf(stderr, "warning: %s: line %ld skipped: it is for card %s, %dx%dx%d\n", r->path,
+                    lineno, card, p.m, p.n, p.k);
+            info->skipped++;
+        } else {
+            info->rows++;
+            if (fn)
+                fn(user, &v, &m);
+        }
+        pos = (size_t)(end - buf) + 1;
+    }
+    free(buf);
+    return rc;
+}
+
+gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int k, bool fresh,
+                            gg_record_fn fn, void *user, gg_records_info *info, char *err,
+                            size_t errlen)
+{
+    gg_records_info scratch;
+    if (!info)
+        info = &scratch;
+    memset(info, 0, sizeof *info);
+    if (err && errlen)
+        err[0] = '\0';
+    if (!gg_card_slug_ok(card)) {
+        snprintf(err, errlen, "'%s' is not a card slug (lower case letters, digits, dashes)", card);
+        return NULL;
+    }
+    if (m < 1 || n < 1 || k < 1) {
+        snprintf(err, errlen, "records need a problem size");
+        return NULL;
+    }
+    char folder[400];
+    if (snprintf(folder, sizeof folder, "%s/%s", dir, card) >= (int)sizeof folder) {
+        snprintf(err, errlen, "results folder name too long");
+        return NULL;
+    }
+    if (mkdir_p(folder, err, errlen))
+        return NULL;
+    gg_records *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->fd = -1;
+    snprintf(r->card, sizeof r->card, "%s", card);
+    r->m = m;
+    r->n = n;
+    r->k = k;
+    snprintf(r->path, sizeof r->path, "%s/tune-%dx%dx%d.csv", folder, m, n, k);
+
+    /* Lock first: neither read nor move aside a file another tune writes. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        r->fd = open(r->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (r->fd < 0) {
+            snprintf(err, errlen, "cannot open %s: %s", r->path, strerror(errno));
+            goto fail;
+        }
+        if (flock(r->fd, LOCK_EX | LOCK_NB)) {
+            snprintf(err, errlen, "%s is in use (another glgemm tune of this card and problem "
+                                  "is running)", r->path);
+            goto fail;
+        }
+        if (!fresh || attempt == 1)
+            break;
+        bool moved;
+        if (move_aside(r->path, info->old_path, sizeof info->old_path, &moved, err, errlen))
+            goto fail;
+        info->moved_aside = moved;
+        char best[512], best_old[512];
+        gg_best_path(best, sizeof best, dir, card, m, n, k);
+        if (move_aside(best, best_old, sizeof best_old, &moved, err, errlen))
+            goto fail;
+        close(r->fd); /* the next open creates the new file */
+        r->fd = -1;
+    }
+    if (load(r, fn, user, info, err, errlen))
+        goto fail;
+    return r;
+fail:
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r);
+    return NULL;
+}
+
+int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *m0, char *err,
+                      size_t errlen)
+{
+    gg_measurement m = *m0;
+    if (!isfinite(m.seconds) || m.seconds < 0)
+        m.seconds = 0;
+    if (m.status != GG_OK || !isfinite(m.gflops) || m.gflops < 0)
+        m.gflops = 0;
+    if (isnan(m.rel_err))
+        m.rel_err = -1;
+    if (m.passes < 0)
+        m.passes = 0;
+    gg_problem p;
+    gg_problem_default(&p);
+    p.m = r->m;
+    p.n = r->n;
+    p.k = r->k;
+    char row[GG_CSV_ROW_MAX + 2];
+    if (gg_csv_format(row, sizeof row - 1, r->card, &p, v, &m)) {
+        snprintf(err, errlen, "cannot format a record row (internal)");
+        return -1;
+    }
+    size_t len = strlen(row);
+    row[len++] = '\n';
+    /* One write(): a kill leaves the whole row or none of it. */
+    ssize_t w;
+    do
+        w = write(r->fd, row, len);
+    while (w < 0 && errno == EINTR);
+    if (w != (ssize_t)len) {
+        snprintf(err, errlen, "cannot append to %s: %s", r->path,
+                 w < 0 ? strerror(errno) : "short write (disk full?)");
+        return -1;
+    }
+    if (fsync(r->fd)) {
+        snprintf(err, errlen, "cannot sync %s: %s", r->path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+const char *gg_records_path(const gg_records *r) { return r->path; }
+
+void gg_records_close(gg_records *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r);
+}
+
+char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
+{
+    snprintf(buf, len, "%s/%s/best-%dx%dx%d.txt", dir, card, m, n, k);
+    return buf;
+}
+
+int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
+                  const gg_measurement *meas, char *err, size_t errlen)
+{
+    char path[512], tmp[560], folder[400];
+    snprintf(folder, sizeof folder, "%s/%s", dir, card);
+    if (mkdir_p(folder, err, errlen))
+        return -1;
+    gg_best_path(path, sizeof path, dir, card, m, n, k);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    char canon[GG_VARIANT_TEXT], when[32], text[1024];
+    gg_variant_format(v, canon, sizeof canon);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    int len = snprintf(text, sizeof text,
+                       "%s\ngflops: %.6g\nseconds: %.6g\nrel_err: %.3g\ncard: %s\nproblem: %dx%dx%d\n"
+                       "written: %s\n",
+                       canon, meas->gflops, meas->seconds, meas->rel_err, card, m, n, k, when);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    if (write_all(fd, text, (size_t)len) || fsync(fd)) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    close(fd);
+    if (rename(tmp, path)) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd); /* the rename itself survives a power cut */
+        close(dfd);
+    }
+    return 0;
+}
+
+int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
+                 double *gflops, char *err, size_t errlen)
+{
+    char path[512], line[256];
+    gg_best_path(path, sizeof path, dir, card, m, n, k);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = -1;
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char perr[256];
+        if (gg_variant_parse(line, NULL, v, perr, sizeof perr))
+            snprintf(err, errlen, "%s: first line is not a variant: %s", path, perr);
+        else
+            rc = 0;
+        if (rc == 0 && gflops) {
+            *gflops = 0;
+            if (fgets(line, sizeof line, f))
+                sscanf(line, "gflops: %lf", gflops);
+        }
+    } else {
+        snprintf(err, errlen, "%s is empty", path);
+    }
+    fclose(f);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/* search/records: the tuning records of one card and problem size, and its
+ * best file (SPEC.md "Files").  No GL here.
+ *
+ * Contract:
+ *  - DIR/<card>/tune-MxNxK.csv: the header, then one row per evaluated
+ *    variant (glhost/csv.h's format).  A row is formatted into one buffer
+ *    ending in '\n' and written with a single write() on an O_APPEND
+ *    descriptor, then fsync()ed: a process killed at any moment (SIGKILL
+ *    included) leaves whole rows, losing at most the one in flight.
+ *  - Opening reads what is there (resume) and hands every good row of this
+ *    card and problem to a callback.  A last line without its newline, or
+ *    one that does not parse, is a torn row from an older crash: it is
+ *    dropped with a warning on stderr and the file truncated to the last
+ *    good row.  A bad line further up is skipped with a warning (the file
+ *    is left as it is).  A header that is not SPEC.md's is an error: the
+ *    file is someone else's, and is not touched.
+ *  - fresh: the old file (and the best file) are moved aside, renamed to
+ *    tune-MxNxK.csv.<YYYYmmdd-HHMMSS>.old (best-MxNxK.txt.<...>.old), and
+ *    the records start over.
+ *  - The records file is locked (flock, exclusive) while open: a second
+ *    tune of the same card and problem is refused rather than interleaved.
+ *  - DIR/<card>/best-MxNxK.txt is written atomically (temporary file,
+ *    fsync, rename): first line the canonical variant, then `gflops: G`,
+ *    then `key: value` lines (seconds, rel_err, card, problem, written).
+ */
+#ifndef GLGEMM_RECORDS_H
+#define GLGEMM_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/gen.h"
+#include "glhost/measure.h"
+
+typedef struct gg_records gg_records;
+
+/* One good row read back; m has status, passes, seconds, gflops, rel_err. */
+typedef void (*gg_record_fn)(void *user, const gg_variant *v, const gg_measurement *m);
+
+typedef struct {
+    long rows;          /* good rows read back (and handed to the callback) */
+    long torn;          /* a torn last row dropped (0 or 1) */
+    long skipped;       /* bad lines further up, or rows of another card/problem */
+    bool moved_aside;   /* fresh: an old file was moved aside */
+    char old_path[512]; /* ... to here */
+} gg_records_info;
+
+/* Opens (creating DIR/<card>/ and the file as needed) and reads the records
+ * of card and problem m x n x k.  fn (may be NULL) gets every good row.
+ * NULL on failure with one line in err (an unreadable or foreign file, a
+ * locked file, no permission). */
+gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int k, bool fresh,
+                            gg_record_fn fn, void *user, gg_records_info *info, char *err,
+                            size_t errlen);
+
+/* Appends one row (one write(), then fsync).  Non-finite numbers are
+ * written as 0 (rel_err: empty); gflops is 0 unless the status is ok.
+ * 0, or -1 with one line in err. */
+int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *m, char *err,
+                      size_t errlen);
+
+const char *gg_records_path(const gg_records *r);
+void gg_records_close(gg_records *r);
+
+/* DIR/<card>/best-MxNxK.txt, into buf. */
+char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
+
+/* Writes the best file atomically.  0, or -1 with one line in err. */
+int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
+                  const gg_measurement *meas, char *err, size_t errlen);
+
+/* Reads the first line of a best file into v.  0, or -1 with err. */
+int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
+                 double *gflops, char *err, size_t errlen);
+
+#endif

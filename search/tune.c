@@ -1,0 +1,121 @@
+/* A search bound to its tuning records: see tune.h. */
+#include "search/tune.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gg_tune {
+    gg_tune_config cfg;
+    gg_records *rec;
+    gg_search *search;
+    double best_score;  /* of the best file as last written (or preloaded) */
+    char err[512];
+};
+
+static void preload(void *user, const gg_variant *v, const gg_measurement *m)
+{
+    gg_tune *t = user;
+    gg_outcome o;
+    gg_outcome_from_measurement(&o, m);
+    gg_search_preload(t->search, v, &o);
+}
+
+static void outcome_measurement(const gg_outcome *o, gg_measurement *m)
+{
+    gg_measurement_init(m);
+    m->status = o->status;
+    m->passes = o->passes;
+    m->seconds = o->seconds;
+    m->gflops = o->gflops;
+    m->rel_err = o->rel_err;
+}
+
+static int write_best(gg_tune *t, const gg_variant *v, const gg_outcome *o)
+{
+    gg_measurement m;
+    outcome_measurement(o, &m);
+    const gg_search_config *c = &t->cfg.search;
+    if (gg_best_write(t->cfg.results_dir, t->cfg.card, c->m, c->n, c->k, v, &m, t->err,
+                      sizeof t->err))
+        return -1;
+    t->best_score = gg_outcome_score(o);
+    return 0;
+}
+
+static int hook(void *user, gg_search *s, const gg_variant *v, const gg_outcome *o,
+                const gg_measurement *m, bool fresh)
+{
+    gg_tune *t = user;
+    if (fresh) {
+        if (gg_records_append(t->rec, v, m, t->err, sizeof t->err))
+            return 1;
+        if (gg_outcome_score(o) > t->best_score && write_best(t, v, o))
+            return 1;
+    }
+    if (t->cfg.progress)
+        t->cfg.progress(t->cfg.progress_user, s, v, o, m, fresh);
+    return 0;
+}
+
+gg_tune *gg_tune_open(const gg_tune_config *cfg, gg_records_info *info, char *err, size_t errlen)
+{
+    gg_tune *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    t->cfg = *cfg;
+    t->cfg.search.hook = hook;
+    t->cfg.search.hook_user = t;
+    t->search = gg_search_new(&t->cfg.search, err, errlen);
+    if (!t->search) {
+        free(t);
+        return NULL;
+    }
+    const gg_search_config *c = &cfg->search;
+    t->rec = gg_records_open(cfg->results_dir, cfg->card, c->m, c->n, c->k, cfg->fresh, preload, t,
+                             info, err, errlen);
+    if (!t->rec) {
+        gg_search_free(t->search);
+        free(t);
+        return NULL;
+    }
+    /* The recorded best is the one to beat; the best file follows the
+     * records (rewritten by gg_tune_finish). */
+    gg_outcome o;
+    t->best_score = gg_search_memo_best(t->search, NULL, &o) ? gg_outcome_score(&o) : 0;
+    return t;
+}
+
+int gg_tune_run(gg_tune *t)
+{
+    return gg_search_run(t->search);
+}
+
+int gg_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o)
+{
+    return gg_search_visit(t->search, v, o);
+}
+
+int gg_tune_finish(gg_tune *t)
+{
+    gg_variant v;
+    gg_outcome o;
+    if (!gg_search_memo_best(t->search, &v, &o))
+        return 0;
+    return write_best(t, &v, &o);
+}
+
+gg_search *gg_tune_search(gg_tune *t) { return t->search; }
+const char *gg_tune_records_path(const gg_tune *t) { return gg_records_path(t->rec); }
+const char *gg_tune_error(const gg_tune *t) { return t->err; }
+
+void gg_tune_close(gg_tune *t)
+{
+    if (!t)
+        return;
+    gg_records_close(t->rec);
+    gg_search_free(t->search);
+    free(t);
+}

@@ -1,0 +1,58 @@
+/* search/tune: a search bound to its tuning records.  No GL here: the
+ * evaluation is the config's gg_eval_fn (the CLI's runs a GEMM in a child
+ * process; the tests' are formulas).
+ *
+ * Contract:
+ *  - gg_tune_open() opens the records (records.h: resume, torn rows,
+ *    --fresh, the lock) and preloads every recorded row into the search's
+ *    memo: what is recorded is never measured again.
+ *  - Every point measured now is appended to the records as it is
+ *    measured, before the search goes on; points found in the memo are not
+ *    written again, so the records hold each variant once.
+ *  - The best file follows the best scoring point of the whole memo
+ *    (records included): rewritten (atomically) whenever it improves, and
+ *    by gg_tune_finish().
+ *  - A failure to write the records stops the search (gg_tune_error says
+ *    why); failures of variants never do.
+ */
+#ifndef GLGEMM_TUNE_H
+#define GLGEMM_TUNE_H
+
+#include "search/records.h"
+#include "search/search.h"
+
+/* Progress: after every point the search looks at (fresh: measured now). */
+typedef void (*gg_tune_progress)(void *user, const gg_search *s, const gg_variant *v,
+                                 const gg_outcome *o, const gg_measurement *m, bool fresh);
+
+typedef struct {
+    const char *results_dir;    /* "results" */
+    const char *card;           /* the card's slug */
+    bool fresh;
+    gg_search_config search;    /* problem, card limits, fix, strategy, eval (hook: the tune's) */
+    gg_tune_progress progress;  /* may be NULL */
+    void *progress_user;
+} gg_tune_config;
+
+typedef struct gg_tune gg_tune;
+
+/* NULL with one line in err on failure (records unusable, out of memory). */
+gg_tune *gg_tune_open(const gg_tune_config *cfg, gg_records_info *info, char *err, size_t errlen);
+
+/* Runs the configured strategy.  0, or -1 when stopped (gg_tune_error). */
+int gg_tune_run(gg_tune *t);
+
+/* Looks at one variant outside the strategy (the presets), recorded like
+ * any other.  0, or -1 when stopped. */
+int gg_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o);
+
+/* Writes the best file from the memo's best.  0 (also when there is no
+ * best: nothing written), or -1 with gg_tune_error. */
+int gg_tune_finish(gg_tune *t);
+
+gg_search *gg_tune_search(gg_tune *t);
+const char *gg_tune_records_path(const gg_tune *t);
+const char *gg_tune_error(const gg_tune *t); /* "" when none */
+void gg_tune_close(gg_tune *t);
+
+#endif

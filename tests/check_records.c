@@ -1,0 +1,591 @@
+/* search/records and search/tune: the tuning records survive kills, resume
+ * without re-measuring, drop torn rows with a warning, never hold a variant
+ * twice; --fresh starts over; the best file is written atomically. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "glhost/csv.h"
+#include "search/records.h"
+#include "search/tune.h"
+#include "tests/suites.h"
+
+#define CARD "test-card"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/glgemm-records-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char p[600];
+            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+            rm_rf(p);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc(1 << 22);
+    size_t n = fread(buf, 1, (1 << 22) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static void spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *records_path(char *buf, size_t len, int m, int n, int k)
+{
+    snprintf(buf, len, "%s/%s/tune-%dx%dx%d.csv", tmpdir, CARD, m, n, k);
+    return buf;
+}
+
+/* stderr into a file for the duration of a call. */
+typedef struct {
+    int saved;
+    char path[300];
+} capture;
+
+static void capture_begin(capture *c)
+{
+    fflush(stderr);
+    snprintf(c->path, sizeof c->path, "%s/stderr.txt", tmpdir);
+    int fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    c->saved = dup(2);
+    dup2(fd, 2);
+    close(fd);
+}
+
+static char *capture_end(capture *c)
+{
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    char *t = slurp(c->path, NULL);
+    unlink(c->path);
+    return t;
+}
+
+static gg_variant var(const char *text)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_msg(gg_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
+    return v;
+}
+
+static gg_measurement meas(gg_status st, double gflops)
+{
+    gg_measurement m;
+    gg_measurement_init(&m);
+    m.status = st;
+    m.gflops = gflops;
+    m.seconds = gflops > 0 ? 0.001 : 0;
+    m.passes = 2;
+    m.rel_err = st == GG_OK ? 1e-7 : -1;
+    return m;
+}
+
+typedef struct {
+    int n;
+    char rows[64][GG_VARIANT_TEXT];
+    double gflops[64];
+} collected;
+
+static void collect(void *user, const gg_variant *v, const gg_measurement *m)
+{
+    collected *c = user;
+    if (c->n < 64) {
+        gg_variant_format(v, c->rows[c->n], GG_VARIANT_TEXT);
+        c->gflops[c->n++] = m->gflops;
+    }
+}
+
+START_TEST(test_roundtrip)
+{
+    make_tmpdir();
+    char err[256], path[400];
+    gg_records_info info;
+    gg_records *r = gg_records_open(tmpdir, CARD, 64, 32, 16, false, NULL, NULL, &info, err, sizeof err);
+    ck_assert_msg(r != NULL, "%s", err);
+    ck_assert_int_eq(info.rows, 0);
+    gg_variant a = var("mc=2x2,np=4"), b = var("mrt=2x4,acc=blend"), c = var("profile=120");
+    gg_measurement ma = meas(GG_OK, 12.5), mb = meas(GG_COMPILE_ERROR, 0), mc = meas(GG_TIMEOUT, 0);
+    mc.seconds = NAN;  /* written as 0, not as nan */
+    mb.gflops = 99;    /* not ok: written as 0 */
+    ck_assert_int_eq(gg_records_append(r, &a, &ma, err, sizeof err), 0);
+    ck_assert_int_eq(gg_records_append(r, &b, &mb, err, sizeof err), 0);
+    ck_assert_int_eq(gg_records_append(r, &c, &mc, err, sizeof err), 0);
+    gg_records_close(r);
+
+    char *text = slurp(records_path(path, sizeof path, 64, 32, 16), NULL);
+    ck_assert_ptr_nonnull(text);
+    const char *head = GG_CSV_HEADER "\n" CARD ",64,32,16,1x1,2x2,4,0,330,glsl,pingpong,2,ok,";
+    ck_assert_msg(!strncmp(text, head, strlen(head)), "records: '%s'", text);
+    ck_assert_ptr_nonnull(strstr(text, ",compile_error,0,0,\n"));
+    ck_assert_ptr_nonnull(strstr(text, ",timeout,0,0,\n"));
+    free(text);
+
+    collected got = {0};
+    r = gg_records_open(tmpdir, CARD, 64, 32, 16, false, collect, &got, &info, err, sizeof err);
+    ck_assert_msg(r != NULL, "%s", err);
+    ck_assert_int_eq(info.rows, 3);
+    ck_assert_int_eq(info.torn, 0);
+    ck_assert_int_eq(got.n, 3);
+    ck_assert_str_eq(got.rows[0], "mrt=1x1,mc=2x2,np=4,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    ck_assert_double_eq(got.gflops[0], 12.5);
+    ck_assert_double_eq(got.gflops[1], 0);
+    gg_records_close(r);
+    rm_rf(tmpdir);
+}
+END_TEST
+
+/* Torn last lines from an older crash: dropped with a warning, the file cut
+ * back to the last good row; a bad line further up is only skipped. */
+static const struct {
+    const char *tail;    /* after the header and two good rows */
+    long rows, torn, skipped;
+    bool cut;            /* the file ends after the two good rows */
+} torn_cases[] = {
+    {CARD ",8,8,8,1x1,1x", 2, 1, 0, true},                       /* no newline */
+    {CARD ",8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,0.1,0.01", 2, 1, 0, true}, /* no newline */
+    {CARD ",8,8,8,1x1,1x1,all,0,330,gl\n", 2, 1, 0, true},      /* unparseable last line */
+    {"", 2, 0, 0, false},                                         /* nothing torn */
+    {"garbage\n" CARD ",8,8,8,1x2,1x1,all,0,330,glsl,pingpong,1,ok,0.1,0.01,\n", 3, 0, 1, false},
+    {"other-card,8,8,8,1x2,1x1,all,0,330,glsl,pingpong,1,ok,0.1,0.01,\n", 2, 0, 1, false},
+};
+
+START_TEST(test_torn_rows)
+{
+    make_tmpdir();
+    char err[256], path[400], dir[300];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, CARD);
+    mkdir(dir, 0755);
+    const char *good = GG_CSV_HEADER "\n"
+                       CARD ",8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,0.1,0.01,1e-07\n"
+                       CARD ",8,8,8,2x2,1x1,all,0,330,glsl,pingpong,1,timeout,0,0,\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", good, torn_cases[_i].tail);
+    spit(records_path(path, sizeof path, 8, 8, 8), text);
+    capture cap;
+    capture_begin(&cap);
+    gg_records_info info;
+    gg_records *r = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    char *warn = capture_end(&cap);
+    ck_assert_msg(r != NULL, "%s", err);
+    ck_assert_int_eq(info.rows, torn_cases[_i].rows);
+    ck_assert_int_eq(info.torn, torn_cases[_i].torn);
+    ck_assert_int_eq(info.skipped, torn_cases[_i].skipped);
+    if (torn_cases[_i].torn)
+        ck_assert_msg(strstr(warn, "warning:") && strstr(warn, "torn") && strstr(warn, "dropped"),
+                      "warning was '%s'", warn);
+    else if (!torn_cases[_i].skipped)
+        ck_assert_str_eq(warn, "");
+    free(warn);
+    /* A row appended now starts on its own line. */
+    gg_variant v = var("mc=1x4");
+    gg_measurement m = meas(GG_OK, 3);
+    ck_assert_int_eq(gg_records_append(r, &v, &m, err, sizeof err), 0);
+    gg_records_close(r);
+    char *after = slurp(path, NULL);
+    if (torn_cases[_i].cut)
+        ck_assert_msg(!strncmp(after, good, strlen(good)) &&
+                          !strncmp(after + strlen(good), CARD ",8,8,8,1x1,1x4,",
+                                   strlen(CARD ",8,8,8,1x1,1x4,")),
+                      "records: '%s'", after);
+    else
+        ck_assert(!strncmp(after, text, strlen(text)));
+    /* And the whole file reads back clean but for the skipped lines. */
+    capture_begin(&cap);
+    r = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    free(capture_end(&cap));
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(info.torn, 0);
+    ck_assert_int_eq(info.rows, torn_cases[_i].rows + 1);
+    gg_records_close(r);
+    free(after);
+    rm_rf(tmpdir);
+}
+END_TEST
+
+START_TEST(test_torn_header_and_foreign_file)
+{
+    make_tmpdir();
+    char err[256], path[400], dir[300];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, CARD);
+    mkdir(dir, 0755);
+    records_path(path, sizeof path, 8, 8, 8);
+    spit(path, "card,m,n,k,mr"); /* killed while the header was written */
+    capture cap;
+    capture_begin(&cap);
+    gg_records_info info;
+    gg_records *r = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    free(capture_end(&cap));
+    ck_assert_msg(r != NULL, "%s", err);
+    gg_records_close(r);
+    char *t = slurp(path, NULL);
+    ck_assert_str_eq(t, GG_CSV_HEADER "\n");
+    free(t);
+
+    spit(path, "name,value\nfoo,1\n");
+    r = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    ck_assert_ptr_null(r);
+    ck_assert_ptr_nonnull(strstr(err, "header"));
+    t = slurp(path, NULL);
+    ck_assert_str_eq(t, "name,value\nfoo,1\n"); /* untouched */
+    free(t);
+    rm_rf(tmpdir);
+}
+END_TEST
+
+START_TEST(test_lock)
+{
+    make_tmpdir();
+    char err[256];
+    gg_records *a = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(a);
+    gg_records *b = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    ck_assert_ptr_null(b);
+    ck_assert_ptr_nonnull(strstr(err, "in use"));
+    gg_records_close(a);
+    b = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(b);
+    gg_records_close(b);
+    ck_assert_ptr_null(gg_records_open(tmpdir, "Not A Slug", 8, 8, 8, false, NULL, NULL, NULL, err,
+                                       sizeof err));
+    rm_rf(tmpdir);
+}
+END_TEST
+
+START_TEST(test_best_file)
+{
+    make_tmpdir();
+    char err[256], path[400];
+    gg_variant v = var("mrt=2x4,mc=1x4,np=16"), back;
+    gg_measurement m = meas(GG_OK, 11.25);
+    ck_assert_int_eq(gg_best_write(tmpdir, CARD, 64, 64, 64, &v, &m, err, sizeof err), 0);
+    double g;
+    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 64, 64, 64, &back, &g, err, sizeof err), 0);
+    ck_assert_double_eq(g, 11.25);
+    char a[GG_VARIANT_TEXT], b[GG_VARIANT_TEXT];
+    ck_assert_str_eq(gg_variant_format(&v, a, sizeof a), gg_variant_format(&back, b, sizeof b));
+    char *t = slurp(gg_best_path(path, sizeof path, tmpdir, CARD, 64, 64, 64), NULL);
+    const char *head = "mrt=2x4,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong\n"
+                       "gflops: 11.25\n";
+    ck_assert_msg(!strncmp(t, head, strlen(head)), "best file: '%s'", t);
+    free(t);
+    /* No temporary left beside it. */
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, CARD);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            files++;
+            ck_assert_str_eq(e->d_name, "best-64x64x64.txt");
+        }
+    closedir(d);
+    ck_assert_int_eq(files, 1);
+    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 1, 2, 3, &back, &g, err, sizeof err), -1);
+    rm_rf(tmpdir);
+}
+END_TEST
+
+/* ---- tunes with a fake evaluator ---- */
+
+typedef struct {
+    int k;
+    long calls;
+    int delay_us;
+    char forbidden[1024][GG_VARIANT_TEXT];
+    int nforbidden;
+    bool reevaluated;     /* a forbidden (recorded) variant was evaluated */
+} slow_fake;
+
+static int slow_eval(void *user, const gg_variant *v, gg_measurement *m)
+{
+    slow_fake *f = user;
+    char t[GG_VARIANT_TEXT];
+    gg_variant_format(v, t, sizeof t);
+    for (int i = 0; i < f->nforbidden; i++)
+        if (!strcmp(t, f->forbidden[i]))
+            f->reevaluated = true;
+    f->calls++;
+    if (f->delay_us)
+        usleep((useconds_t)f->delay_us);
+    int ks = gg_ksteps(v->mc, f->k);
+    int np = v->np == GG_NP_ALL ? ks : v->np;
+    m->status = (np % 7 == 3) ? GG_COMPILE_ERROR : GG_OK;
+    m->gflops = m->status == GG_OK ? 10 + v->mrt.rows + 2 * v->mc.cols - fabs(np - 5.0) : 0;
+    if (m->gflops < 0.5 && m->status == GG_OK)
+        m->gflops = 0.5;
+    m->seconds = m->status == GG_OK ? 1 / m->gflops : 0;
+    m->passes = (ks + np - 1) / np;
+    m->rel_err = 1e-7;
+    return 0;
+}
+
+static void forbid_records(void *user, const gg_variant *v, const gg_measurement *m)
+{
+    slow_fake *f = user;
+    (void)m;
+    if (f->nforbidden < 1024)
+        gg_variant_format(v, f->forbidden[f->nforbidden++], GG_VARIANT_TEXT);
+}
+
+static void tune_config(gg_tune_config *tc, slow_fake *f, gg_strategy strat, bool fresh)
+{
+    memset(tc, 0, sizeof *tc);
+    tc->results_dir = tmpdir;
+    tc->card = CARD;
+    tc->fresh = fresh;
+    gg_search_config_default(&tc->search, 16, 16, 16);
+    tc->search.strategy = strat;
+    char err[256];
+    ck_assert_int_eq(gg_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1", &tc->search.fix,
+                                  err, sizeof err), 0);
+    tc->search.eval = slow_eval;
+    tc->search.user = f;
+    f->k = 16;
+}
+
+/* mc: 8 shapes, np 1..ksteps at k=16: 16+8+8+8+6+6+4+4 = 60 points. */
+#define SPACE_POINTS 60
+
+static int tune_once(slow_fake *f, gg_strategy strat, bool fresh, gg_records_info *info)
+{
+    gg_tune_config tc;
+    tune_config(&tc, f, strat, fresh);
+    char err[256];
+    gg_tune *t = gg_tune_open(&tc, info, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    int rc = gg_tune_run(t);
+    if (rc == 0)
+        rc = gg_tune_finish(t);
+    gg_tune_close(t);
+    return rc;
+}
+
+/* Every line whole, parseable, and no variant twice; returns the rows. */
+static long check_file(const char *path)
+{
+    size_t len;
+    char *t = slurp(path, &len);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(len > 0 && t[len - 1] == '\n', "file does not end in a newline");
+    char seen[1024][GG_VARIANT_TEXT];
+    long rows = 0;
+    char *save = NULL;
+    char *line = strtok_r(t, "\n", &save);
+    ck_assert(gg_csv_is_header(line));
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char card[GG_CARD_MAX], err[256];
+        gg_problem p;
+        gg_variant v;
+        gg_measurement m;
+        ck_assert_msg(gg_csv_parse(line, card, sizeof card, &p, &v, &m, err, sizeof err) == 0,
+                      "line '%s': %s", line, err);
+        char vt[GG_VARIANT_TEXT];
+        gg_variant_format(&v, vt, sizeof vt);
+        for (long i = 0; i < rows; i++)
+            ck_assert_msg(strcmp(seen[i], vt), "%s recorded twice", vt);
+        ck_assert_int_lt(rows, 1024);
+        strcpy(seen[rows++], vt);
+    }
+    free(t);
+    return rows;
+}
+
+START_TEST(test_no_duplicates_and_resume)
+{
+    make_tmpdir();
+    char path[400];
+    records_path(path, sizeof path, 16, 16, 16);
+    slow_fake f = {0};
+    gg_records_info info;
+    ck_assert_int_eq(tune_once(&f, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
+    ck_assert_int_eq(f.calls, SPACE_POINTS);
+    ck_assert_int_eq(check_file(path), SPACE_POINTS);
+    struct stat before, after;
+    stat(path, &before);
+    /* Again: everything is recorded, nothing is measured or written. */
+    slow_fake g = {0};
+    ck_assert_int_eq(tune_once(&g, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
+    ck_assert_int_eq(info.rows, SPACE_POINTS);
+    ck_assert_int_eq(g.calls, 0);
+    stat(path, &after);
+    ck_assert_int_eq(before.st_size, after.st_size);
+    /* Phase and random over the same records: memo hits only. */
+    ck_assert_int_eq(tune_once(&g, GG_SEARCH_PHASE, false, &info), 0);
+    ck_assert_int_eq(g.calls, 0);
+    ck_assert_int_eq(check_file(path), SPACE_POINTS);
+    /* A duplicated row in the file (an older tool) is read once. */
+    char *t = slurp(path, NULL);
+    char *second = strchr(t, '\n') + 1;
+    char dup[256];
+    snprintf(dup, sizeof dup, "%.*s", (int)(strchr(second, '\n') - second + 1), second);
+    FILE *fa = fopen(path, "ab");
+    fputs(dup, fa);
+    fclose(fa);
+    free(t);
+    slow_fake h = {0};
+    ck_assert_int_eq(tune_once(&h, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
+    ck_assert_int_eq(h.calls, 0);
+    ck_assert_int_eq(info.rows, SPACE_POINTS + 1);
+    /* The best file names the best of the records. */
+    gg_variant b;
+    double gf;
+    char err[256], bt[GG_VARIANT_TEXT];
+    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 16, 16, 16, &b, &gf, err, sizeof err), 0);
+    ck_assert_str_eq(gg_variant_format(&b, bt, sizeof bt),
+                     "mrt=1x1,mc=1x4,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    ck_assert_double_eq_tol(gf, 10 + 1 + 8 - 1, 1e-9); /* np=4 (all): 10 + 1 + 8 - |4-5| */
+    rm_rf(tmpdir);
+}
+END_TEST
+
+START_TEST(test_fresh)
+{
+    make_tmpdir();
+    char path[400], best[400];
+    records_path(path, sizeof path, 16, 16, 16);
+    slow_fake f = {0};
+    gg_records_info info;
+    ck_assert_int_eq(tune_once(&f, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
+    char *old = slurp(path, NULL);
+    slow_fake g = {0};
+    ck_assert_int_eq(tune_once(&g, GG_SEARCH_EXHAUSTIVE, true, &info), 0);
+    ck_assert(info.moved_aside);
+    ck_assert_int_eq(info.rows, 0);
+    ck_assert_int_eq(g.calls, SPACE_POINTS); /* measured again */
+    char *moved = slurp(info.old_path, NULL);
+    ck_assert_ptr_nonnull(moved);
+    ck_assert_str_eq(moved, old);
+    ck_assert_ptr_nonnull(strstr(info.old_path, ".old"));
+    ck_assert_int_eq(check_file(path), SPACE_POINTS);
+    /* The old best went aside with it; a new one was written. */
+    ck_assert_int_eq(access(gg_best_path(best, sizeof best, tmpdir, CARD, 16, 16, 16), F_OK), 0);
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, CARD);
+    DIR *d = opendir(dir);
+    int old_bests = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        old_bests += !strncmp(e->d_name, "best-16x16x16.txt.", 18) && strstr(e->d_name, ".old");
+    closedir(d);
+    ck_assert_int_eq(old_bests, 1);
+    free(old);
+    free(moved);
+    rm_rf(tmpdir);
+}
+END_TEST
+
+/* Kill a tune at random moments with SIGKILL; every time the file holds only
+ * whole rows, and the next tune measures only what is not recorded. */
+START_TEST(test_sigkill_resume)
+{
+    make_tmpdir();
+    char path[400];
+    records_path(path, sizeof path, 16, 16, 16);
+    unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+    srand(seed);
+    long rows = 0;
+    for (int round = 0; round < 8; round++) {
+        struct stat sb;
+        off_t size0 = stat(path, &sb) ? 0 : sb.st_size;
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            slow_fake f = {.delay_us = 5000};
+            gg_records_info info;
+            _exit(tune_once(&f, GG_SEARCH_EXHAUSTIVE, false, &info) == 0 ? 0 : 1);
+        }
+        /* Once it has made progress (however slow the machine), kill it at
+         * a random moment of the next few evaluations. */
+        double t0 = (double)time(NULL);
+        while ((stat(path, &sb) || sb.st_size <= size0 + 100) && (double)time(NULL) - t0 < 20)
+            usleep(1000);
+        usleep((useconds_t)(rand() % 15000));
+        kill(pid, SIGKILL);
+        int st;
+        waitpid(pid, &st, 0);
+        ck_assert_msg(WIFSIGNALED(st), "seed %u: the tune finished before the kill", seed);
+        long now = check_file(path);
+        ck_assert_msg(now >= rows, "seed %u: rows went from %ld to %ld", seed, rows, now);
+        rows = now;
+    }
+    ck_assert_msg(rows > 0 && rows < SPACE_POINTS, "seed %u: %ld rows after the kills", seed, rows);
+    /* Resume: every recorded variant is forbidden to the evaluator. */
+    slow_fake f = {0};
+    char err[256];
+    gg_records *r = gg_records_open(tmpdir, CARD, 16, 16, 16, false, forbid_records, &f, NULL, err,
+                                    sizeof err);
+    ck_assert_ptr_nonnull(r);
+    gg_records_close(r);
+    ck_assert_int_eq(f.nforbidden, rows);
+    gg_records_info info;
+    ck_assert_int_eq(tune_once(&f, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
+    ck_assert_msg(!f.reevaluated, "seed %u: a recorded variant was measured again", seed);
+    ck_assert_int_eq(info.torn, 0);
+    ck_assert_int_eq(f.calls, SPACE_POINTS - rows);
+    ck_assert_int_eq(check_file(path), SPACE_POINTS);
+    rm_rf(tmpdir);
+}
+END_TEST
+
+Suite *make_records_suite(void)
+{
+    Suite *s = suite_create("records");
+    TCase *tc = tcase_create("file");
+    tcase_add_test(tc, test_roundtrip);
+    tcase_add_loop_test(tc, test_torn_rows, 0, (int)(sizeof torn_cases / sizeof *torn_cases));
+    tcase_add_test(tc, test_torn_header_and_foreign_file);
+    tcase_add_test(tc, test_lock);
+    tcase_add_test(tc, test_best_file);
+    suite_add_tcase(s, tc);
+    TCase *tu = tcase_create("tune");
+    tcase_set_timeout(tu, 60);
+    tcase_add_test(tu, test_no_duplicates_and_resume);
+    tcase_add_test(tu, test_fresh);
+    tcase_add_test(tu, test_sigkill_resume);
+    suite_add_tcase(s, tu);
+    return s;
+}
