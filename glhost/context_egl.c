@@ -13,8 +13,8 @@
  * profile; core: 3.3 core profile (the driver may give a later version); es3:
  * OpenGL ES 3.
  *
- * Displays are reference counted and terminated with their last context.
- * Not thread safe: one thread makes and destroys contexts. */
+ * Displays stay initialised until exit (see display_init).  Not thread
+ * safe: one thread makes and destroys contexts. */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <stdio.h>
@@ -133,41 +133,15 @@ static void describe_device(EGLDeviceEXT dev, char *out, size_t len)
         snprintf(out, len, "hardware");
 }
 
-/* Open displays and how many contexts use each. */
-static struct {
-    EGLDisplay dpy;
-    int refs;
-} displays[8];
-
+/* Displays are initialised once and left initialised until the process
+ * exits: eglInitialize() on an initialised display only returns its version,
+ * while eglTerminate() unloads the driver, so the next context would pay for
+ * loading it again (and Mesa's driver leaves memory behind on unload that
+ * only its unloaded globals pointed to, which LeakSanitizer then reports). */
 static bool display_init(EGLDisplay dpy)
 {
-    for (size_t i = 0; i < sizeof displays / sizeof *displays; i++)
-        if (displays[i].dpy == dpy && displays[i].refs > 0) {
-            displays[i].refs++;
-            return true;
-        }
     EGLint major, minor;
-    if (!eglInitialize(dpy, &major, &minor))
-        return false;
-    for (size_t i = 0; i < sizeof displays / sizeof *displays; i++)
-        if (displays[i].refs == 0) {
-            displays[i].dpy = dpy;
-            displays[i].refs = 1;
-            return true;
-        }
-    return true; /* more than 8 open displays: never terminated */
-}
-
-static void display_release(EGLDisplay dpy)
-{
-    for (size_t i = 0; i < sizeof displays / sizeof *displays; i++)
-        if (displays[i].dpy == dpy && displays[i].refs > 0) {
-            if (--displays[i].refs == 0) {
-                eglTerminate(dpy);
-                eglReleaseThread();
-            }
-            return;
-        }
+    return eglInitialize(dpy, &major, &minor) == EGL_TRUE;
 }
 
 /* An initialised display for device index `device`, and its description. */
@@ -343,7 +317,6 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
     nat->api = es ? EGL_OPENGL_ES_API : EGL_OPENGL_API;
     return nat;
 fail:
-    display_release(dpy);
     return NULL;
 }
 
@@ -365,7 +338,6 @@ static void egl_destroy(void *native)
     if (eglGetCurrentContext() == nat->ctx)
         eglMakeCurrent(nat->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(nat->dpy, nat->ctx);
-    display_release(nat->dpy);
     free(nat);
 }
 
@@ -393,8 +365,6 @@ int gg_egl_devices(char out[][256], int max, char *err, size_t errlen)
                 dpy = EGL_NO_DISPLAY;
         }
         snprintf(out[i], 256, "%s, EGL vendor %s", what, vendor ? vendor : "unknown (does not initialise)");
-        if (dpy != EGL_NO_DISPLAY)
-            display_release(dpy);
         (void)eglGetError();
     }
     return n < max ? n : max;

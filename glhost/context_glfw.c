@@ -7,15 +7,18 @@
  * context, 2.1 at least); core: 3.3 core profile; es3: OpenGL ES 3.0 through
  * the native context API (GLX), or through EGL when GLX cannot make it.
  *
- * GLFW is initialised with the first window and terminated at exit, not
- * with the last window: each glfwInit() opens a new X connection, and an X
- * server that resets when its last client leaves (Xvfb's default) refuses
- * connections for a moment after a glfwTerminate().
+ * GLFW is initialised with the first window and never terminated: each
+ * glfwInit() opens a new X connection, and an X server that resets when its
+ * last client leaves (Xvfb's default) refuses connections for a moment after
+ * a glfwTerminate(); and closing the connection unloads the GL driver, which
+ * leaves memory behind that LeakSanitizer reports (see context_egl.c).  The
+ * process's exit closes the connection.
  * Not thread safe: one thread makes and destroys contexts. */
 #include <GLFW/glfw3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "glhost/context_internal.h"
 
@@ -81,13 +84,21 @@ static void *glfw_create(int device, gg_ctx_kind kind, char *desc, size_t descle
     last_error[0] = '\0';
     glfwSetErrorCallback(on_error);
     if (!initialised) {
-        if (!glfwInit()) {
+        /* An X server that is resetting (its last client just left) refuses
+         * connections for a moment: retry opening the display for up to 1 s. */
+        bool ok = glfwInit();
+        for (int tries = 0; !ok && tries < 20 && getenv("DISPLAY") && strstr(last_error, "open display");
+             tries++) {
+            nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+            last_error[0] = '\0';
+            ok = glfwInit();
+        }
+        if (!ok) {
             gg_ctx_err(err, errlen, "GLFW", "glfwInit failed: %s",
                        last_error[0] ? last_error : "no reason given");
             return NULL;
         }
         initialised = true;
-        atexit(glfwTerminate);
     }
     GLFWwindow *w = make_window(kind, GLFW_NATIVE_CONTEXT_API);
     if (w) {
