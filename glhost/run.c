@@ -580,9 +580,9 @@ done:
 struct gg_session {
     gg_backend backend;
     int device;
-    gg_ctx *ctx;
-    gg_ctx_kind kind;
-    gg_ctx_info info;
+    gg_ctx *ctx[3];        /* by gg_ctx_kind, made on first use */
+    gg_ctx_info info[3];
+    int current;           /* the kind current now, -1 none */
 };
 
 gg_session *gg_session_new(gg_backend backend, int device)
@@ -591,6 +591,7 @@ gg_session *gg_session_new(gg_backend backend, int device)
     if (s) {
         s->backend = backend;
         s->device = device;
+        s->current = -1;
     }
     return s;
 }
@@ -599,8 +600,9 @@ void gg_session_free(gg_session *s)
 {
     if (!s)
         return;
-    if (s->ctx)
-        gg_ctx_destroy(s->ctx);
+    for (int k = 0; k < 3; k++)
+        if (s->ctx[k])
+            gg_ctx_destroy(s->ctx[k]);
     free(s);
 }
 
@@ -609,21 +611,21 @@ int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char 
 {
     if (no_device)
         *no_device = false;
-    if (s->ctx && s->kind != kind) {
-        /* One context at a time: GLEW's entry points belong to the current
-         * one, and EGL keeps one current context per thread. */
-        gg_ctx_destroy(s->ctx);
-        s->ctx = NULL;
+    if ((unsigned)kind >= 3) {
+        snprintf(err, errlen, "unknown context kind %d", (int)kind);
+        return -1;
     }
-    if (!s->ctx) {
-        s->ctx = gg_ctx_create(s->backend, s->device, kind, err, errlen, no_device);
-        if (!s->ctx)
+    if (!s->ctx[kind]) {
+        s->ctx[kind] = gg_ctx_create(s->backend, s->device, kind, err, errlen, no_device);
+        if (!s->ctx[kind])
             return -1;
-        s->kind = kind;
-        gg_ctx_query(s->ctx, &s->info);
+        gg_ctx_query(s->ctx[kind], &s->info[kind]);
+    } else if (s->current != (int)kind && gg_ctx_make_current(s->ctx[kind], err, errlen)) {
+        return -1;
     }
+    s->current = (int)kind;
     if (info)
-        *info = s->info;
+        *info = s->info[kind];
     return 0;
 }
 
@@ -634,7 +636,7 @@ int gg_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
 {
     if (gg_session_context(s, gg_ctx_kind_for(v->profile), NULL, err, errlen, no_device))
         return -1;
-    gg_run_current(&s->info, v, p, in, ref, o, out, c_out, log);
+    gg_run_current(&s->info[gg_ctx_kind_for(v->profile)], v, p, in, ref, o, out, c_out, log);
     return 0;
 }
 

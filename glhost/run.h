@@ -73,9 +73,9 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
                     const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                     gg_measurement *out, float *c_out, gg_run_log *log);
 
-/* A session keeps the context of the last kind used, so running several
- * variants of one profile (bench, a tuner's child) makes one context.  A
- * variant of another profile destroys it and makes the other kind. */
+/* A session keeps one context per kind, made on first use and made current
+ * again when a variant of its profile comes back (gg_ctx_make_current), so
+ * bench or a tuner's child makes each kind once.  One thread only. */
 typedef struct gg_session gg_session;
 
 gg_session *gg_session_new(gg_backend backend, int device); /* NULL: out of memory */
