@@ -3,7 +3,7 @@
  * Order: options, the variant's syntax and the inputs are checked before any
  * GL (bad input is exit 2 without a context); `best` needs the card's slug,
  * so it resolves after the first context, from results/<card>/best-MxNxK.txt
- * (its first word is the canonical variant). */
+ * (read by search/records). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 #include "glhost/npy.h"
 #include "glhost/reference.h"
 #include "glhost/run.h"
+#include "search/records.h"
 
 enum { OPT_CSV = 1 };
 
@@ -49,23 +50,15 @@ static bool names_best(const char *text)
     return !strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',');
 }
 
-/* results/<slug>/best-MxNxK.txt -> *best.  0, or EXIT_USAGE after one line. */
+/* results/<slug>/best-MxNxK.txt (search/records) -> *best.  0, or
+ * EXIT_USAGE after one line. */
 static int load_best(const cli_common *c, const char *slug, int m, int n, int k,
                      gg_variant *best)
 {
-    char path[512];
-    snprintf(path, sizeof path, "results/%s/best-%dx%dx%d.txt", slug, m, n, k);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return cli_error(c, "no best variant recorded for card '%s' and %dx%dx%d (%s missing: "
-                            "run glgemm tune first)", slug, m, n, k, path);
-    char word[GG_VARIANT_TEXT + 1] = "";
-    int got = fscanf(f, "%160s", word);
-    fclose(f);
-    char err[256];
-    if (got != 1 || names_best(word) || gg_variant_parse(word, NULL, best, err, sizeof err))
-        return cli_error(c, "%s does not start with a variant: %s", path,
-                         got == 1 ? err : "empty file");
+    char err[600];
+    if (gg_best_read("results", slug, m, n, k, best, NULL, err, sizeof err))
+        return cli_error(c, "best: no variant recorded for card '%s' and %dx%dx%d (%s; run "
+                            "glgemm tune --m %d --n %d --k %d first)", slug, m, n, k, err, m, n, k);
     return 0;
 }
 

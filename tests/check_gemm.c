@@ -539,6 +539,31 @@ START_TEST(cli_run_statuses)
     ck_assert(strchr(err, '\n') == err + strlen(err) - 1); /* one line */
     rc = run_cli("larsen --size 5 --device 99", out, sizeof out, err, sizeof err);
     ck_assert(rc == 2 || rc == 3);
+
+    /* best, from results/<this card>/best-3x5x7.txt, with an override. */
+    gg_session *s = gg_session_new(GG_BACKEND_EGL, 0);
+    gg_ctx_info info;
+    char e[256], slug[128], dir[700], file[800];
+    ck_assert_msg(gg_session_context(s, GG_CTX_CORE, &info, e, sizeof e, NULL) == 0, "%s", e);
+    gg_session_free(s);
+    gg_slug(info.renderer, slug, sizeof slug);
+    snprintf(dir, sizeof dir, "%s/results", tmpdir);
+    ck_assert(mkdir(dir, 0700) == 0);
+    snprintf(dir, sizeof dir, "%s/results/%s", tmpdir, slug);
+    ck_assert(mkdir(dir, 0700) == 0);
+    snprintf(file, sizeof file, "%s/best-3x5x7.txt", dir);
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("mrt=2x2,mc=1x2,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong\ngflops: 1\n", f);
+    fclose(f);
+    rc = run_cli("best,acc=blend --m 3 --n 5 --k 7", out, sizeof out, err, sizeof err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    ck_assert_msg(strstr(out, "mrt=2x2,mc=1x2,np=2,unroll=0,profile=330,compiler=glsl,acc=blend "
+                              "3x5x7: ok") != NULL, "%s", out);
+    unlink(file);
+    rmdir(dir);
+    snprintf(dir, sizeof dir, "%s/results", tmpdir);
+    rmdir(dir);
     remove_tmpdir();
 }
 END_TEST
