@@ -24,7 +24,8 @@
  *    pass of every block.  seconds is the median.  gpu_s is the median of
  *    GL_TIME_ELAPSED around the same region where the context has timer
  *    queries (desktop contexts), else -1: reported beside, never instead.
- *    compile_s, upload_s (A, B textures and the targets' first fill) and
+ *    compile_s (emit, compile, link), upload_s (packing and uploading A and
+ *    B, making and first filling the targets, the FBOs checked) and
  *    readback_s (glReadPixels of every attachment of every block) apart.
  *  - The last timed rep's C is read back, unpacked and judged with gg_verify
  *    against ref: a failure is wrong_result with gflops 0.  GL errors after

@@ -400,6 +400,24 @@ START_TEST(gemm_session_reuse)
 }
 END_TEST
 
+/* The GLFW backend (a hidden window) runs the same host: one variant per
+ * profile. */
+START_TEST(gemm_glfw)
+{
+    static const char *const texts[] = {"nv-multi,acc=copy", "profile=120,mrt=2x1,acc=blend",
+                                        "profile=300es,mc=2x2,mrt=1x2"};
+    gemm_case gc = {texts[_i], 19, 23, 29, 0, 1, 1.0f, 0.5f};
+    gemm_run r;
+    setup_case(&r, &gc, 77);
+    char err[512] = "";
+    int rc = gg_evaluate(GG_BACKEND_GLFW, 0, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL,
+                         err, sizeof err);
+    ck_assert_msg(rc == 0, "no GLFW context: %s", err);
+    expect_ok(&r, texts[_i]);
+    free_case(&r);
+}
+END_TEST
+
 /* ---- the CLI ---------------------------------------------------------- */
 
 static char tmpdir[64];
@@ -658,5 +676,16 @@ Suite *make_gemm_suite(void)
     tcase_add_test(cli, cli_run_statuses);
     tcase_add_test(cli, cli_run_out);
     suite_add_tcase(s, cli);
+
+    const char *display = getenv("DISPLAY");
+    if (display && *display) {
+        TCase *glfw = tcase_create("gemm-glfw");
+        tcase_set_tags(glfw, "gl glfw");
+        tcase_set_timeout(glfw, 60);
+        tcase_add_loop_test(glfw, gemm_glfw, 0, 3);
+        suite_add_tcase(s, glfw);
+    } else {
+        fprintf(stderr, "gemm: GLFW cases skipped: no DISPLAY (make check runs them under xvfb-run)\n");
+    }
     return s;
 }
