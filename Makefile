@@ -28,15 +28,16 @@ TEST_SRC := $(sort $(wildcard tests/check_*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-DEPS     := $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+DEPS     := $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_SRC:%.c=$(BUILD)/%.d)
 TESTBIN  := $(BUILD)/check_glgemm
 
 # Debian packages the build, the tests and the figures need.
 PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-dev \
 	libegl-mesa0 libgl1-mesa-dri libglew-dev libglfw3-dev check libsubunit-dev \
-	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools
+	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools clang libclang-rt-14-dev
 
-.PHONY: all deps check sanitize run shaders clean test-bin
+.PHONY: all deps check sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -64,6 +65,7 @@ XVFB = $(if $(DISPLAY),,$(shell command -v xvfb-run >/dev/null 2>&1 && echo 'xvf
 check: deps
 	$(MAKE) test-bin
 	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
+	$(MAKE) fuzz-smoke
 
 # ASan + UBSan build of the same suite, in its own build folder.  Leaks inside
 # the GL driver (Mesa, LLVM) are not ours: tests/lsan.supp names them.
@@ -76,6 +78,27 @@ sanitize: deps
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	CK_DEFAULT_TIMEOUT=600 $(XVFB) build-san/check_glgemm
+
+# libFuzzer targets (clang), one per parser of outside input: tests/fuzz/.
+# fuzz-smoke (part of check) runs each for FUZZ_SMOKE seconds; `make fuzz` is
+# the longer campaign, FUZZ_SECONDS per target.  Crashes are saved in
+# tests/fuzz/crashes/ and fail the run (tests/fuzz/run.sh).
+FUZZ_CC      ?= clang
+FUZZ_TARGETS  = variant npy csv cli
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE   ?= 5
+FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/libglgemm-core.a
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(filter %.a,$^) $(ALL_LDFLAGS) $(LDLIBS)
+$(BUILD)/fuzz_cli: $(BUILD)/cli/options.o
+.SECONDARY: $(FUZZ_SRC:%.c=$(BUILD)/%.o)
+fuzz-bin:
+	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT=-O1 SAN="$(FUZZ_SAN)" \
+		$(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+fuzz-smoke: fuzz-bin
+	tests/fuzz/run.sh $(FUZZ_SMOKE) $(FUZZ_TARGETS)
+fuzz: deps fuzz-bin
+	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The main job: tune the default device and problem, write results/<card>/.
 run: deps
@@ -100,6 +123,6 @@ deps:
 	fi
 
 clean:
-	rm -rf build build-san $(BIN)
+	rm -rf build build-san build-fuzz $(BIN)
 
 -include $(DEPS)

@@ -50,7 +50,8 @@ typedef int (*cli_handler)(void *self, int id, const char *value);
 int cli_parse(int argc, char **argv, cli_common *common, const cli_opt *own,
               cli_handler handler, void *self, bool with_problem, const char *usage);
 
-/* "glgemm CMD: message" on stderr, one line.  Returns EXIT_USAGE. */
+/* "glgemm CMD: message" on stderr ("glgemm: message" when c is NULL), one
+ * line: control characters in it print as '?'.  Returns EXIT_USAGE. */
 int cli_error(const cli_common *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -30,10 +30,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return EXIT_USAGE;
-    }
+    if (argc < 2)
+        return cli_error(NULL, "no command given (commands: info, devices, gen, run, tune, bench, "
+                               "probe, report; try glgemm --help)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
@@ -45,6 +44,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "glgemm: unknown command '%s' (try glgemm --help)\n", argv[1]);
-    return EXIT_USAGE;
+    return cli_error(NULL, "unknown command '%s' (try glgemm --help)", argv[1]);
 }

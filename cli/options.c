@@ -24,14 +24,28 @@ static const cli_opt problem_opts[] = {
     {NULL, 0, 0},
 };
 
+/* The message stays one line whatever its arguments hold (an argument or a
+ * file name with a newline in it): control characters print as '?'. */
 int cli_error(const cli_common *c, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "glgemm %s: ", c && c->cmd ? c->cmd : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (msg) {
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        for (char *p = msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+    }
+    if (c && c->cmd)
+        fprintf(stderr, "glgemm %s: %s\n", c->cmd, msg ? msg : fmt);
+    else
+        fprintf(stderr, "glgemm: %s\n", msg ? msg : fmt);
+    free(msg);
     return EXIT_USAGE;
 }
 
@@ -171,9 +185,9 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
             else if (i + 1 < argc)
                 value = argv[++i];
             else
-                return cli_error(c, "option --%s needs a value", o->name);
+                return cli_error(c, "option %.*s%s needs a value", (int)(name - arg), arg, o->name);
         } else if (eq) {
-            return cli_error(c, "option --%s takes no value", o->name);
+            return cli_error(c, "option %.*s%s takes no value", (int)(name - arg), arg, o->name);
         }
         int rc;
         if (o->id == OPT_HELP) {

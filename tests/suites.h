@@ -18,5 +18,6 @@ Suite *make_gemm_suite(void);
 Suite *make_ref_suite(void);
 Suite *make_csv_suite(void);
 Suite *make_probe_suite(void);
+Suite *make_badinput_suite(void);
 
 #endif
