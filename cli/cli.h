@@ -59,7 +59,9 @@ int cli_error(const cli_common *c, const char *fmt, ...)
 int cli_int(const char *s, long lo, long hi, long *out);
 int cli_float(const char *s, double *out);
 
-/* Checks the problem after parsing (inputs exist, sizes sane). */
+/* Checks the problem after parsing: --a with --b, --c with both, and that
+ * --out can be written (an existing folder; a regular, writable file if it
+ * exists), before any work.  0, or EXIT_USAGE after one line. */
 int cli_check_problem(cli_common *c);
 
 /* Commands. */

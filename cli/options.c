@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -207,6 +209,36 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
     return 0;
 }
 
+/* --out before any work: a file gg_npy_write() will be able to replace or
+ * create (a regular, writable file, or a new name in an existing folder), so
+ * a run does not do its work and then fail on the output. */
+static int check_out(cli_common *c, const char *path)
+{
+    struct stat st;
+    size_t n = strlen(path);
+    if (n == 0 || path[n - 1] == '/')
+        return cli_error(c, "--out '%s' is not a file name", path);
+    if (lstat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return cli_error(c, "--out %s: exists and is not a regular file; not replaced", path);
+        if ((st.st_mode & 0222) == 0)
+            return cli_error(c, "--out %s: exists and is read-only; not replaced", path);
+    } else if (errno != ENOENT) {
+        return cli_error(c, "--out %s: %s", path, strerror(errno));
+    }
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return cli_error(c, "out of memory");
+    int rc = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        rc = cli_error(c, "--out %s: no folder '%s' to write it in", path, dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        rc = cli_error(c, "--out %s: cannot write in '%s': %s", path, dir, strerror(errno));
+    free(dir);
+    return rc;
+}
+
 int cli_check_problem(cli_common *c)
 {
     gg_problem *p = &c->prob;
@@ -214,5 +246,7 @@ int cli_check_problem(cli_common *c)
         return cli_error(c, "--a and --b go together");
     if (p->c_path && !p->a_path)
         return cli_error(c, "--c needs --a and --b");
+    if (p->out_path)
+        return check_out(c, p->out_path);
     return 0;
 }

@@ -30,7 +30,7 @@ typedef struct {
     const char *args[16]; /* after the binary; NULL-terminated by the zeros */
     const char *expect;   /* substring of the one stderr line */
     const char *out;      /* an output path the case names, or NULL */
-    int pre;              /* out exists beforehand with PRE_TEXT */
+    int pre;              /* out exists beforehand with PRE_TEXT (2: and is read-only) */
 } bad_case;
 
 /* BAD(expected text, args...); BAD_OUT(out path, pre, expected text, args...). */
@@ -118,6 +118,63 @@ static const bad_case cases[] = {
     BAD("--card must be a card slug", "gen", "best", "--card", "../etc"),
     BAD("--card must be a card slug", "gen", "best", "--card", "Llvmpipe"),
     BAD("got 'a?b'", "gen", "larsen", "--card", "a\nb"), /* fuzz */
+
+    /* run: the command line, the variant, the problem */
+    BAD("a VARIANT is needed", "run"),
+    BAD("one VARIANT only, got 'nv-multi' after 'larsen'", "run", "larsen", "nv-multi"),
+    BAD("mc: 3x2 packs 6 values", "run", "mc=3x2", "--size", "8"),
+    BAD("unknown key 'mcc'", "run", "mcc=2x2", "--size", "8"),
+    BAD("option --csv takes no value", "run", "larsen", "--csv=1"),
+    BAD("option --reps needs a value", "run", "larsen", "--reps"),
+    BAD("--reps must be an integer from 1 to 100000, got '0'", "run", "larsen", "--reps", "0"),
+    BAD("--size must be an integer from 1 to 1048576, got '1e9'", "run", "larsen", "--size", "1e9"),
+    BAD("--m must be an integer from 1 to 1048576, got '-1'", "run", "larsen", "--m", "-1"),
+    BAD("--alpha must be a finite number, got 'nan'", "run", "larsen", "--alpha", "nan"),
+    BAD("--backend must be egl or glfw, got 'vulkan'", "run", "larsen", "--backend", "vulkan"),
+    BAD("no device 1023", "run", "larsen", "--size", "8", "--device", "1023"),
+    BAD("best: no variant recorded for card", "run", "best", "--size", "8", "--reps", "1"),
+
+    /* run: .npy inputs */
+    BAD("--a and --b go together", "run", "larsen", "--a", "a.npy"),
+    BAD("--a and --b go together", "run", "larsen", "--b", "b.npy"),
+    BAD("--c needs --a and --b", "run", "larsen", "--c", "c.npy"),
+    BAD("nope.npy: cannot open", "run", "larsen", "--a", "nope.npy", "--b", "b.npy"),
+    BAD("dir.npy: not a regular file", "run", "larsen", "--a", "dir.npy", "--b", "b.npy"),
+    BAD("magic.npy: not a .npy file (bad magic)", "run", "larsen", "--a", "magic.npy", "--b", "b.npy"),
+    BAD("empty.npy: not a .npy file", "run", "larsen", "--a", "a.npy", "--b", "empty.npy"),
+    BAD("text.npy: not a .npy file", "run", "larsen", "--a", "text.npy", "--b", "b.npy"),
+    BAD("f8.npy: unsupported dtype '<f8'", "run", "larsen", "--a", "f8.npy", "--b", "b.npy"),
+    BAD("be.npy: unsupported dtype '>f4'", "run", "larsen", "--a", "be.npy", "--b", "b.npy"),
+    BAD("fortran.npy: Fortran-order arrays are not supported", "run", "larsen", "--a",
+        "fortran.npy", "--b", "b.npy"),
+    BAD("1d.npy: array is 1-D", "run", "larsen", "--a", "1d.npy", "--b", "b.npy"),
+    BAD("3d.npy: array is 3-D", "run", "larsen", "--a", "a.npy", "--b", "3d.npy"),
+    BAD("zero.npy: shape (0, 3) has a zero dimension", "run", "larsen", "--a", "zero.npy", "--b",
+        "b.npy"),
+    BAD("trunc.npy: truncated data", "run", "larsen", "--a", "trunc.npy", "--b", "b.npy"),
+    BAD("long.npy: 4 bytes of trailing data", "run", "larsen", "--a", "long.npy", "--b", "b.npy"),
+    BAD("inner dimensions differ", "run", "larsen", "--a", "a.npy", "--b", "b-inner.npy"),
+    BAD("inner dimensions differ", "run", "larsen", "--a", "a.npy", "--b", "b.npy", "--transa"),
+    BAD("c-shape.npy is 5x4 but op(A)*op(B) is 4x5", "run", "larsen", "--a", "a.npy", "--b",
+        "b.npy", "--c", "c-shape.npy"),
+    BAD("f8.npy: unsupported dtype '<f8'", "run", "larsen", "--a", "a.npy", "--b", "b.npy", "--c",
+        "f8.npy"),
+
+    /* run --out: refused before any work, nothing written */
+    BAD_OUT("missing-dir/o.npy", 0, "no folder 'missing-dir'", "run", "larsen", "--size", "8",
+            "--out", "missing-dir/o.npy"),
+    BAD_OUT("a.npy/o.npy", 0, "--out a.npy/o.npy", "run", "larsen", "--size", "8", "--out",
+            "a.npy/o.npy"),
+    BAD("--out dir.npy: exists and is not a regular file", "run", "larsen", "--size", "8", "--out",
+        "dir.npy"),
+    BAD("is not a file name", "run", "larsen", "--size", "8", "--out", "dir.npy/"),
+    BAD_OUT("o.npy", 2, "--out o.npy: exists and is read-only", "run", "larsen", "--size", "8",
+            "--out", "o.npy"),
+    BAD_OUT("o.npy", 1, "mc: 3x2 packs 6 values", "run", "mc=3x2", "--size", "8", "--out", "o.npy"),
+    BAD_OUT("o.npy", 0, "trunc.npy: truncated data", "run", "larsen", "--a", "trunc.npy", "--b",
+            "b.npy", "--out", "o.npy"),
+    BAD_OUT("o.npy", 1, "inner dimensions differ", "run", "larsen", "--a", "a.npy", "--b",
+            "b-inner.npy", "--out", "o.npy"),
 
     /* output files: nothing created, nothing replaced */
     BAD_OUT("missing-dir/s.frag", 0, "cannot write missing-dir/s.frag", "gen", "larsen", "-o", "missing-dir/s.frag"),
@@ -340,6 +397,8 @@ static void check_case(const bad_case *bc)
     make_fixtures();
     if (bc->pre)
         write_bytes(bc->out, PRE_TEXT, strlen(PRE_TEXT));
+    if (bc->pre == 2)
+        ck_assert_int_eq(chmod(bc->out, 0444), 0);
     static entry before[128], after[128];
     int nb = snapshot(before, 128);
 
