@@ -1,12 +1,440 @@
-/* glgemm tune: not built yet (placeholder so the front end links). */
+/* glgemm tune: the search (search/) over real evaluations (glhost/run.h),
+ * each in a child process under a watchdog (search/isolate.h).
+ *
+ * Order: options, --fix and the inputs are checked before any GL (bad input
+ * is exit 2 with no context).  The parent then prepares the inputs and the
+ * double-precision reference once and holds no GL context: one child asks
+ * the device for its slug and limits (each context kind), and every
+ * evaluation runs in a child of its own that makes its context, runs the
+ * variant and sends the measurement back.  Records, best file, summary. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "glhost/csv.h"
+#include "glhost/inputs.h"
+#include "glhost/reference.h"
+#include "glhost/run.h"
+#include "search/isolate.h"
+#include "search/tune.h"
+
+enum { OPT_SEARCH = 1, OPT_FIX, OPT_BUDGET, OPT_FRESH, OPT_TIMEOUT, OPT_RESULTS, OPT_KEEP };
+
+static const cli_opt own_opts[] = {
+    {"search", 1, OPT_SEARCH}, {"fix", 1, OPT_FIX},         {"budget", 1, OPT_BUDGET},
+    {"fresh", 0, OPT_FRESH},   {"timeout", 1, OPT_TIMEOUT}, {"results", 1, OPT_RESULTS},
+    {"keep", 1, OPT_KEEP},     {NULL, 0, 0},
+};
+
+static const char usage[] =
+    "usage: glgemm tune [problem options] [--search phase|exhaustive|random] [--fix PAIRS]\n"
+    "                   [--budget N] [--fresh] [--timeout S] [--keep N] [--results DIR]\n"
+    "  Searches the variants for the fastest verified one on this device and problem.\n"
+    "  --search phase       (default) the paper's: screening of the outer keys (compiler,\n"
+    "                       profile, unroll, acc: one representative each, the best kept),\n"
+    "                       then for each kept: np over powers of two x mc {1x1,1x2,1x4,2x2}\n"
+    "                       x mrt {1x1,1x2,1x4,2x2,1x8,2x4}, then Algorithm 1 for np\n"
+    "           exhaustive  every variant the card and --fix allow: every mrt RxC (R*C <=\n"
+    "                       draw buffers), every mc (R*C <= 4), every np 1..k-steps\n"
+    "           random      --budget N variants of the exhaustive space, seeded by --seed\n"
+    "  --fix PAIRS          hold keys, e.g. --fix profile=300es,acc=blend\n"
+    "  --budget N           look at most at N variants (needed by random)\n"
+    "  --fresh              start over: the old records and best file are moved aside\n"
+    "                       (renamed *.<date-time>.old); default: resume from the records\n"
+    "  --timeout S          seconds one evaluation may take before it is killed (status\n"
+    "                       timeout); default 10 + 60 x (m*n*k / 1024^3) x (reps / 10), at most 600\n"
+    "  --keep N             phase: outer combinations kept by screening (default 3, 0 all)\n"
+    "  --results DIR        where results/<card>/ goes (default results)\n"
+    "  problem: --m M --n N --k K | --size S (default 1024), --transa, --transb, --alpha A,\n"
+    "           --beta B, --seed S, --reps R (default 10), or --a FILE --b FILE [--c FILE]\n"
+    "  --backend egl|glfw, --device N\n"
+    "Progress on stderr; the best variant and a summary on stdout.  Records:\n"
+    "DIR/<card>/tune-MxNxK.csv (one row per evaluation, kept across runs), best:\n"
+    "DIR/<card>/best-MxNxK.txt.\n"
+    "exit status: 0 a best was found, 1 every variant failed, 2 bad input, 3 no GL context\n";
+
+typedef struct {
+    cli_common *c;
+    gg_strategy strategy;
+    const char *fix;
+    long budget;
+    bool fresh;
+    double timeout;
+    const char *results;
+    long keep;
+} tune_opts;
+
+static int handler(void *self, int id, const char *value)
+{
+    tune_opts *o = self;
+    double d;
+    switch (id) {
+    case OPT_SEARCH: {
+        int s = gg_strategy_parse(value);
+        if (s < 0)
+            return cli_error(o->c, "--search must be phase, exhaustive or random, got '%s'", value);
+        o->strategy = (gg_strategy)s;
+        return 0;
+    }
+    case OPT_FIX: o->fix = value; return 0;
+    case OPT_BUDGET:
+        if (cli_int(value, 1, 100000000, &o->budget))
+            return cli_error(o->c, "--budget must be an integer from 1 to 100000000, got '%s'", value);
+        return 0;
+    case OPT_FRESH: o->fresh = true; return 0;
+    case OPT_TIMEOUT:
+        if (cli_float(value, &d) || d <= 0 || d > 86400)
+            return cli_error(o->c, "--timeout must be seconds, more than 0 and at most 86400, got "
+                                   "'%s'", value);
+        o->timeout = d;
+        return 0;
+    case OPT_RESULTS:
+        if (!*value)
+            return cli_error(o->c, "--results needs a folder");
+        o->results = value;
+        return 0;
+    case OPT_KEEP:
+        if (cli_int(value, 0, 36, &o->keep))
+            return cli_error(o->c, "--keep must be an integer from 0 to 36, got '%s'", value);
+        return 0;
+    }
+    return cli_error(o->c, "internal: unhandled option");
+}
+
+/* ---- the device, asked by a child ---- */
+
+typedef struct {
+    bool ok[3];                 /* per profile: its context kind can be made */
+    gg_card_limits lim[3];
+    char err[3][200];
+    bool no_device;
+    char slug[GG_CARD_MAX];
+    char renderer[256];
+} card_report;
+
+typedef struct {
+    gg_backend backend;
+    int device;
+} device_ref;
+
+static void ask_card(void *user, void *out, size_t outlen)
+{
+    const device_ref *d = user;
+    card_report *r = out;
+    memset(r, 0, outlen);
+    for (int p = 0; p < 3; p++) {
+        bool no_device = false;
+        gg_ctx *ctx = gg_ctx_create(d->backend, d->device, gg_ctx_kind_for((gg_profile)p), r->err[p],
+                                    sizeof r->err[p], &no_device);
+        r->no_device |= no_device;
+        if (!ctx)
+            continue;
+        gg_ctx_info info;
+        gg_ctx_query(ctx, &info);
+        gg_ctx_limits(&info, &r->lim[p]);
+        r->ok[p] = true;
+        if (!r->slug[0]) {
+            gg_slug(info.renderer, r->slug, sizeof r->slug);
+            snprintf(r->renderer, sizeof r->renderer, "%s", info.renderer);
+        }
+        gg_ctx_destroy(ctx);
+    }
+}
+
+/* ---- the evaluation, in a child ---- */
+
+typedef struct {
+    device_ref dev;
+    const gg_problem *prob;
+    const gg_inputs *in;
+    const gg_reference *ref;
+    double timeout;
+} eval_ctx;
+
+static int child_eval(void *user, const gg_variant *v, gg_measurement *out)
+{
+    const eval_ctx *e = user;
+    char err[256];
+    if (gg_evaluate(e->dev.backend, e->dev.device, v, e->prob, e->in, e->ref, NULL, out, NULL, NULL,
+                    err, sizeof err)) {
+        snprintf(out->detail, sizeof out->detail, "no context for this variant: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int isolated_eval(void *user, const gg_variant *v, gg_measurement *out)
+{
+    const eval_ctx *e = user;
+    if (gg_isolate_eval(child_eval, user, v, e->timeout, out)) {
+        fprintf(stderr, "\nglgemm tune: %s\n", out->detail);
+        return -1; /* no child at all: the tool, not the variant */
+    }
+    return 0;
+}
+
+/* ---- progress ---- */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static char *duration(double s, char *buf, size_t len)
+{
+    if (s < 0 || !isfinite(s))
+        snprintf(buf, len, "?");
+    else if (s < 60)
+        snprintf(buf, len, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    return buf;
+}
+
+typedef struct {
+    bool tty;
+    double t0, last_print;
+    double eval_time;  /* seconds spent in fresh evaluations */
+    double last_fresh;
+    long fresh;
+    bool drawn;        /* a bar is on the terminal line */
+} progress;
+
+static void show(progress *p, const gg_search *s, bool force)
+{
+    const gg_search_stats *st = gg_search_get_stats(s);
+    double t = now();
+    if (!p->tty && !force && t - p->last_print < 5)
+        return;
+    p->last_print = t;
+    long todo = st->planned > st->visited ? st->planned - st->visited : 0;
+    double per = p->fresh ? p->eval_time / (double)p->fresh : -1;
+    char eta[32], el[32], best[96] = "none yet";
+    duration(per >= 0 ? per * (double)todo : -1, eta, sizeof eta);
+    duration(t - p->t0, el, sizeof el);
+    if (st->have_best)
+        snprintf(best, sizeof best, "%.3g GFLOP/s", st->best_outcome.gflops);
+    if (p->tty) {
+        int width = 24, fill = st->planned ? (int)(width * st->visited / st->planned) : 0;
+        char bar[32];
+        for (int i = 0; i < width; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[width] = '\0';
+        fprintf(stderr, "\r[%s] %ld/%ld  best %s  %s elapsed  ETA %s   ", bar, st->visited,
+                st->planned, best, el, eta);
+        p->drawn = true;
+    } else {
+        fprintf(stderr, "tune: %ld of ~%ld variants (%ld measured, %ld from records), best %s, "
+                        "%s elapsed, about %s left\n",
+                st->visited, st->planned, st->measured, st->from_memo, best, el, eta);
+    }
+    fflush(stderr);
+}
+
+static void on_point(void *user, const gg_search *s, const gg_variant *v, const gg_outcome *o,
+                     const gg_measurement *m, bool fresh)
+{
+    progress *p = user;
+    if (fresh) {
+        double t = now();
+        p->eval_time += t - p->last_fresh;
+        p->last_fresh = t;
+        p->fresh++;
+        if (m && m->status != GG_OK && m->status != GG_UNSUPPORTED && m->status != GG_INVALID) {
+            char vt[GG_VARIANT_TEXT];
+            if (p->drawn)
+                fputc('\n', stderr);
+            p->drawn = false;
+            fprintf(stderr, "tune: %s: %s: %s\n", gg_variant_format(v, vt, sizeof vt),
+                    gg_status_name(o->status), m->detail);
+        }
+    } else {
+        p->last_fresh = now();
+    }
+    show(p, s, false);
+}
+
+/* ---- the summary ---- */
+
+static double default_timeout(const gg_problem *p)
+{
+    double work = (double)p->m * p->n * p->k / (1024.0 * 1024.0 * 1024.0);
+    double t = 10 + 60 * work * p->reps / 10.0;
+    return t > 600 ? 600 : t;
+}
+
+static void print_preset(const char *name, const gg_variant *v, const gg_outcome *o, double best)
+{
+    char vt[GG_VARIANT_TEXT];
+    gg_variant_format(v, vt, sizeof vt);
+    double g = gg_outcome_score(o);
+    if (g > 0)
+        printf("vs %-9s  %.2fx  (%s: %.3f GFLOP/s)\n", name, best / g, vt, g);
+    else
+        printf("vs %-9s  -      (%s: %s)\n", name, vt, gg_status_name(o->status));
+}
 
 int cmd_tune(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "glgemm tune: not implemented yet\n");
-    return EXIT_USAGE;
+    cli_common c = {.cmd = "tune"};
+    tune_opts o = {.c = &c, .strategy = GG_SEARCH_PHASE, .results = "results", .keep = 3};
+    int rc = cli_parse(argc, argv, &c, own_opts, handler, &o, true, usage);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (c.npositional)
+        return cli_error(&c, "unexpected argument '%s' (try glgemm tune --help)", c.positional[0]);
+    if ((rc = cli_check_problem(&c)))
+        return rc;
+    if (o.strategy == GG_SEARCH_RANDOM && o.budget < 1)
+        return cli_error(&c, "--search random needs --budget N");
+    char err[512];
+    gg_fix fix;
+    if (gg_fix_parse(o.fix, &fix, err, sizeof err))
+        return cli_error(&c, "%s", err);
+
+    double t0 = now();
+    gg_inputs in;
+    if (gg_inputs_make(&c.prob, &in, err, sizeof err))
+        return cli_error(&c, "%s", err);
+    c.prob.m = in.m; /* files decide the shape */
+    c.prob.n = in.n;
+    c.prob.k = in.k;
+    gg_reference ref = {0};
+    int status = EXIT_GPU;
+    gg_tune *t = NULL;
+    if (gg_reference_compute(&in, c.prob.alpha, c.prob.beta, &ref, err, sizeof err)) {
+        status = cli_error(&c, "%s", err);
+        goto out;
+    }
+
+    /* The device: slug and limits, from a child's contexts. */
+    device_ref dev = {c.backend, c.device};
+    card_report card;
+    char detail[256];
+    if (gg_isolate_run(ask_card, &dev, &card, sizeof card, 60, detail, sizeof detail) != GG_ISO_OK) {
+        fprintf(stderr, "glgemm tune: asking the device for its limits failed: %s\n", detail);
+        status = EXIT_NOCTX;
+        goto out;
+    }
+    if (!card.ok[0] && !card.ok[1] && !card.ok[2]) {
+        fprintf(stderr, "glgemm tune: %s\n", card.err[GG_PROFILE_330]);
+        status = card.no_device ? EXIT_USAGE : EXIT_NOCTX;
+        goto out;
+    }
+
+    gg_tune_config tc;
+    memset(&tc, 0, sizeof tc);
+    tc.results_dir = o.results;
+    tc.card = card.slug;
+    tc.fresh = o.fresh;
+    gg_search_config_default(&tc.search, in.m, in.n, in.k);
+    for (int p = 0; p < 3; p++) {
+        tc.search.profile_ok[p] = card.ok[p];
+        if (card.ok[p])
+            tc.search.lim[p] = card.lim[p];
+    }
+    tc.search.fix = fix;
+    tc.search.strategy = o.strategy;
+    tc.search.budget = o.budget;
+    tc.search.seed = c.prob.seed;
+    tc.search.screen_keep = (int)o.keep;
+    eval_ctx ec = {dev, &c.prob, &in, &ref, o.timeout > 0 ? o.timeout : default_timeout(&c.prob)};
+    tc.search.eval = isolated_eval;
+    tc.search.user = &ec;
+    progress pg = {.tty = isatty(2), .t0 = t0, .last_print = now(), .last_fresh = now()};
+    tc.progress = on_point;
+    tc.progress_user = &pg;
+
+    gg_records_info info;
+    t = gg_tune_open(&tc, &info, err, sizeof err);
+    if (!t) {
+        status = cli_error(&c, "%s", err);
+        goto out;
+    }
+    char fixt[256];
+    gg_fix_format(&fix, fixt, sizeof fixt);
+    fprintf(stderr, "tune: %s search on %s (%s), %dx%dx%d, %d reps, timeout %.0f s per evaluation%s%s\n",
+            gg_strategy_name(o.strategy), card.slug, card.renderer, in.m, in.n, in.k, c.prob.reps,
+            ec.timeout, fixt[0] ? ", --fix " : "", fixt);
+    if (info.moved_aside)
+        fprintf(stderr, "tune: --fresh: the old records went to %s\n", info.old_path);
+    else if (info.rows)
+        fprintf(stderr, "tune: resuming: %ld variants already in %s are not measured again\n",
+                info.rows, gg_tune_records_path(t));
+
+    int run = gg_tune_run(t);
+    if (pg.drawn)
+        fputc('\n', stderr);
+    pg.drawn = false;
+    gg_search *s = gg_tune_search(t);
+    gg_search_stats st = *gg_search_get_stats(s); /* the search's own, before the presets */
+    if (run) {
+        fprintf(stderr, "glgemm tune: stopped: %s\n",
+                gg_tune_error(t)[0] ? gg_tune_error(t) : "no evaluation process could be made");
+        status = EXIT_GPU;
+        goto out;
+    }
+
+    /* The presets on the same problem, recorded like the rest. */
+    gg_variant nvs, nvm;
+    gg_outcome os, om;
+    gg_variant_parse("nv-single", NULL, &nvs, err, sizeof err);
+    gg_variant_parse("nv-multi", NULL, &nvm, err, sizeof err);
+    if (gg_tune_visit(t, &nvs, &os) || gg_tune_visit(t, &nvm, &om) || gg_tune_finish(t)) {
+        fprintf(stderr, "glgemm tune: stopped: %s\n", gg_tune_error(t));
+        status = EXIT_GPU;
+        goto out;
+    }
+    if (pg.drawn)
+        fputc('\n', stderr);
+
+    char vt[GG_VARIANT_TEXT], el[32];
+    if (st.have_best) {
+        printf("best: %s\n", gg_variant_format(&st.best, vt, sizeof vt));
+        printf("gflops: %.3f  (%.6f s, %d pass%s, rel_err %.3g)\n", st.best_outcome.gflops,
+               st.best_outcome.seconds, st.best_outcome.passes, st.best_outcome.passes == 1 ? "" : "es",
+               st.best_outcome.rel_err);
+    } else {
+        printf("best: none: every variant failed\n");
+    }
+    printf("problem: %dx%dx%d on %s, %d reps per evaluation\n", in.m, in.n, in.k, card.slug,
+           c.prob.reps);
+    printf("search: %s%s%s: %ld variants: %ld measured now, %ld from the records\n",
+           gg_strategy_name(o.strategy), fixt[0] ? ", --fix " : "", fixt, st.visited, st.measured,
+           st.from_memo);
+    printf("status:");
+    for (int i = 0; i < GG_STATUS_COUNT; i++)
+        if (st.by_status[i])
+            printf(" %s %ld", gg_status_name((gg_status)i), st.by_status[i]);
+    printf("\n");
+    if (st.have_best) {
+        print_preset("nv-single", &nvs, &os, st.best_outcome.gflops);
+        print_preset("nv-multi", &nvm, &om, st.best_outcome.gflops);
+    }
+    gg_variant all_best;
+    gg_outcome all_o;
+    if (gg_search_memo_best(s, &all_best, &all_o) &&
+        (!st.have_best || gg_outcome_score(&all_o) > st.best_outcome.gflops)) {
+        printf("best of all records: %s, %.3f GFLOP/s (outside this search; written as best)\n",
+               gg_variant_format(&all_best, vt, sizeof vt), all_o.gflops);
+    }
+    for (int i = 0; i < gg_search_nnotes(s); i++)
+        printf("note: %s\n", gg_search_note(s, i));
+    printf("records: %s\n", gg_tune_records_path(t));
+    printf("wall time: %s\n", duration(now() - t0, el, sizeof el));
+    status = st.have_best ? 0 : EXIT_GPU;
+out:
+    fflush(stdout);
+    gg_tune_close(t);
+    gg_reference_free(&ref);
+    gg_inputs_free(&in);
+    return status;
 }

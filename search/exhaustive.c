@@ -30,7 +30,7 @@ int gs_exhaustive(gg_search *s)
     long total = 0;
     for (int i = 0; i < n; i++)
         total += cells[i].nnp;
-    s->st.planned = s->st.visited + (s->cfg.budget > 0 && s->cfg.budget < total ? s->cfg.budget : total);
+    gs_plan(s, s->st.visited + total);
     for (int i = 0; i < n && rc == 0; i++)
         for (int j = 0; j < cells[i].nnp; j++) {
             gg_variant v = cells[i].v;
@@ -79,7 +79,7 @@ int gs_random(gg_search *s)
         pre[i + 1] = pre[i] + cells[i].nnp;
     long total = pre[n];
     long want = s->cfg.budget < total ? s->cfg.budget : total;
-    s->st.planned = s->st.visited + want;
+    gs_plan(s, s->st.visited + want);
     uint64_t state = s->cfg.seed;
     long drawn = 0;          /* distinct points of this space looked at */
     long misses = 0;         /* draws of a point already looked at */

@@ -238,7 +238,7 @@ int gs_phase(gg_search *s)
     int keep = nc;
     if (nc > 1 && s->cfg.screen_keep > 0 && s->cfg.screen_keep < keep)
         keep = s->cfg.screen_keep;
-    s->st.planned = s->st.visited + (nc > 1 ? nc : 0) + keep * (cs[0].npts + a1);
+    gs_plan(s, s->st.visited + (nc > 1 ? nc : 0) + keep * (cs[0].npts + a1));
 
     /* Screening. */
     if (nc > 1) {
@@ -288,9 +288,10 @@ int gs_phase(gg_search *s)
             }
             keep = kept;
         }
-        s->st.planned = s->st.visited;
+        long planned = s->st.visited;
         for (int i = 0; i < keep; i++)
-            s->st.planned += cs[i].npts + a1;
+            planned += cs[i].npts + a1;
+        gs_plan(s, planned);
     }
 
     /* Algorithm 2 on each kept combination, best first. */

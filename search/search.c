@@ -339,6 +339,13 @@ bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o)
     return true;
 }
 
+void gs_plan(gg_search *s, long planned)
+{
+    if (s->cfg.budget > 0 && planned > s->cfg.budget)
+        planned = s->cfg.budget;
+    s->st.planned = planned < s->st.visited ? s->st.visited : planned;
+}
+
 /* ---- notes ---- */
 
 void gs_note(gg_search *s, const char *fmt, ...)

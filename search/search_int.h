@@ -49,6 +49,9 @@ void gs_card_pruned(gg_search *s, const char *why, long n);
 /* Turns the counted reasons into notes (end of a run). */
 void gs_card_notes(gg_search *s);
 
+/* Sets the estimate of points the search will look at (the budget caps it). */
+void gs_plan(gg_search *s, long planned);
+
 void gs_note(gg_search *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Outer combinations (compiler, profile, unroll, acc) that --fix allows, in
