@@ -105,6 +105,8 @@ fuzz: deps fuzz-bin
 # renderer (llvmpipe: no GPU) that takes hours on 2 cores, so 256^3 with 3
 # reps and the 2 best outer combinations of the screening: about 5 minutes
 # on the 2-core machine.  A second `make run` resumes from the records.
+# Then `make shaders`, so that shaders/ holds the new best (the suite checks
+# that shaders/ is what the generator writes for results/).
 SOFT_RENDERERS = llvmpipe|softpipe|swrast|lavapipe
 run: deps
 	$(MAKE) $(BIN)
@@ -118,6 +120,7 @@ run: deps
 	  echo "make run: GPU: tuning the paper's problem, 1024x1024x1024"; \
 	  set -x; ./$(BIN) tune --size 1024; \
 	fi
+	$(MAKE) shaders
 
 shaders: $(BIN)
 	./$(BIN) gen --write-shaders shaders
