@@ -7,7 +7,12 @@ CC      ?= cc
 BUILD   ?= build
 BIN     ?= glgemm
 OPT     ?= -O2
-CFLAGS_BASE = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -g $(OPT) -I.
+# -fPIC: the core objects also make libglgemm.so; -fvisibility=hidden: it
+# exports glgemm.h's functions (GLGEMM_API) only.
+CFLAGS_BASE = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -g $(OPT) -I. \
+	-fPIC -fvisibility=hidden
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^\#define GLGEMM_VERSION_STRING "\(.*\)"/\1/p' glgemm.h)
 
 PKG_LIBS = egl gl glesv2 glew glfw3 openblas
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
@@ -37,10 +42,14 @@ PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-
 	libegl-mesa0 libgl1-mesa-dri libglew-dev libglfw3-dev check libsubunit-dev \
 	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools clang libclang-rt-14-dev
 
-.PHONY: all deps check sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke
+.PHONY: all deps check sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke \
+	install uninstall
 .DEFAULT_GOAL := all
 
-all: $(BIN)
+LIB_A  := $(BUILD)/libglgemm.a
+LIB_SO := $(BUILD)/libglgemm.so
+
+all: $(BIN) $(LIB_A) $(LIB_SO)
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libglgemm-core.a $(ALL_LDFLAGS) $(LDLIBS)
@@ -49,7 +58,21 @@ $(BUILD)/libglgemm-core.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c
+# The library of glgemm.h (glhost/api.c is its face): the core objects.
+$(LIB_A): $(BUILD)/libglgemm-core.a
+	cp $< $@
+
+$(LIB_SO): $(CORE_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libglgemm.so.0 -o $@ $(CORE_OBJ) $(ALL_LDFLAGS) $(LDLIBS)
+
+# Objects follow the compile flags: a change of flags (a new -f option, SAN)
+# rebuilds them.
+$(BUILD)/cflags.txt: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(ALL_CFLAGS)' | cmp -s - $@ || echo '$(ALL_CFLAGS)' > $@
+FORCE:
+
+$(BUILD)/%.o: %.c $(BUILD)/cflags.txt
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(if $(filter tests/%,$<),$(CHECK_CFLAGS)) -MMD -MP -c -o $@ $<
 
@@ -66,6 +89,7 @@ check: deps
 	$(MAKE) test-bin
 	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
 	$(MAKE) fuzz-smoke
+	tests/example/run.sh
 
 # ASan + UBSan build of the same suite, in its own build folder.  Leaks inside
 # the GL driver (Mesa, LLVM) are not ours: tests/lsan.supp names them.
@@ -137,6 +161,32 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+
+# make install PREFIX=DIR: the header, both libraries, glgemm.pc, the
+# binary, and the tuning records' best files (the library reads them from
+# PREFIX/share/glgemm/results).  DESTDIR stages, as usual.
+DEST = $(DESTDIR)$(PREFIX)
+install: all
+	install -d $(DEST)/bin $(DEST)/include $(DEST)/lib/pkgconfig $(DEST)/share/glgemm/results
+	install -m 755 $(BIN) $(DEST)/bin/glgemm
+	install -m 644 glgemm.h $(DEST)/include/glgemm.h
+	install -m 644 $(LIB_A) $(DEST)/lib/libglgemm.a
+	install -m 755 $(LIB_SO) $(DEST)/lib/libglgemm.so.$(VERSION)
+	ln -sf libglgemm.so.$(VERSION) $(DEST)/lib/libglgemm.so.0
+	ln -sf libglgemm.so.0 $(DEST)/lib/libglgemm.so
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: glgemm' 'Description: graphics-era GEMM: tuned fragment shaders on OpenGL' \
+	  'Version: $(VERSION)' 'Requires.private: $(PKG_LIBS)' 'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lglgemm' 'Libs.private: -lm -lpthread' \
+	  > $(DEST)/lib/pkgconfig/glgemm.pc
+	for f in results/*/best-*.txt; do [ -f "$$f" ] || continue; \
+	  install -D -m 644 "$$f" "$(DEST)/share/glgemm/$$f"; done
+
+uninstall:
+	rm -f $(DEST)/bin/glgemm $(DEST)/include/glgemm.h $(DEST)/lib/libglgemm.a \
+	  $(DEST)/lib/libglgemm.so.$(VERSION) $(DEST)/lib/libglgemm.so.0 $(DEST)/lib/libglgemm.so \
+	  $(DEST)/lib/pkgconfig/glgemm.pc
+	rm -rf $(DEST)/share/glgemm
 
 clean:
 	rm -rf build build-san build-fuzz $(BIN)

@@ -32,6 +32,9 @@
  *    each stage are gl_error naming the stage and the error; an incomplete
  *    FBO is fbo_incomplete naming the status; a reset reported by
  *    glGetGraphicsResetStatus (contexts with robustness) is context_lost.
+ *  - gg_run_opts.once (glgemm.h's calls): the GEMM runs once, no warm-up
+ *    and no reps; seconds is that run's time.  ref NULL: C is not judged
+ *    (rel_err -1; the caller judges it).
  *  - Failures of the variant are statuses in the measurement, never aborts;
  *    the GL objects made are deleted whatever happens.
  * The problem's m, n, k, transa, transb come from the inputs; alpha, beta
@@ -51,6 +54,7 @@
 
 typedef struct {
     int max_texture_size; /* 0: the context's limit; else the smaller of the two */
+    bool once;            /* the library's call: one untimed run, no warm-up, no reps */
 } gg_run_opts;
 
 void gg_run_opts_default(gg_run_opts *o);

@@ -19,5 +19,6 @@ Suite *make_ref_suite(void);
 Suite *make_csv_suite(void);
 Suite *make_probe_suite(void);
 Suite *make_badinput_suite(void);
+Suite *make_api_suite(void);
 
 #endif

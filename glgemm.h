@@ -1,0 +1,151 @@
+/* glgemm.h: the glgemm library, a BLAS-shaped single-precision GEMM that runs
+ * as graphics-era fragment shaders (textures in, render-to-texture out) on a
+ * headless OpenGL context.  Link with `pkg-config --cflags --libs glgemm`.
+ *
+ *   glgemm_context *g = glgemm_open(NULL, 0);            // EGL, device 0
+ *   if (!g) { fprintf(stderr, "%s\n", glgemm_last_error()); ... }
+ *   int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS,
+ *                         m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+ *   if (rc) fprintf(stderr, "%s: %s\n", glgemm_strerror(rc), glgemm_last_error());
+ *   glgemm_close(g);
+ *
+ * Semantics are cblas_sgemm's (same argument order, layout and transpose
+ * values, leading dimensions): C = alpha*op(A)*op(B) + beta*C, C m x n.
+ *  - Only the m x n block of C is written; the leading-dimension padding is
+ *    never touched.  On any error C is not written at all.
+ *  - Quick returns as the reference BLAS: m == 0 or n == 0, or (alpha == 0
+ *    or k == 0) with beta == 1: nothing.  alpha == 0 or k == 0: C = beta*C
+ *    on the CPU, zeros when beta == 0 (A and B are then not read).
+ *  - beta == 0: C is not read (NaN or Inf in C do not propagate).
+ *  - Arguments are checked as the reference BLAS does (transposes, sizes,
+ *    leading dimensions), and pointers where they would be read or written
+ *    must not be NULL.  An illegal argument returns -(its position in
+ *    cblas_sgemm's argument list), as xerbla and LAPACK's INFO number it:
+ *    GLGEMM_EARG_LDA == -9.
+ *
+ * Which shader: glgemm_sgemm takes the card's tuned variant for the problem
+ * size nearest to m x n x k among the tuning records of the card (files
+ * <card>/best-MxNxK.txt written by `glgemm tune`), searched in $GLGEMM_RESULTS,
+ * then PREFIX/share/glgemm/results of the installation (found next to the
+ * library), then ./results; else the default variant GLGEMM_DEFAULT_VARIANT.
+ * If the chosen variant fails on the card, glgemm_sgemm retries once with
+ * the default (and stops choosing that variant in this context).
+ * glgemm_sgemm_variant runs exactly the variant given (SPEC.md's variant
+ * syntax: key=value pairs or a preset with overrides), without fallback.
+ *
+ * Results are checked, never returned silently wrong (glgemm_set_verify):
+ *  - GLGEMM_VERIFY_CHECK (the default): checksums in double precision
+ *    (Freivalds: C x against alpha*A(B x) + beta*C0 x, and the same on the
+ *    row side, for random x), a sample of elements computed exactly, and
+ *    finiteness: where the inputs bound every element finitely, every
+ *    element must be finite and within the bound.  Cost O(mk + kn + mn).
+ *    Tolerances are the error bound of the tool, |C - R| <= k 2^-23 S with
+ *    S = |alpha| sum_p |A_ip B_pj| + |beta C0_ij|, so a result within the
+ *    bound always passes.
+ *  - GLGEMM_VERIFY_FULL: every element against a double-precision
+ *    reference (an O(mnk) CPU GEMM: for testing).
+ *  - GLGEMM_VERIFY_NONE: no check.
+ *  The environment variable GLGEMM_VERIFY=none|check|full sets the default
+ *  of new contexts.  A failed check is GLGEMM_EWRONG and C is not written.
+ *
+ * Threads: a context is used by one thread at a time; each call makes its
+ * GL context current on the calling thread and leaves it current.
+ * glgemm_last_error() is per thread. */
+#ifndef GLGEMM_H
+#define GLGEMM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GLGEMM_API __attribute__((visibility("default")))
+#else
+#define GLGEMM_API
+#endif
+
+#define GLGEMM_VERSION_STRING "0.1.0"
+
+/* The variant glgemm_sgemm runs where the card has no tuning record. */
+#define GLGEMM_DEFAULT_VARIANT \
+    "mrt=2x2,mc=1x4,np=64,unroll=0,profile=330,compiler=glsl,acc=pingpong"
+
+typedef struct glgemm_context glgemm_context;
+
+/* cblas's values, so CBLAS_ORDER / CBLAS_TRANSPOSE values convert as they are. */
+typedef enum { GLGEMM_ROW_MAJOR = 101, GLGEMM_COL_MAJOR = 102 } glgemm_layout;
+typedef enum { GLGEMM_NOTRANS = 111, GLGEMM_TRANS = 112, GLGEMM_CONJTRANS = 113 } glgemm_op;
+
+/* Return codes.  Negative: an illegal argument, numbered as in cblas_sgemm. */
+enum {
+    GLGEMM_OK = 0,
+    GLGEMM_ENOCONTEXT = 1, /* no context: ctx NULL, or its GL context lost or not made */
+    GLGEMM_EVARIANT = 2,   /* the variant text does not parse */
+    GLGEMM_EGPU = 3,       /* the variant failed on the card (unsupported, compile or
+                              link error, GL error, incomplete framebuffer, ...) */
+    GLGEMM_EWRONG = 4,     /* the result failed verification; C not written */
+    GLGEMM_ENOMEM = 5,     /* out of host memory */
+    GLGEMM_EINVAL = 6,     /* a bad argument to glgemm_set_verify or glgemm_variant_for */
+
+    GLGEMM_EARG_LAYOUT = -1,
+    GLGEMM_EARG_TRANSA = -2,
+    GLGEMM_EARG_TRANSB = -3,
+    GLGEMM_EARG_M = -4,
+    GLGEMM_EARG_N = -5,
+    GLGEMM_EARG_K = -6,
+    GLGEMM_EARG_A = -8,    /* NULL while A is read */
+    GLGEMM_EARG_LDA = -9,
+    GLGEMM_EARG_B = -10,   /* NULL while B is read */
+    GLGEMM_EARG_LDB = -11,
+    GLGEMM_EARG_C = -13,   /* NULL while C is read or written */
+    GLGEMM_EARG_LDC = -14
+};
+
+/* rc is an illegal-argument code (any GLGEMM_EARG_*). */
+#define GLGEMM_EINVAL_ARG(rc) ((rc) < 0)
+
+enum { GLGEMM_VERIFY_NONE = 0, GLGEMM_VERIFY_CHECK = 1, GLGEMM_VERIFY_FULL = 2 };
+
+/* backend: "egl" (NULL means "egl") or "glfw" (a hidden window; needs a
+ * display); device: the EGL device index as `glgemm devices` lists them.
+ * Makes the GL context now.  NULL on failure, glgemm_last_error() says why. */
+GLGEMM_API glgemm_context *glgemm_open(const char *backend, int device);
+GLGEMM_API void glgemm_close(glgemm_context *ctx); /* NULL is fine */
+
+GLGEMM_API int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa,
+                            glgemm_op transb, int m, int n, int k, float alpha, const float *a,
+                            int lda, const float *b, int ldb, float beta, float *c, int ldc);
+
+/* The same with an explicit variant (a NULL or unparsable text: GLGEMM_EVARIANT,
+ * checked after the arguments). */
+GLGEMM_API int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant,
+                                    glgemm_layout layout, glgemm_op transa, glgemm_op transb,
+                                    int m, int n, int k, float alpha, const float *a, int lda,
+                                    const float *b, int ldb, float beta, float *c, int ldc);
+
+/* The canonical variant glgemm_sgemm would run now for a row-major
+ * m x n x k problem (m, n, k >= 1) on this context, into buf.  GLGEMM_OK,
+ * GLGEMM_ENOCONTEXT, or GLGEMM_EINVAL (bad size, buffer NULL or too small). */
+GLGEMM_API int glgemm_variant_for(glgemm_context *ctx, int m, int n, int k, char *buf,
+                                  size_t len);
+
+/* GLGEMM_VERIFY_*; returns GLGEMM_OK, GLGEMM_ENOCONTEXT or GLGEMM_EINVAL. */
+GLGEMM_API int glgemm_set_verify(glgemm_context *ctx, int level);
+
+/* The card's slug (its folder under results/), e.g. "llvmpipe". */
+GLGEMM_API const char *glgemm_card(const glgemm_context *ctx);
+
+/* A fixed text for a code ("illegal value of argument 9 (lda)" for -9). */
+GLGEMM_API const char *glgemm_strerror(int code);
+
+/* One line on the last failure in this thread (open, or a call that did
+ * not return GLGEMM_OK): "" if none yet. */
+GLGEMM_API const char *glgemm_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,299 @@
+/* Checksums of a GEMM result: see checksum.h. */
+#include "glhost/checksum.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "glhost/inputs.h"
+#include "glhost/reference.h"
+
+static inline double op_at(gg_src s, int r, int c)
+{
+    return s.trans ? s.data[(size_t)c * s.ld + r] : s.data[(size_t)r * s.ld + c];
+}
+
+static int failed(char *why, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int failed(char *why, size_t len, const char *fmt, ...)
+{
+    if (why && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, len, fmt, ap);
+        va_end(ap);
+    }
+    return 1;
+}
+
+/* Double rounding in our own sums: far below k 2^-23 for any k >= 1. */
+#define SLACK 0x1p-40
+
+typedef struct {
+    const gg_gemm_operands *g;
+    const float *c;
+    int ldc;
+    double bound;    /* k 2^-23 */
+    bool finite_in;  /* every input read (and alpha, beta) is finite */
+    bool *good;      /* rows whose bound fits a float (only when finite_in) */
+    double *lim;     /* per row: |C_ij| <= lim */
+} state;
+
+static inline double c_at(const state *s, int i, int j) { return s->c[(size_t)i * s->ldc + j]; }
+static inline double c0_at(const state *s, int i, int j)
+{
+    return s->g->c0[(size_t)i * s->g->ldc0 + j];
+}
+
+/* Scans the inputs: finiteness, and the per-row bounds. */
+static void scan(state *s)
+{
+    const gg_gemm_operands *g = s->g;
+    bool use_c0 = g->beta != 0.0f;
+    s->finite_in = isfinite(g->alpha) && isfinite(g->beta);
+    double maxb = 0;
+    for (int p = 0; p < g->k; p++)
+        for (int j = 0; j < g->n; j++) {
+            double v = op_at(g->b, p, j);
+            s->finite_in = s->finite_in && isfinite(v);
+            maxb = fmax(maxb, fabs(v));
+        }
+    for (int i = 0; i < g->m; i++) {
+        double rowa = 0, maxc0 = 0;
+        for (int p = 0; p < g->k; p++) {
+            double v = op_at(g->a, i, p);
+            s->finite_in = s->finite_in && isfinite(v);
+            rowa += fabs(v);
+        }
+        for (int j = 0; use_c0 && j < g->n; j++) {
+            double v = c0_at(s, i, j);
+            s->finite_in = s->finite_in && isfinite(v);
+            maxc0 = fmax(maxc0, fabs(v));
+        }
+        double b = fabs((double)g->alpha) * rowa * maxb + fabs((double)g->beta) * maxc0;
+        s->lim[i] = b * (1 + s->bound) * (1 + SLACK);
+        s->good[i] = s->lim[i] <= FLT_MAX;
+    }
+}
+
+static int check_bounds(const state *s, char *why, size_t len)
+{
+    for (int i = 0; i < s->g->m; i++) {
+        if (!s->good[i])
+            continue;
+        for (int j = 0; j < s->g->n; j++) {
+            double v = c_at(s, i, j);
+            if (!isfinite(v) || fabs(v) > s->lim[i])
+                return failed(why, len,
+                              "C[%d][%d] = %g lies beyond %g, the bound finite inputs give row %d",
+                              i, j, v, s->lim[i], i);
+        }
+    }
+    return 0;
+}
+
+/* C x against R x on the good rows. */
+static int check_rows(const state *s, const float *x, double *y, double *ya, char *why,
+                      size_t len)
+{
+    const gg_gemm_operands *g = s->g;
+    double al = g->alpha, be = g->beta;
+    for (int p = 0; p < g->k; p++) {
+        double t = 0, ta = 0;
+        for (int j = 0; j < g->n; j++) {
+            double v = op_at(g->b, p, j);
+            t += v * x[j];
+            ta += fabs(v) * x[j];
+        }
+        y[p] = t;
+        ya[p] = ta;
+    }
+    for (int i = 0; i < g->m; i++) {
+        if (!s->good[i])
+            continue;
+        double r = 0, sc = 0, cx = 0, cxa = 0;
+        for (int p = 0; p < g->k; p++) {
+            double v = op_at(g->a, i, p);
+            r += v * y[p];
+            sc += fabs(v) * ya[p];
+        }
+        r *= al;
+        sc *= fabs(al);
+        for (int j = 0; j < g->n; j++) {
+            double cv = c_at(s, i, j);
+            cx += cv * x[j];
+            cxa += fabs(cv) * x[j];
+            if (be != 0.0) {
+                double t = be * c0_at(s, i, j);
+                r += t * x[j];
+                sc += fabs(t) * x[j];
+            }
+        }
+        double tol = s->bound * sc + SLACK * (sc + cxa);
+        if (fabs(cx - r) > tol)
+            return failed(why, len,
+                          "row checksum %d: C x = %.9g where alpha A (B x) + beta C x = %.9g "
+                          "(allowed %.3g)",
+                          i, cx, r, tol);
+    }
+    return 0;
+}
+
+/* w^T C against w^T R over the good rows. */
+static int check_cols(const state *s, const float *w, double *u, double *ua, double *r,
+                      double *sc, double *cw, double *cwa, char *why, size_t len)
+{
+    const gg_gemm_operands *g = s->g;
+    double al = g->alpha, be = g->beta;
+    for (int p = 0; p < g->k; p++)
+        u[p] = ua[p] = 0;
+    for (int j = 0; j < g->n; j++)
+        r[j] = sc[j] = cw[j] = cwa[j] = 0;
+    for (int i = 0; i < g->m; i++) {
+        if (!s->good[i])
+            continue;
+        double wi = w[i];
+        for (int p = 0; p < g->k; p++) {
+            double v = op_at(g->a, i, p);
+            u[p] += wi * v;
+            ua[p] += wi * fabs(v);
+        }
+        for (int j = 0; j < g->n; j++) {
+            double cv = c_at(s, i, j);
+            cw[j] += wi * cv;
+            cwa[j] += wi * fabs(cv);
+            if (be != 0.0) {
+                double t = be * c0_at(s, i, j);
+                r[j] += wi * t;
+                sc[j] += wi * fabs(t);
+            }
+        }
+    }
+    for (int j = 0; j < g->n; j++) {
+        double t = 0, ta = 0;
+        for (int p = 0; p < g->k; p++) {
+            double v = op_at(g->b, p, j);
+            t += u[p] * v;
+            ta += ua[p] * fabs(v);
+        }
+        double rj = al * t + r[j], sj = fabs(al) * ta + sc[j];
+        double tol = s->bound * sj + SLACK * (sj + cwa[j]);
+        if (fabs(cw[j] - rj) > tol)
+            return failed(why, len,
+                          "column checksum %d: w^T C = %.9g where w^T (alpha A B + beta C) = "
+                          "%.9g (allowed %.3g)",
+                          j, cw[j], rj, tol);
+    }
+    return 0;
+}
+
+static const char *class_of(double v)
+{
+    return isnan(v) ? "nan" : isinf(v) ? (v > 0 ? "+inf" : "-inf") : "finite";
+}
+
+/* One element exactly, as glhost/reference.h judges it. */
+static int check_element(const state *s, int i, int j, char *why, size_t len)
+{
+    const gg_gemm_operands *g = s->g;
+    double r = 0, sc = 0;
+    for (int p = 0; p < g->k; p++) {
+        double t = op_at(g->a, i, p) * op_at(g->b, p, j);
+        r += t;
+        sc += fabs(t);
+    }
+    r *= g->alpha;
+    sc *= fabs((double)g->alpha);
+    if (g->beta != 0.0f) {
+        double t = (double)g->beta * c0_at(s, i, j);
+        r += t;
+        sc += fabs(t);
+    }
+    double c = c_at(s, i, j);
+    bool ok;
+    if (isnan(r))
+        ok = isnan(c);
+    else if (isinf(r))
+        ok = c == r;
+    else if (!isfinite(c))
+        ok = false;
+    else if (sc == 0 || isinf(sc))
+        ok = sc == 0 ? c == r : true;
+    else
+        ok = fabs(c - r) <= s->bound * sc * (1 + SLACK);
+    if (!ok)
+        return failed(why, len, "C[%d][%d] = %.9g (%s) where the exact value is %.9g (%s), "
+                      "allowed error %.3g", i, j, c, class_of(c), r, class_of(r),
+                      s->bound * sc);
+    return 0;
+}
+
+static uint64_t mix(uint64_t *st)
+{
+    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int check_samples(const state *s, uint64_t seed, int samples, char *why, size_t len)
+{
+    int m = s->g->m, n = s->g->n;
+    const int ci[4] = {0, m - 1, 0, m - 1}, cj[4] = {0, n - 1, n - 1, 0};
+    for (int t = 0; t < 4 && t < samples; t++)
+        if (check_element(s, ci[t], cj[t], why, len))
+            return 1;
+    uint64_t st = seed ^ 0x5A5A5A5A5A5A5A5Aull;
+    for (int t = 4; t < samples; t++) {
+        int i = (int)(mix(&st) % (uint64_t)m), j = (int)(mix(&st) % (uint64_t)n);
+        if (check_element(s, i, j, why, len))
+            return 1;
+    }
+    return 0;
+}
+
+int gg_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,
+                       int samples, char *why, size_t whylen)
+{
+    if (g->m <= 0 || g->n <= 0)
+        return 0;
+    size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)(g->k > 0 ? g->k : 1);
+    size_t mn = m > n ? m : n;
+    state s = {g, c, ldc, gg_verify_bound(g->k), false, NULL, NULL};
+    s.good = malloc(m * sizeof *s.good);
+    s.lim = malloc(m * sizeof *s.lim);
+    float *x = malloc(mn * sizeof *x);
+    double *d = malloc((2 * k + 4 * n) * sizeof *d);
+    int rc = -1;
+    if (!s.good || !s.lim || !x || !d)
+        goto done;
+    scan(&s);
+    rc = 0;
+    if (s.finite_in) {
+        rc = check_bounds(&s, why, whylen);
+        if (!rc) {
+            gg_fill_uniform(x, n, seed, 7);
+            for (size_t j = 0; j < n; j++)
+                x[j] = 1.5f + 0.5f * x[j];
+            rc = check_rows(&s, x, d, d + k, why, whylen);
+        }
+        if (!rc) {
+            gg_fill_uniform(x, m, seed, 8);
+            for (size_t i = 0; i < m; i++)
+                x[i] = 1.5f + 0.5f * x[i];
+            rc = check_cols(&s, x, d, d + k, d + 2 * k, d + 2 * k + n, d + 2 * k + 2 * n,
+                            d + 2 * k + 3 * n, why, whylen);
+        }
+    }
+    if (!rc)
+        rc = check_samples(&s, seed, samples, why, whylen);
+done:
+    free(s.good);
+    free(s.lim);
+    free(x);
+    free(d);
+    return rc;
+}
