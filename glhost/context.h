@@ -7,7 +7,11 @@
  * Backends fill one table of function pointers (context_egl.c,
  * context_glfw.c); gg_ctx_create() picks one by name.  Every failure gives one
  * line naming the backend and decoding its native error, e.g.
- * "EGL: eglCreateContext failed: EGL_BAD_ATTRIBUTE". */
+ * "EGL: eglCreateContext failed: EGL_BAD_ATTRIBUTE".
+ *
+ * Do not test GLEW's GLEW_<extension> flags: with glewExperimental under
+ * GLVND every entry point resolves, so GLEW claims e.g. GLEW_ARB_gl_spirv on
+ * an ES context.  Use gg_ctx_query(), which reads the extension strings. */
 #ifndef GLGEMM_CONTEXT_H
 #define GLGEMM_CONTEXT_H
 
