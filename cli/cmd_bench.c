@@ -1,12 +1,151 @@
-/* glgemm bench: not built yet (placeholder so the front end links). */
+/* glgemm bench [problem] [--csv] [--results DIR]: in one run, on the same
+ * inputs, the presets larsen, nv-multi, nv-single, tfjs, the card's recorded
+ * best and the CPU's BLAS sgemm (OpenBLAS, all cores), each verified, with
+ * GFLOP/s and the ratio to the CPU BLAS.
+ *
+ * Every GPU row runs in a child process under a watchdog (search/gpu.h);
+ * this process never holds a GL context.  The rows are printed as a table
+ * (or as CSV with --csv: SPEC's columns after `name`, then `ratio_to_cpu`)
+ * and written atomically to DIR/<card>/bench-MxNxK.csv.
+ * Exit: 0 when every row ran (a variant the card cannot run, invalid or
+ * unsupported, is data); 1 when a row failed (wrong result, GL error,
+ * timeout, lost context, the CPU's result wrong); 2 bad input; 3 no context. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "glhost/cpublas.h"
+#include "search/fileio.h"
+#include "search/gpu.h"
+
+enum { OPT_CSV = 1, OPT_RESULTS };
+
+typedef struct {
+    cli_common c;
+    bool csv;
+    const char *results;
+} bench_args;
+
+static const cli_opt own_opts[] = {
+    {"csv", 0, OPT_CSV}, {"results", 1, OPT_RESULTS}, {NULL, 0, 0},
+};
+
+static const char usage[] =
+    "usage: glgemm bench [problem options] [--reps R] [--csv] [--results DIR]\n"
+    "  In one run, on the same inputs: the presets larsen, nv-multi, nv-single, tfjs,\n"
+    "  the card's tuned best (results/<card>/best-MxNxK.txt) and the CPU BLAS\n"
+    "  (cblas_sgemm, OpenBLAS on all cores), each verified against the double\n"
+    "  reference and timed the same way (a warm-up, then the median of R reps).\n"
+    "  problem: --m M --n N --k K | --size S (default 1024), --transa, --transb,\n"
+    "           --alpha A, --beta B, --seed S, or --a FILE --b FILE [--c FILE] (.npy)\n"
+    "  --csv          CSV on stdout: name, then card,m,n,k,mrt,mc,np,unroll,profile,\n"
+    "                 compiler,acc,passes,status,seconds,gflops,rel_err, then ratio_to_cpu\n"
+    "  --results DIR  where <card>/bench-MxNxK.csv is written (default results)\n"
+    "  --backend egl|glfw, --device N\n"
+    "exit status: 0 ok, 1 a row failed, 2 bad input, 3 no GL context\n";
+
+static int handler(void *self, int id, const char *value)
+{
+    bench_args *a = self;
+    if (id == OPT_CSV) {
+        a->csv = true;
+        return 0;
+    }
+    if (!*value)
+        return cli_error(&a->c, "--results needs a folder name");
+    a->results = value;
+    return 0;
+}
+
+static void on_row(void *user, const gg_bench *b, int i)
+{
+    (void)user;
+    const gg_bench_row *r = &b->rows[i];
+    fprintf(stderr, "bench: %-9s %s %.3f GFLOP/s\n", gg_bench_names[i],
+            gg_status_name(r->m.status), r->m.gflops);
+}
+
+static bool row_failed(const gg_bench_row *r)
+{
+    return r->present && r->m.status != GG_OK && r->m.status != GG_INVALID &&
+           r->m.status != GG_UNSUPPORTED;
+}
 
 int cmd_bench(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "glgemm bench: not implemented yet\n");
-    return EXIT_USAGE;
+    bench_args a = {.c = {.cmd = "bench"}, .results = "results"};
+    int rc = cli_parse(argc, argv, &a.c, own_opts, handler, &a, true, usage);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (a.c.npositional)
+        return cli_error(&a.c, "takes no arguments, got '%s' (the problem is --m/--n/--k or "
+                               "--size)", a.c.positional[0]);
+    if (a.c.prob.out_path)
+        return cli_error(&a.c, "--out is not an option of bench (use glgemm run)");
+    if ((rc = cli_check_problem(&a.c)))
+        return rc;
+
+    char err[1024];
+    gg_inputs in;
+    if (gg_inputs_make(&a.c.prob, &in, err, sizeof err))
+        return cli_error(&a.c, "%s", err);
+    gg_reference ref = {0};
+    int status = EXIT_GPU;
+    static gg_bench b;
+    if (gg_reference_compute(&in, a.c.prob.alpha, a.c.prob.beta, &ref, err, sizeof err)) {
+        status = cli_error(&a.c, "%s", err);
+        goto out;
+    }
+    gg_ctx_info info;
+    bool no_device = false;
+    if (gg_gpu_info(a.c.backend, a.c.device, GG_CTX_CORE, &info, err, sizeof err, &no_device)) {
+        fprintf(stderr, "glgemm bench: %s\n", err);
+        status = no_device ? EXIT_USAGE : EXIT_NOCTX;
+        goto out;
+    }
+    char slug[GG_CARD_MAX];
+    gg_slug(info.renderer, slug, sizeof slug);
+
+    gg_problem prob = a.c.prob;
+    prob.m = in.m;
+    prob.n = in.n;
+    prob.k = in.k;
+    gg_gpu g = {a.c.backend, a.c.device, &prob, &in, &ref, 0};
+    if (gg_gpu_bench(&g, a.results, slug, &b, on_row, NULL, err, sizeof err)) {
+        status = cli_error(&a.c, "%s", err);
+        goto out;
+    }
+    char hint[256];
+    snprintf(hint, sizeof hint, "glgemm tune --m %d --n %d --k %d", in.m, in.n, in.k);
+    if (a.csv) {
+        char *text = gg_bench_csv(&b);
+        if (text)
+            fputs(text, stdout);
+        free(text);
+    } else {
+        printf("cpu: %s, %d threads\n", gg_cpu_model(err, sizeof err), gg_cpu_threads());
+        gg_bench_print(stdout, &b, hint);
+    }
+    fflush(stdout);
+    if (a.csv && !b.rows[GG_BENCH_BEST].present)
+        fprintf(stderr, "bench: best: no tuning record (run %s)\n", hint);
+
+    char dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s/%s", a.results, slug);
+    if (gg_mkdirs(dir, err, sizeof err) ||
+        gg_bench_write(&b, gg_bench_path(path, sizeof path, a.results, slug, in.m, in.n, in.k),
+                       err, sizeof err)) {
+        status = cli_error(&a.c, "%s", err);
+        goto out;
+    }
+    fprintf(stderr, "bench: wrote %s\n", path);
+    status = 0;
+    for (int i = 0; i < GG_BENCH_NROWS; i++)
+        if (row_failed(&b.rows[i]))
+            status = EXIT_GPU;
+out:
+    gg_reference_free(&ref);
+    gg_inputs_free(&in);
+    return status;
 }

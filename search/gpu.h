@@ -1,0 +1,69 @@
+/* search/gpu: the GL work bench and report hand to child processes
+ * (search/isolate.h), so the parent never holds a GL context (a context
+ * does not survive fork()) and a hung or crashing driver costs one row.
+ * No GL header here: the children call glhost/'s faces (run.h, context.h,
+ * probe.h).
+ *
+ *  - gg_gpu_eval() is a gg_eval_fn: one gg_evaluate() (make the profile's
+ *    context, run, verify, destroy) in a child under a watchdog of
+ *    gg_gpu_timeout() seconds; timeout and crash are statuses.
+ *  - gg_gpu_info() queries a context's info (renderer, limits: the slug
+ *    and the search's card limits) in a child.
+ *  - gg_gpu_probe() runs glhost/probe in a child on a core context.
+ * Inputs and the reference are prepared once in the parent; the children
+ * read them copy-on-write. */
+#ifndef GLGEMM_GPU_H
+#define GLGEMM_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "glhost/context.h"
+#include "glhost/inputs.h"
+#include "glhost/probe.h"
+#include "glhost/reference.h"
+#include "search/bench.h"
+#include "search/search.h"
+
+typedef struct {
+    gg_backend backend;
+    int device;
+    const gg_problem *prob;
+    const gg_inputs *in;
+    const gg_reference *ref;
+    double timeout_s; /* 0: gg_gpu_timeout(prob) */
+} gg_gpu;
+
+/* The gg_eval_fn: user is a gg_gpu.  Returns 0 with out filled (any
+ * status), or -1 when no child could be made (out->detail says why). */
+int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out);
+
+/* A watchdog that a working variant never meets: 60 s plus the time of the
+ * warm-up and reps at 0.1 GFLOP/s, at most 1800 s. */
+double gg_gpu_timeout(const gg_problem *p);
+
+/* The info of a context of that kind, made in a child.  0, or -1 with one
+ * line in err (*no_device: the device index does not exist). */
+int gg_gpu_info(gg_backend backend, int device, gg_ctx_kind kind, gg_ctx_info *info,
+                char *err, size_t errlen, bool *no_device);
+
+/* The info of each kind (COMPAT, CORE, ES3), ok[kind] false where that
+ * kind cannot be made; at least one must be: 0, else -1 with err. */
+int gg_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok[3],
+                    char *err, size_t errlen, bool *no_device);
+
+/* glhost/probe's gg_probe_run on a core context, in a child under a
+ * watchdog of timeout_s.  0 with *r filled (r->status says whether it
+ * measured), or -1 with one line in err (no child, no context, a timeout). */
+int gg_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
+                 gg_probe_result *r, char *err, size_t errlen);
+
+/* `bench` on the GPU and CPU: the CPU BLAS (glhost/cpublas) in this
+ * process, the presets and the card's recorded best (results_dir/<card>/
+ * best-MxNxK.txt, if any) through gg_gpu_eval.  *no_best_file tells the
+ * caller the best row is absent for want of a record.  0, or -1 with one
+ * line in err (a best file that does not parse, no child, no memory). */
+int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
+                 gg_bench_progress progress, void *progress_user, char *err, size_t errlen);
+
+#endif
