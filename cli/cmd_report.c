@@ -1,12 +1,364 @@
-/* glgemm report: not built yet (placeholder so the front end links). */
+/* glgemm report [problem] [--results DIR] [--card SLUG] [--no-sweep]
+ *               [--sweep-np N]: results/<card>/report.md and its figures.
+ *
+ * On this machine's card (no --card) report first measures what the files
+ * lack, every GL step in a child process (search/gpu.h):
+ *  - the dense np sweep of Figure 7b: np = 1 .. min(N, k-steps) (N 64 by
+ *    default) for two (mc, mrt) pairs (gg_report_sweep_pairs), visited
+ *    through the tuner (search/tune.h), so the points land in the tuning
+ *    records and are never measured twice (--no-sweep skips it);
+ *  - bench, when bench-MxNxK.csv is missing or older than the best file
+ *    (its best row is not the recorded best);
+ *  - probe, when probe.csv is missing;
+ *  - environment.txt: the context's strings and limits, the CPU.
+ * With --card SLUG it measures nothing and writes the report of that card
+ * from its files alone (any machine, no GL needed).
+ * gnuplot is checked before anything is measured: without it, one line and
+ * exit 2. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "glhost/cpublas.h"
+#include "search/fileio.h"
+#include "search/gpu.h"
+#include "search/records.h"
+#include "search/report.h"
+#include "search/tune.h"
+
+enum { OPT_RESULTS = 1, OPT_CARD, OPT_NOSWEEP, OPT_SWEEPNP };
+
+typedef struct {
+    cli_common c;
+    const char *results;
+    const char *card;
+    bool no_sweep;
+    int sweep_np;
+} report_args;
+
+static const cli_opt own_opts[] = {
+    {"results", 1, OPT_RESULTS}, {"card", 1, OPT_CARD}, {"no-sweep", 0, OPT_NOSWEEP},
+    {"sweep-np", 1, OPT_SWEEPNP}, {NULL, 0, 0},
+};
+
+static const char usage[] =
+    "usage: glgemm report [--m M --n N --k K | --size S] [--results DIR] [--card SLUG]\n"
+    "                     [--no-sweep] [--sweep-np N] [--reps R]\n"
+    "  Writes DIR/<card>/report.md and the paper's Figures 5, 7 and 8 for this card\n"
+    "  (SVG, drawn with gnuplot) from the tuning records, bench-MxNxK.csv and probe.csv.\n"
+    "  On this machine's card it first measures what is missing: a dense np sweep\n"
+    "  (np 1..N for two (mc, mrt) pairs, appended to the tuning records), bench (when\n"
+    "  missing or older than the best), probe (when missing).\n"
+    "  --results DIR  the results folder (default results)\n"
+    "  --card SLUG    report on that card's files only, measuring nothing (no GL)\n"
+    "  --no-sweep     do not run the dense np sweep\n"
+    "  --sweep-np N   the sweep's largest np (default 64)\n"
+    "  --reps R       timed repetitions of each measured GEMM (default 10)\n"
+    "  --backend egl|glfw, --device N\n"
+    "exit status: 0 ok, 1 a measurement failed, 2 bad input (no records, no gnuplot),\n"
+    "             3 no GL context\n";
+
+static int handler(void *self, int id, const char *value)
+{
+    report_args *a = self;
+    long x;
+    switch (id) {
+    case OPT_RESULTS:
+        if (!*value)
+            return cli_error(&a->c, "--results needs a folder name");
+        a->results = value;
+        return 0;
+    case OPT_CARD:
+        if (!gg_card_slug_ok(value))
+            return cli_error(&a->c, "--card must be a card slug (lower case letters, digits and "
+                                    "dashes, as glgemm info prints), got '%s'", value);
+        a->card = value;
+        return 0;
+    case OPT_NOSWEEP:
+        a->no_sweep = true;
+        return 0;
+    case OPT_SWEEPNP:
+        if (cli_int(value, 1, 4096, &x))
+            return cli_error(&a->c, "--sweep-np must be an integer from 1 to 4096, got '%s'",
+                             value);
+        a->sweep_np = (int)x;
+        return 0;
+    }
+    return cli_error(&a->c, "internal: unhandled option %d", id);
+}
+
+typedef struct {
+    long done, total;
+    double last;
+} sweep_progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void on_point(void *user, const gg_search *s, const gg_variant *v, const gg_outcome *o,
+                     const gg_measurement *m, bool fresh)
+{
+    (void)s;
+    (void)m;
+    sweep_progress *p = user;
+    p->done++;
+    double t = now_s();
+    if (fresh && (t - p->last > 3 || p->done == p->total)) {
+        char vt[GG_VARIANT_TEXT];
+        fprintf(stderr, "report: sweep %ld/%ld %s %s %.3f GFLOP/s\n", p->done, p->total,
+                gg_variant_format(v, vt, sizeof vt), gg_status_name(o->status), o->gflops);
+        p->last = t;
+    }
+}
+
+/* The dense np sweep through the tuner.  0, or -1 with err. */
+static int sweep(const report_args *a, const char *slug, gg_gpu *g, const gg_ctx_info info[3],
+                 const bool ok[3], const gg_variant pairs[2], int npairs, char *err, size_t errlen)
+{
+    gg_tune_config tc;
+    memset(&tc, 0, sizeof tc);
+    tc.results_dir = a->results;
+    tc.card = slug;
+    gg_search_config_default(&tc.search, g->prob->m, g->prob->n, g->prob->k);
+    for (int p = 0; p < 3; p++) {
+        gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)p);
+        tc.search.profile_ok[p] = ok[kind];
+        if (ok[kind])
+            gg_ctx_limits(&info[kind], &tc.search.lim[p]);
+    }
+    tc.search.eval = gg_gpu_eval;
+    tc.search.user = g;
+    sweep_progress prog = {0, 0, 0};
+    int npmax = a->sweep_np ? a->sweep_np : 64;
+    for (int i = 0; i < npairs; i++)
+        prog.total += gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
+    tc.progress = on_point;
+    tc.progress_user = &prog;
+    gg_records_info ri;
+    gg_tune *t = gg_tune_open(&tc, &ri, err, errlen);
+    if (!t)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < npairs && !rc; i++) {
+        int top = gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
+        for (int np = 1; np <= top && !rc; np++) {
+            gg_variant v = pairs[i];
+            v.np = np;
+            gg_outcome o;
+            rc = gg_tune_visit(t, &v, &o);
+        }
+    }
+    if (!rc)
+        rc = gg_tune_finish(t);
+    if (rc)
+        snprintf(err, errlen, "sweep stopped: %s", gg_tune_error(t));
+    gg_tune_close(t);
+    return rc;
+}
+
+static bool bench_stale(const gg_report_data *d)
+{
+    if (!d->have_bench)
+        return true;
+    const gg_bench_row *b = &d->bench.rows[GG_BENCH_BEST];
+    if (d->have_best != b->present)
+        return true;
+    if (!d->have_best)
+        return false;
+    char x[GG_VARIANT_TEXT], y[GG_VARIANT_TEXT];
+    gg_variant bv = b->v;
+    gg_variant_normalize(&bv, d->m, d->n, d->k);
+    return strcmp(gg_variant_format(&d->best, x, sizeof x), gg_variant_format(&bv, y, sizeof y));
+}
+
+static void fill_env(gg_report_env *e, const report_args *a, const gg_ctx_info *info)
+{
+    memset(e, 0, sizeof *e);
+    e->have = true;
+    snprintf(e->renderer, sizeof e->renderer, "%s", info->renderer);
+    snprintf(e->vendor, sizeof e->vendor, "%s", info->vendor);
+    snprintf(e->version, sizeof e->version, "%s", info->version);
+    snprintf(e->glsl, sizeof e->glsl, "%s", info->glsl);
+    snprintf(e->backend, sizeof e->backend, "%s", gg_backend_name(a->c.backend));
+    e->device = a->c.device;
+    e->max_draw_buffers = info->max_draw_buffers;
+    e->max_texture_size = info->max_texture_size;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    e->nproc = cpus > 0 ? (int)cpus : 1;
+    e->blas_threads = e->nproc; /* cpublas runs OpenBLAS on every online CPU */
+    gg_cpu_model(e->cpu, sizeof e->cpu);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(e->written, sizeof e->written, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Everything that needs the card.  0, or an exit status after one line. */
+static int measure(report_args *a, const char *slug, const gg_ctx_info info[3], const bool ok[3],
+                   char *measured, size_t mlen)
+{
+    char err[1024];
+    static gg_report_data d;
+    if (gg_report_load(a->results, slug, a->c.prob.m, a->c.prob.n, a->c.prob.k, &d, err,
+                       sizeof err))
+        return cli_error(&a->c, "%s", err);
+    gg_inputs in = {0};
+    gg_reference ref = {0};
+    int status = 0;
+    if (gg_inputs_make(&a->c.prob, &in, err, sizeof err) ||
+        gg_reference_compute(&in, a->c.prob.alpha, a->c.prob.beta, &ref, err, sizeof err)) {
+        status = cli_error(&a->c, "%s", err);
+        goto out;
+    }
+    gg_gpu g = {a->c.backend, a->c.device, &a->c.prob, &in, &ref, 0};
+    measured[0] = '\0';
+    if (!a->no_sweep) {
+        gg_findings f;
+        if (gg_report_analyse(&d, &f)) {
+            status = cli_error(&a->c, "out of memory");
+            goto out;
+        }
+        gg_variant pairs[2];
+        int np = gg_report_sweep_pairs(&f, &d, pairs);
+        gg_findings_free(&f);
+        if (np && sweep(a, slug, &g, info, ok, pairs, np, err, sizeof err)) {
+            status = cli_error(&a->c, "%s", err);
+            goto out;
+        }
+        if (np) {
+            char p0[GG_VARIANT_TEXT], p1[GG_VARIANT_TEXT];
+            snprintf(measured, mlen, "the dense np sweep (np 1..%d of %s and %s)",
+                     a->sweep_np ? a->sweep_np : 64, gg_variant_format(&pairs[0], p0, sizeof p0),
+                     gg_variant_format(&pairs[1], p1, sizeof p1));
+        }
+        gg_report_data_free(&d);
+        if (gg_report_load(a->results, slug, a->c.prob.m, a->c.prob.n, a->c.prob.k, &d, err,
+                           sizeof err)) {
+            status = cli_error(&a->c, "%s", err);
+            goto out;
+        }
+    }
+    if (bench_stale(&d)) {
+        fprintf(stderr, "report: running bench (%s)\n",
+                d.have_bench ? "its best row is not the recorded best" : "no bench file");
+        static gg_bench b;
+        char path[1200];
+        if (gg_gpu_bench(&g, a->results, slug, &b, NULL, NULL, err, sizeof err) ||
+            gg_bench_write(&b, gg_bench_path(path, sizeof path, a->results, slug, in.m, in.n, in.k),
+                           err, sizeof err)) {
+            status = cli_error(&a->c, "%s", err);
+            goto out;
+        }
+        size_t l = strlen(measured);
+        snprintf(measured + l, mlen - l, "%sbench", l ? ", " : "");
+    }
+    if (!d.have_probe) {
+        fprintf(stderr, "report: running probe (no probe.csv)\n");
+        gg_probe_opts po;
+        gg_probe_opts_default(&po, false);
+        static gg_probe_result pr;
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s/probe.csv", a->results, slug);
+        if (gg_gpu_probe(a->c.backend, a->c.device, &po, 1800, &pr, err, sizeof err)) {
+            fprintf(stderr, "glgemm report: %s\n", err);
+            status = EXIT_GPU;
+            goto out;
+        }
+        if (pr.status != GG_OK) {
+            fprintf(stderr, "glgemm report: probe: %s [%s]\n", pr.detail, gg_status_name(pr.status));
+            status = EXIT_GPU;
+            goto out;
+        }
+        if (gg_probe_write_csv(&pr, path, err, sizeof err)) {
+            status = cli_error(&a->c, "%s", err);
+            goto out;
+        }
+        size_t l = strlen(measured);
+        snprintf(measured + l, mlen - l, "%sprobe", l ? ", " : "");
+    }
+out:
+    gg_report_data_free(&d);
+    gg_reference_free(&ref);
+    gg_inputs_free(&in);
+    return status;
+}
 
 int cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "glgemm report: not implemented yet\n");
-    return EXIT_USAGE;
+    report_args a = {.c = {.cmd = "report"}, .results = "results"};
+    int rc = cli_parse(argc, argv, &a.c, own_opts, handler, &a, true, usage);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (a.c.npositional)
+        return cli_error(&a.c, "takes no arguments, got '%s' (the problem is --m/--n/--k or "
+                               "--size)", a.c.positional[0]);
+    if (a.c.prob.a_path || a.c.prob.b_path || a.c.prob.c_path || a.c.prob.out_path)
+        return cli_error(&a.c, "reports are per problem size: use --m/--n/--k or --size, not "
+                               "--a/--b/--c/--out");
+    if ((rc = cli_check_problem(&a.c)))
+        return rc;
+    char err[1024];
+    if (gg_gnuplot_check(NULL, err, sizeof err))
+        return cli_error(&a.c, "%s", err);
+
+    char slug[GG_CARD_MAX], measured[512] = "";
+    if (a.card) {
+        snprintf(slug, sizeof slug, "%s", a.card);
+    } else {
+        gg_ctx_info info[3];
+        bool ok[3], no_device = false;
+        if (gg_gpu_info_all(a.c.backend, a.c.device, info, ok, err, sizeof err, &no_device)) {
+            fprintf(stderr, "glgemm report: %s\n", err);
+            return no_device ? EXIT_USAGE : EXIT_NOCTX;
+        }
+        const gg_ctx_info *any = ok[GG_CTX_CORE] ? &info[GG_CTX_CORE]
+                                 : ok[GG_CTX_COMPAT] ? &info[GG_CTX_COMPAT]
+                                                     : &info[GG_CTX_ES3];
+        gg_slug(any->renderer, slug, sizeof slug);
+        char dir[1024], path[1100];
+        snprintf(dir, sizeof dir, "%s/%s", a.results, slug);
+        snprintf(path, sizeof path, "%s/tune-%dx%dx%d.csv", dir, a.c.prob.m, a.c.prob.n,
+                 a.c.prob.k);
+        if (access(path, F_OK) != 0)
+            return cli_error(&a.c, "no tuning records for %s at %dx%dx%d (%s): run glgemm tune "
+                                   "--m %d --n %d --k %d first", slug, a.c.prob.m, a.c.prob.n,
+                             a.c.prob.k, path, a.c.prob.m, a.c.prob.n, a.c.prob.k);
+        if ((rc = measure(&a, slug, info, ok, measured, sizeof measured)))
+            return rc;
+        gg_report_env env;
+        fill_env(&env, &a, any);
+        snprintf(path, sizeof path, "%s/environment.txt", dir);
+        if (gg_report_env_write(path, &env, err, sizeof err))
+            return cli_error(&a.c, "%s", err);
+    }
+
+    static gg_report_data d;
+    if (gg_report_load(a.results, slug, a.c.prob.m, a.c.prob.n, a.c.prob.k, &d, err, sizeof err))
+        return cli_error(&a.c, "%s", err);
+    gg_findings f;
+    if (gg_report_analyse(&d, &f)) {
+        gg_report_data_free(&d);
+        return cli_error(&a.c, "out of memory");
+    }
+    /* The command line, as the report quotes it. */
+    char command[1024] = "glgemm";
+    for (int i = 0; i < argc; i++) {
+        size_t l = strlen(command);
+        snprintf(command + l, sizeof command - l, " %s", argv[i]);
+    }
+    gg_report_opts o = {a.results, command, NULL, measured};
+    rc = gg_report_write(&d, &f, &o, err, sizeof err);
+    gg_findings_free(&f);
+    gg_report_data_free(&d);
+    if (rc)
+        return cli_error(&a.c, "%s", err);
+    printf("report: wrote %s/%s/report.md\n", a.results, slug);
+    return 0;
 }
