@@ -20,5 +20,7 @@ Suite *make_csv_suite(void);
 Suite *make_probe_suite(void);
 Suite *make_badinput_suite(void);
 Suite *make_api_suite(void);
+Suite *make_bench_suite(void);
+Suite *make_report_suite(void);
 
 #endif

@@ -1,0 +1,384 @@
+/* search/bench and glhost/cpublas: the rows run in order with ratios to the
+ * CPU row; failures keep their status at 0 GFLOP/s; a missing best is a
+ * note, not a row; the CSV (name first, ratio_to_cpu last) round-trips and
+ * bad files are refused naming the line; the CPU BLAS timing is verified
+ * (a wrong reference makes it wrong_result); `glgemm bench` writes every
+ * row, the best row when a best file exists, and refuses bad usage. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glhost/cpublas.h"
+#include "glhost/inputs.h"
+#include "glhost/reference.h"
+#include "search/bench.h"
+#include "search/fileio.h"
+#include "tests/cli_util.h"
+#include "tests/suites.h"
+
+/* ---- synthetic evaluators ---------------------------------------------- */
+
+typedef struct {
+    int calls;
+    char seen[8][GG_VARIANT_TEXT];
+    bool fail_nv_single; /* nv-single comes back wrong_result */
+} fake_gpu;
+
+/* GFLOP/s = 1 + channels*targets + np/100 (np=all: 0.5), a formula the
+ * test recomputes. */
+static double fake_rate(const gg_variant *v)
+{
+    return 1.0 + v->mc.rows * v->mc.cols * v->mrt.rows * v->mrt.cols +
+           (v->np == GG_NP_ALL ? 0.5 : v->np / 100.0);
+}
+
+static int fake_eval(void *user, const gg_variant *v, gg_measurement *out)
+{
+    fake_gpu *g = user;
+    gg_variant_format(v, g->seen[g->calls++], GG_VARIANT_TEXT);
+    gg_measurement_init(out);
+    out->passes = 3;
+    out->gflops = fake_rate(v);
+    out->seconds = 2.0 * 64 * 64 * 64 / (out->gflops * 1e9);
+    out->rel_err = 1e-7;
+    if (g->fail_nv_single && v->np == 128) {
+        out->status = GG_WRONG_RESULT;
+        out->gflops = 7; /* the runner must zero it */
+        snprintf(out->detail, sizeof out->detail, "element (1, 2) off");
+    }
+    return 0;
+}
+
+static int fake_cpu(void *user, gg_measurement *out)
+{
+    (void)user;
+    gg_measurement_init(out);
+    out->gflops = 40;
+    out->seconds = 2.0 * 64 * 64 * 64 / 40e9;
+    out->rel_err = 2e-7;
+    return 0;
+}
+
+static int stop_cpu(void *user, gg_measurement *out)
+{
+    (void)user;
+    gg_measurement_init(out);
+    return 1;
+}
+
+START_TEST(rows_in_order_with_ratios)
+{
+    fake_gpu g = {0};
+    gg_variant best;
+    char err[256];
+    ck_assert_int_eq(gg_variant_parse("mrt=2x2,mc=1x4,np=16", NULL, &best, err, sizeof err), 0);
+    static gg_bench b;
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, fake_eval, &g, fake_cpu, NULL,
+                                  NULL, NULL),
+                     0);
+    /* The presets in SPEC's order, then best. */
+    const char *want[5] = {
+        "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong",
+        "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong",
+        "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong",
+        "mrt=1x1,mc=2x2,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong",
+        "mrt=2x2,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong",
+    };
+    ck_assert_int_eq(g.calls, 5);
+    for (int i = 0; i < 5; i++)
+        ck_assert_str_eq(g.seen[i], want[i]);
+    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+        ck_assert(b.rows[i].present);
+        ck_assert_int_eq(b.rows[i].has_variant, i != GG_BENCH_CPU);
+        double expect = i == GG_BENCH_CPU ? 40 : fake_rate(&b.rows[i].v);
+        ck_assert_double_eq_tol(b.rows[i].m.gflops, expect, 1e-12);
+        ck_assert_double_eq_tol(b.rows[i].ratio, expect / 40, 1e-12);
+    }
+    ck_assert_double_eq(b.rows[GG_BENCH_CPU].ratio, 1);
+}
+END_TEST
+
+START_TEST(failed_row_and_missing_best)
+{
+    fake_gpu g = {.fail_nv_single = true};
+    static gg_bench b;
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, fake_cpu, NULL,
+                                  NULL, NULL),
+                     0);
+    ck_assert_int_eq(g.calls, 4); /* no best evaluated */
+    ck_assert(!b.rows[GG_BENCH_BEST].present);
+    ck_assert_int_eq(b.rows[2].m.status, GG_WRONG_RESULT);
+    ck_assert_double_eq(b.rows[2].m.gflops, 0);
+    ck_assert_double_eq(b.rows[2].ratio, 0);
+    char *csv = gg_bench_csv(&b);
+    ck_assert_ptr_nonnull(csv);
+    ck_assert_int_eq(tu_count_lines(csv), 1 + 5);
+    ck_assert_ptr_null(strstr(csv, "\nbest,"));
+    ck_assert_ptr_nonnull(strstr(csv, "\nnv-single,synth,64,64,64,1x1,2x2,128,1,330,glsl,pingpong,3,"
+                                      "wrong_result,"));
+    /* The CPU row: seven empty variant columns, passes 0, ratio 1. */
+    ck_assert_ptr_nonnull(strstr(csv, "\ncpu-blas,synth,64,64,64,,,,,,,,0,ok,"));
+    ck_assert_ptr_nonnull(strstr(csv, ",2e-07,1\n"));
+    free(csv);
+
+    FILE *devnull = fopen("/dev/null", "w");
+    gg_bench_print(devnull, &b, "glgemm tune --size 64");
+    fclose(devnull);
+    /* The CPU asking to stop stops the bench. */
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, stop_cpu, NULL,
+                                  NULL, NULL),
+                     -1);
+}
+END_TEST
+
+START_TEST(csv_round_trip)
+{
+    char dir[64], path[128], err[512];
+    tu_mkdtemp(dir, sizeof dir, "bench");
+    fake_gpu g = {0};
+    gg_variant best;
+    ck_assert_int_eq(gg_variant_parse("mrt=1x2,mc=2x2,np=3,acc=blend", NULL, &best, err, sizeof err),
+                     0);
+    static gg_bench b, back;
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, fake_eval, &g, fake_cpu, NULL,
+                                  NULL, NULL),
+                     0);
+    snprintf(path, sizeof path, "%s/bench.csv", dir);
+    ck_assert_int_eq(gg_bench_write(&b, path, err, sizeof err), 0);
+    ck_assert_msg(gg_bench_read(path, &back, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(back.card, "synth");
+    ck_assert_int_eq(back.m, 64);
+    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+        ck_assert(back.rows[i].present);
+        ck_assert_int_eq(back.rows[i].has_variant, b.rows[i].has_variant);
+        char x[GG_VARIANT_TEXT], y[GG_VARIANT_TEXT];
+        if (b.rows[i].has_variant)
+            ck_assert_str_eq(gg_variant_format(&back.rows[i].v, x, sizeof x),
+                             gg_variant_format(&b.rows[i].v, y, sizeof y));
+        ck_assert_double_eq(back.rows[i].m.gflops, b.rows[i].m.gflops); /* shortest exact form */
+        ck_assert_double_eq(back.rows[i].m.seconds, b.rows[i].m.seconds);
+        ck_assert_double_eq_tol(back.rows[i].ratio, b.rows[i].ratio, 1e-5 * b.rows[i].ratio);
+    }
+    tu_rm_rf(dir);
+}
+END_TEST
+
+static const struct {
+    const char *text;
+    const char *msg;
+} bad_csv[] = {
+    {"card,m\n", "not the bench header"},
+    {GG_BENCH_CSV_HEADER "\n", "has no rows"},
+    {GG_BENCH_CSV_HEADER "\nfoo,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,1,1,,1\n",
+     "line 2: unknown name 'foo'"},
+    {GG_BENCH_CSV_HEADER "\nlarsen,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,1,1,,1\n"
+                         "larsen,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,1,1,,1\n",
+     "line 3: a second larsen row"},
+    {GG_BENCH_CSV_HEADER "\ncpu-blas,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,0,ok,1,1,,1\n",
+     "must leave the variant columns empty"},
+    {GG_BENCH_CSV_HEADER "\nlarsen,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,1,1,,-2\n",
+     "ratio_to_cpu '-2'"},
+    {GG_BENCH_CSV_HEADER "\nlarsen,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,fine,1,1,,1\n",
+     "unknown status 'fine'"},
+    {GG_BENCH_CSV_HEADER "\nlarsen,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,1,1,,1\n"
+                         "tfjs,synth,8,8,9,1x1,2x2,all,0,330,glsl,pingpong,1,ok,1,1,,1\n",
+     "card or problem differs"},
+};
+
+START_TEST(bad_csv_refused)
+{
+    char dir[64], path[128], err[512] = "";
+    tu_mkdtemp(dir, sizeof dir, "bench");
+    snprintf(path, sizeof path, "%s/bench.csv", dir);
+    ck_assert_int_eq(gg_write_atomic(path, bad_csv[_i].text, strlen(bad_csv[_i].text), err,
+                                     sizeof err),
+                     0);
+    static gg_bench b;
+    ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, bad_csv[_i].msg) != NULL, "'%s' lacks '%s'", err, bad_csv[_i].msg);
+    ck_assert_ptr_null(strchr(err, '\n'));
+    tu_rm_rf(dir);
+}
+END_TEST
+
+/* ---- the CPU BLAS --------------------------------------------------------- */
+
+static const struct {
+    int m, n, k;
+    bool transa, transb;
+    float alpha, beta;
+} cpu_cases[] = {
+    {37, 29, 41, false, false, 1, 0},
+    {16, 24, 8, true, false, 2, 0.5f},
+    {9, 7, 13, false, true, -1, 1},
+};
+
+START_TEST(cpu_sgemm_verified)
+{
+    gg_problem p;
+    gg_problem_default(&p);
+    p.m = cpu_cases[_i].m;
+    p.n = cpu_cases[_i].n;
+    p.k = cpu_cases[_i].k;
+    p.transa = cpu_cases[_i].transa;
+    p.transb = cpu_cases[_i].transb;
+    p.alpha = cpu_cases[_i].alpha;
+    p.beta = cpu_cases[_i].beta;
+    p.reps = 3;
+    char err[256];
+    gg_inputs in;
+    gg_reference ref, other;
+    ck_assert_int_eq(gg_inputs_make(&p, &in, err, sizeof err), 0);
+    ck_assert_int_eq(gg_reference_compute(&in, p.alpha, p.beta, &ref, err, sizeof err), 0);
+    gg_measurement m;
+    ck_assert_int_eq(gg_cpu_sgemm(&p, &in, &ref, &m, err, sizeof err), 0);
+    ck_assert_msg(m.status == GG_OK, "%s", m.detail);
+    ck_assert(m.seconds > 0 && m.gflops > 0);
+    ck_assert_double_eq_tol(m.gflops, 2.0 * p.m * p.n * p.k / m.seconds / 1e9, 1e-9 * m.gflops);
+    ck_assert(m.rel_err >= 0 && m.rel_err <= gg_verify_bound(p.k));
+    ck_assert_int_eq(m.passes, 0);
+    ck_assert_int_ge(gg_cpu_threads(), 1);
+    /* Judged against the reference of another alpha, the same result is wrong. */
+    ck_assert_int_eq(gg_reference_compute(&in, p.alpha * 3, p.beta, &other, err, sizeof err), 0);
+    ck_assert_int_eq(gg_cpu_sgemm(&p, &in, &other, &m, err, sizeof err), 0);
+    ck_assert_int_eq(m.status, GG_WRONG_RESULT);
+    ck_assert_double_eq(m.gflops, 0);
+    ck_assert_ptr_nonnull(strstr(m.detail, "CPU BLAS"));
+    gg_reference_free(&other);
+    gg_reference_free(&ref);
+    gg_inputs_free(&in);
+}
+END_TEST
+
+/* ---- the CLI ------------------------------------------------------------- */
+
+/* The value of column `col` (0-based) of a CSV line, as a double. */
+static double csv_num(const char *line, int col)
+{
+    const char *p = line;
+    for (int i = 0; i < col; i++) {
+        p = strchr(p, ',');
+        ck_assert_ptr_nonnull(p);
+        p++;
+    }
+    return strtod(p, NULL);
+}
+
+static const char *find_row(const char *csv, const char *name)
+{
+    char key[32];
+    snprintf(key, sizeof key, "\n%s,", name);
+    const char *p = strstr(csv, key);
+    return p ? p + 1 : NULL;
+}
+
+START_TEST(cli_bench_rows_and_ratios)
+{
+    char dir[64];
+    tu_mkdtemp(dir, sizeof dir, "bench");
+    char *out, *err;
+    int rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --csv --results res", &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    ck_assert_ptr_nonnull(strstr(err, "best: no tuning record (run glgemm tune --m 24 --n 24 --k 24)"));
+    ck_assert(!strncmp(out, GG_BENCH_CSV_HEADER "\n", strlen(GG_BENCH_CSV_HEADER) + 1));
+    /* The file is what stdout showed, and parses. */
+    char path[256];
+    snprintf(path, sizeof path, "%s/res/llvmpipe/bench-24x24x24.csv", dir);
+    char *file = tu_read(path);
+    ck_assert_ptr_nonnull(file);
+    ck_assert_str_eq(file, out);
+    static gg_bench b;
+    char perr[512];
+    ck_assert_msg(gg_bench_read(path, &b, perr, sizeof perr) == 0, "%s", perr);
+    ck_assert(!b.rows[GG_BENCH_BEST].present);
+    ck_assert_int_eq(tu_count_lines(out), 1 + 5);
+    const char *cpu = find_row(out, "cpu-blas");
+    ck_assert_ptr_nonnull(cpu);
+    double cpu_gf = csv_num(cpu, 15);
+    ck_assert(cpu_gf > 0);
+    const char *names[] = {"larsen", "nv-multi", "nv-single", "tfjs", "cpu-blas"};
+    for (int i = 0; i < 5; i++) {
+        const char *row = find_row(out, names[i]);
+        ck_assert_msg(row != NULL, "no %s row", names[i]);
+        ck_assert_msg(!strncmp(row + strlen(names[i]) + 1, "llvmpipe,24,24,24,", 18), "%s", row);
+        ck_assert_msg(strstr(row, ",ok,") != NULL, "%s not ok: %.200s", names[i], row);
+        double gf = csv_num(row, 15), ratio = csv_num(row, 17);
+        ck_assert(gf > 0);
+        ck_assert_msg(fabs(ratio - gf / cpu_gf) <= 1e-5 * (gf / cpu_gf), "%s: ratio %g, %g/%g",
+                      names[i], ratio, gf, cpu_gf);
+    }
+    free(out);
+    free(err);
+    free(file);
+
+    /* With a best file, the best row runs that variant. */
+    snprintf(path, sizeof path, "%s/res/llvmpipe/best-24x24x24.txt", dir);
+    const char *best = "mrt=1x2,mc=1x4,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong\n"
+                       "gflops: 1\n";
+    ck_assert_int_eq(gg_write_atomic(path, best, strlen(best), perr, sizeof perr), 0);
+    rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --results res", &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    ck_assert_ptr_nonnull(strstr(out, "best       mrt=1x2,mc=1x4,np=2,unroll=0"));
+    ck_assert_ptr_null(strstr(out, "no tuning record"));
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/res/llvmpipe/bench-24x24x24.csv", dir);
+    ck_assert_int_eq(gg_bench_read(path, &b, perr, sizeof perr), 0);
+    ck_assert(b.rows[GG_BENCH_BEST].present);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST].m.status, GG_OK);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST].v.mrt.cols, 2);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+static const struct {
+    const char *args;
+    const char *msg;
+} bad_cli[] = {
+    {"bench extra", "takes no arguments"},
+    {"bench --results ''", "--results needs a folder name"},
+    {"bench --size 0", "--size must be an integer"},
+    {"bench --size 8 --out c.npy", "--out is not an option of bench"},
+    {"bench --size 8 --device 99", "device"},
+    {"bench --frob", "unknown option"},
+};
+
+START_TEST(cli_bench_bad_usage)
+{
+    char dir[64];
+    tu_mkdtemp(dir, sizeof dir, "bench");
+    char *out, *err;
+    int rc = tu_run(dir, NULL, bad_cli[_i].args, &out, &err);
+    ck_assert_msg(rc == 2, "%s: exit %d", bad_cli[_i].args, rc);
+    ck_assert_msg(strstr(err, bad_cli[_i].msg) != NULL, "'%s' lacks '%s'", err, bad_cli[_i].msg);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    ck_assert_str_eq(out, "");
+    free(out);
+    free(err);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+Suite *make_bench_suite(void)
+{
+    Suite *s = suite_create("bench");
+    TCase *tc = tcase_create("rows");
+    tcase_add_test(tc, rows_in_order_with_ratios);
+    tcase_add_test(tc, failed_row_and_missing_best);
+    tcase_add_test(tc, csv_round_trip);
+    tcase_add_loop_test(tc, bad_csv_refused, 0, sizeof bad_csv / sizeof *bad_csv);
+    suite_add_tcase(s, tc);
+
+    TCase *cpu = tcase_create("cpublas");
+    tcase_add_loop_test(cpu, cpu_sgemm_verified, 0, sizeof cpu_cases / sizeof *cpu_cases);
+    suite_add_tcase(s, cpu);
+
+    TCase *cli = tcase_create("cli");
+    tcase_set_tags(cli, "gl slow");
+    tcase_set_timeout(cli, 300);
+    tcase_add_test(cli, cli_bench_rows_and_ratios);
+    tcase_add_loop_test(cli, cli_bench_bad_usage, 0, sizeof bad_cli / sizeof *bad_cli);
+    suite_add_tcase(s, cli);
+    return s;
+}

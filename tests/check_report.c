@@ -1,0 +1,776 @@
+/* search/report and `glgemm report`: the analysis on synthetic records
+ * whose optimum, ratios and dips are known by construction; the curve
+ * tests (unimodal, dips) and the verdict thresholds; report.md and its SVG
+ * figures from a synthetic results folder (offline, --card), with every
+ * number parsed back from report.md and compared with the CSV files it came
+ * from; no partial files when gnuplot is missing or records are absent; and
+ * a small real tune on llvmpipe followed by an online report (dense sweep
+ * into the records, bench, figures). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glhost/csv.h"
+#include "search/bench.h"
+#include "search/fileio.h"
+#include "search/gpu.h"
+#include "search/records.h"
+#include "search/report.h"
+#include "search/tune.h"
+#include "tests/cli_util.h"
+#include "tests/suites.h"
+
+/* ---- a minimal XML well-formedness check ---------------------------------- */
+
+static bool name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == ':' || c == '-' || c == '.';
+}
+
+/* NULL when s is well-formed XML with one root element named root; else
+ * what is wrong. */
+static const char *xml_check(const char *s, const char *root)
+{
+    char stack[256][64];
+    int depth = 0;
+    bool seen_root = false;
+    const char *p = s;
+    while (*p) {
+        if (*p != '<') {
+            if (depth == 0 && !isspace((unsigned char)*p))
+                return "text outside the root element";
+            if (*p == '&' && !strchr(p, ';'))
+                return "an unterminated entity";
+            p++;
+            continue;
+        }
+        if (!strncmp(p, "<?", 2)) {
+            const char *e = strstr(p, "?>");
+            if (!e)
+                return "an unterminated processing instruction";
+            p = e + 2;
+        } else if (!strncmp(p, "<!--", 4)) {
+            const char *e = strstr(p + 4, "-->");
+            if (!e)
+                return "an unterminated comment";
+            p = e + 3;
+        } else if (!strncmp(p, "<![CDATA[", 9)) {
+            const char *e = strstr(p, "]]>");
+            if (!e || depth == 0)
+                return "a bad CDATA section";
+            p = e + 3;
+        } else if (!strncmp(p, "<!", 2)) {
+            if (seen_root || depth)
+                return "a declaration inside the document";
+            int br = 0;
+            for (p += 2; *p && (*p != '>' || br); p++)
+                br += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+            if (!*p)
+                return "an unterminated declaration";
+            p++;
+        } else if (p[1] == '/') {
+            p += 2;
+            const char *n = p;
+            while (name_char(*p))
+                p++;
+            size_t len = (size_t)(p - n);
+            while (isspace((unsigned char)*p))
+                p++;
+            if (*p != '>' || depth == 0 || strlen(stack[depth - 1]) != len ||
+                strncmp(stack[depth - 1], n, len))
+                return "a closing tag that does not match";
+            depth--;
+            p++;
+        } else {
+            p++;
+            const char *n = p;
+            while (name_char(*p))
+                p++;
+            size_t len = (size_t)(p - n);
+            if (!len || len >= 64)
+                return "a bad element name";
+            if (depth == 0) {
+                if (seen_root)
+                    return "a second root element";
+                if (strlen(root) != len || strncmp(n, root, len))
+                    return "the root element is not the expected one";
+                seen_root = true;
+            }
+            bool empty = false;
+            for (;;) {
+                while (isspace((unsigned char)*p))
+                    p++;
+                if (*p == '>') {
+                    p++;
+                    break;
+                }
+                if (p[0] == '/' && p[1] == '>') {
+                    p += 2;
+                    empty = true;
+                    break;
+                }
+                const char *a = p;
+                while (name_char(*p))
+                    p++;
+                if (p == a)
+                    return "a bad attribute";
+                while (isspace((unsigned char)*p))
+                    p++;
+                if (*p++ != '=')
+                    return "an attribute without a value";
+                while (isspace((unsigned char)*p))
+                    p++;
+                char q = *p++;
+                if (q != '"' && q != '\'')
+                    return "an unquoted attribute value";
+                while (*p && *p != q) {
+                    if (*p == '<')
+                        return "'<' in an attribute value";
+                    p++;
+                }
+                if (!*p)
+                    return "an unterminated attribute value";
+                p++;
+            }
+            if (!empty) {
+                if (depth == 256)
+                    return "too deep";
+                memcpy(stack[depth], n, len);
+                stack[depth][len] = '\0';
+                depth++;
+            }
+        }
+    }
+    if (!seen_root)
+        return "no root element";
+    return depth ? "unclosed elements" : NULL;
+}
+
+START_TEST(xml_checker_catches_errors)
+{
+    ck_assert_ptr_null(xml_check("<?xml version='1.0'?>\n<!DOCTYPE svg [<!x>]><svg a='1'><g/>"
+                                 "<!-- c --><t>x &amp; y</t></svg>\n", "svg"));
+    const char *bad[] = {"<svg><g></svg>", "<svg></svg><svg></svg>", "<svg a=1></svg>",
+                         "<html></html>", "<svg>", "x<svg/>", "<svg><g></h></svg>"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(xml_check(bad[i], "svg") != NULL, "accepted %s", bad[i]);
+}
+END_TEST
+
+/* ---- curves and verdicts --------------------------------------------------- */
+
+static const struct {
+    double g[8];
+    int n;
+    bool unimodal;
+} uni_cases[] = {
+    {{1, 2, 3, 2, 1}, 5, true},   {{1, 3, 2, 3, 1}, 5, false},  {{1, 1, 1}, 3, true},
+    {{3, 2, 1}, 3, true},         {{1, 2, 1.95, 3}, 4, true},   {{1, 2, 1.5, 3}, 4, false},
+    {{5, 1, 2, 0.5}, 4, false},   {{2}, 1, true},
+};
+
+START_TEST(curve_unimodal)
+{
+    ck_assert_int_eq(gg_curve_unimodal(uni_cases[_i].g, uni_cases[_i].n, 0.05),
+                     uni_cases[_i].unimodal);
+}
+END_TEST
+
+START_TEST(curve_dips)
+{
+    int idx[8];
+    const double a[] = {1, 2, 3, 1, 3, 3, 3};
+    ck_assert_int_eq(gg_curve_dips(a, 7, 2, 0.10, idx, 8), 1);
+    ck_assert_int_eq(idx[0], 3);
+    const double b[] = {1, 2, 3, 4, 5};
+    ck_assert_int_eq(gg_curve_dips(b, 5, 2, 0.10, idx, 8), 0);
+    const double c[] = {0.5, 4, 4, 3.7, 4, 4, 0.5}; /* 7.5% below: no dip; ends never dip */
+    ck_assert_int_eq(gg_curve_dips(c, 7, 2, 0.10, idx, 8), 0);
+    const double d[] = {4, 1, 4, 1, 4, 1, 4};
+    ck_assert_int_eq(gg_curve_dips(d, 7, 1, 0.10, idx, 2), 2); /* capped at max */
+}
+END_TEST
+
+START_TEST(verdicts)
+{
+    ck_assert_str_eq(gg_verdict_mc(2.2), "agrees");
+    ck_assert_str_eq(gg_verdict_mc(3.5), "agrees in direction, with a larger gain");
+    ck_assert_str_eq(gg_verdict_mc(1.3), "agrees in direction, with a smaller gain");
+    ck_assert_str_eq(gg_verdict_mc(1.0), "disagrees: no gain");
+    ck_assert_str_eq(gg_verdict_mc(0.5), "disagrees: mc=2x2 is slower");
+    ck_assert_str_eq(gg_verdict_mrt(1.1), "agrees");
+    ck_assert_str_eq(gg_verdict_mrt(1.5), "agrees in direction, with a larger gain");
+    ck_assert_str_eq(gg_verdict_mrt(1.0), "disagrees: no measurable gain");
+    ck_assert_str_eq(gg_verdict_mrt(0.8), "disagrees: mrt=2x2 is slower");
+    ck_assert_str_eq(gg_verdict_unroll(4, 4), "agrees");
+    ck_assert_str_eq(gg_verdict_unroll(4, 2), "partly agrees: unroll=0 wins only about half the pairs");
+    ck_assert_str_eq(gg_verdict_unroll(4, 1), "disagrees: unrolling helps on this card");
+    ck_assert(!strncmp(gg_verdict_unroll(0, 0), "not measured", 12));
+    ck_assert_str_eq(gg_verdict_unimodal(3, 3), "agrees");
+    ck_assert_str_eq(gg_verdict_unimodal(3, 2), "mostly agrees");
+    ck_assert_str_eq(gg_verdict_unimodal(3, 1), "disagrees: most curves have several maxima");
+    ck_assert(!strncmp(gg_verdict_search(1.2), "search at or above", 18));
+    ck_assert(!strncmp(gg_verdict_search(0.7), "search below", 12));
+}
+END_TEST
+
+/* ---- synthetic records ------------------------------------------------------ */
+
+/* The synthetic card: 256^3 (every np in {2..32} is below the k-steps of
+ * every packing), GFLOP/s = mcf(mc) * mrtf(mrt) * npf(np) * (unroll ? 0.9 :
+ * 1), npf peaking at np 8; the dense sweeps (np 1..40 of two pairs) drop
+ * by 30% at the multiples of 5 below 40 that are not powers of two. */
+#define SYN 256
+static const gg_shape shapes4[4] = {{1, 1}, {1, 2}, {1, 4}, {2, 2}};
+static const double mcf[4] = {1.0, 1.6, 2.0, 2.2};
+static const double mrtf[4] = {1.0, 1.05, 1.08, 1.1};
+
+static int shape_index(gg_shape s)
+{
+    for (int i = 0; i < 4; i++)
+        if (shapes4[i].rows == s.rows && shapes4[i].cols == s.cols)
+            return i;
+    return -1;
+}
+
+static double syn_rate(const gg_variant *v, bool dense)
+{
+    gg_layout L;
+    ck_assert_int_eq(gg_layout_compute(v, SYN, SYN, SYN, &L), 0);
+    double x = log2(L.np) - 3;
+    double f = 1 / (1 + x * x / 8);
+    if (dense && L.np % 5 == 0 && L.np < 40 && (L.np & (L.np - 1)))
+        f *= 0.7;
+    return mcf[shape_index(v->mc)] * mrtf[shape_index(v->mrt)] * f * (v->unroll ? 0.9 : 1.0);
+}
+
+typedef struct {
+    gg_variant v[600];
+    double g[600];
+    int n;
+} syn_set;
+
+static void syn_add(syn_set *s, gg_variant v, bool dense)
+{
+    gg_variant_normalize(&v, SYN, SYN, SYN);
+    for (int i = 0; i < s->n; i++)
+        if (!memcmp(&s->v[i], &v, sizeof v))
+            return;
+    ck_assert_int_lt(s->n, 600);
+    s->v[s->n] = v;
+    s->g[s->n] = syn_rate(&v, dense);
+    s->n++;
+}
+
+static void syn_build(syn_set *s)
+{
+    s->n = 0;
+    static const int nps[] = {1, 2, 4, 8, 16, 32, GG_NP_ALL};
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            for (int i = 0; i < 7; i++)
+                for (int u = 0; u < 2; u++) {
+                    gg_variant v;
+                    gg_variant_default(&v);
+                    v.mc = shapes4[a];
+                    v.mrt = shapes4[b];
+                    v.np = nps[i];
+                    v.unroll = u;
+                    syn_add(s, v, false);
+                }
+    for (int np = 1; np <= 40; np++)
+        for (int pair = 0; pair < 2; pair++) {
+            gg_variant v;
+            gg_variant_default(&v);
+            v.mc = shapes4[pair ? 2 : 3];
+            v.mrt = shapes4[3];
+            v.np = np;
+            syn_add(s, v, true);
+        }
+}
+
+static void syn_data(gg_report_data *d, const syn_set *s)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->card, sizeof d->card, "synth");
+    d->m = d->n = d->k = SYN;
+    d->recs = calloc((size_t)s->n, sizeof *d->recs);
+    ck_assert_ptr_nonnull(d->recs);
+    for (int i = 0; i < s->n; i++) {
+        d->recs[i].v = s->v[i];
+        gg_measurement_init(&d->recs[i].m);
+        d->recs[i].m.gflops = s->g[i];
+        d->recs[i].m.seconds = 2.0 * SYN * SYN * SYN / (s->g[i] * 1e9);
+    }
+    d->nrecs = s->n;
+}
+
+START_TEST(analysis_of_synthetic_records)
+{
+    static syn_set s;
+    syn_build(&s);
+    static gg_report_data d;
+    syn_data(&d, &s);
+    gg_findings f;
+    ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
+    /* No best file: the base is the best ok row, mc=2x2, mrt=2x2, np=8, unroll 0. */
+    ck_assert(f.have_base);
+    ck_assert_int_eq(f.base.mc.rows, 2);
+    ck_assert_int_eq(f.base.mrt.rows, 2);
+    ck_assert_int_eq(f.base.np, 8);
+    ck_assert_int_eq(f.base.unroll, 0);
+    /* Figure 8: the formula at np 8 in every cell. */
+    ck_assert_int_eq(f.n_mrt, 4);
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) {
+            ck_assert_double_eq_tol(f.f8[r][c], mcf[c] * mrtf[r], 1e-12);
+            ck_assert_int_eq(f.f8_np[r][c], 8);
+        }
+    ck_assert(f.mc_have && f.mrt_have);
+    ck_assert_double_eq_tol(f.mc_ratio, 2.2, 1e-12);
+    ck_assert_double_eq_tol(f.mc_lo, 2.2, 1e-12);
+    ck_assert_double_eq_tol(f.mrt_ratio, 1.1, 1e-12);
+    /* Unroll: every one of the 16*7 pairs (np=all shared by some) favours 0. */
+    ck_assert_int_gt(f.unroll_pairs, 60);
+    ck_assert_int_eq(f.unroll0_wins, f.unroll_pairs);
+    ck_assert_double_eq_tol(f.unroll_geomean, 0.9, 1e-9);
+    /* Figure 7a: every pair has 7 points, 6 shown, the base's first, all unimodal. */
+    ck_assert_int_eq(f.n7a, 6);
+    ck_assert_int_eq(f.c7a[0].base.mc.rows, 2);
+    ck_assert_int_eq(f.c7a[0].base.mrt.rows, 2);
+    ck_assert_int_eq(f.c7a[0].n, 7);
+    ck_assert(f.c7a[0].all[6]);
+    ck_assert_int_eq(f.pow2_unimodal, f.pow2_curves);
+    /* Figure 7b: the two dense pairs, dips exactly at 5, 10, .., 35. */
+    ck_assert_int_eq(f.n7b, 2);
+    const int want[] = {5, 10, 15, 20, 25, 30, 35};
+    for (int c = 0; c < 2; c++) {
+        ck_assert_int_eq(f.ndips[c], 7);
+        for (int j = 0; j < 7; j++)
+            ck_assert_int_eq(f.dip_np[c][j], want[j]);
+        ck_assert_int_eq(f.dense_argmax[c], 8);
+        ck_assert_int_eq(f.dense_pow2_argmax[c], 8);
+    }
+    /* The sweep: the base's pair and the best other pair with a curve. */
+    gg_variant pairs[2];
+    ck_assert_int_eq(gg_report_sweep_pairs(&f, &d, pairs), 2);
+    ck_assert_int_eq(pairs[0].mc.rows, 2);
+    ck_assert_int_eq(pairs[1].mc.rows * pairs[1].mc.cols, 4); /* 2x2 with mrt 1x4 */
+    ck_assert_int_eq(pairs[1].mrt.cols, 4);
+    ck_assert_int_eq(gg_report_sweep_npmax(&pairs[0], SYN, 64), 64);
+    ck_assert_int_eq(gg_report_sweep_npmax(&pairs[0], 40, 64), 20);
+    /* No bench, no probe: those findings are absent. */
+    ck_assert(!f.bench_have && !f.ceil_have);
+    gg_findings_free(&f);
+    gg_report_data_free(&d);
+}
+END_TEST
+
+/* ---- the synthetic folder on disk, and report.md parsed back ---------------- */
+
+static void write_text(const char *path, const char *text)
+{
+    char err[512];
+    ck_assert_msg(gg_write_atomic(path, text, strlen(text), err, sizeof err) == 0, "%s", err);
+}
+
+static const char probe_csv[] =
+    "metric,variant,value,unit\n"
+    "mad,c8,40,GFLOP/s\nmad,max,40,GFLOP/s\n"
+    "fetch,r32f-friendly,2,Gtexel/s\nfetch,r32f-friendly,8,GB/s\n"
+    "fetch,r32f-hostile,0.5,Gtexel/s\nfetch,r32f-hostile,2,GB/s\n"
+    "fetch,rgba32f-friendly,1,Gtexel/s\nfetch,rgba32f-friendly,16,GB/s\n"
+    "fetch,rgba32f-hostile,0.25,Gtexel/s\nfetch,rgba32f-hostile,4,GB/s\n"
+    "write,targets-1,0.5,Gtexel/s\nwrite,targets-1,8,GB/s\n"
+    "write,targets-2,0.5,Gtexel/s\nwrite,targets-2,8,GB/s\n"
+    "write,targets-3,0.5,Gtexel/s\nwrite,targets-3,8,GB/s\n"
+    "write,targets-4,0.25,Gtexel/s\nwrite,targets-4,4,GB/s\n"
+    "readback,rgba32f,3,GB/s\n";
+
+/* Writes dir/synth/: records, best, bench, probe.  Returns the best's
+ * GFLOP/s; *bench gets the bench rows written. */
+static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *bench)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/synth", dir);
+    ck_assert_int_eq(gg_mkdirs(path, err, sizeof err), 0);
+    size_t cap = 64 + (size_t)s->n * GG_CSV_ROW_MAX;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    size_t o = (size_t)snprintf(text, cap, "%s\n", GG_CSV_HEADER);
+    gg_problem p;
+    gg_problem_default(&p);
+    p.m = p.n = p.k = SYN;
+    int best = 0;
+    for (int i = 0; i < s->n; i++) {
+        gg_measurement m;
+        gg_measurement_init(&m);
+        gg_layout L;
+        gg_layout_compute(&s->v[i], SYN, SYN, SYN, &L);
+        m.passes = L.passes;
+        m.gflops = s->g[i];
+        m.seconds = 2.0 * SYN * SYN * SYN / (s->g[i] * 1e9);
+        m.rel_err = 1e-7;
+        char row[GG_CSV_ROW_MAX];
+        ck_assert_int_eq(gg_csv_format(row, sizeof row, "synth", &p, &s->v[i], &m), 0);
+        o += (size_t)snprintf(text + o, cap - o, "%s\n", row);
+        if (s->g[i] > s->g[best])
+            best = i;
+    }
+    /* A line that is not a record: counted and skipped, not fatal. */
+    o += (size_t)snprintf(text + o, cap - o, "synth,oops\n");
+    snprintf(path, sizeof path, "%s/synth/tune-%dx%dx%d.csv", dir, SYN, SYN, SYN);
+    write_text(path, text);
+    free(text);
+    gg_measurement bm;
+    gg_measurement_init(&bm);
+    bm.gflops = s->g[best];
+    bm.seconds = 2.0 * SYN * SYN * SYN / (s->g[best] * 1e9);
+    ck_assert_int_eq(gg_best_write(dir, "synth", SYN, SYN, SYN, &s->v[best], &bm, err, sizeof err), 0);
+
+    /* bench: the presets at made-up rates, nv-single failed, best, CPU. */
+    memset(bench, 0, sizeof *bench);
+    snprintf(bench->card, sizeof bench->card, "synth");
+    bench->m = bench->n = bench->k = SYN;
+    const double rates[GG_BENCH_NROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 40.5};
+    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+        gg_bench_row *r = &bench->rows[i];
+        gg_measurement_init(&r->m);
+        r->present = true;
+        r->has_variant = i != GG_BENCH_CPU;
+        if (i == GG_BENCH_BEST)
+            r->v = s->v[best];
+        else if (r->has_variant)
+            ck_assert_int_eq(gg_variant_parse(gg_bench_names[i], NULL, &r->v, err, sizeof err), 0);
+        r->m.gflops = rates[i];
+        r->m.seconds = rates[i] > 0 ? 2.0 * SYN * SYN * SYN / (rates[i] * 1e9) : 0.5;
+        r->m.passes = 1;
+        if (i == 2)
+            r->m.status = GG_COMPILE_ERROR;
+    }
+    gg_bench_ratios(bench);
+    ck_assert_int_eq(gg_bench_write(bench, gg_bench_path(path, sizeof path, dir, "synth", SYN, SYN,
+                                                         SYN),
+                                    err, sizeof err),
+                     0);
+    snprintf(path, sizeof path, "%s/synth/probe.csv", dir);
+    write_text(path, probe_csv);
+    return s->g[best];
+}
+
+/* The cells of the markdown table row that starts with "| first |". */
+static int md_row(const char *md, const char *first, char cells[12][256])
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n| %s |", first);
+    const char *p = strstr(md, key);
+    if (!p)
+        return -1;
+    p += 2;
+    int n = 0;
+    while (*p && *p != '\n' && n < 12) {
+        const char *e = p;
+        while (*e && *e != '|' && *e != '\n')
+            e++;
+        if (*e != '|')
+            break;
+        if (e > p) {
+            const char *a = p, *b = e;
+            while (a < b && isspace((unsigned char)*a))
+                a++;
+            while (b > a && isspace((unsigned char)b[-1]))
+                b--;
+            snprintf(cells[n], 256, "%.*s", (int)(b - a), a);
+            n++;
+        }
+        p = e + 1;
+        if (*p == '\n' || !*p)
+            break;
+        if (*p == '|') { /* an empty cell: || */
+            cells[n++][0] = '\0';
+        }
+    }
+    return n;
+}
+
+static bool near(double a, double b)
+{
+    return fabs(a - b) <= 6e-4 * fmax(fabs(a), fabs(b)) + 1e-12;
+}
+
+static void check_svg(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *svg = tu_read(path);
+    ck_assert_msg(svg != NULL, "%s missing", path);
+    const char *why = xml_check(svg, "svg");
+    ck_assert_msg(why == NULL, "%s: %s", path, why);
+    free(svg);
+}
+
+START_TEST(report_from_synthetic_folder)
+{
+    char dir[64];
+    tu_mkdtemp(dir, sizeof dir, "report");
+    static syn_set s;
+    syn_build(&s);
+    static gg_bench bench;
+    double best = write_synth_folder(dir, &s, &bench);
+    char args[256], *out, *err;
+    snprintf(args, sizeof args, "report --results '%s' --card synth --size %d", dir, SYN);
+    int rc = tu_run(dir, NULL, args, &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    ck_assert_ptr_nonnull(strstr(out, "report: wrote"));
+    free(out);
+    free(err);
+
+    char card[128], path[256];
+    snprintf(card, sizeof card, "%s/synth", dir);
+    const char *figs[] = {"fig5", "fig7a", "fig7b", "fig8"};
+    for (int i = 0; i < 4; i++) {
+        char name[64];
+        gg_report_figure_name(name, sizeof name, figs[i], SYN, SYN, SYN);
+        check_svg(card, name);
+    }
+    snprintf(path, sizeof path, "%s/report.md", card);
+    char *md = tu_read(path);
+    ck_assert_ptr_nonnull(md);
+
+    /* Figure 5's table against the bench CSV, read back from disk. */
+    static gg_bench b;
+    char perr[512];
+    ck_assert_int_eq(gg_bench_read(gg_bench_path(path, sizeof path, dir, "synth", SYN, SYN, SYN),
+                                   &b, perr, sizeof perr),
+                     0);
+    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+        char cells[12][256];
+        ck_assert_int_eq(md_row(md, gg_bench_names[i], cells), 7);
+        ck_assert_str_eq(cells[2], gg_status_name(b.rows[i].m.status));
+        ck_assert_msg(near(strtod(cells[3], NULL), b.rows[i].m.seconds), "%s seconds %s",
+                      gg_bench_names[i], cells[3]);
+        ck_assert_msg(near(strtod(cells[4], NULL), b.rows[i].m.gflops), "%s GFLOP/s %s vs %g",
+                      gg_bench_names[i], cells[4], b.rows[i].m.gflops);
+        ck_assert_msg(near(strtod(cells[6], NULL), b.rows[i].ratio), "%s ratio", gg_bench_names[i]);
+        if (b.rows[i].m.status == GG_OK)
+            ck_assert(near(strtod(cells[5], NULL), best / b.rows[i].m.gflops));
+        else
+            ck_assert_str_eq(cells[5], "");
+    }
+    /* Figure 8's table against the maxima of the records, recomputed here. */
+    const char *rows[] = {"mrt=1x1", "mrt=1x2", "mrt=1x4", "mrt=2x2"};
+    for (int r = 0; r < 4; r++) {
+        char cells[12][256];
+        ck_assert_int_eq(md_row(md, rows[r], cells), 5);
+        for (int c = 0; c < 4; c++) {
+            double top = -1;
+            for (int i = 0; i < s.n; i++) {
+                const gg_variant *v = &s.v[i];
+                if (shape_index(v->mrt) == r && shape_index(v->mc) == c && v->unroll == 0 &&
+                    (v->np == 2 || v->np == 4 || v->np == 8 || v->np == 16 || v->np == 32))
+                    top = fmax(top, s.g[i]);
+            }
+            ck_assert_msg(near(strtod(cells[c + 1], NULL), top), "%s mc %d: %s vs %g", rows[r], c,
+                          cells[c + 1], top);
+        }
+    }
+    /* The findings: mc and mrt ratios, the best, the ceiling fraction. */
+    char cells[12][256];
+    ck_assert_int_eq(md_row(md, "mc=2x2 over mc=1x1", cells), 4);
+    ck_assert(near(strtod(cells[2], NULL), 2.2));
+    ck_assert_str_eq(cells[3], "agrees");
+    ck_assert_int_eq(md_row(md, "mrt=2x2 over mrt=1x1", cells), 4);
+    ck_assert(near(strtod(cells[2], NULL), 1.1));
+    ck_assert_int_eq(md_row(md, "multiply-add", cells), 4);
+    ck_assert(near(strtod(cells[1], NULL), best));
+    ck_assert(fabs(strtod(cells[3], NULL) - 100 * best / 40) < 0.051);
+    ck_assert_ptr_nonnull(strstr(md, "search against hand-tuned"));
+    ck_assert_ptr_nonnull(strstr(md, "1 lines of the records did not parse"));
+    char want[64];
+    snprintf(want, sizeof want, "at %.4g GFLOP/s", best);
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
+    /* Temporary files are gone. */
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q 'tmp\\|\\.gp'", card);
+    ck_assert_int_ne(system(cmd), 0);
+    free(md);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+START_TEST(report_refuses_without_gnuplot_or_records)
+{
+    char dir[64];
+    tu_mkdtemp(dir, sizeof dir, "report");
+    static syn_set s;
+    syn_build(&s);
+    static gg_bench bench;
+    write_synth_folder(dir, &s, &bench);
+    char args[256], *out, *err;
+    snprintf(args, sizeof args, "report --results '%s' --card synth --size %d", dir, SYN);
+    int rc = tu_run(dir, "PATH=/nonexistent", args, &out, &err);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(err, "gnuplot not found") != NULL, "%s", err);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    char path[256];
+    snprintf(path, sizeof path, "%s/synth/report.md", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    free(out);
+    free(err);
+    /* Another size: no records. */
+    snprintf(args, sizeof args, "report --results '%s' --card synth --size 99", dir);
+    rc = tu_run(dir, NULL, args, &out, &err);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(err, "no tuning records") != NULL, "%s", err);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    free(out);
+    free(err);
+    rc = tu_run(dir, NULL, "report --card Not_A_Slug", &out, &err);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_ptr_nonnull(strstr(err, "--card must be a card slug"));
+    free(out);
+    free(err);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+/* ---- a real small tune, then the report on this card ------------------------- */
+
+START_TEST(report_after_real_tune)
+{
+    char dir[64], err[512];
+    tu_mkdtemp(dir, sizeof dir, "report");
+    const int S = 16;
+    gg_problem p;
+    gg_problem_default(&p);
+    p.m = p.n = p.k = S;
+    p.reps = 2;
+    gg_inputs in;
+    gg_reference ref;
+    ck_assert_int_eq(gg_inputs_make(&p, &in, err, sizeof err), 0);
+    ck_assert_int_eq(gg_reference_compute(&in, 1, 0, &ref, err, sizeof err), 0);
+    gg_ctx_info info[3];
+    bool ok[3];
+    ck_assert_msg(gg_gpu_info_all(GG_BACKEND_EGL, 0, info, ok, err, sizeof err, NULL) == 0, "%s",
+                  err);
+    char slug[GG_CARD_MAX];
+    gg_slug(info[GG_CTX_CORE].renderer, slug, sizeof slug);
+
+    /* The tune: phase search with the outer keys held, at most 40 points. */
+    gg_gpu g = {GG_BACKEND_EGL, 0, &p, &in, &ref, 60};
+    gg_tune_config tc;
+    memset(&tc, 0, sizeof tc);
+    tc.results_dir = dir;
+    tc.card = slug;
+    gg_search_config_default(&tc.search, S, S, S);
+    for (int q = 0; q < 3; q++) {
+        gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)q);
+        tc.search.profile_ok[q] = ok[kind];
+        if (ok[kind])
+            gg_ctx_limits(&info[kind], &tc.search.lim[q]);
+    }
+    ck_assert_int_eq(gg_fix_parse("unroll=0,profile=330,compiler=glsl,acc=pingpong", &tc.search.fix,
+                                  err, sizeof err),
+                     0);
+    tc.search.budget = 40;
+    tc.search.eval = gg_gpu_eval;
+    tc.search.user = &g;
+    gg_records_info ri;
+    gg_tune *t = gg_tune_open(&tc, &ri, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    gg_tune_run(t);
+    ck_assert_int_eq(gg_tune_finish(t), 0);
+    gg_tune_close(t);
+    /* A quick probe, so the report need not run the full one. */
+    gg_probe_opts po;
+    gg_probe_opts_default(&po, true);
+    static gg_probe_result pr;
+    ck_assert_msg(gg_gpu_probe(GG_BACKEND_EGL, 0, &po, 120, &pr, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(pr.status, GG_OK);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/probe.csv", dir, slug);
+    ck_assert_int_eq(gg_probe_write_csv(&pr, path, err, sizeof err), 0);
+
+    /* The report on this card: sweeps np 1..4 of two pairs into the records
+     * and runs bench (no bench file yet). */
+    char args[256], *out, *errtext;
+    snprintf(args, sizeof args, "report --results '%s' --size %d --sweep-np 4 --reps 2", dir, S);
+    int rc = tu_run(dir, NULL, args, &out, &errtext);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, errtext);
+    ck_assert_ptr_nonnull(strstr(errtext, "report: running bench (no bench file)"));
+    free(out);
+    free(errtext);
+
+    static gg_report_data d;
+    ck_assert_msg(gg_report_load(dir, slug, S, S, S, &d, err, sizeof err) == 0, "%s", err);
+    ck_assert(d.have_best && d.have_bench && d.have_probe && d.env.have);
+    ck_assert_int_eq(d.bad_lines, 0);
+    gg_findings f;
+    ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
+    gg_variant pairs[2];
+    ck_assert_int_eq(gg_report_sweep_pairs(&f, &d, pairs), 2);
+    /* The sweep's points are in the records now (np past the k-steps is all). */
+    for (int i = 0; i < 2; i++)
+        for (int np = 1; np <= 4; np++) {
+            gg_variant v = pairs[i];
+            v.np = np;
+            ck_assert_msg(gg_report_find(&d, &v) != NULL, "pair %d np %d not recorded", i, np);
+        }
+    /* Every bench row ran ok and report.md shows the bench CSV's numbers. */
+    snprintf(path, sizeof path, "%s/%s/report.md", dir, slug);
+    char *md = tu_read(path);
+    ck_assert_ptr_nonnull(md);
+    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+        const gg_bench_row *r = &d.bench.rows[i];
+        ck_assert_msg(r->present && r->m.status == GG_OK, "%s: %s", gg_bench_names[i],
+                      r->m.detail);
+        char cells[12][256];
+        ck_assert_int_eq(md_row(md, gg_bench_names[i], cells), 7);
+        ck_assert(near(strtod(cells[4], NULL), r->m.gflops));
+        ck_assert(near(strtod(cells[6], NULL), r->m.gflops / d.bench.rows[GG_BENCH_CPU].m.gflops));
+    }
+    ck_assert_ptr_nonnull(strstr(md, d.env.renderer));
+    ck_assert_ptr_nonnull(strstr(md, "## The paper's findings on this card"));
+    char card[128];
+    snprintf(card, sizeof card, "%s/%s", dir, slug);
+    const char *figs[] = {"fig5", "fig8"};
+    for (int i = 0; i < 2; i++) {
+        char name[64];
+        gg_report_figure_name(name, sizeof name, figs[i], S, S, S);
+        check_svg(card, name);
+    }
+    free(md);
+    gg_findings_free(&f);
+    gg_report_data_free(&d);
+    gg_reference_free(&ref);
+    gg_inputs_free(&in);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+Suite *make_report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("analysis");
+    tcase_add_test(tc, xml_checker_catches_errors);
+    tcase_add_loop_test(tc, curve_unimodal, 0, sizeof uni_cases / sizeof *uni_cases);
+    tcase_add_test(tc, curve_dips);
+    tcase_add_test(tc, verdicts);
+    tcase_add_test(tc, analysis_of_synthetic_records);
+    suite_add_tcase(s, tc);
+
+    TCase *files = tcase_create("files");
+    tcase_set_timeout(files, 120);
+    tcase_add_test(files, report_from_synthetic_folder);
+    tcase_add_test(files, report_refuses_without_gnuplot_or_records);
+    suite_add_tcase(s, files);
+
+    TCase *real = tcase_create("real");
+    tcase_set_tags(real, "gl slow");
+    tcase_set_timeout(real, 600);
+    tcase_add_test(real, report_after_real_tune);
+    suite_add_tcase(s, real);
+    return s;
+}
