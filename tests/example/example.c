@@ -97,6 +97,9 @@ int main(void)
         printf("example: glgemm_open: %s\n", glgemm_last_error());
         return 1;
     }
+    char variant[200];
+    if (glgemm_variant_for(g, 33, 20, 41, variant, sizeof variant) == GLGEMM_OK)
+        printf("example: card %s, variant %s\n", glgemm_card(g), variant);
     int bad = 0;
     for (int lay = 0; lay < 2; lay++)
         for (int t = 0; t < 4; t++)

@@ -13,6 +13,13 @@ cd "$tmp"
 cc -std=c11 -Wall -Wextra -Werror example.c $(pkg-config --cflags --libs glgemm) -lm -o example
 ldd ./example | grep -q "$tmp/prefix/lib/libglgemm.so.0" || { echo "example: not linked to the installed libglgemm.so" >&2; exit 1; }
 ./example
+# A tuning record installed for this card is what the shared library picks
+# (found next to it: PREFIX/share/glgemm/results), and it still computes right.
+card="$("$tmp/prefix/bin/glgemm" info | sed -n 's/^slug: //p')"
+mkdir -p "$tmp/prefix/share/glgemm/results/$card"
+printf 'nv-multi\ngflops: 1\n' > "$tmp/prefix/share/glgemm/results/$card/best-32x32x32.txt"
+./example | tee out.txt
+grep -q "variant mrt=1x1,mc=1x4,np=6,unroll=1," out.txt || { echo "example: the installed record was not used" >&2; exit 1; }
 cc -std=c11 -Wall -Wextra -Werror example.c $(pkg-config --cflags glgemm) \
     "$(pkg-config --variable=libdir glgemm)/libglgemm.a" \
     $(pkg-config --static --libs glgemm | sed 's/ -lglgemm\b//') -lm -o example-static
