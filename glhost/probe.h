@@ -55,7 +55,7 @@ typedef struct {
     gg_status status;        /* GG_OK, or why the probe stopped */
     char detail[512];
     double mad_gflops;       /* max over the sweep: fragments*iters*chains*4*2/s */
-    char mad_best[48];       /* the sweep point that gave it, e.g. "c8-2048x2048-i96" */
+    char mad_best[48];       /* the sweep point that gave it, e.g. "c4u8-512x512-i96" */
     double fetch_gtexels[2][2]; /* [format][pattern], Gtexel/s */
     double fetch_gbs[2][2];     /* the same in GB/s (4 or 16 bytes a texel) */
     int write_max_targets;   /* targets measured: 1 .. this */
@@ -79,14 +79,17 @@ int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t er
 
 /* The multiply-add shader, exposed so tests can check that it computes what
  * the rate claims.  Each fragment (x, y) runs `chains` independent vec4
- * chains v = v * uMul + uAdd for `iters` iterations and writes their sum.
+ * chains v = v * uMul + uAdd, `unroll` steps of each per iteration of a loop
+ * of `iters` iterations, and writes their sum: chains*unroll*iters*8 flops.
  * gg_probe_mad_values() draws it on a w x h RGBA32F target of the current
  * context and reads back w*h*4 floats; 0, or -1 with one line in err. */
-int gg_probe_mad_values(int w, int h, int chains, int iters, float *rgba,
+int gg_probe_mad_values(int w, int h, int chains, int unroll, int iters, float *rgba,
                         char *err, size_t errlen);
-/* The same arithmetic on the CPU, in float, for fragment (x, y). */
-void gg_probe_mad_reference(int x, int y, int chains, int iters, float out[4]);
-/* Largest |gpu - cpu| accepted for a fragment (FMA contraction and the sum). */
-double gg_probe_mad_tolerance(int chains, int iters, const float ref[4]);
+/* The same arithmetic on the CPU, in float, for fragment (x, y), after
+ * `steps` (= unroll * iters) steps of every chain. */
+void gg_probe_mad_reference(int x, int y, int chains, int steps, float out[4]);
+/* Largest |gpu - cpu| accepted in lanes x, y, z (FMA contraction, the sum's
+ * order); lane w is exact: chains*(chains-1)/2 + chains*steps/1024. */
+double gg_probe_mad_tolerance(int chains, int steps, const float ref[4]);
 
 #endif

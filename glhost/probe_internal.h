@@ -27,6 +27,7 @@ typedef enum { PK_MAD, PK_FETCH, PK_WRITE } pk_kind;
 typedef struct {
     pk_kind kind;
     int chains;          /* PK_MAD */
+    int unroll;          /* PK_MAD: steps of every chain per loop iteration (0 means 1) */
     int fmt;             /* PK_FETCH: GG_FETCH_R32F / GG_FETCH_RGBA32F */
     int pattern;         /* PK_FETCH: GG_FETCH_FRIENDLY / GG_FETCH_HOSTILE */
     int tex_log2w, tex_log2h; /* PK_FETCH: source texture, power-of-two sides */

@@ -2,8 +2,10 @@
  * that covers the viewport, into RGBA32F targets, and a CPU model of what
  * each writes.
  *
- *  - PK_MAD: `chains` independent vec4 chains v = v * uMul + uAdd over a
- *    uniform-bounded loop (the compiler cannot fold it), summed into the
+ *  - PK_MAD: `chains` independent vec4 chains v = v * uMul + uAdd, `unroll`
+ *    steps of each per iteration of a uniform-bounded loop (the compiler
+ *    cannot fold it; few chains unrolled keep llvmpipe's registers from
+ *    spilling, many chains give a GPU independent work), summed into the
  *    target so no chain is dead.  uMul and uAdd are uniforms: lane w
  *    (v * 1 + 2^-10) cannot be simplified away and counts iterations exactly.
  *  - PK_FETCH: `iters` texelFetch of an R32F or RGBA32F texture, summed into
@@ -62,22 +64,23 @@ static void mad_init(int x, int y, int c, float v[4])
     v[3] = (float)c;
 }
 
-static void emit_mad(srcbuf *s, int chains)
+static void emit_mad(srcbuf *s, int chains, int unroll)
 {
     put(s, "#version 330 core\n"
-           "// glgemm probe: vec4 multiply-add, %d independent chains\n"
+           "// glgemm probe: vec4 multiply-add, %d independent chains, %d steps an iteration\n"
            "uniform int uIters;\nuniform vec4 uMul;\nuniform vec4 uAdd;\n"
            "layout(location = 0) out vec4 oColor;\n"
            "void main() {\n"
            "    float fx = gl_FragCoord.x * 0.0009765625;\n"
            "    float fy = gl_FragCoord.y * 0.0009765625;\n",
-        chains);
+        chains, unroll);
     for (int c = 0; c < chains; c++)
         put(s, "    vec4 v%d = vec4(fx + %.9g, fy - %.9g, (0.5 - fx) + %.9g, %d.0);\n", c,
             0.125 * c, 0.0625 * c, 0.03125 * c, c);
     put(s, "    for (int i = 0; i < uIters; i++) {\n");
-    for (int c = 0; c < chains; c++)
-        put(s, "        v%d = v%d * uMul + uAdd;\n", c, c);
+    for (int u = 0; u < unroll; u++)
+        for (int c = 0; c < chains; c++)
+            put(s, "        v%d = v%d * uMul + uAdd;\n", c, c);
     put(s, "    }\n    oColor = v0");
     for (int c = 1; c < chains; c++)
         put(s, " + v%d", c);
@@ -272,6 +275,8 @@ gg_status pk_init(pk_kernel *k, char *detail, size_t len)
     memset(k->tex, 0, sizeof k->tex);
     if (k->kind != PK_WRITE)
         k->targets = 1;
+    if (k->unroll < 1)
+        k->unroll = 1;
     if (k->targets < 1 || k->targets > GG_MAX_TARGETS || k->w < 1 || k->h < 1 ||
         (k->kind == PK_MAD && k->chains < 1)) {
         snprintf(detail, len, "probe: bad kernel parameters");
@@ -284,7 +289,7 @@ gg_status pk_init(pk_kernel *k, char *detail, size_t len)
         return GG_GL_ERROR;
     }
     switch (k->kind) {
-    case PK_MAD: emit_mad(s, k->chains); break;
+    case PK_MAD: emit_mad(s, k->chains, k->unroll); break;
     case PK_FETCH: emit_fetch(s, k); break;
     case PK_WRITE: emit_write(s, k->targets); break;
     }
@@ -375,7 +380,7 @@ void pk_read(const pk_kernel *k, int t, int x, int y, float out[4])
 
 /* ---- CPU models ---------------------------------------------------------- */
 
-void gg_probe_mad_reference(int x, int y, int chains, int iters, float out[4])
+void gg_probe_mad_reference(int x, int y, int chains, int steps, float out[4])
 {
     static const float mul[4] = {PK_MUL_X, PK_MUL_Y, PK_MUL_Z, PK_MUL_W};
     static const float add[4] = {PK_ADD_X, PK_ADD_Y, PK_ADD_Z, PK_ADD_W};
@@ -384,7 +389,7 @@ void gg_probe_mad_reference(int x, int y, int chains, int iters, float out[4])
     for (int c = 0; c < chains; c++) {
         float v[4];
         mad_init(x, y, c, v);
-        for (int i = 0; i < iters; i++)
+        for (int i = 0; i < steps; i++)
             for (int l = 0; l < 4; l++) {
                 volatile float p = v[l] * mul[l]; /* no contraction: one rounding each */
                 v[l] = p + add[l];
@@ -394,13 +399,13 @@ void gg_probe_mad_reference(int x, int y, int chains, int iters, float out[4])
     }
 }
 
-double gg_probe_mad_tolerance(int chains, int iters, const float ref[4])
+double gg_probe_mad_tolerance(int chains, int steps, const float ref[4])
 {
     /* Lanes x, y, z contract (|mul| <= 0.99), so a rounding difference per
      * step (an FMA, or a reordered sum) stays within about 100 ulp of values
      * below 4 per chain; lane w is exact.  One iteration more or fewer moves
      * lane w by chains * 2^-10, well above this. */
-    (void)iters;
+    (void)steps;
     double m = 0;
     for (int l = 0; l < 4; l++)
         m = fmax(m, fabs((double)ref[l]));
@@ -411,7 +416,7 @@ void pk_expect(const pk_kernel *k, int t, int x, int y, int iters, float out[4])
 {
     switch (k->kind) {
     case PK_MAD:
-        gg_probe_mad_reference(x, y, k->chains, iters, out);
+        gg_probe_mad_reference(x, y, k->chains, iters * k->unroll, out);
         return;
     case PK_WRITE:
         out[0] = (float)x + 0.5f;
@@ -453,14 +458,14 @@ double pk_tolerance(const pk_kernel *k, int iters, const float expect[4], int ch
     /* Multiply-add lane w, fetch sums (multiples of 2^-10 below 8192) and
      * written values are exact in any order of evaluation. */
     if (k->kind == PK_MAD && channel != 3)
-        return gg_probe_mad_tolerance(k->chains, iters, expect);
+        return gg_probe_mad_tolerance(k->chains, iters * k->unroll, expect);
     return 0.0;
 }
 
-int gg_probe_mad_values(int w, int h, int chains, int iters, float *rgba, char *err,
-                        size_t errlen)
+int gg_probe_mad_values(int w, int h, int chains, int unroll, int iters, float *rgba,
+                        char *err, size_t errlen)
 {
-    pk_kernel k = {.kind = PK_MAD, .chains = chains, .w = w, .h = h};
+    pk_kernel k = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .w = w, .h = h};
     gg_status st = pk_init(&k, err, errlen);
     if (st != GG_OK) {
         pk_free(&k);

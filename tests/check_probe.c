@@ -108,37 +108,38 @@ START_TEST(quick_probe_runs_and_round_trips)
 }
 END_TEST
 
-/* w, h, chains, iters */
-static const int mad_cases[][4] = {
-    {16, 8, 4, 1}, {16, 16, 8, 37}, {8, 8, 16, 100}, {4, 4, 32, 1000}, {33, 7, 1, 5},
+/* w, h, chains, unroll, iters (the probe's shapes and some odd ones) */
+static const int mad_cases[][5] = {
+    {16, 8, 4, 8, 1}, {16, 16, 8, 4, 37}, {8, 8, 16, 2, 100}, {4, 4, 32, 1, 1000},
+    {33, 7, 1, 1, 5}, {9, 5, 3, 5, 7},
 };
 
 START_TEST(mad_shader_matches_cpu)
 {
     const int *c = mad_cases[_i];
-    int w = c[0], h = c[1], chains = c[2], iters = c[3];
+    int w = c[0], h = c[1], chains = c[2], unroll = c[3], iters = c[4], steps = unroll * iters;
     gg_ctx *ctx = make_ctx();
     float *px = malloc((size_t)w * h * 4 * sizeof *px);
     ck_assert_ptr_nonnull(px);
     char err[512];
-    ck_assert_msg(gg_probe_mad_values(w, h, chains, iters, px, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gg_probe_mad_values(w, h, chains, unroll, iters, px, err, sizeof err) == 0, "%s", err);
     gg_ctx_destroy(ctx);
-    /* Lane w: sum over chains of (c + iters * 2^-10), exact in float. */
-    double lane_w = chains * (chains - 1) / 2.0 + chains * iters / 1024.0;
+    /* Lane w: sum over chains of (c + steps * 2^-10), exact in float. */
+    double lane_w = chains * (chains - 1) / 2.0 + chains * steps / 1024.0;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             const float *got = px + ((size_t)y * w + x) * 4;
             float ref[4], other[4];
-            gg_probe_mad_reference(x, y, chains, iters, ref);
-            double tol = gg_probe_mad_tolerance(chains, iters, ref);
+            gg_probe_mad_reference(x, y, chains, steps, ref);
+            double tol = gg_probe_mad_tolerance(chains, steps, ref);
             for (int l = 0; l < 4; l++)
                 ck_assert_msg(isfinite(got[l]) && fabs((double)got[l] - ref[l]) <= tol,
                               "(%d,%d) lane %d: GPU %.9g CPU %.9g tol %g", x, y, l, got[l],
                               ref[l], tol);
             ck_assert_msg((double)got[3] == lane_w, "(%d,%d) lane w %.9g, expected %.9g", x, y,
                           got[3], lane_w);
-            /* The check can fail: one iteration more is outside the tolerance. */
-            gg_probe_mad_reference(x, y, chains, iters + 1, other);
+            /* The check can fail: one step more is outside the tolerance. */
+            gg_probe_mad_reference(x, y, chains, steps + 1, other);
             ck_assert_msg(fabs((double)other[3] - got[3]) > tol, "tolerance too loose");
         }
     free(px);
@@ -149,8 +150,8 @@ END_TEST
 
 static const char *good_csv =
     "metric,variant,value,unit\n"
-    "mad,c8-64x64-i16,10.5,GFLOP/s\n"
-    "mad,c16-64x64-i16,12.25,GFLOP/s\n"
+    "mad,c8u4-64x64-i16,10.5,GFLOP/s\n"
+    "mad,c16u2-64x64-i16,12.25,GFLOP/s\n"
     "mad,max,12.25,GFLOP/s\n"
     "fetch,r32f-friendly,1,Gtexel/s\nfetch,r32f-friendly,4,GB/s\n"
     "fetch,r32f-hostile,0.5,Gtexel/s\nfetch,r32f-hostile,2,GB/s\n"
@@ -178,7 +179,7 @@ START_TEST(csv_reads_summary)
     ck_assert_msg(gg_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r.nrows, 16);
     ck_assert(r.mad_gflops == 12.25);
-    ck_assert_str_eq(r.mad_best, "c16-64x64-i16");
+    ck_assert_str_eq(r.mad_best, "c16u2-64x64-i16");
     ck_assert(r.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_HOSTILE] == 0.25);
     ck_assert(r.fetch_gbs[GG_FETCH_R32F][GG_FETCH_FRIENDLY] == 4);
     ck_assert_int_eq(r.write_max_targets, 2);
