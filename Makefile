@@ -129,20 +129,26 @@ fuzz: deps fuzz-bin
 # renderer (llvmpipe: no GPU) that takes hours on 2 cores, so 256^3 with 3
 # reps and the 2 best outer combinations of the screening: about 5 minutes
 # on the 2-core machine.  A second `make run` resumes from the records.
-# Then `make shaders`, so that shaders/ holds the new best (the suite checks
+# Then `glgemm report` for the same problem (dense np sweep, bench, probe,
+# report.md and figures; the tune's printed summary is kept beside the
+# records as tune-<problem>-summary.txt, for the report's search cost), and
+# `make shaders`, so that shaders/ holds the new best (the suite checks
 # that shaders/ is what the generator writes for results/).
 SOFT_RENDERERS = llvmpipe|softpipe|swrast|lavapipe
+TUNE_AND_REPORT = sum=$$(mktemp) && { ./$(BIN) tune $(1) >$$sum || { rc=$$?; cat $$sum; rm -f $$sum; exit $$rc; }; } && \
+	cat $$sum && chmod 644 $$sum && mv $$sum results/$$slug/tune-$(2)-summary.txt && ./$(BIN) report $(3)
 run: deps
 	$(MAKE) $(BIN)
 	@info=$$(./$(BIN) info) || exit $$?; echo "$$info"; \
+	slug=$$(echo "$$info" | sed -n 's/^slug: //p'); \
 	if echo "$$info" | grep -Eq '^renderer: .*($(SOFT_RENDERERS))'; then \
 	  echo "make run: software renderer, no GPU: tuning 256x256x256 (3 reps, --keep 2) so that"; \
 	  echo "make run: this run stays under ten minutes on 2 cores; the paper's 1024^3 takes hours"; \
 	  echo "make run: here (./$(BIN) tune --size 1024 runs it)"; \
-	  set -x; ./$(BIN) tune --size 256 --reps 3 --keep 2; \
+	  set -x; $(call TUNE_AND_REPORT,--size 256 --reps 3 --keep 2,256x256x256,--size 256 --reps 3); \
 	else \
 	  echo "make run: GPU: tuning the paper's problem, 1024x1024x1024"; \
-	  set -x; ./$(BIN) tune --size 1024; \
+	  set -x; $(call TUNE_AND_REPORT,--size 1024,1024x1024x1024,--size 1024); \
 	fi
 	$(MAKE) shaders
 

@@ -7,8 +7,9 @@
  *  - gg_report_load() reads, from DIR/<card>/: tune-MxNxK.csv (every row of
  *    this card and problem; a bad line is counted and skipped),
  *    best-MxNxK.txt, bench-MxNxK.csv (search/bench.h), probe.csv
- *    (glhost/probe.h) and environment.txt (gg_report_env).  Only the
- *    records are required.
+ *    (glhost/probe.h), environment.txt (gg_report_env) and
+ *    tune-MxNxK-summary.txt (the summary `glgemm tune` printed, saved by
+ *    `make run`: the search's wall time).  Only the records are required.
  *  - The analysis (gg_report_analyse) is pure arithmetic on the loaded
  *    data, so tests check it against synthetic records:
  *      base      the variant whose outer keys (unroll, profile, compiler,
@@ -67,6 +68,7 @@ typedef struct {
     bool have_probe;
     gg_probe_result probe;
     gg_report_env env;
+    char *tune_summary;   /* tune-MxNxK-summary.txt (what `glgemm tune` printed), or NULL */
 } gg_report_data;
 
 /* 0, or -1 with one line in err (no records file, unreadable files, a
@@ -136,6 +138,7 @@ typedef struct {
     double dense_max[GG_MAX_CURVES];
     int dense_pow2_argmax[GG_MAX_CURVES];        /* np of the best power of two */
     double dense_pow2_max[GG_MAX_CURVES];
+    double dense_scatter[GG_MAX_CURVES];         /* gg_curve_scatter away from the dips */
     /* Finding 5: search against the presets (bench).  ratio of best's
      * GFLOP/s to each row's (0 where a row failed or is absent). */
     bool bench_have;
@@ -174,6 +177,17 @@ bool gg_curve_unimodal(const double *g, int n, double tol);
  * the maxima of their w neighbours on each side.  Writes up to max indexes;
  * returns the count. */
 int gg_curve_dips(const double *g, int n, int w, double drop, int *idx, int max);
+
+/* Point-to-point scatter of a curve: the median over interior points i
+ * (skip[i-1..i+1] all false; skip may be NULL) of
+ * |g[i] - (g[i-1] + g[i+1]) / 2| / g[i]; 0 when there is no such point.
+ * A noise level, reported beside the dips. */
+double gg_curve_scatter(const double *g, const bool *skip, int n);
+
+/* Dips are taken as the card's (the paper's Figure 7b) when they are
+ * sparse: at most a quarter of the curve's points.  Denser ones are what
+ * timing noise looks like. */
+bool gg_dips_sparse(int ndips, int npoints);
 
 /* The (mc, mrt) pairs `report` sweeps densely, as variants (np to vary):
  * the base's, and the best other pair recorded with the base's outer keys

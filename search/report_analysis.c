@@ -73,6 +73,37 @@ int gg_curve_dips(const double *g, int n, int w, double drop, int *idx, int max)
     return count < max ? count : max;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+bool gg_dips_sparse(int ndips, int npoints)
+{
+    return 4 * ndips <= npoints;
+}
+
+double gg_curve_scatter(const double *g, const bool *skip, int n)
+{
+    if (n < 3)
+        return 0;
+    double *d = malloc((size_t)n * sizeof *d);
+    if (!d)
+        return 0;
+    int k = 0;
+    for (int i = 1; i + 1 < n; i++)
+        if (g[i] > 0 && !(skip && (skip[i - 1] || skip[i] || skip[i + 1])))
+            d[k++] = fabs(g[i] - 0.5 * (g[i - 1] + g[i + 1])) / g[i];
+    double med = 0;
+    if (k) {
+        qsort(d, (size_t)k, sizeof *d, cmp_double);
+        med = k % 2 ? d[k / 2] : 0.5 * (d[k / 2 - 1] + d[k / 2]);
+    }
+    free(d);
+    return med;
+}
+
 static void pick_base(const gg_report_data *d, gg_findings *f)
 {
     if (d->have_best) {
@@ -336,6 +367,7 @@ static void np_finding(const gg_report_data *d, gg_findings *f)
             }
         }
         f->dense_mean_pad[i] = npad ? pad / npad : 0;
+        f->dense_scatter[i] = gg_curve_scatter(c->gflops, dip, c->n);
     }
 }
 

@@ -12,6 +12,8 @@
 void gg_report_data_free(gg_report_data *d)
 {
     free(d->recs);
+    free(d->tune_summary);
+    d->tune_summary = NULL;
     d->recs = NULL;
     d->nrecs = 0;
 }
@@ -127,6 +129,12 @@ int gg_report_load(const char *results_dir, const char *card, int m, int n, int 
             return -1;
         }
         d->have_probe = true;
+    }
+    snprintf(path, sizeof path, "%s/%s/tune-%dx%dx%d-summary.txt", results_dir, card, m, n, k);
+    if (access(path, F_OK) == 0 &&
+        !(d->tune_summary = gg_read_text(path, 1 << 20, NULL, err, errlen))) {
+        gg_report_data_free(d);
+        return -1;
     }
     snprintf(path, sizeof path, "%s/%s/environment.txt", results_dir, card);
     if (access(path, F_OK) == 0 && gg_report_env_read(path, &d->env, err, errlen)) {

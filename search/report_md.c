@@ -88,6 +88,12 @@ static void cost(FILE *f, const gg_report_data *d)
     if (d->bad_lines)
         fprintf(f, "  %ld lines of the records did not parse and were skipped.", d->bad_lines);
     fprintf(f, "  The paper's search took about four hours per card.\n\n");
+    if (d->tune_summary && d->tune_summary[0]) {
+        size_t n = strlen(d->tune_summary);
+        fprintf(f, "The tuner's own summary (tune-%dx%dx%d-summary.txt; its wall time includes "
+                   "compilation and process start):\n\n```\n%s%s```\n\n",
+                d->m, d->n, d->k, d->tune_summary, d->tune_summary[n - 1] == '\n' ? "" : "\n");
+    }
 }
 
 static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const char *img)
@@ -271,6 +277,12 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
     fprintf(f, "The best runs at %.1f%% of the multiply-add ceiling.  The resource it is "
                "closest to is **%s**: the limiting resource of this card's best.\n\n",
             100 * fd->mad_frac, fd->limit);
+    if (fd->mad_frac > 1 || fd->fetch_frac > 1 || fd->write_frac > 1)
+        fprintf(f, "A fraction above 100%% means the probe's kernel for that resource ran slower "
+                   "than the GEMM itself, so the probe's number is no ceiling for the GEMM: the "
+                   "two ran at different times (a shared machine's load changes), or the GEMM's "
+                   "access pattern beats the probe's (caches, fewer bytes per useful texel).  "
+                   "Read the fractions as ratios, not as headroom.\n\n");
 }
 
 static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
@@ -313,10 +325,14 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
             for (int j = 0; j < fd->ndips[i]; j++)
                 fprintf(f, "%s %d", j ? "," : "", fd->dip_np[i][j]);
         }
-        fprintf(f, "; dense maximum %.4g at np=%d, best power of two %.4g at np=%d | %s |\n",
-                fd->dense_max[i], fd->dense_argmax[i], fd->dense_pow2_max[i],
-                fd->dense_pow2_argmax[i],
-                fd->ndips[i] ? "agrees: dips exist" : "disagrees: no dips");
+        fprintf(f, "; point-to-point scatter %.1f%%; dense maximum %.4g at np=%d, best power of "
+                   "two %.4g at np=%d | %s |\n",
+                100 * fd->dense_scatter[i], fd->dense_max[i], fd->dense_argmax[i],
+                fd->dense_pow2_max[i], fd->dense_pow2_argmax[i],
+                !fd->ndips[i]                  ? "disagrees: no dips"
+                : !gg_dips_sparse(fd->ndips[i], fd->c7b[i].n)
+                    ? "inconclusive: dips too many to tell from timing noise"
+                    : "agrees: dips exist");
     }
     if (fd->bench_have) {
         const char *names[] = {"larsen", "nv-multi", "nv-single", "tfjs"};
@@ -356,6 +372,7 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
             pad += fd->dip_pad[i][j];
         pad /= fd->ndips[i];
         bool padded = pad > 1.05 * fd->dense_mean_pad[i];
+        bool noisy = !gg_dips_sparse(fd->ndips[i], fd->c7b[i].n);
         fprintf(f, "- Dips (%s): at the dips the padded k is on average %.3gx K, against %.3gx "
                    "K elsewhere on the curve.  %s\n",
                 label, pad, fd->dense_mean_pad[i],
@@ -364,6 +381,15 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                          "unexplained ones."
                        : "Padding does not explain them: the dips are not where np leaves the "
                          "most zero padding.");
+        if (noisy)
+            fprintf(f, "  With %d dips in %d points (more than a quarter) they look like timing "
+                       "noise rather than the paper's isolated drops (away from them the curve "
+                       "scatters by %.1f%% from point to point); more --reps would tell.\n",
+                    fd->ndips[i], fd->c7b[i].n, 100 * fd->dense_scatter[i]);
+        else
+            fprintf(f, "  Away from the dips the curve scatters by %.1f%% from point to point "
+                       "(median): the dips stand out of the noise.\n",
+                    100 * fd->dense_scatter[i]);
     }
     if (fd->bench_have)
         fprintf(f, "- Search against hand-tuned: the tuned best runs at %.3gx nv-single, %.3gx "

@@ -193,6 +193,27 @@ START_TEST(curve_dips)
 }
 END_TEST
 
+START_TEST(curve_scatter)
+{
+    const double flat[] = {2, 2, 2, 2};
+    ck_assert_double_eq(gg_curve_scatter(flat, NULL, 4), 0);
+    const double line[] = {1, 2, 3, 4, 5};
+    ck_assert_double_eq_tol(gg_curve_scatter(line, NULL, 5), 0, 1e-15);
+    /* |2 - 1| / 2 = 0.5, |1 - 2| / 1 = 1, |2 - 1| / 2 = 0.5: median 0.5. */
+    const double zig[] = {1, 2, 1, 2, 1};
+    ck_assert_double_eq_tol(gg_curve_scatter(zig, NULL, 5), 0.5, 1e-15);
+    ck_assert_double_eq(gg_curve_scatter(zig, NULL, 2), 0);
+    /* Skipping the dip at 2 leaves no interior point with clean neighbours
+     * but 4 (a 6-point curve): |2 - 2| / 2 = 0. */
+    const double dip[] = {2, 2, 1, 2, 2, 2};
+    const bool skip[] = {false, false, true, false, false, false};
+    ck_assert_double_eq(gg_curve_scatter(dip, skip, 6), 0);
+    ck_assert_double_gt(gg_curve_scatter(dip, NULL, 6), 0.2);
+    ck_assert(gg_dips_sparse(7, 41));
+    ck_assert(!gg_dips_sparse(23, 64));
+}
+END_TEST
+
 START_TEST(verdicts)
 {
     ck_assert_str_eq(gg_verdict_mc(2.2), "agrees");
@@ -351,6 +372,7 @@ START_TEST(analysis_of_synthetic_records)
         for (int j = 0; j < 7; j++)
             ck_assert_int_eq(f.dip_np[c][j], want[j]);
         ck_assert_int_eq(f.dense_argmax[c], 8);
+        ck_assert(f.dense_scatter[c] < 0.05); /* smooth between the dips */
         ck_assert_int_eq(f.dense_pow2_argmax[c], 8);
     }
     /* The sweep: the base's pair and the best other pair with a curve. */
@@ -457,6 +479,8 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
                      0);
     snprintf(path, sizeof path, "%s/synth/probe.csv", dir);
     write_text(path, probe_csv);
+    snprintf(path, sizeof path, "%s/synth/tune-%dx%dx%d-summary.txt", dir, SYN, SYN, SYN);
+    write_text(path, "best: synthetic\nwall time: 4h02m\n");
     return s->g[best];
 }
 
@@ -588,6 +612,10 @@ START_TEST(report_from_synthetic_folder)
     ck_assert(fabs(strtod(cells[3], NULL) - 100 * best / 40) < 0.051);
     ck_assert_ptr_nonnull(strstr(md, "search against hand-tuned"));
     ck_assert_ptr_nonnull(strstr(md, "1 lines of the records did not parse"));
+    ck_assert_ptr_nonnull(strstr(md, "```\nbest: synthetic\nwall time: 4h02m\n```"));
+    ck_assert_int_eq(md_row(md, "np over 1..N, mc=2x2, mrt=2x2", cells), 4);
+    ck_assert_str_eq(cells[3], "agrees: dips exist");
+    ck_assert_ptr_nonnull(strstr(cells[2], "7 dips"));
     char want[64];
     snprintf(want, sizeof want, "at %.4g GFLOP/s", best);
     ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
@@ -757,6 +785,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, xml_checker_catches_errors);
     tcase_add_loop_test(tc, curve_unimodal, 0, sizeof uni_cases / sizeof *uni_cases);
     tcase_add_test(tc, curve_dips);
+    tcase_add_test(tc, curve_scatter);
     tcase_add_test(tc, verdicts);
     tcase_add_test(tc, analysis_of_synthetic_records);
     suite_add_tcase(s, tc);
