@@ -274,8 +274,9 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
                                   "is running)", r->path);
             goto fail;
         }
-        if (!fresh || attempt == 1)
-            break;
+        struct stat sb;
+        if (!fresh || attempt == 1 || (fstat(r->fd, &sb) == 0 && sb.st_size == 0))
+            break; /* nothing to move aside: an empty file is a fresh start */
         bool moved;
         if (move_aside(r->path, info->old_path, sizeof info->old_path, &moved, err, errlen))
             goto fail;

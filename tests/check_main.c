@@ -11,6 +11,7 @@ int main(void)
     srunner_add_suite(sr, make_search_suite());
     srunner_add_suite(sr, make_records_suite());
     srunner_add_suite(sr, make_isolate_suite());
+    srunner_add_suite(sr, make_tune_suite());
     srunner_add_suite(sr, make_pack_suite());
     srunner_add_suite(sr, make_gemm_suite());
     srunner_add_suite(sr, make_ref_suite());

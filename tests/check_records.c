@@ -512,6 +512,21 @@ START_TEST(test_fresh)
         old_bests += !strncmp(e->d_name, "best-16x16x16.txt.", 18) && strstr(e->d_name, ".old");
     closedir(d);
     ck_assert_int_eq(old_bests, 1);
+    /* --fresh with no records: nothing moved aside, no empty .old files. */
+    rm_rf(tmpdir);
+    make_tmpdir();
+    slow_fake h = {0};
+    ck_assert_int_eq(tune_once(&h, GG_SEARCH_EXHAUSTIVE, true, &info), 0);
+    ck_assert(!info.moved_aside);
+    ck_assert_int_eq(h.calls, SPACE_POINTS);
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, CARD);
+    d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int olds = 0;
+    while ((e = readdir(d)))
+        olds += strstr(e->d_name, ".old") != NULL;
+    closedir(d);
+    ck_assert_int_eq(olds, 0);
     free(old);
     free(moved);
     rm_rf(tmpdir);

@@ -13,6 +13,7 @@ Suite *make_context_suite(void);
 Suite *make_search_suite(void);
 Suite *make_records_suite(void);
 Suite *make_isolate_suite(void);
+Suite *make_tune_suite(void);
 Suite *make_pack_suite(void);
 Suite *make_gemm_suite(void);
 Suite *make_ref_suite(void);
