@@ -42,7 +42,7 @@ PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-
 	libegl-mesa0 libgl1-mesa-dri libglew-dev libglfw3-dev check libsubunit-dev \
 	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools clang libclang-rt-14-dev
 
-.PHONY: all deps check sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke \
+.PHONY: all deps check sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke valgrind \
 	install uninstall
 .DEFAULT_GOAL := all
 
@@ -108,7 +108,7 @@ sanitize: deps
 # the longer campaign, FUZZ_SECONDS per target.  Crashes are saved in
 # tests/fuzz/crashes/ and fail the run (tests/fuzz/run.sh).
 FUZZ_CC      ?= clang
-FUZZ_TARGETS  = variant npy csv cli
+FUZZ_TARGETS  = variant npy csv records cli
 FUZZ_SECONDS ?= 300
 FUZZ_SMOKE   ?= 5
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -123,6 +123,11 @@ fuzz-smoke: fuzz-bin
 	tests/fuzz/run.sh $(FUZZ_SMOKE) $(FUZZ_TARGETS)
 fuzz: deps fuzz-bin
 	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The host under valgrind memcheck on small problems (needs valgrind; not
+# part of check): tests/valgrind.sh, suppressions in tests/valgrind.supp.
+valgrind: $(BIN)
+	tests/valgrind.sh ./$(BIN)
 
 # The main job: tune the default device and write results/<card>/.  On a
 # GPU, the paper's problem (1024^3, 10 reps, phase search).  On a software

@@ -174,7 +174,7 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
         return rc;
     }
     *nl = '\0';
-    if (!gg_csv_is_header(buf)) {
+    if (memchr(buf, '\0', (size_t)(nl - buf)) || !gg_csv_is_header(buf)) {
         snprintf(err, errlen, "%s does not start with the tuning records header (%s); move it "
                               "away or use --fresh", r->path, GG_CSV_HEADER);
         free(buf);
@@ -182,6 +182,11 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
     }
     size_t pos = (size_t)(nl - buf) + 1;
     long lineno = 1;
+    /* Bad lines right before a torn last row go with it: left in place they
+     * would be the last line next time and be cut then (resume twice, cut
+     * twice).  bad_from: where the run of bad lines just before pos starts. */
+    size_t bad_from = 0;
+    long bad_run = 0;
     while (pos < len) {
         lineno++;
         char *line = buf + pos;
@@ -191,7 +196,6 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
             fprintf(stderr, "warning: %s: line %ld has no newline: a row torn by a crash; "
                             "dropped\n", r->path, lineno);
             info->torn = 1;
-            rc = cut(r, pos, err, errlen);
             break;
         }
         *end = '\0';
@@ -200,16 +204,23 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
         gg_problem_default(&p);
         gg_variant v;
         gg_measurement m;
-        if (gg_csv_parse(line, card, sizeof card, &p, &v, &m, perr, sizeof perr)) {
+        /* A NUL byte would hide the rest of the line from the parser. */
+        bool nul = memchr(line, '\0', (size_t)(end - line)) != NULL;
+        if (nul)
+            snprintf(perr, sizeof perr, "a NUL byte inside the line");
+        if (nul || gg_csv_parse(line, card, sizeof card, &p, &v, &m, perr, sizeof perr)) {
             if (last) {
                 fprintf(stderr, "warning: %s: last line %ld does not parse (%s): a row torn by a "
                                 "crash; dropped\n", r->path, lineno, perr);
                 info->torn = 1;
-                rc = cut(r, pos, err, errlen);
                 break;
             }
             fprintf(stderr, "warning: %s: line %ld skipped: %s\n", r->path, lineno, perr);
             info->skipped++;
+            if (bad_run++ == 0)
+                bad_from = pos;
+            pos = (size_t)(end - buf) + 1;
+            continue;
         } else if (strcmp(card, r->card) || p.m != r->m || p.n != r->n || p.k != r->k) {
             fprintf(stderr, "warning: %s: line %ld skipped: it is for card %s, %dx%dx%d\n", r->path,
                     lineno, card, p.m, p.n, p.k);
@@ -219,7 +230,17 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
             if (fn)
                 fn(user, &v, &m);
         }
+        bad_run = 0;
         pos = (size_t)(end - buf) + 1;
+    }
+    if (info->torn) {
+        if (bad_run) {
+            fprintf(stderr, "warning: %s: the %ld bad line%s before it dropped too\n", r->path,
+                    bad_run, bad_run == 1 ? "" : "s");
+            info->skipped -= bad_run;
+            pos = bad_from;
+        }
+        rc = cut(r, pos, err, errlen);
     }
     free(buf);
     return rc;

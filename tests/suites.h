@@ -23,5 +23,6 @@ Suite *make_badinput_suite(void);
 Suite *make_api_suite(void);
 Suite *make_bench_suite(void);
 Suite *make_report_suite(void);
+Suite *make_regress_suite(void);
 
 #endif
