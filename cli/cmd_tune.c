@@ -291,6 +291,8 @@ int cmd_tune(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     if (c.npositional)
         return cli_error(&c, "unexpected argument '%s' (try glgemm tune --help)", c.positional[0]);
+    if (c.prob.out_path)
+        return cli_error(&c, "--out is not an option of tune (use glgemm run)");
     if ((rc = cli_check_problem(&c)))
         return rc;
     if (o.strategy == GG_SEARCH_RANDOM && o.budget < 1)

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "gen/gen.h"
+#include "search/search.h"
 #include "tests/fuzz/fuzz.h"
 
 enum { OWN_CARD = 1, OWN_O, OWN_CSV, OWN_SEARCH, OWN_BUDGET, OWN_FIX, OWN_FRESH };
@@ -45,17 +46,32 @@ static int handler(void *self, int id, const char *value)
         FUZZ_CHECK(value != NULL, "option without its value");
         return 0;
     case OWN_SEARCH:
-        if (strcmp(value, "phase") && strcmp(value, "exhaustive") && strcmp(value, "random"))
+        if (gg_strategy_parse(value) < 0)
             return cli_error(s->c, "--search must be phase, exhaustive or random, got '%s'", value);
+        FUZZ_CHECK(!strcmp(gg_strategy_name((gg_strategy)gg_strategy_parse(value)), value),
+                   "strategy '%s'", value);
         return 0;
     case OWN_BUDGET:
         if (cli_int(value, 1, 1000000, &x))
             return cli_error(s->c, "--budget must be a positive integer, got '%s'", value);
         return 0;
-    case OWN_FIX:
-        if (gg_variant_parse(value, NULL, &v, err, sizeof err))
-            return cli_error(s->c, "--fix: %s", err);
+    case OWN_FIX: {
+        /* search/'s --fix parser; what it holds formats and parses back. */
+        gg_fix fix, again;
+        char text[GG_VARIANT_TEXT], text2[GG_VARIANT_TEXT];
+        if (gg_fix_parse(value, &fix, err, sizeof err)) {
+            FUZZ_CHECK(err[0] != '\0', "--fix without a message"); /* one line: cli_error */
+            return cli_error(s->c, "%s", err);
+        }
+        gg_fix_format(&fix, text, sizeof text);
+        FUZZ_CHECK(gg_fix_parse(text, &again, err, sizeof err) == 0, "fix '%s' -> '%s': %s", value,
+                   text, err);
+        gg_fix_format(&again, text2, sizeof text2);
+        FUZZ_CHECK(again.mask == fix.mask && !strcmp(text, text2), "fix '%s' -> '%s' -> '%s'",
+                   value, text, text2);
+        (void)v;
         return 0;
+    }
     }
     FUZZ_CHECK(0, "unknown own id %d", id);
     return 0;
