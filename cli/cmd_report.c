@@ -9,6 +9,7 @@
  *    records and are never measured twice (--no-sweep skips it);
  *  - bench, when bench-MxNxK.csv is missing or older than the best file
  *    (its best row is not the recorded best);
+ *  - the dips of the sweep's curves a second time (dips-MxNxK.csv);
  *  - probe, when probe.csv is missing;
  *  - environment.txt: the context's strings and limits, the CPU.
  * With --card SLUG it measures nothing and writes the report of that card
@@ -91,7 +92,7 @@ static int handler(void *self, int id, const char *value)
 }
 
 typedef struct {
-    long done, total;
+    long done, total, fresh;
     double last;
 } sweep_progress;
 
@@ -109,6 +110,7 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
     (void)m;
     sweep_progress *p = user;
     p->done++;
+    p->fresh += fresh;
     double t = now_s();
     if (fresh && (t - p->last > 3 || p->done == p->total)) {
         char vt[GG_VARIANT_TEXT];
@@ -118,9 +120,11 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
     }
 }
 
-/* The dense np sweep through the tuner.  0, or -1 with err. */
+/* The dense np sweep through the tuner.  0, or -1 with err; *measured:
+ * the points measured now (the others were in the records). */
 static int sweep(const report_args *a, const char *slug, gg_gpu *g, const gg_ctx_info info[3],
-                 const bool ok[3], const gg_variant pairs[2], int npairs, char *err, size_t errlen)
+                 const bool ok[3], const gg_variant pairs[2], int npairs, long *measured,
+                 char *err, size_t errlen)
 {
     gg_tune_config tc;
     memset(&tc, 0, sizeof tc);
@@ -135,7 +139,7 @@ static int sweep(const report_args *a, const char *slug, gg_gpu *g, const gg_ctx
     }
     tc.search.eval = gg_gpu_eval;
     tc.search.user = g;
-    sweep_progress prog = {0, 0, 0};
+    sweep_progress prog = {0, 0, 0, 0};
     int npmax = a->sweep_np ? a->sweep_np : 64;
     for (int i = 0; i < npairs; i++)
         prog.total += gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
@@ -160,6 +164,7 @@ static int sweep(const report_args *a, const char *slug, gg_gpu *g, const gg_ctx
     if (rc)
         snprintf(err, errlen, "sweep stopped: %s", gg_tune_error(t));
     gg_tune_close(t);
+    *measured = prog.fresh;
     return rc;
 }
 
@@ -228,14 +233,16 @@ static int measure(report_args *a, const char *slug, const gg_ctx_info info[3], 
         gg_variant pairs[2];
         int np = gg_report_sweep_pairs(&f, &d, pairs);
         gg_findings_free(&f);
-        if (np && sweep(a, slug, &g, info, ok, pairs, np, err, sizeof err)) {
+        long fresh = 0;
+        if (np && sweep(a, slug, &g, info, ok, pairs, np, &fresh, err, sizeof err)) {
             status = cli_error(&a->c, "%s", err);
             goto out;
         }
-        if (np) {
+        if (np && fresh) {
             char p0[GG_VARIANT_TEXT], p1[GG_VARIANT_TEXT];
-            snprintf(measured, mlen, "the dense np sweep (np 1..%d of %s and %s)",
-                     a->sweep_np ? a->sweep_np : 64, gg_variant_format(&pairs[0], p0, sizeof p0),
+            snprintf(measured, mlen, "%ld points of the dense np sweep (np 1..%d of %s and %s)",
+                     fresh, a->sweep_np ? a->sweep_np : 64,
+                     gg_variant_format(&pairs[0], p0, sizeof p0),
                      gg_variant_format(&pairs[1], p1, sizeof p1));
         }
         gg_report_data_free(&d);
@@ -243,6 +250,45 @@ static int measure(report_args *a, const char *slug, const gg_ctx_info info[3], 
                            sizeof err)) {
             status = cli_error(&a->c, "%s", err);
             goto out;
+        }
+    }
+    if (!a->no_sweep) {
+        /* The dips of the dense sweeps, measured a second time: a dip that
+         * stays is the card's, one that goes was noise. */
+        gg_findings f;
+        if (gg_report_analyse(&d, &f)) {
+            status = cli_error(&a->c, "out of memory");
+            goto out;
+        }
+        gg_variant todo[2 * GG_MAX_DIPS];
+        int nt = gg_report_dips_to_check(&f, &d, todo, 2 * GG_MAX_DIPS);
+        gg_findings_free(&f);
+        if (nt) {
+            fprintf(stderr, "report: measuring %d dips of the np sweep again\n", nt);
+            gg_report_rec *more = realloc(d.again, (size_t)(d.nagain + nt) * sizeof *more);
+            if (!more) {
+                status = cli_error(&a->c, "out of memory");
+                goto out;
+            }
+            d.again = more;
+            for (int i = 0; i < nt; i++) {
+                gg_report_rec *r = &d.again[d.nagain];
+                r->v = todo[i];
+                if (gg_gpu_eval(&g, &todo[i], &r->m)) {
+                    fprintf(stderr, "glgemm report: %s\n", r->m.detail);
+                    status = EXIT_GPU;
+                    goto out;
+                }
+                d.nagain++;
+            }
+            char path[1200];
+            gg_report_again_path(path, sizeof path, a->results, slug, d.m, d.n, d.k);
+            if (gg_report_again_write(path, &d, err, sizeof err)) {
+                status = cli_error(&a->c, "%s", err);
+                goto out;
+            }
+            size_t l = strlen(measured);
+            snprintf(measured + l, mlen - l, "%s%d dips measured again", l ? ", " : "", nt);
         }
     }
     if (bench_stale(&d)) {

@@ -9,7 +9,10 @@
  *    best-MxNxK.txt, bench-MxNxK.csv (search/bench.h), probe.csv
  *    (glhost/probe.h), environment.txt (gg_report_env) and
  *    tune-MxNxK-summary.txt (the summary `glgemm tune` printed, saved by
- *    `make run`: the search's wall time).  Only the records are required.
+ *    `make run`: the search's wall time) and dips-MxNxK.csv (the dips of the
+ *    dense sweeps measured a second time, SPEC's rows: a dip that is still
+ *    there is the card's, one that is gone was noise).  Only the records
+ *    are required.
  *  - The analysis (gg_report_analyse) is pure arithmetic on the loaded
  *    data, so tests check it against synthetic records:
  *      base      the variant whose outer keys (unroll, profile, compiler,
@@ -69,6 +72,8 @@ typedef struct {
     gg_probe_result probe;
     gg_report_env env;
     char *tune_summary;   /* tune-MxNxK-summary.txt (what `glgemm tune` printed), or NULL */
+    gg_report_rec *again; /* dips-MxNxK.csv: dips of Figure 7b measured a second time */
+    long nagain;
 } gg_report_data;
 
 /* 0, or -1 with one line in err (no records file, unreadable files, a
@@ -76,6 +81,13 @@ typedef struct {
 int gg_report_load(const char *results_dir, const char *card, int m, int n, int k,
                    gg_report_data *d, char *err, size_t errlen);
 void gg_report_data_free(gg_report_data *d);
+
+/* The second measurements of dips: looked up like gg_report_find; the
+ * file's path; written atomically from d->again. */
+const gg_report_rec *gg_report_find_again(const gg_report_data *d, const gg_variant *v);
+char *gg_report_again_path(char *buf, size_t len, const char *results_dir, const char *card, int m,
+                           int n, int k);
+int gg_report_again_write(const char *path, const gg_report_data *d, char *err, size_t errlen);
 
 /* environment.txt: "key: value" lines.  0, or -1 with err. */
 int gg_report_env_write(const char *path, const gg_report_env *e, char *err, size_t errlen);
@@ -139,6 +151,10 @@ typedef struct {
     int dense_pow2_argmax[GG_MAX_CURVES];        /* np of the best power of two */
     double dense_pow2_max[GG_MAX_CURVES];
     double dense_scatter[GG_MAX_CURVES];         /* gg_curve_scatter away from the dips */
+    double dip_again[GG_MAX_CURVES][GG_MAX_DIPS]; /* second measurement, -1 if none */
+    int dips_checked[GG_MAX_CURVES];             /* dips measured a second time */
+    int dips_repro[GG_MAX_CURVES];               /* ... and still a dip */
+    bool dip_stayed[GG_MAX_CURVES][GG_MAX_DIPS]; /* that dip, measured again, still a dip */
     /* Finding 5: search against the presets (bench).  ratio of best's
      * GFLOP/s to each row's (0 where a row failed or is absent). */
     bool bench_have;
@@ -188,6 +204,11 @@ double gg_curve_scatter(const double *g, const bool *skip, int n);
  * sparse: at most a quarter of the curve's points.  Denser ones are what
  * timing noise looks like. */
 bool gg_dips_sparse(int ndips, int npoints);
+
+/* The dips of Figure 7b with no second measurement yet, as variants, up to
+ * max.  Returns the count. */
+int gg_report_dips_to_check(const gg_findings *f, const gg_report_data *d, gg_variant *out,
+                            int max);
 
 /* The (mc, mrt) pairs `report` sweeps densely, as variants (np to vary):
  * the base's, and the best other pair recorded with the base's outer keys

@@ -343,6 +343,25 @@ static void np_finding(const gg_report_data *d, gg_findings *f)
         const gg_np_curve *c = &f->c7b[i];
         int idx[GG_MAX_DIPS];
         f->ndips[i] = gg_curve_dips(c->gflops, c->n, 2, 0.10, idx, GG_MAX_DIPS);
+        for (int j = 0; j < f->ndips[i]; j++) {
+            /* Measured again: still 10% below the neighbourhoods' smaller maximum? */
+            gg_variant v = c->base;
+            v.np = c->all[idx[j]] ? GG_NP_ALL : c->np[idx[j]];
+            const gg_report_rec *a = gg_report_find_again(d, &v);
+            f->dip_again[i][j] = a ? score(a) : -1;
+            if (!a)
+                continue;
+            f->dips_checked[i]++;
+            double left = 0, right = 0;
+            for (int q = idx[j] - 2; q < idx[j]; q++)
+                if (q >= 0 && c->gflops[q] > left)
+                    left = c->gflops[q];
+            for (int q = idx[j] + 1; q <= idx[j] + 2; q++)
+                if (q < c->n && c->gflops[q] > right)
+                    right = c->gflops[q];
+            f->dip_stayed[i][j] = score(a) < 0.9 * (left < right ? left : right);
+            f->dips_repro[i] += f->dip_stayed[i][j];
+        }
         bool dip[GG_CURVE_MAX] = {false};
         for (int j = 0; j < f->ndips[i]; j++) {
             f->dip_np[i][j] = c->np[idx[j]];
@@ -549,6 +568,22 @@ int gg_report_sweep_pairs(const gg_findings *f, const gg_report_data *d, gg_vari
     }
     out[0].np = out[1].np = GG_NP_ALL;
     return 2;
+}
+
+int gg_report_dips_to_check(const gg_findings *f, const gg_report_data *d, gg_variant *out,
+                            int max)
+{
+    int n = 0;
+    for (int i = 0; i < f->n7b; i++)
+        for (int j = 0; j < f->ndips[i] && n < max; j++) {
+            if (f->dip_again[i][j] >= 0)
+                continue;
+            gg_variant v = f->c7b[i].base;
+            v.np = f->dip_np[i][j];
+            gg_variant_normalize(&v, d->m, d->n, d->k);
+            out[n++] = v;
+        }
+    return n;
 }
 
 int gg_report_sweep_npmax(const gg_variant *base, int k, int npmax)

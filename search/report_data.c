@@ -1,5 +1,6 @@
 /* Loading what report.md is made from: see report.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,25 @@
 void gg_report_data_free(gg_report_data *d)
 {
     free(d->recs);
+    free(d->again);
+    d->again = NULL;
+    d->nagain = 0;
     free(d->tune_summary);
     d->tune_summary = NULL;
     d->recs = NULL;
     d->nrecs = 0;
 }
 
-static int load_records(const char *path, gg_report_data *d, char *err, size_t errlen)
+/* Reads a file of SPEC's rows (the records, or the dips measured again)
+ * into *out / *count: rows of this card and problem; other lines counted in
+ * *bad.  missing_ok: a missing file is no rows. */
+static int load_rows(const char *path, const gg_report_data *d, bool missing_ok,
+                     gg_report_rec **out, long *count, long *bad, char *err, size_t errlen)
 {
+    *out = NULL;
+    *count = 0;
+    if (missing_ok && access(path, F_OK) != 0)
+        return 0;
     char rerr[512];
     char *text = gg_read_text(path, (size_t)1 << 30, NULL, rerr, sizeof rerr);
     if (!text) {
@@ -28,11 +40,11 @@ static int load_records(const char *path, gg_report_data *d, char *err, size_t e
         return -1;
     }
     long cap = 256;
-    d->recs = malloc((size_t)cap * sizeof *d->recs);
-    int rc = d->recs ? 0 : -1;
+    gg_report_rec *recs = malloc((size_t)cap * sizeof *recs);
+    int rc = recs ? 0 : -1;
     if (rc)
         snprintf(err, errlen, "out of memory reading %s", path);
-    long lineno = 0;
+    long lineno = 0, n = 0;
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line && !rc;
          line = strtok_r(NULL, "\n", &save)) {
@@ -50,26 +62,32 @@ static int load_records(const char *path, gg_report_data *d, char *err, size_t e
         gg_problem_default(&p);
         if (gg_csv_parse(line, card, sizeof card, &p, &r.v, &r.m, perr, sizeof perr) ||
             strcmp(card, d->card) || p.m != d->m || p.n != d->n || p.k != d->k) {
-            d->bad_lines++;
+            (*bad)++;
             continue;
         }
         /* The tuner records each variant once (its memo); rows are kept as
          * they are, np normalised as gg_report_find looks them up. */
         gg_variant_normalize(&r.v, d->m, d->n, d->k);
-        if (d->nrecs == cap) {
-            gg_report_rec *nr = realloc(d->recs, 2 * (size_t)cap * sizeof *nr);
+        if (n == cap) {
+            gg_report_rec *nr = realloc(recs, 2 * (size_t)cap * sizeof *nr);
             if (!nr) {
                 snprintf(err, errlen, "out of memory reading %s", path);
                 rc = -1;
                 break;
             }
-            d->recs = nr;
+            recs = nr;
             cap *= 2;
         }
-        d->recs[d->nrecs++] = r;
+        recs[n++] = r;
     }
     free(text);
-    return rc;
+    if (rc) {
+        free(recs);
+        return -1;
+    }
+    *out = recs;
+    *count = n;
+    return 0;
 }
 
 static void load_best(const char *dir, gg_report_data *d)
@@ -98,7 +116,13 @@ int gg_report_load(const char *results_dir, const char *card, int m, int n, int 
     d->k = k;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s/tune-%dx%dx%d.csv", results_dir, card, m, n, k);
-    if (load_records(path, d, err, errlen)) {
+    long again_bad = 0;
+    if (load_rows(path, d, false, &d->recs, &d->nrecs, &d->bad_lines, err, errlen)) {
+        gg_report_data_free(d);
+        return -1;
+    }
+    gg_report_again_path(path, sizeof path, results_dir, card, m, n, k);
+    if (load_rows(path, d, true, &d->again, &d->nagain, &again_bad, err, errlen)) {
         gg_report_data_free(d);
         return -1;
     }
@@ -151,14 +175,60 @@ static bool same_variant(const gg_variant *a, const gg_variant *b)
            a->profile == b->profile && a->compiler == b->compiler && a->acc == b->acc;
 }
 
-const gg_report_rec *gg_report_find(const gg_report_data *d, const gg_variant *v)
+static const gg_report_rec *find_in(const gg_report_rec *recs, long n, const gg_report_data *d,
+                                    const gg_variant *v)
 {
     gg_variant w = *v;
     gg_variant_normalize(&w, d->m, d->n, d->k);
-    for (long i = 0; i < d->nrecs; i++)
-        if (same_variant(&d->recs[i].v, &w))
-            return &d->recs[i];
+    for (long i = 0; i < n; i++)
+        if (same_variant(&recs[i].v, &w))
+            return &recs[i];
     return NULL;
+}
+
+const gg_report_rec *gg_report_find(const gg_report_data *d, const gg_variant *v)
+{
+    return find_in(d->recs, d->nrecs, d, v);
+}
+
+const gg_report_rec *gg_report_find_again(const gg_report_data *d, const gg_variant *v)
+{
+    return find_in(d->again, d->nagain, d, v);
+}
+
+char *gg_report_again_path(char *buf, size_t len, const char *results_dir, const char *card, int m,
+                           int n, int k)
+{
+    snprintf(buf, len, "%s/%s/dips-%dx%dx%d.csv", results_dir, card, m, n, k);
+    return buf;
+}
+
+int gg_report_again_write(const char *path, const gg_report_data *d, char *err, size_t errlen)
+{
+    size_t cap = 64 + (size_t)(d->nagain + 1) * GG_CSV_ROW_MAX;
+    char *text = malloc(cap);
+    if (!text) {
+        snprintf(err, errlen, "out of memory writing %s", path);
+        return -1;
+    }
+    size_t o = (size_t)snprintf(text, cap, "%s\n", GG_CSV_HEADER);
+    gg_problem p;
+    gg_problem_default(&p);
+    p.m = d->m;
+    p.n = d->n;
+    p.k = d->k;
+    for (long i = 0; i < d->nagain; i++) {
+        char row[GG_CSV_ROW_MAX];
+        if (gg_csv_format(row, sizeof row, d->card, &p, &d->again[i].v, &d->again[i].m)) {
+            free(text);
+            snprintf(err, errlen, "cannot format a row of %s", path);
+            return -1;
+        }
+        o += (size_t)snprintf(text + o, cap - o, "%s\n", row);
+    }
+    int rc = gg_write_atomic(path, text, o, err, errlen);
+    free(text);
+    return rc;
 }
 
 int gg_report_env_write(const char *path, const gg_report_env *e, char *err, size_t errlen)

@@ -293,6 +293,22 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "Read the fractions as ratios, not as headroom.\n\n");
 }
 
+static const char *dip_verdict(const gg_findings *fd, int i)
+{
+    if (!fd->ndips[i])
+        return "disagrees: no dips";
+    if (fd->dips_checked[i]) {
+        if (!fd->dips_repro[i])
+            return "disagrees: every dip went away when measured again (timing noise)";
+        if (!gg_dips_sparse(fd->dips_repro[i], fd->c7b[i].n))
+            return "partly agrees: dips that stay, but more than a quarter of the points";
+        return "agrees: dips that stay when measured again";
+    }
+    if (!gg_dips_sparse(fd->ndips[i], fd->c7b[i].n))
+        return "inconclusive: dips too many to tell from timing noise";
+    return "agrees: dips exist (not measured again)";
+}
+
 static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
 {
     fprintf(f, "## The paper's findings on this card\n\n"
@@ -331,18 +347,19 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
         if (fd->ndips[i]) {
             fprintf(f, " at np");
             for (int j = 0; j < fd->ndips[i]; j++)
-                fprintf(f, "%s %d", j ? "," : "", fd->dip_np[i][j]);
+                fprintf(f, "%s %d%s", j ? "," : "", fd->dip_np[i][j],
+                        fd->dip_again[i][j] < 0 ? "" : fd->dip_stayed[i][j] ? " (stayed)" : " (gone)");
         }
+        if (fd->dips_checked[i])
+            fprintf(f, "; measured again, %d of %d stayed dips", fd->dips_repro[i],
+                    fd->dips_checked[i]);
         char a1[16], a2[16];
         fprintf(f, "; point-to-point scatter %.1f%%; dense maximum %.4g at np=%s, best power of "
                    "two %.4g at np=%s | %s |\n",
                 100 * fd->dense_scatter[i], fd->dense_max[i],
                 np_text(fd->dense_argmax[i], a1, sizeof a1), fd->dense_pow2_max[i],
                 np_text(fd->dense_pow2_argmax[i], a2, sizeof a2),
-                !fd->ndips[i]                  ? "disagrees: no dips"
-                : !gg_dips_sparse(fd->ndips[i], fd->c7b[i].n)
-                    ? "inconclusive: dips too many to tell from timing noise"
-                    : "agrees: dips exist");
+                dip_verdict(fd, i));
     }
     if (fd->bench_have) {
         const char *names[] = {"larsen", "nv-multi", "nv-single", "tfjs"};
@@ -382,7 +399,17 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
             pad += fd->dip_pad[i][j];
         pad /= fd->ndips[i];
         bool padded = pad > 1.05 * fd->dense_mean_pad[i];
-        if (!gg_dips_sparse(fd->ndips[i], fd->c7b[i].n))
+        if (fd->dips_checked[i])
+            fprintf(f, "- Dips (%s): %d of the %d dips measured a second time were still dips "
+                       "(away from the dips the curve scatters by %.1f%% from point to point).  "
+                       "At the dips the padded k is on average %.3gx K, against %.3gx K "
+                       "elsewhere: %s\n",
+                    label, fd->dips_repro[i], fd->dips_checked[i], 100 * fd->dense_scatter[i], pad,
+                    fd->dense_mean_pad[i],
+                    padded ? "when np does not divide the k-steps the last pass computes zero "
+                             "padding; that wasted work explains part of it."
+                           : "padding does not explain them.");
+        else if (!gg_dips_sparse(fd->ndips[i], fd->c7b[i].n))
             fprintf(f, "- Dips (%s): %d dips in %d points (more than a quarter) look like timing "
                        "noise rather than the paper's isolated drops (away from them the curve "
                        "scatters by %.1f%% from point to point; padded k %.3gx K at the dips, "

@@ -7,6 +7,7 @@
  * a small real tune on llvmpipe followed by an online report (dense sweep
  * into the records, bench, figures). */
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,12 +329,35 @@ static void syn_data(gg_report_data *d, const syn_set *s)
     d->nrecs = s->n;
 }
 
+/* Second measurements of two dips of the first dense curve (mc=2x2,
+ * mrt=2x2): np 5 at its undipped rate (gone), np 10 at the dipped (stayed). */
+static void syn_again(gg_report_data *d)
+{
+    d->again = calloc(2, sizeof *d->again);
+    ck_assert_ptr_nonnull(d->again);
+    for (int i = 0; i < 2; i++) {
+        gg_variant v;
+        gg_variant_default(&v);
+        v.mc = shapes4[3];
+        v.mrt = shapes4[3];
+        v.np = i ? 10 : 5;
+        d->again[i].v = v;
+        gg_measurement_init(&d->again[i].m);
+        d->again[i].m.gflops = syn_rate(&v, i == 1);
+        d->again[i].m.seconds = 2.0 * SYN * SYN * SYN / (d->again[i].m.gflops * 1e9);
+        d->again[i].m.rel_err = 1e-7;
+        d->again[i].m.passes = 1;
+    }
+    d->nagain = 2;
+}
+
 START_TEST(analysis_of_synthetic_records)
 {
     static syn_set s;
     syn_build(&s);
     static gg_report_data d;
     syn_data(&d, &s);
+    syn_again(&d);
     gg_findings f;
     ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
     /* No best file: the base is the best ok row, mc=2x2, mrt=2x2, np=8, unroll 0. */
@@ -372,9 +396,20 @@ START_TEST(analysis_of_synthetic_records)
         for (int j = 0; j < 7; j++)
             ck_assert_int_eq(f.dip_np[c][j], want[j]);
         ck_assert_int_eq(f.dense_argmax[c], 8);
+        /* Measured again: the first curve's np 5 came back undipped, np 10 still low. */
+        ck_assert_int_eq(f.dips_checked[c], c == 0 ? 2 : 0);
+        ck_assert_int_eq(f.dips_repro[c], c == 0 ? 1 : 0);
+        if (c == 0) {
+            ck_assert(!f.dip_stayed[0][0]);
+            ck_assert(f.dip_stayed[0][1]);
+            ck_assert(f.dip_again[0][2] < 0);
+        }
         ck_assert(f.dense_scatter[c] < 0.05); /* smooth between the dips */
         ck_assert_int_eq(f.dense_pow2_argmax[c], 8);
     }
+    gg_variant todo[32];
+    ck_assert_int_eq(gg_report_dips_to_check(&f, &d, todo, 32), 12);
+    ck_assert_int_eq(todo[0].np, 15); /* the first curve's unchecked dips first */
     /* The sweep: the base's pair and the best other pair with a curve. */
     gg_variant pairs[2];
     ck_assert_int_eq(gg_report_sweep_pairs(&f, &d, pairs), 2);
@@ -479,6 +514,14 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
                      0);
     snprintf(path, sizeof path, "%s/synth/probe.csv", dir);
     write_text(path, probe_csv);
+    static gg_report_data ad;
+    memset(&ad, 0, sizeof ad);
+    snprintf(ad.card, sizeof ad.card, "synth");
+    ad.m = ad.n = ad.k = SYN;
+    syn_again(&ad);
+    gg_report_again_path(path, sizeof path, dir, "synth", SYN, SYN, SYN);
+    ck_assert_int_eq(gg_report_again_write(path, &ad, err, sizeof err), 0);
+    gg_report_data_free(&ad);
     snprintf(path, sizeof path, "%s/synth/tune-%dx%dx%d-summary.txt", dir, SYN, SYN, SYN);
     write_text(path, "best: synthetic\nwall time: 4h02m\n");
     return s->g[best];
@@ -615,8 +658,12 @@ START_TEST(report_from_synthetic_folder)
     ck_assert_ptr_null(strstr(md, "Measured again")); /* bench's best agrees with the records */
     ck_assert_ptr_nonnull(strstr(md, "```\nbest: synthetic\nwall time: 4h02m\n```"));
     ck_assert_int_eq(md_row(md, "np over 1..N, mc=2x2, mrt=2x2", cells), 4);
-    ck_assert_str_eq(cells[3], "agrees: dips exist");
+    ck_assert_str_eq(cells[3], "agrees: dips that stay when measured again");
     ck_assert_ptr_nonnull(strstr(cells[2], "7 dips"));
+    ck_assert_ptr_nonnull(strstr(cells[2], "at np 5 (gone), 10 (stayed), 15, 20"));
+    ck_assert_ptr_nonnull(strstr(cells[2], "measured again, 1 of 2 stayed dips"));
+    ck_assert_int_eq(md_row(md, "np over 1..N, mc=1x4, mrt=2x2", cells), 4);
+    ck_assert_str_eq(cells[3], "agrees: dips exist (not measured again)");
     char want[64];
     snprintf(want, sizeof want, "at %.4g GFLOP/s", best);
     ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
@@ -779,6 +826,79 @@ START_TEST(report_after_real_tune)
 }
 END_TEST
 
+/* ---- the committed results ------------------------------------------------- */
+
+/* For every results/<card>/report.md in the repository (the suite runs from
+ * its root): the figures it shows exist and are SVG, its Figure 5 table is
+ * the bench CSV beside it, and `glgemm gen best --card` writes, for each
+ * best file, exactly the shader committed in shaders/. */
+START_TEST(committed_results_are_whole)
+{
+    DIR *top = opendir("results");
+    if (!top)
+        return; /* nothing committed yet */
+    struct dirent *e;
+    int reports = 0;
+    while ((e = readdir(top))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char card[300], path[700];
+        snprintf(card, sizeof card, "results/%s", e->d_name);
+        snprintf(path, sizeof path, "%s/report.md", card);
+        char *md = tu_read(path);
+        if (md) {
+            reports++;
+            for (const char *p = md; (p = strstr(p, "](fig")); p++) {
+                char name[128];
+                ck_assert_int_eq(sscanf(p + 2, "%127[^)]", name), 1);
+                check_svg(card, name);
+            }
+            int m, n, k;
+            const char *t = strstr(md, "M x N x K = ");
+            ck_assert_ptr_nonnull(t);
+            ck_assert_int_eq(sscanf(t, "M x N x K = %d x %d x %d", &m, &n, &k), 3);
+            static gg_bench b;
+            char err[512];
+            gg_bench_path(path, sizeof path, "results", e->d_name, m, n, k);
+            if (gg_bench_read(path, &b, err, sizeof err) == 0)
+                for (int i = 0; i < GG_BENCH_NROWS; i++) {
+                    if (!b.rows[i].present)
+                        continue;
+                    char cells[12][256];
+                    ck_assert_int_eq(md_row(md, gg_bench_names[i], cells), 7);
+                    ck_assert_msg(near(strtod(cells[4], NULL), b.rows[i].m.gflops),
+                                  "%s: %s GFLOP/s %s vs %g", card, gg_bench_names[i], cells[4],
+                                  b.rows[i].m.gflops);
+                }
+            free(md);
+        }
+        DIR *d = opendir(card);
+        struct dirent *f;
+        while (d && (f = readdir(d))) {
+            int m, n, k, used = 0;
+            if (sscanf(f->d_name, "best-%dx%dx%d.txt%n", &m, &n, &k, &used) != 3 ||
+                f->d_name[used])
+                continue;
+            char args[512], *out, *err;
+            snprintf(args, sizeof args, "gen best --card %s --m %d --n %d --k %d", e->d_name, m, n,
+                     k);
+            ck_assert_int_eq(tu_run(".", NULL, args, &out, &err), 0);
+            snprintf(path, sizeof path, "shaders/best-%s-%dx%dx%d.frag", e->d_name, m, n, k);
+            char *committed = tu_read(path);
+            ck_assert_msg(committed != NULL, "%s missing: run make shaders", path);
+            ck_assert_msg(!strcmp(out, committed), "%s is not what gen best writes", path);
+            free(committed);
+            free(out);
+            free(err);
+        }
+        if (d)
+            closedir(d);
+    }
+    closedir(top);
+    (void)reports;
+}
+END_TEST
+
 Suite *make_report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -795,6 +915,7 @@ Suite *make_report_suite(void)
     tcase_set_timeout(files, 120);
     tcase_add_test(files, report_from_synthetic_folder);
     tcase_add_test(files, report_refuses_without_gnuplot_or_records);
+    tcase_add_test(files, committed_results_are_whole);
     suite_add_tcase(s, files);
 
     TCase *real = tcase_create("real");
