@@ -13,7 +13,8 @@
  *  - probe, when probe.csv is missing;
  *  - environment.txt: the context's strings and limits, the CPU.
  * With --card SLUG it measures nothing and writes the report of that card
- * from its files alone (any machine, no GL needed).
+ * from its files alone (any machine, no GL needed); --measure-only does the
+ * measuring and stops (no gnuplot needed: a GPU machine without it).
  * gnuplot is checked before anything is measured: without it, one line and
  * exit 2. */
 #include <stdio.h>
@@ -30,24 +31,24 @@
 #include "search/report.h"
 #include "search/tune.h"
 
-enum { OPT_RESULTS = 1, OPT_CARD, OPT_NOSWEEP, OPT_SWEEPNP };
+enum { OPT_RESULTS = 1, OPT_CARD, OPT_NOSWEEP, OPT_SWEEPNP, OPT_MEASURE };
 
 typedef struct {
     cli_common c;
     const char *results;
     const char *card;
-    bool no_sweep;
+    bool no_sweep, measure_only;
     int sweep_np;
 } report_args;
 
 static const cli_opt own_opts[] = {
     {"results", 1, OPT_RESULTS}, {"card", 1, OPT_CARD}, {"no-sweep", 0, OPT_NOSWEEP},
-    {"sweep-np", 1, OPT_SWEEPNP}, {NULL, 0, 0},
+    {"sweep-np", 1, OPT_SWEEPNP}, {"measure-only", 0, OPT_MEASURE}, {NULL, 0, 0},
 };
 
 static const char usage[] =
     "usage: glgemm report [--m M --n N --k K | --size S] [--results DIR] [--card SLUG]\n"
-    "                     [--no-sweep] [--sweep-np N] [--reps R]\n"
+    "                     [--no-sweep] [--sweep-np N] [--measure-only] [--reps R]\n"
     "  Writes DIR/<card>/report.md and the paper's Figures 5, 7 and 8 for this card\n"
     "  (SVG, drawn with gnuplot) from the tuning records, bench-MxNxK.csv and probe.csv.\n"
     "  On this machine's card it first measures what is missing: a dense np sweep\n"
@@ -56,6 +57,9 @@ static const char usage[] =
     "  --results DIR  the results folder (default results)\n"
     "  --card SLUG    report on that card's files only, measuring nothing (no GL)\n"
     "  --no-sweep     do not run the dense np sweep\n"
+    "  --measure-only measure what is missing and stop: no report.md, no figures, no\n"
+    "                 gnuplot needed (a GPU machine without gnuplot; then run\n"
+    "                 glgemm report --card SLUG where gnuplot is)\n"
     "  --sweep-np N   the sweep's largest np (default 64)\n"
     "  --reps R       timed repetitions of each measured GEMM (default 10)\n"
     "  --backend egl|glfw, --device N\n"
@@ -80,6 +84,9 @@ static int handler(void *self, int id, const char *value)
         return 0;
     case OPT_NOSWEEP:
         a->no_sweep = true;
+        return 0;
+    case OPT_MEASURE:
+        a->measure_only = true;
         return 0;
     case OPT_SWEEPNP:
         if (cli_int(value, 1, 4096, &x))
@@ -159,8 +166,8 @@ static int sweep(const report_args *a, const char *slug, gg_gpu *g, const gg_ctx
             rc = gg_tune_visit(t, &v, &o);
         }
     }
-    if (!rc)
-        rc = gg_tune_finish(t);
+    /* No gg_tune_finish: the tuner's hook rewrites the best file when a
+     * point beats it, and a sweep that found nothing better leaves it be. */
     if (rc)
         snprintf(err, errlen, "sweep stopped: %s", gg_tune_error(t));
     gg_tune_close(t);
@@ -351,7 +358,9 @@ int cmd_report(int argc, char **argv)
     if ((rc = cli_check_problem(&a.c)))
         return rc;
     char err[1024];
-    if (gg_gnuplot_check(NULL, err, sizeof err))
+    if (a.measure_only && a.card)
+        return cli_error(&a.c, "--measure-only measures this machine's card: it takes no --card");
+    if (!a.measure_only && gg_gnuplot_check(NULL, err, sizeof err))
         return cli_error(&a.c, "%s", err);
 
     char slug[GG_CARD_MAX], measured[512] = "";
@@ -383,6 +392,13 @@ int cmd_report(int argc, char **argv)
         snprintf(path, sizeof path, "%s/environment.txt", dir);
         if (gg_report_env_write(path, &env, err, sizeof err))
             return cli_error(&a.c, "%s", err);
+        if (a.measure_only) {
+            printf("report: measured %s; write the report with glgemm report --card %s --m %d "
+                   "--n %d --k %d\n",
+                   measured[0] ? measured : "nothing (nothing was missing)", slug, a.c.prob.m,
+                   a.c.prob.n, a.c.prob.k);
+            return 0;
+        }
     }
 
     static gg_report_data d;

@@ -708,6 +708,11 @@ START_TEST(report_refuses_without_gnuplot_or_records)
     ck_assert_ptr_nonnull(strstr(err, "--card must be a card slug"));
     free(out);
     free(err);
+    rc = tu_run(dir, NULL, "report --card synth --measure-only", &out, &err);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_ptr_nonnull(strstr(err, "it takes no --card"));
+    free(out);
+    free(err);
     tu_rm_rf(dir);
 }
 END_TEST
@@ -771,11 +776,24 @@ START_TEST(report_after_real_tune)
 
     /* The report on this card: sweeps np 1..4 of two pairs into the records
      * and runs bench (no bench file yet). */
+    /* First --measure-only, with no gnuplot on the PATH: it measures and
+     * stops; then the report, which finds nothing left to measure. */
     char args[256], *out, *errtext;
-    snprintf(args, sizeof args, "report --results '%s' --size %d --sweep-np 4 --reps 2", dir, S);
-    int rc = tu_run(dir, NULL, args, &out, &errtext);
+    snprintf(args, sizeof args, "report --results '%s' --size %d --sweep-np 4 --reps 2 --measure-only",
+             dir, S);
+    int rc = tu_run(dir, "PATH=/nonexistent", args, &out, &errtext);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, errtext);
     ck_assert_ptr_nonnull(strstr(errtext, "report: running bench (no bench file)"));
+    ck_assert_ptr_nonnull(strstr(out, "write the report with glgemm report --card"));
+    snprintf(path, sizeof path, "%s/%s/report.md", dir, slug);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    free(out);
+    free(errtext);
+    snprintf(args, sizeof args, "report --results '%s' --size %d --sweep-np 4 --reps 2", dir, S);
+    rc = tu_run(dir, NULL, args, &out, &errtext);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, errtext);
+    ck_assert_ptr_null(strstr(errtext, "running bench"));
+    ck_assert_ptr_null(strstr(errtext, "report: sweep"));
     free(out);
     free(errtext);
 
