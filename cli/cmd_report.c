@@ -31,24 +31,26 @@
 #include "search/report.h"
 #include "search/tune.h"
 
-enum { OPT_RESULTS = 1, OPT_CARD, OPT_NOSWEEP, OPT_SWEEPNP, OPT_MEASURE };
+enum { OPT_RESULTS = 1, OPT_CARD, OPT_NOSWEEP, OPT_SWEEPNP, OPT_MEASURE, OPT_MD };
 
 typedef struct {
     cli_common c;
     const char *results;
     const char *card;
     bool no_sweep, measure_only;
+    const char *md;
     int sweep_np;
 } report_args;
 
 static const cli_opt own_opts[] = {
     {"results", 1, OPT_RESULTS}, {"card", 1, OPT_CARD}, {"no-sweep", 0, OPT_NOSWEEP},
-    {"sweep-np", 1, OPT_SWEEPNP}, {"measure-only", 0, OPT_MEASURE}, {NULL, 0, 0},
+    {"sweep-np", 1, OPT_SWEEPNP}, {"measure-only", 0, OPT_MEASURE}, {"md", 1, OPT_MD},
+    {NULL, 0, 0},
 };
 
 static const char usage[] =
     "usage: glgemm report [--m M --n N --k K | --size S] [--results DIR] [--card SLUG]\n"
-    "                     [--no-sweep] [--sweep-np N] [--measure-only] [--reps R]\n"
+    "                     [--no-sweep] [--sweep-np N] [--measure-only] [--md NAME] [--reps R]\n"
     "  Writes DIR/<card>/report.md and the paper's Figures 5, 7 and 8 for this card\n"
     "  (SVG, drawn with gnuplot) from the tuning records, bench-MxNxK.csv and probe.csv.\n"
     "  On this machine's card it first measures what is missing: a dense np sweep\n"
@@ -57,6 +59,8 @@ static const char usage[] =
     "  --results DIR  the results folder (default results)\n"
     "  --card SLUG    report on that card's files only, measuring nothing (no GL)\n"
     "  --no-sweep     do not run the dense np sweep\n"
+    "  --md NAME      the report's file name in DIR/<card>/ (default report.md), e.g.\n"
+    "                 report-4096x4096x4096.md for a card's second problem size\n"
     "  --measure-only measure what is missing and stop: no report.md, no figures, no\n"
     "                 gnuplot needed (a GPU machine without gnuplot; then run\n"
     "                 glgemm report --card SLUG where gnuplot is)\n"
@@ -88,6 +92,15 @@ static int handler(void *self, int id, const char *value)
     case OPT_MEASURE:
         a->measure_only = true;
         return 0;
+    case OPT_MD: {
+        size_t n = strlen(value);
+        if (n < 4 || n > 80 || strcmp(value + n - 3, ".md") || strspn(value,
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != n)
+            return cli_error(&a->c, "--md must be a file name ending in .md (letters, digits, '-', "
+                                    "'_', '.'), got '%s'", value);
+        a->md = value;
+        return 0;
+    }
     case OPT_SWEEPNP:
         if (cli_int(value, 1, 4096, &x))
             return cli_error(&a->c, "--sweep-np must be an integer from 1 to 4096, got '%s'",
@@ -415,12 +428,12 @@ int cmd_report(int argc, char **argv)
         size_t l = strlen(command);
         snprintf(command + l, sizeof command - l, " %s", argv[i]);
     }
-    gg_report_opts o = {a.results, command, NULL, measured};
+    gg_report_opts o = {a.results, command, NULL, measured, a.md};
     rc = gg_report_write(&d, &f, &o, err, sizeof err);
     gg_findings_free(&f);
     gg_report_data_free(&d);
     if (rc)
         return cli_error(&a.c, "%s", err);
-    printf("report: wrote %s/%s/report.md\n", a.results, slug);
+    printf("report: wrote %s/%s/%s\n", a.results, slug, a.md ? a.md : "report.md");
     return 0;
 }

@@ -16,7 +16,8 @@
  *  - The analysis (gg_report_analyse) is pure arithmetic on the loaded
  *    data, so tests check it against synthetic records:
  *      base      the variant whose outer keys (unroll, profile, compiler,
- *                acc) the figures hold: the best, else the best ok row.
+ *                acc) the figures hold: those with the most ok records
+ *                (ties: the best's), the best ok row among them.
  *      Figure 7a GFLOP/s over np in powers of two (and all) for each
  *                (mc, mrt) of the base's outer keys with 3 points or more.
  *      Figure 7b GFLOP/s over every recorded np for the (mc, mrt) with a
@@ -180,7 +181,7 @@ void gg_findings_free(gg_findings *f);
 /* Verdicts against the paper, one short phrase each. */
 const char *gg_verdict_mc(double ratio);      /* paper: 2.0 .. 2.5 */
 const char *gg_verdict_mrt(double ratio);     /* paper: about 1.10 */
-const char *gg_verdict_unroll(int pairs, int unroll0_wins);
+const char *gg_verdict_unroll(int pairs, int unroll0_wins, double geomean);
 const char *gg_verdict_unimodal(int curves, int unimodal);
 const char *gg_verdict_search(double best_vs_single);
 
@@ -224,6 +225,7 @@ typedef struct {
     const char *command;  /* the report's own command line, quoted in it */
     const char *gnuplot;  /* program to run; NULL: "gnuplot" */
     const char *measured; /* what this run measured (sweep, bench, probe), or NULL */
+    const char *md_name;  /* the report's file name in DIR/<card>/; NULL: report.md */
 } gg_report_opts;
 
 /* Figures and report.md into DIR/<card>/.  0, or -1 with one line in err. */

@@ -104,20 +104,36 @@ double gg_curve_scatter(const double *g, const bool *skip, int n)
     return med;
 }
 
+/* The figures hold the outer keys (unroll, profile, compiler, acc) with the
+ * most ok records, where the search spent its effort (ties: the best's);
+ * the base is the best ok record among them. */
 static void pick_base(const gg_report_data *d, gg_findings *f)
 {
-    if (d->have_best) {
-        f->base = d->best;
-        f->have_base = true;
-        return;
+    /* Outer combinations: unroll (2) x profile (3) x compiler (2) x acc (3). */
+    enum { NCOMBO = 2 * 3 * 2 * 3 };
+    long count[NCOMBO] = {0};
+    long best_of[NCOMBO];
+    for (int c = 0; c < NCOMBO; c++)
+        best_of[c] = -1;
+    for (long i = 0; i < d->nrecs; i++) {
+        const gg_variant *v = &d->recs[i].v;
+        if (score(&d->recs[i]) <= 0)
+            continue;
+        int c = ((v->unroll * 3 + (int)v->profile) * 2 + (int)v->compiler) * 3 + (int)v->acc;
+        count[c]++;
+        if (best_of[c] < 0 || score(&d->recs[i]) > score(&d->recs[best_of[c]]))
+            best_of[c] = i;
     }
-    double top = 0;
-    for (long i = 0; i < d->nrecs; i++)
-        if (score(&d->recs[i]) > top) {
-            top = score(&d->recs[i]);
-            f->base = d->recs[i].v;
-            f->have_base = true;
-        }
+    int top = -1;
+    for (int c = 0; c < NCOMBO; c++)
+        if (count[c] && (top < 0 || count[c] > count[top] ||
+                         (count[c] == count[top] &&
+                          score(&d->recs[best_of[c]]) > score(&d->recs[best_of[top]]))))
+            top = c;
+    if (top < 0)
+        return;
+    f->base = d->recs[best_of[top]].v;
+    f->have_base = true;
 }
 
 /* Adds rec's point to curve c (kept sorted by np). */
@@ -501,15 +517,15 @@ const char *gg_verdict_mrt(double r)
     return "disagrees: mrt=2x2 is slower";
 }
 
-const char *gg_verdict_unroll(int pairs, int wins)
+const char *gg_verdict_unroll(int pairs, int wins, double geomean)
 {
     if (pairs == 0)
         return "not measured (no pair differing only in unroll)";
+    if (geomean > 1.05)
+        return "disagrees: unrolling helps on this card";
     if (4 * wins >= 3 * pairs)
         return "agrees";
-    if (2 * wins >= pairs)
-        return "partly agrees: unroll=0 wins only about half the pairs";
-    return "disagrees: unrolling helps on this card";
+    return "agrees on the whole: no gain from unrolling on average, though unroll=1 wins some pairs";
 }
 
 const char *gg_verdict_unimodal(int curves, int unimodal)

@@ -196,11 +196,16 @@ static void fig7(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
         fprintf(f, "No variant ran ok: nothing to plot.\n\n");
         return;
     }
-    fprintf(f, "Every curve holds unroll=%d, profile=%s, compiler=%s, acc=%s (the best's); "
-               "GFLOP/s, 0 where the variant failed.  np=all is plotted at the number of "
-               "k-steps.\n\n",
+    fprintf(f, "Every curve holds unroll=%d, profile=%s, compiler=%s, acc=%s (the outer keys "
+               "with the most records%s); GFLOP/s, 0 where the variant failed.  np=all is "
+               "plotted at the number of k-steps.\n\n",
             fd->base.unroll, gg_profile_name(fd->base.profile), gg_compiler_name(fd->base.compiler),
-            gg_acc_name(fd->base.acc));
+            gg_acc_name(fd->base.acc),
+            !d->have_best || (d->best.unroll == fd->base.unroll &&
+                              d->best.profile == fd->base.profile &&
+                              d->best.compiler == fd->base.compiler && d->best.acc == fd->base.acc)
+                ? ", the best's"
+                : "; the best's differ");
     fprintf(f, "### (a) np over powers of two\n\n");
     if (fd->n7a) {
         fprintf(f, "![Figure 7a](%s)\n\n", img_a);
@@ -218,7 +223,6 @@ static void fig7(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
         fprintf(f, "No dense np sweep recorded (run `glgemm report` on this card without "
                    "--no-sweep).\n\n");
     }
-    (void)d;
 }
 
 static void fig8(FILE *f, const gg_findings *fd, const char *img)
@@ -270,10 +274,10 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
     }
     gg_layout L;
     gg_layout_compute(&d->best, d->m, d->n, d->k, &L);
-    fprintf(f, "The best variant runs %d passes over %d x %d fragments; each fragment fetches "
+    fprintf(f, "The best variant runs %d pass%s over %d x %d fragments; each fragment fetches "
                "%ld texels and does %ld scalar multiply-adds per pass and writes %d target%s.\n\n",
-            L.passes, L.tgt_w, L.tgt_h, L.fetches_per_frag_pass, L.mads_per_frag_pass, L.targets,
-            L.targets == 1 ? "" : "s");
+            L.passes, L.passes == 1 ? "" : "es", L.tgt_w, L.tgt_h, L.fetches_per_frag_pass,
+            L.mads_per_frag_pass, L.targets, L.targets == 1 ? "" : "s");
     fprintf(f, "| resource | the best's rate | the card's ceiling | fraction |\n|---|---|---|---|\n");
     fprintf(f, "| multiply-add | %.4g GFLOP/s | %.4g GFLOP/s | %.1f%% |\n", fd->best_gflops,
             d->probe.mad_gflops, 100 * fd->mad_frac);
@@ -329,10 +333,10 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "or faster in %d of %d pairs; unroll=1 / unroll=0 geometric mean %.3g; best "
                    "%.4g (unroll=0) vs %.4g (unroll=1) GFLOP/s | %s |\n",
                 fd->unroll0_wins, fd->unroll_pairs, fd->unroll_geomean, fd->best_u0, fd->best_u1,
-                gg_verdict_unroll(fd->unroll_pairs, fd->unroll0_wins));
+                gg_verdict_unroll(fd->unroll_pairs, fd->unroll0_wins, fd->unroll_geomean));
     else
         fprintf(f, "| unroll=0 against unroll=1 | unroll=0 almost always better | %s | %s |\n",
-                "no pair differing only in unroll", gg_verdict_unroll(0, 0));
+                "no pair differing only in unroll", gg_verdict_unroll(0, 0, 0));
     fprintf(f, "| np over powers of two | a single maximum | %d of %d curves have one maximum "
                "(within 5%%) | %s |\n",
             fd->pow2_unimodal, fd->pow2_curves,
@@ -388,7 +392,7 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                 fd->mrt_ratio, gg_verdict_mrt(fd->mrt_ratio));
     fprintf(f, "- Unrolling: %s.  The paper's reason (the Cg and fxc compilers unrolled loops "
                "themselves) has a modern counterpart: the driver's GLSL compiler decides.\n",
-            gg_verdict_unroll(fd->unroll_pairs, fd->unroll0_wins));
+            gg_verdict_unroll(fd->unroll_pairs, fd->unroll0_wins, fd->unroll_geomean));
     for (int i = 0; i < fd->n7b; i++) {
         if (!fd->ndips[i])
             continue;
@@ -472,8 +476,14 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
         char err[256], vt[GG_VARIANT_TEXT];
         if (gg_best_read(results_dir, d->card, m, nn, k, &v, &g, err, sizeof err))
             continue;
-        fprintf(f, "| %dx%dx%d | `%s` | %.4g |\n", m, nn, k, gg_variant_format(&v, vt, sizeof vt),
-                g);
+        char other[96], opath[1200];
+        snprintf(other, sizeof other, "report-%dx%dx%d.md", m, nn, k);
+        snprintf(opath, sizeof opath, "%s/%s", dir, other);
+        FILE *of = fopen(opath, "r");
+        if (of)
+            fclose(of);
+        fprintf(f, "| %dx%dx%d%s%s%s | `%s` | %.4g |\n", m, nn, k, of ? " ([report](" : "",
+                of ? other : "", of ? "))" : "", gg_variant_format(&v, vt, sizeof vt), g);
     }
     fprintf(f, "\nRun `glgemm report --m M --n N --k K` for the report of another size.\n\n");
 }
@@ -556,7 +566,7 @@ int gg_report_write(const gg_report_data *d, const gg_findings *fd, const gg_rep
         return -1;
     }
     char path[1200];
-    snprintf(path, sizeof path, "%s/report.md", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, o->md_name ? o->md_name : "report.md");
     int rc = gg_write_atomic(path, text, len, err, errlen);
     free(text);
     return rc;

@@ -226,10 +226,11 @@ START_TEST(verdicts)
     ck_assert_str_eq(gg_verdict_mrt(1.5), "agrees in direction, with a larger gain");
     ck_assert_str_eq(gg_verdict_mrt(1.0), "disagrees: no measurable gain");
     ck_assert_str_eq(gg_verdict_mrt(0.8), "disagrees: mrt=2x2 is slower");
-    ck_assert_str_eq(gg_verdict_unroll(4, 4), "agrees");
-    ck_assert_str_eq(gg_verdict_unroll(4, 2), "partly agrees: unroll=0 wins only about half the pairs");
-    ck_assert_str_eq(gg_verdict_unroll(4, 1), "disagrees: unrolling helps on this card");
-    ck_assert(!strncmp(gg_verdict_unroll(0, 0), "not measured", 12));
+    ck_assert_str_eq(gg_verdict_unroll(4, 4, 0.9), "agrees");
+    ck_assert(!strncmp(gg_verdict_unroll(4, 2, 1.03), "agrees on the whole", 19));
+    ck_assert_str_eq(gg_verdict_unroll(4, 1, 1.15), "disagrees: unrolling helps on this card");
+    ck_assert_str_eq(gg_verdict_unroll(4, 4, 1.06), "disagrees: unrolling helps on this card");
+    ck_assert(!strncmp(gg_verdict_unroll(0, 0, 0), "not measured", 12));
     ck_assert_str_eq(gg_verdict_unimodal(3, 3), "agrees");
     ck_assert_str_eq(gg_verdict_unimodal(3, 2), "mostly agrees");
     ck_assert_str_eq(gg_verdict_unimodal(3, 1), "disagrees: most curves have several maxima");
