@@ -16,8 +16,13 @@
  *  - Fragment (x, y), target t = ti*C + tj reads A texel row y*R + ti and B
  *    texel column x*C + tj; A rows are shared by a row of targets, B columns
  *    by a column, so a k-step fetches R*(step/c) + C*(step/r) texels.
- *  - Profile 120 samples with texture2D at texel centres, (x + 0.5) / w, from
- *    the baked sizes (the host sets GL_NEAREST); 330 and 300es use texelFetch.
+ *  - Every profile samples at texel centres, (x + 0.5) / w, from the baked
+ *    sizes (the host sets GL_NEAREST, no mipmaps): texture2D in 120, texture
+ *    in 330 and 300es.  Not texelFetch: on llvmpipe (Mesa 22.3) the same
+ *    variant ran about 1.5-2x slower with texelFetch (range checks and a
+ *    zero select per fetch; the GEMM is bound by texel fetches there), and
+ *    normalized coordinates are exact enough (the error is far below half a
+ *    texel for any size up to the texture limit).
  *  - compiler=spirv: the 330 text plus explicit uniform locations and sampler
  *    bindings, which OpenGL SPIR-V requires (glslangValidator -G accepts
  *    `#version 330` with GL_ARB_explicit_uniform_location and
@@ -32,8 +37,9 @@ typedef struct {
     const gg_variant *v;
     gg_layout L;
     gg_sbuf sb;
-    bool legacy; /* profile 120: texture2D, gl_FragData */
+    bool legacy; /* profile 120: texture2D, attribute, gl_FragData */
     bool spirv;  /* compiler=spirv on profile 330: explicit locations/bindings */
+    const char *sample; /* texture2D (120) or texture (330, 300es) */
 } emitter;
 
 static const char xyzw[] = "xyzw";
@@ -159,40 +165,24 @@ static void put_fetch_a(emitter *e, int ti, int u, int off)
 {
     gg_sbuf *sb = &e->sb;
     int ch = e->L.channels;
-    gg_sb_printf(sb, "%s a%d_%d = ", vec_type(ch), ti, u);
-    if (e->legacy) {
-        gg_sb_puts(sb, "texture2D(uA, vec2(");
-        if (off)
-            gg_sb_printf(sb, "(ka + %d.0)", off);
-        else
-            gg_sb_puts(sb, "ka");
-        gg_sb_printf(sb, " / %d.0, ay%d))%s;\n", e->L.a_w, ti, narrow(ch));
-    } else {
-        gg_sb_puts(sb, "texelFetch(uA, ivec2(ka");
-        if (off)
-            gg_sb_printf(sb, " + %d", off);
-        gg_sb_printf(sb, ", ay%d), 0)%s;\n", ti, narrow(ch));
-    }
+    gg_sb_printf(sb, "%s a%d_%d = %s(uA, vec2(", vec_type(ch), ti, u, e->sample);
+    if (off)
+        gg_sb_printf(sb, "(ka + %d.0)", off);
+    else
+        gg_sb_puts(sb, "ka");
+    gg_sb_printf(sb, " / %d.0, ay%d))%s;\n", e->L.a_w, ti, narrow(ch));
 }
 
 static void put_fetch_b(emitter *e, int tj, int u, int off)
 {
     gg_sbuf *sb = &e->sb;
     int ch = e->L.channels;
-    gg_sb_printf(sb, "%s b%d_%d = ", vec_type(ch), tj, u);
-    if (e->legacy) {
-        gg_sb_printf(sb, "texture2D(uB, vec2(bx%d, ", tj);
-        if (off)
-            gg_sb_printf(sb, "(kb + %d.0)", off);
-        else
-            gg_sb_puts(sb, "kb");
-        gg_sb_printf(sb, " / %d.0))%s;\n", e->L.b_h, narrow(ch));
-    } else {
-        gg_sb_printf(sb, "texelFetch(uB, ivec2(bx%d, kb", tj);
-        if (off)
-            gg_sb_printf(sb, " + %d", off);
-        gg_sb_printf(sb, "), 0)%s;\n", narrow(ch));
-    }
+    gg_sb_printf(sb, "%s b%d_%d = %s(uB, vec2(bx%d, ", vec_type(ch), tj, u, e->sample, tj);
+    if (off)
+        gg_sb_printf(sb, "(kb + %d.0)", off);
+    else
+        gg_sb_puts(sb, "kb");
+    gg_sb_printf(sb, " / %d.0))%s;\n", e->L.b_h, narrow(ch));
 }
 
 /* One k-step: fetch the texels, then per target the multiply-adds.  step_i
@@ -232,23 +222,22 @@ static void put_step(emitter *e, const char *ind, int step_i)
         }
 }
 
-/* ka/kb: the first A texel column / B texel row of a k-step (profile 120:
- * its texel centre, not yet normalized).  ks is the k-step, an expression
+/* ka/kb: the texel centre of the first A texel column / B texel row of a
+ * k-step, not yet normalized.  ks is the k-step, an expression
  * that needs parentheses when multiplied if it is a sum. */
 static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum)
 {
     gg_sbuf *sb = &e->sb;
     const gg_layout *L = &e->L;
-    const char *type = e->legacy ? "float" : "int";
     const char *name[2] = {"ka", "kb"};
     int mul[2] = {L->a_texels_per_step, L->b_texels_per_step};
     for (int i = 0; i < 2; i++) {
-        gg_sb_printf(sb, "%s%s %s = %s", ind, type, name[i], e->legacy ? "float(" : "");
+        gg_sb_printf(sb, "%sfloat %s = float(", ind, name[i]);
         if (mul[i] != 1 && sum)
             gg_sb_printf(sb, "(%s) * %d", ks, mul[i]);
         else
             put_affine(sb, ks, mul[i], 0);
-        gg_sb_printf(sb, "%s;\n", e->legacy ? ") + 0.5" : "");
+        gg_sb_puts(sb, ") + 0.5;\n");
     }
 }
 
@@ -260,26 +249,14 @@ static void put_main(emitter *e)
     bool prev = e->v->acc != GG_ACC_BLEND;
     gg_sb_puts(sb, "\nvoid main()\n{\n    ivec2 f = ivec2(gl_FragCoord.xy);\n");
     for (int ti = 0; ti < L->tr; ti++) {
-        if (e->legacy) {
-            gg_sb_printf(sb, "    float ay%d = (float(", ti);
-            put_affine(sb, "f.y", L->tr, ti);
-            gg_sb_printf(sb, ") + 0.5) / %d.0;\n", L->a_h);
-        } else {
-            gg_sb_printf(sb, "    int ay%d = ", ti);
-            put_affine(sb, "f.y", L->tr, ti);
-            gg_sb_puts(sb, ";\n");
-        }
+        gg_sb_printf(sb, "    float ay%d = (float(", ti);
+        put_affine(sb, "f.y", L->tr, ti);
+        gg_sb_printf(sb, ") + 0.5) / %d.0;\n", L->a_h);
     }
     for (int tj = 0; tj < L->tc; tj++) {
-        if (e->legacy) {
-            gg_sb_printf(sb, "    float bx%d = (float(", tj);
-            put_affine(sb, "f.x", L->tc, tj);
-            gg_sb_printf(sb, ") + 0.5) / %d.0;\n", L->b_w);
-        } else {
-            gg_sb_printf(sb, "    int bx%d = ", tj);
-            put_affine(sb, "f.x", L->tc, tj);
-            gg_sb_puts(sb, ";\n");
-        }
+        gg_sb_printf(sb, "    float bx%d = (float(", tj);
+        put_affine(sb, "f.x", L->tc, tj);
+        gg_sb_printf(sb, ") + 0.5) / %d.0;\n", L->b_w);
     }
     for (int t = 0; t < L->targets; t++)
         gg_sb_printf(sb, "    %s acc%d = %s;\n", vec_type(ch), t,
@@ -303,11 +280,8 @@ static void put_main(emitter *e)
     for (int t = 0; t < L->targets; t++) {
         if (prev) {
             gg_sb_printf(sb, "    %s p%d = ", vec_type(ch), t);
-            if (e->legacy)
-                gg_sb_printf(sb, "texture2D(uPrev%d, gl_FragCoord.xy / vec2(%d.0, %d.0))%s;\n", t,
-                             L->tgt_w, L->tgt_h, narrow(ch));
-            else
-                gg_sb_printf(sb, "texelFetch(uPrev%d, f, 0)%s;\n", t, narrow(ch));
+            gg_sb_printf(sb, "%s(uPrev%d, gl_FragCoord.xy / vec2(%d.0, %d.0))%s;\n", e->sample, t,
+                         L->tgt_w, L->tgt_h, narrow(ch));
         }
         if (e->legacy)
             gg_sb_printf(sb, "    gl_FragData[%d] = ", t);
@@ -332,6 +306,7 @@ char *gg_emit_fragment(const gg_variant *v, int m, int n, int k)
         return NULL;
     e.legacy = v->profile == GG_PROFILE_120;
     e.spirv = v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_330;
+    e.sample = e.legacy ? "texture2D" : "texture";
     gg_sb_init(&e.sb);
     put_version(&e);
     put_header(&e, m, n, k);

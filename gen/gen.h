@@ -44,8 +44,9 @@
  *  - Vertex shader: attribute/in vec2 aPos at location 0; the host draws one
  *    triangle (-1,-1) (3,-1) (-1,3) over a tgt_w x tgt_h viewport at (0, 0):
  *    fragment (x, y) is ivec2(gl_FragCoord.xy).
- *  - Profile 120 samples with texture2D at texel centres computed from the
- *    baked texture sizes: the host sets GL_NEAREST filtering on every texture.
+ *  - Every profile samples at texel centres computed from the baked texture
+ *    sizes (texture2D in 120, texture in 330 and 300es; no texelFetch): the
+ *    host sets GL_NEAREST filtering and a single mip level on every texture.
  *  - For compiler=spirv (profile 330 only) the GLSL carries explicit
  *    layout(binding = unit) on the samplers and layout(location = 0/1) on
  *    uKBase/uAlpha; the host binds units the same way and needs no
@@ -66,7 +67,7 @@ typedef enum { GG_COMPILER_GLSL, GG_COMPILER_SPIRV } gg_compiler;
 typedef enum { GG_ACC_COPY, GG_ACC_PINGPONG, GG_ACC_BLEND } gg_acc;
 
 #define GG_GEN_NAME "glgemm gen"
-#define GG_GEN_VERSION "1" /* bump when the emitted text changes */
+#define GG_GEN_VERSION "2" /* bump when the emitted text changes */
 #define GG_NP_ALL 0 /* np=all: the whole k loop in one pass */
 #define GG_MAX_TARGETS 8
 #define GG_VARIANT_TEXT 160 /* enough for any canonical form */

@@ -330,24 +330,26 @@ START_TEST(emit_interface)
             ck_assert_int_eq(count_of(s, "uniform int uKBase;"), 1);
             ck_assert_int_eq(count_of(s, "uniform float uAlpha;"), 1);
             ck_assert_int_eq(count_of(s, "uniform "), (a == 2 ? 2 : 8) + 2);
+            /* every profile samples at texel centres from the baked sizes (GL_NEAREST):
+             * k pads to 42, A is 21 wide and 20 high, B 42 high */
+            ck_assert_int_eq(count_of(s, "texelFetch"), 0);
+            ck_assert_ptr_nonnull(strstr(s, "float ay1 = (float(f.y * 2 + 1) + 0.5) / 20.0;"));
+            ck_assert_ptr_nonnull(strstr(s, "float kb = float((uKBase + i) * 2) + 0.5;"));
             if (p == 0) {
-                ck_assert_int_eq(count_of(s, "texelFetch"), 0);
                 ck_assert_int_eq(count_of(s, "gl_FragData["), 6);
                 ck_assert_int_eq(count_of(s, "gl_FragData[5] = "), 1);
                 ck_assert_int_eq(count_of(s, " out "), 0);
-                /* texel centres from the baked sizes: k pads to 42, A is 21 wide, B 42 high */
-                ck_assert_ptr_nonnull(strstr(s, "texture2D(uA, vec2(ka / 21.0, ay0))"));
-                ck_assert_ptr_nonnull(strstr(s, "texture2D(uB, vec2(bx2, (kb + 1.0) / 42.0))"));
-                ck_assert_ptr_nonnull(strstr(s, "float ay1 = (float(f.y * 2 + 1) + 0.5) / 20.0;"));
-                ck_assert_ptr_nonnull(strstr(s, "float kb = float((uKBase + i) * 2) + 0.5;"));
+                ck_assert_ptr_nonnull(strstr(s, "vec2 a1_0 = texture2D(uA, vec2(ka / 21.0, ay1)).xy;"));
+                ck_assert_ptr_nonnull(strstr(s, "vec2 b2_1 = texture2D(uB, vec2(bx2, (kb + 1.0) / 42.0)).xy;"));
+                ck_assert_int_eq(count_of(s, "texture("), 0);
             } else {
                 ck_assert_int_eq(count_of(s, "texture2D"), 0);
                 ck_assert_int_eq(count_of(s, "gl_FragData"), 0);
                 ck_assert_int_eq(count_of(s, ") out vec4 o"), 6);
                 ck_assert_int_eq(count_of(s, "layout(location = 5) out vec4 o5;"), 1);
-                ck_assert_ptr_nonnull(strstr(s, "vec2 a1_0 = texelFetch(uA, ivec2(ka, ay1), 0).xy;"));
-                ck_assert_ptr_nonnull(strstr(s, "vec2 b2_1 = texelFetch(uB, ivec2(bx2, kb + 1), 0).xy;"));
-                ck_assert_ptr_nonnull(strstr(s, "int kb = (uKBase + i) * 2;"));
+                ck_assert_ptr_nonnull(strstr(s, "vec2 a1_0 = texture(uA, vec2(ka / 21.0, ay1)).xy;"));
+                ck_assert_ptr_nonnull(strstr(s, "vec2 b2_1 = texture(uB, vec2(bx2, (kb + 1.0) / 42.0)).xy;"));
+                ck_assert_int_eq(count_of(s, "texture(uPrev"), a == 2 ? 0 : 6);
             }
             ck_assert_int_eq(count_of(s, "precision highp"), p == 2 ? 3 : 0);
             ck_assert_int_eq(count_of(s, "layout(binding"), 0);
@@ -424,11 +426,11 @@ END_TEST
 START_TEST(emit_mrt_rows_cols)
 {
     char *s = emit("mrt=2x4,mc=2x2,np=1", 16, 16, 16);
-    ck_assert_ptr_nonnull(strstr(s, "int ay1 = f.y * 2 + 1;"));
-    ck_assert_ptr_nonnull(strstr(s, "int bx3 = f.x * 4 + 3;"));
+    ck_assert_ptr_nonnull(strstr(s, "float ay1 = (float(f.y * 2 + 1) + 0.5) / 8.0;"));
+    ck_assert_ptr_nonnull(strstr(s, "float bx3 = (float(f.x * 4 + 3) + 0.5) / 8.0;"));
     ck_assert_ptr_nonnull(strstr(s, "acc6 += a1_0.xxzz * b2_0.xyxy + a1_0.yyww * b2_0.zwzw;"));
-    ck_assert_int_eq(count_of(s, "texelFetch(uA"), 2); /* one per target row */
-    ck_assert_int_eq(count_of(s, "texelFetch(uB"), 4); /* one per target column */
+    ck_assert_int_eq(count_of(s, "texture(uA"), 2); /* one per target row */
+    ck_assert_int_eq(count_of(s, "texture(uB"), 4); /* one per target column */
     free(s);
 }
 END_TEST
@@ -438,11 +440,11 @@ START_TEST(emit_unroll)
     char *loop = emit("mc=1x4,np=5,unroll=0", 40, 40, 100);
     char *flat = emit("mc=1x4,np=5,unroll=1", 40, 40, 100);
     ck_assert_int_eq(count_of(loop, "for (int i = 0; i < 5; ++i)"), 1);
-    ck_assert_int_eq(count_of(loop, "texelFetch(uB"), 4);
+    ck_assert_int_eq(count_of(loop, "texture(uB"), 4);
     ck_assert_int_eq(count_of(flat, "for ("), 0);
     ck_assert_int_eq(count_of(flat, "{ /* k-step uKBase+"), 5);
-    ck_assert_int_eq(count_of(flat, "texelFetch(uB"), 5 * 4);
-    ck_assert_ptr_nonnull(strstr(flat, "texelFetch(uB, ivec2(bx0, kb + 19), 0)")); /* last B texel */
+    ck_assert_int_eq(count_of(flat, "texture(uB"), 5 * 4);
+    ck_assert_ptr_nonnull(strstr(flat, "texture(uB, vec2(bx0, (kb + 19.0) / 100.0))")); /* last B texel */
     ck_assert_ptr_null(strstr(flat, "kb + 20"));
     free(loop);
     free(flat);
