@@ -18,9 +18,10 @@
 
 #include <ctype.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "gen/util.h"
 
 #define KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc"
 #define PRESETS_LIST "larsen, nv-single, nv-multi, tfjs, best"
@@ -83,20 +84,6 @@ static const struct {
     {"tfjs", 1, 1, 2, 2, GG_NP_ALL, 0},
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* A decimal number without sign or leading zero, [s, s+n); -1 if not one or
  * above limit. */
 static long parse_count(const char *s, size_t n, long limit)
@@ -148,14 +135,14 @@ static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *er
         c = parse_count(x + 1, n - (size_t)(x - s) - 1, 1000000);
     }
     if (r < 1 || c < 1)
-        return fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
-                    (int)(n > 40 ? 40 : n), s, key_allowed[key]);
+        return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
+                       (int)(n > 40 ? 40 : n), s, key_allowed[key]);
     long prod = r * c;
     if (key == K_MRT && prod > GG_MAX_TARGETS)
-        return fail(err, errlen, "mrt: %ldx%ld needs %ld render targets; R*C must be at most %d",
-                    r, c, prod, GG_MAX_TARGETS);
+        return gg_fail(err, errlen, "mrt: %ldx%ld needs %ld render targets; R*C must be at most %d",
+                       r, c, prod, GG_MAX_TARGETS);
     if (key == K_MC && prod > 4)
-        return fail(err, errlen, "mc: %ldx%ld packs %ld values; R*C must be at most 4", r, c, prod);
+        return gg_fail(err, errlen, "mc: %ldx%ld packs %ld values; R*C must be at most 4", r, c, prod);
     out->rows = (int)r;
     out->cols = (int)c;
     return 0;
@@ -166,7 +153,7 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
     int i = -1;
     long x;
     if (n == 0)
-        return fail(err, errlen, "%s: empty value; use %s", key_names[key], key_allowed[key]);
+        return gg_fail(err, errlen, "%s: empty value; use %s", key_names[key], key_allowed[key]);
     switch (key) {
     case K_MRT: return parse_shape(key, s, n, &v->mrt, err, errlen);
     case K_MC: return parse_shape(key, s, n, &v->mc, err, errlen);
@@ -205,8 +192,8 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
         }
         break;
     }
-    return fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
-                (int)(n > 40 ? 40 : n), s, key_allowed[key]);
+    return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
+                   (int)(n > 40 ? 40 : n), s, key_allowed[key]);
 }
 
 static int apply_preset(const char *s, size_t n, const gg_variant *best, gg_variant *v,
@@ -214,7 +201,7 @@ static int apply_preset(const char *s, size_t n, const gg_variant *best, gg_vari
 {
     if (n == 4 && !strncmp(s, "best", 4)) {
         if (!best)
-            return fail(err, errlen, "best: no best variant is recorded for this card and problem "
+            return gg_fail(err, errlen, "best: no best variant is recorded for this card and problem "
                                      "(run glgemm tune first)");
         *v = *best;
         return 0;
@@ -232,9 +219,9 @@ static int apply_preset(const char *s, size_t n, const gg_variant *best, gg_vari
         }
     }
     if (find_key(s, n) >= 0)
-        return fail(err, errlen, "%.*s: missing '=value'; use %s", (int)n, s, key_allowed[find_key(s, n)]);
-    return fail(err, errlen, "unknown preset '%.*s' (presets: " PRESETS_LIST "; or key=value pairs, keys: "
-                KEYS_LIST ")", (int)(n > 40 ? 40 : n), s);
+        return gg_fail(err, errlen, "%.*s: missing '=value'; use %s", (int)n, s, key_allowed[find_key(s, n)]);
+    return gg_fail(err, errlen, "unknown preset '%.*s' (presets: " PRESETS_LIST "; or key=value pairs, keys: "
+                   KEYS_LIST ")", (int)(n > 40 ? 40 : n), s);
 }
 
 int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
@@ -243,11 +230,11 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
     if (err && errlen)
         err[0] = '\0';
     if (!text || !*text)
-        return fail(err, errlen, "empty variant; give key=value pairs (keys: " KEYS_LIST
+        return gg_fail(err, errlen, "empty variant; give key=value pairs (keys: " KEYS_LIST
                                  ") or a preset (" PRESETS_LIST ")");
     for (const char *p = text; *p; p++)
         if (isspace((unsigned char)*p))
-            return fail(err, errlen, "whitespace is not allowed in a variant; write "
+            return gg_fail(err, errlen, "whitespace is not allowed in a variant; write "
                                      "key=value,key=value (e.g. nv-single,np=64)");
     gg_variant v;
     gg_variant_default(&v);
@@ -257,7 +244,7 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
         const char *end = strchr(item, ',');
         size_t n = end ? (size_t)(end - item) : strlen(item);
         if (n == 0)
-            return fail(err, errlen, "empty item in variant (a stray comma); write "
+            return gg_fail(err, errlen, "empty item in variant (a stray comma); write "
                                      "key=value,key=value");
         const char *eq = memchr(item, '=', n);
         if (!eq) {
@@ -266,22 +253,22 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
                     return -1;
             } else if (find_key(item, n) >= 0) {
                 int k = find_key(item, n);
-                return fail(err, errlen, "%s: missing '=value'; use %s", key_names[k], key_allowed[k]);
+                return gg_fail(err, errlen, "%s: missing '=value'; use %s", key_names[k], key_allowed[k]);
             } else if (is_preset_name(item, n)) {
-                return fail(err, errlen, "preset '%.*s' must come first, then key=value overrides",
-                            (int)n, item);
+                return gg_fail(err, errlen, "preset '%.*s' must come first, then key=value overrides",
+                               (int)n, item);
             } else {
-                return fail(err, errlen, "'%.*s' is not key=value (keys: " KEYS_LIST ")",
-                            (int)(n > 40 ? 40 : n), item);
+                return gg_fail(err, errlen, "'%.*s' is not key=value (keys: " KEYS_LIST ")",
+                               (int)(n > 40 ? 40 : n), item);
             }
         } else {
             size_t kn = (size_t)(eq - item);
             int k = find_key(item, kn);
             if (k < 0)
-                return fail(err, errlen, "unknown key '%.*s' (keys: " KEYS_LIST ")",
-                            (int)(kn > 40 ? 40 : kn), item);
+                return gg_fail(err, errlen, "unknown key '%.*s' (keys: " KEYS_LIST ")",
+                               (int)(kn > 40 ? 40 : kn), item);
             if (seen[k])
-                return fail(err, errlen, "%s given twice; each key at most once", key_names[k]);
+                return gg_fail(err, errlen, "%s given twice; each key at most once", key_names[k]);
             seen[k] = true;
             if (parse_value(k, eq + 1, n - kn - 1, &v, err, errlen))
                 return -1;
@@ -315,28 +302,28 @@ gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits 
     /* Cannot exist on any card: glslang makes OpenGL SPIR-V (-G) only from
      * desktop GLSL 3.30 or later; GL_ARB_gl_spirv takes no GLSL ES. */
     if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_120) {
-        fail(why, whylen, "compiler=spirv needs profile=330: glslang makes OpenGL SPIR-V only "
+        gg_fail(why, whylen, "compiler=spirv needs profile=330: glslang makes OpenGL SPIR-V only "
                           "from desktop GLSL 3.30 or later, not GLSL 1.20");
         return GG_CARD_INVALID;
     }
     if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_300ES) {
-        fail(why, whylen, "compiler=spirv needs profile=330: OpenGL SPIR-V (GL_ARB_gl_spirv) "
+        gg_fail(why, whylen, "compiler=spirv needs profile=330: OpenGL SPIR-V (GL_ARB_gl_spirv) "
                           "has no GLSL ES input, so glslang cannot make it from GLSL ES 3.00");
         return GG_CARD_INVALID;
     }
     int targets = v->mrt.rows * v->mrt.cols;
     if (targets > lim->max_draw_buffers) {
-        fail(why, whylen, "mrt=%dx%d needs %d render targets; this card has %d (GL_MAX_DRAW_BUFFERS)",
-             v->mrt.rows, v->mrt.cols, targets, lim->max_draw_buffers);
+        gg_fail(why, whylen, "mrt=%dx%d needs %d render targets; this card has %d (GL_MAX_DRAW_BUFFERS)",
+                v->mrt.rows, v->mrt.cols, targets, lim->max_draw_buffers);
         return GG_CARD_UNSUPPORTED;
     }
     if (v->acc == GG_ACC_BLEND && !lim->float_blend) {
-        fail(why, whylen, "acc=blend needs blending into float render targets, which this %s "
+        gg_fail(why, whylen, "acc=blend needs blending into float render targets, which this %s "
                           "context lacks", v->profile == GG_PROFILE_300ES ? "ES (EXT_float_blend)" : "GL");
         return GG_CARD_UNSUPPORTED;
     }
     if (v->compiler == GG_COMPILER_SPIRV && !lim->spirv) {
-        fail(why, whylen, "compiler=spirv needs GL_ARB_gl_spirv and glslangValidator, which this "
+        gg_fail(why, whylen, "compiler=spirv needs GL_ARB_gl_spirv and glslangValidator, which this "
                           "context or machine lacks");
         return GG_CARD_UNSUPPORTED;
     }

@@ -4,10 +4,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gen/util.h"
 
 static const char *const columns[GG_CSV_COLUMNS] = {
     "card",    "m",     "n",        "k",   "mrt",    "mc",      "np",     "unroll",
@@ -16,19 +17,6 @@ static const char *const columns[GG_CSV_COLUMNS] = {
 enum { C_CARD, C_M, C_N, C_K, C_MRT, C_V0 = C_MRT, C_PASSES = 11, C_STATUS, C_SECONDS,
        C_GFLOPS, C_RELERR };
 #define VARIANT_COLUMNS 7
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 bool gg_card_slug_ok(const char *s)
 {
@@ -175,19 +163,19 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
     char buf[GG_CSV_ROW_MAX];
     size_t n = content_length(line);
     if (n >= sizeof buf)
-        return fail(err, errlen, "CSV row too long (%zu characters)", n);
+        return gg_fail(err, errlen, "CSV row too long (%zu characters)", n);
     if (memchr(line, '\n', n) || memchr(line, '\r', n))
-        return fail(err, errlen, "CSV row has a line break inside");
+        return gg_fail(err, errlen, "CSV row has a line break inside");
     memcpy(buf, line, n);
     buf[n] = '\0';
     if (gg_csv_is_header(buf))
-        return fail(err, errlen, "CSV row is the header line");
+        return gg_fail(err, errlen, "CSV row is the header line");
 
     char *f[GG_CSV_COLUMNS];
     int count = 0;
     for (char *s = buf;; s++) {
         if (count == GG_CSV_COLUMNS)
-            return fail(err, errlen, "CSV row has more than %d columns", GG_CSV_COLUMNS);
+            return gg_fail(err, errlen, "CSV row has more than %d columns", GG_CSV_COLUMNS);
         f[count++] = s;
         s = strchr(s, ',');
         if (!s)
@@ -195,16 +183,16 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
         *s = '\0';
     }
     if (count != GG_CSV_COLUMNS)
-        return fail(err, errlen, "CSV row has %d columns, need %d (%s)", count, GG_CSV_COLUMNS,
-                    GG_CSV_HEADER);
+        return gg_fail(err, errlen, "CSV row has %d columns, need %d (%s)", count, GG_CSV_COLUMNS,
+                       GG_CSV_HEADER);
 
     if (!gg_card_slug_ok(f[C_CARD]) || strlen(f[C_CARD]) >= cardlen)
-        return fail(err, errlen, "CSV column card: '%.40s' is not a card slug", f[C_CARD]);
+        return gg_fail(err, errlen, "CSV column card: '%.40s' is not a card slug", f[C_CARD]);
     long dims[3];
     for (int i = 0; i < 3; i++)
         if (field_int(f[C_M + i], 1, INT_MAX, &dims[i]))
-            return fail(err, errlen, "CSV column %s: '%.40s' is not an integer >= 1",
-                        columns[C_M + i], f[C_M + i]);
+            return gg_fail(err, errlen, "CSV column %s: '%.40s' is not an integer >= 1",
+                           columns[C_M + i], f[C_M + i]);
 
     /* The variant: its columns as key=value pairs, parsed by gen/, and
      * required to be in canonical form already. */
@@ -213,37 +201,37 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
     for (int i = 0; i < VARIANT_COLUMNS; i++) {
         const char *val = f[C_V0 + i];
         if (!*val || strpbrk(val, "= \t"))
-            return fail(err, errlen, "CSV column %s: '%.40s' is not a value of %s",
-                        columns[C_V0 + i], val, columns[C_V0 + i]);
+            return gg_fail(err, errlen, "CSV column %s: '%.40s' is not a value of %s",
+                           columns[C_V0 + i], val, columns[C_V0 + i]);
         o += (size_t)snprintf(text + o, sizeof text - o, "%s%s=%s", i ? "," : "",
                               columns[C_V0 + i], val);
     }
     char verr[256];
     if (gg_variant_parse(text, NULL, v, verr, sizeof verr))
-        return fail(err, errlen, "CSV variant columns: %s", verr);
+        return gg_fail(err, errlen, "CSV variant columns: %s", verr);
     char canon[GG_VARIANT_TEXT];
     gg_variant_format(v, canon, sizeof canon);
     if (strcmp(canon, text) != 0)
-        return fail(err, errlen, "CSV variant columns '%.160s' are not canonical ('%s')", text,
-                    canon);
+        return gg_fail(err, errlen, "CSV variant columns '%.160s' are not canonical ('%s')", text,
+                       canon);
 
     long passes;
     if (field_int(f[C_PASSES], 0, INT_MAX, &passes))
-        return fail(err, errlen, "CSV column passes: '%.40s' is not an integer >= 0",
-                    f[C_PASSES]);
+        return gg_fail(err, errlen, "CSV column passes: '%.40s' is not an integer >= 0",
+                       f[C_PASSES]);
     int st = gg_status_parse(f[C_STATUS]);
     if (st < 0)
-        return fail(err, errlen, "CSV column status: unknown status '%.40s'", f[C_STATUS]);
+        return gg_fail(err, errlen, "CSV column status: unknown status '%.40s'", f[C_STATUS]);
     double secs, gf, rel = -1;
     if (field_double(f[C_SECONDS], false, &secs) || secs < 0)
-        return fail(err, errlen, "CSV column seconds: '%.40s' is not a number >= 0",
-                    f[C_SECONDS]);
+        return gg_fail(err, errlen, "CSV column seconds: '%.40s' is not a number >= 0",
+                       f[C_SECONDS]);
     if (field_double(f[C_GFLOPS], false, &gf) || gf < 0)
-        return fail(err, errlen, "CSV column gflops: '%.40s' is not a number >= 0",
-                    f[C_GFLOPS]);
+        return gg_fail(err, errlen, "CSV column gflops: '%.40s' is not a number >= 0",
+                       f[C_GFLOPS]);
     if (*f[C_RELERR] && (field_double(f[C_RELERR], true, &rel) || rel < 0))
-        return fail(err, errlen, "CSV column rel_err: '%.40s' is not empty or a number >= 0",
-                    f[C_RELERR]);
+        return gg_fail(err, errlen, "CSV column rel_err: '%.40s' is not empty or a number >= 0",
+                       f[C_RELERR]);
 
     strcpy(card, f[C_CARD]);
     p->m = (int)dims[0];

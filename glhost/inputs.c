@@ -1,25 +1,12 @@
 /* GEMM operands from a seed or from .npy files: see inputs.h. */
 #include "glhost/inputs.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/util.h"
 #include "glhost/npy.h"
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static uint64_t splitmix64(uint64_t *state)
 {
@@ -57,8 +44,8 @@ static float *alloc_matrix(int rows, int cols)
 static int from_seed(const gg_problem *p, gg_inputs *in, char *err, size_t n)
 {
     if (p->m < 1 || p->n < 1 || p->k < 1)
-        return fail(err, n, "problem size %dx%dx%d: m, n and k must be at least 1", p->m, p->n,
-                    p->k);
+        return gg_fail(err, n, "problem size %dx%dx%d: m, n and k must be at least 1", p->m, p->n,
+                       p->k);
     in->m = p->m;
     in->n = p->n;
     in->k = p->k;
@@ -67,7 +54,7 @@ static int from_seed(const gg_problem *p, gg_inputs *in, char *err, size_t n)
     if (p->beta != 0.0f)
         in->c0 = alloc_matrix(p->m, p->n);
     if (!in->a || !in->b || (p->beta != 0.0f && !in->c0))
-        return fail(err, n, "out of memory for the %dx%dx%d inputs", p->m, p->n, p->k);
+        return gg_fail(err, n, "out of memory for the %dx%dx%d inputs", p->m, p->n, p->k);
     gg_fill_uniform(in->a, (size_t)p->m * (size_t)p->k, p->seed, 0);
     gg_fill_uniform(in->b, (size_t)p->k * (size_t)p->n, p->seed, 1);
     if (in->c0)
@@ -79,8 +66,8 @@ static int from_files(const gg_problem *p, gg_inputs *in, char *err, size_t n)
 {
     int ar, ac, br, bc, cr, cc;
     if (!p->a_path || !p->b_path)
-        return fail(err, n, "%s",
-                    p->c_path && !p->a_path && !p->b_path ? "--c needs --a and --b"
+        return gg_fail(err, n, "%s",
+                       p->c_path && !p->a_path && !p->b_path ? "--c needs --a and --b"
                                                           : "--a and --b go together");
     if (gg_npy_read(p->a_path, &in->a, &ar, &ac, err, n) ||
         gg_npy_read(p->b_path, &in->b, &br, &bc, err, n))
@@ -89,19 +76,19 @@ static int from_files(const gg_problem *p, gg_inputs *in, char *err, size_t n)
     int m = p->transa ? ac : ar, ka = p->transa ? ar : ac;
     int nn = p->transb ? br : bc, kb = p->transb ? bc : br;
     if (ka != kb)
-        return fail(err, n,
-                    "inner dimensions differ: %s is %dx%d%s, %s is %dx%d%s (k %d vs %d)",
-                    p->a_path, ar, ac, p->transa ? " (transposed)" : "", p->b_path, br, bc,
-                    p->transb ? " (transposed)" : "", ka, kb);
+        return gg_fail(err, n,
+                       "inner dimensions differ: %s is %dx%d%s, %s is %dx%d%s (k %d vs %d)",
+                       p->a_path, ar, ac, p->transa ? " (transposed)" : "", p->b_path, br, bc,
+                       p->transb ? " (transposed)" : "", ka, kb);
     if (p->c_path) {
         if (gg_npy_read(p->c_path, &in->c0, &cr, &cc, err, n))
             return -1;
         if (cr != m || cc != nn)
-            return fail(err, n, "%s is %dx%d but op(A)*op(B) is %dx%d", p->c_path, cr, cc, m,
-                        nn);
+            return gg_fail(err, n, "%s is %dx%d but op(A)*op(B) is %dx%d", p->c_path, cr, cc, m,
+                           nn);
     } else if (p->beta != 0.0f) {
-        return fail(err, n, "--beta %g needs --c FILE with the C input when --a/--b are given",
-                    (double)p->beta);
+        return gg_fail(err, n, "--beta %g needs --c FILE with the C input when --a/--b are given",
+                       (double)p->beta);
     }
     in->m = m;
     in->n = nn;

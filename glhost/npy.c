@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,22 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gen/util.h"
+
 static const unsigned char MAGIC[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 #define MAX_HEADER (1u << 20) /* NumPy itself refuses headers past 10000 bytes */
 #define MAX_DIMS 32
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static int little_endian(void)
 {
@@ -59,24 +47,24 @@ static int parse_preamble(const unsigned char *buf, size_t have, size_t total,
                           size_t *hoff, size_t *hlen, char *err, size_t n)
 {
     if (have < sizeof MAGIC || memcmp(buf, MAGIC, sizeof MAGIC) != 0)
-        return fail(err, n, "not a .npy file (bad magic)");
+        return gg_fail(err, n, "not a .npy file (bad magic)");
     if (have < 8)
-        return fail(err, n, "truncated .npy header (%zu bytes)", total);
+        return gg_fail(err, n, "truncated .npy header (%zu bytes)", total);
     int major = buf[6], minor = buf[7];
     if ((major != 1 && major != 2 && major != 3) || minor != 0)
-        return fail(err, n, "unsupported .npy format version %d.%d (need 1.0, 2.0 or 3.0)",
-                    major, minor);
+        return gg_fail(err, n, "unsupported .npy format version %d.%d (need 1.0, 2.0 or 3.0)",
+                       major, minor);
     size_t off = major == 1 ? 10 : 12;
     if (have < off)
-        return fail(err, n, "truncated .npy header (%zu bytes)", total);
+        return gg_fail(err, n, "truncated .npy header (%zu bytes)", total);
     size_t len = major == 1 ? (size_t)buf[8] | (size_t)buf[9] << 8
                             : (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
                                   (size_t)buf[11] << 24;
     if (len > MAX_HEADER)
-        return fail(err, n, "header length %zu is absurd (more than %u bytes)", len, MAX_HEADER);
+        return gg_fail(err, n, "header length %zu is absurd (more than %u bytes)", len, MAX_HEADER);
     if (len > total - off)
-        return fail(err, n, "header length %zu runs past the end of the file (%zu bytes)", len,
-                    total);
+        return gg_fail(err, n, "header length %zu runs past the end of the file (%zu bytes)", len,
+                       total);
     *hoff = off;
     *hlen = len;
     return 0;
@@ -196,54 +184,54 @@ static int parse_dict(const char *s, size_t len, header_fields *h, char *err, si
     int seen_descr = 0, seen_fortran = 0, seen_shape = 0;
     memset(h, 0, sizeof *h);
     if (len == 0 || s[len - 1] != '\n')
-        return fail(err, n, "malformed .npy header: it does not end with a newline");
+        return gg_fail(err, n, "malformed .npy header: it does not end with a newline");
     c.n = len - 1;
     if (!accept(&c, '{'))
-        return fail(err, n, "malformed .npy header: not a dict");
+        return gg_fail(err, n, "malformed .npy header: not a dict");
     for (;;) {
         if (accept(&c, '}'))
             break;
         char key[32];
         if (string_lit(&c, key, sizeof key) || !accept(&c, ':'))
-            return fail(err, n, "malformed .npy header: expected 'key': value at byte %zu",
-                        c.i);
+            return gg_fail(err, n, "malformed .npy header: expected 'key': value at byte %zu",
+                           c.i);
         if (!strcmp(key, "descr")) {
             if (seen_descr++)
-                return fail(err, n, "malformed .npy header: duplicate key 'descr'");
+                return gg_fail(err, n, "malformed .npy header: duplicate key 'descr'");
             if (string_lit(&c, h->descr, sizeof h->descr))
-                return fail(err, n, "unsupported dtype: 'descr' is not a simple type string "
+                return gg_fail(err, n, "unsupported dtype: 'descr' is not a simple type string "
                                     "(need '<f4', little-endian float32)");
         } else if (!strcmp(key, "fortran_order")) {
             if (seen_fortran++)
-                return fail(err, n, "malformed .npy header: duplicate key 'fortran_order'");
+                return gg_fail(err, n, "malformed .npy header: duplicate key 'fortran_order'");
             if (word(&c, "True"))
                 h->fortran = 1;
             else if (word(&c, "False"))
                 h->fortran = 0;
             else
-                return fail(err, n, "malformed .npy header: fortran_order is not True or False");
+                return gg_fail(err, n, "malformed .npy header: fortran_order is not True or False");
         } else if (!strcmp(key, "shape")) {
             if (seen_shape++)
-                return fail(err, n, "malformed .npy header: duplicate key 'shape'");
+                return gg_fail(err, n, "malformed .npy header: duplicate key 'shape'");
             if (shape_tuple(&c, h))
-                return fail(err, n, "malformed .npy header: shape is not a tuple of integers");
+                return gg_fail(err, n, "malformed .npy header: shape is not a tuple of integers");
         } else {
-            return fail(err, n, "malformed .npy header: unexpected key '%s'", key);
+            return gg_fail(err, n, "malformed .npy header: unexpected key '%s'", key);
         }
         if (accept(&c, ','))
             continue;
         if (accept(&c, '}'))
             break;
-        return fail(err, n, "malformed .npy header: expected ',' or '}' at byte %zu", c.i);
+        return gg_fail(err, n, "malformed .npy header: expected ',' or '}' at byte %zu", c.i);
     }
     while (c.i < c.n && c.s[c.i] == ' ')
         c.i++;
     if (c.i != c.n)
-        return fail(err, n, "malformed .npy header: unexpected text after the dict at byte %zu",
-                    c.i);
+        return gg_fail(err, n, "malformed .npy header: unexpected text after the dict at byte %zu",
+                       c.i);
     if (!seen_descr || !seen_fortran || !seen_shape)
-        return fail(err, n, "malformed .npy header: missing key '%s'",
-                    !seen_descr ? "descr" : !seen_fortran ? "fortran_order" : "shape");
+        return gg_fail(err, n, "malformed .npy header: missing key '%s'",
+                       !seen_descr ? "descr" : !seen_fortran ? "fortran_order" : "shape");
     return 0;
 }
 
@@ -251,19 +239,19 @@ static int parse_dict(const char *s, size_t len, header_fields *h, char *err, si
 static int check_fields(const header_fields *h, int *rows, int *cols, char *err, size_t n)
 {
     if (strcmp(h->descr, "<f4") != 0)
-        return fail(err, n, "unsupported dtype '%s' (need '<f4', little-endian float32)",
-                    h->descr);
+        return gg_fail(err, n, "unsupported dtype '%s' (need '<f4', little-endian float32)",
+                       h->descr);
     if (h->fortran)
-        return fail(err, n, "Fortran-order arrays are not supported (fortran_order is True)");
+        return gg_fail(err, n, "Fortran-order arrays are not supported (fortran_order is True)");
     if (h->ndims != 2)
-        return fail(err, n, "array is %d-D with shape %s; need a 2-D matrix", h->ndims,
-                    h->shape_text);
+        return gg_fail(err, n, "array is %d-D with shape %s; need a 2-D matrix", h->ndims,
+                       h->shape_text);
     if (h->dims[0] == 0 || h->dims[1] == 0)
-        return fail(err, n, "shape %s has a zero dimension", h->shape_text);
+        return gg_fail(err, n, "shape %s has a zero dimension", h->shape_text);
     if (h->dim_overflow || h->dims[0] > GG_NPY_MAX_ELEMS || h->dims[1] > GG_NPY_MAX_ELEMS ||
         h->dims[0] * h->dims[1] > (unsigned long long)GG_NPY_MAX_ELEMS)
-        return fail(err, n, "shape %s is absurd (more than %lld elements)", h->shape_text,
-                    GG_NPY_MAX_ELEMS);
+        return gg_fail(err, n, "shape %s is absurd (more than %lld elements)", h->shape_text,
+                       GG_NPY_MAX_ELEMS);
     *rows = (int)h->dims[0];
     *cols = (int)h->dims[1];
     return 0;
@@ -275,11 +263,11 @@ static int check_data(size_t data_off, int rows, int cols, size_t total, char *e
     size_t need = (size_t)rows * (size_t)cols * 4;
     size_t have = total - data_off;
     if (have < need)
-        return fail(err, n, "truncated data: shape (%d, %d) needs %zu bytes, the file has %zu",
-                    rows, cols, need, have);
+        return gg_fail(err, n, "truncated data: shape (%d, %d) needs %zu bytes, the file has %zu",
+                       rows, cols, need, have);
     if (have > need)
-        return fail(err, n, "%zu bytes of trailing data after the (%d, %d) array", have - need,
-                    rows, cols);
+        return gg_fail(err, n, "%zu bytes of trailing data after the (%d, %d) array", have - need,
+                       rows, cols);
     return 0;
 }
 
@@ -292,7 +280,7 @@ static int parse_meta(const unsigned char *buf, size_t have, size_t total, size_
     if (parse_preamble(buf, have, total, &hoff, &hlen, err, n))
         return -1;
     if (have < hoff + hlen)
-        return fail(err, n, "internal: header not read");
+        return gg_fail(err, n, "internal: header not read");
     if (parse_dict((const char *)buf + hoff, hlen, &h, err, n) ||
         check_fields(&h, rows, cols, err, n))
         return -1;
@@ -311,7 +299,7 @@ int gg_npy_parse(const unsigned char *buf, size_t len, float **data, int *rows, 
     size_t count = (size_t)r * (size_t)c;
     float *d = malloc(count * sizeof *d);
     if (!d)
-        return fail(err, errlen, "out of memory for a (%d, %d) array", r, c);
+        return gg_fail(err, errlen, "out of memory for a (%d, %d) array", r, c);
     memcpy(d, buf + off, count * sizeof *d);
     if (!little_endian())
         swap4(d, count);
@@ -348,11 +336,11 @@ int gg_npy_read(const char *path, float **data, int *rows, int *cols, char *err,
     *data = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return gg_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, "%s: not a regular file", path);
+        return gg_fail(err, errlen, "%s: not a regular file", path);
     }
     size_t total = (size_t)st.st_size;
     unsigned char pre[12];
@@ -406,7 +394,7 @@ bad:
     close(fd);
     free(head);
     free(d);
-    return fail(err, errlen, "%s: %s", path, msg);
+    return gg_fail(err, errlen, "%s: %s", path, msg);
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -496,25 +484,25 @@ int gg_npy_write(const char *path, const float *data, int rows, int cols, char *
                  size_t errlen)
 {
     if (!size_ok(rows, cols))
-        return fail(err, errlen, "%s: cannot write a (%d, %d) array", path, rows, cols);
+        return gg_fail(err, errlen, "%s: cannot write a (%d, %d) array", path, rows, cols);
     size_t plen = strlen(path);
     if (plen == 0 || path[plen - 1] == '/')
-        return fail(err, errlen, "'%s' is not a file name", path);
+        return gg_fail(err, errlen, "'%s' is not a file name", path);
 
     mode_t mode;
     struct stat st;
     if (lstat(path, &st) == 0) {
         if (!S_ISREG(st.st_mode))
-            return fail(err, errlen, "%s: exists and is not a regular file; not replaced", path);
+            return gg_fail(err, errlen, "%s: exists and is not a regular file; not replaced", path);
         if ((st.st_mode & 0222) == 0)
-            return fail(err, errlen, "%s: exists and is read-only; not replaced", path);
+            return gg_fail(err, errlen, "%s: exists and is read-only; not replaced", path);
         mode = st.st_mode & 07777;
     } else if (errno == ENOENT) {
         mode_t mask = umask(022);
         umask(mask);
         mode = 0666 & ~mask;
     } else {
-        return fail(err, errlen, "%s: %s", path, strerror(errno));
+        return gg_fail(err, errlen, "%s: %s", path, strerror(errno));
     }
 
     /* Temporary name ".<base>.tmp-XXXXXX" beside the destination. */
@@ -523,13 +511,13 @@ int gg_npy_write(const char *path, const float *data, int rows, int cols, char *
     const char *base = path + dirlen;
     char *tmp = malloc(plen + 16);
     if (!tmp)
-        return fail(err, errlen, "%s: out of memory", path);
+        return gg_fail(err, errlen, "%s: out of memory", path);
     memcpy(tmp, path, dirlen);
     sprintf(tmp + dirlen, ".%s.tmp-XXXXXX", base);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
-        fail(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
+        gg_fail(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
         free(tmp);
         return -1;
     }
@@ -569,6 +557,6 @@ fail_fd: {
         close(fd);
     unlink(tmp);
     free(tmp);
-    return fail(err, errlen, "%s: %s failed: %s; file not written", path, step, strerror(e));
+    return gg_fail(err, errlen, "%s: %s failed: %s; file not written", path, step, strerror(e));
 }
 }

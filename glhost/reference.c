@@ -3,23 +3,11 @@
 
 #include <cblas.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *err, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
+#include "gen/util.h"
 
 void gg_reference_free(gg_reference *ref)
 {
@@ -48,7 +36,7 @@ int gg_reference_compute(const gg_inputs *in, float alpha, float beta, gg_refere
 {
     memset(ref, 0, sizeof *ref);
     if (beta != 0.0f && !in->c0)
-        return fail(err, errlen, "internal: beta is %g but there is no C input", (double)beta);
+        return gg_fail(err, errlen, "internal: beta is %g but there is no C input", (double)beta);
     size_t mk = (size_t)in->m * (size_t)in->k, kn = (size_t)in->k * (size_t)in->n;
     size_t mn = (size_t)in->m * (size_t)in->n;
     double *a = widen(in->a, mk), *b = widen(in->b, kn);
@@ -58,8 +46,8 @@ int gg_reference_compute(const gg_inputs *in, float alpha, float beta, gg_refere
         free(a);
         free(b);
         gg_reference_free(ref);
-        return fail(err, errlen, "out of memory for the %dx%dx%d reference", in->m, in->n,
-                    in->k);
+        return gg_fail(err, errlen, "out of memory for the %dx%dx%d reference", in->m, in->n,
+                       in->k);
     }
     ref->m = in->m;
     ref->n = in->n;

@@ -2,27 +2,15 @@
 #include "search/bench.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/util.h"
 #include "search/fileio.h"
 
 const char *const gg_bench_names[GG_BENCH_NROWS] = {
     "larsen", "nv-multi", "nv-single", "tfjs", "best", "cpu-blas",
 };
-
-static int fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 void gg_bench_ratios(gg_bench *b)
 {
@@ -123,7 +111,7 @@ int gg_bench_write(const gg_bench *b, const char *path, char *err, size_t errlen
 {
     char *text = gg_bench_csv(b);
     if (!text)
-        return fail(err, errlen, "cannot format the bench rows of card '%s'", b->card);
+        return gg_fail(err, errlen, "cannot format the bench rows of card '%s'", b->card);
     int rc = gg_write_atomic(path, text, strlen(text), err, errlen);
     free(text);
     return rc;
@@ -145,21 +133,21 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     char *comma = strchr(line, ',');
     char *last = strrchr(line, ',');
     if (!comma || comma == last)
-        return fail(err, errlen, "%s line %d: not a bench row", path, lineno);
+        return gg_fail(err, errlen, "%s line %d: not a bench row", path, lineno);
     int idx = name_index(line, (size_t)(comma - line));
     if (idx < 0)
-        return fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
+        return gg_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
                                  "nv-single, tfjs, best or cpu-blas)",
-                    path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
+                       path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
     gg_bench_row *r = &b->rows[idx];
     if (r->present)
-        return fail(err, errlen, "%s line %d: a second %s row", path, lineno, gg_bench_names[idx]);
+        return gg_fail(err, errlen, "%s line %d: a second %s row", path, lineno, gg_bench_names[idx]);
     char *end;
     const char *rs = last + 1;
     double ratio = strtod(rs, &end);
     if (!*rs || *end || !isfinite(ratio) || ratio < 0)
-        return fail(err, errlen, "%s line %d: ratio_to_cpu '%.40s' is not a number >= 0", path,
-                    lineno, rs);
+        return gg_fail(err, errlen, "%s line %d: ratio_to_cpu '%.40s' is not a number >= 0", path,
+                       lineno, rs);
     *last = '\0';
     char *mid = comma + 1;
     /* The CPU row's seven variant columns are empty: give the parser the
@@ -171,7 +159,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
         for (int col = 0; col < 4 && f; col++)
             f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
         if (!f || strncmp(f, ",,,,,,,", 7))
-            return fail(err, errlen, "%s line %d: the cpu-blas row must leave the variant "
+            return gg_fail(err, errlen, "%s line %d: the cpu-blas row must leave the variant "
                                      "columns empty", path, lineno);
         snprintf(fixed, sizeof fixed, "%.*s1x1,1x1,all,0,330,glsl,pingpong%s", (int)(f - mid),
                  mid, f + 6);
@@ -181,7 +169,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     gg_problem p;
     gg_problem_default(&p);
     if (gg_csv_parse(mid, card, sizeof card, &p, &r->v, &r->m, perr, sizeof perr))
-        return fail(err, errlen, "%s line %d: %s", path, lineno, perr);
+        return gg_fail(err, errlen, "%s line %d: %s", path, lineno, perr);
     if (*first) {
         snprintf(b->card, sizeof b->card, "%s", card);
         b->m = p.m;
@@ -189,8 +177,8 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
         b->k = p.k;
         *first = false;
     } else if (strcmp(card, b->card) || p.m != b->m || p.n != b->n || p.k != b->k) {
-        return fail(err, errlen, "%s line %d: card or problem differs from the first row", path,
-                    lineno);
+        return gg_fail(err, errlen, "%s line %d: card or problem differs from the first row", path,
+                       lineno);
     }
     r->present = true;
     r->has_variant = !cpu;
@@ -206,7 +194,7 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
     char rerr[300];
     char *text = gg_read_text(path, 1 << 20, NULL, rerr, sizeof rerr);
     if (!text)
-        return fail(err, errlen, "%s", rerr);
+        return gg_fail(err, errlen, "%s", rerr);
     int rc = 0, lineno = 0;
     bool first = true;
     char *save = NULL;
@@ -215,8 +203,8 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
         if (lineno == 1) {
             line[strcspn(line, "\r")] = '\0';
             if (strcmp(line, GG_BENCH_CSV_HEADER)) {
-                rc = fail(err, errlen, "%s: the first line is not the bench header (%s)", path,
-                          GG_BENCH_CSV_HEADER);
+                rc = gg_fail(err, errlen, "%s: the first line is not the bench header (%s)", path,
+                             GG_BENCH_CSV_HEADER);
                 break;
             }
             continue;
@@ -225,9 +213,9 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
             break;
     }
     if (!rc && lineno == 0)
-        rc = fail(err, errlen, "%s is empty", path);
+        rc = gg_fail(err, errlen, "%s is empty", path);
     else if (!rc && first)
-        rc = fail(err, errlen, "%s has no rows", path);
+        rc = gg_fail(err, errlen, "%s has no rows", path);
     free(text);
     return rc;
 }
