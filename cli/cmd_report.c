@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "gen/util.h"
 #include "glhost/cpublas.h"
 #include "search/fileio.h"
 #include "search/gpu.h"
@@ -116,13 +117,6 @@ typedef struct {
     double last;
 } sweep_progress;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void on_point(void *user, const gg_search *s, const gg_variant *v, const gg_outcome *o,
                      const gg_measurement *m, bool fresh)
 {
@@ -131,7 +125,7 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
     sweep_progress *p = user;
     p->done++;
     p->fresh += fresh;
-    double t = now_s();
+    double t = gg_now_s();
     if (fresh && (t - p->last > 3 || p->done == p->total)) {
         char vt[GG_VARIANT_TEXT];
         fprintf(stderr, "report: sweep %ld/%ld %s %s %.3f GFLOP/s\n", p->done, p->total,

@@ -5,21 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "gen/util.h"
 
 static void all_cores(void)
 {
@@ -53,16 +41,15 @@ int gg_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *r
             memset(c, 0, mn * sizeof *c); /* BLAS does not read C when beta is 0 */
         else
             memcpy(c, in->c0, mn * sizeof *c);
-        double t0 = now_s();
+        double t0 = gg_now_s();
         cblas_sgemm(CblasRowMajor, in->transa ? CblasTrans : CblasNoTrans,
                     in->transb ? CblasTrans : CblasNoTrans, in->m, in->n, in->k, p->alpha, in->a,
                     in->lda, in->b, in->ldb, p->beta, c, in->n);
-        double dt = now_s() - t0;
+        double dt = gg_now_s() - t0;
         if (r >= 0)
             t[r] = dt;
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    out->seconds = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    out->seconds = gg_median(t, reps);
     out->passes = 0;
     gg_verdict vd;
     gg_verify(ref, c, &vd);

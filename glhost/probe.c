@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "gen/util.h"
 #include "glhost/probe_internal.h"
 
 /* Longest single draw we aim for: far below the ~2 s at which NVIDIA draws
@@ -39,25 +39,6 @@ void gg_probe_opts_default(gg_probe_opts *o, bool quick)
     o->quick = quick;
     o->reps = quick ? 3 : 5;
     o->target_s = quick ? 0.004 : 0.15;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static void add_row(gg_probe_result *r, const char *metric, const char *variant, double value,
@@ -108,13 +89,13 @@ static gg_status gl_check(probe *p, const char *what)
 static double time_rep(const pk_kernel *k, int iters, int draws)
 {
     glFinish();
-    double t0 = now_s();
+    double t0 = gg_now_s();
     for (int d = 0; d < draws; d++) {
         pk_draw(k, iters);
         glFlush(); /* else llvmpipe's binner drops an opaque draw the next one covers */
     }
     glFinish();
-    return now_s() - t0;
+    return gg_now_s() - t0;
 }
 
 /* Picks the iteration count (iters0 .. iters_max, a multiple of iters0's
@@ -148,7 +129,7 @@ static double time_point(const probe *p, const pk_kernel *k, int iters, int draw
     time_rep(k, iters, draws);
     for (int i = 0; i < p->reps; i++)
         v[i] = time_rep(k, iters, draws);
-    return median(v, p->reps);
+    return gg_median(v, p->reps);
 }
 
 /* Compares a few fragments of every target with the CPU model. */
@@ -312,11 +293,11 @@ static gg_status probe_write(probe *p, int max_targets)
 static double time_read(const pk_kernel *k, float *buf, int reads)
 {
     glFinish();
-    double t0 = now_s();
+    double t0 = gg_now_s();
     for (int i = 0; i < reads; i++)
         glReadPixels(0, 0, k->w, k->h, GL_RGBA, GL_FLOAT, buf);
     glFinish();
-    return now_s() - t0;
+    return gg_now_s() - t0;
 }
 
 static gg_status probe_readback(probe *p)
@@ -344,7 +325,7 @@ static gg_status probe_readback(probe *p)
     time_read(&k, buf, reads);
     for (int i = 0; i < p->reps; i++)
         v[i] = time_read(&k, buf, reads);
-    double sec = median(v, p->reps);
+    double sec = gg_median(v, p->reps);
     st = gl_check(p, "read-back");
     for (int y = 0; st == GG_OK && y < s; y += s / 4 ? s / 4 : 1)
         for (int x = 0; st == GG_OK && x < s; x += s / 3 ? s / 3 : 1) {

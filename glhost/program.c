@@ -5,16 +5,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gen/spirv.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "gen/util.h"
 
 static void set_detail(gg_program *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -314,7 +307,7 @@ static bool spirv_usable(gg_program *p)
 gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int k)
 {
     start(p);
-    double t0 = now_s();
+    double t0 = gg_now_s();
     bool spirv = v->compiler == GG_COMPILER_SPIRV;
     if (spirv && v->profile != GG_PROFILE_330) {
         p->status = GG_INVALID;
@@ -332,14 +325,14 @@ gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int
         return p->status;
     }
     link_program(p, spirv);
-    p->compile_s = now_s() - t0;
+    p->compile_s = gg_now_s() - t0;
     return p->status;
 }
 
 gg_status gg_program_build_text(gg_program *p, const char *vert, const char *frag, bool spirv)
 {
     start(p);
-    double t0 = now_s();
+    double t0 = gg_now_s();
     if (spirv && !spirv_usable(p))
         return p->status;
     p->vert_src = strdup(vert);
@@ -350,7 +343,7 @@ gg_status gg_program_build_text(gg_program *p, const char *vert, const char *fra
         return p->status;
     }
     link_program(p, spirv);
-    p->compile_s = now_s() - t0;
+    p->compile_s = gg_now_s() - t0;
     return p->status;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/util.h"
 #include "search/report.h"
 
 static bool same_outer(const gg_variant *a, const gg_variant *b)
@@ -73,12 +74,6 @@ int gg_curve_dips(const double *g, int n, int w, double drop, int *idx, int max)
     return count < max ? count : max;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 bool gg_dips_sparse(int ndips, int npoints)
 {
     return 4 * ndips <= npoints;
@@ -97,8 +92,7 @@ double gg_curve_scatter(const double *g, const bool *skip, int n)
             d[k++] = fabs(g[i] - 0.5 * (g[i - 1] + g[i + 1])) / g[i];
     double med = 0;
     if (k) {
-        qsort(d, (size_t)k, sizeof *d, cmp_double);
-        med = k % 2 ? d[k / 2] : 0.5 * (d[k / 2 - 1] + d[k / 2]);
+        med = gg_median(d, k);
     }
     free(d);
     return med;
