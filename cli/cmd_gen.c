@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "search/fileio.h"
 
 enum { OPT_O = 1, OPT_VERTEX, OPT_CARD, OPT_WRITE };
 
@@ -83,33 +84,9 @@ static int handle(void *self, int id, const char *value)
  * a message printed. */
 static int write_atomic(const cli_common *c, const char *path, const char *text)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return cli_error(c, "out of memory"), -1;
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        cli_error(c, "cannot write %s: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; a written file gets the usual mode */
-    FILE *f = fdopen(fd, "w");
-    size_t len = strlen(text);
-    bool ok = f && fwrite(text, 1, len, f) == len;
-    ok = f && fclose(f) == 0 && ok;
-    if (!f)
-        close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        cli_error(c, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
+    char err[600];
+    if (gg_write_atomic(path, text, strlen(text), err, sizeof err) != 0)
+        return cli_error(c, "%s", err), -1;
     return 0;
 }
 

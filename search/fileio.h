@@ -1,4 +1,4 @@
-/* search/fileio: the small file helpers bench and report share.  No GL.
+/* search/fileio: the small file helpers bench, report and cli share.  No GL.
  *  - gg_write_atomic(): the whole text or nothing: a temporary file beside
  *    path (mkstemp), written, fsync()ed, then renamed over path; on any
  *    failure the temporary file is removed and path is left as it was.
