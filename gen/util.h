@@ -5,15 +5,19 @@
  *  - gg_now_s(): CLOCK_MONOTONIC in seconds.
  *  - gg_cmp_double(): qsort comparator, ascending.
  *  - gg_median(): the median of v[0..n) (n >= 1); sorts v in place; of an
- *    even count, the mean of the middle two. */
+ *    even count, the mean of the middle two.
+ *  - gg_splitmix64(): the next number of Vigna's splitmix64 sequence; the
+ *    same sequence everywhere for a starting state (inputs, samples, seeds). */
 #ifndef GLGEMM_GEN_UTIL_H
 #define GLGEMM_GEN_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 int gg_fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 double gg_now_s(void);
 int gg_cmp_double(const void *a, const void *b);
 double gg_median(double *v, int n);
+uint64_t gg_splitmix64(uint64_t *state);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gen/util.h"
 #include "glhost/inputs.h"
 #include "glhost/reference.h"
 
@@ -231,14 +232,6 @@ static int check_element(const state *s, int i, int j, char *why, size_t len)
     return 0;
 }
 
-static uint64_t mix(uint64_t *st)
-{
-    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static int check_samples(const state *s, uint64_t seed, int samples, char *why, size_t len)
 {
     int m = s->g->m, n = s->g->n;
@@ -248,7 +241,8 @@ static int check_samples(const state *s, uint64_t seed, int samples, char *why, 
             return 1;
     uint64_t st = seed ^ 0x5A5A5A5A5A5A5A5Aull;
     for (int t = 4; t < samples; t++) {
-        int i = (int)(mix(&st) % (uint64_t)m), j = (int)(mix(&st) % (uint64_t)n);
+        int i = (int)(gg_splitmix64(&st) % (uint64_t)m);
+        int j = (int)(gg_splitmix64(&st) % (uint64_t)n);
         if (check_element(s, i, j, why, len))
             return 1;
     }

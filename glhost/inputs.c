@@ -8,22 +8,14 @@
 #include "gen/util.h"
 #include "glhost/npy.h"
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void gg_fill_uniform(float *dst, size_t count, uint64_t seed, unsigned stream)
 {
     /* Each stream starts from a scrambled (seed, stream) pair. */
     uint64_t st = seed ^ ((uint64_t)(stream + 1) << 56);
-    st = splitmix64(&st);
+    st = gg_splitmix64(&st);
     for (size_t i = 0; i < count; i++) {
         /* 24 random bits -> (u - 2^23) / 2^23: exact in float, in [-1, 1). */
-        int32_t u = (int32_t)(splitmix64(&st) >> 40);
+        int32_t u = (int32_t)(gg_splitmix64(&st) >> 40);
         dst[i] = (float)(u - (1 << 23)) * (1.0f / 8388608.0f);
     }
 }

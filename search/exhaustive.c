@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "gen/util.h"
+
 /* When nothing at all is left, what --fix asked for is looked at once, so
  * that the records say why (unsupported, invalid) instead of saying
  * nothing. */
@@ -15,18 +17,25 @@ static int nothing_left(gg_search *s, const gg_variant *pruned)
     return gs_look(s, pruned, &sc) < 0 ? -1 : 0;
 }
 
+/* The cells of the space: their count (> 0) with *cells to free; 0 when
+ * there is nothing to walk (nothing_left has been done); -1 on failure. */
+static int open_cells(gg_search *s, gs_cell **cells)
+{
+    gg_variant pruned;
+    int n = gs_cells(s, true, cells, &pruned);
+    if (n != 0)
+        return n;
+    free(*cells);
+    return nothing_left(s, &pruned);
+}
+
 int gs_exhaustive(gg_search *s)
 {
     gs_cell *cells;
-    gg_variant pruned;
-    int n = gs_cells(s, true, &cells, &pruned);
-    if (n < 0)
-        return -1;
+    int n = open_cells(s, &cells);
+    if (n <= 0)
+        return n;
     int rc = 0;
-    if (n == 0) {
-        rc = nothing_left(s, &pruned);
-        goto out;
-    }
     long total = 0;
     for (int i = 0; i < n; i++)
         total += cells[i].nnp;
@@ -42,32 +51,17 @@ int gs_exhaustive(gg_search *s)
                 break;
             }
         }
-out:
     free(cells);
     return rc;
-}
-
-/* splitmix64: small, and the same sequence everywhere for a seed. */
-static uint64_t next_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 int gs_random(gg_search *s)
 {
     gs_cell *cells;
-    gg_variant pruned;
-    int n = gs_cells(s, true, &cells, &pruned);
-    if (n < 0)
-        return -1;
+    int n = open_cells(s, &cells);
+    if (n <= 0)
+        return n;
     int rc = 0;
-    if (n == 0) {
-        rc = nothing_left(s, &pruned);
-        goto out;
-    }
     /* Prefix sums: a uniform index over all points picks a cell and an np. */
     long *pre = malloc((size_t)(n + 1) * sizeof *pre);
     if (!pre) {
@@ -84,7 +78,7 @@ int gs_random(gg_search *s)
     long drawn = 0;          /* distinct points of this space looked at */
     long misses = 0;         /* draws of a point already looked at */
     while (drawn < want && misses < 64 * total + 1024) {
-        long idx = (long)(next_rand(&state) % (uint64_t)total);
+        long idx = (long)(gg_splitmix64(&state) % (uint64_t)total);
         int lo = 0, hi = n; /* the cell: pre[lo] <= idx < pre[lo + 1] */
         while (hi - lo > 1) {
             int mid = (lo + hi) / 2;
