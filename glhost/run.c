@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "glhost/fault.h"
 #include "glhost/pack.h"
 #include "glhost/program.h"
 #include "glhost/run.h"
@@ -247,6 +248,11 @@ static bool upload(run_state *s)
                 glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + (GLenum)t,
                                        GL_TEXTURE_2D, cb->tex[set][t], 0);
             glDrawBuffers(L->targets, draw);
+            if (gg_fault("fbo_incomplete")) { /* tests only (fault.h): a zero-size target */
+                glBindTexture(GL_TEXTURE_2D, cb->tex[set][0]);
+                glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, 0, 0, 0, pixel_format(s->tch),
+                             GL_FLOAT, NULL);
+            }
             GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
             if (st != GL_FRAMEBUFFER_COMPLETE) {
                 fail(s, GG_FBO_INCOMPLETE, "framebuffer of %d %s target%s %dx%d: %s", L->targets,
@@ -296,6 +302,17 @@ static void bind_prev(const run_state *s, const GLuint *tex)
     }
 }
 
+/* Tests only (fault.h): what a driver may do between two passes. */
+static void faults_mid_pass(void)
+{
+    if (gg_fault("hang"))
+        gg_fault_hang(); /* the shader never finishes */
+    if (gg_fault("crash"))
+        gg_fault_crash(); /* the driver dies */
+    if (gg_fault("gl_error"))
+        glBindTexture(GL_FLOAT, 0); /* not a texture target: GL_INVALID_ENUM */
+}
+
 /* Every pass of every block; no glFinish. */
 static void all_passes(run_state *s)
 {
@@ -323,6 +340,8 @@ static void all_passes(run_state *s)
                     glBindFramebuffer(GL_FRAMEBUFFER, cb->fbo[1 - src]);
                 }
                 glDrawArrays(GL_TRIANGLES, 0, 3);
+                if (c == 0 && pass == 0)
+                    faults_mid_pass();
                 if (s->v->acc == GG_ACC_COPY && pass + 1 < total)
                     for (int t = 0; t < L->targets; t++) {
                         /* BrookGPU's way: the framebuffer into the texture
@@ -563,6 +582,8 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         goto done;
 
     if (ref) {
+        if (gg_fault("wrong_result")) /* tests only (fault.h): one element wrong */
+            c[(size_t)in->m * in->n / 2] += 1000.0f;
         gg_verdict verdict;
         gg_verify(ref, c, &verdict);
         out->rel_err = verdict.rel_err;

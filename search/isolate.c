@@ -14,6 +14,8 @@
 #include <sys/prctl.h>
 #endif
 
+#include "glhost/fault.h"
+
 static double now(void)
 {
     struct timespec ts;
@@ -181,6 +183,7 @@ int gg_isolate_eval(gg_eval_fn eval, void *user, const gg_variant *v, double tim
                     gg_measurement *out)
 {
     eval_job j = {eval, user, v};
+    gg_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
     gg_measurement m;
     gg_measurement_init(&m);
     char detail[sizeof m.detail];

@@ -24,5 +24,6 @@ Suite *make_api_suite(void);
 Suite *make_bench_suite(void);
 Suite *make_report_suite(void);
 Suite *make_regress_suite(void);
+Suite *make_fault_suite(void);
 
 #endif
