@@ -8,8 +8,11 @@
  *    spilling, many chains give a GPU independent work), summed into the
  *    target so no chain is dead.  uMul and uAdd are uniforms: lane w
  *    (v * 1 + 2^-10) cannot be simplified away and counts iterations exactly.
- *  - PK_FETCH: `iters` texelFetch of an R32F or RGBA32F texture, summed into
- *    four accumulators.  Friendly: fragment (x, y) reads texels (x + i, y),
+ *  - PK_FETCH: `iters` fetches of an R32F or RGBA32F texture, summed into
+ *    four accumulators.  A fetch samples a texel centre with normalized
+ *    coordinates and GL_NEAREST, as the GEMM's shaders do (gen/emit.c; on
+ *    llvmpipe texelFetch costs more a texel), so the ceiling is theirs.
+ *    Friendly: fragment (x, y) reads texels (x + i, y),
  *    neighbours read neighbours, as the GEMM's sweep along k.  Hostile: a
  *    hash of the fragment starts a walk with an odd stride of 2^32 / phi
  *    over the whole (large) texture, so almost every fetch misses.  Texel
@@ -101,12 +104,12 @@ static void emit_fetch(srcbuf *s, const pk_kernel *k)
     int mw = (1 << k->tex_log2w) - 1, mh = (1 << k->tex_log2h) - 1;
     if (k->pattern == GG_FETCH_FRIENDLY) {
         put(s, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
-               "    int y = p.y & %d;\n"
+               "    float y = (float(p.y & %d) + 0.5) / %d.0;\n"
                "    for (int i = 0; i < uIters; i += 4) {\n",
-            mh);
+            mh, mh + 1);
         for (int j = 0; j < 4; j++)
-            put(s, "        s%d += texelFetch(uTex, ivec2((p.x + i + %d) & %d, y), 0);\n", j, j,
-                mw);
+            put(s, "        s%d += texture(uTex, vec2((float((p.x + i + %d) & %d) + 0.5) / %d.0, y));\n",
+                j, j, mw, mw + 1);
         put(s, "    }\n");
     } else {
         unsigned all = (unsigned)(((uint64_t)1 << (k->tex_log2w + k->tex_log2h)) - 1);
@@ -116,8 +119,8 @@ static void emit_fetch(srcbuf *s, const pk_kernel *k)
                "    for (int i = 0; i < uIters; i += 4) {\n");
         for (int j = 0; j < 4; j++)
             put(s, "        { uint a = h & %uu; h += 2654435769u;\n"
-                   "          s%d += texelFetch(uTex, ivec2(int(a & %uu), int(a >> %d)), 0); }\n",
-                all, j, (unsigned)mw, k->tex_log2w);
+                   "          s%d += texture(uTex, (vec2(uvec2(a & %uu, a >> %d)) + 0.5) / vec2(%d.0, %d.0)); }\n",
+                all, j, (unsigned)mw, k->tex_log2w, mw + 1, mh + 1);
         put(s, "    }\n");
     }
     put(s, "    oColor = (s0 + s1) + (s2 + s3);\n}\n");
@@ -227,8 +230,12 @@ static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
     glGenTextures(1, &k->src);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, k->src);
+    /* The sampler state of the GEMM's input textures (glhost/run.c). */
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     if (k->fmt == GG_FETCH_R32F)
         glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, w, h, 0, GL_RED, GL_FLOAT, data);
