@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "gen/fileio.h"
 #include "glhost/cpublas.h"
-#include "search/fileio.h"
 #include "search/gpu.h"
 
 enum { OPT_CSV = 1, OPT_RESULTS };

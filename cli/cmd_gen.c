@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "search/fileio.h"
+#include "gen/fileio.h"
 
 enum { OPT_O = 1, OPT_VERTEX, OPT_CARD, OPT_WRITE };
 

@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "gen/fileio.h"
 #include "gen/util.h"
 #include "glhost/cpublas.h"
-#include "search/fileio.h"
 #include "search/gpu.h"
 #include "search/records.h"
 #include "search/report.h"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/fileio.h"
 #include "gen/util.h"
-#include "search/fileio.h"
 
 const char *const gg_bench_names[GG_BENCH_NROWS] = {
     "larsen", "nv-multi", "nv-single", "tfjs", "best", "cpu-blas",

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "search/fileio.h"
+#include "gen/fileio.h"
 #include "search/records.h"
 #include "search/report.h"
 

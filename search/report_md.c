@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/fileio.h"
+#include "gen/fileio.h"
 #include "search/records.h"
 #include "search/report_int.h"
 

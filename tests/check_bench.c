@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/fileio.h"
 #include "glhost/cpublas.h"
 #include "glhost/inputs.h"
 #include "glhost/reference.h"
 #include "search/bench.h"
-#include "search/fileio.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
 

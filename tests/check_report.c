@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/fileio.h"
 #include "glhost/csv.h"
 #include "search/bench.h"
-#include "search/fileio.h"
 #include "search/gpu.h"
 #include "search/records.h"
 #include "search/report.h"

@@ -1,5 +1,5 @@
 /* File helpers: see fileio.h. */
-#include "search/fileio.h"
+#include "gen/fileio.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,11 +1,12 @@
-/* search/fileio: the small file helpers bench, report and cli share.  No GL.
+/* gen/fileio: small file helpers every layer shares (shader files, records,
+ * bench, report, probe.csv, cli).  No GL: only the C library and POSIX.
  *  - gg_write_atomic(): the whole text or nothing: a temporary file beside
  *    path (mkstemp), written, fsync()ed, then renamed over path; on any
  *    failure the temporary file is removed and path is left as it was.
  *  - gg_mkdirs(): mkdir -p.
  *  - gg_read_text(): a whole (small) file, malloc'd and NUL-terminated. */
-#ifndef GLGEMM_FILEIO_H
-#define GLGEMM_FILEIO_H
+#ifndef GLGEMM_GEN_FILEIO_H
+#define GLGEMM_GEN_FILEIO_H
 
 #include <stddef.h>
 
