@@ -12,6 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gen/fileio.h"
+
+/* The validator's messages and binary are read whole; no real limit. */
+#define MAX_READ ((size_t)1 << 30)
+
 #define VALIDATOR "glslangValidator"
 
 static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -29,42 +34,6 @@ static char *dup_printf(const char *fmt, ...)
         va_end(ap);
     }
     return s;
-}
-
-/* The whole file, NUL-terminated; NULL if unreadable. */
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *p = realloc(buf, cap * 2);
-            if (!p) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = p;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
 }
 
 static int write_all(const char *path, const char *text)
@@ -158,7 +127,7 @@ gg_spirv_result gg_spirv_compile(const char *glsl, gg_stage stage, void **spv, s
             goto done;
         }
     }
-    text = read_all(msg, NULL);
+    text = gg_read_text(msg, MAX_READ, NULL, NULL, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         if (log)
             *log = dup_printf("%s could not be run", VALIDATOR);
@@ -179,7 +148,7 @@ gg_spirv_result gg_spirv_compile(const char *glsl, gg_stage stage, void **spv, s
         goto done;
     }
     size_t n = 0;
-    char *bin = read_all(out, &n);
+    char *bin = gg_read_text(out, MAX_READ, &n, NULL, 0);
     if (!bin || n == 0 || n % 4 != 0) {
         free(bin);
         if (log)
