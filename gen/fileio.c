@@ -2,6 +2,7 @@
 #include "gen/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,16 @@ int gg_write_atomic(const char *path, const char *data, size_t len, char *err, s
         return -1;
     }
     free(tmp);
+    /* Make the rename itself durable (a power cut keeps the new file); a
+     * failure here loses nothing that was written. */
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+    int dfd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    free(dir);
     return 0;
 }
 

@@ -1,8 +1,9 @@
 /* gen/fileio: small file helpers every layer shares (shader files, records,
  * bench, report, probe.csv, cli).  No GL: only the C library and POSIX.
  *  - gg_write_atomic(): the whole text or nothing: a temporary file beside
- *    path (mkstemp), written, fsync()ed, then renamed over path; on any
- *    failure the temporary file is removed and path is left as it was.
+ *    path (mkstemp), written, fsync()ed, then renamed over path (and the
+ *    folder fsync()ed); on any failure the temporary file is removed and
+ *    path is left as it was.
  *  - gg_mkdirs(): mkdir -p.
  *  - gg_read_text(): a whole (small) file, malloc'd and NUL-terminated. */
 #ifndef GLGEMM_GEN_FILEIO_H

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gen/fileio.h"
 #include "glhost/csv.h"
 #include "glhost/fault.h"
 
@@ -21,28 +22,6 @@ struct gg_records {
     char card[GG_CARD_MAX];
     int m, n, k;
 };
-
-static int mkdir_p(const char *dir, char *err, size_t errlen)
-{
-    char buf[512];
-    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
-        snprintf(err, errlen, "path too long: %s", dir);
-        return -1;
-    }
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-            *p = '\0';
-            if (mkdir(buf, 0755) && errno != EEXIST) {
-                snprintf(err, errlen, "cannot create %s: %s", buf, strerror(errno));
-                return -1;
-            }
-            *p = c;
-            if (!c)
-                return 0;
-        }
-    }
-}
 
 static void stamp(char *buf, size_t len)
 {
@@ -270,7 +249,7 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
         snprintf(err, errlen, "results folder name too long");
         return NULL;
     }
-    if (mkdir_p(folder, err, errlen))
+    if (gg_mkdirs(folder, err, errlen))
         return NULL;
     gg_records *r = calloc(1, sizeof *r);
     if (!r) {
@@ -391,12 +370,11 @@ char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int
 int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
                   const gg_measurement *meas, char *err, size_t errlen)
 {
-    char path[512], tmp[560], folder[400];
+    char path[512], folder[400];
     snprintf(folder, sizeof folder, "%s/%s", dir, card);
-    if (mkdir_p(folder, err, errlen))
+    if (gg_mkdirs(folder, err, errlen))
         return -1;
     gg_best_path(path, sizeof path, dir, card, m, n, k);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     char canon[GG_VARIANT_TEXT], when[32], text[1024];
     gg_variant_format(v, canon, sizeof canon);
     time_t t = time(NULL);
@@ -407,29 +385,7 @@ int gg_best_write(const char *dir, const char *card, int m, int n, int k, const 
                        "%s\ngflops: %.6g\nseconds: %.6g\nrel_err: %.3g\ncard: %s\nproblem: %dx%dx%d\n"
                        "written: %s\n",
                        canon, meas->gflops, meas->seconds, meas->rel_err, card, m, n, k, when);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    if (write_all(fd, text, (size_t)len) || fsync(fd)) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    close(fd);
-    if (rename(tmp, path)) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd); /* the rename itself survives a power cut */
-        close(dfd);
-    }
-    return 0;
+    return gg_write_atomic(path, text, (size_t)len, err, errlen);
 }
 
 int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
