@@ -2,14 +2,14 @@
  * per ceiling.  The ceilings (summary rows) a reader needs:
  *   mad,max,<GFLOP/s>                     fetch,<fmt>-<pattern>,<Gtexel/s and GB/s>
  *   write,targets-<n>,<Gtexel/s and GB/s> readback,rgba32f,<GB/s>
- * Written to a temporary file beside the target, then renamed over it. */
+ * Written whole or not at all (gen/fileio.h's gg_write_atomic). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "gen/fileio.h"
 #include "glhost/probe.h"
 
 static const char *header = "metric,variant,value,unit";
@@ -18,34 +18,24 @@ static const char *pat_names[] = {"friendly", "hostile"};
 
 int gg_probe_write_csv(const gg_probe_result *r, const char *path, char *err, size_t errlen)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     fprintf(f, "%s\n", header);
     for (int i = 0; i < r->nrows; i++)
         fprintf(f, "%s,%s,%.6g,%s\n", r->rows[i].metric, r->rows[i].variant, r->rows[i].value,
                 r->rows[i].unit);
-    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad || rename(tmp, path) != 0) {
-        if (!bad)
-            e = errno;
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    int rc = -1;
+    if (fclose(f) != 0 || !text)
+        snprintf(err, errlen, "cannot write %s: out of memory", path);
+    else
+        rc = gg_write_atomic(path, text, len, err, errlen);
+    free(text);
+    return rc;
 }
 
 /* Splits "a,b,c,d" in place into exactly four non-empty fields. */
