@@ -139,6 +139,9 @@ typedef struct {
 /* Fills out; returns 0, or -1 if m, n or k < 1 or the sizes overflow int. */
 int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out);
 
+/* Scalar k per k-step of a packing: lcm(r, c) (gg_layout.step). */
+int gg_mc_step(gg_shape mc);
+
 /* Shaders for the variant and problem, as the host compiles them, malloc'd
  * (NULL when out of memory or when gg_layout_compute fails).  The fragment
  * shader's first line is #version (glslang accepts nothing before it in ES

@@ -15,6 +15,8 @@ static int gcd(int a, int b)
 
 static long ceil_div(long a, long b) { return (a + b - 1) / b; }
 
+int gg_mc_step(gg_shape mc) { return mc.rows / gcd(mc.rows, mc.cols) * mc.cols; }
+
 int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
 {
     if (m < 1 || n < 1 || k < 1 || v->mc.rows < 1 || v->mc.cols < 1 ||
@@ -29,7 +31,7 @@ int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->tc = v->mrt.cols;
     L->targets = L->tr * L->tc;
     L->channels = L->r * L->c;
-    L->step = L->r / gcd(L->r, L->c) * L->c;
+    L->step = gg_mc_step(v->mc);
     L->a_texels_per_step = L->step / L->c;
     L->b_texels_per_step = L->step / L->r;
     L->ksteps = (int)ceil_div(k, L->step);

@@ -40,19 +40,9 @@ void gg_outcome_from_measurement(gg_outcome *o, const gg_measurement *m)
     o->rel_err = m->rel_err;
 }
 
-static int gcd(int a, int b)
-{
-    while (b) {
-        int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 int gg_ksteps(gg_shape mc, int k)
 {
-    int step = mc.rows / gcd(mc.rows, mc.cols) * mc.cols;
+    int step = gg_mc_step(mc);
     return (int)(((long)k + step - 1) / step);
 }
 
