@@ -24,7 +24,7 @@ double gg_now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int gg_cmp_double(const void *a, const void *b)
+static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -32,7 +32,7 @@ int gg_cmp_double(const void *a, const void *b)
 
 double gg_median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, gg_cmp_double);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

@@ -3,7 +3,6 @@
  *  - gg_fail(): formats one line into err (when err and n allow) and returns
  *    -1, so a check reads `return gg_fail(err, n, "...", ...);`.
  *  - gg_now_s(): CLOCK_MONOTONIC in seconds.
- *  - gg_cmp_double(): qsort comparator, ascending.
  *  - gg_median(): the median of v[0..n) (n >= 1); sorts v in place; of an
  *    even count, the mean of the middle two.
  *  - gg_splitmix64(): the next number of Vigna's splitmix64 sequence; the
@@ -16,7 +15,6 @@
 
 int gg_fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 double gg_now_s(void);
-int gg_cmp_double(const void *a, const void *b);
 double gg_median(double *v, int n);
 uint64_t gg_splitmix64(uint64_t *state);
 
