@@ -42,7 +42,7 @@ PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-
 	libegl-mesa0 libgl1-mesa-dri libglew-dev libglfw3-dev check libsubunit-dev \
 	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools clang libclang-rt-14-dev
 
-.PHONY: all deps check sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke valgrind \
+.PHONY: all deps check sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke valgrind sanitize-ci \
 	install uninstall
 .DEFAULT_GOAL := all
 
@@ -94,14 +94,26 @@ check: deps
 # ASan + UBSan build of the same suite, in its own build folder.  Leaks inside
 # the GL driver (Mesa, LLVM) are not ours: tests/lsan.supp names them.
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN_ENV = GLGEMM_BIN=$(abspath build-san/glgemm) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: deps
 	$(MAKE) BUILD=build-san BIN=build-san/glgemm OPT=-O1 \
 		SAN="$(SAN_FLAGS)" test-bin
-	GLGEMM_BIN=$(abspath build-san/glgemm) \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	CK_DEFAULT_TIMEOUT=600 $(XVFB) build-san/check_glgemm
+	$(SAN_ENV) CK_DEFAULT_TIMEOUT=600 $(XVFB) build-san/check_glgemm
+
+# CI's share of it (.ci/run): the same build on the suites' cases that need no
+# GL context (tags gl, glfw, slow left out) and without pack's 1665-case grid:
+# about a minute after the build.  `make sanitize` stays the full run.
+SAN_CI_SUITES = gen context search records isolate tune ref csv probe badinput api bench \
+	report regress
+sanitize-ci: deps
+	$(MAKE) BUILD=build-san BIN=build-san/glgemm OPT=-O1 \
+		SAN="$(SAN_FLAGS)" test-bin
+	@for s in $(SAN_CI_SUITES); do \
+	  $(SAN_ENV) CK_EXCLUDE_TAGS="gl glfw slow" CK_RUN_SUITE=$$s build-san/check_glgemm || exit 1; \
+	done
 
 # libFuzzer targets (clang), one per parser of outside input: tests/fuzz/.
 # fuzz-smoke (part of check) runs each for FUZZ_SMOKE seconds; `make fuzz` is
