@@ -48,4 +48,8 @@ run run nv-single,compiler=spirv --size 16 --reps 1
 run run larsen --a a.npy --b b.npy --c c.npy --beta 1 --out "$work/o.npy" --reps 1
 run run larsen --a trunc.npy --b b.npy
 run run mc=3x2 --size 8
+# tune: a watchdog kills an evaluation after --timeout s; memcheck is ~50x slower.
+run tune --size 8 --search random --budget 3 --reps 1 --timeout 300 --results "$work/results"
+run tune --size 8 --search random --budget 4 --reps 1 --timeout 300 --results "$work/results"
+run bench --size 8 --reps 1 --results "$work/results"
 exit $status
