@@ -312,6 +312,19 @@ char *gg_script_fig8(const gg_report_data *d, const gg_findings *fd)
                "set style fill solid 0.85 border -1\nset datafile missing '?'\n"
                "set ylabel 'GFLOP/s'\nset xlabel 'mc (texel packing)'\nset grid ytics\n"
                "set key outside right top\nset yrange [0:*]\n");
+    bool any = false;
+    for (int r = 0; r < fd->n_mrt; r++)
+        for (int c = 0; c < GG_F8_MC; c++)
+            any = any || fd->f8[r][c] >= 0;
+    if (!any) {
+        /* A tune that held mc to a value outside the figure's set (e.g.
+         * --fix mc=4x1) leaves nothing to draw: an empty frame that says so,
+         * since gnuplot refuses a plot with no valid point. */
+        fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nunset ytics\nunset xtics\n"
+                   "set label 1 'no records for mc in {1x1, 1x2, 1x4, 2x2} at this size' "
+                   "at graph 0.5, 0.5 center\nplot 2 notitle\n");
+        goto done;
+    }
     fprintf(f, "$d << EOD\nmc");
     for (int r = 0; r < fd->n_mrt; r++)
         fprintf(f, " mrt=%dx%d", fd->f8_mrt[r].rows, fd->f8_mrt[r].cols);
@@ -327,6 +340,7 @@ char *gg_script_fig8(const gg_report_data *d, const gg_findings *fd)
         fprintf(f, "\n");
     }
     fprintf(f, "EOD\nplot for [i=2:%d] $d using i:xtic(1) title columnheader(i)\n", fd->n_mrt + 1);
+done:
     if (fclose(f) != 0) {
         free(text);
         return NULL;

@@ -19,6 +19,7 @@
 #include "search/gpu.h"
 #include "search/records.h"
 #include "search/report.h"
+#include "search/report_int.h"
 #include "search/tune.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
@@ -579,6 +580,35 @@ static void check_svg(const char *dir, const char *name)
     free(svg);
 }
 
+/* A tune that held mc outside Figure 8's set (e.g. --fix mc=4x1) leaves no
+ * bar to draw; the figure is still written, as an empty frame saying so. */
+START_TEST(fig8_without_data)
+{
+    char dir[64];
+    tu_mkdtemp(dir, sizeof dir, "fig8");
+    static gg_report_data d;
+    static gg_findings f;
+    memset(&d, 0, sizeof d);
+    memset(&f, 0, sizeof f);
+    snprintf(d.card, sizeof d.card, "synth");
+    d.m = d.n = d.k = 64;
+    gg_variant_default(&f.base);
+    f.n_mrt = 2;
+    for (int r = 0; r < GG_F8_MRT; r++)
+        for (int c = 0; c < GG_F8_MC; c++)
+            f.f8[r][c] = -1;
+    char *script = gg_script_fig8(&d, &f);
+    ck_assert_ptr_nonnull(script);
+    ck_assert_ptr_nonnull(strstr(script, "no records for mc"));
+    char path[128], err[512] = "";
+    snprintf(path, sizeof path, "%s/fig8.svg", dir);
+    ck_assert_msg(gg_plot_svg(NULL, script, path, err, sizeof err) == 0, "%s", err);
+    check_svg(dir, "fig8.svg");
+    free(script);
+    tu_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(report_from_synthetic_folder)
 {
     char dir[64];
@@ -927,6 +957,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, curve_dips);
     tcase_add_test(tc, curve_scatter);
     tcase_add_test(tc, verdicts);
+    tcase_add_test(tc, fig8_without_data);
     tcase_add_test(tc, analysis_of_synthetic_records);
     suite_add_tcase(s, tc);
 
