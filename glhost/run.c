@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gen/util.h"
 #include "glhost/fault.h"
 #include "glhost/pack.h"
 #include "glhost/program.h"
@@ -20,25 +21,6 @@ void gg_run_log_free(gg_run_log *log)
     if (log->failed)
         gg_program_free(&log->program); /* its GL name is 0: texts only */
     log->failed = false;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-    qsort(x, (size_t)n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
 static const char *gl_error_name(GLenum e)
@@ -437,9 +419,9 @@ static void cleanup(run_state *s)
 static bool build(run_state *s, gg_run_log *log)
 {
     const gg_split *sp = &s->sp;
-    double t0 = now_s();
+    double t0 = gg_now_s();
     gg_status st = gg_program_build(&s->prog, s->v, sp->mb, sp->nb, sp->kb);
-    s->out->compile_s = now_s() - t0;
+    s->out->compile_s = gg_now_s() - t0;
     s->have_prog = true;
     if (st != GG_OK) {
         fail(s, st, "%s", s->prog.detail);
@@ -534,10 +516,10 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     if (!build(s, log) || !setup_draw(s))
         goto done;
 
-    double t0 = now_s();
+    double t0 = gg_now_s();
     bool ok = upload(s);
     glFinish();
-    out->upload_s = now_s() - t0;
+    out->upload_s = gg_now_s() - t0;
     if (!ok || !stage_ok(s, "uploading"))
         goto done;
 
@@ -557,12 +539,12 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
             goto done;
         if (use_query)
             glBeginQuery(GL_TIME_ELAPSED, s->query);
-        double a = now_s();
+        double a = gg_now_s();
         all_passes(s);
         if (use_query)
             glEndQuery(GL_TIME_ELAPSED);
         glFinish();
-        times[r] = now_s() - a;
+        times[r] = gg_now_s() - a;
         if (use_query) {
             GLuint64 ns = 0;
             glGetQueryObjectui64v(s->query, GL_QUERY_RESULT, &ns);
@@ -571,13 +553,13 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         if (!stage_ok(s, "timed run"))
             goto done;
     }
-    out->seconds = median(times, reps);
+    out->seconds = gg_median(times, reps);
     if (use_query)
-        out->gpu_s = median(gpu, reps);
+        out->gpu_s = gg_median(gpu, reps);
 
-    t0 = now_s();
+    t0 = gg_now_s();
     ok = read_back(s, c);
-    out->readback_s = now_s() - t0;
+    out->readback_s = gg_now_s() - t0;
     if (!ok)
         goto done;
 
