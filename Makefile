@@ -58,7 +58,7 @@ $(BUILD)/libglgemm-core.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The library of glgemm.h (glhost/api.c is its face): the core objects.
+# The library of glgemm.h (search/api.c is its face: it runs through glhost/ and picks the variant from search/'s records): the core objects.
 $(LIB_A): $(BUILD)/libglgemm-core.a
 	cp $< $@
 
