@@ -20,7 +20,8 @@ static const char *usage =
     "usage: glgemm probe [--backend egl|glfw] [--device N] [--quick] [--csv] [--reps R]\n"
     "                    [--results DIR]\n"
     "Microbenchmarks of the fragment path on this card: vec4 multiply-add rate,\n"
-    "texel fetch rate (R32F, RGBA32F; cache-friendly and cache-hostile), render-target\n"
+    "texel fetch rate (R32F, RGBA32F, RGBA16F; cache-friendly, cache-hostile, and the\n"
+    "GEMM's own pattern, the fetch ceiling of the fastest shaders), render-target\n"
     "write rate for 1 to 8 RGBA32F targets, glReadPixels read-back rate.  Each point:\n"
     "a warm-up, then the median of R repetitions (default 5; 3 with --quick) on a wall\n"
     "clock from the first draw to glFinish; every kernel's output is checked.\n"
@@ -92,8 +93,8 @@ static void on_progress(const char *line, void *user)
 static void print_table(const gg_probe_result *r, const gg_ctx_info *info, const char *slug,
                         bool quick)
 {
-    static const char *fmt_names[] = {"R32F", "RGBA32F"};
-    static const char *pat_names[] = {"cache-friendly", "cache-hostile"};
+    static const char *fmt_names[] = {"R32F", "RGBA32F", "RGBA16F"};
+    static const char *pat_names[] = {"cache-friendly", "cache-hostile", "GEMM pattern"};
     printf("card: %s   renderer: %s\nGL: %s   backend: %s\n", slug, info->renderer, info->version,
            info->backend);
     if (quick)
@@ -104,9 +105,10 @@ static void print_table(const gg_probe_result *r, const gg_ctx_info *info, const
             printf("  %-32s %12.2f\n", r->rows[i].variant, r->rows[i].value);
     printf("  %-32s %12.2f   (%s)\n", "max", r->mad_gflops, r->mad_best);
     printf("\n%-34s %12s %12s\n", "texel fetch", "Gtexel/s", "GB/s");
-    for (int f = 0; f < 2; f++)
-        for (int p = 0; p < 2; p++)
-            printf("  %-8s %-23s %12.3f %12.2f\n", fmt_names[f], pat_names[p],
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int p = 0; p < GG_FETCH_NPAT; p++)
+            if (r->fetch_gtexels[f][p] > 0)
+                printf("  %-8s %-23s %12.3f %12.2f\n", fmt_names[f], pat_names[p],
                    r->fetch_gtexels[f][p], r->fetch_gbs[f][p]);
     printf("\n%-34s %12s %12s\n", "render-target write (RGBA32F)", "Gtexel/s", "GB/s");
     for (int n = 1; n <= r->write_max_targets; n++)

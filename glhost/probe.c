@@ -227,38 +227,45 @@ static int ilog2_floor(int v)
 
 static gg_status probe_fetch(probe *p, int max_tex)
 {
-    static const char *fmt_names[] = {"r32f", "rgba32f"};
-    static const char *pat_names[] = {"friendly", "hostile"};
     gg_probe_result *r = p->r;
     int s = p->o->quick ? 32 : 512;
     int lmax = ilog2_floor(max_tex);
-    for (int f = 0; f < 2; f++)
-        for (int pat = 0; pat < 2; pat++) {
-            int l = pat == GG_FETCH_FRIENDLY ? ilog2_floor(s) : (p->o->quick ? 8 : 12);
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
+            if (!gg_probe_fetch_measured(f, pat))
+                continue;
+            /* Friendly: a texture of the viewport's size.  GEMM: x reaches
+             * 4 * s, y 2 * s (wrapped beyond).  Hostile: large. */
+            int l = pat == GG_FETCH_FRIENDLY ? ilog2_floor(s)
+                    : pat == GG_FETCH_GEMM   ? ilog2_floor(4 * s)
+                                             : (p->o->quick ? 8 : 12);
             if (l > lmax)
                 l = lmax;
             pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .tex_log2w = l,
                            .tex_log2h = l, .w = s, .h = s};
-            char name[48];
-            snprintf(name, sizeof name, "fetch %s-%s", fmt_names[f], pat_names[pat]);
+            char variant[48], name[64];
+            snprintf(variant, sizeof variant, "%s-%s", gg_fetch_fmt_names[f], gg_fetch_pat_names[pat]);
+            snprintf(name, sizeof name, "fetch %s", variant);
             int iters, draws;
             double sec;
-            /* Sums of up to 8192 texel values stay exact (probe_kernels.c). */
-            gg_status st = measure(p, &k, name, 4, p->o->quick ? 64 : 8192, &iters, &draws, &sec);
+            /* Sums of up to 8192 texel values stay exact (probe_kernels.c):
+             * the GEMM pattern adds 3 a k-step to each of its 4 sums. */
+            int per_iter = pat == GG_FETCH_GEMM ? 12 : 1;
+            int iters_max = pat == GG_FETCH_GEMM ? 2048 : 8192;
+            gg_status st = measure(p, &k, name, 4, p->o->quick ? (per_iter > 1 ? 8 : 64) : iters_max,
+                                   &iters, &draws, &sec);
             if (st != GG_OK)
                 return st;
-            double texels = (double)s * s * iters * draws;
+            double texels = (double)s * s * iters * per_iter * draws;
             double gt = texels / sec / 1e9;
-            double gbs = gt * (f == GG_FETCH_R32F ? 4 : 16);
+            double gbs = gt * gg_fetch_bytes(f);
             r->fetch_gtexels[f][pat] = gt;
             r->fetch_gbs[f][pat] = gbs;
-            char variant[48];
-            snprintf(variant, sizeof variant, "%s-%s", fmt_names[f], pat_names[pat]);
             add_row(r, "fetch", variant, gt, "Gtexel/s");
             add_row(r, "fetch", variant, gbs, "GB/s");
             progress(p, "fetch    %-22s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s  (%dx%d texture, "
                         "%d fetches/fragment)",
-                     variant, draws, gt, gbs, 1 << l, 1 << l, iters);
+                     variant, draws, gt, gbs, 1 << l, 1 << l, iters * per_iter);
         }
     return GG_OK;
 }

@@ -4,8 +4,9 @@
  * Contract:
  *  - gg_probe_run() measures on the current context (3.3 core or later, or
  *    any context with GLSL 3.30; made by gg_ctx_create): vec4 multiply-add
- *    rate, texel fetch rate (R32F and RGBA32F; cache-friendly and
- *    cache-hostile), render-target write rate (1 .. min(8, max draw buffers)
+ *    rate, texel fetch rate (R32F, RGBA32F and RGBA16F; cache-friendly,
+ *    cache-hostile, and the access pattern of the GEMM's 8-target shaders:
+ *    see gg_probe_fetch_measured), render-target write rate (1 .. min(8, max draw buffers)
  *    RGBA32F targets) and glReadPixels read-back rate.
  *  - Every point: one warm-up, then the median of `reps` timed repetitions,
  *    each a monotonic wall clock from the first draw to glFinish (a
@@ -47,8 +48,21 @@ typedef struct {
     char unit[16];
 } gg_probe_row;
 
-enum { GG_FETCH_R32F, GG_FETCH_RGBA32F };        /* first index of fetch_* */
-enum { GG_FETCH_FRIENDLY, GG_FETCH_HOSTILE };    /* second index */
+/* Texel fetch points: [format][pattern].  Friendly: fragment (x, y) reads
+ * texels (x + i, y).  Hostile: a hashed walk over a large texture.  GEMM:
+ * the pattern of mrt=2x4,mc=4x1 (12 fetches a k-step: 4 consecutive texels
+ * along x in each of rows 2y and 2y+1, and texels 4x .. 4x+3 of row k), the
+ * shape of the fastest shaders, so its rate is the fetch ceiling a GEMM meets. */
+enum { GG_FETCH_R32F, GG_FETCH_RGBA32F, GG_FETCH_RGBA16F, GG_FETCH_NFMT };
+enum { GG_FETCH_FRIENDLY, GG_FETCH_HOSTILE, GG_FETCH_GEMM, GG_FETCH_NPAT };
+extern const char *const gg_fetch_fmt_names[GG_FETCH_NFMT]; /* "r32f", "rgba32f", "rgba16f" */
+extern const char *const gg_fetch_pat_names[GG_FETCH_NPAT]; /* "friendly", "hostile", "gemm" */
+int gg_fetch_bytes(int fmt);                                /* bytes a texel: 4, 16, 8 */
+/* The points the probe measures; of those, the ones every probe.csv has
+ * (files written before RGBA16F and the GEMM pattern lack the others, which
+ * then read as 0: not measured). */
+bool gg_probe_fetch_measured(int fmt, int pat);
+bool gg_probe_fetch_required(int fmt, int pat);
 #define GG_PROBE_MAX_ROWS 128
 
 typedef struct {
@@ -56,8 +70,8 @@ typedef struct {
     char detail[512];
     double mad_gflops;       /* max over the sweep: fragments*iters*chains*4*2/s */
     char mad_best[48];       /* the sweep point that gave it, e.g. "c4u8-512x512-i96" */
-    double fetch_gtexels[2][2]; /* [format][pattern], Gtexel/s */
-    double fetch_gbs[2][2];     /* the same in GB/s (4 or 16 bytes a texel) */
+    double fetch_gtexels[GG_FETCH_NFMT][GG_FETCH_NPAT]; /* Gtexel/s; 0: not measured */
+    double fetch_gbs[GG_FETCH_NFMT][GG_FETCH_NPAT];     /* the same in GB/s */
     int write_max_targets;   /* targets measured: 1 .. this */
     double write_gbs[GG_MAX_TARGETS + 1];     /* index: number of targets (0 unused) */
     double write_gtexels[GG_MAX_TARGETS + 1];
@@ -65,6 +79,10 @@ typedef struct {
     int nrows;               /* every point measured, summary rows included */
     gg_probe_row rows[GG_PROBE_MAX_ROWS];
 } gg_probe_result;
+
+/* The fetch ceiling for a GEMM reading textures of that format: the GEMM
+ * pattern's rate where measured, else the cache-friendly one; 0 if neither. */
+double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt);
 
 /* Runs every microbenchmark on the current context.  Returns r->status. */
 gg_status gg_probe_run(const gg_probe_opts *o, gg_probe_result *r);

@@ -13,8 +13,35 @@
 #include "glhost/probe.h"
 
 static const char *header = "metric,variant,value,unit";
-static const char *fmt_names[] = {"r32f", "rgba32f"};
-static const char *pat_names[] = {"friendly", "hostile"};
+const char *const gg_fetch_fmt_names[GG_FETCH_NFMT] = {"r32f", "rgba32f", "rgba16f"};
+const char *const gg_fetch_pat_names[GG_FETCH_NPAT] = {"friendly", "hostile", "gemm"};
+
+int gg_fetch_bytes(int fmt)
+{
+    return fmt == GG_FETCH_R32F ? 4 : fmt == GG_FETCH_RGBA16F ? 8 : 16;
+}
+
+bool gg_probe_fetch_required(int fmt, int pat)
+{
+    return fmt != GG_FETCH_RGBA16F && pat != GG_FETCH_GEMM;
+}
+
+bool gg_probe_fetch_measured(int fmt, int pat)
+{
+    if (gg_probe_fetch_required(fmt, pat))
+        return true;
+    /* The GEMM pattern for the 4-channel formats the GEMM reads; RGBA16F
+     * also cache-friendly, beside RGBA32F's. */
+    return fmt != GG_FETCH_R32F && pat != GG_FETCH_HOSTILE;
+}
+
+double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt)
+{
+    if (fmt < 0 || fmt >= GG_FETCH_NFMT)
+        return 0;
+    double g = r->fetch_gtexels[fmt][GG_FETCH_GEMM];
+    return g > 0 ? g : r->fetch_gtexels[fmt][GG_FETCH_FRIENDLY];
+}
 
 int gg_probe_write_csv(const gg_probe_result *r, const char *path, char *err, size_t errlen)
 {
@@ -157,10 +184,12 @@ int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t er
             best = r->rows[i].value;
             snprintf(r->mad_best, sizeof r->mad_best, "%s", r->rows[i].variant);
         }
-    for (int fm = 0; fm < 2; fm++)
-        for (int pt = 0; pt < 2; pt++) {
+    for (int fm = 0; fm < GG_FETCH_NFMT; fm++)
+        for (int pt = 0; pt < GG_FETCH_NPAT; pt++) {
             char variant[48];
-            snprintf(variant, sizeof variant, "%s-%s", fmt_names[fm], pat_names[pt]);
+            snprintf(variant, sizeof variant, "%s-%s", gg_fetch_fmt_names[fm], gg_fetch_pat_names[pt]);
+            if (!gg_probe_fetch_required(fm, pt) && !find(r, "fetch", variant, "Gtexel/s"))
+                continue; /* an older file: not measured */
             if (need(r, path, "fetch", variant, "Gtexel/s", &r->fetch_gtexels[fm][pt], err, errlen) ||
                 need(r, path, "fetch", variant, "GB/s", &r->fetch_gbs[fm][pt], err, errlen))
                 return -1;

@@ -8,14 +8,15 @@
  *    spilling, many chains give a GPU independent work), summed into the
  *    target so no chain is dead.  uMul and uAdd are uniforms: lane w
  *    (v * 1 + 2^-10) cannot be simplified away and counts iterations exactly.
- *  - PK_FETCH: `iters` fetches of an R32F or RGBA32F texture, summed into
+ *  - PK_FETCH: `iters` fetches of an R32F, RGBA32F or RGBA16F texture, summed into
  *    four accumulators.  A fetch samples a texel centre with normalized
  *    coordinates and GL_NEAREST, as the GEMM's shaders do (gen/emit.c; on
  *    llvmpipe texelFetch costs more a texel), so the ceiling is theirs.
  *    Friendly: fragment (x, y) reads texels (x + i, y),
  *    neighbours read neighbours, as the GEMM's sweep along k.  Hostile: a
  *    hash of the fragment starts a walk with an odd stride of 2^32 / phi
- *    over the whole (large) texture, so almost every fetch misses.  Texel
+ *    over the whole (large) texture, so almost every fetch misses.  GEMM:
+ *    `iters` k-steps of 12 fetches in the pattern of mrt=2x4,mc=4x1 (probe.h).  Texel
  *    values are multiples of 2^-10 below 1, so every partial sum up to 8192
  *    terms is exact in float and the CPU model matches to the bit.
  *  - PK_WRITE: `targets` outputs, target t gets (x + .5, y + .5, t, 1). */
@@ -90,17 +91,30 @@ static void emit_mad(srcbuf *s, int chains, int unroll)
     put(s, ";\n}\n");
 }
 
+static const char *fetch_fmt_label(int fmt)
+{
+    return fmt == GG_FETCH_R32F ? "R32F" : fmt == GG_FETCH_RGBA16F ? "RGBA16F" : "RGBA32F";
+}
+
+/* texture(uTex, texel centre (u, v)) with the coordinates wrapped by masks. */
+static void put_fetch(srcbuf *s, int acc, const char *u, const char *v, const pk_kernel *k)
+{
+    int w = 1 << k->tex_log2w, h = 1 << k->tex_log2h;
+    put(s, "        s%d += texture(uTex, vec2((float((%s) & %d) + 0.5) / %d.0, "
+           "(float((%s) & %d) + 0.5) / %d.0));\n",
+        acc, u, w - 1, w, v, h - 1, h);
+}
+
 static void emit_fetch(srcbuf *s, const pk_kernel *k)
 {
-    const char *what = k->fmt == GG_FETCH_R32F ? "R32F" : "RGBA32F";
+    static const char *pat[] = {"cache-friendly", "cache-hostile", "GEMM pattern"};
     put(s, "#version 330 core\n"
-           "// glgemm probe: texel fetch, %s, cache-%s, %dx%d texture\n"
+           "// glgemm probe: texel fetch, %s, %s, %dx%d texture\n"
            "uniform sampler2D uTex;\nuniform int uIters;\n"
            "layout(location = 0) out vec4 oColor;\n"
            "void main() {\n"
            "    vec4 s0 = vec4(0.0), s1 = vec4(0.0), s2 = vec4(0.0), s3 = vec4(0.0);\n",
-        what, k->pattern == GG_FETCH_FRIENDLY ? "friendly" : "hostile", 1 << k->tex_log2w,
-        1 << k->tex_log2h);
+        fetch_fmt_label(k->fmt), pat[k->pattern], 1 << k->tex_log2w, 1 << k->tex_log2h);
     int mw = (1 << k->tex_log2w) - 1, mh = (1 << k->tex_log2h) - 1;
     if (k->pattern == GG_FETCH_FRIENDLY) {
         put(s, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
@@ -110,6 +124,24 @@ static void emit_fetch(srcbuf *s, const pk_kernel *k)
         for (int j = 0; j < 4; j++)
             put(s, "        s%d += texture(uTex, vec2((float((p.x + i + %d) & %d) + 0.5) / %d.0, y));\n",
                 j, j, mw, mw + 1);
+        put(s, "    }\n");
+    } else if (k->pattern == GG_FETCH_GEMM) {
+        /* uIters k-steps of 12 fetches: an A-like 2-row by 4-texel block
+         * along x, a B-like row of 4 texels from 4x. */
+        put(s, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
+               "    for (int q = 0; q < uIters; q++) {\n");
+        for (int r = 0; r < 2; r++)
+            for (int j = 0; j < 4; j++) {
+                char u[32], v[32];
+                snprintf(u, sizeof u, "4 * q + %d", j);
+                snprintf(v, sizeof v, "2 * p.y + %d", r);
+                put_fetch(s, j, u, v, k);
+            }
+        for (int c = 0; c < 4; c++) {
+            char u[32];
+            snprintf(u, sizeof u, "4 * p.x + %d", c);
+            put_fetch(s, c, u, "q", k);
+        }
         put(s, "    }\n");
     } else {
         unsigned all = (unsigned)(((uint64_t)1 << (k->tex_log2w + k->tex_log2h)) - 1);
@@ -218,6 +250,8 @@ static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
 {
     int w = 1 << k->tex_log2w, h = 1 << k->tex_log2h;
     int ch = k->fmt == GG_FETCH_R32F ? 1 : 4;
+    /* Texel values are multiples of 2^-10 below 1: exact in half floats
+     * too, so the driver's conversion to RGBA16F cannot round them. */
     size_t n = (size_t)w * (size_t)h * (size_t)ch;
     float *data = malloc(n * sizeof *data);
     if (!data) {
@@ -240,12 +274,13 @@ static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
     if (k->fmt == GG_FETCH_R32F)
         glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, w, h, 0, GL_RED, GL_FLOAT, data);
     else
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, w, h, 0, GL_RGBA, GL_FLOAT, data);
+        glTexImage2D(GL_TEXTURE_2D, 0, k->fmt == GG_FETCH_RGBA16F ? GL_RGBA16F : GL_RGBA32F, w,
+                     h, 0, GL_RGBA, GL_FLOAT, data);
     free(data);
     GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
         snprintf(detail, len, "probe: uploading a %dx%d %s texture: GL error 0x%04x", w, h,
-                 ch == 1 ? "R32F" : "RGBA32F", e);
+                 fetch_fmt_label(k->fmt), e);
         return GG_GL_ERROR;
     }
     return GG_OK;
@@ -438,24 +473,48 @@ void pk_expect(const pk_kernel *k, int t, int x, int y, int iters, float out[4])
     uint32_t all = (uint32_t)(((uint64_t)1 << (k->tex_log2w + k->tex_log2h)) - 1);
     uint32_t h = pk_hash((uint32_t)x, (uint32_t)y);
     float s[4][4] = {{0}};
-    for (int i = 0; i < iters; i += 4)
-        for (int j = 0; j < 4; j++) {
+    /* (accumulator, u, v) of every fetch, in the shader's order. */
+    int n = 0, fetch[12][3];
+    int steps = k->pattern == GG_FETCH_GEMM ? iters : iters / 4 + (iters % 4 != 0);
+    for (int i = 0; i < steps; i++) {
+        n = 0;
+        if (k->pattern == GG_FETCH_GEMM) {
+            for (int r = 0; r < 2; r++)
+                for (int j = 0; j < 4; j++, n++) {
+                    fetch[n][0] = j;
+                    fetch[n][1] = 4 * i + j;
+                    fetch[n][2] = 2 * y + r;
+                }
+            for (int c = 0; c < 4; c++, n++) {
+                fetch[n][0] = c;
+                fetch[n][1] = 4 * x + c;
+                fetch[n][2] = i;
+            }
+        } else {
+            for (int j = 0; j < 4; j++, n++) {
+                fetch[n][0] = j;
+                fetch[n][1] = x + 4 * i + j;
+                fetch[n][2] = y;
+            }
+        }
+        for (int f = 0; f < n; f++) {
             uint32_t index;
-            if (k->pattern == GG_FETCH_FRIENDLY) {
-                index = (uint32_t)(y & mh) * (uint32_t)w + (uint32_t)((x + i + j) & mw);
-            } else {
+            if (k->pattern == GG_FETCH_HOSTILE) {
                 index = h & all;
                 h += 2654435769u;
+            } else {
+                index = (uint32_t)(fetch[f][2] & mh) * (uint32_t)w + (uint32_t)(fetch[f][1] & mw);
             }
             for (int c = 0; c < 4; c++) {
                 float v;
-                if (k->fmt == GG_FETCH_RGBA32F)
+                if (k->fmt != GG_FETCH_R32F)
                     v = pk_texel_value(index, c);
                 else
                     v = c == 0 ? pk_texel_value(index, 0) : c == 3 ? 1.0f : 0.0f;
-                s[j][c] += v;
+                s[fetch[f][0]][c] += v;
             }
         }
+    }
     for (int c = 0; c < 4; c++)
         out[c] = (s[0][c] + s[1][c]) + (s[2][c] + s[3][c]);
 }

@@ -166,7 +166,12 @@ typedef struct {
     bool ceil_have;
     double mad_frac;        /* GFLOP/s / probe's multiply-add GFLOP/s */
     double fetch_gtexels;   /* texels fetched per second by the best */
-    double fetch_ceiling;   /* probe's cache-friendly rate of the same format */
+    double fetch_ceiling;   /* probe's GEMM-pattern rate of the same format (else friendly) */
+    bool fetch_gemm_pattern; /* ... measured with the GEMM's pattern */
+    double mads_per_fetch;   /* the best's scalar multiply-adds per texel fetched */
+    double mads_per_fetch_max; /* any variant's bound (4-channel texels), 0 for R32F */
+    double fetch_bound_gflops; /* fetch ceiling x the best's multiply-adds a texel x 2 */
+    double fetch_bound_any_gflops; /* ... x the bound over all variants x 2 */
     double fetch_frac;
     double write_gtexels, write_ceiling, write_frac; /* target texels per second */
     const char *fetch_format; /* "R32F" or "RGBA32F" */

@@ -435,7 +435,18 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
     int fmt = L.channels == 1 ? GG_FETCH_R32F : GG_FETCH_RGBA32F;
     f->fetch_format = fmt == GG_FETCH_R32F ? "R32F" : "RGBA32F";
     f->fetch_gtexels = (double)L.fetches_per_frag_pass * frags / seconds / 1e9;
-    f->fetch_ceiling = d->probe.fetch_gtexels[fmt][GG_FETCH_FRIENDLY];
+    f->fetch_ceiling = gg_probe_fetch_ceiling(&d->probe, fmt);
+    f->fetch_gemm_pattern = d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM] > 0;
+    /* Any variant: T targets of 4 channels hold 4T outputs, an r x c block;
+     * a k-step of 4 fetches (r + c) 4-channel texels for 4rc multiply-adds,
+     * at most 2 sqrt(4T) a texel (r = c).  Texel-bound: ceiling * that * 2. */
+    int tmax = d->probe.write_max_targets > 0 ? d->probe.write_max_targets : GG_MAX_TARGETS;
+    f->mads_per_fetch = L.fetches_per_frag_pass > 0
+                            ? (double)L.mads_per_frag_pass / (double)L.fetches_per_frag_pass
+                            : 0;
+    f->mads_per_fetch_max = L.channels == 4 ? 2.0 * sqrt(4.0 * tmax) : 0;
+    f->fetch_bound_gflops = f->fetch_ceiling * f->mads_per_fetch * 2;
+    f->fetch_bound_any_gflops = f->fetch_ceiling * f->mads_per_fetch_max * 2;
     f->write_gtexels = L.targets * frags / seconds / 1e9;
     int t = L.targets <= d->probe.write_max_targets ? L.targets : d->probe.write_max_targets;
     f->write_ceiling = t >= 1 ? d->probe.write_gtexels[t] : 0;

@@ -264,10 +264,22 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
     }
     fprintf(f, "`glgemm probe` measured: vec4 multiply-add %.4g GFLOP/s; texel fetch (cache-"
                "friendly) R32F %.4g, RGBA32F %.4g Gtexel/s; render-target write %.4g Gtexel/s "
-               "(1 target); read-back %.4g GB/s.\n\n",
+               "(1 target); read-back %.4g GB/s.",
             d->probe.mad_gflops, d->probe.fetch_gtexels[GG_FETCH_R32F][GG_FETCH_FRIENDLY],
             d->probe.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_FRIENDLY], d->probe.write_gtexels[1],
             d->probe.readback_gbs);
+    if (d->probe.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM] > 0)
+        fprintf(f, "  With the GEMM's own fetch pattern (mrt=2x4,mc=4x1): RGBA32F %.4g Gtexel/s "
+                   "(%.4g GB/s)",
+                d->probe.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM],
+                d->probe.fetch_gbs[GG_FETCH_RGBA32F][GG_FETCH_GEMM]);
+    if (d->probe.fetch_gtexels[GG_FETCH_RGBA16F][GG_FETCH_GEMM] > 0)
+        fprintf(f, ", RGBA16F %.4g Gtexel/s (%.4g GB/s)",
+                d->probe.fetch_gtexels[GG_FETCH_RGBA16F][GG_FETCH_GEMM],
+                d->probe.fetch_gbs[GG_FETCH_RGBA16F][GG_FETCH_GEMM]);
+    if (d->probe.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM] > 0)
+        fprintf(f, ".");
+    fprintf(f, "\n\n");
     if (!fd->ceil_have) {
         fprintf(f, "No best variant to compare with the ceilings.\n\n");
         return;
@@ -286,6 +298,23 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
     fprintf(f, "| render-target write (%d target%s) | %.4g Gtexel/s | %.4g Gtexel/s | %.1f%% |\n\n",
             L.targets, L.targets == 1 ? "" : "s", fd->write_gtexels, fd->write_ceiling,
             100 * fd->write_frac);
+    fprintf(f, "The texel-fetch ceiling is the probe's %s rate of %s texels.  The best does "
+               "%.2f multiply-adds a texel fetched, so fetching alone caps it at %.4g GFLOP/s "
+               "(%.1f%% of the multiply-add ceiling).",
+            fd->fetch_gemm_pattern ? "GEMM-pattern" : "cache-friendly", fd->fetch_format,
+            fd->mads_per_fetch, fd->fetch_bound_gflops,
+            d->probe.mad_gflops > 0 ? 100 * fd->fetch_bound_gflops / d->probe.mad_gflops : 0);
+    if (fd->mads_per_fetch_max > 0)
+        fprintf(f, "  No variant can do more than %.2f a 4-channel texel (%d targets of 4 "
+                   "channels hold %d outputs per fragment, an r x c block; a k-step fetches r + c "
+                   "texels for 4rc multiply-adds, at most 2 sqrt(%d)), so no variant with these "
+                   "textures passes %.4g GFLOP/s (%.1f%% of the multiply-add ceiling).",
+                fd->mads_per_fetch_max, d->probe.write_max_targets,
+                4 * d->probe.write_max_targets, 4 * d->probe.write_max_targets,
+                fd->fetch_bound_any_gflops,
+                d->probe.mad_gflops > 0 ? 100 * fd->fetch_bound_any_gflops / d->probe.mad_gflops
+                                        : 0);
+    fprintf(f, "\n\n");
     fprintf(f, "The best runs at %.1f%% of the multiply-add ceiling.  The resource it is "
                "closest to is **%s**: the limiting resource of this card's best.\n\n",
             100 * fd->mad_frac, fd->limit);

@@ -16,6 +16,7 @@
 
 #include "glhost/context.h"
 #include "glhost/probe.h"
+#include "glhost/probe_internal.h"
 #include "tests/suites.h"
 
 extern char **environ;
@@ -46,12 +47,16 @@ static bool positive(double v) { return isfinite(v) && v > 0; }
 static void assert_ceilings(const gg_probe_result *r)
 {
     ck_assert_msg(positive(r->mad_gflops), "mad %g", r->mad_gflops);
-    for (int f = 0; f < 2; f++)
-        for (int p = 0; p < 2; p++) {
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int p = 0; p < GG_FETCH_NPAT; p++) {
+            if (!gg_probe_fetch_measured(f, p)) {
+                ck_assert(r->fetch_gtexels[f][p] == 0 && r->fetch_gbs[f][p] == 0);
+                continue;
+            }
             ck_assert_msg(positive(r->fetch_gtexels[f][p]), "fetch[%d][%d] %g", f, p,
                           r->fetch_gtexels[f][p]);
-            /* 4 bytes an R32F texel, 16 an RGBA32F one. */
-            double bytes = f == GG_FETCH_R32F ? 4 : 16;
+            /* 4 bytes an R32F texel, 16 an RGBA32F one, 8 an RGBA16F one. */
+            double bytes = f == GG_FETCH_R32F ? 4 : f == GG_FETCH_RGBA16F ? 8 : 16;
             ck_assert_msg(fabs(r->fetch_gbs[f][p] - bytes * r->fetch_gtexels[f][p]) <=
                               1e-4 * r->fetch_gbs[f][p],
                           "fetch GB/s %g vs %g Gtexel/s", r->fetch_gbs[f][p],
@@ -96,10 +101,15 @@ START_TEST(quick_probe_runs_and_round_trips)
     ck_assert_int_eq(back.nrows, r.nrows);
     ck_assert(close_to(back.mad_gflops, r.mad_gflops));
     ck_assert_str_eq(back.mad_best, r.mad_best);
-    for (int f = 0; f < 2; f++)
-        for (int p = 0; p < 2; p++)
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int p = 0; p < GG_FETCH_NPAT; p++)
             ck_assert(close_to(back.fetch_gtexels[f][p], r.fetch_gtexels[f][p]) &&
                       close_to(back.fetch_gbs[f][p], r.fetch_gbs[f][p]));
+    /* The GEMM pattern is measured, so it is the RGBA formats' ceiling. */
+    ck_assert(gg_probe_fetch_ceiling(&back, GG_FETCH_RGBA32F) ==
+              back.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM]);
+    ck_assert(gg_probe_fetch_ceiling(&back, GG_FETCH_RGBA16F) ==
+              back.fetch_gtexels[GG_FETCH_RGBA16F][GG_FETCH_GEMM]);
     ck_assert_int_eq(back.write_max_targets, r.write_max_targets);
     for (int n = 1; n <= r.write_max_targets; n++)
         ck_assert(close_to(back.write_gbs[n], r.write_gbs[n]));
@@ -146,6 +156,49 @@ START_TEST(mad_shader_matches_cpu)
 }
 END_TEST
 
+/* Every fetch kernel the probe times, drawn small, against its CPU model at
+ * every fragment (exact: sums of multiples of 2^-10); one iteration more
+ * changes the model, so the comparison can fail. */
+START_TEST(fetch_kernels_match_cpu)
+{
+    gg_ctx *ctx = make_ctx();
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
+            if (!gg_probe_fetch_measured(f, pat))
+                continue;
+            /* A small texture: the GEMM pattern and the walk wrap around it. */
+            pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .tex_log2w = 5,
+                           .tex_log2h = 4, .w = 13, .h = 9};
+            int iters = pat == GG_FETCH_GEMM ? 11 : 24;
+            char err[512];
+            gg_status st = pk_init(&k, err, sizeof err);
+            ck_assert_msg(st == GG_OK, "%s", err);
+            pk_draw(&k, iters);
+            float *px = malloc((size_t)k.w * k.h * 4 * sizeof *px);
+            ck_assert_ptr_nonnull(px);
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, k.fbo);
+            glReadBuffer(GL_COLOR_ATTACHMENT0);
+            glReadPixels(0, 0, k.w, k.h, GL_RGBA, GL_FLOAT, px);
+            ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+            for (int y = 0; y < k.h; y++)
+                for (int x = 0; x < k.w; x++) {
+                    float want[4], more[4];
+                    const float *got = px + ((size_t)y * k.w + x) * 4;
+                    pk_expect(&k, 0, x, y, iters, want);
+                    pk_expect(&k, 0, x, y, iters + 4, more);
+                    ck_assert_msg(!memcmp(got, want, sizeof want),
+                                  "fetch %s-%s (%d,%d): GPU (%g,%g,%g,%g) CPU (%g,%g,%g,%g)",
+                                  gg_fetch_fmt_names[f], gg_fetch_pat_names[pat], x, y, got[0],
+                                  got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+                    ck_assert(memcmp(more, want, sizeof want) != 0);
+                }
+            free(px);
+            pk_free(&k);
+        }
+    gg_ctx_destroy(ctx);
+}
+END_TEST
+
 /* ---- CSV without GL ----------------------------------------------------- */
 
 static const char *good_csv =
@@ -185,6 +238,27 @@ START_TEST(csv_reads_summary)
     ck_assert_int_eq(r.write_max_targets, 2);
     ck_assert(r.write_gbs[2] == 32);
     ck_assert(r.readback_gbs == 7.5);
+    /* A file from before the GEMM pattern: the ceiling is the friendly rate. */
+    ck_assert(r.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM] == 0);
+    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 2);
+    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA16F) == 0);
+
+    /* With GEMM-pattern rows they are read and become the ceiling; half of
+     * such a pair is an error naming it. */
+    char *text = malloc(strlen(good_csv) + 256);
+    ck_assert_ptr_nonnull(text);
+    sprintf(text, "%sfetch,rgba32f-gemm,3,Gtexel/s\nfetch,rgba32f-gemm,48,GB/s\n"
+                  "fetch,rgba16f-gemm,5,Gtexel/s\nfetch,rgba16f-gemm,40,GB/s\n", good_csv);
+    write_file(path, text);
+    ck_assert_msg(gg_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 3);
+    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA16F) == 5);
+    ck_assert(r.fetch_gbs[GG_FETCH_RGBA16F][GG_FETCH_GEMM] == 40);
+    sprintf(text, "%sfetch,rgba32f-gemm,3,Gtexel/s\n", good_csv);
+    write_file(path, text);
+    ck_assert(gg_probe_read_csv(path, &r, err, sizeof err) == -1);
+    ck_assert_msg(strstr(err, "rgba32f-gemm") != NULL, "%s", err);
+    free(text);
     rm_rf(dir);
 }
 END_TEST
@@ -372,6 +446,7 @@ Suite *make_probe_suite(void)
     tcase_set_tags(gl, "gl");
     tcase_add_test(gl, quick_probe_runs_and_round_trips);
     tcase_add_loop_test(gl, mad_shader_matches_cpu, 0, (int)(sizeof mad_cases / sizeof *mad_cases));
+    tcase_add_test(gl, fetch_kernels_match_cpu);
     tcase_add_test(gl, cli_quick_writes_probe_csv);
     tcase_set_timeout(gl, 120);
     suite_add_tcase(s, gl);
