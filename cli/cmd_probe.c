@@ -94,7 +94,8 @@ static void print_table(const gg_probe_result *r, const gg_ctx_info *info, const
                         bool quick)
 {
     static const char *fmt_names[] = {"R32F", "RGBA32F", "RGBA16F"};
-    static const char *pat_names[] = {"cache-friendly", "cache-hostile", "GEMM pattern"};
+    static const char *pat_names[] = {"cache-friendly", "cache-hostile", "GEMM 2x4-4x1",
+                                      "GEMM 4x2-1x4"};
     printf("card: %s   renderer: %s\nGL: %s   backend: %s\n", slug, info->renderer, info->version,
            info->backend);
     if (quick)

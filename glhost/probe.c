@@ -234,10 +234,10 @@ static gg_status probe_fetch(probe *p, int max_tex)
         for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
             if (!gg_probe_fetch_measured(f, pat))
                 continue;
-            /* Friendly: a texture of the viewport's size.  GEMM: x reaches
-             * 4 * s, y 2 * s (wrapped beyond).  Hostile: large. */
+            /* Friendly: a texture of the viewport's size.  GEMM: coordinates
+             * reach 4 * s (wrapped beyond).  Hostile: large. */
             int l = pat == GG_FETCH_FRIENDLY ? ilog2_floor(s)
-                    : pat == GG_FETCH_GEMM   ? ilog2_floor(4 * s)
+                    : pat >= GG_FETCH_GEMM24 ? ilog2_floor(4 * s)
                                              : (p->o->quick ? 8 : 12);
             if (l > lmax)
                 l = lmax;
@@ -250,8 +250,8 @@ static gg_status probe_fetch(probe *p, int max_tex)
             double sec;
             /* Sums of up to 8192 texel values stay exact (probe_kernels.c):
              * the GEMM pattern adds 3 a k-step to each of its 4 sums. */
-            int per_iter = pat == GG_FETCH_GEMM ? 12 : 1;
-            int iters_max = pat == GG_FETCH_GEMM ? 2048 : 8192;
+            int per_iter = pat >= GG_FETCH_GEMM24 ? 12 : 1;
+            int iters_max = pat >= GG_FETCH_GEMM24 ? 2048 : 8192;
             gg_status st = measure(p, &k, name, 4, p->o->quick ? (per_iter > 1 ? 8 : 64) : iters_max,
                                    &iters, &draws, &sec);
             if (st != GG_OK)

@@ -49,14 +49,17 @@ typedef struct {
 } gg_probe_row;
 
 /* Texel fetch points: [format][pattern].  Friendly: fragment (x, y) reads
- * texels (x + i, y).  Hostile: a hashed walk over a large texture.  GEMM:
- * the pattern of mrt=2x4,mc=4x1 (12 fetches a k-step: 4 consecutive texels
- * along x in each of rows 2y and 2y+1, and texels 4x .. 4x+3 of row k), the
- * shape of the fastest shaders, so its rate is the fetch ceiling a GEMM meets. */
+ * texels (x + i, y).  Hostile: a hashed walk over a large texture.  The
+ * GEMM patterns, those of the fastest shaders (12 fetches a k-step, k-step
+ * q): 2x4-4x1 is mrt=2x4,mc=4x1's (texels 4q .. 4q+3 of rows 2y and 2y+1,
+ * texels 4x .. 4x+3 of row q), 4x2-1x4 is mrt=4x2,mc=1x4's (texel q of rows
+ * 4y .. 4y+3, texels 2x and 2x+1 of rows 4q .. 4q+3).  Their rates are the
+ * fetch ceilings a GEMM meets. */
 enum { GG_FETCH_R32F, GG_FETCH_RGBA32F, GG_FETCH_RGBA16F, GG_FETCH_NFMT };
-enum { GG_FETCH_FRIENDLY, GG_FETCH_HOSTILE, GG_FETCH_GEMM, GG_FETCH_NPAT };
+enum { GG_FETCH_FRIENDLY, GG_FETCH_HOSTILE, GG_FETCH_GEMM24, GG_FETCH_GEMM42, GG_FETCH_NPAT };
 extern const char *const gg_fetch_fmt_names[GG_FETCH_NFMT]; /* "r32f", "rgba32f", "rgba16f" */
-extern const char *const gg_fetch_pat_names[GG_FETCH_NPAT]; /* "friendly", "hostile", "gemm" */
+/* "friendly", "hostile", "gemm-2x4-4x1", "gemm-4x2-1x4" */
+extern const char *const gg_fetch_pat_names[GG_FETCH_NPAT];
 int gg_fetch_bytes(int fmt);                                /* bytes a texel: 4, 16, 8 */
 /* The points the probe measures; of those, the ones every probe.csv has
  * (files written before RGBA16F and the GEMM pattern lack the others, which
@@ -80,8 +83,8 @@ typedef struct {
     gg_probe_row rows[GG_PROBE_MAX_ROWS];
 } gg_probe_result;
 
-/* The fetch ceiling for a GEMM reading textures of that format: the GEMM
- * pattern's rate where measured, else the cache-friendly one; 0 if neither. */
+/* The fetch ceiling for a GEMM reading textures of that format: the faster
+ * GEMM pattern where measured, else the cache-friendly rate; 0 if neither. */
 double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt);
 
 /* Runs every microbenchmark on the current context.  Returns r->status. */

@@ -14,7 +14,8 @@
 
 static const char *header = "metric,variant,value,unit";
 const char *const gg_fetch_fmt_names[GG_FETCH_NFMT] = {"r32f", "rgba32f", "rgba16f"};
-const char *const gg_fetch_pat_names[GG_FETCH_NPAT] = {"friendly", "hostile", "gemm"};
+const char *const gg_fetch_pat_names[GG_FETCH_NPAT] = {"friendly", "hostile", "gemm-2x4-4x1",
+                                                       "gemm-4x2-1x4"};
 
 int gg_fetch_bytes(int fmt)
 {
@@ -23,14 +24,14 @@ int gg_fetch_bytes(int fmt)
 
 bool gg_probe_fetch_required(int fmt, int pat)
 {
-    return fmt != GG_FETCH_RGBA16F && pat != GG_FETCH_GEMM;
+    return fmt != GG_FETCH_RGBA16F && pat != GG_FETCH_GEMM24 && pat != GG_FETCH_GEMM42;
 }
 
 bool gg_probe_fetch_measured(int fmt, int pat)
 {
     if (gg_probe_fetch_required(fmt, pat))
         return true;
-    /* The GEMM pattern for the 4-channel formats the GEMM reads; RGBA16F
+    /* The GEMM patterns for the 4-channel formats the GEMM reads; RGBA16F
      * also cache-friendly, beside RGBA32F's. */
     return fmt != GG_FETCH_R32F && pat != GG_FETCH_HOSTILE;
 }
@@ -39,7 +40,7 @@ double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt)
 {
     if (fmt < 0 || fmt >= GG_FETCH_NFMT)
         return 0;
-    double g = r->fetch_gtexels[fmt][GG_FETCH_GEMM];
+    double g = fmax(r->fetch_gtexels[fmt][GG_FETCH_GEMM24], r->fetch_gtexels[fmt][GG_FETCH_GEMM42]);
     return g > 0 ? g : r->fetch_gtexels[fmt][GG_FETCH_FRIENDLY];
 }
 

@@ -57,5 +57,10 @@ double pk_tolerance(const pk_kernel *k, int iters, const float expect[4], int ch
 /* Fetch kernels: texel value, the hostile pattern's hash. */
 float pk_texel_value(uint32_t index, int channel);
 uint32_t pk_hash(uint32_t x, uint32_t y);
+/* A GEMM pattern's 12 fetches of k-step q at fragment (x, y): {sum, u, v}
+ * (texel coordinates before wrapping); returns 12.  The shader's text of
+ * fetch i's coordinates over p (the fragment) and q. */
+int pk_gemm_fetches(int pattern, int x, int y, int q, int out[12][3]);
+void pk_gemm_coord_text(int pattern, int i, char *u, size_t ulen, char *v, size_t vlen);
 
 #endif

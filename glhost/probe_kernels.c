@@ -16,7 +16,8 @@
  *    neighbours read neighbours, as the GEMM's sweep along k.  Hostile: a
  *    hash of the fragment starts a walk with an odd stride of 2^32 / phi
  *    over the whole (large) texture, so almost every fetch misses.  GEMM:
- *    `iters` k-steps of 12 fetches in the pattern of mrt=2x4,mc=4x1 (probe.h).  Texel
+ *    `iters` k-steps of 12 fetches in the pattern of mrt=2x4,mc=4x1 or
+ *    mrt=4x2,mc=1x4 (probe.h).  Texel
  *    values are multiples of 2^-10 below 1, so every partial sum up to 8192
  *    terms is exact in float and the CPU model matches to the bit.
  *  - PK_WRITE: `targets` outputs, target t gets (x + .5, y + .5, t, 1). */
@@ -91,6 +92,48 @@ static void emit_mad(srcbuf *s, int chains, int unroll)
     put(s, ";\n}\n");
 }
 
+/* The 12 fetches of k-step q of a GEMM pattern at fragment (x, y): (sum,
+ * u, v) each, in the shader's order; pk_gemm_coord_text writes fetch i's
+ * u and v as GLSL over p (the fragment) and q.  Both from one table. */
+typedef struct {
+    int acc, ux, uy, uq, uc, vx, vy, vq, vc; /* u = ux*x + uy*y + uq*q + uc, v likewise */
+} gemm_fetch;
+
+static const gemm_fetch gemm24[12] = {
+    {0, 0, 0, 4, 0, 0, 2, 0, 0}, {1, 0, 0, 4, 1, 0, 2, 0, 0}, {2, 0, 0, 4, 2, 0, 2, 0, 0},
+    {3, 0, 0, 4, 3, 0, 2, 0, 0}, {0, 0, 0, 4, 0, 0, 2, 0, 1}, {1, 0, 0, 4, 1, 0, 2, 0, 1},
+    {2, 0, 0, 4, 2, 0, 2, 0, 1}, {3, 0, 0, 4, 3, 0, 2, 0, 1}, {0, 4, 0, 0, 0, 0, 0, 1, 0},
+    {1, 4, 0, 0, 1, 0, 0, 1, 0}, {2, 4, 0, 0, 2, 0, 0, 1, 0}, {3, 4, 0, 0, 3, 0, 0, 1, 0},
+}, gemm42[12] = {
+    {0, 0, 0, 1, 0, 0, 4, 0, 0}, {1, 0, 0, 1, 0, 0, 4, 0, 1}, {2, 0, 0, 1, 0, 0, 4, 0, 2},
+    {3, 0, 0, 1, 0, 0, 4, 0, 3}, {0, 2, 0, 0, 0, 0, 0, 4, 0}, {1, 2, 0, 0, 0, 0, 0, 4, 1},
+    {2, 2, 0, 0, 0, 0, 0, 4, 2}, {3, 2, 0, 0, 0, 0, 0, 4, 3}, {0, 2, 0, 0, 1, 0, 0, 4, 0},
+    {1, 2, 0, 0, 1, 0, 0, 4, 1}, {2, 2, 0, 0, 1, 0, 0, 4, 2}, {3, 2, 0, 0, 1, 0, 0, 4, 3},
+};
+
+int pk_gemm_fetches(int pattern, int x, int y, int q, int out[12][3])
+{
+    for (int i = 0; i < 12; i++) {
+        const gemm_fetch *e = pattern == GG_FETCH_GEMM42 ? &gemm42[i] : &gemm24[i];
+        out[i][0] = e->acc;
+        out[i][1] = e->ux * x + e->uy * y + e->uq * q + e->uc;
+        out[i][2] = e->vx * x + e->vy * y + e->vq * q + e->vc;
+    }
+    return 12;
+}
+
+static void coord_text(char *dst, size_t len, int cx, int cy, int cq, int c)
+{
+    snprintf(dst, len, "%d * p.x + %d * p.y + %d * q + %d", cx, cy, cq, c);
+}
+
+void pk_gemm_coord_text(int pattern, int i, char *u, size_t ulen, char *v, size_t vlen)
+{
+    const gemm_fetch *e = pattern == GG_FETCH_GEMM42 ? &gemm42[i] : &gemm24[i];
+    coord_text(u, ulen, e->ux, e->uy, e->uq, e->uc);
+    coord_text(v, vlen, e->vx, e->vy, e->vq, e->vc);
+}
+
 static const char *fetch_fmt_label(int fmt)
 {
     return fmt == GG_FETCH_R32F ? "R32F" : fmt == GG_FETCH_RGBA16F ? "RGBA16F" : "RGBA32F";
@@ -107,7 +150,8 @@ static void put_fetch(srcbuf *s, int acc, const char *u, const char *v, const pk
 
 static void emit_fetch(srcbuf *s, const pk_kernel *k)
 {
-    static const char *pat[] = {"cache-friendly", "cache-hostile", "GEMM pattern"};
+    static const char *pat[] = {"cache-friendly", "cache-hostile", "GEMM pattern 2x4-4x1",
+                                "GEMM pattern 4x2-1x4"};
     put(s, "#version 330 core\n"
            "// glgemm probe: texel fetch, %s, %s, %dx%d texture\n"
            "uniform sampler2D uTex;\nuniform int uIters;\n"
@@ -125,22 +169,16 @@ static void emit_fetch(srcbuf *s, const pk_kernel *k)
             put(s, "        s%d += texture(uTex, vec2((float((p.x + i + %d) & %d) + 0.5) / %d.0, y));\n",
                 j, j, mw, mw + 1);
         put(s, "    }\n");
-    } else if (k->pattern == GG_FETCH_GEMM) {
-        /* uIters k-steps of 12 fetches: an A-like 2-row by 4-texel block
-         * along x, a B-like row of 4 texels from 4x. */
+    } else if (k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42) {
+        /* uIters k-steps of 12 fetches (probe.h), sums as pk_expect's. */
         put(s, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
                "    for (int q = 0; q < uIters; q++) {\n");
-        for (int r = 0; r < 2; r++)
-            for (int j = 0; j < 4; j++) {
-                char u[32], v[32];
-                snprintf(u, sizeof u, "4 * q + %d", j);
-                snprintf(v, sizeof v, "2 * p.y + %d", r);
-                put_fetch(s, j, u, v, k);
-            }
-        for (int c = 0; c < 4; c++) {
-            char u[32];
-            snprintf(u, sizeof u, "4 * p.x + %d", c);
-            put_fetch(s, c, u, "q", k);
+        int f[12][3];
+        int n = pk_gemm_fetches(k->pattern, 0, 0, 0, f);
+        for (int i = 0; i < n; i++) {
+            char u[32], v[32];
+            pk_gemm_coord_text(k->pattern, i, u, sizeof u, v, sizeof v);
+            put_fetch(s, f[i][0], u, v, k);
         }
         put(s, "    }\n");
     } else {
@@ -475,21 +513,12 @@ void pk_expect(const pk_kernel *k, int t, int x, int y, int iters, float out[4])
     float s[4][4] = {{0}};
     /* (accumulator, u, v) of every fetch, in the shader's order. */
     int n = 0, fetch[12][3];
-    int steps = k->pattern == GG_FETCH_GEMM ? iters : iters / 4 + (iters % 4 != 0);
+    bool gemm = k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42;
+    int steps = gemm ? iters : iters / 4 + (iters % 4 != 0);
     for (int i = 0; i < steps; i++) {
         n = 0;
-        if (k->pattern == GG_FETCH_GEMM) {
-            for (int r = 0; r < 2; r++)
-                for (int j = 0; j < 4; j++, n++) {
-                    fetch[n][0] = j;
-                    fetch[n][1] = 4 * i + j;
-                    fetch[n][2] = 2 * y + r;
-                }
-            for (int c = 0; c < 4; c++, n++) {
-                fetch[n][0] = c;
-                fetch[n][1] = 4 * x + c;
-                fetch[n][2] = i;
-            }
+        if (k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42) {
+            n = pk_gemm_fetches(k->pattern, x, y, i, fetch);
         } else {
             for (int j = 0; j < 4; j++, n++) {
                 fetch[n][0] = j;

@@ -436,7 +436,8 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
     f->fetch_format = fmt == GG_FETCH_R32F ? "R32F" : "RGBA32F";
     f->fetch_gtexels = (double)L.fetches_per_frag_pass * frags / seconds / 1e9;
     f->fetch_ceiling = gg_probe_fetch_ceiling(&d->probe, fmt);
-    f->fetch_gemm_pattern = d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM] > 0;
+    f->fetch_gemm_pattern = d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM24] > 0 ||
+                            d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM42] > 0;
     /* Any variant: T targets of 4 channels hold 4T outputs, an r x c block;
      * a k-step of 4 fetches (r + c) 4-channel texels for 4rc multiply-adds,
      * at most 2 sqrt(4T) a texel (r = c).  Texel-bound: ceiling * that * 2. */

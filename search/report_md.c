@@ -268,16 +268,17 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
             d->probe.mad_gflops, d->probe.fetch_gtexels[GG_FETCH_R32F][GG_FETCH_FRIENDLY],
             d->probe.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_FRIENDLY], d->probe.write_gtexels[1],
             d->probe.readback_gbs);
-    if (d->probe.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM] > 0)
-        fprintf(f, "  With the GEMM's own fetch pattern (mrt=2x4,mc=4x1): RGBA32F %.4g Gtexel/s "
-                   "(%.4g GB/s)",
-                d->probe.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM],
-                d->probe.fetch_gbs[GG_FETCH_RGBA32F][GG_FETCH_GEMM]);
-    if (d->probe.fetch_gtexels[GG_FETCH_RGBA16F][GG_FETCH_GEMM] > 0)
-        fprintf(f, ", RGBA16F %.4g Gtexel/s (%.4g GB/s)",
-                d->probe.fetch_gtexels[GG_FETCH_RGBA16F][GG_FETCH_GEMM],
-                d->probe.fetch_gbs[GG_FETCH_RGBA16F][GG_FETCH_GEMM]);
-    if (d->probe.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM] > 0)
+    bool any = false;
+    for (int fm = GG_FETCH_RGBA32F; fm <= GG_FETCH_RGBA16F; fm++)
+        for (int pt = GG_FETCH_GEMM24; pt <= GG_FETCH_GEMM42; pt++)
+            if (d->probe.fetch_gtexels[fm][pt] > 0) {
+                fprintf(f, "%s %s %s %.4g Gtexel/s (%.4g GB/s)",
+                        any ? ";" : "  With the GEMM's own fetch patterns:",
+                        fm == GG_FETCH_RGBA16F ? "RGBA16F" : "RGBA32F", gg_fetch_pat_names[pt],
+                        d->probe.fetch_gtexels[fm][pt], d->probe.fetch_gbs[fm][pt]);
+                any = true;
+            }
+    if (any)
         fprintf(f, ".");
     fprintf(f, "\n\n");
     if (!fd->ceil_have) {

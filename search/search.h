@@ -16,8 +16,8 @@
  *      phase       screening of the outer keys (compiler, profile, unroll,
  *                  acc), then the paper's Algorithm 2 for each kept outer
  *                  combination: np over powers of two (and all) x every mc
- *                  in {1x1,1x2,1x4,2x2} x every mrt in {1x1,1x2,1x4,2x2}
- *                  (+1x8, 2x4 where the card has 8 draw buffers), then
+ *                  in {1x1,1x2,1x4,2x2,4x1} x every mrt in {1x1,1x2,1x4,2x2}
+ *                  (+1x8, 2x4, 4x2 where the card has 8 draw buffers), then
  *                  Algorithm 1 for np around the best, mc and mrt fixed.
  *      exhaustive  every point the card and --fix allow: every mrt R x C
  *                  with R*C <= min(8, draw buffers), every mc r x c with
