@@ -74,7 +74,7 @@ extern "C" {
 
 /* The variant glgemm_sgemm runs where the card has no tuning record. */
 #define GLGEMM_DEFAULT_VARIANT \
-    "mrt=2x2,mc=1x4,np=64,unroll=0,profile=330,compiler=glsl,acc=pingpong"
+    "mrt=2x2,mc=1x4,np=64,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"
 
 typedef struct glgemm_context glgemm_context;
 
@@ -123,7 +123,9 @@ GLGEMM_API int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op
                             int lda, const float *b, int ldb, float beta, float *c, int ldc);
 
 /* The same with an explicit variant (a NULL or unparsable text: GLGEMM_EVARIANT,
- * checked after the arguments). */
+ * checked after the arguments).  The library is fp32 only: store=f16 (A and B
+ * rounded to half floats) is GLGEMM_EVARIANT here, and glgemm_sgemm passes
+ * over recorded bests with store=f16. */
 GLGEMM_API int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant,
                                     glgemm_layout layout, glgemm_op transa, glgemm_op transb,
                                     int m, int n, int k, float alpha, const float *a, int lda,

@@ -113,7 +113,10 @@ int cmd_run(int argc, char **argv)
     gg_session *s = NULL;
     gg_run_log log = {0};
 
-    if (gg_reference_compute(&in, c.prob.alpha, c.prob.beta, &ref, err, sizeof err)) {
+    /* store=f16: the reference of the inputs rounded to halves, as the GPU
+     * sees them (glhost/reference.h); `best` is known below. */
+    if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta,
+                                   want_best ? GG_STORE_F32 : v.store, &ref, err, sizeof err)) {
         status = cli_error(&c, "%s", err);
         goto out;
     }
@@ -142,6 +145,14 @@ int cmd_run(int argc, char **argv)
         if (gg_variant_parse(text, &best, &v, err, sizeof err)) {
             status = cli_error(&c, "%s", err);
             goto out;
+        }
+        if (v.store != ref.store) {
+            gg_reference_free(&ref);
+            if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta, v.store, &ref, err,
+                                           sizeof err)) {
+                status = cli_error(&c, "%s", err);
+                goto out;
+            }
         }
     }
 

@@ -41,7 +41,8 @@ static const char usage[] =
     "           exhaustive  every variant the card and --fix allow: every mrt RxC (R*C <=\n"
     "                       draw buffers), every mc (R*C <= 4), every np 1..k-steps\n"
     "           random      --budget N variants of the exhaustive space, seeded by --seed\n"
-    "  --fix PAIRS          hold keys, e.g. --fix profile=300es,acc=blend\n"
+    "  --fix PAIRS          hold keys, e.g. --fix profile=300es,acc=blend; store is\n"
+    "                       always held: f32 unless --fix store=f16\n"
     "  --budget N           look at most at N variants (needed by random)\n"
     "  --fresh              start over: the old records and best file are moved aside\n"
     "                       (renamed *.<date-time>.old); default: resume from the records\n"
@@ -312,7 +313,10 @@ int cmd_tune(int argc, char **argv)
     gg_reference ref = {0};
     int status = EXIT_GPU;
     gg_tune *t = NULL;
-    if (gg_reference_compute(&in, c.prob.alpha, c.prob.beta, &ref, err, sizeof err)) {
+    /* The store is held (f32 unless --fix store=f16): one reference, of the
+     * inputs as that store's textures hold them. */
+    if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta, fix.v.store, &ref, err,
+                                   sizeof err)) {
         status = cli_error(&c, "%s", err);
         goto out;
     }

@@ -65,6 +65,10 @@ typedef struct {
 typedef enum { GG_PROFILE_120, GG_PROFILE_330, GG_PROFILE_300ES } gg_profile;
 typedef enum { GG_COMPILER_GLSL, GG_COMPILER_SPIRV } gg_compiler;
 typedef enum { GG_ACC_COPY, GG_ACC_PINGPONG, GG_ACC_BLEND } gg_acc;
+/* How A and B are stored in their textures: fp32 (R32F..RGBA32F) or half
+ * floats (R16F..RGBA16F, rounded on the host by gen/half.h).  Sums and C
+ * are fp32 either way; the shader text is the same apart from its header. */
+typedef enum { GG_STORE_F32, GG_STORE_F16 } gg_store;
 
 #define GG_GEN_NAME "glgemm gen"
 #define GG_GEN_VERSION "2" /* bump when the emitted text changes */
@@ -80,6 +84,7 @@ typedef struct {
     gg_profile profile;
     gg_compiler compiler;
     gg_acc acc;
+    gg_store store;       /* last key of the canonical form */
 } gg_variant;
 
 /* Defaults of SPEC.md's table. */
@@ -98,6 +103,7 @@ char *gg_variant_format(const gg_variant *v, char *buf, size_t len);
 const char *gg_profile_name(gg_profile p);
 const char *gg_compiler_name(gg_compiler c);
 const char *gg_acc_name(gg_acc a);
+const char *gg_store_name(gg_store s);
 
 /* What the card offers, as far as variants care. */
 typedef struct {

@@ -11,7 +11,9 @@
  *    GL_MAX_DRAW_BUFFERS is checked later, by gg_variant_check_card);
  *  - mc=RxC with R*C <= 4: a texel has four channels;
  *  - np: an integer >= 1 or `all`; unroll 0 or 1; profile 120, 330, 300es;
- *    compiler glsl or spirv; acc copy, pingpong or blend.
+ *    compiler glsl or spirv; acc copy, pingpong or blend; store f32 or f16.
+ * A text without `store` is store=f32: the records, best files and reports
+ * written before the key existed read as what they measured.
  * Numbers are plain decimal digits without sign or leading zero, so every
  * accepted text has one spelling of each value. */
 #include "gen/gen.h"
@@ -23,13 +25,13 @@
 
 #include "gen/util.h"
 
-#define KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc"
+#define KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc, store"
 #define PRESETS_LIST "larsen, nv-single, nv-multi, tfjs, best"
 
-enum { K_MRT, K_MC, K_NP, K_UNROLL, K_PROFILE, K_COMPILER, K_ACC, K_COUNT };
+enum { K_MRT, K_MC, K_NP, K_UNROLL, K_PROFILE, K_COMPILER, K_ACC, K_STORE, K_COUNT };
 
 static const char *const key_names[K_COUNT] = {
-    "mrt", "mc", "np", "unroll", "profile", "compiler", "acc",
+    "mrt", "mc", "np", "unroll", "profile", "compiler", "acc", "store",
 };
 
 /* What each key allows, for messages ("<key>: '<v>' is not allowed; use ..."). */
@@ -41,11 +43,13 @@ static const char *const key_allowed[K_COUNT] = {
     "120, 330 or 300es",
     "glsl or spirv",
     "copy, pingpong or blend",
+    "f32 or f16",
 };
 
 static const char *const profile_names[] = {"120", "330", "300es"};
 static const char *const compiler_names[] = {"glsl", "spirv"};
 static const char *const acc_names[] = {"copy", "pingpong", "blend"};
+static const char *const store_names[] = {"f32", "f16"};
 
 const char *gg_profile_name(gg_profile p)
 {
@@ -62,6 +66,11 @@ const char *gg_acc_name(gg_acc a)
     return (unsigned)a < 3 ? acc_names[a] : "?";
 }
 
+const char *gg_store_name(gg_store s)
+{
+    return (unsigned)s < 2 ? store_names[s] : "?";
+}
+
 void gg_variant_default(gg_variant *v)
 {
     v->mrt.rows = v->mrt.cols = 1;
@@ -71,6 +80,7 @@ void gg_variant_default(gg_variant *v)
     v->profile = GG_PROFILE_330;
     v->compiler = GG_COMPILER_GLSL;
     v->acc = GG_ACC_PINGPONG;
+    v->store = GG_STORE_F32;
 }
 
 /* The presets of SPEC.md: mrt, mc, np, unroll; other keys keep defaults. */
@@ -191,6 +201,12 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
             return 0;
         }
         break;
+    case K_STORE:
+        if ((i = find_word(store_names, 2, s, n)) >= 0) {
+            v->store = (gg_store)i;
+            return 0;
+        }
+        break;
     }
     return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
                    (int)(n > 40 ? 40 : n), s, key_allowed[key]);
@@ -288,9 +304,10 @@ char *gg_variant_format(const gg_variant *v, char *buf, size_t len)
         snprintf(np, sizeof np, "all");
     else
         snprintf(np, sizeof np, "%d", v->np);
-    snprintf(buf, len, "mrt=%dx%d,mc=%dx%d,np=%s,unroll=%d,profile=%s,compiler=%s,acc=%s",
+    snprintf(buf, len, "mrt=%dx%d,mc=%dx%d,np=%s,unroll=%d,profile=%s,compiler=%s,acc=%s,store=%s",
              v->mrt.rows, v->mrt.cols, v->mc.rows, v->mc.cols, np, v->unroll,
-             gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc));
+             gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc),
+             gg_store_name(v->store));
     return buf;
 }
 
@@ -327,5 +344,9 @@ gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits 
                           "context or machine lacks");
         return GG_CARD_UNSUPPORTED;
     }
+    /* store=f16 needs no check of its own: R16F..RGBA16F with GL_HALF_FLOAT
+     * are core in GL 3.0 and ES 3.0, and the compatibility contexts of
+     * profile 120 (Mesa, NVIDIA) have ARB_half_float_pixel with the
+     * ARB_texture_float every variant needs for its fp32 targets. */
     return GG_CARD_OK;
 }

@@ -12,11 +12,11 @@
 
 static const char *const columns[GG_CSV_COLUMNS] = {
     "card",    "m",     "n",        "k",   "mrt",    "mc",      "np",     "unroll",
-    "profile", "compiler", "acc",   "passes", "status", "seconds", "gflops", "rel_err",
+    "profile", "compiler", "acc",   "store", "passes", "status", "seconds", "gflops", "rel_err",
 };
-enum { C_CARD, C_M, C_N, C_K, C_MRT, C_V0 = C_MRT, C_PASSES = 11, C_STATUS, C_SECONDS,
+enum { C_CARD, C_M, C_N, C_K, C_MRT, C_V0 = C_MRT, C_STORE = 11, C_PASSES, C_STATUS, C_SECONDS,
        C_GFLOPS, C_RELERR };
-#define VARIANT_COLUMNS 7
+#define VARIANT_COLUMNS 8
 
 bool gg_card_slug_ok(const char *s)
 {
@@ -49,7 +49,7 @@ int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
         !isfinite(m->gflops) || isnan(m->rel_err) || (unsigned)m->status >= GG_STATUS_COUNT)
         return -1;
     /* The variant's values, in canonical order, from its canonical form. */
-    char vcols[GG_VARIANT_TEXT + 8] = ",,,,,,";
+    char vcols[GG_VARIANT_TEXT + 8] = ",,,,,,,";
     if (v) {
         char canon[GG_VARIANT_TEXT];
         gg_variant_format(v, canon, sizeof canon);
@@ -100,7 +100,14 @@ static size_t content_length(const char *line)
 bool gg_csv_is_header(const char *line)
 {
     size_t n = content_length(line);
-    return n == strlen(GG_CSV_HEADER) && !strncmp(line, GG_CSV_HEADER, n);
+    return (n == strlen(GG_CSV_HEADER) && !strncmp(line, GG_CSV_HEADER, n)) ||
+           gg_csv_is_old_header(line);
+}
+
+bool gg_csv_is_old_header(const char *line)
+{
+    size_t n = content_length(line);
+    return n == strlen(GG_CSV_HEADER_V1) && !strncmp(line, GG_CSV_HEADER_V1, n);
 }
 
 /* A whole-field integer in [lo, hi]: digits only (a leading '-' when lo < 0),
@@ -173,6 +180,7 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
 
     char *f[GG_CSV_COLUMNS];
     int count = 0;
+    static char f32[] = "f32";
     for (char *s = buf;; s++) {
         if (count == GG_CSV_COLUMNS)
             return gg_fail(err, errlen, "CSV row has more than %d columns", GG_CSV_COLUMNS);
@@ -182,9 +190,15 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
             break;
         *s = '\0';
     }
+    if (count == GG_CSV_COLUMNS - 1) {
+        /* A row from before the store column (GG_CSV_HEADER_V1): store=f32. */
+        memmove(f + C_STORE + 1, f + C_STORE, (GG_CSV_COLUMNS - 1 - C_STORE) * sizeof *f);
+        f[C_STORE] = f32;
+        count++;
+    }
     if (count != GG_CSV_COLUMNS)
-        return gg_fail(err, errlen, "CSV row has %d columns, need %d (%s)", count, GG_CSV_COLUMNS,
-                       GG_CSV_HEADER);
+        return gg_fail(err, errlen, "CSV row has %d columns, need %d (%s) or %d (without store)",
+                       count, GG_CSV_COLUMNS, GG_CSV_HEADER, GG_CSV_COLUMNS - 1);
 
     if (!gg_card_slug_ok(f[C_CARD]) || strlen(f[C_CARD]) >= cardlen)
         return gg_fail(err, errlen, "CSV column card: '%.40s' is not a card slug", f[C_CARD]);

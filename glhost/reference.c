@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/half.h"
 #include "gen/util.h"
 
 void gg_reference_free(gg_reference *ref)
@@ -16,12 +17,14 @@ void gg_reference_free(gg_reference *ref)
     memset(ref, 0, sizeof *ref);
 }
 
-static double *widen(const float *src, size_t count)
+/* Double copies of the inputs as the GPU sees them: store=f16 rounds each
+ * to a half first (gen/half.h, the host's own conversion before upload). */
+static double *widen(const float *src, size_t count, gg_store store)
 {
     double *d = malloc(count * sizeof *d);
     if (d)
         for (size_t i = 0; i < count; i++)
-            d[i] = src[i];
+            d[i] = store == GG_STORE_F16 ? gg_half_round(src[i]) : src[i];
     return d;
 }
 
@@ -34,12 +37,18 @@ static void absolute(double *d, size_t count)
 int gg_reference_compute(const gg_inputs *in, float alpha, float beta, gg_reference *ref,
                          char *err, size_t errlen)
 {
+    return gg_reference_compute_store(in, alpha, beta, GG_STORE_F32, ref, err, errlen);
+}
+
+int gg_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_store store,
+                               gg_reference *ref, char *err, size_t errlen)
+{
     memset(ref, 0, sizeof *ref);
     if (beta != 0.0f && !in->c0)
         return gg_fail(err, errlen, "internal: beta is %g but there is no C input", (double)beta);
     size_t mk = (size_t)in->m * (size_t)in->k, kn = (size_t)in->k * (size_t)in->n;
     size_t mn = (size_t)in->m * (size_t)in->n;
-    double *a = widen(in->a, mk), *b = widen(in->b, kn);
+    double *a = widen(in->a, mk, store), *b = widen(in->b, kn, store);
     ref->r = malloc(mn * sizeof *ref->r);
     ref->s = malloc(mn * sizeof *ref->s);
     if (!a || !b || !ref->r || !ref->s) {
@@ -52,6 +61,7 @@ int gg_reference_compute(const gg_inputs *in, float alpha, float beta, gg_refere
     ref->m = in->m;
     ref->n = in->n;
     ref->k = in->k;
+    ref->store = store;
     enum CBLAS_TRANSPOSE ta = in->transa ? CblasTrans : CblasNoTrans;
     enum CBLAS_TRANSPOSE tb = in->transb ? CblasTrans : CblasNoTrans;
     /* P = op(A) op(B), then |op(A)| |op(B)|: beta 0 means r and s are not read. */

@@ -9,6 +9,10 @@
  *  - S = |alpha| * sum_k |op(A)_ik * op(B)_kj| + |beta * C0_ij|, the scale of
  *    the error (SPEC.md's denominator, with |alpha| added so that scaling
  *    alpha does not change the relative error).
+ *  - store=f16 (gen/gen.h): A and B enter both products rounded to halves
+ *    (gen/half.h), the exact values the GPU samples; C0 stays fp32.  The
+ *    verdict's rule is the same, so the check is as strict about the fp32
+ *    sums as for store=f32.  ref->store says which inputs it was made from.
  *  - gg_verify(): rel_err = max over i, j of |C - R| / S (where S == 0, C must
  *    equal R exactly, else that element's error is infinite).  Pass when
  *    rel_err <= K * 2^-23 and every element has R's class: R NaN -> C NaN,
@@ -21,18 +25,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gen/gen.h"
 #include "glhost/inputs.h"
 
 typedef struct {
     int m, n, k;
     double *r;  /* m x n, row-major: the reference */
     double *s;  /* m x n, row-major: the scale */
+    gg_store store; /* the inputs it was made from: fp32, or rounded to halves */
 } gg_reference;
 
 /* Returns 0, or -1 with one line in err (out of memory, C0 missing while
  * beta != 0); ref is then empty (safe to free). */
 int gg_reference_compute(const gg_inputs *in, float alpha, float beta, gg_reference *ref,
                          char *err, size_t errlen);
+/* The same for the variant key store (gg_reference_compute is GG_STORE_F32). */
+int gg_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_store store,
+                               gg_reference *ref, char *err, size_t errlen);
 void gg_reference_free(gg_reference *ref);
 
 typedef struct {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gen/half.h"
 #include "gen/util.h"
 #include "glhost/fault.h"
 #include "glhost/pack.h"
@@ -129,10 +130,11 @@ static bool stage_ok(run_state *s, const char *stage)
     return true;
 }
 
-static GLenum input_internal(int ch)
+static GLenum input_internal(int ch, gg_store store)
 {
     static const GLenum f[] = {0, GL_R32F, GL_RG32F, GL_RGB32F, GL_RGBA32F};
-    return f[ch];
+    static const GLenum h[] = {0, GL_R16F, GL_RG16F, GL_RGB16F, GL_RGBA16F};
+    return store == GG_STORE_F16 ? h[ch] : f[ch];
 }
 
 static GLenum pixel_format(int ch)
@@ -141,7 +143,11 @@ static GLenum pixel_format(int ch)
     return f[ch];
 }
 
-static GLuint make_texture(int w, int h, int ch, const float *data)
+/* store=f16: data is halves made on the host (gen/half.h), uploaded as
+ * GL_HALF_FLOAT into a half internal format, so the driver converts
+ * nothing (its rounding is not specified) and the reference can round the
+ * same way.  Rows of halves may be 2-byte aligned only. */
+static GLuint make_texture(int w, int h, int ch, gg_store store, const void *data)
 {
     GLuint t = 0;
     glGenTextures(1, &t);
@@ -151,8 +157,11 @@ static GLuint make_texture(int w, int h, int ch, const float *data)
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)input_internal(ch), w, h, 0, pixel_format(ch), GL_FLOAT,
-                 data);
+    bool half = store == GG_STORE_F16;
+    glPixelStorei(GL_UNPACK_ALIGNMENT, half ? 2 : 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)input_internal(ch, store), w, h, 0, pixel_format(ch),
+                 half ? GL_HALF_FLOAT : GL_FLOAT, data);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     return t;
 }
 
@@ -165,11 +174,15 @@ static bool upload(run_state *s)
     gg_src sa = {in->a, in->lda, in->transa}, sb = {in->b, in->ldb, in->transb};
     size_t na = gg_pack_a_floats(L), nb = gg_pack_b_floats(L);
     float *buf = malloc((na > nb ? na : nb) * sizeof *buf);
+    gg_store store = s->v->store;
+    uint16_t *hbuf = store == GG_STORE_F16 ? malloc((na > nb ? na : nb) * sizeof *hbuf) : NULL;
+    const void *data = store == GG_STORE_F16 ? (const void *)hbuf : (const void *)buf;
     s->atex = calloc((size_t)sp->mblocks * sp->kblocks, sizeof *s->atex);
     s->btex = calloc((size_t)sp->kblocks * sp->nblocks, sizeof *s->btex);
     s->cb = calloc((size_t)s->ncb, sizeof *s->cb);
-    if (!buf || !s->atex || !s->btex || !s->cb) {
+    if (!buf || (store == GG_STORE_F16 && !hbuf) || !s->atex || !s->btex || !s->cb) {
         free(buf);
+        free(hbuf);
         fail(s, GG_GL_ERROR, "upload: out of host memory");
         return false;
     }
@@ -179,15 +192,20 @@ static bool upload(run_state *s)
         for (int bk = 0; bk < sp->kblocks; bk++) {
             gg_block blk = gg_split_block(sp, in->m, in->n, in->k, bi, 0, bk);
             gg_pack_a(L, sa, &blk, buf);
-            s->atex[bi * sp->kblocks + bk] = make_texture(L->a_w, L->a_h, L->channels, buf);
+            if (hbuf)
+                gg_floats_to_halves(hbuf, buf, na);
+            s->atex[bi * sp->kblocks + bk] = make_texture(L->a_w, L->a_h, L->channels, store, data);
         }
     for (int bk = 0; bk < sp->kblocks; bk++)
         for (int bj = 0; bj < sp->nblocks; bj++) {
             gg_block blk = gg_split_block(sp, in->m, in->n, in->k, 0, bj, bk);
             gg_pack_b(L, sb, &blk, buf);
-            s->btex[bk * sp->nblocks + bj] = make_texture(L->b_w, L->b_h, L->channels, buf);
+            if (hbuf)
+                gg_floats_to_halves(hbuf, buf, nb);
+            s->btex[bk * sp->nblocks + bj] = make_texture(L->b_w, L->b_h, L->channels, store, data);
         }
     free(buf);
+    free(hbuf);
     if (!stage_ok(s, "uploading A and B"))
         return false;
 
@@ -472,6 +490,7 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     gg_measurement_init(out);
     if (log)
         log->failed = false;
+    gg_reference own = {0}; /* a reference of v's store, when ref is not one */
     run_state st;
     memset(&st, 0, sizeof st);
     run_state *s = &st;
@@ -563,6 +582,18 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     if (!ok)
         goto done;
 
+    /* The reference must be of the inputs this variant's GPU saw (store=f16:
+     * rounded to halves).  Callers pass the matching one; one that does not
+     * match (bench's `best` among fp32 presets, a report re-measuring) is
+     * made right here rather than judging with the wrong one. */
+    if (ref && ref->store != v->store) {
+        char rerr[200];
+        if (gg_reference_compute_store(in, p->alpha, p->beta, v->store, &own, rerr, sizeof rerr)) {
+            fail(s, GG_GL_ERROR, "reference for store=%s: %s", gg_store_name(v->store), rerr);
+            goto done;
+        }
+        ref = &own;
+    }
     if (ref) {
         if (gg_fault("wrong_result")) /* tests only (fault.h): one element wrong */
             c[(size_t)in->m * in->n / 2] += 1000.0f;
@@ -577,6 +608,7 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
 
 done:
+    gg_reference_free(&own);
     if (s->failed)
         out->gflops = 0;
     cleanup(s);

@@ -6,7 +6,9 @@
  *    invalid / unsupported, nothing compiled.  Then the program (program.h),
  *    compile_error / link_error with the info log.
  *  - A and B go into float textures (GL_R32F .. GL_RGBA32F by the packing's
- *    channels, NEAREST, clamped), packed by glhost/pack.h; C is rendered into
+ *    channels, NEAREST, clamped), packed by glhost/pack.h; store=f16: half
+ *    textures (GL_R16F .. GL_RGBA16F), the halves made on the host by
+ *    gen/half.h and uploaded as GL_HALF_FLOAT.  C is rendered into
  *    one float texture per target (RGBA32F for 3 channels) on an FBO, one
  *    full-screen triangle per pass, accumulating by the variant's acc
  *    (pingpong: two texture sets; copy: glCopyTexSubImage2D from each
@@ -28,7 +30,9 @@
  *    B, making and first filling the targets, the FBOs checked) and
  *    readback_s (glReadPixels of every attachment of every block) apart.
  *  - The last timed rep's C is read back, unpacked and judged with gg_verify
- *    against ref: a failure is wrong_result with gflops 0.  GL errors after
+ *    against ref: a failure is wrong_result with gflops 0.  A ref whose
+ *    store is not the variant's is not used: the right one (store=f16: of
+ *    the inputs rounded to halves) is computed here instead.  GL errors after
  *    each stage are gl_error naming the stage and the error; an incomplete
  *    FBO is fbo_incomplete naming the status; a reset reported by
  *    glGetGraphicsResetStatus (contexts with robustness) is context_lost.

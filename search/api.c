@@ -230,7 +230,11 @@ static bool recorded(const glgemm_context *ctx, int m, int n, int k, gg_variant 
     dirs[nd++] = "results";
     for (int i = 0; i < nd; i++) {
         gg_nearest near;
-        if (gg_best_nearest(dirs[i], ctx->card, m, n, k, &near) == 0) {
+        /* fp32 records only: a caller of sgemm asked for fp32 inputs, and a
+         * store=f16 best rounds them to halves (a precision of its own, not
+         * what the library promises), so it is passed over, never used
+         * silently; the nearest fp32 best (or the default) serves. */
+        if (gg_best_nearest_store(dirs[i], ctx->card, m, n, k, GG_STORE_F32, &near) == 0) {
             *v = near.v;
             return true;
         }
@@ -509,6 +513,10 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
         bool have_rec = g.m > 0 && g.n > 0 && g.k > 0 && recorded(ctx, g.m, g.n, g.k, &rec);
         if (gg_variant_parse(variant, have_rec ? &rec : NULL, &v, err, sizeof err))
             return set_error(GLGEMM_EVARIANT, "%s: variant '%.100s': %s", fn, variant, err);
+        if (v.store != GG_STORE_F32) /* the library's contract is fp32 inputs */
+            return set_error(GLGEMM_EVARIANT, "%s: variant '%.100s': store=%s rounds A and B "
+                             "to half floats; the library computes with fp32 inputs only "
+                             "(store=f32)", fn, variant, gg_store_name(v.store));
     }
     if (g.m == 0 || g.n == 0 || ((g.alpha == 0.0f || g.k == 0) && g.beta == 1.0f))
         return GLGEMM_OK;

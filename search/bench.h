@@ -32,6 +32,8 @@ enum { GG_BENCH_BEST = 4, GG_BENCH_CPU = 5 };
 extern const char *const gg_bench_names[GG_BENCH_NROWS];
 
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
+/* Bench files from before the store column still read (store=f32). */
+#define GG_BENCH_CSV_HEADER_V1 "name," GG_CSV_HEADER_V1 ",ratio_to_cpu"
 
 typedef struct {
     bool present;      /* false: best with no tuning record (no row) */

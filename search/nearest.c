@@ -41,6 +41,12 @@ static int read_variant(const char *path, gg_variant *v)
 
 int gg_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out)
 {
+    return gg_best_nearest_store(dir, card, m, n, k, -1, out);
+}
+
+int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
+                          gg_nearest *out)
+{
     if (m < 1 || n < 1 || k < 1)
         return -1;
     char sub[512];
@@ -64,7 +70,7 @@ int gg_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_n
         char path[sizeof out->path];
         gg_variant v;
         if ((size_t)snprintf(path, sizeof path, "%s/%s", sub, e->d_name) >= sizeof path ||
-            read_variant(path, &v))
+            read_variant(path, &v) || (store >= 0 && (int)v.store != store))
             continue;
         have = true;
         best_d = dd;

@@ -122,6 +122,64 @@ static int cut(gg_records *r, size_t at, char *err, size_t errlen)
     return 0;
 }
 
+/* A file from before the store column (GG_CSV_HEADER_V1): rewritten with
+ * today's header, ",f32" put into every row of the old column count after
+ * its acc (other lines, a torn last one included, kept as they are), so new
+ * rows never land under the old header.  Written atomically beside it, then
+ * r->fd becomes the new file, locked (a tune that opens the new file in
+ * between wins: this one is refused as "in use").  0, or -1 with err. */
+static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t errlen)
+{
+    const char *nl = memchr(buf, '\n', len);
+    size_t cap = len + strlen(GG_CSV_HEADER) + 2, o = 0;
+    for (size_t i = 0; i < len; i++)
+        cap += buf[i] == '\n' ? 4 : 0;
+    char *text = malloc(cap);
+    if (!text) {
+        snprintf(err, errlen, "out of memory rewriting %s", r->path);
+        return -1;
+    }
+    o += (size_t)snprintf(text, cap, "%s\n", GG_CSV_HEADER);
+    for (size_t pos = (size_t)(nl - buf) + 1; pos < len;) {
+        const char *line = buf + pos, *end = memchr(line, '\n', len - pos);
+        size_t n = end ? (size_t)(end - line) + 1 : len - pos, commas = 0, at = 0;
+        for (size_t i = 0; i < n; i++)
+            if (line[i] == ',' && ++commas == 11)
+                at = i + 1; /* the start of the old passes column */
+        if (end && commas == GG_CSV_COLUMNS - 2) {
+            memcpy(text + o, line, at);
+            memcpy(text + o + at, "f32,", 4);
+            memcpy(text + o + at + 4, line + at, n - at);
+            o += n + 4;
+        } else {
+            memcpy(text + o, line, n);
+            o += n;
+        }
+        pos += n;
+    }
+    int rc = gg_write_atomic(r->path, text, o, err, errlen);
+    free(text);
+    if (rc)
+        return -1;
+    int fd = open(r->path, O_RDWR | O_APPEND | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", r->path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        close(fd);
+        snprintf(err, errlen, "%s is in use (another glgemm tune of this card and problem "
+                              "is running)", r->path);
+        return -1;
+    }
+    fchmod(fd, 0644); /* as the file was made; the temporary one is private */
+    close(r->fd);
+    r->fd = fd;
+    fprintf(stderr, "note: %s: rewritten with the store column (its rows are store=f32)\n",
+            r->path);
+    return 0;
+}
+
 /* Reads the rows back; returns 0, or -1 with err (the file is not ours). */
 static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *info, char *err,
                 size_t errlen)
@@ -159,6 +217,12 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
                               "away or use --fresh", r->path, GG_CSV_HEADER);
         free(buf);
         return -1;
+    }
+    if (gg_csv_is_old_header(buf)) {
+        *nl = '\n';
+        rc = migrate(r, buf, len, err, errlen);
+        free(buf);
+        return rc ? rc : load(r, fn, user, info, err, errlen);
     }
     size_t pos = (size_t)(nl - buf) + 1;
     long lineno = 1;

@@ -22,6 +22,9 @@
  *  - DIR/<card>/best-MxNxK.txt is written atomically (temporary file,
  *    fsync, rename): first line the canonical variant, then `gflops: G`,
  *    then `key: value` lines (seconds, rel_err, card, problem, written).
+ *  - A records file from before the store column (glhost/csv.h's
+ *    GG_CSV_HEADER_V1) is rewritten on open, atomically, with today's header
+ *    and its rows as store=f32; best files without store read as store=f32.
  */
 #ifndef GLGEMM_RECORDS_H
 #define GLGEMM_RECORDS_H

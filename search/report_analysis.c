@@ -10,7 +10,7 @@
 static bool same_outer(const gg_variant *a, const gg_variant *b)
 {
     return a->unroll == b->unroll && a->profile == b->profile && a->compiler == b->compiler &&
-           a->acc == b->acc;
+           a->acc == b->acc && a->store == b->store;
 }
 
 static bool same_shape(gg_shape a, gg_shape b)

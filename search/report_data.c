@@ -172,7 +172,8 @@ static bool same_variant(const gg_variant *a, const gg_variant *b)
 {
     return a->mrt.rows == b->mrt.rows && a->mrt.cols == b->mrt.cols && a->mc.rows == b->mc.rows &&
            a->mc.cols == b->mc.cols && a->np == b->np && a->unroll == b->unroll &&
-           a->profile == b->profile && a->compiler == b->compiler && a->acc == b->acc;
+           a->profile == b->profile && a->compiler == b->compiler && a->acc == b->acc &&
+           a->store == b->store;
 }
 
 static const gg_report_rec *find_in(const gg_report_rec *recs, long n, const gg_report_data *d,

@@ -203,7 +203,8 @@ static void fig7(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
             gg_acc_name(fd->base.acc),
             !d->have_best || (d->best.unroll == fd->base.unroll &&
                               d->best.profile == fd->base.profile &&
-                              d->best.compiler == fd->base.compiler && d->best.acc == fd->base.acc)
+                              d->best.compiler == fd->base.compiler && d->best.acc == fd->base.acc &&
+                              d->best.store == fd->base.store)
                 ? ", the best's"
                 : "; the best's differ");
     fprintf(f, "### (a) np over powers of two\n\n");

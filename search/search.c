@@ -135,6 +135,7 @@ uint64_t gs_key(const gg_variant *v)
     k = k << 2 | (uint64_t)(v->profile & 3);
     k = k << 1 | (uint64_t)(v->compiler & 1);
     k = k << 2 | (uint64_t)(v->acc & 3);
+    k = k << 1 | (uint64_t)(v->store & 1);
     k = k << 32 | (uint64_t)(uint32_t)v->np;
     return k;
 }

@@ -54,6 +54,7 @@ const char *gg_strategy_name(gg_strategy s);
 enum {
     GG_KEY_MRT = 1 << 0, GG_KEY_MC = 1 << 1, GG_KEY_NP = 1 << 2, GG_KEY_UNROLL = 1 << 3,
     GG_KEY_PROFILE = 1 << 4, GG_KEY_COMPILER = 1 << 5, GG_KEY_ACC = 1 << 6,
+    GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16 */
 };
 
 typedef struct {

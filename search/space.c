@@ -14,7 +14,7 @@ static const struct {
 } fix_keys[] = {
     {"mrt", GG_KEY_MRT},         {"mc", GG_KEY_MC},           {"np", GG_KEY_NP},
     {"unroll", GG_KEY_UNROLL},   {"profile", GG_KEY_PROFILE}, {"compiler", GG_KEY_COMPILER},
-    {"acc", GG_KEY_ACC},
+    {"acc", GG_KEY_ACC},         {"store", GG_KEY_STORE},
 };
 #define NKEYS (sizeof fix_keys / sizeof *fix_keys)
 
@@ -38,7 +38,7 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
         char *eq = strchr(item, '=');
         if (!eq) {
             snprintf(err, errlen, "--fix: '%s' is not key=value (keys: mrt, mc, np, unroll, "
-                                  "profile, compiler, acc)", item);
+                                  "profile, compiler, acc, store)", item);
             return -1;
         }
         size_t klen = (size_t)(eq - item);
@@ -48,7 +48,7 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
                 bit = fix_keys[i].bit;
         if (!bit) {
             snprintf(err, errlen, "--fix: unknown key '%.*s' (keys: mrt, mc, np, unroll, "
-                                  "profile, compiler, acc)", (int)klen, item);
+                                  "profile, compiler, acc, store)", (int)klen, item);
             return -1;
         }
         if (fix->mask & bit) {
@@ -70,6 +70,7 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
         case GG_KEY_PROFILE: fix->v.profile = one.profile; break;
         case GG_KEY_COMPILER: fix->v.compiler = one.compiler; break;
         case GG_KEY_ACC: fix->v.acc = one.acc; break;
+        case GG_KEY_STORE: fix->v.store = one.store; break;
         }
         fix->mask |= bit;
         if (!end)

@@ -422,7 +422,7 @@ START_TEST(api_records_pick_variant)
     write_best(dir, glgemm_card(g), 32, 32, 32, "nv-multi");
     write_best(dir, glgemm_card(g), 256, 256, 256, "mc=2x2,profile=120,compiler=spirv"); /* invalid */
     ck_assert_int_eq(glgemm_variant_for(g, 40, 40, 40, v, sizeof v), GLGEMM_OK);
-    ck_assert_str_eq(v, "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong");
+    ck_assert_str_eq(v, "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32");
     /* `best` in an explicit variant names the same record, with overrides. */
     mat a = mat_make(40, 40, 1, 0, 5, 0), b = mat_make(40, 40, 1, 0, 5, 1);
     mat c = mat_make(40, 40, 1, 0, 5, 2);
@@ -451,6 +451,53 @@ START_TEST(api_records_pick_variant)
         ck_assert(c3[i] == 0.0f);
     glgemm_close(g);
     free(a.v), free(b.v), free(c.v), free(a2.v), free(b2.v), free(c2.v), free(a3), free(c3);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The library is fp32 only: a store=f16 best is passed over (the nearest
+ * fp32 best, or the default, serves), `best` in an explicit variant names
+ * the fp32 record, and an explicit store=f16 is refused. */
+START_TEST(api_skips_f16_records)
+{
+    char dir[] = "/tmp/glgemm-f16-XXXXXX";
+    ck_assert(mkdtemp(dir));
+    ck_assert(!chdir(dir));
+    setenv("GLGEMM_RESULTS", dir, 1);
+    glgemm_context *g = open_ok();
+    char v[200];
+    /* Only a store=f16 record: the default, not it. */
+    write_best(dir, glgemm_card(g), 40, 40, 40, "mrt=1x2,mc=2x2,np=2,store=f16");
+    ck_assert_int_eq(glgemm_variant_for(g, 40, 40, 40, v, sizeof v), GLGEMM_OK);
+    ck_assert_str_eq(v, GLGEMM_DEFAULT_VARIANT);
+    gg_nearest near;
+    ck_assert_int_eq(gg_best_nearest(dir, glgemm_card(g), 40, 40, 40, &near), 0); /* it is there */
+    ck_assert_int_eq(near.v.store, GG_STORE_F16);
+    /* An fp32 record further away is the one used. */
+    write_best(dir, glgemm_card(g), 32, 32, 32, "nv-multi");
+    ck_assert_int_eq(glgemm_variant_for(g, 40, 40, 40, v, sizeof v), GLGEMM_OK);
+    ck_assert_str_eq(v, "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32");
+    mat a = mat_make(40, 40, 1, 0, 5, 0), b = mat_make(40, 40, 1, 0, 5, 1);
+    mat c = mat_make(40, 40, 1, 0, 5, 2);
+    int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, 40, 40, 40, 1, a.v,
+                          40, b.v, 40, 0, c.v, 40);
+    ck_assert_msg(rc == GLGEMM_OK, "%d: %s", rc, glgemm_last_error());
+    ck_assert_int_eq(glgemm_sgemm_variant(g, "best", GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS,
+                                          GLGEMM_NOTRANS, 40, 40, 40, 1, a.v, 40, b.v, 40, 0,
+                                          c.v, 40),
+                     GLGEMM_OK);
+    /* Asked for by name: refused, C untouched. */
+    float keep = c.v[0];
+    ck_assert_int_eq(glgemm_sgemm_variant(g, "mrt=1x2,mc=2x2,store=f16", GLGEMM_ROW_MAJOR,
+                                          GLGEMM_NOTRANS, GLGEMM_NOTRANS, 40, 40, 40, 1, a.v, 40,
+                                          b.v, 40, 0, c.v, 40),
+                     GLGEMM_EVARIANT);
+    ck_assert_msg(strstr(glgemm_last_error(), "fp32 inputs only"), "%s", glgemm_last_error());
+    ck_assert(c.v[0] == keep);
+    glgemm_close(g);
+    free(a.v), free(b.v), free(c.v);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -612,6 +659,7 @@ Suite *make_api_suite(void)
     tcase_add_test(gl, api_other_errors);
     tcase_add_test(gl, api_open_failures);
     tcase_add_test(gl, api_records_pick_variant);
+    tcase_add_test(gl, api_skips_f16_records);
     tcase_add_loop_test(gl, api_explicit_variants, 0,
                         (int)(sizeof explicit_variants / sizeof *explicit_variants));
     suite_add_tcase(s, gl);

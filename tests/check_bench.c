@@ -79,11 +79,11 @@ START_TEST(rows_in_order_with_ratios)
                      0);
     /* The presets in SPEC's order, then best. */
     const char *want[5] = {
-        "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong",
-        "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong",
-        "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong",
-        "mrt=1x1,mc=2x2,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong",
-        "mrt=2x2,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong",
+        "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
+        "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32",
+        "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32",
+        "mrt=1x1,mc=2x2,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
+        "mrt=2x2,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
     };
     ck_assert_int_eq(g.calls, 5);
     for (int i = 0; i < 5; i++)
@@ -115,10 +115,10 @@ START_TEST(failed_row_and_missing_best)
     ck_assert_ptr_nonnull(csv);
     ck_assert_int_eq(tu_count_lines(csv), 1 + 5);
     ck_assert_ptr_null(strstr(csv, "\nbest,"));
-    ck_assert_ptr_nonnull(strstr(csv, "\nnv-single,synth,64,64,64,1x1,2x2,128,1,330,glsl,pingpong,3,"
+    ck_assert_ptr_nonnull(strstr(csv, "\nnv-single,synth,64,64,64,1x1,2x2,128,1,330,glsl,pingpong,f32,3,"
                                       "wrong_result,"));
-    /* The CPU row: seven empty variant columns, passes 0, ratio 1. */
-    ck_assert_ptr_nonnull(strstr(csv, "\ncpu-blas,synth,64,64,64,,,,,,,,0,ok,"));
+    /* The CPU row: eight empty variant columns, passes 0, ratio 1. */
+    ck_assert_ptr_nonnull(strstr(csv, "\ncpu-blas,synth,64,64,64,,,,,,,,,0,ok,"));
     ck_assert_ptr_nonnull(strstr(csv, ",2e-07,1\n"));
     free(csv);
 
@@ -160,6 +160,45 @@ START_TEST(csv_round_trip)
         ck_assert_double_eq(back.rows[i].m.seconds, b.rows[i].m.seconds);
         ck_assert_double_eq_tol(back.rows[i].ratio, b.rows[i].ratio, 1e-5 * b.rows[i].ratio);
     }
+    tu_rm_rf(dir);
+}
+END_TEST
+
+/* A bench file from before the store column (as results/ holds them) reads,
+ * every row store=f32, the CPU row's seven empty variant columns too; one
+ * with a store=f16 best reads that. */
+START_TEST(old_and_f16_files_read)
+{
+    char dir[64], path[128], err[512];
+    tu_mkdtemp(dir, sizeof dir, "bench-old");
+    snprintf(path, sizeof path, "%s/bench.csv", dir);
+    FILE *f = fopen(path, "w");
+    fputs(GG_BENCH_CSV_HEADER_V1 "\n"
+          "larsen,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,0.5,2,2e-07,0.5\n"
+          "best,synth,8,8,8,1x8,2x2,all,1,330,glsl,blend,1,ok,0.25,4,2e-07,1\n"
+          "cpu-blas,synth,8,8,8,,,,,,,,0,ok,0.25,4,2e-07,1\n", f);
+    fclose(f);
+    static gg_bench b;
+    ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    char x[GG_VARIANT_TEXT];
+    ck_assert_str_eq(gg_variant_format(&b.rows[GG_BENCH_BEST].v, x, sizeof x),
+                     "mrt=1x8,mc=2x2,np=all,unroll=1,profile=330,compiler=glsl,acc=blend,store=f32");
+    ck_assert(b.rows[GG_BENCH_CPU].present && !b.rows[GG_BENCH_CPU].has_variant);
+    ck_assert_double_eq(b.rows[GG_BENCH_CPU].m.gflops, 4);
+    f = fopen(path, "w");
+    fputs(GG_BENCH_CSV_HEADER "\n"
+          "best,synth,8,8,8,1x8,2x2,all,1,330,glsl,blend,f16,1,ok,0.25,4,2e-07,1\n"
+          "cpu-blas,synth,8,8,8,,,,,,,,,0,ok,0.25,4,2e-07,1\n", f);
+    fclose(f);
+    ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST].v.store, GG_STORE_F16);
+    ck_assert(b.rows[GG_BENCH_CPU].present);
+    /* The CPU row of today's file with only seven empty columns is refused. */
+    f = fopen(path, "w");
+    fputs(GG_BENCH_CSV_HEADER "\ncpu-blas,synth,8,8,8,,,,,,,,f32,0,ok,0.25,4,2e-07,1\n", f);
+    fclose(f);
+    ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "variant columns empty"));
     tu_rm_rf(dir);
 }
 END_TEST
@@ -295,7 +334,7 @@ START_TEST(cli_bench_rows_and_ratios)
     ck_assert_int_eq(tu_count_lines(out), 1 + 5);
     const char *cpu = find_row(out, "cpu-blas");
     ck_assert_ptr_nonnull(cpu);
-    double cpu_gf = csv_num(cpu, 15);
+    double cpu_gf = csv_num(cpu, 16);
     ck_assert(cpu_gf > 0);
     const char *names[] = {"larsen", "nv-multi", "nv-single", "tfjs", "cpu-blas"};
     for (int i = 0; i < 5; i++) {
@@ -303,7 +342,7 @@ START_TEST(cli_bench_rows_and_ratios)
         ck_assert_msg(row != NULL, "no %s row", names[i]);
         ck_assert_msg(!strncmp(row + strlen(names[i]) + 1, "llvmpipe,24,24,24,", 18), "%s", row);
         ck_assert_msg(strstr(row, ",ok,") != NULL, "%s not ok: %.200s", names[i], row);
-        double gf = csv_num(row, 15), ratio = csv_num(row, 17);
+        double gf = csv_num(row, 16), ratio = csv_num(row, 18);
         ck_assert(gf > 0);
         ck_assert_msg(fabs(ratio - gf / cpu_gf) <= 1e-5 * (gf / cpu_gf), "%s: ratio %g, %g/%g",
                       names[i], ratio, gf, cpu_gf);
@@ -314,7 +353,7 @@ START_TEST(cli_bench_rows_and_ratios)
 
     /* With a best file, the best row runs that variant. */
     snprintf(path, sizeof path, "%s/res/llvmpipe/best-24x24x24.txt", dir);
-    const char *best = "mrt=1x2,mc=1x4,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong\n"
+    const char *best = "mrt=1x2,mc=1x4,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32\n"
                        "gflops: 1\n";
     ck_assert_int_eq(gg_write_atomic(path, best, strlen(best), perr, sizeof perr), 0);
     rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --results res", &out, &err);
@@ -367,6 +406,7 @@ Suite *make_bench_suite(void)
     tcase_add_test(tc, rows_in_order_with_ratios);
     tcase_add_test(tc, failed_row_and_missing_best);
     tcase_add_test(tc, csv_round_trip);
+    tcase_add_test(tc, old_and_f16_files_read);
     tcase_add_loop_test(tc, bad_csv_refused, 0, sizeof bad_csv / sizeof *bad_csv);
     suite_add_tcase(s, tc);
 

@@ -117,9 +117,9 @@ static const gemm_case pairwise[] = {
 
 /* SPIR-V: profile 330 only; one case per acc. */
 static const gemm_case spirv_cases[] = {
-    {"mrt=2x2,mc=2x2,np=3,compiler=spirv,acc=pingpong", 67, 45, 83, 0, 1, 1.0f, 0.5f},
-    {"mrt=1x4,mc=1x4,np=2,unroll=1,compiler=spirv,acc=copy", 29, 31, 37, 1, 0, -0.5f, 1.0f},
-    {"mrt=2x1,mc=1x3,np=all,compiler=spirv,acc=blend", 13, 17, 19, 0, 0, 2.0f, 0.0f},
+    {"mrt=2x2,mc=2x2,np=3,compiler=spirv,acc=pingpong,store=f32", 67, 45, 83, 0, 1, 1.0f, 0.5f},
+    {"mrt=1x4,mc=1x4,np=2,unroll=1,compiler=spirv,acc=copy,store=f32", 29, 31, 37, 1, 0, -0.5f, 1.0f},
+    {"mrt=2x1,mc=1x3,np=all,compiler=spirv,acc=blend,store=f32", 13, 17, 19, 0, 0, 2.0f, 0.0f},
 };
 #define NSPIRV ((int)(sizeof spirv_cases / sizeof *spirv_cases))
 
@@ -494,7 +494,7 @@ START_TEST(cli_run_line_and_csv)
     char out[4096], err[4096];
     int rc = run_cli("nv-multi --m 33 --n 17 --k 29 --reps 2", out, sizeof out, err, sizeof err);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
-    ck_assert_msg(strstr(out, "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong"
+    ck_assert_msg(strstr(out, "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32"
                               " 33x17x29: ok") != NULL, "%s", out);
     ck_assert(strstr(out, "GFLOP/s") && strstr(out, "rel_err") && strstr(out, "compile") &&
               strstr(out, "upload") && strstr(out, "read-back"));
@@ -506,7 +506,7 @@ START_TEST(cli_run_line_and_csv)
     char *nl = strchr(out, '\n');
     ck_assert_ptr_nonnull(nl);
     *nl = '\0';
-    ck_assert_str_eq(out, "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,passes,status,"
+    ck_assert_str_eq(out, "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,passes,status,"
                           "seconds,gflops,rel_err");
     char card[GG_CARD_MAX], perr[256];
     gg_problem p;
@@ -572,12 +572,21 @@ START_TEST(cli_run_statuses)
     snprintf(file, sizeof file, "%s/best-3x5x7.txt", dir);
     FILE *f = fopen(file, "w");
     ck_assert_ptr_nonnull(f);
-    fputs("mrt=2x2,mc=1x2,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong\ngflops: 1\n", f);
+    fputs("mrt=2x2,mc=1x2,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32\ngflops: 1\n", f);
     fclose(f);
     rc = run_cli("best,acc=blend --m 3 --n 5 --k 7", out, sizeof out, err, sizeof err);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
-    ck_assert_msg(strstr(out, "mrt=2x2,mc=1x2,np=2,unroll=0,profile=330,compiler=glsl,acc=blend "
-                              "3x5x7: ok") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "mrt=2x2,mc=1x2,np=2,unroll=0,profile=330,compiler=glsl,acc=blend,"
+                              "store=f32 3x5x7: ok") != NULL, "%s", out);
+    /* A best recorded with store=f16 is that: run with half inputs and
+     * judged against their rounded reference. */
+    f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("mrt=2x2,mc=1x2,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16\ngflops: 1\n", f);
+    fclose(f);
+    rc = run_cli("best --m 3 --n 5 --k 7", out, sizeof out, err, sizeof err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    ck_assert_msg(strstr(out, "acc=pingpong,store=f16 3x5x7: ok") != NULL, "%s", out);
     unlink(file);
     rmdir(dir);
     snprintf(dir, sizeof dir, "%s/results", tmpdir);

@@ -18,23 +18,30 @@
 static const struct {
     const char *text, *canonical;
 } good[] = {
-    {"mrt=1x1", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong"},
+    {"mrt=1x1", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"},
     {"acc=blend,mc=2x2,mrt=2x4,np=16,unroll=1,profile=300es,compiler=glsl",
-     "mrt=2x4,mc=2x2,np=16,unroll=1,profile=300es,compiler=glsl,acc=blend"},
-    {"np=1", "mrt=1x1,mc=1x1,np=1,unroll=0,profile=330,compiler=glsl,acc=pingpong"},
-    {"np=all,profile=120,acc=copy", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=120,compiler=glsl,acc=copy"},
-    {"mc=1x3,mrt=8x1", "mrt=8x1,mc=1x3,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong"},
-    {"mc=4x1,mrt=1x8,compiler=spirv", "mrt=1x8,mc=4x1,np=all,unroll=0,profile=330,compiler=spirv,acc=pingpong"},
-    {"larsen", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong"},
-    {"nv-single", "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong"},
-    {"nv-multi", "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong"},
-    {"tfjs", "mrt=1x1,mc=2x2,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong"},
-    {"nv-single,np=64", "mrt=1x1,mc=2x2,np=64,unroll=1,profile=330,compiler=glsl,acc=pingpong"},
+     "mrt=2x4,mc=2x2,np=16,unroll=1,profile=300es,compiler=glsl,acc=blend,store=f32"},
+    {"np=1", "mrt=1x1,mc=1x1,np=1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"np=all,profile=120,acc=copy", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=120,compiler=glsl,acc=copy,store=f32"},
+    {"mc=1x3,mrt=8x1", "mrt=8x1,mc=1x3,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"mc=4x1,mrt=1x8,compiler=spirv", "mrt=1x8,mc=4x1,np=all,unroll=0,profile=330,compiler=spirv,acc=pingpong,store=f32"},
+    {"larsen", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"nv-single", "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"nv-multi", "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"tfjs", "mrt=1x1,mc=2x2,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"nv-single,np=64", "mrt=1x1,mc=2x2,np=64,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32"},
     {"nv-multi,mrt=2x2,profile=300es,acc=blend",
-     "mrt=2x2,mc=1x4,np=6,unroll=1,profile=300es,compiler=glsl,acc=blend"},
-    {"tfjs,unroll=1,np=7", "mrt=1x1,mc=2x2,np=7,unroll=1,profile=330,compiler=glsl,acc=pingpong"},
-    {"larsen,mc=1x1,mrt=1x1", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong"},
-    {"np=2147483647", "mrt=1x1,mc=1x1,np=2147483647,unroll=0,profile=330,compiler=glsl,acc=pingpong"},
+     "mrt=2x2,mc=1x4,np=6,unroll=1,profile=300es,compiler=glsl,acc=blend,store=f32"},
+    {"tfjs,unroll=1,np=7", "mrt=1x1,mc=2x2,np=7,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"larsen,mc=1x1,mrt=1x1", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"np=2147483647", "mrt=1x1,mc=1x1,np=2147483647,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"store=f16", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16"},
+    {"store=f32", "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"},
+    {"nv-single,store=f16", "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f16"},
+    {"store=f16,acc=blend,mrt=2x4", "mrt=2x4,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=blend,store=f16"},
+    /* The canonical form from before the store key (results/, best files): f32. */
+    {"mrt=2x4,mc=4x1,np=32,unroll=1,profile=330,compiler=glsl,acc=blend",
+     "mrt=2x4,mc=4x1,np=32,unroll=1,profile=330,compiler=glsl,acc=blend,store=f32"},
 };
 
 START_TEST(parse_good)
@@ -50,7 +57,7 @@ END_TEST
 
 /* ---- parsing: bad texts and their exact one-line messages ---- */
 
-#define KEYS "(keys: mrt, mc, np, unroll, profile, compiler, acc)"
+#define KEYS "(keys: mrt, mc, np, unroll, profile, compiler, acc, store)"
 static const struct {
     const char *text, *message;
 } bad[] = {
@@ -58,6 +65,12 @@ static const struct {
     {"foo=1", "unknown key 'foo' " KEYS},
     {"mrt=1x1,Mc=1x1", "unknown key 'Mc' " KEYS},
     {"mrt=1x1,mrt=2x2", "mrt given twice; each key at most once"},
+    {"store=f64", "store: 'f64' is not allowed; use f32 or f16"},
+    {"store=F16", "store: 'F16' is not allowed; use f32 or f16"},
+    {"store=half", "store: 'half' is not allowed; use f32 or f16"},
+    {"store=", "store: empty value; use f32 or f16"},
+    {"larsen,store", "store: missing '=value'; use f32 or f16"},
+    {"store=f16,store=f32", "store given twice; each key at most once"},
     {"nv-single,np=4,np=8", "np given twice; each key at most once"},
     {"mrt= 2x2", "whitespace is not allowed in a variant; write key=value,key=value (e.g. nv-single,np=64)"},
     {" larsen", "whitespace is not allowed in a variant; write key=value,key=value (e.g. nv-single,np=64)"},
@@ -91,7 +104,7 @@ static const struct {
     {"acc=add", "acc: 'add' is not allowed; use copy, pingpong or blend"},
     {"np", "np: missing '=value'; use an integer >= 1, or all"},
     {"mrt=1x1,acc", "acc: missing '=value'; use copy, pingpong or blend"},
-    {"nvsingle", "unknown preset 'nvsingle' (presets: larsen, nv-single, nv-multi, tfjs, best; or key=value pairs, keys: mrt, mc, np, unroll, profile, compiler, acc)"},
+    {"nvsingle", "unknown preset 'nvsingle' (presets: larsen, nv-single, nv-multi, tfjs, best; or key=value pairs, keys: mrt, mc, np, unroll, profile, compiler, acc, store)"},
     {"np=4,tfjs", "preset 'tfjs' must come first, then key=value overrides"},
     {"larsen,tfjs", "preset 'tfjs' must come first, then key=value overrides"},
     {"mrt=1x1,fast", "'fast' is not key=value " KEYS},
@@ -130,10 +143,10 @@ START_TEST(parse_best)
     ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=1x4,np=12,acc=blend", NULL, &best, err, sizeof err), 0);
     ck_assert_int_eq(gg_variant_parse("best", &best, &v, err, sizeof err), 0);
     ck_assert_str_eq(gg_variant_format(&v, buf, sizeof buf),
-                     "mrt=2x4,mc=1x4,np=12,unroll=0,profile=330,compiler=glsl,acc=blend");
+                     "mrt=2x4,mc=1x4,np=12,unroll=0,profile=330,compiler=glsl,acc=blend,store=f32");
     ck_assert_int_eq(gg_variant_parse("best,np=all,unroll=1", &best, &v, err, sizeof err), 0);
     ck_assert_str_eq(gg_variant_format(&v, buf, sizeof buf),
-                     "mrt=2x4,mc=1x4,np=all,unroll=1,profile=330,compiler=glsl,acc=blend");
+                     "mrt=2x4,mc=1x4,np=all,unroll=1,profile=330,compiler=glsl,acc=blend,store=f32");
     /* A preset's overrides change only what they name. */
     ck_assert_int_eq(gg_variant_parse("nv-single,np=64", NULL, &v, err, sizeof err), 0);
     ck_assert_int_eq(v.np, 64);
@@ -148,7 +161,7 @@ START_TEST(names_and_defaults)
     gg_variant_default(&v);
     char buf[GG_VARIANT_TEXT];
     ck_assert_str_eq(gg_variant_format(&v, buf, sizeof buf),
-                     "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+                     "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_str_eq(gg_profile_name(GG_PROFILE_120), "120");
     ck_assert_str_eq(gg_profile_name(GG_PROFILE_300ES), "300es");
     ck_assert_str_eq(gg_compiler_name(GG_COMPILER_SPIRV), "spirv");
@@ -170,9 +183,10 @@ START_TEST(canonical_round_trip)
                         for (int u = 0; u < 2; u++)
                             for (int p = 0; p < 3; p++)
                                 for (int co = 0; co < 2; co++)
-                                    for (int a = 0; a < 3; a++) {
+                                    for (int a = 0; a < 6; a++) {
                                         gg_variant v = {{R, C}, {r, c}, nps[i], u, (gg_profile)p,
-                                                        (gg_compiler)co, (gg_acc)a};
+                                                        (gg_compiler)co, (gg_acc)(a % 3),
+                                                        (gg_store)(a / 3)};
                                         gg_variant back;
                                         char buf[GG_VARIANT_TEXT], buf2[GG_VARIANT_TEXT], err[256];
                                         gg_variant_format(&v, buf, sizeof buf);
@@ -182,8 +196,8 @@ START_TEST(canonical_round_trip)
                                         ck_assert_str_eq(gg_variant_format(&back, buf2, sizeof buf2), buf);
                                         count++;
                                     }
-    /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 */
-    ck_assert_int_eq(count, 20 * 8 * 6 * 2 * 3 * 2 * 3);
+    /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 acc x 2 store */
+    ck_assert_int_eq(count, 20 * 8 * 6 * 2 * 3 * 2 * 3 * 2);
 }
 END_TEST
 
@@ -308,6 +322,30 @@ static char *emit(const char *variant, int m, int n, int k)
     return s;
 }
 
+/* store=f16 changes the header only: the line after the variant says the
+ * storage, and the rest of the text is the f32 variant's, byte for byte. */
+START_TEST(emit_store_header_only)
+{
+    static const char *const bases[] = {"mrt=2x4,mc=4x1,np=32,unroll=1,acc=blend",
+                                        "mrt=1x2,mc=1x3,np=3,profile=120,acc=copy",
+                                        "mrt=2x2,mc=2x2,profile=300es"};
+    for (int i = 0; i < 3; i++) {
+        char t32[128], t16[128];
+        snprintf(t32, sizeof t32, "%s,store=f32", bases[i]);
+        snprintf(t16, sizeof t16, "%s,store=f16", bases[i]);
+        char *a = emit(t32, 67, 45, 83), *b = emit(t16, 67, 45, 83);
+        ck_assert_ptr_nonnull(strstr(a, ",store=f32\n * storage: A and B as fp32, sums in fp32\n"));
+        ck_assert_ptr_nonnull(
+            strstr(b, ",store=f16\n * storage: A and B as half floats (f16), sums in fp32\n"));
+        const char *ra = strstr(a, " * problem:"), *rb = strstr(b, " * problem:");
+        ck_assert_ptr_nonnull(ra);
+        ck_assert_str_eq(ra, rb);
+        free(a);
+        free(b);
+    }
+}
+END_TEST
+
 /* Samplers, outputs and the fetch function per profile and acc. */
 START_TEST(emit_interface)
 {
@@ -363,7 +401,7 @@ END_TEST
 
 START_TEST(emit_spirv_interface)
 {
-    char *s = emit("mrt=1x2,mc=2x2,compiler=spirv,acc=copy", 8, 8, 8);
+    char *s = emit("mrt=1x2,mc=2x2,compiler=spirv,acc=copy,store=f32", 8, 8, 8);
     ck_assert(!strncmp(s, "#version 330\n", 13));
     ck_assert_ptr_nonnull(strstr(s, "#extension GL_ARB_explicit_uniform_location : require"));
     ck_assert_ptr_nonnull(strstr(s, "#extension GL_ARB_shading_language_420pack : require"));
@@ -541,7 +579,7 @@ START_TEST(spirv_compile)
 {
     gg_variant v;
     char err[256];
-    ck_assert_int_eq(gg_variant_parse("mrt=2x2,mc=1x4,np=3,compiler=spirv,acc=copy", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gg_variant_parse("mrt=2x2,mc=1x4,np=3,compiler=spirv,acc=copy,store=f32", NULL, &v, err, sizeof err), 0);
     char *fs = gg_emit_fragment(&v, 24, 24, 24), *vs = gg_emit_vertex(&v);
     void *spv;
     size_t len;
@@ -705,7 +743,7 @@ START_TEST(cli_gen_output)
     size_t n = fread(out, 1, sizeof out - 1, p);
     out[n] = '\0';
     ck_assert_int_eq(pclose(p), 0);
-    ck_assert_ptr_nonnull(strstr(out, "variant: mrt=1x2,mc=2x2,np=4,unroll=0,profile=330,compiler=glsl,acc=blend\n"));
+    ck_assert_ptr_nonnull(strstr(out, "variant: mrt=1x2,mc=2x2,np=4,unroll=0,profile=330,compiler=glsl,acc=blend,store=f32\n"));
     snprintf(cmd, sizeof cmd, "rm -rf %s", cwd);
     ck_assert_int_eq(system(cmd), 0);
 }
@@ -731,6 +769,7 @@ Suite *make_gen_suite(void)
 
     tc = tcase_create("emit");
     tcase_add_test(tc, emit_interface);
+    tcase_add_test(tc, emit_store_header_only);
     tcase_add_test(tc, emit_spirv_interface);
     tcase_add_loop_test(tc, emit_packing_mads, 0, sizeof mads / sizeof *mads);
     tcase_add_test(tc, emit_mrt_rows_cols);

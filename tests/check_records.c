@@ -157,7 +157,7 @@ START_TEST(test_roundtrip)
 
     char *text = slurp(records_path(path, sizeof path, 64, 32, 16), NULL);
     ck_assert_ptr_nonnull(text);
-    const char *head = GG_CSV_HEADER "\n" CARD ",64,32,16,1x1,2x2,4,0,330,glsl,pingpong,2,ok,";
+    const char *head = GG_CSV_HEADER "\n" CARD ",64,32,16,1x1,2x2,4,0,330,glsl,pingpong,f32,2,ok,";
     ck_assert_msg(!strncmp(text, head, strlen(head)), "records: '%s'", text);
     ck_assert_ptr_nonnull(strstr(text, ",compile_error,0,0,\n"));
     ck_assert_ptr_nonnull(strstr(text, ",timeout,0,0,\n"));
@@ -169,7 +169,7 @@ START_TEST(test_roundtrip)
     ck_assert_int_eq(info.rows, 3);
     ck_assert_int_eq(info.torn, 0);
     ck_assert_int_eq(got.n, 3);
-    ck_assert_str_eq(got.rows[0], "mrt=1x1,mc=2x2,np=4,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    ck_assert_str_eq(got.rows[0], "mrt=1x1,mc=2x2,np=4,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_double_eq(got.gflops[0], 12.5);
     ck_assert_double_eq(got.gflops[1], 0);
     gg_records_close(r);
@@ -307,7 +307,7 @@ START_TEST(test_best_file)
     char a[GG_VARIANT_TEXT], b[GG_VARIANT_TEXT];
     ck_assert_str_eq(gg_variant_format(&v, a, sizeof a), gg_variant_format(&back, b, sizeof b));
     char *t = slurp(gg_best_path(path, sizeof path, tmpdir, CARD, 64, 64, 64), NULL);
-    const char *head = "mrt=2x4,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong\n"
+    const char *head = "mrt=2x4,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32\n"
                        "gflops: 11.25\n";
     ck_assert_msg(!strncmp(t, head, strlen(head)), "best file: '%s'", t);
     free(t);
@@ -476,8 +476,74 @@ START_TEST(test_no_duplicates_and_resume)
     char err[256], bt[GG_VARIANT_TEXT];
     ck_assert_int_eq(gg_best_read(tmpdir, CARD, 16, 16, 16, &b, &gf, err, sizeof err), 0);
     ck_assert_str_eq(gg_variant_format(&b, bt, sizeof bt),
-                     "mrt=1x1,mc=1x4,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+                     "mrt=1x1,mc=1x4,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_double_eq_tol(gf, 10 + 1 + 8 - 1, 1e-9); /* np=4 (all): 10 + 1 + 8 - |4-5| */
+    rm_rf(tmpdir);
+}
+END_TEST
+
+/* Records written before the store column (SPEC's 16 columns, as results/
+ * holds them): a resume reads every row as store=f32 and measures nothing
+ * again; the file is rewritten with the store column, whole.  --fix
+ * store=f16 is a space of its own: measured once, recorded beside. */
+START_TEST(test_old_records_resume)
+{
+    make_tmpdir();
+    char path[400];
+    records_path(path, sizeof path, 16, 16, 16);
+    slow_fake f = {0};
+    gg_records_info info;
+    ck_assert_int_eq(tune_once(&f, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
+    char *now = slurp(path, NULL);
+    /* Back to the old form: the old header, ",f32" taken out of every row. */
+    size_t cap = strlen(now) + 1;
+    char *old = malloc(cap);
+    size_t o = (size_t)snprintf(old, cap, "%s\n", GG_CSV_HEADER_V1);
+    for (const char *q = strchr(now, '\n') + 1; *q; q++) {
+        if (!strncmp(q, ",f32,", 5))
+            q += 4;
+        old[o++] = *q;
+    }
+    old[o] = '\0';
+    ck_assert_ptr_null(strstr(old, "f32"));
+    FILE *fw = fopen(path, "wb");
+    fputs(old, fw);
+    fclose(fw);
+    /* The old form is read as it was: nothing measured, nothing appended. */
+    slow_fake g = {0};
+    ck_assert_int_eq(tune_once(&g, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
+    ck_assert_int_eq(info.rows, SPACE_POINTS);
+    ck_assert_int_eq(info.skipped, 0);
+    ck_assert_int_eq(g.calls, 0);
+    char *again = slurp(path, NULL);
+    ck_assert_str_eq(again, now); /* rewritten with the store column, row for row */
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 0777, 0644);
+    /* The store=f16 space: measured (every point, nothing of f32 reused),
+     * then resumed like any other. */
+    gg_tune_config tc;
+    slow_fake h = {0};
+    tune_config(&tc, &h, GG_SEARCH_EXHAUSTIVE, false);
+    char err[256];
+    ck_assert_int_eq(gg_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,"
+                                  "store=f16", &tc.search.fix, err, sizeof err), 0);
+    gg_tune *t = gg_tune_open(&tc, &info, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    ck_assert_int_eq(gg_tune_run(t), 0);
+    ck_assert_int_eq(gg_tune_finish(t), 0);
+    gg_tune_close(t);
+    ck_assert_int_eq(h.calls, SPACE_POINTS);
+    ck_assert_int_eq(check_file(path), 2 * SPACE_POINTS);
+    char *both = slurp(path, NULL);
+    long f16 = 0;
+    for (const char *q = both; (q = strstr(q, ",f16,")); q++)
+        f16++;
+    ck_assert_int_eq(f16, SPACE_POINTS);
+    free(both);
+    free(again);
+    free(old);
+    free(now);
     rm_rf(tmpdir);
 }
 END_TEST
@@ -600,6 +666,7 @@ Suite *make_records_suite(void)
     tcase_set_timeout(tu, 60);
     tcase_add_test(tu, test_no_duplicates_and_resume);
     tcase_add_test(tu, test_fresh);
+    tcase_add_test(tu, test_old_records_resume);
     tcase_add_test(tu, test_sigkill_resume);
     suite_add_tcase(s, tu);
     return s;

@@ -181,7 +181,7 @@ START_TEST(test_np_curves)
     gg_search_config c;
     gg_search_config_default(&c, 256, 256, 256);
     fake f = {.f = np_curves[_i].f};
-    gg_search *s = make(&c, &f, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    gg_search *s = make(&c, &f, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_int_eq(gg_search_run(s), 0);
     const gg_search_stats *st = gg_search_get_stats(s);
     int np = best_np(s);
@@ -209,7 +209,7 @@ START_TEST(test_np_exhaustive)
     gg_search_config_default(&c, 256, 256, 256);
     c.strategy = GG_SEARCH_EXHAUSTIVE;
     fake f = {.f = np_curves[_i].f};
-    gg_search *s = make(&c, &f, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    gg_search *s = make(&c, &f, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_int_eq(gg_search_run(s), 0);
     const gg_search_stats *st = gg_search_get_stats(s);
     ck_assert_int_eq(st->measured, 256);
@@ -260,7 +260,7 @@ START_TEST(test_phase_separable)
     const gg_search_stats *st = gg_search_get_stats(s);
     char t[GG_VARIANT_TEXT];
     gg_variant_format(&st->best, t, sizeof t);
-    ck_assert_str_eq(t, "mrt=2x4,mc=2x2,np=48,unroll=1,profile=300es,compiler=glsl,acc=blend");
+    ck_assert_str_eq(t, "mrt=2x4,mc=2x2,np=48,unroll=1,profile=300es,compiler=glsl,acc=blend,store=f32");
     ck_assert(!f.dup);
     /* Exhaustive over the same keys is 24 outer x 20 mrt x 938 (the sum of
      * ksteps over the 8 mc) = 450240 points; phase: 24 representatives, then
@@ -298,7 +298,7 @@ START_TEST(test_phase_card_limits)
     const gg_search_stats *st = gg_search_get_stats(s);
     char t[GG_VARIANT_TEXT];
     gg_variant_format(&st->best, t, sizeof t);
-    ck_assert_str_eq(t, "mrt=2x2,mc=2x2,np=48,unroll=1,profile=330,compiler=glsl,acc=pingpong");
+    ck_assert_str_eq(t, "mrt=2x2,mc=2x2,np=48,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32");
     for (long i = 0; i < f.nseen; i++) {
         ck_assert_ptr_null(strstr(f.seen[i], "mrt=1x8"));
         ck_assert_ptr_null(strstr(f.seen[i], "mrt=2x4"));
@@ -345,7 +345,7 @@ START_TEST(test_exhaustive_space)
     ck_assert(!f.outside_fix);
     char t[GG_VARIANT_TEXT];
     gg_variant_format(&st->best, t, sizeof t);
-    ck_assert_str_eq(t, "mrt=5x1,mc=3x1,np=2,unroll=0,profile=330,compiler=glsl,acc=copy");
+    ck_assert_str_eq(t, "mrt=5x1,mc=3x1,np=2,unroll=0,profile=330,compiler=glsl,acc=copy,store=f32");
     gg_search_free(s);
     fake_free(&f);
 }
@@ -522,14 +522,14 @@ START_TEST(test_resume_phase)
     gg_search_config c;
     gg_search_config_default(&c, 256, 256, 256);
     fake full = {.f = dips90};
-    gg_search *s = make(&c, &full, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    gg_search *s = make(&c, &full, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_int_eq(gg_search_run(s), 0);
     gg_variant best = gg_search_get_stats(s)->best;
     long n = full.calls;
     gg_search_free(s);
 
     fake half = {.f = dips90};
-    s = make(&c, &half, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong");
+    s = make(&c, &half, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     for (long i = 0; i < n / 2; i++) {
         gg_variant v;
         char err[256];

@@ -90,7 +90,7 @@ START_TEST(test_real_tune_and_resume)
     int rc = run(args, out, sizeof out, err, sizeof err);
     ck_assert_msg(rc == 0, "exit %d; stdout %s; stderr %s", rc, out, err);
     ck_assert_msg(!strncmp(out, "best: mrt=1x2,mc=2x2,np=", 24), "stdout: %s", out);
-    ck_assert_ptr_nonnull(strstr(out, "unroll=0,profile=330,compiler=glsl,acc=pingpong\n"));
+    ck_assert_ptr_nonnull(strstr(out, "unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32\n"));
     ck_assert_ptr_nonnull(strstr(out, "vs nv-single"));
     ck_assert_ptr_nonnull(strstr(out, "vs nv-multi"));
     /* 2x2 at k=16: 8 k-steps, np 1..8: phase looks at most at all 8. */

@@ -25,5 +25,6 @@ Suite *make_bench_suite(void);
 Suite *make_report_suite(void);
 Suite *make_regress_suite(void);
 Suite *make_fault_suite(void);
+Suite *make_half_suite(void);
 
 #endif
