@@ -13,7 +13,7 @@ static int same(const gg_variant *a, const gg_variant *b)
     return a->mrt.rows == b->mrt.rows && a->mrt.cols == b->mrt.cols &&
            a->mc.rows == b->mc.rows && a->mc.cols == b->mc.cols && a->np == b->np &&
            a->unroll == b->unroll && a->profile == b->profile && a->compiler == b->compiler &&
-           a->acc == b->acc;
+           a->acc == b->acc && a->store == b->store;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_cstring(data, size);
     if (!text)
         return 0;
-    gg_variant best = {{2, 2}, {1, 4}, 16, 0, GG_PROFILE_120, GG_COMPILER_GLSL, GG_ACC_BLEND};
+    gg_variant best = {{2, 2}, {1, 4}, 16, 0, GG_PROFILE_120, GG_COMPILER_GLSL, GG_ACC_BLEND,
+                       GG_STORE_F16};
     gg_variant v, w, x;
     char err[256], canon[GG_VARIANT_TEXT], again[GG_VARIANT_TEXT];
     int rc = gg_variant_parse(text, &best, &v, err, sizeof err);
@@ -42,8 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                v.mc.rows, v.mc.cols);
     FUZZ_CHECK(v.np >= 0, "np %d", v.np);
     FUZZ_CHECK(v.unroll == 0 || v.unroll == 1, "unroll %d", v.unroll);
-    FUZZ_CHECK((unsigned)v.profile < 3 && (unsigned)v.compiler < 2 && (unsigned)v.acc < 3,
-               "enums %d %d %d", v.profile, v.compiler, v.acc);
+    FUZZ_CHECK((unsigned)v.profile < 3 && (unsigned)v.compiler < 2 && (unsigned)v.acc < 3 &&
+                   (unsigned)v.store < 2,
+               "enums %d %d %d %d", v.profile, v.compiler, v.acc, v.store);
 
     gg_variant_format(&v, canon, sizeof canon);
     FUZZ_CHECK(strlen(canon) + 1 < sizeof canon, "canonical form may be truncated: %s", canon);
