@@ -34,7 +34,8 @@ static const cli_opt own_opts[] = {
 static const char usage[] =
     "usage: glgemm bench [problem options] [--reps R] [--csv] [--results DIR]\n"
     "  In one run, on the same inputs: the presets larsen, nv-multi, nv-single, tfjs,\n"
-    "  the card's tuned best (results/<card>/best-MxNxK.txt) and the CPU BLAS\n"
+    "  the card's tuned best (results/<card>/best-MxNxK.txt), its half-storage best\n"
+    "  best-f16 (best-f16-MxNxK.txt, where one was tuned) and the CPU BLAS\n"
     "  (cblas_sgemm, OpenBLAS on all cores), each verified against the double\n"
     "  reference and timed the same way (a warm-up, then the median of R reps).\n"
     "  problem: --m M --n N --k K | --size S (default 1024), --transa, --transb,\n"

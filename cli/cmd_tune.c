@@ -44,7 +44,7 @@ static const char usage[] =
     "  --fix PAIRS          hold keys, e.g. --fix profile=300es,acc=blend; store is\n"
     "                       always held: f32 unless --fix store=f16\n"
     "  --budget N           look at most at N variants (needed by random)\n"
-    "  --fresh              start over: the old records and best file are moved aside\n"
+    "  --fresh              start over: the old records and best files are moved aside\n"
     "                       (renamed *.<date-time>.old); default: resume from the records\n"
     "  --timeout S          seconds one evaluation may take before it is killed (status\n"
     "                       timeout); default 10 + 60 x (m*n*k / 1024^3) x (reps / 10), at most 600\n"
@@ -55,7 +55,7 @@ static const char usage[] =
     "  --backend egl|glfw, --device N\n"
     "Progress on stderr; the best variant and a summary on stdout.  Records:\n"
     "DIR/<card>/tune-MxNxK.csv (one row per evaluation, kept across runs), best:\n"
-    "DIR/<card>/best-MxNxK.txt.\n"
+    "DIR/<card>/best-MxNxK.txt (store=f32), best-f16-MxNxK.txt (store=f16).\n"
     "exit status: 0 a best was found, 1 every variant failed, 2 bad input, 3 no GL context\n";
 
 typedef struct {
@@ -427,7 +427,7 @@ int cmd_tune(int argc, char **argv)
     }
     gg_variant all_best;
     gg_outcome all_o;
-    if (gg_search_memo_best(s, &all_best, &all_o) &&
+    if (gg_search_memo_best_store(s, (int)fix.v.store, &all_best, &all_o) &&
         (!st.have_best || gg_outcome_score(&all_o) > st.best_outcome.gflops)) {
         printf("best of all records: %s, %.3f GFLOP/s (outside this search; written as best)\n",
                gg_variant_format(&all_best, vt, sizeof vt), all_o.gflops);

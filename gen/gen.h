@@ -68,7 +68,7 @@ typedef enum { GG_ACC_COPY, GG_ACC_PINGPONG, GG_ACC_BLEND } gg_acc;
 /* How A and B are stored in their textures: fp32 (R32F..RGBA32F) or half
  * floats (R16F..RGBA16F, rounded on the host by gen/half.h).  Sums and C
  * are fp32 either way; the shader text is the same apart from its header. */
-typedef enum { GG_STORE_F32, GG_STORE_F16 } gg_store;
+typedef enum { GG_STORE_F32, GG_STORE_F16, GG_STORE_COUNT } gg_store;
 
 #define GG_GEN_NAME "glgemm gen"
 #define GG_GEN_VERSION "2" /* bump when the emitted text changes */

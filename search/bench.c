@@ -9,7 +9,7 @@
 #include "gen/util.h"
 
 const char *const gg_bench_names[GG_BENCH_NROWS] = {
-    "larsen", "nv-multi", "nv-single", "tfjs", "best", "cpu-blas",
+    "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-f16", "cpu-blas",
 };
 
 void gg_bench_ratios(gg_bench *b)
@@ -21,7 +21,8 @@ void gg_bench_ratios(gg_bench *b)
 }
 
 int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
-                 gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu, void *cpu_user,
+                 const gg_variant *best_f16, gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu,
+                 void *cpu_user,
                  gg_bench_progress progress, void *progress_user)
 {
     memset(b, 0, sizeof *b);
@@ -42,10 +43,11 @@ int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_va
 
     for (int i = 0; i < GG_BENCH_CPU; i++) {
         gg_bench_row *r = &b->rows[i];
-        if (i == GG_BENCH_BEST) {
-            if (!best)
+        if (i == GG_BENCH_BEST || i == GG_BENCH_BEST_F16) {
+            const gg_variant *rec = i == GG_BENCH_BEST ? best : best_f16;
+            if (!rec)
                 continue;
-            r->v = *best;
+            r->v = *rec;
         } else {
             char err[256];
             if (gg_variant_parse(gg_bench_names[i], NULL, &r->v, err, sizeof err))
@@ -137,7 +139,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     int idx = name_index(line, (size_t)(comma - line));
     if (idx < 0)
         return gg_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
-                                 "nv-single, tfjs, best or cpu-blas)",
+                                 "nv-single, tfjs, best, best-f16 or cpu-blas)",
                        path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
     gg_bench_row *r = &b->rows[idx];
     if (r->present)
@@ -176,6 +178,9 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     gg_problem_default(&p);
     if (gg_csv_parse(mid, card, sizeof card, &p, &r->v, &r->m, perr, sizeof perr))
         return gg_fail(err, errlen, "%s line %d: %s", path, lineno, perr);
+    if (idx == GG_BENCH_BEST_F16 && r->v.store != GG_STORE_F16)
+        return gg_fail(err, errlen, "%s line %d: the best-f16 row's store is %s, not f16", path,
+                       lineno, gg_store_name(r->v.store));
     if (*first) {
         snprintf(b->card, sizeof b->card, "%s", card);
         b->m = p.m;
@@ -229,7 +234,7 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
 void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
 {
     fprintf(f, "bench on %s, %dx%dx%d\n", b->card, b->m, b->n, b->k);
-    fprintf(f, "%-10s %-72s %-14s %12s %12s %10s\n", "name", "variant", "status", "seconds",
+    fprintf(f, "%-10s %-82s %-14s %12s %12s %10s\n", "name", "variant", "status", "seconds",
             "GFLOP/s", "vs CPU");
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         const gg_bench_row *r = &b->rows[i];
@@ -243,7 +248,7 @@ void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
             gg_variant_format(&r->v, vt, sizeof vt);
         else
             snprintf(vt, sizeof vt, "cblas_sgemm (OpenBLAS)");
-        fprintf(f, "%-10s %-72s %-14s %12.6f %12.3f %10.4f\n", gg_bench_names[i], vt,
+        fprintf(f, "%-10s %-82s %-14s %12.6f %12.3f %10.4f\n", gg_bench_names[i], vt,
                 gg_status_name(r->m.status), r->m.seconds, r->m.gflops, r->ratio);
         if (r->m.status != GG_OK && r->m.detail[0])
             fprintf(f, "%10s   %s\n", "", r->m.detail);

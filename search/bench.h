@@ -3,10 +3,13 @@
  * process; tests pass formulas), the CPU row from a gg_cpu_fn.
  *
  * Contract:
- *  - Rows, in this order: larsen, nv-multi, nv-single, tfjs, best, cpu-blas
- *    (gg_bench_names).  best is the card's recorded best for this problem;
- *    when there is none the row is absent (present false): the table says
- *    "best: no tuning record (run glgemm tune ...)" and the CSV has no row.
+ *  - Rows, in this order: larsen, nv-multi, nv-single, tfjs, best, best-f16,
+ *    cpu-blas (gg_bench_names).  best is the card's recorded store=f32 best
+ *    for this problem; when there is none the row is absent (present
+ *    false): the table says "best: no tuning record (run glgemm tune ...)"
+ *    and the CSV has no row.  best-f16 is the recorded store=f16 best (its
+ *    own precision class, verified against the reference of the
+ *    half-rounded inputs); absent without a word when none was tuned.
  *  - ratio = gflops / cpu-blas gflops (the CPU row's is 1); 0 when the CPU
  *    row did not run ok.  A GPU row that fails keeps its status, gflops 0.
  *  - CSV (SPEC.md "bench --csv"): header GG_BENCH_CSV_HEADER = `name`, then
@@ -27,8 +30,8 @@
 #include "glhost/csv.h"
 #include "search/search.h"
 
-#define GG_BENCH_NROWS 6
-enum { GG_BENCH_BEST = 4, GG_BENCH_CPU = 5 };
+#define GG_BENCH_NROWS 7
+enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_F16 = 5, GG_BENCH_CPU = 6 };
 extern const char *const gg_bench_names[GG_BENCH_NROWS];
 
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
@@ -36,7 +39,7 @@ extern const char *const gg_bench_names[GG_BENCH_NROWS];
 #define GG_BENCH_CSV_HEADER_V1 "name," GG_CSV_HEADER_V1 ",ratio_to_cpu"
 
 typedef struct {
-    bool present;      /* false: best with no tuning record (no row) */
+    bool present;      /* false: best or best-f16 with no tuning record (no row) */
     bool has_variant;  /* false for cpu-blas */
     gg_variant v;
     gg_measurement m;
@@ -55,10 +58,12 @@ typedef int (*gg_cpu_fn)(void *user, gg_measurement *out);
 /* Called after each row is measured (index into rows), may be NULL. */
 typedef void (*gg_bench_progress)(void *user, const gg_bench *b, int row);
 
-/* Runs the CPU row first, then the presets and best (best NULL: no record).
- * 0, or -1 when eval or cpu asked to stop (rows measured so far kept). */
+/* Runs the CPU row first, then the presets, best and best-f16 (NULL: no
+ * record).  0, or -1 when eval or cpu asked to stop (rows measured so far
+ * kept). */
 int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
-                 gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu, void *cpu_user,
+                 const gg_variant *best_f16, gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu,
+                 void *cpu_user,
                  gg_bench_progress progress, void *progress_user);
 
 /* Recomputes every ratio from the rows' gflops. */

@@ -185,15 +185,20 @@ int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench 
                  gg_bench_progress progress, void *progress_user, char *err, size_t errlen)
 {
     const gg_inputs *in = g->in;
-    char path[1024];
-    gg_best_path(path, sizeof path, results_dir, card, in->m, in->n, in->k);
-    gg_variant best;
-    bool have_best = access(path, F_OK) == 0;
-    if (have_best && gg_best_read(results_dir, card, in->m, in->n, in->k, &best, NULL, err, errlen))
-        return -1;
+    gg_variant best[GG_STORE_COUNT];
+    bool have[GG_STORE_COUNT];
+    for (int st = 0; st < GG_STORE_COUNT; st++) {
+        char path[1024];
+        gg_best_path_store(path, sizeof path, results_dir, card, in->m, in->n, in->k, (gg_store)st);
+        have[st] = access(path, F_OK) == 0;
+        if (have[st] && gg_best_read_store(results_dir, card, in->m, in->n, in->k, (gg_store)st,
+                                           &best[st], NULL, err, errlen))
+            return -1;
+    }
     cpu_job cj = {.g = g};
-    if (gg_bench_run(b, card, in->m, in->n, in->k, have_best ? &best : NULL, gg_gpu_eval, g,
-                     cpu_here, &cj, progress, progress_user)) {
+    if (gg_bench_run(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
+                     have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL, gg_gpu_eval, g, cpu_here,
+                     &cj, progress, progress_user)) {
         if (cj.err[0])
             snprintf(err, errlen, "%s", cj.err);
         else

@@ -59,10 +59,11 @@ int gg_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double 
                  gg_probe_result *r, char *err, size_t errlen);
 
 /* `bench` on the GPU and CPU: the CPU BLAS (glhost/cpublas) in this
- * process, the presets and the card's recorded best (results_dir/<card>/
- * best-MxNxK.txt, if any) through gg_gpu_eval.  *no_best_file tells the
- * caller the best row is absent for want of a record.  0, or -1 with one
- * line in err (a best file that does not parse, no child, no memory). */
+ * process, the presets and the card's recorded bests (results_dir/<card>/
+ * best-MxNxK.txt and best-f16-MxNxK.txt, each if any) through gg_gpu_eval
+ * (a store=f16 row verified against its own reference, glhost/run.h).  A
+ * row without a record is absent (present false).  0, or -1 with one line
+ * in err (a best file that does not parse, no child, no memory). */
 int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
                  gg_bench_progress progress, void *progress_user, char *err, size_t errlen);
 

@@ -346,10 +346,12 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
         if (move_aside(r->path, info->old_path, sizeof info->old_path, &moved, err, errlen))
             goto fail;
         info->moved_aside = moved;
-        char best[512], best_old[512];
-        gg_best_path(best, sizeof best, dir, card, m, n, k);
-        if (move_aside(best, best_old, sizeof best_old, &moved, err, errlen))
-            goto fail;
+        for (int st = 0; st < GG_STORE_COUNT; st++) { /* each store's best file */
+            char best[512], best_old[512];
+            gg_best_path_store(best, sizeof best, dir, card, m, n, k, (gg_store)st);
+            if (move_aside(best, best_old, sizeof best_old, &moved, err, errlen))
+                goto fail;
+        }
         close(r->fd); /* the next open creates the new file */
         r->fd = -1;
     }
@@ -425,10 +427,22 @@ void gg_records_close(gg_records *r)
     free(r);
 }
 
+char *gg_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
+                         int k, gg_store store)
+{
+    /* store=f32 keeps SPEC's name; another store's prefix puts its name
+     * where the size's digits would be, so readers of best-MxNxK.txt names
+     * (nearest, gen, report) never take it for one. */
+    if (store == GG_STORE_F32)
+        snprintf(buf, len, "%s/%s/best-%dx%dx%d.txt", dir, card, m, n, k);
+    else
+        snprintf(buf, len, "%s/%s/best-%s-%dx%dx%d.txt", dir, card, gg_store_name(store), m, n, k);
+    return buf;
+}
+
 char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
 {
-    snprintf(buf, len, "%s/%s/best-%dx%dx%d.txt", dir, card, m, n, k);
-    return buf;
+    return gg_best_path_store(buf, len, dir, card, m, n, k, GG_STORE_F32);
 }
 
 int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
@@ -438,7 +452,7 @@ int gg_best_write(const char *dir, const char *card, int m, int n, int k, const 
     snprintf(folder, sizeof folder, "%s/%s", dir, card);
     if (gg_mkdirs(folder, err, errlen))
         return -1;
-    gg_best_path(path, sizeof path, dir, card, m, n, k);
+    gg_best_path_store(path, sizeof path, dir, card, m, n, k, v->store);
     char canon[GG_VARIANT_TEXT], when[32], text[1024];
     gg_variant_format(v, canon, sizeof canon);
     time_t t = time(NULL);
@@ -455,8 +469,14 @@ int gg_best_write(const char *dir, const char *card, int m, int n, int k, const 
 int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
                  double *gflops, char *err, size_t errlen)
 {
+    return gg_best_read_store(dir, card, m, n, k, GG_STORE_F32, v, gflops, err, errlen);
+}
+
+int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
+                       gg_variant *v, double *gflops, char *err, size_t errlen)
+{
     char path[512], line[256];
-    gg_best_path(path, sizeof path, dir, card, m, n, k);
+    gg_best_path_store(path, sizeof path, dir, card, m, n, k, store);
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
@@ -468,6 +488,9 @@ int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_vari
         char perr[256];
         if (gg_variant_parse(line, NULL, v, perr, sizeof perr))
             snprintf(err, errlen, "%s: first line is not a variant: %s", path, perr);
+        else if (store != GG_STORE_F32 && v->store != store) /* best-MxNxK.txt: as it says */
+            snprintf(err, errlen, "%s: holds a store=%s variant, not store=%s", path,
+                     gg_store_name(v->store), gg_store_name(store));
         else
             rc = 0;
         if (rc == 0 && gflops) {

@@ -14,14 +14,17 @@
  *    good row.  A bad line further up is skipped with a warning (the file
  *    is left as it is).  A header that is not SPEC.md's is an error: the
  *    file is someone else's, and is not touched.
- *  - fresh: the old file (and the best file) are moved aside, renamed to
- *    tune-MxNxK.csv.<YYYYmmdd-HHMMSS>.old (best-MxNxK.txt.<...>.old), and
- *    the records start over.
+ *  - fresh: the old file (and the best files) are moved aside, renamed to
+ *    tune-MxNxK.csv.<YYYYmmdd-HHMMSS>.old (best-MxNxK.txt.<...>.old,
+ *    best-f16-MxNxK.txt.<...>.old), and the records start over.
  *  - The records file is locked (flock, exclusive) while open: a second
  *    tune of the same card and problem is refused rather than interleaved.
- *  - DIR/<card>/best-MxNxK.txt is written atomically (temporary file,
- *    fsync, rename): first line the canonical variant, then `gflops: G`,
- *    then `key: value` lines (seconds, rel_err, card, problem, written).
+ *  - One best file a store (a precision class of its own; the records hold
+ *    both): DIR/<card>/best-MxNxK.txt the best store=f32 variant (SPEC's
+ *    file), best-f16-MxNxK.txt the best store=f16 one, each written
+ *    atomically (temporary file, fsync, rename): first line the canonical
+ *    variant, then `gflops: G`, then `key: value` lines (seconds, rel_err,
+ *    card, problem, written).
  *  - A records file from before the store column (glhost/csv.h's
  *    GG_CSV_HEADER_V1) is rewritten on open, atomically, with today's header
  *    and its rows as store=f32; best files without store read as store=f32.
@@ -65,15 +68,26 @@ int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *
 const char *gg_records_path(const gg_records *r);
 void gg_records_close(gg_records *r);
 
-/* DIR/<card>/best-MxNxK.txt, into buf. */
+/* DIR/<card>/best-MxNxK.txt, into buf: the store=f32 best. */
 char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
+/* The best file of that store: store=f32's as above, another store's
+ * DIR/<card>/best-<store>-MxNxK.txt (best-f16-MxNxK.txt). */
+char *gg_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
+                         int k, gg_store store);
 
-/* Writes the best file atomically.  0, or -1 with one line in err. */
+/* Writes the best file of v's store atomically.  0, or -1 with one line in
+ * err. */
 int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
                   const gg_measurement *meas, char *err, size_t errlen);
 
-/* Reads the first line of a best file into v.  0, or -1 with err. */
+/* Reads the first line of best-MxNxK.txt into v (its store as written: a
+ * file from before the split may hold store=f16).  0, or -1 with err (no
+ * file, no variant). */
 int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
                  double *gflops, char *err, size_t errlen);
+/* The same for the best file of that store; another store's file must
+ * hold a variant of that store (-1 otherwise). */
+int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
+                       gg_variant *v, double *gflops, char *err, size_t errlen);
 
 #endif

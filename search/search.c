@@ -314,10 +314,15 @@ const gg_search_stats *gg_search_get_stats(const gg_search *s) { return &s->st; 
 
 bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o)
 {
+    return gg_search_memo_best_store(s, -1, v, o);
+}
+
+bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_outcome *o)
+{
     const gs_entry *best = NULL;
     for (size_t i = 0; i < s->cap; i++) {
         const gs_entry *e = &s->tab[i];
-        if (e->key && gg_outcome_score(&e->o) > 0 &&
+        if (e->key && gg_outcome_score(&e->o) > 0 && (store < 0 || (int)e->v.store == store) &&
             (!best || gg_outcome_score(&e->o) > gg_outcome_score(&best->o)))
             best = e;
     }

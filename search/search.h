@@ -144,6 +144,8 @@ const gg_search_stats *gg_search_get_stats(const gg_search *s);
 /* The best scoring point in the whole memo (this search's and the
  * preloaded ones).  false when nothing scored > 0. */
 bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o);
+/* The same among the points of that store (gen/gen.h's gg_store; -1 any). */
+bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_outcome *o);
 
 /* Notes for the summary, one line each: what screening pruned and why,
  * what the card ruled out. */

@@ -9,7 +9,8 @@ struct gg_tune {
     gg_tune_config cfg;
     gg_records *rec;
     gg_search *search;
-    double best_score;  /* of the best file as last written (or preloaded) */
+    double best_score[GG_STORE_COUNT]; /* of each store's best file as last written
+                                        * (or preloaded) */
     char err[512];
 };
 
@@ -39,7 +40,7 @@ static int write_best(gg_tune *t, const gg_variant *v, const gg_outcome *o)
     if (gg_best_write(t->cfg.results_dir, t->cfg.card, c->m, c->n, c->k, v, &m, t->err,
                       sizeof t->err))
         return -1;
-    t->best_score = gg_outcome_score(o);
+    t->best_score[v->store] = gg_outcome_score(o);
     return 0;
 }
 
@@ -50,7 +51,7 @@ static int hook(void *user, gg_search *s, const gg_variant *v, const gg_outcome 
     if (fresh) {
         if (gg_records_append(t->rec, v, m, t->err, sizeof t->err))
             return 1;
-        if (gg_outcome_score(o) > t->best_score && write_best(t, v, o))
+        if (gg_outcome_score(o) > t->best_score[v->store] && write_best(t, v, o))
             return 1;
     }
     if (t->cfg.progress)
@@ -81,10 +82,12 @@ gg_tune *gg_tune_open(const gg_tune_config *cfg, gg_records_info *info, char *er
         free(t);
         return NULL;
     }
-    /* The recorded best is the one to beat; the best file follows the
-     * records (rewritten by gg_tune_finish). */
-    gg_outcome o;
-    t->best_score = gg_search_memo_best(t->search, NULL, &o) ? gg_outcome_score(&o) : 0;
+    /* Each store's recorded best is the one to beat; its best file follows
+     * the records (rewritten by gg_tune_finish). */
+    for (int st = 0; st < GG_STORE_COUNT; st++) {
+        gg_outcome o;
+        t->best_score[st] = gg_search_memo_best_store(t->search, st, NULL, &o) ? gg_outcome_score(&o) : 0;
+    }
     return t;
 }
 
@@ -100,11 +103,13 @@ int gg_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o)
 
 int gg_tune_finish(gg_tune *t)
 {
-    gg_variant v;
-    gg_outcome o;
-    if (!gg_search_memo_best(t->search, &v, &o))
-        return 0;
-    return write_best(t, &v, &o);
+    for (int st = 0; st < GG_STORE_COUNT; st++) {
+        gg_variant v;
+        gg_outcome o;
+        if (gg_search_memo_best_store(t->search, st, &v, &o) && write_best(t, &v, &o))
+            return -1;
+    }
+    return 0;
 }
 
 gg_search *gg_tune_search(gg_tune *t) { return t->search; }

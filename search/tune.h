@@ -9,9 +9,11 @@
  *  - Every point measured now is appended to the records as it is
  *    measured, before the search goes on; points found in the memo are not
  *    written again, so the records hold each variant once.
- *  - The best file follows the best scoring point of the whole memo
- *    (records included): rewritten (atomically) whenever it improves, and
- *    by gg_tune_finish().
+ *  - Each store's best file (records.h) follows the best scoring point of
+ *    that store in the whole memo (records included): rewritten
+ *    (atomically) whenever it improves, and by gg_tune_finish().  A
+ *    store=f16 point never becomes best-MxNxK.txt: the halves are a
+ *    precision of their own.
  *  - A failure to write the records stops the search (gg_tune_error says
  *    why); failures of variants never do.
  */
@@ -46,8 +48,8 @@ int gg_tune_run(gg_tune *t);
  * any other.  0, or -1 when stopped. */
 int gg_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o);
 
-/* Writes the best file from the memo's best.  0 (also when there is no
- * best: nothing written), or -1 with gg_tune_error. */
+/* Writes each store's best file from the memo's best of that store.  0
+ * (also when there is none: nothing written), or -1 with gg_tune_error. */
 int gg_tune_finish(gg_tune *t);
 
 gg_search *gg_tune_search(gg_tune *t);

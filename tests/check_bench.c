@@ -73,20 +73,24 @@ START_TEST(rows_in_order_with_ratios)
     gg_variant best;
     char err[256];
     ck_assert_int_eq(gg_variant_parse("mrt=2x2,mc=1x4,np=16", NULL, &best, err, sizeof err), 0);
+    gg_variant best16;
+    ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &best16, err, sizeof err), 0);
     static gg_bench b;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, fake_eval, &g, fake_cpu, NULL,
-                                  NULL, NULL),
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &best16, fake_eval, &g, fake_cpu,
+                                  NULL, NULL, NULL),
                      0);
-    /* The presets in SPEC's order, then best. */
-    const char *want[5] = {
+    /* The presets in SPEC's order, then best, then best-f16. */
+    const char *want[6] = {
         "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=1x1,mc=2x2,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=2x2,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
+        "mrt=2x4,mc=4x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16",
     };
-    ck_assert_int_eq(g.calls, 5);
-    for (int i = 0; i < 5; i++)
+    ck_assert_int_eq(g.calls, 6);
+    ck_assert_str_eq(gg_bench_names[GG_BENCH_BEST_F16], "best-f16");
+    for (int i = 0; i < 6; i++)
         ck_assert_str_eq(g.seen[i], want[i]);
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         ck_assert(b.rows[i].present);
@@ -103,11 +107,12 @@ START_TEST(failed_row_and_missing_best)
 {
     fake_gpu g = {.fail_nv_single = true};
     static gg_bench b;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, fake_cpu, NULL,
-                                  NULL, NULL),
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, fake_eval, &g, fake_cpu,
+                                  NULL, NULL, NULL),
                      0);
     ck_assert_int_eq(g.calls, 4); /* no best evaluated */
     ck_assert(!b.rows[GG_BENCH_BEST].present);
+    ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
     ck_assert_int_eq(b.rows[2].m.status, GG_WRONG_RESULT);
     ck_assert_double_eq(b.rows[2].m.gflops, 0);
     ck_assert_double_eq(b.rows[2].ratio, 0);
@@ -126,7 +131,7 @@ START_TEST(failed_row_and_missing_best)
     gg_bench_print(devnull, &b, "glgemm tune --size 64");
     fclose(devnull);
     /* The CPU asking to stop stops the bench. */
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, stop_cpu, NULL,
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, fake_eval, &g, stop_cpu, NULL,
                                   NULL, NULL),
                      -1);
 }
@@ -140,9 +145,12 @@ START_TEST(csv_round_trip)
     gg_variant best;
     ck_assert_int_eq(gg_variant_parse("mrt=1x2,mc=2x2,np=3,acc=blend", NULL, &best, err, sizeof err),
                      0);
+    gg_variant best16;
+    ck_assert_int_eq(gg_variant_parse("mrt=1x8,mc=1x4,np=2,store=f16", NULL, &best16, err,
+                                      sizeof err), 0);
     static gg_bench b, back;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, fake_eval, &g, fake_cpu, NULL,
-                                  NULL, NULL),
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &best16, fake_eval, &g, fake_cpu,
+                                  NULL, NULL, NULL),
                      0);
     snprintf(path, sizeof path, "%s/bench.csv", dir);
     ck_assert_int_eq(gg_bench_write(&b, path, err, sizeof err), 0);
@@ -193,6 +201,23 @@ START_TEST(old_and_f16_files_read)
     ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(b.rows[GG_BENCH_BEST].v.store, GG_STORE_F16);
     ck_assert(b.rows[GG_BENCH_CPU].present);
+    ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
+    /* best-f16 reads when its store is f16, and is refused otherwise. */
+    f = fopen(path, "w");
+    fputs(GG_BENCH_CSV_HEADER "\n"
+          "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f16,1,ok,0.125,8,3e-07,2\n"
+          "cpu-blas,synth,8,8,8,,,,,,,,,0,ok,0.25,4,2e-07,1\n", f);
+    fclose(f);
+    ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert(b.rows[GG_BENCH_BEST_F16].present && !b.rows[GG_BENCH_BEST].present);
+    ck_assert_double_eq(b.rows[GG_BENCH_BEST_F16].m.gflops, 8);
+    ck_assert_double_eq(b.rows[GG_BENCH_BEST_F16].ratio, 2);
+    f = fopen(path, "w");
+    fputs(GG_BENCH_CSV_HEADER "\n"
+          "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f32,1,ok,0.125,8,3e-07,2\n", f);
+    fclose(f);
+    ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "line 2: the best-f16 row's store is f32, not f16"), "%s", err);
     /* The CPU row of today's file with only seven empty columns is refused. */
     f = fopen(path, "w");
     fputs(GG_BENCH_CSV_HEADER "\ncpu-blas,synth,8,8,8,,,,,,,,f32,0,ok,0.25,4,2e-07,1\n", f);
@@ -367,6 +392,32 @@ START_TEST(cli_bench_rows_and_ratios)
     ck_assert(b.rows[GG_BENCH_BEST].present);
     ck_assert_int_eq(b.rows[GG_BENCH_BEST].m.status, GG_OK);
     ck_assert_int_eq(b.rows[GG_BENCH_BEST].v.mrt.cols, 2);
+    ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
+
+    /* With a half-storage best too, best-f16 runs it, verified against the
+     * half-rounded inputs' reference (ok, not wrong_result), after best. */
+    snprintf(path, sizeof path, "%s/res/llvmpipe/best-f16-24x24x24.txt", dir);
+    const char *b16 = "mrt=2x1,mc=2x2,np=3,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16\n"
+                      "gflops: 1\n";
+    ck_assert_int_eq(gg_write_atomic(path, b16, strlen(b16), perr, sizeof perr), 0);
+    rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --csv --results res", &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    ck_assert_int_eq(tu_count_lines(out), 1 + 7);
+    const char *r16 = find_row(out, "best-f16");
+    ck_assert_msg(r16 && strstr(r16, ",2x1,2x2,3,0,330,glsl,pingpong,f16,") &&
+                      strstr(r16, ",ok,"), "%s", out);
+    ck_assert(find_row(out, "best") < r16 && r16 < find_row(out, "cpu-blas"));
+    free(out);
+    free(err);
+    /* One holding another store is bad input, named. */
+    b16 = "mrt=2x1,mc=2x2,np=3,store=f32\n";
+    ck_assert_int_eq(gg_write_atomic(path, b16, strlen(b16), perr, sizeof perr), 0);
+    rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --results res", &out, &err);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(err, "best-f16-24x24x24.txt: holds a store=f32 variant, not store=f16"),
+                  "%s", err);
+    free(out);
+    free(err);
     tu_rm_rf(dir);
 }
 END_TEST

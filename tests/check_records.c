@@ -354,7 +354,11 @@ static int slow_eval(void *user, const gg_variant *v, gg_measurement *m)
     int ks = gg_ksteps(v->mc, f->k);
     int np = v->np == GG_NP_ALL ? ks : v->np;
     m->status = (np % 7 == 3) ? GG_COMPILE_ERROR : GG_OK;
-    m->gflops = m->status == GG_OK ? 10 + v->mrt.rows + 2 * v->mc.cols - fabs(np - 5.0) : 0;
+    /* store=f16 scores above any f32 point: its best must still not become
+     * the f32 best file. */
+    m->gflops = m->status == GG_OK ? 10 + v->mrt.rows + 2 * v->mc.cols - fabs(np - 5.0) +
+                                         (v->store == GG_STORE_F16 ? 100 : 0)
+                                   : 0;
     if (m->gflops < 0.5 && m->status == GG_OK)
         m->gflops = 0.5;
     m->seconds = m->status == GG_OK ? 1 / m->gflops : 0;
@@ -540,6 +544,36 @@ START_TEST(test_old_records_resume)
     for (const char *q = both; (q = strstr(q, ",f16,")); q++)
         f16++;
     ck_assert_int_eq(f16, SPACE_POINTS);
+    /* Each store its best file: the f16 best (faster) went to
+     * best-f16-16x16x16.txt, best-16x16x16.txt kept the f32 one. */
+    gg_variant bv;
+    double gf32 = 0, gf16 = 0;
+    ck_assert_msg(gg_best_read(tmpdir, CARD, 16, 16, 16, &bv, &gf32, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(bv.store, GG_STORE_F32);
+    ck_assert_msg(gg_best_read_store(tmpdir, CARD, 16, 16, 16, GG_STORE_F16, &bv, &gf16, err,
+                                     sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(bv.store, GG_STORE_F16);
+    ck_assert_int_eq(bv.mrt.rows, 1);
+    ck_assert(gf16 > 100 && gf32 > 0 && gf32 < 100);
+    char bp[400];
+    ck_assert_ptr_nonnull(strstr(gg_best_path_store(bp, sizeof bp, tmpdir, CARD, 16, 16, 16,
+                                                    GG_STORE_F16), "/best-f16-16x16x16.txt"));
+    /* --fresh moves both best files aside. */
+    slow_fake k = {0};
+    ck_assert_int_eq(tune_once(&k, GG_SEARCH_EXHAUSTIVE, true, &info), 0);
+    ck_assert(info.moved_aside);
+    ck_assert_int_ne(access(bp, F_OK), 0);
+    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 16, 16, 16, &bv, &gf32, err, sizeof err), 0);
+    char dirp[300];
+    snprintf(dirp, sizeof dirp, "%s/%s", tmpdir, CARD);
+    DIR *d = opendir(dirp);
+    ck_assert_ptr_nonnull(d);
+    int olds16 = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        olds16 += !strncmp(e->d_name, "best-f16-16x16x16.txt.", 22) && strstr(e->d_name, ".old");
+    closedir(d);
+    ck_assert_int_eq(olds16, 1);
     free(both);
     free(again);
     free(old);
