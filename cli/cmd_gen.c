@@ -42,7 +42,8 @@ static const char usage[] =
     "  -o FILE              write to FILE (atomically) instead of stdout\n"
     "  --vertex             print the vertex shader instead\n"
     "  --write-shaders DIR  write DIR/<preset>.frag for the presets at 1024^3 and\n"
-    "                       DIR/best-<card>-MxNxK.frag for each recorded best\n"
+    "                       DIR/best-<card>-MxNxK.frag for each recorded best (and\n"
+    "                       best-f16-<card>-MxNxK.frag for each half-storage best)\n"
     "exit status: 0 ok, 2 bad usage or input\n";
 
 typedef struct {
@@ -90,11 +91,13 @@ static int write_atomic(const cli_common *c, const char *path, const char *text)
     return 0;
 }
 
-/* The variant of results/<card>/best-MxNxK.txt.  0, or -1 with why. */
-static int read_best(const char *card, int m, int n, int k, gg_variant *v, char *why, size_t len)
+/* The variant of results/<card>/best-MxNxK.txt (prefix "best-"), or of
+ * best-f16-MxNxK.txt (prefix "best-f16-").  0, or -1 with why. */
+static int read_best_file(const char *card, const char *prefix, int m, int n, int k, gg_variant *v,
+                          char *why, size_t len)
 {
     char path[512];
-    snprintf(path, sizeof path, RESULTS_DIR "/%s/best-%dx%dx%d.txt", card, m, n, k);
+    snprintf(path, sizeof path, RESULTS_DIR "/%s/%s%dx%dx%d.txt", card, prefix, m, n, k);
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(why, len, "best: no %s (run glgemm tune --m %d --n %d --k %d on that card first)",
@@ -112,6 +115,11 @@ static int read_best(const char *card, int m, int n, int k, gg_variant *v, char 
         return -1;
     }
     return 0;
+}
+
+static int read_best(const char *card, int m, int n, int k, gg_variant *v, char *why, size_t len)
+{
+    return read_best_file(card, "best-", m, n, k, v, why, len);
 }
 
 /* This machine's card slug through a GL context; -1 if none can be made. */
@@ -214,7 +222,10 @@ static int write_shaders(const cli_common *c, const char *dir)
                         "- `<preset>.frag`: the presets larsen, nv-single, nv-multi and tfjs "
                         "(profile 330) for m = n = k = %d.\n"
                         "- `best-<card>-MxNxK.frag`: the best variant recorded in "
-                        "`results/<card>/best-MxNxK.txt`, for that problem.\n\n",
+                        "`results/<card>/best-MxNxK.txt`, for that problem.\n"
+                        "- `best-f16-<card>-MxNxK.frag`: the best half-storage (store=f16) "
+                        "variant, from `results/<card>/best-f16-MxNxK.txt`: A and B as "
+                        "half-float textures.\n\n",
                         SHADER_SIZE);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return cli_error(c, "cannot make %s: %s", dir, strerror(errno));
@@ -236,17 +247,20 @@ static int write_shaders(const cli_common *c, const char *dir)
         char **files = list_dir(sub);
         for (char **f = files; f && *f; f++) {
             int m, n, k, used = 0;
-            if (sscanf(*f, "best-%dx%dx%d.txt%n", &m, &n, &k, &used) != 3 || (*f)[used] != '\0' ||
-                m < 1 || n < 1 || k < 1)
+            /* best-MxNxK.txt, or the half-storage best best-f16-MxNxK.txt */
+            bool half = !strncmp(*f, "best-f16-", 9);
+            const char *prefix = half ? "best-f16-" : "best-";
+            if (sscanf(*f + strlen(prefix), "%dx%dx%d.txt%n", &m, &n, &k, &used) != 3 ||
+                (*f)[strlen(prefix) + (size_t)used] != '\0' || m < 1 || n < 1 || k < 1)
                 continue;
             gg_variant v;
             char why[700], name[300];
-            if (read_best(*card, m, n, k, &v, why, sizeof why)) {
+            if (read_best_file(*card, prefix, m, n, k, &v, why, sizeof why)) {
                 free_list(files);
                 free_list(cards);
                 return cli_error(c, "%s", why);
             }
-            snprintf(name, sizeof name, "best-%.100s-%dx%dx%d.frag", *card, m, n, k);
+            snprintf(name, sizeof name, "%s%.100s-%dx%dx%d.frag", prefix, *card, m, n, k);
             char vt[GG_VARIANT_TEXT];
             if (rlen > 0 && (size_t)rlen < sizeof readme)
                 rlen += snprintf(readme + rlen, sizeof readme - (size_t)rlen, "  - `%s`: `%s`\n", name,

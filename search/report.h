@@ -174,8 +174,15 @@ typedef struct {
     double fetch_bound_any_gflops; /* ... x the bound over all variants x 2 */
     double fetch_frac;
     double write_gtexels, write_ceiling, write_frac; /* target texels per second */
-    const char *fetch_format; /* "R32F" or "RGBA32F" */
+    const char *fetch_format; /* "R32F", "RGBA32F" (or "RGBA16F": a store=f16 best file) */
     const char *limit;        /* "multiply-add", "texel fetch" or "render-target write" */
+    /* Half storage (bench's best-f16 row, ok, and a probe): the same
+     * numbers against the probe's RGBA16F rates. */
+    bool half_have;
+    gg_variant half;
+    double half_gflops, half_mad_frac;
+    double half_fetch_gtexels, half_fetch_ceiling; /* RGBA16F, GEMM pattern where measured */
+    double half_mads_per_fetch, half_fetch_bound_gflops, half_fetch_bound_any_gflops;
 } gg_findings;
 
 /* Fills f from d.  0, or -1 when out of memory.  gg_findings_free frees

@@ -423,31 +423,79 @@ static void search_finding(const gg_report_data *d, gg_findings *f)
     f->multi_worst = gm < gs && gm < f->best_gflops;
 }
 
-static void ceiling_finding(const gg_report_data *d, gg_findings *f)
-{
-    if (!d->have_probe || !d->have_best || f->best_gflops <= 0)
-        return;
+/* What fetching costs a variant at gflops: its texel rate, the probe's
+ * ceiling for its texture format (GG_FETCH_RGBA16F for store=f16), its
+ * multiply-adds a texel and the GFLOP/s that ceiling allows it and any
+ * variant.  -1 when its layout cannot be computed. */
+typedef struct {
     gg_layout L;
-    if (gg_layout_compute(&d->best, d->m, d->n, d->k, &L))
-        return;
-    double seconds = 2.0 * d->m * (double)d->n * d->k / (f->best_gflops * 1e9);
-    double frags = (double)L.tgt_w * L.tgt_h * L.passes;
-    int fmt = L.channels == 1 ? GG_FETCH_R32F : GG_FETCH_RGBA32F;
-    f->fetch_format = fmt == GG_FETCH_R32F ? "R32F" : "RGBA32F";
-    f->fetch_gtexels = (double)L.fetches_per_frag_pass * frags / seconds / 1e9;
-    f->fetch_ceiling = gg_probe_fetch_ceiling(&d->probe, fmt);
-    f->fetch_gemm_pattern = d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM24] > 0 ||
-                            d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM42] > 0;
+    double frags, seconds, gtexels, ceiling, mads_per_fetch, mads_per_fetch_max, bound, bound_any;
+    int fmt;
+} fetch_cost;
+
+static int fetch_cost_of(const gg_report_data *d, const gg_variant *v, double gflops, fetch_cost *c)
+{
+    if (gflops <= 0 || gg_layout_compute(v, d->m, d->n, d->k, &c->L))
+        return -1;
+    const gg_layout *L = &c->L;
+    c->seconds = 2.0 * d->m * (double)d->n * d->k / (gflops * 1e9);
+    c->frags = (double)L->tgt_w * L->tgt_h * L->passes;
+    c->fmt = v->store == GG_STORE_F16 ? GG_FETCH_RGBA16F
+             : L->channels == 1       ? GG_FETCH_R32F
+                                      : GG_FETCH_RGBA32F;
+    c->gtexels = (double)L->fetches_per_frag_pass * c->frags / c->seconds / 1e9;
+    c->ceiling = gg_probe_fetch_ceiling(&d->probe, c->fmt);
     /* Any variant: T targets of 4 channels hold 4T outputs, an r x c block;
      * a k-step of 4 fetches (r + c) 4-channel texels for 4rc multiply-adds,
      * at most 2 sqrt(4T) a texel (r = c).  Texel-bound: ceiling * that * 2. */
     int tmax = d->probe.write_max_targets > 0 ? d->probe.write_max_targets : GG_MAX_TARGETS;
-    f->mads_per_fetch = L.fetches_per_frag_pass > 0
-                            ? (double)L.mads_per_frag_pass / (double)L.fetches_per_frag_pass
+    c->mads_per_fetch = L->fetches_per_frag_pass > 0
+                            ? (double)L->mads_per_frag_pass / (double)L->fetches_per_frag_pass
                             : 0;
-    f->mads_per_fetch_max = L.channels == 4 ? 2.0 * sqrt(4.0 * tmax) : 0;
-    f->fetch_bound_gflops = f->fetch_ceiling * f->mads_per_fetch * 2;
-    f->fetch_bound_any_gflops = f->fetch_ceiling * f->mads_per_fetch_max * 2;
+    c->mads_per_fetch_max = L->channels == 4 ? 2.0 * sqrt(4.0 * tmax) : 0;
+    c->bound = c->ceiling * c->mads_per_fetch * 2;
+    c->bound_any = c->ceiling * c->mads_per_fetch_max * 2;
+    return 0;
+}
+
+static void half_finding(const gg_report_data *d, gg_findings *f)
+{
+    const gg_bench_row *r = &d->bench.rows[GG_BENCH_BEST_F16];
+    fetch_cost c;
+    if (!d->have_probe || !d->have_bench || !r->present || r->m.status != GG_OK ||
+        r->v.store != GG_STORE_F16 || fetch_cost_of(d, &r->v, r->m.gflops, &c))
+        return;
+    f->half_have = true;
+    f->half = r->v;
+    f->half_gflops = r->m.gflops;
+    f->half_mad_frac = d->probe.mad_gflops > 0 ? r->m.gflops / d->probe.mad_gflops : 0;
+    f->half_fetch_gtexels = c.gtexels;
+    f->half_fetch_ceiling = c.ceiling;
+    f->half_mads_per_fetch = c.mads_per_fetch;
+    f->half_fetch_bound_gflops = c.bound;
+    f->half_fetch_bound_any_gflops = c.bound_any;
+}
+
+static void ceiling_finding(const gg_report_data *d, gg_findings *f)
+{
+    if (!d->have_probe || !d->have_best || f->best_gflops <= 0)
+        return;
+    fetch_cost c;
+    if (fetch_cost_of(d, &d->best, f->best_gflops, &c))
+        return;
+    const gg_layout L = c.L;
+    double frags = c.frags, seconds = c.seconds;
+    int fmt = c.fmt;
+    static const char *const upper[GG_FETCH_NFMT] = {"R32F", "RGBA32F", "RGBA16F"};
+    f->fetch_format = upper[fmt];
+    f->fetch_gtexels = c.gtexels;
+    f->fetch_ceiling = c.ceiling;
+    f->fetch_gemm_pattern = d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM24] > 0 ||
+                            d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM42] > 0;
+    f->mads_per_fetch = c.mads_per_fetch;
+    f->mads_per_fetch_max = c.mads_per_fetch_max;
+    f->fetch_bound_gflops = c.bound;
+    f->fetch_bound_any_gflops = c.bound_any;
     f->write_gtexels = L.targets * frags / seconds / 1e9;
     int t = L.targets <= d->probe.write_max_targets ? L.targets : d->probe.write_max_targets;
     f->write_ceiling = t >= 1 ? d->probe.write_gtexels[t] : 0;
@@ -488,6 +536,7 @@ int gg_report_analyse(const gg_report_data *d, gg_findings *f)
     unroll_finding(d, f);
     search_finding(d, f);
     ceiling_finding(d, f);
+    half_finding(d, f);
     return 0;
 }
 

@@ -322,6 +322,26 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
     fprintf(f, "The best runs at %.1f%% of the multiply-add ceiling.  The resource it is "
                "closest to is **%s**: the limiting resource of this card's best.\n\n",
             100 * fd->mad_frac, fd->limit);
+    if (fd->half_have) {
+        char vt[GG_VARIANT_TEXT];
+        fprintf(f, "Half storage, a precision class of its own (bench's `best-f16`, `%s`, verified "
+                   "against the reference of the inputs rounded to halves): %.4g GFLOP/s, %.1f%% "
+                   "of the multiply-add ceiling.  Its RGBA16F textures are fetched at %.4g "
+                   "Gtexel/s against the probe's %.4g (%.1f%%); with %.2f multiply-adds a texel "
+                   "that ceiling allows it %.4g GFLOP/s (%.1f%%), and any variant %.4g "
+                   "(%.1f%%).\n\n",
+                gg_variant_format(&fd->half, vt, sizeof vt), fd->half_gflops,
+                100 * fd->half_mad_frac, fd->half_fetch_gtexels, fd->half_fetch_ceiling,
+                fd->half_fetch_ceiling > 0 ? 100 * fd->half_fetch_gtexels / fd->half_fetch_ceiling
+                                           : 0,
+                fd->half_mads_per_fetch, fd->half_fetch_bound_gflops,
+                d->probe.mad_gflops > 0 ? 100 * fd->half_fetch_bound_gflops / d->probe.mad_gflops
+                                        : 0,
+                fd->half_fetch_bound_any_gflops,
+                d->probe.mad_gflops > 0
+                    ? 100 * fd->half_fetch_bound_any_gflops / d->probe.mad_gflops
+                    : 0);
+    }
     if (fd->mad_frac > 1 || fd->fetch_frac > 1 || fd->write_frac > 1)
         fprintf(f, "A fraction above 100%% means the probe's kernel for that resource ran slower "
                    "than the GEMM itself, so the probe's number is no ceiling for the GEMM: the "

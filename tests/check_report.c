@@ -442,6 +442,8 @@ static const char probe_csv[] =
     "fetch,r32f-hostile,0.5,Gtexel/s\nfetch,r32f-hostile,2,GB/s\n"
     "fetch,rgba32f-friendly,1,Gtexel/s\nfetch,rgba32f-friendly,16,GB/s\n"
     "fetch,rgba32f-hostile,0.25,Gtexel/s\nfetch,rgba32f-hostile,4,GB/s\n"
+    "fetch,rgba16f-friendly,1.5,Gtexel/s\nfetch,rgba16f-friendly,12,GB/s\n"
+    "fetch,rgba16f-gemm-2x4-4x1,1.25,Gtexel/s\nfetch,rgba16f-gemm-2x4-4x1,10,GB/s\n"
     "write,targets-1,0.5,Gtexel/s\nwrite,targets-1,8,GB/s\n"
     "write,targets-2,0.5,Gtexel/s\nwrite,targets-2,8,GB/s\n"
     "write,targets-3,0.5,Gtexel/s\nwrite,targets-3,8,GB/s\n"
@@ -701,6 +703,27 @@ START_TEST(report_from_synthetic_folder)
     char want[64];
     snprintf(want, sizeof want, "at %.4g GFLOP/s", best);
     ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
+    /* The half-storage best against the probe's RGBA16F GEMM-pattern rate
+     * (1.25 Gtexel/s, not the friendly 1.5): its fetch bound and any
+     * variant's (4 targets: at most 2 sqrt(16) = 8 multiply-adds a texel). */
+    gg_variant v16;
+    char verr[256];
+    ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &v16, verr, sizeof verr), 0);
+    gg_layout L16;
+    ck_assert_int_eq(gg_layout_compute(&v16, SYN, SYN, SYN, &L16), 0);
+    double mpf = (double)L16.mads_per_frag_pass / (double)L16.fetches_per_frag_pass;
+    char half[600];
+    snprintf(half, sizeof half,
+             "`mrt=2x4,mc=4x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16`, "
+             "verified against the reference of the inputs rounded to halves): %.4g GFLOP/s, "
+             "%.1f%% of the multiply-add ceiling.",
+             1.5 * best, 100 * 1.5 * best / 40);
+    ck_assert_msg(strstr(md, half) != NULL, "no '%s'", half);
+    snprintf(half, sizeof half, "against the probe's 1.25 (");
+    ck_assert_msg(strstr(md, half) != NULL, "no '%s'", half);
+    snprintf(half, sizeof half, "with %.2f multiply-adds a texel that ceiling allows it %.4g GFLOP/s "
+             "(%.1f%%), and any variant 20 (50.0%%).", mpf, 1.25 * mpf * 2, 100 * 1.25 * mpf * 2 / 40);
+    ck_assert_msg(strstr(md, half) != NULL, "no '%s'", half);
     /* Temporary files are gone. */
     char cmd[300];
     snprintf(cmd, sizeof cmd, "ls '%s' | grep -q 'tmp\\|\\.gp'", card);
