@@ -7,7 +7,8 @@
  *    default) for two (mc, mrt) pairs (gg_report_sweep_pairs), visited
  *    through the tuner (search/tune.h), so the points land in the tuning
  *    records and are never measured twice (--no-sweep skips it);
- *  - bench, when bench-MxNxK.csv is missing or older than the best file
+ *  - bench, when bench-MxNxK.csv is missing or its best or best-f16 row
+ *    is not the recorded best (best-MxNxK.txt, best-f16-MxNxK.txt)
  *    (its best row is not the recorded best);
  *  - the dips of the sweep's curves a second time (dips-MxNxK.csv);
  *  - probe, when probe.csv is missing;
@@ -56,7 +57,7 @@ static const char usage[] =
     "  (SVG, drawn with gnuplot) from the tuning records, bench-MxNxK.csv and probe.csv.\n"
     "  On this machine's card it first measures what is missing: a dense np sweep\n"
     "  (np 1..N for two (mc, mrt) pairs, appended to the tuning records), bench (when\n"
-    "  missing or older than the best), probe (when missing).\n"
+    "  missing or not running the recorded best and best-f16), probe (when missing).\n"
     "  --results DIR  the results folder (default results)\n"
     "  --card SLUG    report on that card's files only, measuring nothing (no GL)\n"
     "  --no-sweep     do not run the dense np sweep\n"
@@ -182,19 +183,33 @@ static int sweep(const report_args *a, const char *slug, gg_gpu *g, const gg_ctx
     return rc;
 }
 
-static bool bench_stale(const gg_report_data *d)
+/* A bench row that does not run this recorded best (have: a best file). */
+static bool row_stale(const gg_report_data *d, const gg_bench_row *r, bool have,
+                      const gg_variant *best)
+{
+    if (have != r->present)
+        return true;
+    if (!have)
+        return false;
+    char x[GG_VARIANT_TEXT], y[GG_VARIANT_TEXT];
+    gg_variant bv = r->v;
+    gg_variant_normalize(&bv, d->m, d->n, d->k);
+    return strcmp(gg_variant_format(best, x, sizeof x), gg_variant_format(&bv, y, sizeof y)) != 0;
+}
+
+/* No bench file, or its best or best-f16 row is not the recorded one. */
+static bool bench_stale(const gg_report_data *d, const char *results)
 {
     if (!d->have_bench)
         return true;
-    const gg_bench_row *b = &d->bench.rows[GG_BENCH_BEST];
-    if (d->have_best != b->present)
-        return true;
-    if (!d->have_best)
-        return false;
-    char x[GG_VARIANT_TEXT], y[GG_VARIANT_TEXT];
-    gg_variant bv = b->v;
-    gg_variant_normalize(&bv, d->m, d->n, d->k);
-    return strcmp(gg_variant_format(&d->best, x, sizeof x), gg_variant_format(&bv, y, sizeof y));
+    gg_variant half;
+    char err[600];
+    bool have_half = gg_best_read_store(results, d->card, d->m, d->n, d->k, GG_STORE_F16, &half,
+                                        NULL, err, sizeof err) == 0;
+    if (have_half)
+        gg_variant_normalize(&half, d->m, d->n, d->k);
+    return row_stale(d, &d->bench.rows[GG_BENCH_BEST], d->have_best, &d->best) ||
+           row_stale(d, &d->bench.rows[GG_BENCH_BEST_F16], have_half, &half);
 }
 
 static void fill_env(gg_report_env *e, const report_args *a, const gg_ctx_info *info)
@@ -305,9 +320,9 @@ static int measure(report_args *a, const char *slug, const gg_ctx_info info[3], 
             snprintf(measured + l, mlen - l, "%s%d dips measured again", l ? ", " : "", nt);
         }
     }
-    if (bench_stale(&d)) {
+    if (bench_stale(&d, a->results)) {
         fprintf(stderr, "report: running bench (%s)\n",
-                d.have_bench ? "its best row is not the recorded best" : "no bench file");
+                d.have_bench ? "its best rows are not the recorded bests" : "no bench file");
         static gg_bench b;
         char path[1200];
         if (gg_gpu_bench(&g, a->results, slug, &b, NULL, NULL, err, sizeof err) ||

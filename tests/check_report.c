@@ -897,6 +897,36 @@ START_TEST(report_after_real_tune)
         check_svg(card, name);
     }
     free(md);
+    /* A half-storage best appears: the bench no longer runs the recorded
+     * bests, so the report runs it again, with a best-f16 row (ok against
+     * its own reference) and the half paragraph. */
+    gg_variant half = d.best;
+    half.store = GG_STORE_F16;
+    gg_measurement hm;
+    gg_measurement_init(&hm);
+    hm.status = GG_OK;
+    hm.gflops = 1;
+    ck_assert_int_eq(gg_best_write(dir, slug, S, S, S, &half, &hm, err, sizeof err), 0);
+    snprintf(args, sizeof args, "report --results '%s' --size %d --sweep-np 4 --reps 2", dir, S);
+    rc = tu_run(dir, NULL, args, &out, &errtext);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, errtext);
+    ck_assert_msg(strstr(errtext, "report: running bench (its best rows are not the recorded bests)"),
+                  "%s", errtext);
+    free(out);
+    free(errtext);
+    static gg_bench hb;
+    ck_assert_int_eq(gg_bench_read(gg_bench_path(path, sizeof path, dir, slug, S, S, S), &hb, err,
+                                   sizeof err), 0);
+    ck_assert(hb.rows[GG_BENCH_BEST_F16].present);
+    ck_assert_int_eq(hb.rows[GG_BENCH_BEST_F16].m.status, GG_OK);
+    ck_assert_int_eq(hb.rows[GG_BENCH_BEST_F16].v.store, GG_STORE_F16);
+    snprintf(path, sizeof path, "%s/%s/report.md", dir, slug);
+    md = tu_read(path);
+    ck_assert_ptr_nonnull(md);
+    char cells16[12][256];
+    ck_assert_int_eq(md_row(md, "best-f16", cells16), 7);
+    ck_assert_ptr_nonnull(strstr(md, "Half storage, a precision class of its own"));
+    free(md);
     gg_findings_free(&f);
     gg_report_data_free(&d);
     gg_reference_free(&ref);
