@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "gen/fileio.h"
+#include "search/records.h"
 
 enum { OPT_O = 1, OPT_VERTEX, OPT_CARD, OPT_WRITE };
 
@@ -91,13 +92,13 @@ static int write_atomic(const cli_common *c, const char *path, const char *text)
     return 0;
 }
 
-/* The variant of results/<card>/best-MxNxK.txt (prefix "best-"), or of
- * best-f16-MxNxK.txt (prefix "best-f16-").  0, or -1 with why. */
-static int read_best_file(const char *card, const char *prefix, int m, int n, int k, gg_variant *v,
+/* The variant of that store's best file, results/<card>/best-MxNxK.txt or
+ * best-f16-MxNxK.txt (search/records.h).  0, or -1 with why. */
+static int read_best_file(const char *card, gg_store store, int m, int n, int k, gg_variant *v,
                           char *why, size_t len)
 {
     char path[512];
-    snprintf(path, sizeof path, RESULTS_DIR "/%s/%s%dx%dx%d.txt", card, prefix, m, n, k);
+    gg_best_path_store(path, sizeof path, RESULTS_DIR, card, m, n, k, store);
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(why, len, "best: no %s (run glgemm tune --m %d --n %d --k %d on that card first)",
@@ -119,7 +120,7 @@ static int read_best_file(const char *card, const char *prefix, int m, int n, in
 
 static int read_best(const char *card, int m, int n, int k, gg_variant *v, char *why, size_t len)
 {
-    return read_best_file(card, "best-", m, n, k, v, why, len);
+    return read_best_file(card, GG_STORE_F32, m, n, k, v, why, len);
 }
 
 /* This machine's card slug through a GL context; -1 if none can be made. */
@@ -246,21 +247,19 @@ static int write_shaders(const cli_common *c, const char *dir)
         snprintf(sub, sizeof sub, RESULTS_DIR "/%s", *card);
         char **files = list_dir(sub);
         for (char **f = files; f && *f; f++) {
-            int m, n, k, used = 0;
-            /* best-MxNxK.txt, or the half-storage best best-f16-MxNxK.txt */
-            bool half = !strncmp(*f, "best-f16-", 9);
-            const char *prefix = half ? "best-f16-" : "best-";
-            if (sscanf(*f + strlen(prefix), "%dx%dx%d.txt%n", &m, &n, &k, &used) != 3 ||
-                (*f)[strlen(prefix) + (size_t)used] != '\0' || m < 1 || n < 1 || k < 1)
+            int m, n, k;
+            gg_store store; /* best-MxNxK.txt, or the half best best-f16-MxNxK.txt */
+            if (!gg_best_name_parse(*f, &m, &n, &k, &store))
                 continue;
             gg_variant v;
-            char why[700], name[300];
-            if (read_best_file(*card, prefix, m, n, k, &v, why, sizeof why)) {
+            char why[700], name[300], prefix[32];
+            if (read_best_file(*card, store, m, n, k, &v, why, sizeof why)) {
                 free_list(files);
                 free_list(cards);
                 return cli_error(c, "%s", why);
             }
-            snprintf(name, sizeof name, "%s%.100s-%dx%dx%d.frag", prefix, *card, m, n, k);
+            snprintf(name, sizeof name, "%s%.100s-%dx%dx%d.frag",
+                     gg_best_prefix(prefix, sizeof prefix, store), *card, m, n, k);
             char vt[GG_VARIANT_TEXT];
             if (rlen > 0 && (size_t)rlen < sizeof readme)
                 rlen += snprintf(readme + rlen, sizeof readme - (size_t)rlen, "  - `%s`: `%s`\n", name,

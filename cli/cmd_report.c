@@ -8,8 +8,7 @@
  *    through the tuner (search/tune.h), so the points land in the tuning
  *    records and are never measured twice (--no-sweep skips it);
  *  - bench, when bench-MxNxK.csv is missing or its best or best-f16 row
- *    is not the recorded best (best-MxNxK.txt, best-f16-MxNxK.txt)
- *    (its best row is not the recorded best);
+ *    is not the recorded best (best-MxNxK.txt, best-f16-MxNxK.txt);
  *  - the dips of the sweep's curves a second time (dips-MxNxK.csv);
  *  - probe, when probe.csv is missing;
  *  - environment.txt: the context's strings and limits, the CPU.
@@ -191,10 +190,9 @@ static bool row_stale(const gg_report_data *d, const gg_bench_row *r, bool have,
         return true;
     if (!have)
         return false;
-    char x[GG_VARIANT_TEXT], y[GG_VARIANT_TEXT];
     gg_variant bv = r->v;
     gg_variant_normalize(&bv, d->m, d->n, d->k);
-    return strcmp(gg_variant_format(best, x, sizeof x), gg_variant_format(&bv, y, sizeof y)) != 0;
+    return !gg_variant_equal(best, &bv);
 }
 
 /* No bench file, or its best or best-f16 row is not the recorded one. */

@@ -113,13 +113,6 @@ int cmd_run(int argc, char **argv)
     gg_session *s = NULL;
     gg_run_log log = {0};
 
-    /* store=f16: the reference of the inputs rounded to halves, as the GPU
-     * sees them (glhost/reference.h); `best` is known below. */
-    if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta,
-                                   want_best ? GG_STORE_F32 : v.store, &ref, err, sizeof err)) {
-        status = cli_error(&c, "%s", err);
-        goto out;
-    }
     s = gg_session_new(c.backend, c.device);
     cbuf = malloc((size_t)in.m * in.n * sizeof *cbuf);
     if (!s || !cbuf) {
@@ -146,14 +139,14 @@ int cmd_run(int argc, char **argv)
             status = cli_error(&c, "%s", err);
             goto out;
         }
-        if (v.store != ref.store) {
-            gg_reference_free(&ref);
-            if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta, v.store, &ref, err,
-                                           sizeof err)) {
-                status = cli_error(&c, "%s", err);
-                goto out;
-            }
-        }
+    }
+    /* Once the variant (and so its store) is known: store=f16's reference is
+     * of the inputs rounded to halves, as the GPU sees them
+     * (glhost/reference.h). */
+    if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta, v.store, &ref, err,
+                                   sizeof err)) {
+        status = cli_error(&c, "%s", err);
+        goto out;
     }
 
     gg_measurement m;

@@ -98,6 +98,9 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
 
 /* Canonical form: every key in the table's order. Returns buf. */
 char *gg_variant_format(const gg_variant *v, char *buf, size_t len);
+/* Whether two variants have the same value for every key (the canonical
+ * forms are equal). */
+bool gg_variant_equal(const gg_variant *a, const gg_variant *b);
 
 /* Value names, for printing and CSV columns. */
 const char *gg_profile_name(gg_profile p);

@@ -68,7 +68,7 @@ const char *gg_acc_name(gg_acc a)
 
 const char *gg_store_name(gg_store s)
 {
-    return (unsigned)s < 2 ? store_names[s] : "?";
+    return (unsigned)s < GG_STORE_COUNT ? store_names[s] : "?";
 }
 
 void gg_variant_default(gg_variant *v)
@@ -202,7 +202,7 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
         }
         break;
     case K_STORE:
-        if ((i = find_word(store_names, 2, s, n)) >= 0) {
+        if ((i = find_word(store_names, GG_STORE_COUNT, s, n)) >= 0) {
             v->store = (gg_store)i;
             return 0;
         }
@@ -309,6 +309,14 @@ char *gg_variant_format(const gg_variant *v, char *buf, size_t len)
              gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc),
              gg_store_name(v->store));
     return buf;
+}
+
+bool gg_variant_equal(const gg_variant *a, const gg_variant *b)
+{
+    return a->mrt.rows == b->mrt.rows && a->mrt.cols == b->mrt.cols && a->mc.rows == b->mc.rows &&
+           a->mc.cols == b->mc.cols && a->np == b->np && a->unroll == b->unroll &&
+           a->profile == b->profile && a->compiler == b->compiler && a->acc == b->acc &&
+           a->store == b->store;
 }
 
 gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits *lim,

@@ -517,7 +517,7 @@ void pk_expect(const pk_kernel *k, int t, int x, int y, int iters, float out[4])
     int steps = gemm ? iters : iters / 4 + (iters % 4 != 0);
     for (int i = 0; i < steps; i++) {
         n = 0;
-        if (k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42) {
+        if (gemm) {
             n = pk_gemm_fetches(k->pattern, x, y, i, fetch);
         } else {
             for (int j = 0; j < 4; j++, n++) {

@@ -242,12 +242,6 @@ static bool recorded(const glgemm_context *ctx, int m, int n, int k, gg_variant 
     return false;
 }
 
-static bool same_variant(const gg_variant *a, const gg_variant *b)
-{
-    char x[GG_VARIANT_TEXT], y[GG_VARIANT_TEXT];
-    return !strcmp(gg_variant_format(a, x, sizeof x), gg_variant_format(b, y, sizeof y));
-}
-
 static void default_variant(gg_variant *v)
 {
     char err[160];
@@ -261,7 +255,7 @@ static void choose(const glgemm_context *ctx, int m, int n, int k, gg_variant *v
     if (recorded(ctx, m, n, k, v)) {
         bool bad = false;
         for (int i = 0; i < ctx->nfailed; i++)
-            bad = bad || same_variant(&ctx->failed[i], v);
+            bad = bad || gg_variant_equal(&ctx->failed[i], v);
         if (!bad)
             return;
     }
@@ -530,7 +524,7 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
     rc = run_variant(ctx, fn, &v, &g);
     gg_variant dv;
     default_variant(&dv);
-    if ((rc == GLGEMM_EGPU || rc == GLGEMM_EWRONG) && !same_variant(&v, &dv)) {
+    if ((rc == GLGEMM_EGPU || rc == GLGEMM_EWRONG) && !gg_variant_equal(&v, &dv)) {
         char first[sizeof last_err];
         memcpy(first, last_err, sizeof first);
         if (ctx->nfailed < MAX_FAILED)

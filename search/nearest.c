@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "search/records.h"
+
 static double distance(int m, int n, int k, int M, int N, int K)
 {
     return fabs(log((double)m / M)) + fabs(log((double)n / N)) + fabs(log((double)k / K));
@@ -60,9 +62,10 @@ int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k
     int best[3] = {0, 0, 0};
     struct dirent *e;
     while ((e = readdir(d))) {
-        int dims[3], used = 0;
-        if (sscanf(e->d_name, "best-%dx%dx%d.txt%n", &dims[0], &dims[1], &dims[2], &used) != 3 ||
-            e->d_name[used] != '\0' || dims[0] < 1 || dims[1] < 1 || dims[2] < 1)
+        int dims[3];
+        gg_store named;
+        if (!gg_best_name_parse(e->d_name, &dims[0], &dims[1], &dims[2], &named) ||
+            named != GG_STORE_F32)
             continue;
         double dd = distance(m, n, k, dims[0], dims[1], dims[2]);
         if (have && !better(dd, dims, best_d, best))

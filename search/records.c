@@ -427,17 +427,40 @@ void gg_records_close(gg_records *r)
     free(r);
 }
 
+char *gg_best_prefix(char *buf, size_t len, gg_store store)
+{
+    /* store=f32 keeps SPEC's name; another store's name goes where the
+     * size's digits would be, so no best-MxNxK.txt reader takes it for one. */
+    if (store == GG_STORE_F32)
+        snprintf(buf, len, "best-");
+    else
+        snprintf(buf, len, "best-%s-", gg_store_name(store));
+    return buf;
+}
+
 char *gg_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                          int k, gg_store store)
 {
-    /* store=f32 keeps SPEC's name; another store's prefix puts its name
-     * where the size's digits would be, so readers of best-MxNxK.txt names
-     * (nearest, gen, report) never take it for one. */
-    if (store == GG_STORE_F32)
-        snprintf(buf, len, "%s/%s/best-%dx%dx%d.txt", dir, card, m, n, k);
-    else
-        snprintf(buf, len, "%s/%s/best-%s-%dx%dx%d.txt", dir, card, gg_store_name(store), m, n, k);
+    char prefix[32];
+    snprintf(buf, len, "%s/%s/%s%dx%dx%d.txt", dir, card, gg_best_prefix(prefix, sizeof prefix, store),
+             m, n, k);
     return buf;
+}
+
+bool gg_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store)
+{
+    for (int st = 0; st < GG_STORE_COUNT; st++) {
+        char prefix[32];
+        size_t pl = strlen(gg_best_prefix(prefix, sizeof prefix, (gg_store)st));
+        int used = 0;
+        if (!strncmp(name, prefix, pl) &&
+            sscanf(name + pl, "%dx%dx%d.txt%n", m, n, k, &used) == 3 && name[pl + (size_t)used] == '\0' &&
+            *m >= 1 && *n >= 1 && *k >= 1) {
+            *store = (gg_store)st;
+            return true;
+        }
+    }
+    return false;
 }
 
 char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)

@@ -74,6 +74,11 @@ char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int
  * DIR/<card>/best-<store>-MxNxK.txt (best-f16-MxNxK.txt). */
 char *gg_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                          int k, gg_store store);
+/* What that store's best file names start with: "best-", "best-f16-". */
+char *gg_best_prefix(char *buf, size_t len, gg_store store);
+/* Whether name is a best file's (best-MxNxK.txt or best-<store>-MxNxK.txt,
+ * M, N, K >= 1), with its size and store. */
+bool gg_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store);
 
 /* Writes the best file of v's store atomically.  0, or -1 with one line in
  * err. */

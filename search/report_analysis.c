@@ -483,21 +483,19 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
     fetch_cost c;
     if (fetch_cost_of(d, &d->best, f->best_gflops, &c))
         return;
-    const gg_layout L = c.L;
-    double frags = c.frags, seconds = c.seconds;
-    int fmt = c.fmt;
     static const char *const upper[GG_FETCH_NFMT] = {"R32F", "RGBA32F", "RGBA16F"};
-    f->fetch_format = upper[fmt];
+    f->fetch_format = upper[c.fmt];
     f->fetch_gtexels = c.gtexels;
     f->fetch_ceiling = c.ceiling;
-    f->fetch_gemm_pattern = d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM24] > 0 ||
-                            d->probe.fetch_gtexels[fmt][GG_FETCH_GEMM42] > 0;
+    f->fetch_gemm_pattern = d->probe.fetch_gtexels[c.fmt][GG_FETCH_GEMM24] > 0 ||
+                            d->probe.fetch_gtexels[c.fmt][GG_FETCH_GEMM42] > 0;
     f->mads_per_fetch = c.mads_per_fetch;
     f->mads_per_fetch_max = c.mads_per_fetch_max;
     f->fetch_bound_gflops = c.bound;
     f->fetch_bound_any_gflops = c.bound_any;
-    f->write_gtexels = L.targets * frags / seconds / 1e9;
-    int t = L.targets <= d->probe.write_max_targets ? L.targets : d->probe.write_max_targets;
+    int targets = c.L.targets;
+    f->write_gtexels = targets * c.frags / c.seconds / 1e9;
+    int t = targets <= d->probe.write_max_targets ? targets : d->probe.write_max_targets;
     f->write_ceiling = t >= 1 ? d->probe.write_gtexels[t] : 0;
     f->mad_frac = d->probe.mad_gflops > 0 ? f->best_gflops / d->probe.mad_gflops : 0;
     f->fetch_frac = f->fetch_ceiling > 0 ? f->fetch_gtexels / f->fetch_ceiling : 0;

@@ -168,21 +168,13 @@ int gg_report_load(const char *results_dir, const char *card, int m, int n, int 
     return 0;
 }
 
-static bool same_variant(const gg_variant *a, const gg_variant *b)
-{
-    return a->mrt.rows == b->mrt.rows && a->mrt.cols == b->mrt.cols && a->mc.rows == b->mc.rows &&
-           a->mc.cols == b->mc.cols && a->np == b->np && a->unroll == b->unroll &&
-           a->profile == b->profile && a->compiler == b->compiler && a->acc == b->acc &&
-           a->store == b->store;
-}
-
 static const gg_report_rec *find_in(const gg_report_rec *recs, long n, const gg_report_data *d,
                                     const gg_variant *v)
 {
     gg_variant w = *v;
     gg_variant_normalize(&w, d->m, d->n, d->k);
     for (long i = 0; i < n; i++)
-        if (same_variant(&recs[i].v, &w))
+        if (gg_variant_equal(&recs[i].v, &w))
             return &recs[i];
     return NULL;
 }

@@ -510,9 +510,10 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
     int n = 0;
     struct dirent *e;
     while ((e = readdir(dp)) && n < 64) {
-        int m, nn, k, used = 0;
-        if (sscanf(e->d_name, "best-%dx%dx%d.txt%n", &m, &nn, &k, &used) == 3 &&
-            !e->d_name[used] && !(m == d->m && nn == d->n && k == d->k))
+        int m, nn, k;
+        gg_store st;
+        if (gg_best_name_parse(e->d_name, &m, &nn, &k, &st) && st == GG_STORE_F32 &&
+            !(m == d->m && nn == d->n && k == d->k))
             snprintf(names[n++], sizeof names[0], "%s", e->d_name);
     }
     closedir(dp);
@@ -523,7 +524,8 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
                "|---|---|---|\n");
     for (int i = 0; i < n; i++) {
         int m, nn, k;
-        sscanf(names[i], "best-%dx%dx%d.txt", &m, &nn, &k);
+        gg_store st;
+        gg_best_name_parse(names[i], &m, &nn, &k, &st);
         gg_variant v;
         double g = 0;
         char err[256], vt[GG_VARIANT_TEXT];

@@ -22,14 +22,9 @@
 #include "glhost/pack.h"
 #include "glhost/reference.h"
 #include "glhost/run.h"
+#include "tests/gemm_util.h"
 #include "tests/suites.h"
 
-typedef struct {
-    const char *variant;
-    int m, n, k;
-    int transa, transb;
-    float alpha, beta;
-} gemm_case;
 
 static const gemm_case pairwise[] = {
     {"mrt=2x1,mc=1x1,np=1,unroll=0,profile=300es,acc=pingpong", 1, 1, 1, 0, 0, 1.00f, 0.00f},
@@ -136,76 +131,6 @@ static const struct {
     {{"mrt=1x1,mc=2x2,np=all,profile=300es,acc=blend", 3, 129, 17, 1, 1, 1.0f, 2.0f}, 8},
 };
 #define NSPLIT ((int)(sizeof split_cases / sizeof *split_cases))
-
-/* The inputs, the reference and the result of one run. */
-typedef struct {
-    gg_problem p;
-    gg_variant v;
-    gg_inputs in;
-    gg_reference ref;
-    gg_measurement m;
-    float *c;
-} gemm_run;
-
-static void setup_case(gemm_run *r, const gemm_case *gc, unsigned seed)
-{
-    char err[512];
-    memset(r, 0, sizeof *r);
-    gg_problem_default(&r->p);
-    r->p.m = gc->m;
-    r->p.n = gc->n;
-    r->p.k = gc->k;
-    r->p.transa = gc->transa;
-    r->p.transb = gc->transb;
-    r->p.alpha = gc->alpha;
-    r->p.beta = gc->beta;
-    r->p.seed = seed;
-    r->p.reps = 2;
-    ck_assert_msg(gg_variant_parse(gc->variant, NULL, &r->v, err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(gg_inputs_make(&r->p, &r->in, err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(gg_reference_compute(&r->in, r->p.alpha, r->p.beta, &r->ref, err, sizeof err) == 0,
-                  "%s", err);
-    r->c = malloc((size_t)gc->m * gc->n * sizeof *r->c);
-    ck_assert_ptr_nonnull(r->c);
-}
-
-static void free_case(gemm_run *r)
-{
-    free(r->c);
-    gg_reference_free(&r->ref);
-    gg_inputs_free(&r->in);
-}
-
-static void evaluate(gemm_run *r, const gg_run_opts *o)
-{
-    char err[512] = "";
-    int rc = gg_evaluate(GG_BACKEND_EGL, 0, &r->v, &r->p, &r->in, &r->ref, o, &r->m, r->c, NULL,
-                         err, sizeof err);
-    ck_assert_msg(rc == 0, "no context: %s", err);
-}
-
-/* C checked here too, element by element, by a naive double loop (not by
- * gg_verify alone): |C - R| <= k 2^-23 (|alpha| sum |a b| + |beta c0|). */
-static void check_against_naive(const gemm_run *r, const char *what)
-{
-    const gg_inputs *in = &r->in;
-    double bound = in->k * ldexp(1.0, -23);
-    for (int i = 0; i < in->m; i++)
-        for (int j = 0; j < in->n; j++) {
-            double sum = 0, scale = 0;
-            for (int kk = 0; kk < in->k; kk++) {
-                double ab = (double)gg_op_a(in, i, kk) * gg_op_b(in, kk, j);
-                sum += ab;
-                scale += fabs(ab);
-            }
-            double c0 = r->p.beta != 0.0f ? (double)r->p.beta * in->c0[(size_t)i * in->n + j] : 0;
-            double want = r->p.alpha * sum + c0;
-            scale = fabs(r->p.alpha) * scale + fabs(c0);
-            double got = r->c[(size_t)i * in->n + j];
-            ck_assert_msg(fabs(got - want) <= bound * scale + 1e-30,
-                          "%s: C(%d,%d) = %.9g, want %.9g", what, i, j, got, want);
-        }
-}
 
 static void expect_ok(const gemm_run *r, const char *what)
 {

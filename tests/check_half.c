@@ -16,6 +16,7 @@
 #include "glhost/reference.h"
 #include "glhost/run.h"
 #include "tests/cli_util.h"
+#include "tests/gemm_util.h"
 #include "tests/suites.h"
 
 /* ---- conversion ---- */
@@ -100,16 +101,9 @@ END_TEST
 
 /* ---- GEMMs with half storage ---- */
 
-typedef struct {
-    const char *variant;
-    int m, n, k;
-    int transa, transb;
-    float alpha, beta;
-} f16_case;
-
 /* Every channel count (1, 2, 3, 4), every acc, every profile, odd shapes,
  * transposes, alpha and beta; one with a forced split. */
-static const f16_case cases[] = {
+static const gemm_case cases[] = {
     {"mrt=1x1,mc=1x1,np=all,acc=pingpong,store=f16", 7, 13, 5, 0, 0, 1.0f, 0.0f},
     {"mrt=2x2,mc=1x2,np=2,profile=120,acc=copy,store=f16", 67, 45, 83, 1, 0, 2.0f, 0.5f},
     {"mrt=1x2,mc=1x3,np=3,unroll=1,profile=300es,acc=blend,store=f16", 7, 13, 5, 0, 1, -0.5f, 1.0f},
@@ -120,86 +114,27 @@ static const f16_case cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
-typedef struct {
-    gg_problem p;
-    gg_variant v;
-    gg_inputs in;
-    float *c;
-    gg_measurement m;
-} f16_run;
-
-static void setup(f16_run *r, const f16_case *fc, unsigned seed)
+/* The gemm suite's case (tests/gemm_util.h), with 1 rep. */
+static void setup(gemm_run *r, const gemm_case *gc, unsigned seed)
 {
-    char err[512];
-    memset(r, 0, sizeof *r);
-    gg_problem_default(&r->p);
-    r->p.m = fc->m;
-    r->p.n = fc->n;
-    r->p.k = fc->k;
-    r->p.transa = fc->transa;
-    r->p.transb = fc->transb;
-    r->p.alpha = fc->alpha;
-    r->p.beta = fc->beta;
-    r->p.seed = seed;
+    setup_case(r, gc, seed);
     r->p.reps = 1;
-    ck_assert_msg(gg_variant_parse(fc->variant, NULL, &r->v, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r->v.store, GG_STORE_F16);
-    ck_assert_msg(gg_inputs_make(&r->p, &r->in, err, sizeof err) == 0, "%s", err);
-    r->c = malloc((size_t)fc->m * fc->n * sizeof *r->c);
-    ck_assert_ptr_nonnull(r->c);
-}
-
-static void run(f16_run *r, const gg_reference *ref, const gg_run_opts *o)
-{
-    char err[512] = "";
-    ck_assert_msg(gg_evaluate(GG_BACKEND_EGL, 0, &r->v, &r->p, &r->in, ref, o, &r->m, r->c, NULL,
-                              err, sizeof err) == 0,
-                  "no context: %s", err);
-}
-
-/* C against a naive double loop over the half-rounded inputs, by SPEC's
- * rule: |C - R| <= k 2^-23 (|alpha| sum |a b| + |beta c0|). */
-static void check_naive_rounded(const f16_run *r, const char *what)
-{
-    const gg_inputs *in = &r->in;
-    double bound = in->k * ldexp(1.0, -23);
-    for (int i = 0; i < in->m; i++)
-        for (int j = 0; j < in->n; j++) {
-            double sum = 0, scale = 0;
-            for (int kk = 0; kk < in->k; kk++) {
-                double ab = (double)gg_half_round(gg_op_a(in, i, kk)) *
-                            gg_half_round(gg_op_b(in, kk, j));
-                sum += ab;
-                scale += fabs(ab);
-            }
-            double c0 = r->p.beta != 0.0f ? (double)r->p.beta * in->c0[(size_t)i * in->n + j] : 0;
-            double want = r->p.alpha * sum + c0;
-            scale = fabs(r->p.alpha) * scale + fabs(c0);
-            double got = r->c[(size_t)i * in->n + j];
-            ck_assert_msg(fabs(got - want) <= bound * scale + 1e-30,
-                          "%s: C(%d,%d) = %.9g, want %.9g", what, i, j, got, want);
-        }
 }
 
 START_TEST(f16_gemm)
 {
-    const f16_case *fc = &cases[_i];
-    f16_run r;
+    const gemm_case *fc = &cases[_i];
+    gemm_run r;
     setup(&r, fc, 500u + (unsigned)_i);
-    char err[256];
-    gg_reference ref;
-    ck_assert_int_eq(gg_reference_compute_store(&r.in, fc->alpha, fc->beta, GG_STORE_F16, &ref,
-                                                err, sizeof err), 0);
-    ck_assert_int_eq(ref.store, GG_STORE_F16);
-    run(&r, &ref, NULL);
+    ck_assert_int_eq(r.ref.store, GG_STORE_F16);
+    evaluate(&r, NULL);
     ck_assert_msg(r.m.status == GG_OK, "%s: %s: %s", fc->variant, gg_status_name(r.m.status),
                   r.m.detail);
     ck_assert_msg(r.m.rel_err >= 0 && r.m.rel_err <= gg_verify_bound(fc->k), "%s: rel_err %g",
                   fc->variant, r.m.rel_err);
-    check_naive_rounded(&r, fc->variant);
-    gg_reference_free(&ref);
-    gg_inputs_free(&r.in);
-    free(r.c);
+    check_against_naive(&r, fc->variant);
+    free_case(&r);
 }
 END_TEST
 
@@ -207,24 +142,22 @@ END_TEST
  * reference handed in by mistake: the host judges with the rounded one. */
 START_TEST(f16_split_and_mismatched_ref)
 {
-    f16_case fc = {"mrt=1x2,mc=2x2,np=2,acc=pingpong,store=f16", 40, 37, 50, 1, 0, 2.0f, 0.5f};
-    f16_run r;
+    gemm_case fc = {"mrt=1x2,mc=2x2,np=2,acc=pingpong,store=f16", 40, 37, 50, 1, 0, 2.0f, 0.5f};
+    gemm_run r;
     setup(&r, &fc, 77u);
     char err[256];
-    gg_reference ref32;
-    ck_assert_int_eq(gg_reference_compute(&r.in, fc.alpha, fc.beta, &ref32, err, sizeof err), 0);
-    ck_assert_int_eq(ref32.store, GG_STORE_F32);
+    gg_reference_free(&r.ref); /* the fp32 one instead */
+    ck_assert_int_eq(gg_reference_compute(&r.in, fc.alpha, fc.beta, &r.ref, err, sizeof err), 0);
+    ck_assert_int_eq(r.ref.store, GG_STORE_F32);
     gg_run_opts o;
     gg_run_opts_default(&o);
     o.max_texture_size = 16;
-    run(&r, &ref32, &o);
+    evaluate(&r, &o);
     ck_assert_msg(r.m.status == GG_OK, "%s: %s", gg_status_name(r.m.status), r.m.detail);
     ck_assert(r.m.rel_err <= gg_verify_bound(fc.k));
     ck_assert_int_gt(r.m.passes, 1);
-    check_naive_rounded(&r, fc.variant);
-    gg_reference_free(&ref32);
-    gg_inputs_free(&r.in);
-    free(r.c);
+    check_against_naive(&r, fc.variant);
+    free_case(&r);
 }
 END_TEST
 

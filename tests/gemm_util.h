@@ -1,0 +1,103 @@
+/* Helpers the gemm and half suites share: one GEMM case (variant, shape,
+ * transposes, alpha, beta), its inputs, the reference of the inputs as the
+ * variant's store holds them, a run on an EGL context, and C checked
+ * element by element against a naive double loop.  Header-only (static),
+ * test code only. */
+#ifndef GLGEMM_TEST_GEMM_UTIL_H
+#define GLGEMM_TEST_GEMM_UTIL_H
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen/half.h"
+#include "glhost/inputs.h"
+#include "glhost/reference.h"
+#include "glhost/run.h"
+
+typedef struct {
+    const char *variant;
+    int m, n, k;
+    int transa, transb;
+    float alpha, beta;
+} gemm_case;
+
+/* The inputs, the reference and the result of one run. */
+typedef struct {
+    gg_problem p;
+    gg_variant v;
+    gg_inputs in;
+    gg_reference ref;
+    gg_measurement m;
+    float *c;
+} gemm_run;
+
+/* 2 reps; the reference is of the variant's store (store=f16: of the
+ * inputs rounded to halves). */
+static inline void setup_case(gemm_run *r, const gemm_case *gc, unsigned seed)
+{
+    char err[512];
+    memset(r, 0, sizeof *r);
+    gg_problem_default(&r->p);
+    r->p.m = gc->m;
+    r->p.n = gc->n;
+    r->p.k = gc->k;
+    r->p.transa = gc->transa;
+    r->p.transb = gc->transb;
+    r->p.alpha = gc->alpha;
+    r->p.beta = gc->beta;
+    r->p.seed = seed;
+    r->p.reps = 2;
+    ck_assert_msg(gg_variant_parse(gc->variant, NULL, &r->v, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gg_inputs_make(&r->p, &r->in, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gg_reference_compute_store(&r->in, r->p.alpha, r->p.beta, r->v.store, &r->ref,
+                                             err, sizeof err) == 0,
+                  "%s", err);
+    r->c = malloc((size_t)gc->m * gc->n * sizeof *r->c);
+    ck_assert_ptr_nonnull(r->c);
+}
+
+static inline void free_case(gemm_run *r)
+{
+    free(r->c);
+    gg_reference_free(&r->ref);
+    gg_inputs_free(&r->in);
+}
+
+/* One gg_evaluate against r->ref (o may be NULL). */
+static inline void evaluate(gemm_run *r, const gg_run_opts *o)
+{
+    char err[512] = "";
+    int rc = gg_evaluate(GG_BACKEND_EGL, 0, &r->v, &r->p, &r->in, &r->ref, o, &r->m, r->c, NULL,
+                         err, sizeof err);
+    ck_assert_msg(rc == 0, "no context: %s", err);
+}
+
+/* C checked element by element by a naive double loop over the inputs as
+ * the variant's store holds them (store=f16: rounded to halves), not by
+ * gg_verify alone: |C - R| <= k 2^-23 (|alpha| sum |a b| + |beta c0|). */
+static inline void check_against_naive(const gemm_run *r, const char *what)
+{
+    const gg_inputs *in = &r->in;
+    bool half = r->v.store == GG_STORE_F16;
+    double bound = in->k * ldexp(1.0, -23);
+    for (int i = 0; i < in->m; i++)
+        for (int j = 0; j < in->n; j++) {
+            double sum = 0, scale = 0;
+            for (int kk = 0; kk < in->k; kk++) {
+                float a = gg_op_a(in, i, kk), b = gg_op_b(in, kk, j);
+                double ab = half ? (double)gg_half_round(a) * gg_half_round(b) : (double)a * b;
+                sum += ab;
+                scale += fabs(ab);
+            }
+            double c0 = r->p.beta != 0.0f ? (double)r->p.beta * in->c0[(size_t)i * in->n + j] : 0;
+            double want = r->p.alpha * sum + c0;
+            scale = fabs(r->p.alpha) * scale + fabs(c0);
+            double got = r->c[(size_t)i * in->n + j];
+            ck_assert_msg(fabs(got - want) <= bound * scale + 1e-30,
+                          "%s: C(%d,%d) = %.9g, want %.9g", what, i, j, got, want);
+        }
+}
+
+#endif
