@@ -180,12 +180,10 @@ START_TEST(old_and_f16_files_read)
     char dir[64], path[128], err[512];
     tu_mkdtemp(dir, sizeof dir, "bench-old");
     snprintf(path, sizeof path, "%s/bench.csv", dir);
-    FILE *f = fopen(path, "w");
-    fputs(GG_BENCH_CSV_HEADER_V1 "\n"
-          "larsen,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,0.5,2,2e-07,0.5\n"
-          "best,synth,8,8,8,1x8,2x2,all,1,330,glsl,blend,1,ok,0.25,4,2e-07,1\n"
-          "cpu-blas,synth,8,8,8,,,,,,,,0,ok,0.25,4,2e-07,1\n", f);
-    fclose(f);
+    tu_write(path, GG_BENCH_CSV_HEADER_V1 "\n"
+                   "larsen,synth,8,8,8,1x1,1x1,all,0,330,glsl,pingpong,1,ok,0.5,2,2e-07,0.5\n"
+                   "best,synth,8,8,8,1x8,2x2,all,1,330,glsl,blend,1,ok,0.25,4,2e-07,1\n"
+                   "cpu-blas,synth,8,8,8,,,,,,,,0,ok,0.25,4,2e-07,1\n");
     static gg_bench b;
     ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
     char x[GG_VARIANT_TEXT];
@@ -193,35 +191,27 @@ START_TEST(old_and_f16_files_read)
                      "mrt=1x8,mc=2x2,np=all,unroll=1,profile=330,compiler=glsl,acc=blend,store=f32");
     ck_assert(b.rows[GG_BENCH_CPU].present && !b.rows[GG_BENCH_CPU].has_variant);
     ck_assert_double_eq(b.rows[GG_BENCH_CPU].m.gflops, 4);
-    f = fopen(path, "w");
-    fputs(GG_BENCH_CSV_HEADER "\n"
-          "best,synth,8,8,8,1x8,2x2,all,1,330,glsl,blend,f16,1,ok,0.25,4,2e-07,1\n"
-          "cpu-blas,synth,8,8,8,,,,,,,,,0,ok,0.25,4,2e-07,1\n", f);
-    fclose(f);
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best,synth,8,8,8,1x8,2x2,all,1,330,glsl,blend,f16,1,ok,0.25,4,2e-07,1\n"
+                   "cpu-blas,synth,8,8,8,,,,,,,,,0,ok,0.25,4,2e-07,1\n");
     ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(b.rows[GG_BENCH_BEST].v.store, GG_STORE_F16);
     ck_assert(b.rows[GG_BENCH_CPU].present);
     ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
     /* best-f16 reads when its store is f16, and is refused otherwise. */
-    f = fopen(path, "w");
-    fputs(GG_BENCH_CSV_HEADER "\n"
-          "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f16,1,ok,0.125,8,3e-07,2\n"
-          "cpu-blas,synth,8,8,8,,,,,,,,,0,ok,0.25,4,2e-07,1\n", f);
-    fclose(f);
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f16,1,ok,0.125,8,3e-07,2\n"
+                   "cpu-blas,synth,8,8,8,,,,,,,,,0,ok,0.25,4,2e-07,1\n");
     ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
     ck_assert(b.rows[GG_BENCH_BEST_F16].present && !b.rows[GG_BENCH_BEST].present);
     ck_assert_double_eq(b.rows[GG_BENCH_BEST_F16].m.gflops, 8);
     ck_assert_double_eq(b.rows[GG_BENCH_BEST_F16].ratio, 2);
-    f = fopen(path, "w");
-    fputs(GG_BENCH_CSV_HEADER "\n"
-          "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f32,1,ok,0.125,8,3e-07,2\n", f);
-    fclose(f);
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f32,1,ok,0.125,8,3e-07,2\n");
     ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "line 2: the best-f16 row's store is f32, not f16"), "%s", err);
     /* The CPU row of today's file with only seven empty columns is refused. */
-    f = fopen(path, "w");
-    fputs(GG_BENCH_CSV_HEADER "\ncpu-blas,synth,8,8,8,,,,,,,,f32,0,ok,0.25,4,2e-07,1\n", f);
-    fclose(f);
+    tu_write(path, GG_BENCH_CSV_HEADER "\ncpu-blas,synth,8,8,8,,,,,,,,f32,0,ok,0.25,4,2e-07,1\n");
     ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "variant columns empty"));
     tu_rm_rf(dir);

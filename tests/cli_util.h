@@ -53,6 +53,15 @@ static inline char *tu_read(const char *path)
     return buf;
 }
 
+/* Writes text to path (replacing it); asserts it could. */
+static inline void tu_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s: %s", path, strerror(errno));
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 /* Runs `[env] glgemm ARGS` in dir; stdout and stderr into *out / *err
  * (malloc'd, caller frees; may be NULL to drop them).  Returns the exit
  * status. */
