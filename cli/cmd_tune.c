@@ -1,12 +1,12 @@
-/* glgemm tune: the search (search/) over real evaluations (glhost/run.h),
- * each in a child process under a watchdog (search/isolate.h).
+/* glgemm tune: the search (search/) over real evaluations, all through one
+ * evaluator (search/evaluator.h: a worker process under deadlines).
  *
  * Order: options, --fix and the inputs are checked before any GL (bad input
  * is exit 2 with no context).  The parent then prepares the inputs and the
- * double-precision reference once and holds no GL context: one child asks
- * the device for its slug and limits (each context kind), and every
- * evaluation runs in a child of its own that makes its context, runs the
- * variant and sends the measurement back.  Records, best file, summary. */
+ * double-precision reference once and holds no GL context: the evaluator's
+ * worker tells the device's slug and limits (each context kind) and then
+ * runs every evaluation.  Records, best files, the finalists re-measured,
+ * the summary (where the time went). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,20 +19,28 @@
 #include "glhost/inputs.h"
 #include "glhost/reference.h"
 #include "glhost/run.h"
-#include "search/isolate.h"
+#include "search/evaluator.h"
 #include "search/tune.h"
 
-enum { OPT_SEARCH = 1, OPT_FIX, OPT_BUDGET, OPT_FRESH, OPT_TIMEOUT, OPT_RESULTS, OPT_KEEP };
+enum {
+    OPT_SEARCH = 1, OPT_FIX, OPT_BUDGET, OPT_FRESH, OPT_TIMEOUT, OPT_RESULTS, OPT_KEEP,
+    OPT_FINALISTS, OPT_COMPILE_TIMEOUT
+};
+
+/* Interleaved rounds of the finalists' re-measurement. */
+#define FINALIST_ROUNDS 5
 
 static const cli_opt own_opts[] = {
     {"search", 1, OPT_SEARCH}, {"fix", 1, OPT_FIX},         {"budget", 1, OPT_BUDGET},
     {"fresh", 0, OPT_FRESH},   {"timeout", 1, OPT_TIMEOUT}, {"results", 1, OPT_RESULTS},
-    {"keep", 1, OPT_KEEP},     {NULL, 0, 0},
+    {"keep", 1, OPT_KEEP},     {"finalists", 1, OPT_FINALISTS},
+    {"compile-timeout", 1, OPT_COMPILE_TIMEOUT}, {NULL, 0, 0},
 };
 
 static const char usage[] =
     "usage: glgemm tune [problem options] [--search phase|exhaustive|random] [--fix PAIRS]\n"
-    "                   [--budget N] [--fresh] [--timeout S] [--keep N] [--results DIR]\n"
+    "                   [--budget N] [--fresh] [--timeout S] [--compile-timeout S] [--keep N]\n"
+    "                   [--finalists N] [--results DIR]\n"
     "  Searches the variants for the fastest verified one on this device and problem.\n"
     "  --search phase       (default) the paper's: screening of the outer keys (compiler,\n"
     "                       profile, unroll, acc: one representative each, the best kept),\n"
@@ -48,7 +56,17 @@ static const char usage[] =
     "                       (renamed *.<date-time>.old); default: resume from the records\n"
     "  --timeout S          seconds one evaluation may take before it is killed (status\n"
     "                       timeout); default 10 + 60 x (m*n*k / 1024^3) x (reps / 10), at most 600\n"
+    "  --compile-timeout S  seconds building one program may take (status compile_timeout;\n"
+    "                       default 60)\n"
     "  --keep N             phase: outer combinations kept by screening (default 3, 0 all)\n"
+    "  --finalists N        the N best are measured again, 5 interleaved rounds each, and the\n"
+    "                       best file gets the fastest one's median and spread (default 5, 0 off)\n"
+    "  Each evaluation: a warm-up, then up to --reps timed runs, stopping after 3 once they\n"
+    "  agree within 3%; one whose first timed run is over 2x the best time so far stops there\n"
+    "  (screened: still verified and recorded).  Variants whose upper bound from probe.csv\n"
+    "  (results/<card>/probe.csv, if there is one) is below the best so far are recorded\n"
+    "  as pruned_bound, not run.  One worker process keeps the context, the inputs and the\n"
+    "  programs; it is replaced when it crashes or hangs.\n"
     "  --results DIR        where results/<card>/ goes (default results)\n"
     "  problem: --m M --n N --k K | --size S (default 1024), --transa, --transb, --alpha A,\n"
     "           --beta B, --seed S, --reps R (default 10), or --a FILE --b FILE [--c FILE]\n"
@@ -67,6 +85,8 @@ typedef struct {
     double timeout;
     const char *results;
     long keep;
+    long finalists;
+    double compile_timeout;
 } tune_opts;
 
 static int handler(void *self, int id, const char *value)
@@ -98,6 +118,17 @@ static int handler(void *self, int id, const char *value)
             return cli_error(o->c, "--results needs a folder");
         o->results = value;
         return 0;
+    case OPT_FINALISTS:
+        if (cli_int(value, 0, GG_FINALISTS_MAX, &o->finalists))
+            return cli_error(o->c, "--finalists must be an integer from 0 to %d, got '%s'",
+                             GG_FINALISTS_MAX, value);
+        return 0;
+    case OPT_COMPILE_TIMEOUT:
+        if (cli_float(value, &d) || d <= 0 || d > 86400)
+            return cli_error(o->c, "--compile-timeout must be seconds, more than 0 and at most "
+                                   "86400, got '%s'", value);
+        o->compile_timeout = d;
+        return 0;
     case OPT_KEEP:
         if (cli_int(value, 0, 36, &o->keep))
             return cli_error(o->c, "--keep must be an integer from 0 to 36, got '%s'", value);
@@ -106,76 +137,58 @@ static int handler(void *self, int id, const char *value)
     return cli_error(o->c, "internal: unhandled option");
 }
 
-/* ---- the device, asked by a child ---- */
+/* ---- the evaluation: one worker (search/evaluator.h) ---- */
+
+/* Screening: a variant whose first timed run is this many times slower
+ * than the best so far stops there (measured, verified, recorded). */
+#define SCREEN_FACTOR 2.0
+/* Repetitions stop early once the reps so far are within this spread. */
+#define MIN_REPS 3
+#define TIGHT 0.03
 
 typedef struct {
-    bool ok[3];                 /* per profile: its context kind can be made */
-    gg_card_limits lim[3];
-    char err[3][200];
-    bool no_device;
-    char slug[GG_CARD_MAX];
-    char renderer[256];
-} card_report;
-
-typedef struct {
-    gg_backend backend;
-    int device;
-} device_ref;
-
-static void ask_card(void *user, void *out, size_t outlen)
-{
-    const device_ref *d = user;
-    card_report *r = out;
-    memset(r, 0, outlen);
-    for (int p = 0; p < 3; p++) {
-        bool no_device = false;
-        gg_ctx *ctx = gg_ctx_create(d->backend, d->device, gg_ctx_kind_for((gg_profile)p), r->err[p],
-                                    sizeof r->err[p], &no_device);
-        r->no_device |= no_device;
-        if (!ctx)
-            continue;
-        gg_ctx_info info;
-        gg_ctx_query(ctx, &info);
-        gg_ctx_limits(&info, &r->lim[p]);
-        r->ok[p] = true;
-        if (!r->slug[0]) {
-            gg_slug(info.renderer, r->slug, sizeof r->slug);
-            snprintf(r->renderer, sizeof r->renderer, "%s", info.renderer);
-        }
-        gg_ctx_destroy(ctx);
-    }
-}
-
-/* ---- the evaluation, in a child ---- */
-
-typedef struct {
-    device_ref dev;
+    gg_evaluator *ev;
+    gg_search *s;              /* set once the tune is open: its best so far */
     const gg_problem *prob;
-    const gg_inputs *in;
-    const gg_reference *ref;
-    double timeout;
-} eval_ctx;
+    gg_store store;
+} tune_eval;
 
-static int child_eval(void *user, const gg_variant *v, gg_measurement *out)
+static void eval_opts(const tune_eval *te, gg_eval_opts *o)
 {
-    const eval_ctx *e = user;
-    char err[256];
-    if (gg_evaluate(e->dev.backend, e->dev.device, v, e->prob, e->in, e->ref, NULL, out, NULL, NULL,
-                    err, sizeof err)) {
-        snprintf(out->detail, sizeof out->detail, "no context for this variant: %s", err);
-        return -1;
+    memset(o, 0, sizeof *o);
+    o->reps = te->prob->reps;
+    if (o->reps > MIN_REPS) {
+        o->min_reps = MIN_REPS;
+        o->tight = TIGHT;
+    }
+    gg_outcome best;
+    if (te->s && gg_search_memo_best_store(te->s, (int)te->store, NULL, &best) && best.seconds > 0)
+        o->screen_s = SCREEN_FACTOR * best.seconds;
+}
+
+static int evaluate(void *user, const gg_variant *v, gg_measurement *out)
+{
+    const tune_eval *te = user;
+    gg_eval_opts o;
+    eval_opts(te, &o);
+    if (gg_evaluator_eval(te->ev, v, &o, out)) {
+        fprintf(stderr, "\nglgemm tune: %s\n", out->detail);
+        return -1; /* no worker at all: the tool, not the variant */
     }
     return 0;
 }
 
-static int isolated_eval(void *user, const gg_variant *v, gg_measurement *out)
+/* The finalists' runs: the full reps, no screening, no early stop. */
+static int evaluate_full(void *user, const gg_variant *v, gg_measurement *out)
 {
-    const eval_ctx *e = user;
-    if (gg_isolate_eval(child_eval, user, v, e->timeout, out)) {
-        fprintf(stderr, "\nglgemm tune: %s\n", out->detail);
-        return -1; /* no child at all: the tool, not the variant */
-    }
-    return 0;
+    const tune_eval *te = user;
+    gg_eval_opts o = {.reps = te->prob->reps};
+    return gg_evaluator_eval(te->ev, v, &o, out) ? -1 : 0;
+}
+
+static void hint(void *user, const gg_variant *next, int n)
+{
+    gg_evaluator_hint(user, next, n);
 }
 
 /* ---- progress ---- */
@@ -206,6 +219,7 @@ typedef struct {
     double eval_time;  /* seconds spent in fresh evaluations */
     double last_fresh;
     long fresh;
+    long screened;     /* fresh evaluations stopped by screening */
     bool drawn;        /* a bar is on the terminal line */
 } progress;
 
@@ -249,7 +263,10 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
         p->eval_time += t - p->last_fresh;
         p->last_fresh = t;
         p->fresh++;
-        if (m && m->status != GG_OK && m->status != GG_UNSUPPORTED && m->status != GG_INVALID) {
+        if (m && m->screened)
+            p->screened++;
+        if (m && m->status != GG_OK && m->status != GG_UNSUPPORTED && m->status != GG_INVALID &&
+            m->status != GG_PRUNED_BOUND) {
             char vt[GG_VARIANT_TEXT];
             if (p->drawn)
                 fputc('\n', stderr);
@@ -286,7 +303,8 @@ static void print_preset(const char *name, const gg_variant *v, const gg_outcome
 int cmd_tune(int argc, char **argv)
 {
     cli_common c = {.cmd = "tune"};
-    tune_opts o = {.c = &c, .strategy = GG_SEARCH_PHASE, .results = "results", .keep = 3};
+    tune_opts o = {.c = &c, .strategy = GG_SEARCH_PHASE, .results = "results", .keep = 3,
+                   .finalists = 5};
     int rc = cli_parse(argc, argv, &c, own_opts, handler, &o, true, usage);
     if (rc)
         return rc < 0 ? 0 : rc;
@@ -313,48 +331,68 @@ int cmd_tune(int argc, char **argv)
     gg_reference ref = {0};
     int status = EXIT_GPU;
     gg_tune *t = NULL;
+    gg_evaluator *ev = NULL;
     /* The store is held (f32 unless --fix store=f16): one reference, of the
-     * inputs as that store's textures hold them. */
+     * inputs as that store's textures hold them, made before the worker
+     * forks (it reads it copy-on-write). */
     if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta, fix.v.store, &ref, err,
                                    sizeof err)) {
         status = cli_error(&c, "%s", err);
         goto out;
     }
+    gg_evaluator_config ecfg = {
+        .backend = c.backend, .device = c.device, .prob = &c.prob, .in = &in, .ref = &ref,
+        .timeout_s = o.timeout > 0 ? o.timeout : default_timeout(&c.prob),
+        .compile_timeout_s = o.compile_timeout,
+    };
+    if (!(ev = gg_evaluator_new(&ecfg, err, sizeof err))) {
+        fprintf(stderr, "glgemm tune: %s\n", err);
+        goto out;
+    }
 
-    /* The device: slug and limits, from a child's contexts. */
-    device_ref dev = {c.backend, c.device};
-    card_report card;
-    char detail[256];
-    if (gg_isolate_run(ask_card, &dev, &card, sizeof card, 60, detail, sizeof detail) != GG_ISO_OK) {
-        fprintf(stderr, "glgemm tune: asking the device for its limits failed: %s\n", detail);
+    /* The device: slug and limits, from the worker's contexts (kept for
+     * the evaluations). */
+    gg_device_info dev;
+    if (gg_evaluator_device(ev, &dev, err, sizeof err)) {
+        fprintf(stderr, "glgemm tune: asking the device for its limits failed: %s\n", err);
         status = EXIT_NOCTX;
         goto out;
     }
-    if (!card.ok[0] && !card.ok[1] && !card.ok[2]) {
-        fprintf(stderr, "glgemm tune: %s\n", card.err[GG_PROFILE_330]);
-        status = card.no_device ? EXIT_USAGE : EXIT_NOCTX;
+    int first = -1;
+    for (int p = 2; p >= 0; p--)
+        if (dev.ok[gg_ctx_kind_for((gg_profile)p)])
+            first = p;
+    if (first < 0) {
+        fprintf(stderr, "glgemm tune: %s\n", dev.err[gg_ctx_kind_for(GG_PROFILE_330)]);
+        status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;
         goto out;
     }
+    char slug[GG_CARD_MAX];
+    const gg_ctx_info *card_info = &dev.info[gg_ctx_kind_for((gg_profile)first)];
+    gg_slug(card_info->renderer, slug, sizeof slug);
 
     gg_tune_config tc;
     memset(&tc, 0, sizeof tc);
     tc.results_dir = o.results;
-    tc.card = card.slug;
+    tc.card = slug;
     tc.fresh = o.fresh;
     gg_search_config_default(&tc.search, in.m, in.n, in.k);
     for (int p = 0; p < 3; p++) {
-        tc.search.profile_ok[p] = card.ok[p];
-        if (card.ok[p])
-            tc.search.lim[p] = card.lim[p];
+        gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)p);
+        tc.search.profile_ok[p] = dev.ok[kind];
+        if (dev.ok[kind])
+            gg_ctx_limits(&dev.info[kind], &tc.search.lim[p]);
     }
     tc.search.fix = fix;
     tc.search.strategy = o.strategy;
     tc.search.budget = o.budget;
     tc.search.seed = c.prob.seed;
     tc.search.screen_keep = (int)o.keep;
-    eval_ctx ec = {dev, &c.prob, &in, &ref, o.timeout > 0 ? o.timeout : default_timeout(&c.prob)};
-    tc.search.eval = isolated_eval;
-    tc.search.user = &ec;
+    tune_eval te = {.ev = ev, .prob = &c.prob, .store = fix.v.store};
+    tc.search.eval = evaluate;
+    tc.search.user = &te;
+    tc.search.hint = hint;
+    tc.search.hint_user = ev;
     progress pg = {.tty = isatty(2), .t0 = t0, .last_print = now(), .last_fresh = now()};
     tc.progress = on_point;
     tc.progress_user = &pg;
@@ -365,11 +403,14 @@ int cmd_tune(int argc, char **argv)
         status = cli_error(&c, "%s", err);
         goto out;
     }
+    gg_search *s = gg_tune_search(t);
+    te.s = s;
     char fixt[256];
     gg_fix_format(&fix, fixt, sizeof fixt);
-    fprintf(stderr, "tune: %s search on %s (%s), %dx%dx%d, %d reps, timeout %.0f s per evaluation%s%s\n",
-            gg_strategy_name(o.strategy), card.slug, card.renderer, in.m, in.n, in.k, c.prob.reps,
-            ec.timeout, fixt[0] ? ", --fix " : "", fixt);
+    fprintf(stderr, "tune: %s search on %s (%s), %dx%dx%d, up to %d reps, timeout %.0f s per "
+                    "evaluation%s%s\n",
+            gg_strategy_name(o.strategy), slug, card_info->renderer, in.m, in.n, in.k, c.prob.reps,
+            ecfg.timeout_s, fixt[0] ? ", --fix " : "", fixt);
     if (info.moved_aside)
         fprintf(stderr, "tune: --fresh: the old records went to %s\n", info.old_path);
     else if (info.rows)
@@ -380,11 +421,10 @@ int cmd_tune(int argc, char **argv)
     if (pg.drawn)
         fputc('\n', stderr);
     pg.drawn = false;
-    gg_search *s = gg_tune_search(t);
     gg_search_stats st = *gg_search_get_stats(s); /* the search's own, before the presets */
     if (run) {
         fprintf(stderr, "glgemm tune: stopped: %s\n",
-                gg_tune_error(t)[0] ? gg_tune_error(t) : "no evaluation process could be made");
+                gg_tune_error(t)[0] ? gg_tune_error(t) : "no evaluation worker could be made");
         status = EXIT_GPU;
         goto out;
     }
@@ -401,9 +441,33 @@ int cmd_tune(int argc, char **argv)
     }
     if (pg.drawn)
         fputc('\n', stderr);
+    pg.drawn = false;
+
+    /* The finalists, measured again side by side: the best file gets their
+     * median, not the luckiest single measurement. */
+    gg_finalist fin[GG_FINALISTS_MAX];
+    int nfin = 0;
+    if (o.finalists > 0) {
+        fprintf(stderr, "tune: re-measuring the %ld best, %d interleaved rounds\n", o.finalists,
+                FINALIST_ROUNDS);
+        nfin = gg_tune_finalists(t, fix.v.store, (int)o.finalists, FINALIST_ROUNDS, evaluate_full,
+                                 &te, fin);
+        if (nfin < 0) {
+            fprintf(stderr, "glgemm tune: stopped: %s\n", gg_tune_error(t));
+            status = EXIT_GPU;
+            goto out;
+        }
+    }
+    const gg_search_stats *after = gg_search_get_stats(s);
+    bool have_best = nfin > 0 ? fin[0].status == GG_OK : st.have_best;
 
     char vt[GG_VARIANT_TEXT], el[32];
-    if (st.have_best) {
+    if (nfin > 0 && fin[0].status == GG_OK) {
+        printf("best: %s\n", gg_variant_format(&fin[0].v, vt, sizeof vt));
+        printf("gflops: %.3f  (median of %d interleaved re-measurements, %.6f s, spread %.1f%%; "
+               "first measured at %.3f)\n",
+               fin[0].gflops, fin[0].rounds, fin[0].seconds, 100 * fin[0].spread, fin[0].recorded);
+    } else if (st.have_best) {
         printf("best: %s\n", gg_variant_format(&st.best, vt, sizeof vt));
         printf("gflops: %.3f  (%.6f s, %d pass%s, rel_err %.3g)\n", st.best_outcome.gflops,
                st.best_outcome.seconds, st.best_outcome.passes, st.best_outcome.passes == 1 ? "" : "es",
@@ -411,7 +475,7 @@ int cmd_tune(int argc, char **argv)
     } else {
         printf("best: none: every variant failed\n");
     }
-    printf("problem: %dx%dx%d on %s, %d reps per evaluation\n", in.m, in.n, in.k, card.slug,
+    printf("problem: %dx%dx%d on %s, up to %d reps per evaluation\n", in.m, in.n, in.k, slug,
            c.prob.reps);
     printf("search: %s%s%s: %ld variants: %ld measured now, %ld from the records\n",
            gg_strategy_name(o.strategy), fixt[0] ? ", --fix " : "", fixt, st.visited, st.measured,
@@ -421,13 +485,26 @@ int cmd_tune(int argc, char **argv)
         if (st.by_status[i])
             printf(" %s %ld", gg_status_name((gg_status)i), st.by_status[i]);
     printf("\n");
-    if (st.have_best) {
-        print_preset("nv-single", &nvs, &os, st.best_outcome.gflops);
-        print_preset("nv-multi", &nvm, &om, st.best_outcome.gflops);
+    if (pg.screened)
+        printf("screened: %ld variants stopped after one timed run (slower than %.0fx the best so "
+               "far's time)\n", pg.screened, SCREEN_FACTOR);
+    for (int i = 0; i < nfin; i++) {
+        gg_variant_format(&fin[i].v, vt, sizeof vt);
+        if (fin[i].status == GG_OK)
+            printf("finalist %d: %s  %.3f GFLOP/s (median of %d, spread %.1f%%; recorded %.3f)\n",
+                   i + 1, vt, fin[i].gflops, fin[i].rounds, 100 * fin[i].spread, fin[i].recorded);
+        else
+            printf("finalist %d: %s  out: %s on re-measuring (recorded %.3f)\n", i + 1, vt,
+                   gg_status_name(fin[i].status), fin[i].recorded);
+    }
+    double best_g = nfin > 0 && fin[0].status == GG_OK ? fin[0].gflops : st.best_outcome.gflops;
+    if (have_best) {
+        print_preset("nv-single", &nvs, &os, best_g);
+        print_preset("nv-multi", &nvm, &om, best_g);
     }
     gg_variant all_best;
     gg_outcome all_o;
-    if (gg_search_memo_best_store(s, (int)fix.v.store, &all_best, &all_o) &&
+    if (nfin == 0 && gg_search_memo_best_store(s, (int)fix.v.store, &all_best, &all_o) &&
         (!st.have_best || gg_outcome_score(&all_o) > st.best_outcome.gflops)) {
         printf("best of all records: %s, %.3f GFLOP/s (outside this search; written as best)\n",
                gg_variant_format(&all_best, vt, sizeof vt), all_o.gflops);
@@ -435,11 +512,26 @@ int cmd_tune(int argc, char **argv)
     for (int i = 0; i < gg_search_nnotes(s); i++)
         printf("note: %s\n", gg_search_note(s, i));
     printf("records: %s\n", gg_tune_records_path(t));
-    printf("wall time: %s\n", duration(now() - t0, el, sizeof el));
-    status = st.have_best ? 0 : EXIT_GPU;
+    const gg_evaluator_stats *es = gg_evaluator_get_stats(ev);
+    double wall = now() - t0;
+    double inside = es->compile_s + es->upload_s + es->run_s + es->readback_s + es->verify_s;
+    printf("time: %s wall for %ld evaluations (%ld in the search, %ld presets and finalists): "
+           "compile %.1f s, upload %.1f s, run %.1f s, read-back %.1f s, verify %.1f s, "
+           "other %.1f s (workers, reference, records)\n",
+           duration(wall, el, sizeof el), es->evaluations, st.measured - st.by_status[GG_PRUNED_BOUND],
+           es->evaluations - (st.measured - st.by_status[GG_PRUNED_BOUND]), es->compile_s,
+           es->upload_s, es->run_s, es->readback_s, es->verify_s, wall - inside);
+    printf("evaluator: %ld worker%s started, %ld lost, %ld timeouts, %ld compile timeouts; %ld "
+           "programs built ahead or reused\n",
+           es->workers, es->workers == 1 ? "" : "s", es->lost, es->timeouts, es->compile_timeouts,
+           es->programs_cached);
+    (void)after;
+    printf("wall time: %s\n", duration(wall, el, sizeof el));
+    status = have_best ? 0 : EXIT_GPU;
 out:
     fflush(stdout);
     gg_tune_close(t);
+    gg_evaluator_free(ev);
     gg_reference_free(&ref);
     gg_inputs_free(&in);
     return status;

@@ -36,6 +36,12 @@ double gg_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double gg_spread(double *v, int n)
+{
+    double med = gg_median(v, n);
+    return n > 1 && med > 0 ? (v[n - 1] - v[0]) / med : 0;
+}
+
 uint64_t gg_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);

@@ -65,6 +65,7 @@ typedef struct {
     bool timer_query;
     bool spirv;          /* GL_ARB_gl_spirv (or GL 4.6) */
     bool robustness;     /* a robustness extension is exposed */
+    bool parallel_compile; /* KHR/ARB_parallel_shader_compile */
 } gg_ctx_info;
 
 /* Reads the current context's strings, limits and features. */

@@ -12,7 +12,9 @@
  *    EXT_disjoint_timer_query.
  *  - spirv: GL 4.6 or ARB_gl_spirv (desktop only).
  *  - robustness: ARB_robustness, KHR_robustness or EXT_robustness, or the
- *    versions that include KHR_robustness (GL 4.5, ES 3.2). */
+ *    versions that include KHR_robustness (GL 4.5, ES 3.2).
+ *  - parallel_compile: KHR_parallel_shader_compile or
+ *    ARB_parallel_shader_compile (compiles run on the driver's threads). */
 #include <GL/glew.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -102,6 +104,8 @@ void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
         info->robustness = at_least(v, 4, 5) || has_ext(v, "GL_ARB_robustness") ||
                            has_ext(v, "GL_KHR_robustness");
     }
+    info->parallel_compile = has_ext(v, "GL_KHR_parallel_shader_compile") ||
+                             has_ext(v, "GL_ARB_parallel_shader_compile");
     while (glGetError() != GL_NO_ERROR)
         ;
 }

@@ -13,6 +13,8 @@ static const char *const known[] = {"hang", "crash", "gl_error", "fbo_incomplete
                                     "wrong_result", "disk_full"};
 
 void gg_fault_next_eval(void) { eval_no++; }
+long gg_fault_eval_count(void) { return eval_no; }
+void gg_fault_set_eval(long n) { eval_no = n; }
 
 bool gg_fault(const char *name)
 {

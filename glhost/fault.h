@@ -27,6 +27,10 @@ bool gg_fault(const char *name);
 
 /* The parent starts evaluation number (count + 1). */
 void gg_fault_next_eval(void);
+/* The count now (the evaluator sends it to its worker), and the worker's
+ * side: this is evaluation number n. */
+long gg_fault_eval_count(void);
+void gg_fault_set_eval(long n);
 
 /* The faults' actions: sleep until killed; die of SIGSEGV (the default
  * action, whatever handler a sanitizer installed). */

@@ -5,6 +5,7 @@
 static const char *const status_names[GG_STATUS_COUNT] = {
     "ok", "invalid", "unsupported", "compile_error", "link_error",
     "fbo_incomplete", "gl_error", "wrong_result", "timeout", "context_lost",
+    "compile_timeout", "pruned_bound",
 };
 
 const char *gg_status_name(gg_status s)

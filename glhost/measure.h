@@ -23,6 +23,8 @@ typedef enum {
     GG_WRONG_RESULT,
     GG_TIMEOUT,
     GG_CONTEXT_LOST,
+    GG_COMPILE_TIMEOUT,
+    GG_PRUNED_BOUND,
     GG_STATUS_COUNT
 } gg_status;
 
@@ -51,6 +53,12 @@ typedef struct {
     double rel_err;       /* SPEC.md's error; -1 when not measured */
     double compile_s, upload_s, readback_s;
     double gpu_s;         /* GL_TIME_ELAPSED where available, else -1 (reported beside, never instead) */
+    int reps;             /* timed repetitions run (fewer than asked: screened, or the spread was tight) */
+    double spread;        /* (slowest - fastest) / median of the timed repetitions; 0 for one */
+    bool screened;        /* stopped after one timed repetition: slower than the screening bound */
+    bool program_cached;  /* the program came from a cache (memory or disk): compile_s is its cost */
+    double run_s;         /* wall time of the warm-up, the timed repetitions and the re-initialisations */
+    double verify_s;      /* judging C against the reference */
     char detail[512];     /* one line: why the status is not ok */
 } gg_measurement;
 

@@ -12,6 +12,7 @@
 #include "glhost/pack.h"
 #include "glhost/program.h"
 #include "glhost/run.h"
+#include "glhost/run_cache.h"
 
 void gg_run_opts_default(gg_run_opts *o) { memset(o, 0, sizeof *o); }
 
@@ -77,8 +78,12 @@ typedef struct {
     GLuint *atex, *btex;  /* [bi*kblocks + bk], [bk*nblocks + bj] */
     cblock *cb;
     GLuint vao, vbo;
-    gg_program prog;
+    gg_program prog;      /* own build (have_prog), or *cprog from the cache */
     bool have_prog;
+    gg_program *cprog;    /* the program in use: &prog or the cache's */
+    gg_run_cache *cache;  /* the options' cache, NULL none */
+    bool same_inputs;
+    bool inputs_cached;   /* atex/btex belong to the cache */
     GLuint query;
     bool failed;          /* a status other than ok has been set */
 } run_state;
@@ -165,8 +170,8 @@ static GLuint make_texture(int w, int h, int ch, gg_store store, const void *dat
     return t;
 }
 
-/* A and B blocks into textures, the targets made and filled, FBOs checked. */
-static bool upload(run_state *s)
+/* A and B blocks into textures. */
+static bool upload_inputs(run_state *s)
 {
     const gg_layout *L = s->L;
     const gg_split *sp = &s->sp;
@@ -179,8 +184,7 @@ static bool upload(run_state *s)
     const void *data = store == GG_STORE_F16 ? (const void *)hbuf : (const void *)buf;
     s->atex = calloc((size_t)sp->mblocks * sp->kblocks, sizeof *s->atex);
     s->btex = calloc((size_t)sp->kblocks * sp->nblocks, sizeof *s->btex);
-    s->cb = calloc((size_t)s->ncb, sizeof *s->cb);
-    if (!buf || (store == GG_STORE_F16 && !hbuf) || !s->atex || !s->btex || !s->cb) {
+    if (!buf || (store == GG_STORE_F16 && !hbuf) || !s->atex || !s->btex) {
         free(buf);
         free(hbuf);
         fail(s, GG_GL_ERROR, "upload: out of host memory");
@@ -206,8 +210,53 @@ static bool upload(run_state *s)
         }
     free(buf);
     free(hbuf);
-    if (!stage_ok(s, "uploading A and B"))
+    return stage_ok(s, "uploading A and B");
+}
+
+/* What A's and B's textures depend on: the packing, the store, the
+ * geometry and the split. */
+static void input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
+{
+    const gg_layout *L = s->L;
+    const gg_split *sp = &s->sp;
+    int k[GG_RC_INPUT_KEY] = {L->r, L->c, (int)s->v->store, L->a_w, L->a_h, L->b_w, L->b_h,
+                              sp->mblocks, sp->nblocks, sp->kblocks, sp->mb, sp->nb, sp->kb,
+                              L->kpad};
+    memcpy(key, k, sizeof k);
+}
+
+/* A and B from the cache (same inputs), else packed and uploaded (and kept
+ * by the cache when it may). */
+static bool inputs(run_state *s)
+{
+    int key[GG_RC_INPUT_KEY];
+    bool keep = s->cache && s->same_inputs;
+    if (keep) {
+        input_key(s, key);
+        if (gg_rc_inputs_find(s->cache, key, &s->atex, &s->btex)) {
+            s->inputs_cached = true;
+            return true;
+        }
+    }
+    if (!upload_inputs(s))
         return false;
+    if (keep && gg_rc_inputs_put(s->cache, key, s->atex, s->sp.mblocks * s->sp.kblocks, s->btex,
+                                 s->sp.kblocks * s->sp.nblocks))
+        s->inputs_cached = true;
+    return true;
+}
+
+/* The running sums' targets made and filled, FBOs checked, the triangle. */
+static bool make_targets(run_state *s)
+{
+    const gg_layout *L = s->L;
+    const gg_split *sp = &s->sp;
+    const gg_inputs *in = s->in;
+    s->cb = calloc((size_t)s->ncb, sizeof *s->cb);
+    if (!s->cb) {
+        fail(s, GG_GL_ERROR, "upload: out of host memory");
+        return false;
+    }
 
     /* Targets: RGBA32F for 3 channels (RGB32F is not colour-renderable). */
     GLenum internal = s->tch == 1 ? GL_R32F : s->tch == 2 ? GL_RG32F : GL_RGBA32F;
@@ -333,7 +382,7 @@ static void all_passes(run_state *s)
             glActiveTexture(GL_TEXTURE1);
             glBindTexture(GL_TEXTURE_2D, s->btex[bk * sp->nblocks + bj]);
             for (int p = 0; p < L->passes; p++, pass++) {
-                glUniform1i(s->prog.loc_kbase, p * L->np);
+                glUniform1i(s->cprog->loc_kbase, p * L->np);
                 if (s->v->acc == GG_ACC_PINGPONG) {
                     int src = pass % 2;
                     bind_prev(s, cb->tex[src]);
@@ -396,11 +445,11 @@ static bool read_back(run_state *s, float *c)
 static void cleanup(run_state *s)
 {
     const gg_split *sp = &s->sp;
-    if (s->atex) {
+    if (s->atex && !s->inputs_cached) {
         glDeleteTextures(sp->mblocks * sp->kblocks, s->atex);
         free(s->atex);
     }
-    if (s->btex) {
+    if (s->btex && !s->inputs_cached) {
         glDeleteTextures(sp->kblocks * sp->nblocks, s->btex);
         free(s->btex);
     }
@@ -438,9 +487,27 @@ static bool build(run_state *s, gg_run_log *log)
 {
     const gg_split *sp = &s->sp;
     double t0 = gg_now_s();
+    char key[GG_RC_KEY];
+    if (s->cache) {
+        gg_rc_program_key(key, s->v, sp->mb, sp->nb, sp->kb);
+        if ((s->cprog = gg_rc_program_find(s->cache, key))) {
+            glUseProgram(s->cprog->prog);
+            s->out->compile_s = gg_now_s() - t0;
+            s->out->program_cached = true;
+            return stage_ok(s, "using the cached program");
+        }
+    }
     gg_status st = gg_program_build(&s->prog, s->v, sp->mb, sp->nb, sp->kb);
     s->out->compile_s = gg_now_s() - t0;
     s->have_prog = true;
+    s->cprog = &s->prog;
+    if (st == GG_OK && s->cache) {
+        gg_program *kept = gg_rc_program_put(s->cache, key, &s->prog);
+        if (kept) {
+            s->cprog = kept;
+            s->have_prog = false;
+        }
+    }
     if (st != GG_OK) {
         fail(s, st, "%s", s->prog.detail);
         if (log) {
@@ -459,8 +526,8 @@ static bool build(run_state *s, gg_run_log *log)
 static bool setup_draw(run_state *s)
 {
     const gg_layout *L = s->L;
-    glUseProgram(s->prog.prog); /* the samplers' units are set by program.c */
-    glUniform1f(s->prog.loc_alpha, s->p->alpha);
+    glUseProgram(s->cprog->prog); /* the samplers' units are set by program.c */
+    glUniform1f(s->cprog->loc_alpha, s->p->alpha);
     glViewport(0, 0, L->tgt_w, L->tgt_h);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_SCISSOR_TEST);
@@ -499,6 +566,8 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     s->p = p;
     s->in = in;
     s->out = out;
+    s->cache = o ? o->cache : NULL;
+    s->same_inputs = o && o->same_inputs;
     while (glGetError() != GL_NO_ERROR)
         ;
 
@@ -532,11 +601,14 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         fail(s, GG_GL_ERROR, "out of host memory");
         goto done;
     }
-    if (!build(s, log) || !setup_draw(s))
+    bool built = build(s, log);
+    if (o && o->built)
+        o->built(o->built_user, out);
+    if (!built || !setup_draw(s))
         goto done;
 
     double t0 = gg_now_s();
-    bool ok = upload(s);
+    bool ok = inputs(s) && make_targets(s);
     glFinish();
     out->upload_s = gg_now_s() - t0;
     if (!ok || !stage_ok(s, "uploading"))
@@ -545,6 +617,7 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     bool use_query = timer_queries(s);
     if (use_query)
         glGenQueries(1, &s->query);
+    double run0 = gg_now_s();
     /* Warm-up (the targets hold their first value already); once: none,
      * the one run starts from that first value. */
     if (!once) {
@@ -553,6 +626,7 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         if (!stage_ok(s, "warm-up run"))
             goto done;
     }
+    int done_reps = 0;
     for (int r = 0; r < reps; r++) {
         if (!once && !reinit(s))
             goto done;
@@ -571,10 +645,23 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         }
         if (!stage_ok(s, "timed run"))
             goto done;
+        done_reps = r + 1;
+        if (once)
+            break;
+        if (r == 0 && o && o->screen_s > 0 && times[0] > o->screen_s) {
+            out->screened = true;
+            break;
+        }
+        if (o && o->min_reps > 0 && done_reps >= o->min_reps && done_reps < reps &&
+            gg_spread(times, done_reps) <= o->tight)
+            break;
     }
-    out->seconds = gg_median(times, reps);
+    out->run_s = gg_now_s() - run0;
+    out->reps = done_reps;
+    out->seconds = gg_median(times, done_reps);
+    out->spread = gg_spread(times, done_reps);
     if (use_query)
-        out->gpu_s = gg_median(gpu, reps);
+        out->gpu_s = gg_median(gpu, done_reps);
 
     t0 = gg_now_s();
     ok = read_back(s, c);
@@ -598,7 +685,9 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         if (gg_fault("wrong_result")) /* tests only (fault.h): one element wrong */
             c[(size_t)in->m * in->n / 2] += 1000.0f;
         gg_verdict verdict;
+        double v0 = gg_now_s();
         gg_verify(ref, c, &verdict);
+        out->verify_s = gg_now_s() - v0;
         out->rel_err = verdict.rel_err;
         if (!verdict.pass) {
             fail(s, GG_WRONG_RESULT, "%s", verdict.detail);
@@ -618,11 +707,37 @@ done:
         free(c);
 }
 
+void gg_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_variant *v,
+                          int m, int n, int k, const gg_run_opts *o)
+{
+    gg_card_limits lim;
+    gg_ctx_limits(info, &lim);
+    if (!c || gg_variant_check_card(v, &lim, NULL, 0) != GG_CARD_OK)
+        return;
+    int max_tex = info->max_texture_size;
+    if (o && o->max_texture_size > 0 && o->max_texture_size < max_tex)
+        max_tex = o->max_texture_size;
+    gg_split sp;
+    if (gg_split_plan(v, m, n, k, max_tex, &sp))
+        return;
+    char key[GG_RC_KEY];
+    gg_rc_program_key(key, v, sp.mb, sp.nb, sp.kb);
+    if (gg_rc_program_find(c, key))
+        return;
+    gg_program p;
+    if (gg_program_build(&p, v, sp.mb, sp.nb, sp.kb) != GG_OK || !gg_rc_program_put(c, key, &p))
+        gg_program_free(&p); /* the run builds it again and reports why */
+    glUseProgram(0);
+    while (glGetError() != GL_NO_ERROR)
+        ;
+}
+
 struct gg_session {
     gg_backend backend;
     int device;
     gg_ctx *ctx[3];        /* by gg_ctx_kind, made on first use */
     gg_ctx_info info[3];
+    gg_run_cache *cache[3];
     int current;           /* the kind current now, -1 none */
 };
 
@@ -642,8 +757,14 @@ void gg_session_free(gg_session *s)
     if (!s)
         return;
     for (int k = 0; k < 3; k++)
-        if (s->ctx[k])
+        if (s->ctx[k]) {
+            char err[256];
+            if (s->cache[k] && (s->current == k || !gg_ctx_make_current(s->ctx[k], err, sizeof err)))
+                gg_run_cache_free(s->cache[k]);
+            else
+                free(s->cache[k]); /* no context to delete its objects in: the context's end does */
             gg_ctx_destroy(s->ctx[k]);
+        }
     free(s);
 }
 
@@ -661,6 +782,7 @@ int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char 
         if (!s->ctx[kind])
             return -1;
         gg_ctx_query(s->ctx[kind], &s->info[kind]);
+        s->cache[kind] = gg_run_cache_new(); /* NULL: runs go uncached */
     } else if (s->current != (int)kind && gg_ctx_make_current(s->ctx[kind], err, errlen)) {
         return -1;
     }
@@ -675,10 +797,23 @@ int gg_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
                    gg_measurement *out, float *c_out, gg_run_log *log, char *err,
                    size_t errlen, bool *no_device)
 {
-    if (gg_session_context(s, gg_ctx_kind_for(v->profile), NULL, err, errlen, no_device))
+    gg_ctx_kind kind = gg_ctx_kind_for(v->profile);
+    if (gg_session_context(s, kind, NULL, err, errlen, no_device))
         return -1;
-    gg_run_current(&s->info[gg_ctx_kind_for(v->profile)], v, p, in, ref, o, out, c_out, log);
+    gg_run_opts own;
+    if (o)
+        own = *o;
+    else
+        gg_run_opts_default(&own);
+    if (!own.cache)
+        own.cache = s->cache[kind];
+    gg_run_current(&s->info[kind], v, p, in, ref, &own, out, c_out, log);
     return 0;
+}
+
+gg_run_cache *gg_session_cache(gg_session *s, gg_ctx_kind kind)
+{
+    return (unsigned)kind < 3 ? s->cache[kind] : NULL;
 }
 
 int gg_evaluate(gg_backend backend, int device, const gg_variant *v, const gg_problem *p,

@@ -56,10 +56,43 @@
 #include "glhost/program.h"
 #include "glhost/reference.h"
 
+/* Programs and input textures kept between runs on one context (a
+ * session keeps one per context kind): a program by the text that
+ * determines it (canonical variant and block size), at most
+ * GG_RUN_CACHE_PROGRAMS, least recently used out first; A and B textures by
+ * their packing and geometry, at most GG_RUN_CACHE_INPUTS, and only when
+ * the caller says the inputs stay the same (gg_run_opts.same_inputs).  Made
+ * and freed with its context current. */
+typedef struct gg_run_cache gg_run_cache;
+#define GG_RUN_CACHE_PROGRAMS 48
+#define GG_RUN_CACHE_INPUTS 3
+
 typedef struct {
     int max_texture_size; /* 0: the context's limit; else the smaller of the two */
     bool once;            /* the library's call: one untimed run, no warm-up, no reps */
+    /* Repetitions (not with once): p->reps at most; with min_reps > 0 the
+     * timing stops after at least min_reps once (slowest - fastest) /
+     * median of the reps so far is <= tight.  screen_s > 0: when the first
+     * timed rep takes longer than screen_s, the timing stops there
+     * (measurement.screened; seconds is that rep's time, still verified). */
+    int min_reps;
+    double tight;
+    double screen_s;
+    gg_run_cache *cache;  /* NULL: nothing kept (programs and textures deleted after the run) */
+    bool same_inputs;     /* the cache may keep A and B textures: every run of this cache
+                             has the very same inputs (one evaluation worker, one problem) */
+    /* Called once the program is built or has failed to build (the
+     * evaluator's compile deadline ends there); may be NULL. */
+    void (*built)(void *user, const gg_measurement *m);
+    void *built_user;
 } gg_run_opts;
+
+gg_run_cache *gg_run_cache_new(void);       /* NULL: out of memory */
+void gg_run_cache_free(gg_run_cache *c);    /* its context current: deletes what it holds */
+/* Builds v's program for the problem into the cache ahead of its run (a
+ * hint: errors are kept for the run to report). */
+void gg_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_variant *v,
+                          int m, int n, int k, const gg_run_opts *o);
 
 void gg_run_opts_default(gg_run_opts *o);
 
@@ -84,7 +117,9 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
 
 /* A session keeps one context per kind, made on first use and made current
  * again when a variant of its profile comes back (gg_ctx_make_current), so
- * bench or a tuner's child makes each kind once.  One thread only. */
+ * bench or an evaluation worker makes each kind once, and one gg_run_cache
+ * per kind, used by gg_session_run when the options name none.  One thread
+ * only. */
 typedef struct gg_session gg_session;
 
 gg_session *gg_session_new(gg_backend backend, int device); /* NULL: out of memory */
@@ -94,6 +129,8 @@ void gg_session_free(gg_session *s);
  * Returns 0, or -1 with one line in err (*no_device as gg_ctx_create). */
 int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char *err,
                        size_t errlen, bool *no_device);
+/* The cache of that kind's context (NULL before the context exists). */
+gg_run_cache *gg_session_cache(gg_session *s, gg_ctx_kind kind);
 
 /* gg_session_context for the variant's profile, then gg_run_current.
  * Returns 0 when a measurement was made (whatever its status), -1 when no

@@ -44,6 +44,13 @@ int gs_exhaustive(gg_search *s)
         for (int j = 0; j < cells[i].nnp; j++) {
             gg_variant v = cells[i].v;
             v.np = gs_cell_np(s, &cells[i], j);
+            gg_variant next[4];
+            int nn = 0;
+            for (int d = 1; d <= 4 && j + d < cells[i].nnp; d++) {
+                next[nn] = cells[i].v;
+                next[nn++].np = gs_cell_np(s, &cells[i], j + d);
+            }
+            gs_hint(s, next, nn);
             double sc;
             int r = gs_look(s, &v, &sc);
             if (r) {

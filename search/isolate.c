@@ -63,7 +63,7 @@ static int reap_until(pid_t pid, double deadline, int *st)
     }
 }
 
-static void kill_reap(pid_t pid, int *st)
+void gg_iso_kill_reap(pid_t pid, int *st)
 {
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
@@ -71,7 +71,7 @@ static void kill_reap(pid_t pid, int *st)
         ;
 }
 
-static void describe_death(int st, char *detail, size_t detlen)
+void gg_iso_describe_death(int st, char *detail, size_t detlen)
 {
     if (WIFSIGNALED(st))
         snprintf(detail, detlen, "the evaluation process died of signal %d (%s) before sending its "
@@ -134,7 +134,7 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
     close(fds[0]);
     int st = 0;
     if (timed_out) {
-        kill_reap(pid, &st);
+        gg_iso_kill_reap(pid, &st);
         snprintf(detail, detlen, "no result within %.3g s: the evaluation process was killed "
                                  "(SIGKILL)", timeout_s);
         return GG_ISO_TIMEOUT;
@@ -143,7 +143,7 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
      * moment, then kill it; the result stands. */
     double grace = got == outlen ? now() + 2.0 : deadline;
     if (!reap_until(pid, grace, &st)) {
-        kill_reap(pid, &st);
+        gg_iso_kill_reap(pid, &st);
         if (got < outlen) {
             snprintf(detail, detlen, "no result within %.3g s: the evaluation process was killed "
                                      "(SIGKILL)", timeout_s);
@@ -152,7 +152,7 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
         return GG_ISO_OK;
     }
     if (got < outlen) {
-        describe_death(st, detail, detlen);
+        gg_iso_describe_death(st, detail, detlen);
         return GG_ISO_CRASHED;
     }
     return GG_ISO_OK;

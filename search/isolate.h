@@ -21,6 +21,7 @@
 #define GLGEMM_ISOLATE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "search/search.h"
 
@@ -32,6 +33,11 @@ typedef void (*gg_child_fn)(void *user, void *out, size_t outlen);
 /* GG_ISO_ERROR: no child could be made (pipe, fork), detail says why. */
 gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outlen,
                              double timeout_s, char *detail, size_t detlen);
+
+/* SIGKILL to pid's process group and pid, then reaped (*st: its status). */
+void gg_iso_kill_reap(pid_t pid, int *st);
+/* One line on how a process ended before sending its result. */
+void gg_iso_describe_death(int st, char *detail, size_t detlen);
 
 /* eval(user, v, out) in a child.  Fills out whatever happens in the child
  * and returns 0; -1 when no child could be made (out->detail says why). */

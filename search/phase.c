@@ -301,6 +301,7 @@ int gs_phase(gg_search *s)
         double bs = 0;
         for (int j = 0; j < c->npts; j++) {
             double sc;
+            gs_hint(s, &c->pts[j + 1], c->npts - j - 1 < 8 ? c->npts - j - 1 : 8);
             int lr = gs_look(s, &c->pts[j], &sc);
             if (lr) {
                 rc = lr < 0 ? -1 : 0;

@@ -486,6 +486,11 @@ int gg_best_write(const char *dir, const char *card, int m, int n, int k, const 
                        "%s\ngflops: %.6g\nseconds: %.6g\nrel_err: %.3g\ncard: %s\nproblem: %dx%dx%d\n"
                        "written: %s\n",
                        canon, meas->gflops, meas->seconds, meas->rel_err, card, m, n, k, when);
+    if (meas->spread > 0 && meas->reps > 1 && len > 0 && (size_t)len < sizeof text)
+        len += snprintf(text + len, sizeof text - (size_t)len,
+                        "remeasured: median of %d interleaved runs, spread %.1f%% "
+                        "((slowest - fastest) / median)\n",
+                        meas->reps, 100 * meas->spread);
     return gg_write_atomic(path, text, (size_t)len, err, errlen);
 }
 

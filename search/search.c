@@ -287,6 +287,24 @@ int gs_look(gg_search *s, const gg_variant *v, double *score)
     return rc;
 }
 
+void gs_hint(gg_search *s, const gg_variant *next, int n)
+{
+    if (!s->cfg.hint)
+        return;
+    gg_variant h[4];
+    int nh = 0;
+    for (int i = 0; i < n && nh < 4; i++) {
+        gg_variant v = next[i];
+        if (gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k) || gs_memo_find(s, gs_key(&v)))
+            continue;
+        char why[256];
+        if (gs_card_status(s, &v, why, sizeof why) == GG_OK)
+            h[nh++] = v;
+    }
+    if (nh)
+        s->cfg.hint(s->cfg.hint_user, h, nh);
+}
+
 int gg_search_visit(gg_search *s, const gg_variant *v, gg_outcome *o)
 {
     if (s->st.stopped)
@@ -333,6 +351,46 @@ bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_
     if (o)
         *o = best->o;
     return true;
+}
+
+int gg_search_memo_top_store(const gg_search *s, int store, int n, gg_variant *v, size_t stride,
+                             double *gflops)
+{
+    int got = 0;
+    for (; got < n; got++) {
+        /* The best not yet taken: below the last taken, or equal and later in the table. */
+        const gs_entry *best = NULL;
+        double last = got ? *(double *)((char *)gflops + (size_t)(got - 1) * stride) : 0;
+        for (size_t i = 0; i < s->cap; i++) {
+            const gs_entry *e = &s->tab[i];
+            double sc = e->key ? gg_outcome_score(&e->o) : 0;
+            if (sc <= 0 || (store >= 0 && (int)e->v.store != store))
+                continue;
+            bool taken = false;
+            for (int j = 0; j < got && !taken; j++)
+                taken = gg_variant_equal((gg_variant *)((char *)v + (size_t)j * stride), &e->v);
+            if (taken || (got && sc > last))
+                continue;
+            if (!best || sc > gg_outcome_score(&best->o))
+                best = e;
+        }
+        if (!best)
+            break;
+        *(gg_variant *)((char *)v + (size_t)got * stride) = best->v;
+        *(double *)((char *)gflops + (size_t)got * stride) = gg_outcome_score(&best->o);
+    }
+    return got;
+}
+
+bool gg_search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o)
+{
+    gg_variant nv = *v;
+    if (gg_variant_normalize(&nv, s->cfg.m, s->cfg.n, s->cfg.k))
+        return false;
+    const gs_entry *e = gs_memo_find(s, gs_key(&nv));
+    if (e && o)
+        *o = e->o;
+    return e != NULL;
 }
 
 void gs_plan(gg_search *s, long planned)

@@ -101,6 +101,10 @@ typedef struct {
     void *user;
     gg_search_hook hook;        /* may be NULL */
     void *hook_user;
+    /* May be NULL: told the points a strategy will look at next (not yet
+     * in the memo, at most 4), so that an evaluator can build them ahead. */
+    void (*hint)(void *user, const gg_variant *next, int n);
+    void *hint_user;
 } gg_search_config;
 
 /* Defaults: phase, no budget, seed 1, threshold 1, screening 10% / 3;
@@ -146,6 +150,15 @@ const gg_search_stats *gg_search_get_stats(const gg_search *s);
 bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o);
 /* The same among the points of that store (gen/gen.h's gg_store; -1 any). */
 bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_outcome *o);
+
+/* The n best scoring points of that store (-1 any) in the whole memo,
+ * best first: variant i at (char *)v + i * stride, its GFLOP/s at
+ * (char *)gflops + i * stride (stride: the caller's array of structs).
+ * Returns how many (<= n). */
+int gg_search_memo_top_store(const gg_search *s, int store, int n, gg_variant *v, size_t stride,
+                             double *gflops);
+/* The memo's outcome of v (normalised here): false when not in the memo. */
+bool gg_search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o);
 
 /* Notes for the summary, one line each: what screening pruned and why,
  * what the card ruled out. */

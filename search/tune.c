@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/util.h"
+
 struct gg_tune {
     gg_tune_config cfg;
     gg_records *rec;
@@ -110,6 +112,78 @@ int gg_tune_finish(gg_tune *t)
             return -1;
     }
     return 0;
+}
+
+static int by_rate(const void *a, const void *b)
+{
+    const gg_finalist *x = a, *y = b;
+    double sx = x->status == GG_OK ? x->gflops : -1, sy = y->status == GG_OK ? y->gflops : -1;
+    return sx > sy ? -1 : sx < sy ? 1 : 0;
+}
+
+int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn eval,
+                      void *eval_user, gg_finalist out[GG_FINALISTS_MAX])
+{
+    if (n > GG_FINALISTS_MAX)
+        n = GG_FINALISTS_MAX;
+    if (rounds < 1)
+        rounds = 1;
+    int nf = gg_search_memo_top_store(t->search, (int)store, n, &out[0].v, sizeof out[0],
+                                      &out[0].recorded);
+    if (nf <= 0)
+        return 0;
+    double *times = calloc((size_t)nf * (size_t)rounds, sizeof *times);
+    if (!times) {
+        snprintf(t->err, sizeof t->err, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < nf; i++) {
+        out[i].status = GG_OK;
+        out[i].rounds = 0;
+    }
+    const gg_search_config *c = &t->cfg.search;
+    double flop = 2.0 * c->m * (double)c->n * c->k;
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < nf; i++) {
+            if (out[i].status != GG_OK)
+                continue;
+            gg_measurement m;
+            gg_measurement_init(&m);
+            if (eval(eval_user, &out[i].v, &m)) {
+                snprintf(t->err, sizeof t->err, "re-measuring the finalists stopped: %.400s", m.detail);
+                free(times);
+                return -1;
+            }
+            if (m.status != GG_OK || !(m.seconds > 0)) {
+                out[i].status = m.status == GG_OK ? GG_GL_ERROR : m.status;
+                continue;
+            }
+            times[(size_t)i * rounds + (size_t)out[i].rounds++] = m.seconds;
+        }
+    for (int i = 0; i < nf; i++)
+        if (out[i].status == GG_OK) {
+            double *ti = &times[(size_t)i * rounds];
+            out[i].seconds = gg_median(ti, out[i].rounds);
+            out[i].spread = gg_spread(ti, out[i].rounds);
+            out[i].gflops = flop / out[i].seconds / 1e9;
+        }
+    free(times);
+    qsort(out, (size_t)nf, sizeof *out, by_rate);
+    if (out[0].status == GG_OK) {
+        gg_measurement m;
+        gg_measurement_init(&m);
+        m.seconds = out[0].seconds;
+        m.gflops = out[0].gflops;
+        m.spread = out[0].spread;
+        m.reps = out[0].rounds;
+        gg_outcome o;
+        m.rel_err = gg_search_memo_get(t->search, &out[0].v, &o) ? o.rel_err : -1;
+        if (gg_best_write(t->cfg.results_dir, t->cfg.card, c->m, c->n, c->k, &out[0].v, &m, t->err,
+                          sizeof t->err))
+            return -1;
+        t->best_score[store] = out[0].gflops;
+    }
+    return nf;
 }
 
 gg_search *gg_tune_search(gg_tune *t) { return t->search; }

@@ -52,6 +52,28 @@ int gg_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o);
  * (also when there is none: nothing written), or -1 with gg_tune_error. */
 int gg_tune_finish(gg_tune *t);
 
+/* Finalists: the n best points of that store in the memo (records
+ * included), measured again in `rounds` interleaved rounds (round r runs
+ * each finalist once, in turn, through eval), so that drift and noise fall
+ * on all of them alike.  A finalist's figure is the median of its rounds'
+ * times, its spread (slowest - fastest) / median; one that fails a round
+ * (wrong_result, timeout, ...) is out.  The fastest by median becomes the
+ * store's best file, with that median and spread.  The records are not
+ * touched.  Returns the finalists measured (out[0..), best first; those out
+ * last, with their status), 0 when there is none, -1 when eval asked to
+ * stop or the best file cannot be written (gg_tune_error). */
+#define GG_FINALISTS_MAX 16
+typedef struct {
+    gg_variant v;
+    double recorded;    /* GFLOP/s in the memo */
+    gg_status status;   /* GG_OK, or why it is out */
+    int rounds;         /* rounds it ran */
+    double seconds, gflops, spread;
+} gg_finalist;
+
+int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn eval,
+                      void *eval_user, gg_finalist out[GG_FINALISTS_MAX]);
+
 gg_search *gg_tune_search(gg_tune *t);
 const char *gg_tune_records_path(const gg_tune *t);
 const char *gg_tune_error(const gg_tune *t); /* "" when none */

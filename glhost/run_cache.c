@@ -1,0 +1,139 @@
+/* Programs and input textures kept between runs: see run_cache.h. */
+#include <GL/glew.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glhost/run_cache.h"
+
+typedef struct {
+    char key[GG_RC_KEY]; /* "" marks a free slot */
+    gg_program prog;
+    unsigned long used;
+} prog_slot;
+
+typedef struct {
+    bool full;
+    int key[GG_RC_INPUT_KEY];
+    unsigned *atex, *btex;
+    int na, nb;
+    unsigned long used;
+} input_slot;
+
+struct gg_run_cache {
+    prog_slot prog[GG_RUN_CACHE_PROGRAMS];
+    input_slot inp[GG_RUN_CACHE_INPUTS];
+    unsigned long tick;
+    long hits, misses;
+};
+
+gg_run_cache *gg_run_cache_new(void) { return calloc(1, sizeof(gg_run_cache)); }
+
+static void drop_inputs(input_slot *s)
+{
+    if (!s->full)
+        return;
+    glDeleteTextures(s->na, s->atex);
+    glDeleteTextures(s->nb, s->btex);
+    free(s->atex);
+    free(s->btex);
+    memset(s, 0, sizeof *s);
+}
+
+void gg_run_cache_free(gg_run_cache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++)
+        if (c->prog[i].key[0])
+            gg_program_free(&c->prog[i].prog);
+    for (int i = 0; i < GG_RUN_CACHE_INPUTS; i++)
+        drop_inputs(&c->inp[i]);
+    free(c);
+}
+
+void gg_rc_program_key(char key[GG_RC_KEY], const gg_variant *v, int mb, int nb, int kb)
+{
+    char vt[GG_VARIANT_TEXT];
+    snprintf(key, GG_RC_KEY, "%s@%dx%dx%d", gg_variant_format(v, vt, sizeof vt), mb, nb, kb);
+}
+
+gg_program *gg_rc_program_find(gg_run_cache *c, const char *key)
+{
+    for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++)
+        if (c->prog[i].key[0] && !strcmp(c->prog[i].key, key)) {
+            c->prog[i].used = ++c->tick;
+            c->hits++;
+            return &c->prog[i].prog;
+        }
+    return NULL;
+}
+
+gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p)
+{
+    if (p->status != GG_OK || strlen(key) >= GG_RC_KEY)
+        return NULL;
+    prog_slot *victim = &c->prog[0];
+    for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++) {
+        prog_slot *s = &c->prog[i];
+        if (!s->key[0]) {
+            victim = s;
+            break;
+        }
+        if (s->used < victim->used)
+            victim = s;
+    }
+    if (victim->key[0])
+        gg_program_free(&victim->prog);
+    snprintf(victim->key, sizeof victim->key, "%s", key);
+    victim->prog = *p;
+    victim->used = ++c->tick;
+    memset(p, 0, sizeof *p);
+    c->misses++;
+    return &victim->prog;
+}
+
+bool gg_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
+                       unsigned **btex)
+{
+    for (int i = 0; i < GG_RUN_CACHE_INPUTS; i++) {
+        input_slot *s = &c->inp[i];
+        if (s->full && !memcmp(s->key, key, sizeof s->key)) {
+            s->used = ++c->tick;
+            *atex = s->atex;
+            *btex = s->btex;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool gg_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
+                      unsigned *btex, int nb)
+{
+    input_slot *victim = &c->inp[0];
+    for (int i = 0; i < GG_RUN_CACHE_INPUTS; i++) {
+        input_slot *s = &c->inp[i];
+        if (!s->full) {
+            victim = s;
+            break;
+        }
+        if (s->used < victim->used)
+            victim = s;
+    }
+    drop_inputs(victim);
+    victim->full = true;
+    memcpy(victim->key, key, sizeof victim->key);
+    victim->atex = atex;
+    victim->btex = btex;
+    victim->na = na;
+    victim->nb = nb;
+    victim->used = ++c->tick;
+    return true;
+}
+
+void gg_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses)
+{
+    *prog_hits = c ? c->hits : 0;
+    *prog_misses = c ? c->misses : 0;
+}

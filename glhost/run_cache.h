@@ -1,0 +1,38 @@
+/* glhost/run_cache: inside glhost/, the store behind gg_run_cache (run.h):
+ * program slots by key text and input-texture slots by geometry, least
+ * recently used out first.  Every call needs the cache's context current
+ * (evicting deletes GL objects).  Not for use outside glhost/. */
+#ifndef GLGEMM_RUN_CACHE_H
+#define GLGEMM_RUN_CACHE_H
+
+#include <stdbool.h>
+
+#include "glhost/program.h"
+#include "glhost/run.h"
+
+/* The key of a program: what its text depends on (the canonical variant,
+ * the block size it was emitted for). */
+#define GG_RC_KEY (GG_VARIANT_TEXT + 64)
+void gg_rc_program_key(char key[GG_RC_KEY], const gg_variant *v, int mb, int nb, int kb);
+
+/* The program of that key, NULL when absent.  The slot stays the cache's. */
+gg_program *gg_rc_program_find(gg_run_cache *c, const char *key);
+/* Puts a built program (status GG_OK) in the cache, taking it over (*p is
+ * zeroed); evicts the least recently used slot when full.  Returns the
+ * cache's copy, or NULL (then *p is untouched and stays the caller's). */
+gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p);
+
+/* Input textures: key is an array of GG_RC_INPUT_KEY ints (packing,
+ * geometry, split); na A textures and nb B textures. */
+#define GG_RC_INPUT_KEY 14
+bool gg_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
+                       unsigned **btex);
+/* Takes over the arrays (malloc'd) and their textures; false: not kept (the
+ * caller keeps them). */
+bool gg_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
+                      unsigned *btex, int nb);
+
+/* Counters: programs found / built and kept. */
+void gg_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses);
+
+#endif
