@@ -19,6 +19,7 @@
 #include "glhost/inputs.h"
 #include "glhost/reference.h"
 #include "glhost/run.h"
+#include "search/bound.h"
 #include "search/evaluator.h"
 #include "search/tune.h"
 
@@ -393,6 +394,15 @@ int cmd_tune(int argc, char **argv)
     tc.search.user = &te;
     tc.search.hint = hint;
     tc.search.hint_user = ev;
+    /* The bound: the card's probe, when there is one. */
+    static gg_probe_result probe;
+    gg_bound_user bu = {&probe, in.m, in.n, in.k};
+    char perr[512];
+    bool have_probe = gg_bound_load(o.results, slug, &probe, perr, sizeof perr) == 0;
+    if (have_probe) {
+        tc.search.bound = gg_bound_search_fn;
+        tc.search.bound_user = &bu;
+    }
     progress pg = {.tty = isatty(2), .t0 = t0, .last_print = now(), .last_fresh = now()};
     tc.progress = on_point;
     tc.progress_user = &pg;
@@ -411,6 +421,8 @@ int cmd_tune(int argc, char **argv)
                     "evaluation%s%s\n",
             gg_strategy_name(o.strategy), slug, card_info->renderer, in.m, in.n, in.k, c.prob.reps,
             ecfg.timeout_s, fixt[0] ? ", --fix " : "", fixt);
+    if (!have_probe)
+        fprintf(stderr, "tune: no bound pruning: %s (glgemm probe writes it)\n", perr);
     if (info.moved_aside)
         fprintf(stderr, "tune: --fresh: the old records went to %s\n", info.old_path);
     else if (info.rows)

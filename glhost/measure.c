@@ -2,11 +2,13 @@
 
 #include <string.h>
 
-static const char *const status_names[GG_STATUS_COUNT] = {
+static const char *const status_names[] = {
     "ok", "invalid", "unsupported", "compile_error", "link_error",
     "fbo_incomplete", "gl_error", "wrong_result", "timeout", "context_lost",
     "compile_timeout", "pruned_bound",
 };
+_Static_assert(sizeof status_names / sizeof *status_names == GG_STATUS_COUNT,
+               "a name for every gg_status");
 
 const char *gg_status_name(gg_status s)
 {

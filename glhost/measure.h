@@ -23,8 +23,9 @@ typedef enum {
     GG_WRONG_RESULT,
     GG_TIMEOUT,
     GG_CONTEXT_LOST,
-    GG_COMPILE_TIMEOUT,
-    GG_PRUNED_BOUND,
+    GG_COMPILE_TIMEOUT,  /* the shader's compilation ran past its limit (never drawn) */
+    GG_PRUNED_BOUND,     /* not run: its upper bound (search/bound.h) is below the
+                            best so far over the margin; gflops 0 */
     GG_STATUS_COUNT
 } gg_status;
 

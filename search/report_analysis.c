@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gen/util.h"
+#include "search/bound.h"
 #include "search/report.h"
 
 static bool same_outer(const gg_variant *a, const gg_variant *b)
@@ -426,24 +427,29 @@ static void search_finding(const gg_report_data *d, gg_findings *f)
 /* What fetching costs a variant at gflops: its texel rate, the probe's
  * ceiling for its texture format (GG_FETCH_RGBA16F for store=f16), its
  * multiply-adds a texel and the GFLOP/s that ceiling allows it and any
- * variant.  -1 when its layout cannot be computed. */
+ * variant.  The counts are search/bound.h's (the search's pruning bound
+ * counts the same work, against the fastest rate of any pattern instead of
+ * the GEMM patterns' ceiling stated here).  -1 when its layout cannot be
+ * computed. */
 typedef struct {
     gg_layout L;
+    gg_bound_counts n;
     double frags, seconds, gtexels, ceiling, mads_per_fetch, mads_per_fetch_max, bound, bound_any;
     int fmt;
 } fetch_cost;
 
 static int fetch_cost_of(const gg_report_data *d, const gg_variant *v, double gflops, fetch_cost *c)
 {
-    if (gflops <= 0 || gg_layout_compute(v, d->m, d->n, d->k, &c->L))
+    if (gflops <= 0 || gg_bound_counts_of(v, d->m, d->n, d->k, &c->n))
         return -1;
+    c->L = c->n.L;
     const gg_layout *L = &c->L;
     c->seconds = 2.0 * d->m * (double)d->n * d->k / (gflops * 1e9);
-    c->frags = (double)L->tgt_w * L->tgt_h * L->passes;
+    c->frags = c->n.fragments;
     c->fmt = v->store == GG_STORE_F16 ? GG_FETCH_RGBA16F
              : L->channels == 1       ? GG_FETCH_R32F
                                       : GG_FETCH_RGBA32F;
-    c->gtexels = (double)L->fetches_per_frag_pass * c->frags / c->seconds / 1e9;
+    c->gtexels = c->n.fetches / c->seconds / 1e9;
     c->ceiling = gg_probe_fetch_ceiling(&d->probe, c->fmt);
     /* Any variant: T targets of 4 channels hold 4T outputs, an r x c block;
      * a k-step of 4 fetches (r + c) 4-channel texels for 4rc multiply-adds,
@@ -494,7 +500,7 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
     f->fetch_bound_gflops = c.bound;
     f->fetch_bound_any_gflops = c.bound_any;
     int targets = c.L.targets;
-    f->write_gtexels = targets * c.frags / c.seconds / 1e9;
+    f->write_gtexels = c.n.writes / c.seconds / 1e9;
     int t = targets <= d->probe.write_max_targets ? targets : d->probe.write_max_targets;
     f->write_ceiling = t >= 1 ? d->probe.write_gtexels[t] : 0;
     f->mad_frac = d->probe.mad_gflops > 0 ? f->best_gflops / d->probe.mad_gflops : 0;

@@ -3,6 +3,8 @@
  * exhaustive.c, the enumerations in space.c. */
 #include "search/search_int.h"
 
+#include "search/bound.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,6 +77,7 @@ void gg_search_config_default(gg_search_config *c, int m, int n, int k)
     c->np_threshold = 1;
     c->screen_within = 0.10;
     c->screen_keep = 3;
+    c->bound_margin = GG_BOUND_MARGIN;
 }
 
 gg_search *gg_search_new(const gg_search_config *cfg, char *err, size_t errlen)
@@ -90,6 +93,10 @@ gg_search *gg_search_new(const gg_search_config *cfg, char *err, size_t errlen)
     if (cfg->np_threshold < 1 || !(cfg->screen_within >= 0 && cfg->screen_within <= 1) ||
         cfg->screen_keep < 0) {
         snprintf(err, errlen, "search: np threshold must be >= 1, screening fraction in [0, 1]");
+        return NULL;
+    }
+    if (cfg->bound && !(cfg->bound_margin >= 1 && isfinite(cfg->bound_margin))) {
+        snprintf(err, errlen, "search: the bound's margin must be a number >= 1");
         return NULL;
     }
     gg_search *s = calloc(1, sizeof *s);
@@ -186,6 +193,8 @@ gs_entry *gs_memo_insert(gg_search *s, const gg_variant *v, const gg_outcome *o)
     s->tab[i].o = *o;
     s->tab[i].visited = false;
     s->count++;
+    if (v->store == s->cfg.fix.v.store && gg_outcome_score(o) > s->store_best)
+        s->store_best = gg_outcome_score(o);
     return &s->tab[i];
 }
 
@@ -221,6 +230,24 @@ static void count_visit(gg_search *s, gs_entry *e, bool fresh)
         s->st.planned = s->st.visited;
 }
 
+/* Whether the bound says v cannot reach the best so far (see search.h);
+ * when so, m gets status pruned_bound and the detail. */
+static bool bound_prunes(gg_search *s, const gg_variant *v, gg_measurement *m)
+{
+    if (!s->cfg.bound || !(s->store_best > 0))
+        return false;
+    double b = s->cfg.bound(s->cfg.bound_user, v);
+    if (!(b > 0) || !isfinite(b) || !(s->cfg.bound_margin * b < s->store_best))
+        return false;
+    m->status = GG_PRUNED_BOUND;
+    snprintf(m->detail, sizeof m->detail,
+             "upper bound %.4g GFLOP/s x margin %.3g = %.4g, below the best so far %.4g GFLOP/s",
+             b, s->cfg.bound_margin, s->cfg.bound_margin * b, s->store_best);
+    return true;
+}
+
+/* budgeted: a strategy's look (the budget applies, the bound may prune);
+ * else a point asked for by name (gg_search_visit). */
 static int visit(gg_search *s, const gg_variant *v0, bool budgeted, gg_outcome *out)
 {
     gg_variant v = *v0;
@@ -255,6 +282,8 @@ static int visit(gg_search *s, const gg_variant *v0, bool budgeted, gg_outcome *
     } else if ((m.status = gs_card_status(s, &v, why, sizeof why)) != GG_OK) {
         /* Never compiled: the card cannot run it. */
         snprintf(m.detail, sizeof m.detail, "%s", why);
+    } else if (budgeted && bound_prunes(s, &v, &m)) {
+        s->st.bound_pruned++;
     } else if (s->cfg.eval(s->cfg.user, &v, &m)) {
         s->st.stopped = true;
         return -1;
@@ -322,6 +351,9 @@ int gg_search_run(gg_search *s)
     default: rc = -1;
     }
     gs_card_notes(s);
+    if (s->st.bound_pruned)
+        gs_note(s, "bound: %ld variant%s not run (upper bound below best/margin, margin %.3g)",
+                s->st.bound_pruned, s->st.bound_pruned == 1 ? "" : "s", s->cfg.bound_margin);
     if (s->st.budget_spent)
         gs_note(s, "budget: stopped after %ld distinct variants (--budget %ld)", s->st.visited,
                 s->cfg.budget);

@@ -28,6 +28,20 @@
  *                  sequence: a resumed random tune completes the same set).
  *  - `budget` (> 0) caps the distinct points any strategy looks at, records
  *    included; random needs it.
+ *  - Bound pruning (cfg.bound set): a point a strategy looks at that the
+ *    card can run, and that is not in the memo, is not evaluated when
+ *    bound_margin x bound(v) is below the best score so far among the
+ *    memo's points of the searched store (--fix's store, f32 by default;
+ *    preloaded records count).  It gets status pruned_bound (score 0, a
+ *    detail naming the bound and the best), goes to the hook as fresh (the
+ *    tune records it, so a resumed tune does not look at it again) and
+ *    counts in the stats (bound_pruned) and the budget like any point
+ *    looked at; the notes say how many.  gg_search_visit() (the presets:
+ *    a point asked for by name) is never pruned.  A pruned point cannot be
+ *    the best (its bound is below the best), so exhaustive and random find
+ *    the same best with or without it; phase can take another path where a
+ *    pruned point's 0 ends an Algorithm 1 stride or a screening that the
+ *    point's real (lower than best/margin) score would have continued.
  * No GL header is included anywhere in search/.
  */
 #ifndef GLGEMM_SEARCH_H
@@ -105,18 +119,27 @@ typedef struct {
      * in the memo, at most 4), so that an evaluator can build them ahead. */
     void (*hint)(void *user, const gg_variant *next, int n);
     void *hint_user;
+    /* Optional upper bound on a variant's GFLOP/s (search/bound.h's
+     * gg_bound_search_fn; <= 0: no bound for that variant).  NULL: no
+     * pruning.  See "Bound pruning" above. */
+    double (*bound)(void *user, const gg_variant *v);
+    void *bound_user;
+    double bound_margin;        /* >= 1; default GG_BOUND_MARGIN */
 } gg_search_config;
 
-/* Defaults: phase, no budget, seed 1, threshold 1, screening 10% / 3;
+/* Defaults: phase, no budget, seed 1, threshold 1, screening 10% / 3, no
+ * bound (margin GG_BOUND_MARGIN);
  * every profile available with 8 draw buffers, float blending and SPIR-V
  * (callers overwrite lim and profile_ok with the card's). */
 void gg_search_config_default(gg_search_config *c, int m, int n, int k);
 
 typedef struct {
     long visited;                   /* distinct points looked at in this search */
-    long measured;                  /* ... of them evaluated now */
+    long measured;                  /* ... of them new now (evaluated, or ruled out by
+                                       the card or the bound: a new records row) */
     long from_memo;                 /* ... of them found in the memo (records) */
     long by_status[GG_STATUS_COUNT];/* visited points by status */
+    long bound_pruned;              /* ... of the measured, pruned by the bound (not evaluated) */
     long planned;                   /* estimate of the points the search will visit */
     bool have_best;                 /* a visited point scored > 0 */
     gg_variant best;
@@ -161,7 +184,7 @@ int gg_search_memo_top_store(const gg_search *s, int store, int n, gg_variant *v
 bool gg_search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o);
 
 /* Notes for the summary, one line each: what screening pruned and why,
- * what the card ruled out. */
+ * what the card ruled out, how many points the bound pruned. */
 int gg_search_nnotes(const gg_search *s);
 const char *gg_search_note(const gg_search *s, int i);
 

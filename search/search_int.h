@@ -28,6 +28,8 @@ struct gg_search {
     int nnotes, capnotes;
     gs_reason *card;  /* what the card ruled out, by reason */
     int ncard, capcard;
+    double store_best; /* best score in the memo among points of the searched
+                          store (cfg.fix.v.store): what the bound must reach */
 };
 
 /* A unique nonzero key of a normalised variant. */

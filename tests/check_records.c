@@ -127,6 +127,7 @@ typedef struct {
     int n;
     char rows[64][GG_VARIANT_TEXT];
     double gflops[64];
+    gg_status status[64];
 } collected;
 
 static void collect(void *user, const gg_variant *v, const gg_measurement *m)
@@ -134,6 +135,7 @@ static void collect(void *user, const gg_variant *v, const gg_measurement *m)
     collected *c = user;
     if (c->n < 64) {
         gg_variant_format(v, c->rows[c->n], GG_VARIANT_TEXT);
+        c->status[c->n] = m->status;
         c->gflops[c->n++] = m->gflops;
     }
 }
@@ -173,6 +175,53 @@ START_TEST(test_roundtrip)
     ck_assert_double_eq(got.gflops[0], 12.5);
     ck_assert_double_eq(got.gflops[1], 0);
     gg_records_close(r);
+    rm_rf(tmpdir);
+}
+END_TEST
+
+/* The tuning-speed statuses (compile_timeout, pruned_bound) are written by
+ * name with gflops 0 and read back as themselves. */
+START_TEST(test_new_statuses_roundtrip)
+{
+    make_tmpdir();
+    char err[256], path[400];
+    gg_records_info info;
+    gg_records *r = gg_records_open(tmpdir, CARD, 64, 32, 16, false, NULL, NULL, &info, err, sizeof err);
+    ck_assert_msg(r != NULL, "%s", err);
+    gg_variant a = var("mc=2x2,np=4"), b = var("mrt=2x4,acc=blend,store=f16");
+    gg_measurement ma = meas(GG_COMPILE_TIMEOUT, 0), mb = meas(GG_PRUNED_BOUND, 0);
+    mb.gflops = 42; /* not ok: written as 0 */
+    mb.passes = 0;
+    ck_assert_int_eq(gg_records_append(r, &a, &ma, err, sizeof err), 0);
+    ck_assert_int_eq(gg_records_append(r, &b, &mb, err, sizeof err), 0);
+    gg_records_close(r);
+
+    char *text = slurp(records_path(path, sizeof path, 64, 32, 16), NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, CARD ",64,32,16,1x1,2x2,4,0,330,glsl,pingpong,f32,2,compile_timeout,0,0,\n"),
+                  "records: '%s'", text);
+    ck_assert_msg(strstr(text, CARD ",64,32,16,2x4,1x1,all,0,330,glsl,blend,f16,0,pruned_bound,0,0,\n"),
+                  "records: '%s'", text);
+    free(text);
+
+    collected got = {0};
+    r = gg_records_open(tmpdir, CARD, 64, 32, 16, false, collect, &got, &info, err, sizeof err);
+    ck_assert_msg(r != NULL, "%s", err);
+    ck_assert_int_eq(info.rows, 2);
+    ck_assert_int_eq(info.skipped, 0);
+    ck_assert_int_eq(got.n, 2);
+    ck_assert_int_eq(got.status[0], GG_COMPILE_TIMEOUT);
+    ck_assert_int_eq(got.status[1], GG_PRUNED_BOUND);
+    ck_assert_double_eq(got.gflops[0], 0);
+    ck_assert_double_eq(got.gflops[1], 0);
+    ck_assert_str_eq(got.rows[1], "mrt=2x4,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=blend,store=f16");
+    gg_records_close(r);
+    ck_assert_str_eq(gg_status_name(GG_COMPILE_TIMEOUT), "compile_timeout");
+    ck_assert_str_eq(gg_status_name(GG_PRUNED_BOUND), "pruned_bound");
+    ck_assert_int_eq(gg_status_parse("compile_timeout"), GG_COMPILE_TIMEOUT);
+    ck_assert_int_eq(gg_status_parse("pruned_bound"), GG_PRUNED_BOUND);
+    for (int i = 0; i < GG_STATUS_COUNT; i++)
+        ck_assert_int_eq(gg_status_parse(gg_status_name((gg_status)i)), i);
     rm_rf(tmpdir);
 }
 END_TEST
@@ -691,6 +740,7 @@ Suite *make_records_suite(void)
     Suite *s = suite_create("records");
     TCase *tc = tcase_create("file");
     tcase_add_test(tc, test_roundtrip);
+    tcase_add_test(tc, test_new_statuses_roundtrip);
     tcase_add_loop_test(tc, test_torn_rows, 0, (int)(sizeof torn_cases / sizeof *torn_cases));
     tcase_add_test(tc, test_torn_header_and_foreign_file);
     tcase_add_test(tc, test_lock);

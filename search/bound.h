@@ -1,0 +1,105 @@
+/* search/bound: an upper bound on a variant's GFLOP/s from the generator's
+ * counts and the card's probed ceilings, so that a search can skip variants
+ * that cannot win (status pruned_bound).  No GL here.
+ *
+ * Contract:
+ *  - The work of a variant on m x n x k is counted from gg_layout (gen.h),
+ *    padding included (the shader does it): fragments = tgt_w * tgt_h *
+ *    passes; texel fetches = fetches_per_frag_pass * fragments (A and B,
+ *    and the running sums for acc=copy/pingpong); scalar multiply-adds =
+ *    mads_per_frag_pass * fragments; target texels written = targets *
+ *    fragments.
+ *  - Its time is at least the largest of
+ *      fetches / R_fetch, multiply-adds * 2 / mad_gflops, writes / R_write,
+ *    each a unit working at the fastest rate glgemm probe measured for it:
+ *      R_fetch: the largest rate over every measured pattern (friendly,
+ *        hostile, the GEMM patterns) of the texel formats the variant reads:
+ *        A and B are RGBA32F (4 channels, store=f32), RGBA16F (4 channels,
+ *        store=f16) or R32F (1 channel, store=f32); the running sums have
+ *        the target's format (R32F for 1 channel, RGBA32F for 3 and 4).
+ *        A format the probe does not measure (RG32F, RGB32F, R16F and
+ *        friends: 2 and 3 channels, 1-channel halves), or that this
+ *        probe.csv lacks (RGBA16F in files older than it), counts as the
+ *        fastest of every measured format.  When a variant reads two
+ *        formats, all its texels count at the faster one's rate.
+ *      R_write: the fastest RGBA32F rate over 1 .. 8 targets, for variants
+ *        whose targets are RGBA32F (3 and 4 channels).  1- and 2-channel
+ *        variants render into R32F / RG32F targets, which the probe does not
+ *        measure (the H200 writes R32F at about 4x its RGBA32F texel rate):
+ *        no write term for them.
+ *    The bound is 2*m*n*k / that time / 1e9.  A term whose rate the probe
+ *    lacks (0: not measured) is left out; with no term left, no bound.
+ *  - A rate is a ceiling only as far as the probe saw it, so a search
+ *    prunes a variant only when GG_BOUND_MARGIN x its bound is below the
+ *    best measured so far (search.h's bound_margin).  Calibration, over
+ *    every ok row of the committed tuning records against the committed
+ *    probe.csv of the same card (tests/check_bound.c checks it stays so),
+ *    the largest measured / bound:
+ *      llvmpipe     1.24 at 256^3 (mrt=1x4,mc=1x1,np=32,acc=blend),
+ *                   1.05 at 1024^3
+ *      nvidia-h200  1.11 at 1024^3 (mrt=1x1,mc=1x2,np=all,acc=pingpong),
+ *                   1.10 at 4096^3
+ *    1.5 keeps a fifth of headroom over the worst of those; it would have
+ *    spared every ok row of those files, and pruned 203 of llvmpipe's 523
+ *    at 256^3 and 1378 of the H200's 1530 at 1024^3 against the file's
+ *    best.
+ */
+#ifndef GLGEMM_BOUND_H
+#define GLGEMM_BOUND_H
+
+#include <stddef.h>
+
+#include "gen/gen.h"
+#include "glhost/probe.h"
+
+#define GG_BOUND_MARGIN 1.5
+
+/* What a variant does on m x n x k, from its layout (see the top). */
+typedef struct {
+    gg_layout L;
+    double fragments;   /* tgt_w * tgt_h * passes */
+    double fetches;     /* texels fetched, running sums included */
+    double mads;        /* scalar multiply-adds */
+    double writes;      /* target texels written */
+} gg_bound_counts;
+
+/* 0, or -1 when the layout cannot be computed. */
+int gg_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts *c);
+
+/* The bound and its terms. */
+typedef struct {
+    gg_bound_counts c;
+    double fetch_rate;      /* Gtexel/s used for every fetch; 0: no fetch term */
+    const char *fetch_fmt;  /* "rgba32f", "rgba16f", "r32f" or "any format" */
+    double mad_rate;        /* GFLOP/s; 0: no multiply-add term */
+    double write_rate;      /* Gtexel/s; 0: no write term */
+    double fetch_s, mad_s, write_s; /* lower bounds on the time, 0 without the term */
+    double seconds;         /* their maximum */
+    const char *unit;       /* the one that binds: "texel fetch", "multiply-add",
+                               "render-target write"; NULL without a bound */
+    double gflops;          /* 2*m*n*k / seconds / 1e9; 0 without a bound */
+} gg_bound_detail;
+
+/* Fills d; returns d->gflops (<= 0: no bound: the layout fails or the probe
+ * has none of the rates). */
+double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
+                        gg_bound_detail *d);
+
+/* The bound in GFLOP/s (<= 0: none), and one line in why (may be NULL)
+ * naming the unit that binds and the numbers. */
+double gg_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
+                       char *why, size_t len);
+
+/* Reads results_dir/card/probe.csv.  0, or -1 with one line in err when
+ * absent or unreadable. */
+int gg_bound_load(const char *results_dir, const char *card, gg_probe_result *out, char *err,
+                  size_t errlen);
+
+/* A ready-made gg_search_config.bound: user is a gg_bound_user. */
+typedef struct {
+    const gg_probe_result *probe;
+    int m, n, k;
+} gg_bound_user;
+double gg_bound_search_fn(void *user, const gg_variant *v);
+
+#endif

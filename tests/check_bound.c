@@ -1,0 +1,650 @@
+/* search/bound and the search's bound pruning (no GL): the bound's
+ * arithmetic on a synthetic probe, worked out by hand; its calibration
+ * against every committed card's probe and tuning records; a search with a
+ * formula for an evaluator and an upper bound of it: pruned points are
+ * recorded as pruned_bound, never evaluated, and the best is the same. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "glhost/csv.h"
+#include "search/bound.h"
+#include "search/search.h"
+#include "search/tune.h"
+#include "tests/suites.h"
+
+static gg_variant var(const char *text)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_msg(gg_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
+    return v;
+}
+
+/* ---- the arithmetic ---- */
+
+/* mad 100 GFLOP/s; fetch (Gtexel/s) r32f 4 friendly / 1 hostile, rgba32f 2
+ * friendly / 3 GEMM, rgba16f 5 friendly; writes 1 Gtexel/s on one target,
+ * 0.5 on 2 .. 8. */
+static void synthetic(gg_probe_result *p)
+{
+    memset(p, 0, sizeof *p);
+    p->mad_gflops = 100;
+    p->fetch_gtexels[GG_FETCH_R32F][GG_FETCH_FRIENDLY] = 4;
+    p->fetch_gtexels[GG_FETCH_R32F][GG_FETCH_HOSTILE] = 1;
+    p->fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_FRIENDLY] = 2;
+    p->fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_HOSTILE] = 0.5;
+    p->fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM24] = 3;
+    p->fetch_gtexels[GG_FETCH_RGBA16F][GG_FETCH_FRIENDLY] = 5;
+    p->write_max_targets = 8;
+    p->write_gtexels[1] = 1;
+    for (int t = 2; t <= 8; t++)
+        p->write_gtexels[t] = 0.5;
+}
+
+static void near(double got, double want)
+{
+    ck_assert_msg(fabs(got - want) <= 1e-9 * fabs(want), "got %.12g, want %.12g", got, want);
+}
+
+START_TEST(test_arithmetic)
+{
+    gg_probe_result p;
+    synthetic(&p);
+    char why[256];
+    gg_bound_detail d;
+    const double flops = 2.0 * 64 * 64 * 64; /* 524288 */
+
+    /* mrt=2x2,mc=2x2,np=all at 64^3: step 2, 32 k-steps, 1 pass; 16 x 16
+     * fragments, each 32 k-steps x (2 A + 2 B texels) + 4 running sums =
+     * 132 fetches: 33792 texels at RGBA32F's fastest (3, the GEMM pattern):
+     * 11.264 us; 262144 multiply-adds at 100 GFLOP/s: 5.24 us; 1024 target
+     * texels at 1 Gtexel/s: 1.024 us.  Fetch binds: 524288 / 11264 = 46.5. */
+    gg_variant v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong");
+    double g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.c.fragments, 256);
+    near(d.c.fetches, 33792);
+    near(d.c.mads, 262144);
+    near(d.c.writes, 1024);
+    near(d.fetch_rate, 3);
+    ck_assert_str_eq(d.fetch_fmt, "rgba32f");
+    near(d.fetch_s, 33792 / 3e9);
+    near(d.mad_s, 2 * 262144 / 100e9);
+    near(d.write_s, 1024 / 1e9);
+    near(g, flops / (33792 / 3.0));
+    ck_assert_str_eq(d.unit, "texel fetch");
+    near(gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why), g);
+    ck_assert_msg(strstr(why, "texel fetch") && strstr(why, "rgba32f") && strstr(why, "46.55"),
+                  "%s", why);
+
+    /* store=f16: A and B RGBA16F (5), the sums RGBA32F (3): every texel at
+     * the faster, 5: 6.7584 us, still above the multiply-adds' 5.24. */
+    v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong,store=f16");
+    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    ck_assert_str_eq(d.fetch_fmt, "rgba16f");
+    near(g, flops / (33792 / 5.0));
+
+    /* The same on a card whose multiply-adds are slower (20 GFLOP/s): with
+     * no padding, the bound is that rate. */
+    p.mad_gflops = 20;
+    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    ck_assert_str_eq(d.unit, "multiply-add");
+    near(g, 20);
+    gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
+    ck_assert_msg(strstr(why, "multiply-add") == why, "%s", why);
+    p.mad_gflops = 100;
+
+    /* mrt=1x1,mc=1x1,np=1,acc=copy: 64 passes of 64 x 64 fragments, each 1 A
+     * + 1 B + 1 running sum, all R32F (4): 786432 texels, 196.6 us.  R32F
+     * targets: no write term. */
+    v = var("mrt=1x1,mc=1x1,np=1,acc=copy");
+    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.c.fragments, 262144);
+    near(d.c.fetches, 786432);
+    ck_assert_str_eq(d.fetch_fmt, "r32f");
+    near(d.write_rate, 0);
+    near(d.write_s, 0);
+    near(g, flops / (786432 / 4.0));
+
+    /* mrt=1x1,mc=1x2,np=all,acc=blend: RG32F, not measured: the fastest of
+     * any format (5).  32 x 64 fragments, 32 k-steps of 1 A + 2 B texels:
+     * 196608 texels, 39.32 us: 13.33 GFLOP/s. */
+    v = var("mrt=1x1,mc=1x2,np=all,acc=blend");
+    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    ck_assert_str_eq(d.fetch_fmt, "any format");
+    near(d.c.fetches, 196608);
+    near(g, flops / (196608 / 5.0));
+
+    /* mrt=1x1,mc=4x1,np=1,acc=blend with writes at 0.1 Gtexel/s: 16 passes
+     * of 64 x 16 fragments (16384), each 4 A + 1 B texels (81920: 27.3 us
+     * at 3) and one RGBA32F target texel (16384 at 0.1: 163.84 us). */
+    for (int t = 1; t <= 8; t++)
+        p.write_gtexels[t] = 0.1;
+    v = var("mrt=1x1,mc=4x1,np=1,acc=blend");
+    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.c.fragments, 16384);
+    near(d.c.fetches, 81920);
+    ck_assert_str_eq(d.unit, "render-target write");
+    near(g, flops / (16384 / 0.1));
+    gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
+    ck_assert_msg(strstr(why, "render-target write") == why, "%s", why);
+    synthetic(&p);
+
+    /* A probe without RGBA16F (an older file): halves count at the fastest
+     * measured format (r32f's 4), not at RGBA32F's 3. */
+    for (int pat = 0; pat < GG_FETCH_NPAT; pat++)
+        p.fetch_gtexels[GG_FETCH_RGBA16F][pat] = 0;
+    v = var("mrt=2x2,mc=2x2,np=all,acc=blend,store=f16");
+    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    ck_assert_str_eq(d.fetch_fmt, "any format");
+    near(d.fetch_rate, 4);
+
+    /* Only the multiply-add rate: still a bound. */
+    gg_probe_result q;
+    memset(&q, 0, sizeof q);
+    q.mad_gflops = 50;
+    near(gg_bound_compute(&v, 64, 64, 64, &q, &d), 50);
+    /* Nothing: no bound. */
+    q.mad_gflops = 0;
+    ck_assert(gg_bound_gflops(&v, 64, 64, 64, &q, why, sizeof why) <= 0);
+    ck_assert_msg(!strncmp(why, "no bound", 8), "%s", why);
+    /* A layout that cannot be computed: no bound. */
+    ck_assert(gg_bound_gflops(&v, 0, 64, 64, &p, why, sizeof why) <= 0);
+
+    /* The search's callback is the same number. */
+    synthetic(&p);
+    v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong");
+    gg_bound_user u = {&p, 64, 64, 64};
+    near(gg_bound_search_fn(&u, &v), flops / (33792 / 3.0));
+}
+END_TEST
+
+/* ---- calibration against the committed results ---- */
+
+typedef struct {
+    double max_ratio;
+    char worst[GG_VARIANT_TEXT + 64];
+} calib;
+
+/* One tuning records file: every ok row below margin x bound, the best not
+ * pruned; the largest measured / bound into c.  Returns the ok rows. */
+static long calibrate_file(const char *path, const gg_probe_result *p, calib *c, long *prunable)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s", path);
+    char line[GG_CSV_ROW_MAX + 8];
+    long ok = 0, n = 0, cap = 0;
+    double best = 0, *bounds = NULL;
+    while (fgets(line, sizeof line, f)) {
+        if (gg_csv_is_header(line))
+            continue;
+        char card[GG_CARD_MAX], err[256];
+        gg_problem pr;
+        gg_variant v;
+        gg_measurement m;
+        ck_assert_msg(gg_csv_parse(line, card, sizeof card, &pr, &v, &m, err, sizeof err) == 0,
+                      "%s: %s", path, err);
+        if (m.status != GG_OK)
+            continue;
+        char why[256];
+        double b = gg_bound_gflops(&v, pr.m, pr.n, pr.k, p, why, sizeof why);
+        char vt[GG_VARIANT_TEXT];
+        gg_variant_format(&v, vt, sizeof vt);
+        ck_assert_msg(b > 0, "%s: %s: %s", path, vt, why);
+        double r = m.gflops / b;
+        ck_assert_msg(m.gflops <= GG_BOUND_MARGIN * b,
+                      "%s: %s measured %.4g GFLOP/s, above margin %.2g x its bound (%s)", path, vt,
+                      m.gflops, GG_BOUND_MARGIN, why);
+        if (r > c->max_ratio) {
+            c->max_ratio = r;
+            snprintf(c->worst, sizeof c->worst, "%s %dx%dx%d", vt, pr.m, pr.n, pr.k);
+        }
+        if (m.gflops > best)
+            best = m.gflops;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            bounds = realloc(bounds, (size_t)cap * sizeof *bounds);
+            ck_assert_ptr_nonnull(bounds);
+        }
+        bounds[n++] = b;
+        ok++;
+    }
+    fclose(f);
+    /* Against the file's best, as a search that had found it would see them. */
+    *prunable = 0;
+    for (long i = 0; i < n; i++)
+        *prunable += GG_BOUND_MARGIN * bounds[i] < best;
+    ck_assert_int_lt(*prunable, n); /* the best itself never */
+    free(bounds);
+    return ok;
+}
+
+START_TEST(test_calibration)
+{
+    DIR *top = opendir("results");
+    ck_assert_msg(top != NULL, "run from the repository root (results/)");
+    struct dirent *e;
+    int cards = 0;
+    bool llvmpipe = false, h200 = false;
+    while ((e = readdir(top))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char dir[300], path[700], err[512];
+        snprintf(dir, sizeof dir, "results/%s", e->d_name);
+        static gg_probe_result p;
+        snprintf(path, sizeof path, "%s/probe.csv", dir);
+        if (access(path, F_OK) != 0)
+            continue;
+        ck_assert_msg(gg_bound_load("results", e->d_name, &p, err, sizeof err) == 0, "%s", err);
+        DIR *d = opendir(dir);
+        ck_assert_ptr_nonnull(d);
+        struct dirent *f;
+        calib c = {0, ""};
+        long rows = 0;
+        while ((f = readdir(d))) {
+            size_t l = strlen(f->d_name);
+            if (strncmp(f->d_name, "tune-", 5) || l < 4 || strcmp(f->d_name + l - 4, ".csv"))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+            long prunable, ok = calibrate_file(path, &p, &c, &prunable);
+            fprintf(stderr, "bound calibration: %s: %ld ok rows, %ld below best/%.2g\n", path, ok,
+                    prunable, GG_BOUND_MARGIN);
+            rows += ok;
+        }
+        closedir(d);
+        if (!rows)
+            continue;
+        cards++;
+        llvmpipe |= !strcmp(e->d_name, "llvmpipe");
+        h200 |= !strcmp(e->d_name, "nvidia-h200");
+        fprintf(stderr, "bound calibration: %s: max measured/bound %.3f (%s) over %ld ok rows; "
+                        "margin %.2g\n", e->d_name, c.max_ratio, c.worst, rows, GG_BOUND_MARGIN);
+        /* Room under the margin: a tenth at least. */
+        ck_assert_msg(c.max_ratio * 1.1 <= GG_BOUND_MARGIN, "%s: max ratio %.3f (%s)", e->d_name,
+                      c.max_ratio, c.worst);
+    }
+    closedir(top);
+    ck_assert(llvmpipe && h200);
+    ck_assert_int_ge(cards, 2);
+}
+END_TEST
+
+START_TEST(test_load)
+{
+    static gg_probe_result p;
+    char err[512];
+    ck_assert_int_eq(gg_bound_load("results", "llvmpipe", &p, err, sizeof err), 0);
+    ck_assert(p.mad_gflops > 0 && p.write_max_targets >= 1);
+    ck_assert_int_eq(gg_bound_load("results", "no-such-card", &p, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "no-such-card/probe.csv"), "%s", err);
+}
+END_TEST
+
+/* ---- the search ---- */
+
+/* Every factor has its own best: profile 300es, unroll 1, acc blend,
+ * compiler glsl, mc 2x2, mrt 2x4, np 12 (64 k-steps of 1x1 at k = 64). */
+static double formula(const gg_variant *v)
+{
+    static const double prof[3] = {0.7, 0.9, 1.0};
+    static const double acc[3] = {0.6, 0.8, 1.0};
+    double g = prof[v->profile] * acc[v->acc] * (v->unroll ? 1.0 : 0.93) *
+               (v->compiler == GG_COMPILER_GLSL ? 1.0 : 0.95);
+    int mc = v->mc.rows * v->mc.cols, mrt = v->mrt.rows * v->mrt.cols;
+    g *= (mc == 4 ? 2.0 : mc == 2 ? 1.5 : mc == 3 ? 1.2 : 1.0) * (v->mc.rows == v->mc.cols ? 1.1 : 1.0);
+    g *= 1 + 0.1 * mrt - 0.002 * mrt * mrt + (v->mrt.rows == 2 && v->mrt.cols == 4 ? 0.05 : 0);
+    g *= v->store == GG_STORE_F16 ? 1.3 : 1.0;
+    return g;
+}
+
+typedef struct {
+    int k;
+    long calls;
+    char (*seen)[GG_VARIANT_TEXT];
+    long nseen, cap;
+    /* what the hook saw pruned */
+    char (*pruned)[GG_VARIANT_TEXT];
+    long npruned, cappruned;
+    bool bad_detail;
+    double bound_factor; /* bound = formula x this (>= 1: a true upper bound) */
+    long bound_calls;
+} world;
+
+static double value(const world *w, const gg_variant *v)
+{
+    int ks = gg_ksteps(v->mc, w->k);
+    int np = v->np == GG_NP_ALL ? ks : v->np;
+    return formula(v) * (100 - 0.8 * fabs(np - 12.0));
+}
+
+static void push(char (**list)[GG_VARIANT_TEXT], long *n, long *cap, const gg_variant *v)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        *list = realloc(*list, (size_t)*cap * sizeof **list);
+        ck_assert_ptr_nonnull(*list);
+    }
+    gg_variant_format(v, (*list)[(*n)++], GG_VARIANT_TEXT);
+}
+
+static int eval(void *user, const gg_variant *v, gg_measurement *m)
+{
+    world *w = user;
+    w->calls++;
+    push(&w->seen, &w->nseen, &w->cap, v);
+    double g = value(w, v);
+    m->status = GG_OK;
+    m->gflops = g;
+    m->seconds = 1 / g;
+    m->passes = 1;
+    return 0;
+}
+
+static double bound(void *user, const gg_variant *v)
+{
+    world *w = user;
+    w->bound_calls++;
+    return value(w, v) * w->bound_factor;
+}
+
+static int hook(void *user, gg_search *s, const gg_variant *v, const gg_outcome *o,
+                const gg_measurement *m, bool fresh)
+{
+    (void)s;
+    world *w = user;
+    if (o->status == GG_PRUNED_BOUND && fresh) {
+        push(&w->pruned, &w->npruned, &w->cappruned, v);
+        if (!m || m->status != GG_PRUNED_BOUND || !strstr(m->detail, "upper bound") ||
+            !strstr(m->detail, "best") || o->gflops != 0)
+            w->bad_detail = true;
+    }
+    return 0;
+}
+
+static void world_free(world *w)
+{
+    free(w->seen);
+    free(w->pruned);
+}
+
+static gg_search *make(gg_search_config *c, world *w, const char *fix, bool with_bound)
+{
+    char err[256];
+    ck_assert_msg(gg_fix_parse(fix, &c->fix, err, sizeof err) == 0, "%s", err);
+    w->k = c->k;
+    if (w->bound_factor == 0)
+        w->bound_factor = 1.2;
+    c->eval = eval;
+    c->user = w;
+    c->hook = hook;
+    c->hook_user = w;
+    if (with_bound) {
+        c->bound = bound;
+        c->bound_user = w;
+    }
+    gg_search *s = gg_search_new(c, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    return s;
+}
+
+static bool listed(char (*list)[GG_VARIANT_TEXT], long n, const char *t)
+{
+    for (long i = 0; i < n; i++)
+        if (!strcmp(list[i], t))
+            return true;
+    return false;
+}
+
+static bool has_note(const gg_search *s, const char *prefix)
+{
+    for (int i = 0; i < gg_search_nnotes(s); i++)
+        if (!strncmp(gg_search_note(s, i), prefix, strlen(prefix)))
+            return true;
+    return false;
+}
+
+/* Runs strategy with and without the bound: the same best; the pruned points
+ * never reached the evaluator, were recorded as pruned_bound and were truly
+ * below the best over the margin. */
+static void same_best(gg_strategy strategy, const char *fix, int mnk, long budget, long *pruned_out)
+{
+    char bt[2][GG_VARIANT_TEXT];
+    double bg[2];
+    long calls[2];
+    for (int with = 0; with < 2; with++) {
+        gg_search_config c;
+        gg_search_config_default(&c, mnk, mnk, mnk);
+        c.strategy = strategy;
+        c.budget = budget;
+        world w = {0};
+        gg_search *s = make(&c, &w, fix, with);
+        ck_assert_int_eq(gg_search_run(s), 0);
+        const gg_search_stats *st = gg_search_get_stats(s);
+        ck_assert(st->have_best);
+        gg_variant_format(&st->best, bt[with], sizeof bt[with]);
+        bg[with] = st->best_outcome.gflops;
+        calls[with] = w.calls;
+        ck_assert_int_eq(st->bound_pruned, w.npruned);
+        ck_assert_int_eq(st->by_status[GG_PRUNED_BOUND], w.npruned);
+        ck_assert_int_eq(st->visited, st->measured + st->from_memo);
+        ck_assert_int_eq(st->measured, w.calls + w.npruned);
+        ck_assert(!w.bad_detail);
+        for (long i = 0; i < w.npruned; i++) {
+            ck_assert_msg(!listed(w.seen, w.nseen, w.pruned[i]), "%s pruned and evaluated",
+                          w.pruned[i]);
+            gg_variant v = var(w.pruned[i]);
+            ck_assert(c.bound_margin * bound(&w, &v) < bg[with]);
+        }
+        if (with) {
+            ck_assert_int_gt(w.npruned, 0);
+            ck_assert(has_note(s, "bound: "));
+            char note[64];
+            snprintf(note, sizeof note, "bound: %ld variants not run", w.npruned);
+            ck_assert(has_note(s, note));
+            *pruned_out = w.npruned;
+        } else {
+            ck_assert_int_eq(w.npruned, 0);
+            ck_assert_int_eq(w.bound_calls, 0);
+            ck_assert(!has_note(s, "bound: "));
+        }
+        gg_search_free(s);
+        world_free(&w);
+    }
+    ck_assert_str_eq(bt[0], bt[1]);
+    ck_assert_double_eq(bg[0], bg[1]);
+    ck_assert_int_lt(calls[1], calls[0]);
+    fprintf(stderr, "bound pruning, %s %s: %ld evaluations without, %ld with (%s)\n",
+            gg_strategy_name(strategy), fix ? fix : "", calls[0], calls[1], bt[1]);
+}
+
+START_TEST(test_search_exhaustive)
+{
+    long pruned;
+    same_best(GG_SEARCH_EXHAUSTIVE, "profile=330,compiler=glsl,unroll=0,acc=copy", 64, 0, &pruned);
+    same_best(GG_SEARCH_EXHAUSTIVE, "profile=120,unroll=1,acc=pingpong,store=f16", 64, 0, &pruned);
+}
+END_TEST
+
+START_TEST(test_search_phase)
+{
+    long pruned;
+    same_best(GG_SEARCH_PHASE, NULL, 64, 0, &pruned);
+    same_best(GG_SEARCH_PHASE, "mrt=2x4,unroll=1", 256, 0, &pruned);
+}
+END_TEST
+
+/* Random: pruned points count against the budget like any point looked
+ * at, so the seeded draw is the same set with or without the bound. */
+START_TEST(test_search_random)
+{
+    long pruned;
+    same_best(GG_SEARCH_RANDOM, "profile=330,compiler=glsl,unroll=0", 64, 400, &pruned);
+}
+END_TEST
+
+/* Resumed records count towards the best, those of the other store do not;
+ * a point asked for by name is never pruned; the margin must be >= 1. */
+START_TEST(test_search_preload_and_visit)
+{
+    const char *fix = "profile=330,compiler=glsl,unroll=0,acc=copy";
+    long base;
+    {
+        gg_search_config c;
+        gg_search_config_default(&c, 64, 64, 64);
+        c.strategy = GG_SEARCH_EXHAUSTIVE;
+        world w = {0};
+        gg_search *s = make(&c, &w, fix, true);
+        ck_assert_int_eq(gg_search_run(s), 0);
+        base = w.npruned;
+        gg_search_free(s);
+        world_free(&w);
+    }
+    /* An f16 point scoring 1e9 from the records: not this search's store. */
+    gg_search_config c;
+    gg_search_config_default(&c, 64, 64, 64);
+    c.strategy = GG_SEARCH_EXHAUSTIVE;
+    world w = {0};
+    gg_search *s = make(&c, &w, fix, true);
+    gg_outcome huge = {GG_OK, 1, 1e-9, 1e9, 1e-7};
+    gg_variant h = var("mrt=4x2,mc=2x2,np=3,store=f16");
+    ck_assert_int_eq(gg_search_preload(s, &h, &huge), 1);
+    ck_assert_int_eq(gg_search_run(s), 0);
+    ck_assert_int_eq(w.npruned, base);
+    gg_search_free(s);
+    world_free(&w);
+
+    /* An f32 record above anything this space reaches: every new point the
+     * strategy looks at is pruned, from the first on. */
+    memset(&w, 0, sizeof w);
+    gg_search_config_default(&c, 64, 64, 64);
+    c.strategy = GG_SEARCH_EXHAUSTIVE;
+    s = make(&c, &w, fix, true);
+    h = var("mrt=4x2,mc=2x2,np=3,profile=120");
+    ck_assert_int_eq(gg_search_preload(s, &h, &huge), 1);
+    ck_assert_int_eq(gg_search_run(s), 0);
+    ck_assert_int_eq(w.calls, 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(st->bound_pruned, st->visited);
+    ck_assert_int_gt(st->visited, 1000);
+    ck_assert(!st->have_best); /* nothing this search looked at scored */
+    gg_variant b;
+    ck_assert(gg_search_memo_best_store(s, GG_STORE_F32, &b, NULL));
+    ck_assert_int_eq(b.profile, GG_PROFILE_120);
+    /* By name: evaluated, pruned or not. */
+    gg_variant v = var("mrt=1x1,mc=1x1,np=1,profile=330,compiler=glsl,unroll=1,acc=copy");
+    gg_outcome o;
+    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(w.calls, 1);
+    ck_assert_int_eq(o.status, GG_OK);
+    /* A pruned point asked for again by name: the memo's (pruned_bound). */
+    v = var("mrt=1x1,mc=1x1,np=1,profile=330,compiler=glsl,unroll=0,acc=copy");
+    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(o.status, GG_PRUNED_BOUND);
+    ck_assert_int_eq(w.calls, 1);
+    gg_search_free(s);
+    world_free(&w);
+
+    /* A margin below 1 could prune the winner. */
+    gg_search_config_default(&c, 64, 64, 64);
+    ck_assert_double_eq(c.bound_margin, GG_BOUND_MARGIN);
+    c.eval = eval;
+    c.bound = bound;
+    c.bound_margin = 0.9;
+    char err[256];
+    ck_assert_ptr_null(gg_search_new(&c, err, sizeof err));
+    ck_assert_msg(strstr(err, "margin"), "%s", err);
+    c.bound = NULL; /* no bound: the margin is not used */
+    s = gg_search_new(&c, err, sizeof err);
+    ck_assert_ptr_nonnull(s);
+    gg_search_free(s);
+}
+END_TEST
+
+/* Through the tune: pruned points are rows of the records (status
+ * pruned_bound, gflops 0), and a resumed tune neither evaluates nor appends
+ * them again. */
+START_TEST(test_tune_records_pruned)
+{
+    char dir[] = "/tmp/glgemm-bound-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    long pruned = 0, rows_first = 0;
+    for (int run = 0; run < 2; run++) {
+        world w = {.bound_factor = 1.2};
+        gg_tune_config tc = {.results_dir = dir, .card = "test-card"};
+        gg_search_config_default(&tc.search, 64, 64, 64);
+        tc.search.strategy = GG_SEARCH_EXHAUSTIVE;
+        char err[256];
+        ck_assert_int_eq(gg_fix_parse("profile=330,compiler=glsl,unroll=0,acc=copy,mrt=2x2",
+                                      &tc.search.fix, err, sizeof err), 0);
+        w.k = 64;
+        tc.search.eval = eval;
+        tc.search.user = &w;
+        tc.search.bound = bound;
+        tc.search.bound_user = &w;
+        gg_records_info info;
+        gg_tune *t = gg_tune_open(&tc, &info, err, sizeof err);
+        ck_assert_msg(t != NULL, "%s", err);
+        ck_assert_int_eq(gg_tune_run(t), 0);
+        ck_assert_int_eq(gg_tune_finish(t), 0);
+        const gg_search_stats *st = gg_search_get_stats(gg_tune_search(t));
+        if (run == 0) {
+            pruned = st->bound_pruned;
+            ck_assert_int_gt(pruned, 0);
+            ck_assert_int_eq(st->by_status[GG_PRUNED_BOUND], pruned);
+        } else {
+            ck_assert_int_eq(info.rows, rows_first);
+            ck_assert_int_eq(w.calls, 0);
+            ck_assert_int_eq(st->bound_pruned, 0);
+            ck_assert_int_eq(st->by_status[GG_PRUNED_BOUND], pruned); /* from the records */
+        }
+        char path[400];
+        snprintf(path, sizeof path, "%s", gg_tune_records_path(t));
+        gg_tune_close(t);
+        FILE *f = fopen(path, "r");
+        ck_assert_ptr_nonnull(f);
+        char line[GG_CSV_ROW_MAX + 8];
+        long rows = 0, prows = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (gg_csv_is_header(line))
+                continue;
+            rows++;
+            if (strstr(line, ",pruned_bound,")) {
+                prows++;
+                ck_assert_msg(strstr(line, ",pruned_bound,0,0,\n"), "%s", line);
+            }
+        }
+        fclose(f);
+        ck_assert_int_eq(prows, pruned);
+        if (run == 0)
+            rows_first = rows;
+        else
+            ck_assert_int_eq(rows, rows_first);
+        world_free(&w);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+Suite *make_bound_suite(void)
+{
+    Suite *s = suite_create("bound");
+    TCase *tc = tcase_create("bound");
+    tcase_add_test(tc, test_arithmetic);
+    tcase_add_test(tc, test_calibration);
+    tcase_add_test(tc, test_load);
+    suite_add_tcase(s, tc);
+    TCase *se = tcase_create("search");
+    tcase_set_timeout(se, 60);
+    tcase_add_test(se, test_search_exhaustive);
+    tcase_add_test(se, test_search_phase);
+    tcase_add_test(se, test_search_random);
+    tcase_add_test(se, test_search_preload_and_visit);
+    tcase_add_test(se, test_tune_records_pruned);
+    suite_add_tcase(s, se);
+    return s;
+}
