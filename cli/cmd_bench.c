@@ -112,11 +112,13 @@ int cmd_bench(int argc, char **argv)
     prob.m = in.m;
     prob.n = in.n;
     prob.k = in.k;
-    gg_gpu g = {a.c.backend, a.c.device, &prob, &in, &ref, 0};
+    gg_gpu g = {a.c.backend, a.c.device, &prob, &in, &ref, 0, NULL};
     if (gg_gpu_bench(&g, a.results, slug, &b, on_row, NULL, err, sizeof err)) {
+        gg_gpu_close(&g);
         status = cli_error(&a.c, "%s", err);
         goto out;
     }
+    gg_gpu_close(&g);
     char hint[256];
     snprintf(hint, sizeof hint, "glgemm tune --m %d --n %d --k %d", in.m, in.n, in.k);
     if (a.csv) {

@@ -243,13 +243,13 @@ static int measure(report_args *a, const char *slug, const gg_ctx_info info[3], 
         return cli_error(&a->c, "%s", err);
     gg_inputs in = {0};
     gg_reference ref = {0};
+    gg_gpu g = {a->c.backend, a->c.device, &a->c.prob, &in, &ref, 0, NULL};
     int status = 0;
     if (gg_inputs_make(&a->c.prob, &in, err, sizeof err) ||
         gg_reference_compute(&in, a->c.prob.alpha, a->c.prob.beta, &ref, err, sizeof err)) {
         status = cli_error(&a->c, "%s", err);
         goto out;
     }
-    gg_gpu g = {a->c.backend, a->c.device, &a->c.prob, &in, &ref, 0};
     measured[0] = '\0';
     if (!a->no_sweep) {
         gg_findings f;
@@ -357,6 +357,7 @@ static int measure(report_args *a, const char *slug, const gg_ctx_info info[3], 
         snprintf(measured + l, mlen - l, "%sprobe", l ? ", " : "");
     }
 out:
+    gg_gpu_close(&g);
     gg_report_data_free(&d);
     gg_reference_free(&ref);
     gg_inputs_free(&in);

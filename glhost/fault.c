@@ -10,7 +10,7 @@
 static long eval_no; /* evaluations counted by this process (and its parents) */
 
 static const char *const known[] = {"hang", "crash", "gl_error", "fbo_incomplete",
-                                    "wrong_result", "disk_full"};
+                                    "wrong_result", "disk_full", "compile_hang", "lose_context"};
 
 void gg_fault_next_eval(void) { eval_no++; }
 long gg_fault_eval_count(void) { return eval_no; }

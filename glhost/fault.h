@@ -16,6 +16,10 @@
  *                   before verification -> wrong_result, gflops 0
  *   disk_full       search/records.c: a record row written half-way, as a
  *                   full disk does (a short write)
+ *   compile_hang    glhost/run.c, building the program: never finishes
+ *                   -> the evaluator's compile deadline: compile_timeout
+ *   lose_context    glhost/run.c, mid-pass: the run reports context_lost
+ *                   (as a reset would) -> the evaluator replaces its worker
  * An unknown name or a bad :n is reported once on stderr and fires nothing. */
 #ifndef GLGEMM_FAULT_H
 #define GLGEMM_FAULT_H

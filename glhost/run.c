@@ -362,6 +362,13 @@ static void faults_mid_pass(void)
         glBindTexture(GL_FLOAT, 0); /* not a texture target: GL_INVALID_ENUM */
 }
 
+/* Tests only (fault.h): a context reset seen mid-run. */
+static void fault_lost(run_state *s)
+{
+    if (gg_fault("lose_context"))
+        fail(s, GG_CONTEXT_LOST, "timed run: the context was reset (fault injected)");
+}
+
 /* Every pass of every block; no glFinish. */
 static void all_passes(run_state *s)
 {
@@ -487,6 +494,8 @@ static bool build(run_state *s, gg_run_log *log)
 {
     const gg_split *sp = &s->sp;
     double t0 = gg_now_s();
+    if (gg_fault("compile_hang")) /* tests only (fault.h): a compiler that never returns */
+        gg_fault_hang();
     char key[GG_RC_KEY];
     if (s->cache) {
         gg_rc_program_key(key, s->v, sp->mb, sp->nb, sp->kb);
@@ -643,6 +652,8 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
             glGetQueryObjectui64v(s->query, GL_QUERY_RESULT, &ns);
             gpu[r] = (double)ns * 1e-9;
         }
+        if (r == 0)
+            fault_lost(s);
         if (!stage_ok(s, "timed run"))
             goto done;
         done_reps = r + 1;

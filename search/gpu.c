@@ -6,34 +6,30 @@
 #include <unistd.h>
 
 #include "glhost/cpublas.h"
-#include "glhost/run.h"
 #include "search/records.h"
 #include "search/isolate.h"
-
-double gg_gpu_timeout(const gg_problem *p)
-{
-    double flop = 2.0 * p->m * (double)p->n * p->k * (double)((p->reps > 0 ? p->reps : 1) + 1);
-    double t = 60.0 + flop / 1e8;
-    return t < 1800.0 ? t : 1800.0;
-}
-
-static int eval_here(void *user, const gg_variant *v, gg_measurement *out)
-{
-    const gg_gpu *g = user;
-    char err[512] = "";
-    if (gg_evaluate(g->backend, g->device, v, g->prob, g->in, g->ref, NULL, out, NULL, NULL,
-                    err, sizeof err)) {
-        snprintf(out->detail, sizeof out->detail, "%s", err);
-        return -1;
-    }
-    return 0;
-}
 
 int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out)
 {
     gg_gpu *g = user;
-    double t = g->timeout_s > 0 ? g->timeout_s : gg_gpu_timeout(g->prob);
-    return gg_isolate_eval(eval_here, g, v, t, out);
+    if (!g->ev) {
+        gg_evaluator_config c = {.backend = g->backend, .device = g->device, .prob = g->prob,
+                                 .in = g->in, .ref = g->ref, .timeout_s = g->timeout_s};
+        char err[256];
+        if (!(g->ev = gg_evaluator_new(&c, err, sizeof err))) {
+            gg_measurement_init(out);
+            out->status = GG_CONTEXT_LOST;
+            snprintf(out->detail, sizeof out->detail, "%s", err);
+            return -1;
+        }
+    }
+    return gg_evaluator_eval(g->ev, v, NULL, out);
+}
+
+void gg_gpu_close(gg_gpu *g)
+{
+    gg_evaluator_free(g->ev);
+    g->ev = NULL;
 }
 
 typedef struct {

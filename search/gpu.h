@@ -1,12 +1,11 @@
-/* search/gpu: the GL work bench and report hand to child processes
- * (search/isolate.h), so the parent never holds a GL context (a context
- * does not survive fork()) and a hung or crashing driver costs one row.
- * No GL header here: the children call glhost/'s faces (run.h, context.h,
- * probe.h).
+/* search/gpu: the GL work bench and report hand to other processes, so the
+ * parent never holds a GL context (a context does not survive fork()) and a
+ * hung or crashing driver costs one row.  No GL header here.
  *
- *  - gg_gpu_eval() is a gg_eval_fn: one gg_evaluate() (make the profile's
- *    context, run, verify, destroy) in a child under a watchdog of
- *    gg_gpu_timeout() seconds; timeout and crash are statuses.
+ *  - gg_gpu_eval() is a gg_eval_fn over the problem's one evaluator
+ *    (search/evaluator.h: a worker process that keeps its contexts, made
+ *    on the first call; gg_gpu_close() ends it); timeout and crash are
+ *    statuses.
  *  - gg_gpu_info() queries a context's info (renderer, limits: the slug
  *    and the search's card limits) in a child.
  *  - gg_gpu_probe() runs glhost/probe in a child on a core context.
@@ -23,6 +22,7 @@
 #include "glhost/probe.h"
 #include "glhost/reference.h"
 #include "search/bench.h"
+#include "search/evaluator.h"
 #include "search/search.h"
 
 typedef struct {
@@ -31,16 +31,16 @@ typedef struct {
     const gg_problem *prob;
     const gg_inputs *in;
     const gg_reference *ref;
-    double timeout_s; /* 0: gg_gpu_timeout(prob) */
+    double timeout_s; /* 0: gg_evaluator_default_timeout(prob) */
+    gg_evaluator *ev; /* made by the first gg_gpu_eval; NULL before */
 } gg_gpu;
 
 /* The gg_eval_fn: user is a gg_gpu.  Returns 0 with out filled (any
  * status), or -1 when no child could be made (out->detail says why). */
 int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out);
 
-/* A watchdog that a working variant never meets: 60 s plus the time of the
- * warm-up and reps at 0.1 GFLOP/s, at most 1800 s. */
-double gg_gpu_timeout(const gg_problem *p);
+/* Ends the evaluator's worker (nothing when none was made). */
+void gg_gpu_close(gg_gpu *g);
 
 /* The info of a context of that kind, made in a child.  0, or -1 with one
  * line in err (*no_device: the device index does not exist). */

@@ -14,8 +14,8 @@
  *    GG_ISO_TIMEOUT.  A child that dies before sending all of it (a signal,
  *    an exit) is GG_ISO_CRASHED, with the signal or exit status in detail.
  *    Every child is reaped before returning.
- *  - gg_isolate_eval() wraps a gg_eval_fn: GG_ISO_TIMEOUT becomes status
- *    `timeout`, GG_ISO_CRASHED status `context_lost`.
+ * (Evaluations go through search/evaluator.h, whose worker serves many;
+ * this is for one-off work: the probe, a context's info.)
  */
 #ifndef GLGEMM_ISOLATE_H
 #define GLGEMM_ISOLATE_H
@@ -38,10 +38,5 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
 void gg_iso_kill_reap(pid_t pid, int *st);
 /* One line on how a process ended before sending its result. */
 void gg_iso_describe_death(int st, char *detail, size_t detlen);
-
-/* eval(user, v, out) in a child.  Fills out whatever happens in the child
- * and returns 0; -1 when no child could be made (out->detail says why). */
-int gg_isolate_eval(gg_eval_fn eval, void *user, const gg_variant *v, double timeout_s,
-                    gg_measurement *out);
 
 #endif

@@ -144,81 +144,6 @@ START_TEST(test_parent_killed)
 }
 END_TEST
 
-/* ---- an evaluation function through the watchdog, inside a search ---- */
-
-static int hostile_eval(void *user, const gg_variant *v, gg_measurement *m)
-{
-    (void)user;
-    if (v->np == 3)
-        for (;;)
-            pause();          /* a hung driver */
-    if (v->np == 5) {
-        signal(SIGSEGV, SIG_DFL); /* as without ASan, whose handler would exit 1 */
-        raise(SIGSEGV);       /* a crashing driver */
-    }
-    m->status = GG_OK;
-    m->gflops = v->np == GG_NP_ALL ? 8 : v->np;
-    m->seconds = 1 / m->gflops;
-    snprintf(m->detail, sizeof m->detail, "np %d", v->np);
-    return 0;
-}
-
-typedef struct {
-    double timeout;
-} iso_user;
-
-static int isolated(void *user, const gg_variant *v, gg_measurement *out)
-{
-    iso_user *u = user;
-    return gg_isolate_eval(hostile_eval, NULL, v, u->timeout, out);
-}
-
-START_TEST(test_eval_statuses)
-{
-    gg_variant v;
-    gg_variant_default(&v);
-    gg_measurement m;
-    v.np = 3;
-    ck_assert_int_eq(gg_isolate_eval(hostile_eval, NULL, &v, 0.2, &m), 0);
-    ck_assert_int_eq(m.status, GG_TIMEOUT);
-    ck_assert_double_eq(m.gflops, 0);
-    v.np = 5;
-    ck_assert_int_eq(gg_isolate_eval(hostile_eval, NULL, &v, 5, &m), 0);
-    ck_assert_int_eq(m.status, GG_CONTEXT_LOST);
-    ck_assert_ptr_nonnull(strstr(m.detail, "signal 11"));
-    v.np = 6;
-    ck_assert_int_eq(gg_isolate_eval(hostile_eval, NULL, &v, 5, &m), 0);
-    ck_assert_int_eq(m.status, GG_OK);
-    ck_assert_double_eq(m.gflops, 6);
-    ck_assert_str_eq(m.detail, "np 6");
-}
-END_TEST
-
-START_TEST(test_search_goes_on)
-{
-    /* k = 8, mc 1x1: np 1..8 (8 is all). */
-    gg_search_config c;
-    gg_search_config_default(&c, 8, 8, 8);
-    c.strategy = GG_SEARCH_EXHAUSTIVE;
-    char err[256];
-    ck_assert_int_eq(gg_fix_parse("mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=copy",
-                                  &c.fix, err, sizeof err), 0);
-    iso_user u = {0.3};
-    c.eval = isolated;
-    c.user = &u;
-    gg_search *s = gg_search_new(&c, err, sizeof err);
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
-    ck_assert_int_eq(st->visited, 8);
-    ck_assert_int_eq(st->by_status[GG_TIMEOUT], 1);
-    ck_assert_int_eq(st->by_status[GG_CONTEXT_LOST], 1);
-    ck_assert_int_eq(st->by_status[GG_OK], 6);
-    ck_assert_int_eq(st->best.np, GG_NP_ALL);
-    ck_assert_double_eq(st->best_outcome.gflops, 8);
-    gg_search_free(s);
-}
-END_TEST
-
 Suite *make_isolate_suite(void)
 {
     Suite *s = suite_create("isolate");
@@ -226,8 +151,6 @@ Suite *make_isolate_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, test_watchdog, 0, (int)(sizeof cases / sizeof *cases));
     tcase_add_test(tc, test_parent_killed);
-    tcase_add_test(tc, test_eval_statuses);
-    tcase_add_test(tc, test_search_goes_on);
     suite_add_tcase(s, tc);
     return s;
 }

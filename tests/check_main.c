@@ -25,6 +25,7 @@ int main(void)
     srunner_add_suite(sr, make_fault_suite());
     srunner_add_suite(sr, make_half_suite());
     srunner_add_suite(sr, make_bound_suite());
+    srunner_add_suite(sr, make_evaluator_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

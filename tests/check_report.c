@@ -797,7 +797,7 @@ START_TEST(report_after_real_tune)
     gg_slug(info[GG_CTX_CORE].renderer, slug, sizeof slug);
 
     /* The tune: phase search with the outer keys held, at most 40 points. */
-    gg_gpu g = {GG_BACKEND_EGL, 0, &p, &in, &ref, 60};
+    gg_gpu g = {GG_BACKEND_EGL, 0, &p, &in, &ref, 60, NULL};
     gg_tune_config tc;
     memset(&tc, 0, sizeof tc);
     tc.results_dir = dir;
@@ -821,6 +821,7 @@ START_TEST(report_after_real_tune)
     gg_tune_run(t);
     ck_assert_int_eq(gg_tune_finish(t), 0);
     gg_tune_close(t);
+    gg_gpu_close(&g);
     /* A quick probe, so the report need not run the full one. */
     gg_probe_opts po;
     gg_probe_opts_default(&po, true);

@@ -27,5 +27,6 @@ Suite *make_regress_suite(void);
 Suite *make_fault_suite(void);
 Suite *make_half_suite(void);
 Suite *make_bound_suite(void);
+Suite *make_evaluator_suite(void);
 
 #endif

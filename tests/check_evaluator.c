@@ -1,0 +1,253 @@
+/* search/evaluator: one worker serves many evaluations; what it keeps
+ * (programs, inputs) gives the same verified answers; a worker that hangs,
+ * crashes or loses its context is replaced and the failure is a status;
+ * screening and early-stopping reps; a search over the evaluator goes on
+ * past every fault.  On llvmpipe (tag gl). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glhost/fault.h"
+#include "search/evaluator.h"
+#include "search/search.h"
+#include "tests/suites.h"
+
+typedef struct {
+    gg_problem p;
+    gg_inputs in;
+    gg_reference ref;
+    gg_evaluator *ev;
+} fixture;
+
+/* An odd problem (m, n, k no multiple of any packing), beta 0.5 so C0 is
+ * read, transposed B: the evaluator's answers are checked by its own
+ * verification against the fp64 reference, and here against a naive loop. */
+static void open_fixture(fixture *f, double timeout, double compile_timeout, bool want_c)
+{
+    char err[512];
+    memset(f, 0, sizeof *f);
+    gg_problem_default(&f->p);
+    f->p.m = 37;
+    f->p.n = 29;
+    f->p.k = 41;
+    f->p.transb = true;
+    f->p.beta = 0.5f;
+    f->p.reps = 4;
+    ck_assert_msg(gg_inputs_make(&f->p, &f->in, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gg_reference_compute(&f->in, f->p.alpha, f->p.beta, &f->ref, err, sizeof err) == 0,
+                  "%s", err);
+    gg_evaluator_config c = {.backend = GG_BACKEND_EGL, .prob = &f->p, .in = &f->in,
+                             .ref = &f->ref, .timeout_s = timeout,
+                             .compile_timeout_s = compile_timeout, .want_c = want_c};
+    f->ev = gg_evaluator_new(&c, err, sizeof err);
+    ck_assert_msg(f->ev != NULL, "%s", err);
+}
+
+static void close_fixture(fixture *f)
+{
+    gg_evaluator_free(f->ev);
+    gg_reference_free(&f->ref);
+    gg_inputs_free(&f->in);
+}
+
+static gg_variant variant(const char *text)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_msg(gg_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
+    return v;
+}
+
+static gg_measurement eval(fixture *f, const char *text, const gg_eval_opts *o)
+{
+    gg_variant v = variant(text);
+    gg_measurement m;
+    ck_assert_int_eq(gg_evaluator_eval(f->ev, &v, o, &m), 0);
+    return m;
+}
+
+/* C against a naive double loop over the inputs as given. */
+static double naive_error(const fixture *f, const float *c)
+{
+    const gg_inputs *in = &f->in;
+    double worst = 0;
+    for (int i = 0; i < in->m; i++)
+        for (int j = 0; j < in->n; j++) {
+            double s = 0, mag = 0;
+            for (int l = 0; l < in->k; l++) {
+                double a = in->a[(size_t)i * in->lda + l];
+                double b = in->b[(size_t)j * in->ldb + l]; /* B transposed: n x k */
+                s += a * b;
+                mag += fabs(a * b);
+            }
+            double c0 = in->c0 ? in->c0[(size_t)i * in->n + j] : 0;
+            double want = f->p.alpha * s + f->p.beta * c0;
+            double e = fabs(c[(size_t)i * in->n + j] - want) / (mag + fabs(f->p.beta * c0) + 1e-30);
+            if (e > worst)
+                worst = e;
+        }
+    return worst;
+}
+
+START_TEST(test_one_worker_many_variants)
+{
+    fixture f;
+    open_fixture(&f, 60, 60, true);
+    gg_device_info d;
+    char err[256];
+    ck_assert_msg(gg_evaluator_device(f.ev, &d, err, sizeof err) == 0, "%s", err);
+    ck_assert(d.ok[GG_CTX_CORE]);
+    ck_assert_int_gt(d.info[GG_CTX_CORE].max_draw_buffers, 0);
+    static const char *const vs[] = {
+        "mrt=2x4,mc=4x1,np=3,acc=blend",  "mrt=1x1,mc=2x2,np=2,profile=300es",
+        "mrt=2x2,mc=1x4,np=all,acc=copy", "mrt=1x2,mc=1x1,np=5,profile=120,unroll=1",
+        "mrt=2x4,mc=4x1,np=3,acc=blend", /* again: its program is kept */
+    };
+    for (int i = 0; i < 5; i++) {
+        gg_measurement m = eval(&f, vs[i], NULL);
+        ck_assert_msg(m.status == GG_OK, "%s: %s %s", vs[i], gg_status_name(m.status), m.detail);
+        ck_assert_int_eq(m.reps, 4);
+        ck_assert(m.gflops > 0 && m.rel_err >= 0);
+        const float *c = gg_evaluator_c(f.ev);
+        ck_assert_ptr_nonnull(c);
+        double e = naive_error(&f, c);
+        ck_assert_msg(e < 41 * 0x1p-23, "%s: naive error %g", vs[i], e);
+        if (i == 4)
+            ck_assert_msg(m.program_cached, "the repeated variant was compiled again");
+    }
+    const gg_evaluator_stats *st = gg_evaluator_get_stats(f.ev);
+    ck_assert_int_eq(st->workers, 1);
+    ck_assert_int_eq(st->evaluations, 5);
+    ck_assert_int_ge(st->programs_cached, 1);
+    /* A store the caller gave no reference for: the worker makes it. */
+    gg_measurement h = eval(&f, "mrt=2x2,mc=2x2,store=f16", NULL);
+    ck_assert_msg(h.status == GG_OK, "%s", h.detail);
+    close_fixture(&f);
+}
+END_TEST
+
+/* GLGEMM_FAULT on the 2nd evaluation: that one is the status, the worker is
+ * replaced (or kept, for a variant's own failure), the 3rd is ok. */
+static const struct {
+    const char *fault;
+    gg_status status;
+    const char *detail;
+    int workers;
+} faults[] = {
+    {"hang:2", GG_TIMEOUT, "killed (SIGKILL)", 2},
+    {"crash:2", GG_CONTEXT_LOST, "signal 11", 2},
+    {"lose_context:2", GG_CONTEXT_LOST, "reset", 2},
+    {"compile_hang:2", GG_COMPILE_TIMEOUT, "no program built", 2},
+    {"gl_error:2", GG_GL_ERROR, "GL_INVALID_ENUM", 1},
+    {"wrong_result:2", GG_WRONG_RESULT, "beyond the bound", 1},
+};
+
+START_TEST(test_fault_replaced)
+{
+    setenv("GLGEMM_FAULT", faults[_i].fault, 1);
+    gg_fault_set_eval(0);
+    fixture f;
+    open_fixture(&f, 3, 3, false);
+    const char *v[3] = {"mrt=1x2,mc=2x2", "mrt=2x2,mc=1x4,np=2", "mrt=2x1,mc=4x1"};
+    for (int i = 0; i < 3; i++) {
+        gg_measurement m = eval(&f, v[i], NULL);
+        if (i == 1) {
+            ck_assert_msg(m.status == faults[_i].status, "%s: %s (%s)", faults[_i].fault,
+                          gg_status_name(m.status), m.detail);
+            ck_assert_msg(strstr(m.detail, faults[_i].detail), "%s: detail %s", faults[_i].fault,
+                          m.detail);
+            ck_assert_double_eq(m.gflops, 0);
+        } else {
+            ck_assert_msg(m.status == GG_OK, "%s, evaluation %d: %s %s", faults[_i].fault, i + 1,
+                          gg_status_name(m.status), m.detail);
+        }
+    }
+    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, faults[_i].workers);
+    close_fixture(&f);
+    unsetenv("GLGEMM_FAULT");
+}
+END_TEST
+
+START_TEST(test_screening_and_early_stop)
+{
+    fixture f;
+    open_fixture(&f, 60, 60, false);
+    /* A screening bound no run can meet: one timed rep, still verified. */
+    gg_eval_opts o = {.reps = 8, .screen_s = 1e-9};
+    gg_measurement m = eval(&f, "mrt=2x2,mc=2x2", &o);
+    ck_assert_msg(m.status == GG_OK, "%s", m.detail);
+    ck_assert(m.screened);
+    ck_assert_int_eq(m.reps, 1);
+    ck_assert(m.rel_err >= 0);
+    /* A tolerance every spread meets: min_reps, no more. */
+    gg_eval_opts o2 = {.reps = 8, .min_reps = 3, .tight = 1e9};
+    m = eval(&f, "mrt=2x2,mc=2x2", &o2);
+    ck_assert(!m.screened);
+    ck_assert_int_eq(m.reps, 3);
+    /* One no spread meets: all of them. */
+    gg_eval_opts o3 = {.reps = 6, .min_reps = 3, .tight = -1};
+    m = eval(&f, "mrt=2x2,mc=2x2", &o3);
+    ck_assert_int_eq(m.reps, 6);
+    ck_assert(m.spread >= 0);
+    close_fixture(&f);
+}
+END_TEST
+
+/* A search over the evaluator with a hung evaluation in the middle: it goes
+ * on, the statuses are right, the best is one that ran. */
+static int search_eval(void *user, const gg_variant *v, gg_measurement *out)
+{
+    return gg_evaluator_eval(user, v, NULL, out);
+}
+
+static void search_hint(void *user, const gg_variant *next, int n)
+{
+    gg_evaluator_hint(user, next, n);
+}
+
+START_TEST(test_search_goes_on)
+{
+    setenv("GLGEMM_FAULT", "crash:3", 1);
+    gg_fault_set_eval(0);
+    fixture f;
+    open_fixture(&f, 5, 5, false);
+    gg_search_config c;
+    gg_search_config_default(&c, f.in.m, f.in.n, f.in.k);
+    c.strategy = GG_SEARCH_EXHAUSTIVE;
+    char err[256];
+    ck_assert_int_eq(gg_fix_parse("mrt=2x1,mc=2x2,unroll=0,profile=330,compiler=glsl,acc=copy",
+                                  &c.fix, err, sizeof err), 0);
+    c.eval = search_eval;
+    c.user = f.ev;
+    c.hint = search_hint;
+    c.hint_user = f.ev;
+    gg_search *s = gg_search_new(&c, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_int_eq(gg_search_run(s), 0);
+    const gg_search_stats *st = gg_search_get_stats(s);
+    /* k 41 with mc 2x2: 21 k-steps, np 1..21. */
+    ck_assert_int_eq(st->visited, 21);
+    ck_assert_int_eq(st->by_status[GG_CONTEXT_LOST], 1);
+    ck_assert_int_eq(st->by_status[GG_OK], 20);
+    ck_assert(st->have_best && st->best_outcome.gflops > 0);
+    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, 2);
+    gg_search_free(s);
+    close_fixture(&f);
+    unsetenv("GLGEMM_FAULT");
+}
+END_TEST
+
+Suite *make_evaluator_suite(void)
+{
+    Suite *s = suite_create("evaluator");
+    TCase *tc = tcase_create("worker");
+    tcase_set_tags(tc, "gl");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_one_worker_many_variants);
+    tcase_add_loop_test(tc, test_fault_replaced, 0, (int)(sizeof faults / sizeof *faults));
+    tcase_add_test(tc, test_screening_and_early_stop);
+    tcase_add_test(tc, test_search_goes_on);
+    suite_add_tcase(s, tc);
+    return s;
+}
