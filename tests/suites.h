@@ -26,5 +26,6 @@ Suite *make_report_suite(void);
 Suite *make_regress_suite(void);
 Suite *make_fault_suite(void);
 Suite *make_half_suite(void);
+Suite *make_progcache_suite(void);
 
 #endif
