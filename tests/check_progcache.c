@@ -89,7 +89,9 @@ static void remove_dir(const char *dir)
 
 /* The entries in dir (names in names[i] when given); no other file there
  * (no temporary file left behind).  A folder that is not there has none. */
-static int entries(const char *dir, char names[][64], int max)
+#define NAME_LEN 512
+
+static int entries(const char *dir, char names[][NAME_LEN], int max)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -103,8 +105,10 @@ static int entries(const char *dir, char names[][64], int max)
         ck_assert_msg(len == 20 && !strcmp(e->d_name + 16, ".bin") &&
                           strspn(e->d_name, "0123456789abcdef") == 16,
                       "%s: unexpected file %s", dir, e->d_name);
-        if (names && n < max)
-            snprintf(names[n], 64, "%s/%s", dir, e->d_name);
+        if (names && n < max) {
+            int w = snprintf(names[n], NAME_LEN, "%s/%s", dir, e->d_name);
+            ck_assert(w > 0 && w < NAME_LEN);
+        }
         n++;
     }
     closedir(d);
@@ -325,9 +329,9 @@ START_TEST(bad_entry_rejected)
     gg_ctx_info info;
     gg_ctx *ctx = core_ctx(&info);
     ck_assert(!build_ok(var_a));
-    char names[2][64];
+    char names[2][NAME_LEN];
     ck_assert_int_eq(entries(dir, names, 2), 1);
-    char entry[64];
+    char entry[NAME_LEN];
     snprintf(entry, sizeof entry, "%s", names[0]);
     int writes = 1;
     size_t len;
