@@ -71,6 +71,10 @@ typedef struct {
 /* Reads the current context's strings, limits and features. */
 void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info);
 
+/* Whether the current context lists the extension (its extension strings,
+ * not GLEW's flags: see above). */
+bool gg_gl_has_extension(const char *name);
+
 /* The card limits variants care about, from an info.  spirv also needs a
  * SPIR-V compiler (gg_spirv_available()). */
 void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim);

@@ -53,6 +53,23 @@ static bool has_ext(gl_version v, const char *name)
     return false;
 }
 
+static gl_version current_version(const char *version)
+{
+    gl_version v = {strncmp(version, "OpenGL ES", 9) == 0, 0, 0};
+    const char *p = version;
+    while (*p && !isdigit((unsigned char)*p))
+        p++;
+    if (sscanf(p, "%d.%d", &v.major, &v.minor) != 2)
+        v.major = v.minor = 0;
+    return v;
+}
+
+bool gg_gl_has_extension(const char *name)
+{
+    const char *version = (const char *)glGetString(GL_VERSION);
+    return version && has_ext(current_version(version), name);
+}
+
 static void copy_str(char *dst, size_t len, GLenum name)
 {
     const char *s = (const char *)glGetString(name);
@@ -70,12 +87,7 @@ void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
     copy_str(info->version, sizeof info->version, GL_VERSION);
     copy_str(info->glsl, sizeof info->glsl, GL_SHADING_LANGUAGE_VERSION);
 
-    gl_version v = {strncmp(info->version, "OpenGL ES", 9) == 0, 0, 0};
-    const char *p = info->version;
-    while (*p && !isdigit((unsigned char)*p))
-        p++;
-    if (sscanf(p, "%d.%d", &v.major, &v.minor) != 2)
-        v.major = v.minor = 0;
+    gl_version v = current_version(info->version);
 
     GLint x = 0;
     glGetIntegerv(GL_MAX_DRAW_BUFFERS, &x);

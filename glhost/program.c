@@ -8,6 +8,8 @@
 
 #include "gen/spirv.h"
 #include "gen/util.h"
+#include "glhost/context.h"
+#include "glhost/progcache.h"
 
 static void set_detail(gg_program *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -91,8 +93,9 @@ static char *info_log(GLuint obj, bool is_program)
     return s;
 }
 
-/* One stage from GLSL source; 0 on failure (status, detail, log set). */
-static GLuint compile_glsl(gg_program *p, GLenum type, const char *name, const char *src)
+/* One stage from GLSL source, compiled without asking how it went (finish
+ * does); 0 when no shader object could be made (status, detail set). */
+static GLuint start_glsl(gg_program *p, GLenum type, const char *src)
 {
     GLuint sh = glCreateShader(type);
     if (!sh) {
@@ -102,20 +105,6 @@ static GLuint compile_glsl(gg_program *p, GLenum type, const char *name, const c
     }
     glShaderSource(sh, 1, &src, NULL);
     glCompileShader(sh);
-    GLint ok = GL_FALSE;
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    char *log = info_log(sh, false);
-    add_log(p, name, log);
-    if (!ok) {
-        char line[200];
-        first_error_line(log, line, sizeof line);
-        p->status = GG_COMPILE_ERROR;
-        snprintf(p->failed_stage, sizeof p->failed_stage, "%s", name);
-        set_detail(p, "%s shader: %s", name, line[0] ? line : "compile failed (no log)");
-        glDeleteShader(sh);
-        sh = 0;
-    }
-    free(log);
     return sh;
 }
 
@@ -155,8 +144,12 @@ static gg_spirv_result spirv_of(const char *src, GLenum type, void **spv, size_t
     return r;
 }
 
-/* One stage through glslang and GL_ARB_gl_spirv; 0 on failure. */
-static GLuint compile_spirv(gg_program *p, GLenum type, const char *name, const char *src)
+/* One stage through glslang and GL_ARB_gl_spirv, specialized without
+ * asking how it went; *err gets the GL error of the specialization.  0 on
+ * glslang's failure or when no shader object could be made (status,
+ * detail, log set). */
+static GLuint start_spirv(gg_program *p, GLenum type, const char *name, const char *src,
+                          unsigned *err)
 {
     void *spv = NULL;
     size_t len = 0;
@@ -193,51 +186,37 @@ static GLuint compile_spirv(gg_program *p, GLenum type, const char *name, const 
         glSpecializeShaderARB(sh, "main", 0, NULL, NULL);
     else
         glSpecializeShader(sh, "main", 0, NULL, NULL);
-    GLint ok = GL_FALSE;
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    GLenum err = glGetError();
-    char *glog = info_log(sh, false);
-    add_log(p, name, glog);
-    if (!ok || err != GL_NO_ERROR) {
-        char line[200];
-        first_error_line(glog, line, sizeof line);
-        p->status = GG_COMPILE_ERROR;
-        snprintf(p->failed_stage, sizeof p->failed_stage, "%s", name);
-        if (line[0])
-            set_detail(p, "%s shader: glSpecializeShader: %s", name, line);
-        else
-            set_detail(p, "%s shader: glSpecializeShader failed (GL error 0x%04x)", name, err);
-        glDeleteShader(sh);
-        sh = 0;
-    }
-    free(glog);
+    *err = glGetError();
     return sh;
 }
 
-static gg_status link_program(gg_program *p, bool spirv)
+/* Finish's check of one stage: false (status, detail set) when it failed;
+ * its info log goes to p->log either way. */
+static bool shader_ok(gg_program *p, GLuint sh, const char *name, bool spirv, unsigned err)
 {
-    while (glGetError() != GL_NO_ERROR)
-        ; /* errors of earlier work are not ours */
-    GLuint (*compile)(gg_program *, GLenum, const char *, const char *) =
-        spirv ? compile_spirv : compile_glsl;
-    GLuint vs = compile(p, GL_VERTEX_SHADER, "vertex", p->vert_src);
-    if (!vs)
-        return p->status;
-    GLuint fs = compile(p, GL_FRAGMENT_SHADER, "fragment", p->frag_src);
-    if (!fs) {
-        glDeleteShader(vs);
-        return p->status;
+    GLint ok = GL_FALSE;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    char *log = info_log(sh, false);
+    add_log(p, name, log);
+    bool good = ok && err == GL_NO_ERROR;
+    if (!good) {
+        char line[200];
+        first_error_line(log, line, sizeof line);
+        p->status = GG_COMPILE_ERROR;
+        snprintf(p->failed_stage, sizeof p->failed_stage, "%s", name);
+        if (!spirv)
+            set_detail(p, "%s shader: %s", name, line[0] ? line : "compile failed (no log)");
+        else if (line[0])
+            set_detail(p, "%s shader: glSpecializeShader: %s", name, line);
+        else
+            set_detail(p, "%s shader: glSpecializeShader failed (GL error 0x%04x)", name, err);
     }
-    GLuint prog = glCreateProgram();
-    glAttachShader(prog, vs);
-    glAttachShader(prog, fs);
-    if (!spirv)
-        glBindAttribLocation(prog, 0, "aPos");
-    glLinkProgram(prog);
-    glDetachShader(prog, vs);
-    glDetachShader(prog, fs);
-    glDeleteShader(vs);
-    glDeleteShader(fs);
+    free(log);
+    return good;
+}
+
+static bool link_ok(gg_program *p, GLuint prog)
+{
     GLint ok = GL_FALSE;
     glGetProgramiv(prog, GL_LINK_STATUS, &ok);
     char *log = info_log(prog, true);
@@ -245,14 +224,106 @@ static gg_status link_program(gg_program *p, bool spirv)
     if (!ok) {
         char line[200];
         first_error_line(log, line, sizeof line);
-        free(log);
-        glDeleteProgram(prog);
         p->status = GG_LINK_ERROR;
         snprintf(p->failed_stage, sizeof p->failed_stage, "link");
         set_detail(p, "link: %s", line[0] ? line : "failed (no log)");
-        return p->status;
     }
     free(log);
+    return ok;
+}
+
+/* With KHR/ARB_parallel_shader_compile: every compiler thread the driver
+ * has (once per context: the limit is the context's state).  Whether the
+ * context can say a compile is done. */
+static bool parallel_setup(void)
+{
+    bool khr = gg_gl_has_extension("GL_KHR_parallel_shader_compile");
+    bool arb = !khr && gg_gl_has_extension("GL_ARB_parallel_shader_compile");
+    if (!khr && !arb)
+        return false;
+    GLint threads = 0;
+    glGetIntegerv(GL_MAX_SHADER_COMPILER_THREADS_KHR, &threads);
+    if ((GLuint)threads != 0xFFFFFFFFu) {
+        if (khr && glMaxShaderCompilerThreadsKHR)
+            glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
+        else if (arb && glMaxShaderCompilerThreadsARB)
+            glMaxShaderCompilerThreadsARB(0xFFFFFFFFu);
+    }
+    while (glGetError() != GL_NO_ERROR)
+        ; /* a driver that lists the extension and refuses the query */
+    return true;
+}
+
+/* Start's GL part, sources in p: the cache's program, or compile and link
+ * without waiting.  Status set only for failures before the driver's. */
+static void start_gl(gg_program *p, bool spirv)
+{
+    while (glGetError() != GL_NO_ERROR)
+        ; /* errors of earlier work are not ours */
+    p->pending.spirv = spirv;
+    p->pending.parallel = parallel_setup();
+    GLuint prog = gg_progcache_load(p->vert_src, p->frag_src, spirv);
+    if (prog) {
+        p->cached = true;
+        p->pending.prog = prog;
+        p->pending.active = true;
+        p->pending.start_err = glGetError();
+        return;
+    }
+    GLuint vs = spirv ? start_spirv(p, GL_VERTEX_SHADER, "vertex", p->vert_src, &p->pending.vs_err)
+                      : start_glsl(p, GL_VERTEX_SHADER, p->vert_src);
+    if (!vs)
+        return;
+    GLuint fs = spirv ? start_spirv(p, GL_FRAGMENT_SHADER, "fragment", p->frag_src, &p->pending.fs_err)
+                      : start_glsl(p, GL_FRAGMENT_SHADER, p->frag_src);
+    if (!fs) {
+        glDeleteShader(vs);
+        return;
+    }
+    prog = glCreateProgram();
+    if (!prog) {
+        glDeleteShader(vs);
+        glDeleteShader(fs);
+        p->status = GG_GL_ERROR;
+        set_detail(p, "glCreateProgram failed (GL error 0x%04x)", glGetError());
+        return;
+    }
+    p->pending.store = gg_progcache_prepare(prog);
+    glAttachShader(prog, vs);
+    glAttachShader(prog, fs);
+    if (!spirv)
+        glBindAttribLocation(prog, 0, "aPos");
+    glLinkProgram(prog);
+    p->pending.prog = prog;
+    p->pending.vs = vs;
+    p->pending.fs = fs;
+    p->pending.active = true;
+    p->pending.start_err = glGetError();
+}
+
+/* The started program's shaders gone, and the program too unless kept;
+ * returns the program. */
+static GLuint drop_pending(gg_program *p, bool keep_prog)
+{
+    GLuint prog = p->pending.prog, sh[2] = {p->pending.vs, p->pending.fs};
+    for (int i = 0; i < 2; i++)
+        if (sh[i]) {
+            if (prog)
+                glDetachShader(prog, sh[i]);
+            glDeleteShader(sh[i]);
+        }
+    if (prog && !keep_prog) {
+        glDeleteProgram(prog);
+        prog = 0;
+    }
+    memset(&p->pending, 0, sizeof p->pending);
+    return prog;
+}
+
+/* Finish's last part on a linked program: in use, locations, units;
+ * start_err: a GL error start saw. */
+static void setup_program(gg_program *p, GLuint prog, bool spirv, GLenum start_err)
+{
     glUseProgram(prog);
     if (spirv) {
         /* Fixed by the shader's layout(location/binding) (gen.h). */
@@ -271,15 +342,52 @@ static gg_status link_program(gg_program *p, bool spirv)
         }
     }
     GLenum err = glGetError();
+    if (err == GL_NO_ERROR)
+        err = start_err;
     if (err != GL_NO_ERROR) {
         glUseProgram(0);
         glDeleteProgram(prog);
         p->status = GG_GL_ERROR;
         set_detail(p, "GL error 0x%04x while setting up the program", err);
-        return p->status;
+        return;
     }
     p->prog = prog;
+}
+
+gg_status gg_program_finish(gg_program *p)
+{
+    if (!p->pending.active)
+        return p->status;
+    double t0 = gg_now_s();
+    while (glGetError() != GL_NO_ERROR)
+        ; /* errors of work between start and finish are not ours */
+    bool spirv = p->pending.spirv, store = p->pending.store;
+    GLenum start_err = p->pending.start_err;
+    bool ok = p->cached ||
+              (shader_ok(p, p->pending.vs, "vertex", spirv, p->pending.vs_err) &&
+               shader_ok(p, p->pending.fs, "fragment", spirv, p->pending.fs_err) &&
+               link_ok(p, p->pending.prog));
+    GLuint prog = drop_pending(p, ok);
+    if (ok) {
+        setup_program(p, prog, spirv, start_err);
+        if (p->status == GG_OK && store)
+            gg_progcache_store(prog, p->vert_src, p->frag_src, spirv);
+    }
+    p->compile_s += gg_now_s() - t0;
     return p->status;
+}
+
+bool gg_program_ready(const gg_program *p)
+{
+    if (!p->pending.active || !p->pending.parallel)
+        return true;
+    GLint done = GL_TRUE;
+    glGetProgramiv(p->pending.prog, GL_COMPLETION_STATUS_KHR, &done);
+    GLuint sh[2] = {p->pending.vs, p->pending.fs};
+    for (int i = 0; i < 2 && done; i++)
+        if (sh[i])
+            glGetShaderiv(sh[i], GL_COMPLETION_STATUS_KHR, &done);
+    return done != GL_FALSE;
 }
 
 static void start(gg_program *p)
@@ -304,7 +412,7 @@ static bool spirv_usable(gg_program *p)
     return true;
 }
 
-gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int k)
+gg_status gg_program_start(gg_program *p, const gg_variant *v, int m, int n, int k)
 {
     start(p);
     double t0 = gg_now_s();
@@ -324,12 +432,12 @@ gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int
                    k);
         return p->status;
     }
-    link_program(p, spirv);
+    start_gl(p, spirv);
     p->compile_s = gg_now_s() - t0;
     return p->status;
 }
 
-gg_status gg_program_build_text(gg_program *p, const char *vert, const char *frag, bool spirv)
+gg_status gg_program_start_text(gg_program *p, const char *vert, const char *frag, bool spirv)
 {
     start(p);
     double t0 = gg_now_s();
@@ -342,13 +450,26 @@ gg_status gg_program_build_text(gg_program *p, const char *vert, const char *fra
         set_detail(p, "out of memory");
         return p->status;
     }
-    link_program(p, spirv);
+    start_gl(p, spirv);
     p->compile_s = gg_now_s() - t0;
     return p->status;
 }
 
+gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int k)
+{
+    gg_program_start(p, v, m, n, k);
+    return gg_program_finish(p);
+}
+
+gg_status gg_program_build_text(gg_program *p, const char *vert, const char *frag, bool spirv)
+{
+    gg_program_start_text(p, vert, frag, spirv);
+    return gg_program_finish(p);
+}
+
 void gg_program_free(gg_program *p)
 {
+    drop_pending(p, false);
     if (p->prog) {
         GLint cur = 0;
         glGetIntegerv(GL_CURRENT_PROGRAM, &cur);

@@ -1,10 +1,47 @@
-/* The one test main: every layer's suite, Check's summary at the end. */
+/* The one test main: every layer's suite, Check's summary at the end.
+ * Programs built by the suites (and the glgemm processes they start) go
+ * into a program cache (glhost/progcache.h) of their own: a fresh folder
+ * under /tmp, removed at the end, unless GLGEMM_CACHE_DIR is set. */
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "tests/suites.h"
 
+/* The run's own cache folder (flat: entries and temporary files). */
+static char cache_dir[] = "/tmp/glgemm-check-cache-XXXXXX";
+
+static void remove_cache_dir(void)
+{
+    DIR *d = opendir(cache_dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char path[sizeof cache_dir + 256];
+        snprintf(path, sizeof path, "%s/%s", cache_dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(cache_dir);
+}
+
 int main(void)
 {
+    const char *dir = getenv("GLGEMM_CACHE_DIR");
+    bool own_cache = !dir || !*dir;
+    if (own_cache) {
+        if (!mkdtemp(cache_dir)) {
+            perror("check_glgemm: mkdtemp for the program cache");
+            return EXIT_FAILURE;
+        }
+        setenv("GLGEMM_CACHE_DIR", cache_dir, 1);
+    }
     SRunner *sr = srunner_create(make_gen_suite());
     srunner_add_suite(sr, make_program_suite());
     srunner_add_suite(sr, make_context_suite());
@@ -26,8 +63,11 @@ int main(void)
     srunner_add_suite(sr, make_half_suite());
     srunner_add_suite(sr, make_bound_suite());
     srunner_add_suite(sr, make_evaluator_suite());
+    srunner_add_suite(sr, make_progcache_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    if (own_cache)
+        remove_cache_dir();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

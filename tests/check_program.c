@@ -11,6 +11,7 @@
 #include "gen/gen.h"
 #include "gen/spirv.h"
 #include "glhost/context.h"
+#include "glhost/progcache.h"
 #include "glhost/program.h"
 #include "tests/gen_grid.h"
 #include "tests/suites.h"
@@ -46,8 +47,11 @@ START_TEST(grid_compiles)
     int n = gg_grid_pairwise_split(&grid, &glsl);
     ck_assert_int_gt(n, glsl);
     /* Compile for real: Mesa's on-disk shader cache would skip compile and link
-     * of a variant seen by an earlier run. */
+     * of a variant seen by an earlier run, and so would glgemm's program cache
+     * (glhost/progcache.h). */
     setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+    setenv("GLGEMM_CACHE", "off", 1);
+    gg_progcache_reset();
     gg_card_limits lim;
     gg_ctx *ctx = make_ctx(kinds[_i], &lim);
     double t0 = now_s(), compile_s = 0;

@@ -28,5 +28,6 @@ Suite *make_fault_suite(void);
 Suite *make_half_suite(void);
 Suite *make_bound_suite(void);
 Suite *make_evaluator_suite(void);
+Suite *make_progcache_suite(void);
 
 #endif

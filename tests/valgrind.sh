@@ -10,6 +10,7 @@ bin=$(cd "$(dirname "${1:-./glgemm}")" && pwd)/$(basename "${1:-./glgemm}")
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 work=$(mktemp -d /tmp/glgemm-valgrind-XXXXXX)
 trap 'rm -rf "$work"' EXIT
+export GLGEMM_CACHE_DIR="$work/program-cache" # not the user's ~/.cache
 cd "$work" || exit 2
 # A (5, 7), B (7, 3), C0 (5, 3) as float32 .npy, and one truncated file.
 npy() { # name rows cols count

@@ -6,6 +6,7 @@ set -euo pipefail
 src="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+export GLGEMM_CACHE_DIR="$tmp/program-cache" # not the user's ~/.cache
 make -C "$src" -s install PREFIX="$tmp/prefix"
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 cp "$src/tests/example/example.c" "$tmp/"
