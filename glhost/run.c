@@ -170,6 +170,17 @@ static GLuint make_texture(int w, int h, int ch, gg_store store, const void *dat
     return t;
 }
 
+/* Whether the running sums start at zero (beta 0: C0 is not read). */
+static bool zero_start(const run_state *s) { return s->p->beta == 0.0f; }
+
+/* Every draw buffer of the bound FBO to zero. */
+static void clear_targets(int targets)
+{
+    static const GLfloat z[4] = {0, 0, 0, 0};
+    for (int t = 0; t < targets; t++)
+        glClearBufferfv(GL_COLOR, t, z);
+}
+
 /* A and B blocks into textures. */
 static bool upload_inputs(run_state *s)
 {
@@ -263,21 +274,25 @@ static bool make_targets(run_state *s)
     GLenum draw[GG_MAX_TARGETS];
     for (int t = 0; t < L->targets; t++)
         draw[t] = GL_COLOR_ATTACHMENT0 + (GLenum)t;
-    int sets_with_fbo = s->v->acc == GG_ACC_PINGPONG ? 2 : 1;
+    int sets = s->v->acc == GG_ACC_BLEND ? 1 : 2;
+    /* beta 0: the running sums start at zero, cleared on the card rather
+     * than uploaded (each set gets an FBO for it: copy's prev set too). */
+    bool zero = zero_start(s);
+    int sets_with_fbo = zero ? sets : s->v->acc == GG_ACC_PINGPONG ? 2 : 1;
     size_t tf = gg_target_floats(L, s->tch);
     for (int c = 0; c < s->ncb; c++) {
         cblock *cb = &s->cb[c];
         int bi = c / sp->nblocks, bj = c % sp->nblocks;
         gg_block blk = gg_split_block(sp, in->m, in->n, in->k, bi, bj, 0);
-        for (int t = 0; t < L->targets; t++) {
+        for (int t = 0; t < L->targets && !zero; t++) {
             cb->init[t] = malloc(tf * sizeof(float));
             if (!cb->init[t]) {
                 fail(s, GG_GL_ERROR, "upload: out of host memory");
                 return false;
             }
         }
-        gg_pack_c0(L, in->c0, in->n, s->p->beta, &blk, s->tch, cb->init);
-        int sets = s->v->acc == GG_ACC_BLEND ? 1 : 2;
+        if (!zero)
+            gg_pack_c0(L, in->c0, in->n, s->p->beta, &blk, s->tch, cb->init);
         for (int set = 0; set < sets; set++)
             for (int t = 0; t < L->targets; t++) {
                 glGenTextures(1, &cb->tex[set][t]);
@@ -309,6 +324,8 @@ static bool make_targets(run_state *s)
                      L->targets > 1 ? "s" : "", L->tgt_w, L->tgt_h, fbo_status_name(st));
                 return false;
             }
+            if (zero)
+                clear_targets(L->targets);
         }
     }
     if (!stage_ok(s, "making the render targets"))
@@ -333,7 +350,11 @@ static bool reinit(run_state *s)
 {
     const gg_layout *L = s->L;
     int set = s->v->acc == GG_ACC_COPY ? 1 : 0; /* copy: the prev textures */
-    for (int c = 0; c < s->ncb; c++)
+    for (int c = 0; c < s->ncb && zero_start(s); c++) {
+        glBindFramebuffer(GL_FRAMEBUFFER, s->cb[c].fbo[set]);
+        clear_targets(L->targets);
+    }
+    for (int c = 0; c < s->ncb && !zero_start(s); c++)
         for (int t = 0; t < L->targets; t++) {
             glBindTexture(GL_TEXTURE_2D, s->cb[c].tex[set][t]);
             glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, L->tgt_w, L->tgt_h, pixel_format(s->tch),
@@ -511,7 +532,7 @@ static bool build(run_state *s, gg_run_log *log)
     s->have_prog = true;
     s->cprog = &s->prog;
     if (st == GG_OK && s->cache) {
-        gg_program *kept = gg_rc_program_put(s->cache, key, &s->prog);
+        gg_program *kept = gg_rc_program_put(s->cache, key, &s->prog, false);
         if (kept) {
             s->cprog = kept;
             s->have_prog = false;
@@ -735,8 +756,10 @@ void gg_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_var
     gg_rc_program_key(key, v, sp.mb, sp.nb, sp.kb);
     if (gg_rc_program_find(c, key))
         return;
+    /* Started only: where the driver compiles in parallel, it goes on while
+     * the current variant runs; finished when its run looks it up. */
     gg_program p;
-    if (gg_program_build(&p, v, sp.mb, sp.nb, sp.kb) != GG_OK || !gg_rc_program_put(c, key, &p))
+    if (gg_program_start(&p, v, sp.mb, sp.nb, sp.kb) != GG_OK || !gg_rc_program_put(c, key, &p, true))
         gg_program_free(&p); /* the run builds it again and reports why */
     glUseProgram(0);
     while (glGetError() != GL_NO_ERROR)

@@ -9,6 +9,7 @@
 typedef struct {
     char key[GG_RC_KEY]; /* "" marks a free slot */
     gg_program prog;
+    bool started;        /* gg_program_start only: finished on first use */
     unsigned long used;
 } prog_slot;
 
@@ -62,14 +63,23 @@ gg_program *gg_rc_program_find(gg_run_cache *c, const char *key)
 {
     for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++)
         if (c->prog[i].key[0] && !strcmp(c->prog[i].key, key)) {
-            c->prog[i].used = ++c->tick;
+            prog_slot *s = &c->prog[i];
+            if (s->started) {
+                s->started = false;
+                if (gg_program_finish(&s->prog) != GG_OK) {
+                    gg_program_free(&s->prog);
+                    memset(s, 0, sizeof *s);
+                    return NULL;
+                }
+            }
+            s->used = ++c->tick;
             c->hits++;
-            return &c->prog[i].prog;
+            return &s->prog;
         }
     return NULL;
 }
 
-gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p)
+gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, bool started)
 {
     if (p->status != GG_OK || strlen(key) >= GG_RC_KEY)
         return NULL;
@@ -87,9 +97,11 @@ gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p)
         gg_program_free(&victim->prog);
     snprintf(victim->key, sizeof victim->key, "%s", key);
     victim->prog = *p;
+    victim->started = started;
     victim->used = ++c->tick;
     memset(p, 0, sizeof *p);
-    c->misses++;
+    if (!started)
+        c->misses++;
     return &victim->prog;
 }
 

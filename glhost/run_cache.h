@@ -15,12 +15,16 @@
 #define GG_RC_KEY (GG_VARIANT_TEXT + 64)
 void gg_rc_program_key(char key[GG_RC_KEY], const gg_variant *v, int mb, int nb, int kb);
 
-/* The program of that key, NULL when absent.  The slot stays the cache's. */
+/* The built program of that key, NULL when absent.  A program put there
+ * started (gg_program_start) is finished here first; one that fails to
+ * build is dropped (NULL: the run builds it again and reports why).  The
+ * slot stays the cache's. */
 gg_program *gg_rc_program_find(gg_run_cache *c, const char *key);
-/* Puts a built program (status GG_OK) in the cache, taking it over (*p is
+/* Puts a program in the cache, built (status GG_OK) or only started
+ * (started: gg_program_start returned GG_OK), taking it over (*p is
  * zeroed); evicts the least recently used slot when full.  Returns the
  * cache's copy, or NULL (then *p is untouched and stays the caller's). */
-gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p);
+gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, bool started);
 
 /* Input textures: key is an array of GG_RC_INPUT_KEY ints (packing,
  * geometry, split); na A textures and nb B textures. */
