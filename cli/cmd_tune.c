@@ -25,7 +25,7 @@
 
 enum {
     OPT_SEARCH = 1, OPT_FIX, OPT_BUDGET, OPT_FRESH, OPT_TIMEOUT, OPT_RESULTS, OPT_KEEP,
-    OPT_FINALISTS, OPT_COMPILE_TIMEOUT
+    OPT_FINALISTS, OPT_COMPILE_TIMEOUT, OPT_MAX_TIME, OPT_VERBOSE
 };
 
 /* Interleaved rounds of the finalists' re-measurement. */
@@ -35,13 +35,14 @@ static const cli_opt own_opts[] = {
     {"search", 1, OPT_SEARCH}, {"fix", 1, OPT_FIX},         {"budget", 1, OPT_BUDGET},
     {"fresh", 0, OPT_FRESH},   {"timeout", 1, OPT_TIMEOUT}, {"results", 1, OPT_RESULTS},
     {"keep", 1, OPT_KEEP},     {"finalists", 1, OPT_FINALISTS},
-    {"compile-timeout", 1, OPT_COMPILE_TIMEOUT}, {NULL, 0, 0},
+    {"compile-timeout", 1, OPT_COMPILE_TIMEOUT}, {"max-time", 1, OPT_MAX_TIME},
+    {"verbose", 0, OPT_VERBOSE}, {NULL, 0, 0},
 };
 
 static const char usage[] =
     "usage: glgemm tune [problem options] [--search phase|exhaustive|random] [--fix PAIRS]\n"
     "                   [--budget N] [--fresh] [--timeout S] [--compile-timeout S] [--keep N]\n"
-    "                   [--finalists N] [--results DIR]\n"
+    "                   [--finalists N] [--max-time S] [--verbose] [--results DIR]\n"
     "  Searches the variants for the fastest verified one on this device and problem.\n"
     "  --search phase       (default) the paper's: screening of the outer keys (compiler,\n"
     "                       profile, unroll, acc: one representative each, the best kept),\n"
@@ -58,7 +59,12 @@ static const char usage[] =
     "  --timeout S          seconds one evaluation may take before it is killed (status\n"
     "                       timeout); default 10 + 60 x (m*n*k / 1024^3) x (reps / 10), at most 600\n"
     "  --compile-timeout S  seconds building one program may take (status compile_timeout;\n"
-    "                       default 60)\n"
+    "                       default 15)\n"
+    "  --max-time S         stop starting evaluations after S seconds of wall time, then\n"
+    "                       finish as usual (presets, finalists, summary); the next tune\n"
+    "                       resumes from the records\n"
+    "  --verbose            one line per evaluation on stderr: its status and where its\n"
+    "                       time went (compile, upload, run, verify, the rest)\n"
     "  --keep N             phase: outer combinations kept by screening (default 3, 0 all)\n"
     "  --finalists N        the N best are measured again, 5 interleaved rounds each, and the\n"
     "                       best file gets the fastest one's median and spread (default 5, 0 off)\n"
@@ -88,6 +94,8 @@ typedef struct {
     long keep;
     long finalists;
     double compile_timeout;
+    double max_time;
+    bool verbose;
 } tune_opts;
 
 static int handler(void *self, int id, const char *value)
@@ -130,6 +138,12 @@ static int handler(void *self, int id, const char *value)
                                    "86400, got '%s'", value);
         o->compile_timeout = d;
         return 0;
+    case OPT_MAX_TIME:
+        if (cli_float(value, &d) || d <= 0 || d > 86400 * 30)
+            return cli_error(o->c, "--max-time must be seconds, more than 0, got '%s'", value);
+        o->max_time = d;
+        return 0;
+    case OPT_VERBOSE: o->verbose = true; return 0;
     case OPT_KEEP:
         if (cli_int(value, 0, 36, &o->keep))
             return cli_error(o->c, "--keep must be an integer from 0 to 36, got '%s'", value);
@@ -152,7 +166,24 @@ typedef struct {
     gg_search *s;              /* set once the tune is open: its best so far */
     const gg_problem *prob;
     gg_store store;
+    double stop_at;            /* --max-time: no evaluation starts after this (0: none) */
+    bool out_of_time;
+    bool verbose;
 } tune_eval;
+
+static double now(void);
+
+static void trace(const gg_variant *v, const gg_measurement *m, double wall)
+{
+    char vt[GG_VARIANT_TEXT];
+    double in = m->compile_s + m->ahead_s + m->upload_s + m->run_s + m->readback_s + m->verify_s;
+    fprintf(stderr, "eval: %s %s %.4g GFLOP/s, %d rep%s%s: compile %.3f%s upload %.3f run %.3f "
+                    "read-back+verify %.3f, building ahead %.3f, rest %.3f s\n",
+            gg_variant_format(v, vt, sizeof vt), gg_status_name(m->status), m->gflops, m->reps,
+            m->reps == 1 ? "" : "s", m->screened ? " (screened)" : "", m->compile_s,
+            m->program_cached ? " (built ahead)" : "", m->upload_s, m->run_s,
+            m->readback_s + m->verify_s, m->ahead_s, wall - in);
+}
 
 static void eval_opts(const tune_eval *te, gg_eval_opts *o)
 {
@@ -169,13 +200,20 @@ static void eval_opts(const tune_eval *te, gg_eval_opts *o)
 
 static int evaluate(void *user, const gg_variant *v, gg_measurement *out)
 {
-    const tune_eval *te = user;
+    tune_eval *te = user;
+    if (te->stop_at > 0 && now() > te->stop_at) {
+        te->out_of_time = true;
+        return -1; /* stops the search; the tune finishes as usual */
+    }
     gg_eval_opts o;
     eval_opts(te, &o);
+    double t0 = now();
     if (gg_evaluator_eval(te->ev, v, &o, out)) {
         fprintf(stderr, "\nglgemm tune: %s\n", out->detail);
         return -1; /* no worker at all: the tool, not the variant */
     }
+    if (te->verbose)
+        trace(v, out, now() - t0);
     return 0;
 }
 
@@ -184,7 +222,12 @@ static int evaluate_full(void *user, const gg_variant *v, gg_measurement *out)
 {
     const tune_eval *te = user;
     gg_eval_opts o = {.reps = te->prob->reps};
-    return gg_evaluator_eval(te->ev, v, &o, out) ? -1 : 0;
+    double t0 = now();
+    if (gg_evaluator_eval(te->ev, v, &o, out))
+        return -1;
+    if (te->verbose)
+        trace(v, out, now() - t0);
+    return 0;
 }
 
 static void hint(void *user, const gg_variant *next, int n)
@@ -389,7 +432,8 @@ int cmd_tune(int argc, char **argv)
     tc.search.budget = o.budget;
     tc.search.seed = c.prob.seed;
     tc.search.screen_keep = (int)o.keep;
-    tune_eval te = {.ev = ev, .prob = &c.prob, .store = fix.v.store};
+    tune_eval te = {.ev = ev, .prob = &c.prob, .store = fix.v.store, .verbose = o.verbose,
+                    .stop_at = o.max_time > 0 ? t0 + o.max_time : 0};
     tc.search.eval = evaluate;
     tc.search.user = &te;
     tc.search.hint = hint;
@@ -434,6 +478,13 @@ int cmd_tune(int argc, char **argv)
         fputc('\n', stderr);
     pg.drawn = false;
     gg_search_stats st = *gg_search_get_stats(s); /* the search's own, before the presets */
+    if (run && te.out_of_time) {
+        fprintf(stderr, "tune: --max-time %.0f s reached: the search stopped here (run the same "
+                        "tune again to resume from the records)\n", o.max_time);
+        te.stop_at = 0; /* the presets and finalists still run */
+        gg_search_clear_stop(s);
+        run = 0;
+    }
     if (run) {
         fprintf(stderr, "glgemm tune: stopped: %s\n",
                 gg_tune_error(t)[0] ? gg_tune_error(t) : "no evaluation worker could be made");
@@ -492,6 +543,9 @@ int cmd_tune(int argc, char **argv)
     printf("search: %s%s%s: %ld variants: %ld measured now, %ld from the records\n",
            gg_strategy_name(o.strategy), fixt[0] ? ", --fix " : "", fixt, st.visited, st.measured,
            st.from_memo);
+    if (te.out_of_time)
+        printf("stopped: --max-time %.0f s reached after %ld of ~%ld variants; run again to "
+               "resume\n", o.max_time, st.visited, st.planned);
     printf("status:");
     for (int i = 0; i < GG_STATUS_COUNT; i++)
         if (st.by_status[i])

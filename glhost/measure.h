@@ -60,6 +60,7 @@ typedef struct {
     bool program_cached;  /* the program came from a cache (memory or disk): compile_s is its cost */
     double run_s;         /* wall time of the warm-up, the timed repetitions and the re-initialisations */
     double verify_s;      /* judging C against the reference */
+    double ahead_s;       /* building programs of the variants hinted to come next (evaluator) */
     char detail[512];     /* one line: why the status is not ok */
 } gg_measurement;
 

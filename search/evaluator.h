@@ -50,7 +50,9 @@ typedef struct {
     int max_texture_size;     /* tests: a smaller texture limit (forces splits); 0 none */
 } gg_evaluator_config;
 
-#define GG_COMPILE_TIMEOUT_S 60.0
+/* A program that takes longer to build than this cannot pay for itself in a
+ * tune (the fastest variants build in well under a second everywhere seen). */
+#define GG_COMPILE_TIMEOUT_S 15.0
 
 /* How one evaluation times (glhost/run.h's gg_run_opts): reps 0 is the
  * problem's; min_reps > 0 stops once the spread of the reps is <= tight;

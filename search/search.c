@@ -327,8 +327,9 @@ void gs_hint(gg_search *s, const gg_variant *next, int n)
         if (gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k) || gs_memo_find(s, gs_key(&v)))
             continue;
         char why[256];
-        if (gs_card_status(s, &v, why, sizeof why) == GG_OK)
-            h[nh++] = v;
+        gg_measurement m;
+        if (gs_card_status(s, &v, why, sizeof why) == GG_OK && !bound_prunes(s, &v, &m))
+            h[nh++] = v; /* one the bound would skip now is not worth building */
     }
     if (nh)
         s->cfg.hint(s->cfg.hint_user, h, nh);
@@ -361,6 +362,8 @@ int gg_search_run(gg_search *s)
 }
 
 const gg_search_stats *gg_search_get_stats(const gg_search *s) { return &s->st; }
+
+void gg_search_clear_stop(gg_search *s) { s->st.stopped = false; }
 
 bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o)
 {

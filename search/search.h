@@ -168,6 +168,10 @@ int gg_search_visit(gg_search *s, const gg_variant *v, gg_outcome *o);
 
 const gg_search_stats *gg_search_get_stats(const gg_search *s);
 
+/* After a stop the caller chose (a time limit), lets gg_search_visit look
+ * at points again. */
+void gg_search_clear_stop(gg_search *s);
+
 /* The best scoring point in the whole memo (this search's and the
  * preloaded ones).  false when nothing scored > 0. */
 bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o);
