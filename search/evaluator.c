@@ -109,6 +109,8 @@ typedef struct {
     gg_session *s;
     const request *req;
     double ahead_s;      /* this evaluation's time building hinted programs */
+    bool sync_compile;   /* starting a build took long: the driver compiles in the calling
+                            thread whatever it says, so hints would only move (and waste) work */
     gg_reference refs[GG_STORE_COUNT];
     bool have_ref[GG_STORE_COUNT];
 } worker;
@@ -118,6 +120,10 @@ static _Noreturn void worker_exit(int code)
     fflush(NULL);
     _exit(code);
 }
+
+/* A build started in the background returns at once; one that takes this
+ * long compiled in the calling thread. */
+#define SYNC_START_S 0.05
 
 /* After the build: tell the parent (its compile deadline ends), then start
  * the hinted programs so the driver compiles them while this one runs. */
@@ -131,7 +137,8 @@ static void on_built(void *user, const gg_measurement *m)
     gg_ctx_kind kind = gg_ctx_kind_for(w->req->v.profile);
     gg_ctx_info info;
     char err[256];
-    if (gg_session_context(w->s, kind, &info, err, sizeof err, NULL) || !info.parallel_compile)
+    if (w->sync_compile || gg_session_context(w->s, kind, &info, err, sizeof err, NULL) ||
+        !info.parallel_compile)
         return;
     gg_run_opts o;
     gg_run_opts_default(&o);
@@ -139,8 +146,14 @@ static void on_built(void *user, const gg_measurement *m)
     double t0 = gg_now_s();
     for (int i = 0; i < w->req->nhints; i++) {
         const gg_variant *h = &w->req->hints[i];
-        if (gg_ctx_kind_for(h->profile) == kind) /* the same context only: no switch mid-run */
-            gg_run_cache_prepare(gg_session_cache(w->s, kind), &info, h, in->m, in->n, in->k, &o);
+        if (gg_ctx_kind_for(h->profile) != kind || h->compiler != GG_COMPILER_GLSL)
+            continue; /* the same context only (no switch mid-run); SPIR-V runs glslang here */
+        double s0 = gg_now_s();
+        gg_run_cache_prepare(gg_session_cache(w->s, kind), &info, h, in->m, in->n, in->k, &o);
+        if (gg_now_s() - s0 > SYNC_START_S) {
+            w->sync_compile = true;
+            break;
+        }
     }
     w->ahead_s = gg_now_s() - t0;
 }
