@@ -587,10 +587,10 @@ int cmd_tune(int argc, char **argv)
            duration(wall, el, sizeof el), es->evaluations, st.measured - st.by_status[GG_PRUNED_BOUND],
            es->evaluations - (st.measured - st.by_status[GG_PRUNED_BOUND]), es->compile_s,
            es->upload_s, es->run_s, es->readback_s, es->verify_s, wall - inside);
-    printf("evaluator: %ld worker%s started, %ld lost, %ld timeouts, %ld compile timeouts; %ld "
-           "programs built ahead or reused\n",
+    printf("evaluator: %ld worker%s started, %ld lost, %ld timeouts, %ld compile timeouts (%ld of "
+           "them not built: larger than one that timed out); %ld programs built ahead or reused\n",
            es->workers, es->workers == 1 ? "" : "s", es->lost, es->timeouts, es->compile_timeouts,
-           es->programs_cached);
+           es->predicted, es->programs_cached);
     (void)after;
     printf("wall time: %s\n", duration(wall, el, sizeof el));
     status = have_best ? 0 : EXIT_GPU;

@@ -54,8 +54,20 @@ struct gg_evaluator {
     bool have_c;
     int nhints;
     gg_variant hints[GG_EVAL_HINTS];
+    /* The smallest unrolled body (multiply-adds a fragment a pass) whose
+     * build ran past the compile deadline, by compiler and profile; 0 none. */
+    long too_big[2][3];
     gg_evaluator_stats st;
 };
+
+/* An unrolled shader's text grows with the work of one pass. */
+static long unrolled_size(const gg_evaluator *e, const gg_variant *v)
+{
+    gg_layout L;
+    if (!v->unroll || gg_layout_compute(v, e->cfg.in->m, e->cfg.in->n, e->cfg.in->k, &L))
+        return 0;
+    return L.mads_per_frag_pass;
+}
 
 static bool send_all(int fd, const void *buf, size_t len)
 {
@@ -414,6 +426,20 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     memcpy(q.hints, e->hints, sizeof q.hints);
     e->nhints = 0;
     e->have_c = false;
+    long size = unrolled_size(e, v);
+    long limit = e->too_big[v->compiler][v->profile];
+    if (size > 0 && limit > 0 && size >= limit) {
+        out->status = GG_COMPILE_TIMEOUT;
+        snprintf(out->detail, sizeof out->detail,
+                 "not built: an unrolled shader of %ld multiply-adds a pass (this one: %ld) already "
+                 "took more than the %.3g s compile deadline with compiler=%s, profile=%s",
+                 limit, size, e->cfg.compile_timeout_s, gg_compiler_name(v->compiler),
+                 gg_profile_name(v->profile));
+        e->st.compile_timeouts++;
+        e->st.predicted++;
+        account(e, out, gg_now_s() - t0);
+        return 0;
+    }
     char err[256];
     /* A worker that died while idle shows only now: one fresh try. */
     for (int attempt = 0;; attempt++) {
@@ -435,6 +461,8 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     int got = recv_all(e->fd, &r, sizeof r, gg_now_s() + e->cfg.compile_timeout_s);
     if (got != 1 || r.type != MSG_BUILT) {
         lost_worker(e, out, got == 1 ? -1 : got, true);
+        if (out->status == GG_COMPILE_TIMEOUT && size > 0 && (limit == 0 || size < limit))
+            e->too_big[v->compiler][v->profile] = size;
         account(e, out, gg_now_s() - t0);
         return 0;
     }

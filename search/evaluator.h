@@ -15,12 +15,18 @@
  *    the program (compile_timeout_s; past it: status `compile_timeout`), then
  *    the run, verification included (timeout_s; past it: `timeout`).  On
  *    either the worker's process group is killed (SIGKILL) and the next call
- *    forks a new worker.  A worker that dies (a driver crash) is
+ *    forks a new worker.  An unrolled variant at least as large (its
+ *    multiply-adds a fragment a pass) as one that ran past the compile
+ *    deadline with the same compiler and profile is not built at all:
+ *    `compile_timeout` saying so (each such build would cost the whole
+ *    deadline and a new worker).  A worker that dies (a driver crash) is
  *    `context_lost` naming the signal, and is replaced; so is one whose
  *    context was lost.  Every failure is a status: the caller goes on.
  *  - gg_evaluator_hint() names the variants likely to come next: where the
- *    driver compiles in parallel (KHR/ARB_parallel_shader_compile), the
- *    worker builds them while the current variant runs.
+ *    driver compiles in parallel (KHR/ARB_parallel_shader_compile, and
+ *    starting a build really returns at once: NVIDIA's and llvmpipe's do
+ *    not), the worker starts building the GLSL ones while the current
+ *    variant runs.
  *  - gg_evaluator_device() asks the worker for each context kind's info
  *    (the contexts stay for the evaluations).
  *  - The worker dies with its parent (PR_SET_PDEATHSIG) and leaves when the
@@ -77,6 +83,7 @@ typedef struct {
     long evaluations;
     long workers;             /* worker processes started */
     long lost, timeouts, compile_timeouts;
+    long predicted;           /* of the compile timeouts: not built, a smaller one timed out */
     long programs_cached;     /* evaluations whose program was built before (a hint, a repeat) */
     double compile_s, upload_s, run_s, readback_s, verify_s;
     double wall_s;            /* from sending the variant to its measurement */

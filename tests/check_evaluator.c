@@ -169,6 +169,31 @@ START_TEST(test_fault_replaced)
 }
 END_TEST
 
+/* After an unrolled build runs past the compile deadline, a larger one of
+ * the same compiler and profile is not built; a smaller one is. */
+START_TEST(test_too_big_not_built)
+{
+    setenv("GLGEMM_FAULT", "compile_hang:1", 1);
+    gg_fault_set_eval(0);
+    fixture f;
+    open_fixture(&f, 5, 2, false);
+    gg_measurement m = eval(&f, "mrt=2x2,mc=2x2,np=4,unroll=1", NULL);
+    ck_assert_int_eq(m.status, GG_COMPILE_TIMEOUT);
+    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, 1);
+    m = eval(&f, "mrt=2x2,mc=2x2,np=8,unroll=1", NULL);
+    ck_assert_int_eq(m.status, GG_COMPILE_TIMEOUT);
+    ck_assert_msg(strstr(m.detail, "not built"), "%s", m.detail);
+    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, 1); /* nothing was started */
+    m = eval(&f, "mrt=2x2,mc=2x2,np=8,unroll=1,profile=300es", NULL); /* another profile */
+    ck_assert_msg(m.status == GG_OK, "%s", m.detail);
+    m = eval(&f, "mrt=2x2,mc=2x2,np=2,unroll=1", NULL); /* smaller */
+    ck_assert_msg(m.status == GG_OK, "%s", m.detail);
+    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->predicted, 1);
+    close_fixture(&f);
+    unsetenv("GLGEMM_FAULT");
+}
+END_TEST
+
 START_TEST(test_screening_and_early_stop)
 {
     fixture f;
@@ -246,6 +271,7 @@ Suite *make_evaluator_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_one_worker_many_variants);
     tcase_add_loop_test(tc, test_fault_replaced, 0, (int)(sizeof faults / sizeof *faults));
+    tcase_add_test(tc, test_too_big_not_built);
     tcase_add_test(tc, test_screening_and_early_stop);
     tcase_add_test(tc, test_search_goes_on);
     suite_add_tcase(s, tc);
