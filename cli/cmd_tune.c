@@ -584,8 +584,8 @@ int cmd_tune(int argc, char **argv)
     printf("time: %s wall for %ld evaluations (%ld in the search, %ld presets and finalists): "
            "compile %.1f s, upload %.1f s, run %.1f s, read-back %.1f s, verify %.1f s, "
            "other %.1f s (workers, reference, records)\n",
-           duration(wall, el, sizeof el), es->evaluations, st.measured - st.by_status[GG_PRUNED_BOUND],
-           es->evaluations - (st.measured - st.by_status[GG_PRUNED_BOUND]), es->compile_s,
+           duration(wall, el, sizeof el), es->evaluations, st.measured - st.bound_pruned,
+           es->evaluations - (st.measured - st.bound_pruned), es->compile_s,
            es->upload_s, es->run_s, es->readback_s, es->verify_s, wall - inside);
     printf("evaluator: %ld worker%s started, %ld lost, %ld timeouts, %ld compile timeouts (%ld of "
            "them not built: larger than one that timed out); %ld programs built ahead or reused\n",
