@@ -2,7 +2,7 @@
  * search/ and the front end.  No GL here, so search/ builds and tests with
  * no GL at all.
  *
- * gg_evaluate() (glhost/run.h) runs one variant on one problem on the current
+ * gg_run_current() (glhost/run.h) runs one variant on one problem on the current
  * context and fills a gg_measurement: a status from SPEC.md's list, the median
  * time of the passes, GFLOP/s, rel_err, and the compile, upload and read-back
  * times apart.  A failure of the variant is a status, never an abort. */
