@@ -13,7 +13,7 @@
 #include "glhost/inputs.h"
 #include "glhost/npy.h"
 #include "glhost/reference.h"
-#include "glhost/run.h"
+#include "search/evaluator.h"
 #include "search/records.h"
 
 enum { OPT_CSV = 1 };
@@ -108,29 +108,32 @@ int cmd_run(int argc, char **argv)
     if (gg_inputs_make(&c.prob, &in, err, sizeof err))
         return cli_error(&c, "%s", err);
     int status = EXIT_GPU;
-    gg_reference ref = {0};
-    float *cbuf = NULL;
-    gg_session *s = NULL;
-    gg_run_log log = {0};
+    gg_evaluator *ev = NULL;
+    const float *cbuf = NULL;
 
-    s = gg_session_new(c.backend, c.device);
-    cbuf = malloc((size_t)in.m * in.n * sizeof *cbuf);
-    if (!s || !cbuf) {
-        status = cli_error(&c, "out of memory for a %dx%d result", in.m, in.n);
+    /* The variant runs in the evaluator's worker (a hang is a status, a
+     * crashed driver too); the slug (CSV, best) comes from its core
+     * context's renderer, the same in every kind. */
+    gg_evaluator_config ecfg = {.backend = c.backend, .device = c.device, .prob = &c.prob,
+                                .in = &in, .want_c = c.prob.out_path != NULL, .want_log = true};
+    if (!(ev = gg_evaluator_new(&ecfg, err, sizeof err))) {
+        status = cli_error(&c, "%s", err);
         goto out;
     }
-    /* The card's slug (CSV, best) from a context of the variant's kind (best:
-     * the core kind; the slug is the renderer's, the same in every kind). */
-    gg_ctx_info info;
-    bool no_device = false;
-    gg_ctx_kind kind = want_best ? GG_CTX_CORE : gg_ctx_kind_for(v.profile);
-    if (gg_session_context(s, kind, &info, err, sizeof err, &no_device)) {
+    gg_device_info dev;
+    if (gg_evaluator_device(ev, &dev, err, sizeof err)) {
         fprintf(stderr, "glgemm run: %s\n", err);
-        status = no_device ? EXIT_USAGE : EXIT_NOCTX;
+        status = EXIT_NOCTX;
+        goto out;
+    }
+    gg_ctx_kind kind = want_best ? GG_CTX_CORE : gg_ctx_kind_for(v.profile);
+    if (!dev.ok[kind]) {
+        fprintf(stderr, "glgemm run: %s\n", dev.err[kind]);
+        status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;
         goto out;
     }
     char slug[128];
-    gg_slug(info.renderer, slug, sizeof slug);
+    gg_slug(dev.info[kind].renderer, slug, sizeof slug);
     if (want_best) {
         gg_variant best;
         if ((status = load_best(&c, slug, in.m, in.n, in.k, &best)))
@@ -139,23 +142,22 @@ int cmd_run(int argc, char **argv)
             status = cli_error(&c, "%s", err);
             goto out;
         }
+        if (!dev.ok[gg_ctx_kind_for(v.profile)]) {
+            fprintf(stderr, "glgemm run: %s\n", dev.err[gg_ctx_kind_for(v.profile)]);
+            status = EXIT_NOCTX;
+            goto out;
+        }
     }
-    /* Once the variant (and so its store) is known: store=f16's reference is
-     * of the inputs rounded to halves, as the GPU sees them
-     * (glhost/reference.h). */
-    if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta, v.store, &ref, err,
-                                   sizeof err)) {
-        status = cli_error(&c, "%s", err);
-        goto out;
-    }
+    /* The reference: the worker makes the one of the variant's store (of
+     * the inputs rounded to halves for store=f16, glhost/reference.h). */
 
     gg_measurement m;
-    if (gg_session_run(s, &v, &c.prob, &in, &ref, NULL, &m, cbuf, &log, err, sizeof err,
-                       &no_device)) {
-        fprintf(stderr, "glgemm run: %s\n", err);
-        status = no_device ? EXIT_USAGE : EXIT_NOCTX;
+    if (gg_evaluator_eval(ev, &v, NULL, &m)) {
+        fprintf(stderr, "glgemm run: %s\n", m.detail);
+        status = EXIT_NOCTX;
         goto out;
     }
+    cbuf = gg_evaluator_c(ev);
     if (ro.csv) {
         gg_problem shape = c.prob; /* m, n, k as the inputs have them (files) */
         shape.m = in.m;
@@ -173,24 +175,23 @@ int cmd_run(int argc, char **argv)
     }
     fflush(stdout);
     if (m.status != GG_OK) {
-        if (log.failed)
-            gg_program_print_failure(&log.program, stderr);
+        if (gg_evaluator_log(ev))
+            fputs(gg_evaluator_log(ev), stderr);
         else
             fprintf(stderr, "glgemm run: status %s: %s\n", gg_status_name(m.status), m.detail);
         status = EXIT_GPU;
         goto out;
     }
     if (c.prob.out_path &&
-        gg_npy_write(c.prob.out_path, cbuf, in.m, in.n, err, sizeof err)) {
+        (!cbuf || gg_npy_write(c.prob.out_path, cbuf, in.m, in.n, err, sizeof err))) {
+        if (!cbuf)
+            snprintf(err, sizeof err, "no result came back for %s", c.prob.out_path);
         status = cli_error(&c, "%s", err);
         goto out;
     }
     status = 0;
 out:
-    gg_run_log_free(&log);
-    gg_session_free(s);
-    free(cbuf);
-    gg_reference_free(&ref);
+    gg_evaluator_free(ev);
     gg_inputs_free(&in);
     return status;
 }

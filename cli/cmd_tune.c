@@ -570,8 +570,8 @@ int cmd_tune(int argc, char **argv)
     }
     gg_variant all_best;
     gg_outcome all_o;
-    if (nfin == 0 && gg_search_memo_best_store(s, (int)fix.v.store, &all_best, &all_o) &&
-        (!st.have_best || gg_outcome_score(&all_o) > st.best_outcome.gflops)) {
+    if (gg_search_memo_best_store(s, (int)fix.v.store, &all_best, &all_o) &&
+        !gg_fix_matches(&fix, &all_best) && gg_outcome_score(&all_o) > best_g) {
         printf("best of all records: %s, %.3f GFLOP/s (outside this search; written as best)\n",
                gg_variant_format(&all_best, vt, sizeof vt), all_o.gflops);
     }

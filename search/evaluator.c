@@ -52,6 +52,7 @@ struct gg_evaluator {
     float *c;            /* shared with the workers (want_c), m*n floats */
     size_t c_bytes;
     bool have_c;
+    char *log;           /* want_log: the last failed build's text */
     int nhints;
     gg_variant hints[GG_EVAL_HINTS];
     /* The smallest unrolled body (multiply-adds a fragment a pass) whose
@@ -207,8 +208,9 @@ static void worker_eval(worker *w, const request *q)
     reply r = {.type = MSG_DONE};
     char err[256] = "";
     bool no_device = false;
+    gg_run_log log = {0};
     if (gg_session_run(w->s, &q->v, &p, e->cfg.in, worker_ref(w, q->v.store), &o, &r.m, e->c,
-                       NULL, err, sizeof err, &no_device)) {
+                       e->cfg.want_log ? &log : NULL, err, sizeof err, &no_device)) {
         gg_measurement_init(&r.m);
         r.m.status = GG_CONTEXT_LOST;
         snprintf(r.m.detail, sizeof r.m.detail, "no context for this variant: %s", err);
@@ -219,6 +221,22 @@ static void worker_eval(worker *w, const request *q)
     r.m.ahead_s = w->ahead_s;
     if (!send_all(w->fd, &r, sizeof r))
         worker_exit(0);
+    if (e->cfg.want_log) { /* its length, then the text */
+        char *text = NULL;
+        size_t len = 0;
+        if (log.failed) {
+            FILE *f = open_memstream(&text, &len);
+            if (f) {
+                gg_program_print_failure(&log.program, f);
+                fclose(f);
+            }
+        }
+        unsigned n = text ? (unsigned)len : 0;
+        if (!send_all(w->fd, &n, sizeof n) || (n && !send_all(w->fd, text, n)))
+            worker_exit(0);
+        free(text);
+        gg_run_log_free(&log);
+    }
 }
 
 static void worker_device(worker *w)
@@ -360,6 +378,7 @@ void gg_evaluator_free(gg_evaluator *e)
     }
     if (e->c)
         munmap(e->c, e->c_bytes);
+    free(e->log);
     free(e);
 }
 
@@ -426,6 +445,8 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     memcpy(q.hints, e->hints, sizeof q.hints);
     e->nhints = 0;
     e->have_c = false;
+    free(e->log);
+    e->log = NULL;
     long size = unrolled_size(e, v);
     long limit = e->too_big[v->compiler][v->profile];
     if (size > 0 && limit > 0 && size >= limit) {
@@ -459,7 +480,10 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     }
     reply r;
     int got = recv_all(e->fd, &r, sizeof r, gg_now_s() + e->cfg.compile_timeout_s);
-    if (got != 1 || r.type != MSG_BUILT) {
+    /* A variant the card cannot run (or whose split fails) ends before any
+     * build: its result comes first. */
+    bool ended = got == 1 && r.type == MSG_DONE;
+    if (!ended && (got != 1 || r.type != MSG_BUILT)) {
         lost_worker(e, out, got == 1 ? -1 : got, true);
         if (out->status == GG_COMPILE_TIMEOUT && size > 0 && (limit == 0 || size < limit))
             e->too_big[v->compiler][v->profile] = size;
@@ -467,7 +491,8 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
         return 0;
     }
     out->compile_s = r.m.compile_s;
-    got = recv_all(e->fd, &r, sizeof r, gg_now_s() + e->cfg.timeout_s);
+    if (!ended)
+        got = recv_all(e->fd, &r, sizeof r, gg_now_s() + e->cfg.timeout_s);
     if (got != 1 || r.type != MSG_DONE) {
         lost_worker(e, out, got == 1 ? -1 : got, false);
         account(e, out, gg_now_s() - t0);
@@ -475,6 +500,19 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     }
     *out = r.m;
     out->detail[sizeof out->detail - 1] = '\0';
+    if (e->cfg.want_log) {
+        unsigned n = 0;
+        char *text = NULL;
+        double until = gg_now_s() + 10.0;
+        if (recv_all(e->fd, &n, sizeof n, until) != 1 || n > (64u << 20) ||
+            (n && (!(text = calloc(1, (size_t)n + 1)) || recv_all(e->fd, text, n, until) != 1))) {
+            free(text);
+            text = NULL;
+            drop_worker(e, NULL); /* out of step: a new worker next time */
+        }
+        free(e->log);
+        e->log = text;
+    }
     if (out->status == GG_CONTEXT_LOST) /* its contexts are gone: a new worker next time */
         drop_worker(e, NULL);
     e->have_c = e->c && out->passes > 0 && out->status != GG_CONTEXT_LOST;
@@ -512,5 +550,7 @@ int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t er
 }
 
 const float *gg_evaluator_c(const gg_evaluator *e) { return e->have_c ? e->c : NULL; }
+
+const char *gg_evaluator_log(const gg_evaluator *e) { return e->log; }
 
 const gg_evaluator_stats *gg_evaluator_get_stats(const gg_evaluator *e) { return &e->st; }

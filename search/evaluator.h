@@ -53,6 +53,8 @@ typedef struct {
     double timeout_s;         /* the run, after the build; 0: gg_evaluator_default_timeout() */
     double compile_timeout_s; /* one program's build; 0: GG_COMPILE_TIMEOUT_S */
     bool want_c;              /* C of each evaluation comes back (gg_evaluator_c) */
+    bool want_log;            /* a failed build's info log and numbered source come back
+                                 (gg_evaluator_log) */
     int max_texture_size;     /* tests: a smaller texture limit (forces splits); 0 none */
 } gg_evaluator_config;
 
@@ -113,6 +115,11 @@ int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t er
 /* C (m x n floats, row-major) of the last evaluation that ran a GEMM, when
  * want_c; NULL otherwise. */
 const float *gg_evaluator_c(const gg_evaluator *e);
+
+/* With want_log: the failed build of the last evaluation (its detail, info
+ * log and numbered source, as glhost/program.h prints them); NULL when its
+ * build did not fail. */
+const char *gg_evaluator_log(const gg_evaluator *e);
 
 const gg_evaluator_stats *gg_evaluator_get_stats(const gg_evaluator *e);
 

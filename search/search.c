@@ -388,8 +388,20 @@ bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_
     return true;
 }
 
-int gg_search_memo_top_store(const gg_search *s, int store, int n, gg_variant *v, size_t stride,
-                             double *gflops)
+bool gg_fix_matches(const gg_fix *fix, const gg_variant *v)
+{
+    const gg_variant *f = &fix->v;
+    unsigned m = fix->mask;
+    return (!(m & GG_KEY_MRT) || (f->mrt.rows == v->mrt.rows && f->mrt.cols == v->mrt.cols)) &&
+           (!(m & GG_KEY_MC) || (f->mc.rows == v->mc.rows && f->mc.cols == v->mc.cols)) &&
+           (!(m & GG_KEY_NP) || f->np == v->np) && (!(m & GG_KEY_UNROLL) || f->unroll == v->unroll) &&
+           (!(m & GG_KEY_PROFILE) || f->profile == v->profile) &&
+           (!(m & GG_KEY_COMPILER) || f->compiler == v->compiler) &&
+           (!(m & GG_KEY_ACC) || f->acc == v->acc) && (!(m & GG_KEY_STORE) || f->store == v->store);
+}
+
+int gg_search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, int n,
+                             gg_variant *v, size_t stride, double *gflops)
 {
     int got = 0;
     for (; got < n; got++) {
@@ -399,7 +411,8 @@ int gg_search_memo_top_store(const gg_search *s, int store, int n, gg_variant *v
         for (size_t i = 0; i < s->cap; i++) {
             const gs_entry *e = &s->tab[i];
             double sc = e->key ? gg_outcome_score(&e->o) : 0;
-            if (sc <= 0 || (store >= 0 && (int)e->v.store != store))
+            if (sc <= 0 || (store >= 0 && (int)e->v.store != store) ||
+                (fix && !gg_fix_matches(fix, &e->v)))
                 continue;
             bool taken = false;
             for (int j = 0; j < got && !taken; j++)

@@ -128,8 +128,10 @@ int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn 
         n = GG_FINALISTS_MAX;
     if (rounds < 1)
         rounds = 1;
-    int nf = gg_search_memo_top_store(t->search, (int)store, n, &out[0].v, sizeof out[0],
-                                      &out[0].recorded);
+    /* The search's space: what --fix allows (presets outside it are not
+     * finalists). */
+    int nf = gg_search_memo_top_store(t->search, (int)store, &t->cfg.search.fix, n, &out[0].v,
+                                      sizeof out[0], &out[0].recorded);
     if (nf <= 0)
         return 0;
     double *times = calloc((size_t)nf * (size_t)rounds, sizeof *times);
@@ -169,7 +171,13 @@ int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn 
         }
     free(times);
     qsort(out, (size_t)nf, sizeof *out, by_rate);
-    if (out[0].status == GG_OK) {
+    /* A recorded point outside --fix that beats the winner keeps the best
+     * file gg_tune_finish wrote (the best for the card and problem). */
+    gg_outcome all;
+    gg_variant allv;
+    bool outside = gg_search_memo_best_store(t->search, (int)store, &allv, &all) &&
+                   !gg_fix_matches(&t->cfg.search.fix, &allv) && all.gflops > out[0].gflops;
+    if (out[0].status == GG_OK && !outside) {
         gg_measurement m;
         gg_measurement_init(&m);
         m.seconds = out[0].seconds;

@@ -55,10 +55,12 @@ int gg_tune_finish(gg_tune *t);
 /* Finalists: the n best points of that store in the memo (records
  * included), measured again in `rounds` interleaved rounds (round r runs
  * each finalist once, in turn, through eval), so that drift and noise fall
- * on all of them alike.  A finalist's figure is the median of its rounds'
+ * on all of them alike.  Finalists are points --fix allows (presets outside
+ * it are not).  A finalist's figure is the median of its rounds'
  * times, its spread (slowest - fastest) / median; one that fails a round
  * (wrong_result, timeout, ...) is out.  The fastest by median becomes the
- * store's best file, with that median and spread.  The records are not
+ * store's best file, with that median and spread, unless a recorded point
+ * outside --fix scores higher (then the best file stays that one's).  The records are not
  * touched.  Returns the finalists measured (out[0..), best first; those out
  * last, with their status), 0 when there is none, -1 when eval asked to
  * stop or the best file cannot be written (gg_tune_error). */

@@ -118,8 +118,13 @@ START_TEST(test_one_worker_many_variants)
     }
     const gg_evaluator_stats *st = gg_evaluator_get_stats(f.ev);
     ck_assert_int_eq(st->workers, 1);
-    ck_assert_int_eq(st->evaluations, 5);
+    ck_assert_int_eq(st->evaluations, 5); /* (the stats are a pointer: read here) */
     ck_assert_int_ge(st->programs_cached, 1);
+    /* A variant the card cannot run ends before any build: a status, the
+     * same worker. */
+    gg_measurement inv = eval(&f, "compiler=spirv,profile=120", NULL);
+    ck_assert_msg(inv.status == GG_INVALID, "%s %s", gg_status_name(inv.status), inv.detail);
+    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, 1);
     /* A store the caller gave no reference for: the worker makes it. */
     gg_measurement h = eval(&f, "mrt=2x2,mc=2x2,store=f16", NULL);
     ck_assert_msg(h.status == GG_OK, "%s", h.detail);
