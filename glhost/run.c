@@ -849,18 +849,3 @@ gg_run_cache *gg_session_cache(gg_session *s, gg_ctx_kind kind)
 {
     return (unsigned)kind < 3 ? s->cache[kind] : NULL;
 }
-
-int gg_evaluate(gg_backend backend, int device, const gg_variant *v, const gg_problem *p,
-                const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
-                gg_measurement *out, float *c_out, gg_run_log *log, char *err,
-                size_t errlen)
-{
-    gg_session *s = gg_session_new(backend, device);
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int rc = gg_session_run(s, v, p, in, ref, o, out, c_out, log, err, errlen, NULL);
-    gg_session_free(s);
-    return rc;
-}

@@ -140,12 +140,4 @@ int gg_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
                    gg_measurement *out, float *c_out, gg_run_log *log, char *err,
                    size_t errlen, bool *no_device);
 
-/* The tuner's face, from a child process: makes the context the variant's
- * profile needs (gg_ctx_kind_for), runs, verifies, destroys the context.
- * o, c_out and log may be NULL.  Returns as gg_session_run. */
-int gg_evaluate(gg_backend backend, int device, const gg_variant *v, const gg_problem *p,
-                const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
-                gg_measurement *out, float *c_out, gg_run_log *log, char *err,
-                size_t errlen);
-
 #endif

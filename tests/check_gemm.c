@@ -335,8 +335,8 @@ START_TEST(gemm_glfw)
     gemm_run r;
     setup_case(&r, &gc, 77);
     char err[512] = "";
-    int rc = gg_evaluate(GG_BACKEND_GLFW, 0, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL,
-                         err, sizeof err);
+    int rc = run_once(GG_BACKEND_GLFW, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, err,
+                      sizeof err);
     ck_assert_msg(rc == 0, "no GLFW context: %s", err);
     expect_ok(&r, texts[_i]);
     free_case(&r);

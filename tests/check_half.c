@@ -195,8 +195,8 @@ START_TEST(f16_rounding_is_real)
         gg_variant v;
         ck_assert_int_eq(gg_variant_parse(texts[s], NULL, &v, err, sizeof err), 0);
         gg_measurement meas;
-        ck_assert_int_eq(gg_evaluate(GG_BACKEND_EGL, 0, &v, &p, &in, s == 0 ? &r16 : &r32, NULL,
-                                     &meas, c, NULL, err, sizeof err), 0);
+        ck_assert_int_eq(run_once(GG_BACKEND_EGL, &v, &p, &in, s == 0 ? &r16 : &r32, NULL, &meas,
+                                  c, err, sizeof err), 0);
         ck_assert_msg(meas.status == GG_OK, "%s: %s: %s", texts[s], gg_status_name(meas.status),
                       meas.detail);
         gg_verdict own, other;

@@ -65,12 +65,25 @@ static inline void free_case(gemm_run *r)
     gg_inputs_free(&r->in);
 }
 
-/* One gg_evaluate against r->ref (o may be NULL). */
+/* One run in a session of its own (a context made and destroyed): the
+ * variant against ref, o may be NULL.  0, or -1 with err (no context). */
+static inline int run_once(gg_backend backend, const gg_variant *v, const gg_problem *p,
+                           const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
+                           gg_measurement *out, float *c, char *err, size_t errlen)
+{
+    gg_session *s = gg_session_new(backend, 0);
+    ck_assert_ptr_nonnull(s);
+    int rc = gg_session_run(s, v, p, in, ref, o, out, c, NULL, err, errlen, NULL);
+    gg_session_free(s);
+    return rc;
+}
+
+/* One run against r->ref (o may be NULL). */
 static inline void evaluate(gemm_run *r, const gg_run_opts *o)
 {
     char err[512] = "";
-    int rc = gg_evaluate(GG_BACKEND_EGL, 0, &r->v, &r->p, &r->in, &r->ref, o, &r->m, r->c, NULL,
-                         err, sizeof err);
+    int rc = run_once(GG_BACKEND_EGL, &r->v, &r->p, &r->in, &r->ref, o, &r->m, r->c, err,
+                      sizeof err);
     ck_assert_msg(rc == 0, "no context: %s", err);
 }
 
