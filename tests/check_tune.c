@@ -51,6 +51,10 @@ static const struct {
     {"--budget 0", "--budget"},
     {"--timeout -1", "--timeout"},
     {"--keep 99", "--keep"},
+    {"--finalists 17", "--finalists must be an integer from 0 to 16"},
+    {"--max-time 0", "--max-time must be seconds"},
+    {"--compile-timeout never", "--compile-timeout must be seconds"},
+    {"--verbose=yes", "--verbose takes no value"},
     {"--size 0", "--size"},
     {"extra", "unexpected argument"},
 };
