@@ -11,14 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "gen/util.h"
 #include "glhost/csv.h"
 #include "glhost/inputs.h"
 #include "glhost/reference.h"
-#include "glhost/run.h"
 #include "search/bound.h"
 #include "search/evaluator.h"
 #include "search/tune.h"
@@ -98,10 +97,18 @@ typedef struct {
     bool verbose;
 } tune_opts;
 
+/* A number of seconds in (0, max] for option name, or the usual error. */
+static int seconds(tune_opts *o, const char *name, const char *value, double max, double *out)
+{
+    if (cli_float(value, out) || *out <= 0 || *out > max)
+        return cli_error(o->c, "%s must be seconds, more than 0 and at most %.0f, got '%s'", name,
+                         max, value);
+    return 0;
+}
+
 static int handler(void *self, int id, const char *value)
 {
     tune_opts *o = self;
-    double d;
     switch (id) {
     case OPT_SEARCH: {
         int s = gg_strategy_parse(value);
@@ -116,12 +123,7 @@ static int handler(void *self, int id, const char *value)
             return cli_error(o->c, "--budget must be an integer from 1 to 100000000, got '%s'", value);
         return 0;
     case OPT_FRESH: o->fresh = true; return 0;
-    case OPT_TIMEOUT:
-        if (cli_float(value, &d) || d <= 0 || d > 86400)
-            return cli_error(o->c, "--timeout must be seconds, more than 0 and at most 86400, got "
-                                   "'%s'", value);
-        o->timeout = d;
-        return 0;
+    case OPT_TIMEOUT: return seconds(o, "--timeout", value, 86400, &o->timeout);
     case OPT_RESULTS:
         if (!*value)
             return cli_error(o->c, "--results needs a folder");
@@ -132,17 +134,8 @@ static int handler(void *self, int id, const char *value)
             return cli_error(o->c, "--finalists must be an integer from 0 to %d, got '%s'",
                              GG_FINALISTS_MAX, value);
         return 0;
-    case OPT_COMPILE_TIMEOUT:
-        if (cli_float(value, &d) || d <= 0 || d > 86400)
-            return cli_error(o->c, "--compile-timeout must be seconds, more than 0 and at most "
-                                   "86400, got '%s'", value);
-        o->compile_timeout = d;
-        return 0;
-    case OPT_MAX_TIME:
-        if (cli_float(value, &d) || d <= 0 || d > 86400 * 30)
-            return cli_error(o->c, "--max-time must be seconds, more than 0, got '%s'", value);
-        o->max_time = d;
-        return 0;
+    case OPT_COMPILE_TIMEOUT: return seconds(o, "--compile-timeout", value, 86400, &o->compile_timeout);
+    case OPT_MAX_TIME: return seconds(o, "--max-time", value, 86400 * 30, &o->max_time);
     case OPT_VERBOSE: o->verbose = true; return 0;
     case OPT_KEEP:
         if (cli_int(value, 0, 36, &o->keep))
@@ -169,9 +162,8 @@ typedef struct {
     double stop_at;            /* --max-time: no evaluation starts after this (0: none) */
     bool out_of_time;
     bool verbose;
+    bool finals;               /* the finalists: the full reps, no screening, no early stop */
 } tune_eval;
-
-static double now(void);
 
 static void trace(const gg_variant *v, const gg_measurement *m, double wall)
 {
@@ -189,6 +181,8 @@ static void eval_opts(const tune_eval *te, gg_eval_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->reps = te->prob->reps;
+    if (te->finals)
+        return;
     if (o->reps > MIN_REPS) {
         o->min_reps = MIN_REPS;
         o->tight = TIGHT;
@@ -201,32 +195,19 @@ static void eval_opts(const tune_eval *te, gg_eval_opts *o)
 static int evaluate(void *user, const gg_variant *v, gg_measurement *out)
 {
     tune_eval *te = user;
-    if (te->stop_at > 0 && now() > te->stop_at) {
+    if (!te->finals && te->stop_at > 0 && gg_now_s() > te->stop_at) {
         te->out_of_time = true;
         return -1; /* stops the search; the tune finishes as usual */
     }
     gg_eval_opts o;
     eval_opts(te, &o);
-    double t0 = now();
+    double t0 = gg_now_s();
     if (gg_evaluator_eval(te->ev, v, &o, out)) {
         fprintf(stderr, "\nglgemm tune: %s\n", out->detail);
         return -1; /* no worker at all: the tool, not the variant */
     }
     if (te->verbose)
-        trace(v, out, now() - t0);
-    return 0;
-}
-
-/* The finalists' runs: the full reps, no screening, no early stop. */
-static int evaluate_full(void *user, const gg_variant *v, gg_measurement *out)
-{
-    const tune_eval *te = user;
-    gg_eval_opts o = {.reps = te->prob->reps};
-    double t0 = now();
-    if (gg_evaluator_eval(te->ev, v, &o, out))
-        return -1;
-    if (te->verbose)
-        trace(v, out, now() - t0);
+        trace(v, out, gg_now_s() - t0);
     return 0;
 }
 
@@ -236,13 +217,6 @@ static void hint(void *user, const gg_variant *next, int n)
 }
 
 /* ---- progress ---- */
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static char *duration(double s, char *buf, size_t len)
 {
@@ -270,7 +244,7 @@ typedef struct {
 static void show(progress *p, const gg_search *s, bool force)
 {
     const gg_search_stats *st = gg_search_get_stats(s);
-    double t = now();
+    double t = gg_now_s();
     if (!p->tty && !force && t - p->last_print < 5)
         return;
     p->last_print = t;
@@ -303,7 +277,7 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
 {
     progress *p = user;
     if (fresh) {
-        double t = now();
+        double t = gg_now_s();
         p->eval_time += t - p->last_fresh;
         p->last_fresh = t;
         p->fresh++;
@@ -319,7 +293,7 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
                     gg_status_name(o->status), m->detail);
         }
     } else {
-        p->last_fresh = now();
+        p->last_fresh = gg_now_s();
     }
     show(p, s, false);
 }
@@ -365,7 +339,7 @@ int cmd_tune(int argc, char **argv)
     if (gg_fix_parse(o.fix, &fix, err, sizeof err))
         return cli_error(&c, "%s", err);
 
-    double t0 = now();
+    double t0 = gg_now_s();
     gg_inputs in;
     if (gg_inputs_make(&c.prob, &in, err, sizeof err))
         return cli_error(&c, "%s", err);
@@ -447,7 +421,7 @@ int cmd_tune(int argc, char **argv)
         tc.search.bound = gg_bound_search_fn;
         tc.search.bound_user = &bu;
     }
-    progress pg = {.tty = isatty(2), .t0 = t0, .last_print = now(), .last_fresh = now()};
+    progress pg = {.tty = isatty(2), .t0 = t0, .last_print = gg_now_s(), .last_fresh = gg_now_s()};
     tc.progress = on_point;
     tc.progress_user = &pg;
 
@@ -513,15 +487,15 @@ int cmd_tune(int argc, char **argv)
     if (o.finalists > 0) {
         fprintf(stderr, "tune: re-measuring the %ld best, %d interleaved rounds\n", o.finalists,
                 FINALIST_ROUNDS);
-        nfin = gg_tune_finalists(t, fix.v.store, (int)o.finalists, FINALIST_ROUNDS, evaluate_full,
-                                 &te, fin);
+        te.finals = true;
+        nfin = gg_tune_finalists(t, fix.v.store, (int)o.finalists, FINALIST_ROUNDS, evaluate, &te,
+                                 fin);
         if (nfin < 0) {
             fprintf(stderr, "glgemm tune: stopped: %s\n", gg_tune_error(t));
             status = EXIT_GPU;
             goto out;
         }
     }
-    const gg_search_stats *after = gg_search_get_stats(s);
     bool have_best = nfin > 0 ? fin[0].status == GG_OK : st.have_best;
 
     char vt[GG_VARIANT_TEXT], el[32];
@@ -579,7 +553,7 @@ int cmd_tune(int argc, char **argv)
         printf("note: %s\n", gg_search_note(s, i));
     printf("records: %s\n", gg_tune_records_path(t));
     const gg_evaluator_stats *es = gg_evaluator_get_stats(ev);
-    double wall = now() - t0;
+    double wall = gg_now_s() - t0;
     double inside = es->compile_s + es->upload_s + es->run_s + es->readback_s + es->verify_s;
     printf("time: %s wall for %ld evaluations (%ld in the search, %ld presets and finalists): "
            "compile %.1f s, upload %.1f s, run %.1f s, read-back %.1f s, verify %.1f s, "
@@ -591,7 +565,6 @@ int cmd_tune(int argc, char **argv)
            "them not built: larger than one that timed out); %ld programs built ahead or reused\n",
            es->workers, es->workers == 1 ? "" : "s", es->lost, es->timeouts, es->compile_timeouts,
            es->predicted, es->programs_cached);
-    (void)after;
     printf("wall time: %s\n", duration(wall, el, sizeof el));
     status = have_best ? 0 : EXIT_GPU;
 out:
