@@ -2,7 +2,6 @@
 #include "search/evaluator.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,35 +82,6 @@ static bool send_all(int fd, const void *buf, size_t len)
         len -= (size_t)w;
     }
     return true;
-}
-
-/* 1 all read, 0 the deadline passed, -1 end of stream or error. */
-static int recv_all(int fd, void *buf, size_t len, double deadline)
-{
-    char *p = buf;
-    while (len) {
-        int ms = -1;
-        if (deadline > 0) {
-            double left = deadline - gg_now_s();
-            if (left <= 0)
-                return 0;
-            ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
-        }
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int pr = poll(&pfd, 1, ms);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0)
-            continue; /* the deadline check ends it */
-        ssize_t r = recv(fd, p, len, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        len -= (size_t)r;
-    }
-    return 1;
 }
 
 /* ---- the worker ---- */
@@ -269,7 +239,7 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd)
         worker_exit(121);
     static request q; /* the hook reads it during the run */
     for (;;) {
-        int got = recv_all(fd, &q, sizeof q, 0);
+        int got = gg_iso_read(fd, &q, sizeof q, 0);
         if (got <= 0 || q.op == OP_QUIT)
             break;
         if (q.op == OP_EVAL)
@@ -479,7 +449,7 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
         }
     }
     reply r;
-    int got = recv_all(e->fd, &r, sizeof r, gg_now_s() + e->cfg.compile_timeout_s);
+    int got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + e->cfg.compile_timeout_s);
     /* A variant the card cannot run (or whose split fails) ends before any
      * build: its result comes first. */
     bool ended = got == 1 && r.type == MSG_DONE;
@@ -492,7 +462,7 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     }
     out->compile_s = r.m.compile_s;
     if (!ended)
-        got = recv_all(e->fd, &r, sizeof r, gg_now_s() + e->cfg.timeout_s);
+        got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + e->cfg.timeout_s);
     if (got != 1 || r.type != MSG_DONE) {
         lost_worker(e, out, got == 1 ? -1 : got, false);
         account(e, out, gg_now_s() - t0);
@@ -504,8 +474,8 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
         unsigned n = 0;
         char *text = NULL;
         double until = gg_now_s() + 10.0;
-        if (recv_all(e->fd, &n, sizeof n, until) != 1 || n > (64u << 20) ||
-            (n && (!(text = calloc(1, (size_t)n + 1)) || recv_all(e->fd, text, n, until) != 1))) {
+        if (gg_iso_read(e->fd, &n, sizeof n, until) != 1 || n > (64u << 20) ||
+            (n && (!(text = calloc(1, (size_t)n + 1)) || gg_iso_read(e->fd, text, n, until) != 1))) {
             free(text);
             text = NULL;
             drop_worker(e, NULL); /* out of step: a new worker next time */
@@ -532,7 +502,7 @@ int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t er
         return gg_fail(err, errlen, "the evaluation worker does not take work");
     }
     static device_reply r;
-    int got = recv_all(e->fd, &r, sizeof r, gg_now_s() + 120.0);
+    int got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + 120.0);
     if (got != 1 || r.type != MSG_DEVICE) {
         int st = 0;
         drop_worker(e, &st);

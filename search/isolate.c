@@ -14,13 +14,35 @@
 #include <sys/prctl.h>
 #endif
 
+#include "gen/util.h"
 #include "glhost/fault.h"
 
-static double now(void)
+int gg_iso_read(int fd, void *buf, size_t len, double deadline)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    char *p = buf;
+    while (len) {
+        int ms = -1;
+        if (deadline > 0) {
+            double left = deadline - gg_now_s();
+            if (left <= 0)
+                return 0;
+            ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
+        }
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int pr = poll(&pfd, 1, ms);
+        if (pr < 0 && errno != EINTR)
+            return -1;
+        if (pr <= 0)
+            continue; /* EINTR or the poll's own timeout: the deadline check ends it */
+        ssize_t r = read(fd, p, len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        len -= (size_t)r;
+    }
+    return 1;
 }
 
 static void child_main(int wfd, gg_child_fn fn, void *user, void *out, size_t outlen)
@@ -56,7 +78,7 @@ static int reap_until(pid_t pid, double deadline, int *st)
             return 1;
         if (r < 0 && errno != EINTR)
             return 1; /* not ours any more: nothing to wait for */
-        if (now() >= deadline)
+        if (gg_now_s() >= deadline)
             return 0;
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -94,7 +116,7 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
         return GG_ISO_ERROR;
     }
     fflush(NULL); /* nothing buffered is written twice */
-    double deadline = now() + timeout_s;
+    double deadline = gg_now_s() + timeout_s;
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(detail, detlen, "cannot fork an evaluation process: %s", strerror(errno));
@@ -108,32 +130,10 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
     }
     setpgid(pid, pid); /* also here: no race with a kill of the group */
     close(fds[1]);
-    char *dst = out;
-    size_t got = 0;
-    bool eof = false, timed_out = false;
-    while (!eof && got < outlen) {
-        double left = deadline - now();
-        if (left <= 0) {
-            timed_out = true;
-            break;
-        }
-        struct pollfd pfd = {fds[0], POLLIN, 0};
-        int pr = poll(&pfd, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0)
-            continue; /* the deadline check above ends it */
-        ssize_t r = read(fds[0], dst + got, outlen - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            eof = true;
-        else
-            got += (size_t)r;
-    }
+    int got = gg_iso_read(fds[0], out, outlen, deadline);
     close(fds[0]);
     int st = 0;
-    if (timed_out) {
+    if (got == 0) {
         gg_iso_kill_reap(pid, &st);
         snprintf(detail, detlen, "no result within %.3g s: the evaluation process was killed "
                                  "(SIGKILL)", timeout_s);
@@ -141,17 +141,17 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
     }
     /* A child that sent everything may still hang in its teardown: give it a
      * moment, then kill it; the result stands. */
-    double grace = got == outlen ? now() + 2.0 : deadline;
+    double grace = got == 1 ? gg_now_s() + 2.0 : deadline;
     if (!reap_until(pid, grace, &st)) {
         gg_iso_kill_reap(pid, &st);
-        if (got < outlen) {
+        if (got != 1) {
             snprintf(detail, detlen, "no result within %.3g s: the evaluation process was killed "
                                      "(SIGKILL)", timeout_s);
             return GG_ISO_TIMEOUT;
         }
         return GG_ISO_OK;
     }
-    if (got < outlen) {
+    if (got != 1) {
         gg_iso_describe_death(st, detail, detlen);
         return GG_ISO_CRASHED;
     }

@@ -34,6 +34,11 @@ typedef void (*gg_child_fn)(void *user, void *out, size_t outlen);
 gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outlen,
                              double timeout_s, char *detail, size_t detlen);
 
+/* Reads len bytes from fd (a pipe or a socket) by deadline (monotonic
+ * seconds, gg_now_s; 0: none): 1 all of it, 0 the deadline passed, -1 the
+ * stream ended or failed first. */
+int gg_iso_read(int fd, void *buf, size_t len, double deadline);
+
 /* SIGKILL to pid's process group and pid, then reaped (*st: its status). */
 void gg_iso_kill_reap(pid_t pid, int *st);
 /* One line on how a process ended before sending its result. */
