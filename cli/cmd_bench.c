@@ -98,21 +98,22 @@ int cmd_bench(int argc, char **argv)
         status = cli_error(&a.c, "%s", err);
         goto out;
     }
-    gg_ctx_info info;
-    bool no_device = false;
-    if (gg_gpu_info(a.c.backend, a.c.device, GG_CTX_CORE, &info, err, sizeof err, &no_device)) {
-        fprintf(stderr, "glgemm bench: %s\n", err);
-        status = no_device ? EXIT_USAGE : EXIT_NOCTX;
-        goto out;
-    }
-    char slug[GG_CARD_MAX];
-    gg_slug(info.renderer, slug, sizeof slug);
-
     gg_problem prob = a.c.prob;
     prob.m = in.m;
     prob.n = in.n;
     prob.k = in.k;
     gg_gpu g = {a.c.backend, a.c.device, &prob, &in, &ref, 0, NULL};
+    /* The slug from the worker that then runs every row (its core context). */
+    static gg_device_info dev;
+    int drc = gg_gpu_device(&g, &dev, err, sizeof err);
+    if (drc || !dev.ok[GG_CTX_CORE]) {
+        fprintf(stderr, "glgemm bench: %s\n", drc ? err : dev.err[GG_CTX_CORE]);
+        status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;
+        gg_gpu_close(&g);
+        goto out;
+    }
+    char slug[GG_CARD_MAX];
+    gg_slug(dev.info[GG_CTX_CORE].renderer, slug, sizeof slug);
     if (gg_gpu_bench(&g, a.results, slug, &b, on_row, NULL, err, sizeof err)) {
         gg_gpu_close(&g);
         status = cli_error(&a.c, "%s", err);

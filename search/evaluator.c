@@ -272,10 +272,10 @@ gg_evaluator *gg_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t
     e->cfg = *cfg;
     e->fd = -1;
     if (e->cfg.timeout_s <= 0)
-        e->cfg.timeout_s = gg_evaluator_default_timeout(cfg->prob);
+        e->cfg.timeout_s = cfg->prob ? gg_evaluator_default_timeout(cfg->prob) : 60.0;
     if (e->cfg.compile_timeout_s <= 0)
         e->cfg.compile_timeout_s = GG_COMPILE_TIMEOUT_S;
-    if (cfg->want_c) {
+    if (cfg->want_c && cfg->in) {
         e->c_bytes = (size_t)cfg->in->m * (size_t)cfg->in->n * sizeof(float);
         void *p = mmap(NULL, e->c_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) {
@@ -403,6 +403,11 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
 {
     double t0 = gg_now_s();
     gg_measurement_init(out);
+    if (!e->cfg.prob || !e->cfg.in) {
+        out->status = GG_CONTEXT_LOST;
+        snprintf(out->detail, sizeof out->detail, "internal: an evaluator without a problem");
+        return -1;
+    }
     gg_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
     static request q;
     memset(&q, 0, sizeof q);

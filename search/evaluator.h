@@ -47,7 +47,8 @@
 typedef struct {
     gg_backend backend;
     int device;
-    const gg_problem *prob;   /* alpha, beta, reps (the inputs give m, n, k) */
+    const gg_problem *prob;   /* alpha, beta, reps (the inputs give m, n, k); prob and in
+                                 may be NULL for a worker asked only gg_evaluator_device */
     const gg_inputs *in;
     const gg_reference *ref;  /* of one store; NULL: made in the worker when needed */
     double timeout_s;         /* the run, after the build; 0: gg_evaluator_default_timeout() */

@@ -9,21 +9,33 @@
 #include "search/records.h"
 #include "search/isolate.h"
 
-int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out)
+/* g's evaluator, made on first use; NULL with err. */
+static gg_evaluator *evaluator(gg_gpu *g, char *err, size_t errlen)
 {
-    gg_gpu *g = user;
     if (!g->ev) {
         gg_evaluator_config c = {.backend = g->backend, .device = g->device, .prob = g->prob,
                                  .in = g->in, .ref = g->ref, .timeout_s = g->timeout_s};
-        char err[256];
-        if (!(g->ev = gg_evaluator_new(&c, err, sizeof err))) {
-            gg_measurement_init(out);
-            out->status = GG_CONTEXT_LOST;
-            snprintf(out->detail, sizeof out->detail, "%s", err);
-            return -1;
-        }
+        g->ev = gg_evaluator_new(&c, err, errlen);
+    }
+    return g->ev;
+}
+
+int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out)
+{
+    gg_gpu *g = user;
+    char err[256];
+    if (!evaluator(g, err, sizeof err)) {
+        gg_measurement_init(out);
+        out->status = GG_CONTEXT_LOST;
+        snprintf(out->detail, sizeof out->detail, "%s", err);
+        return -1;
     }
     return gg_evaluator_eval(g->ev, v, NULL, out);
+}
+
+int gg_gpu_device(gg_gpu *g, gg_device_info *d, char *err, size_t errlen)
+{
+    return evaluator(g, err, errlen) ? gg_evaluator_device(g->ev, d, err, errlen) : -1;
 }
 
 void gg_gpu_close(gg_gpu *g)
@@ -32,85 +44,34 @@ void gg_gpu_close(gg_gpu *g)
     g->ev = NULL;
 }
 
-typedef struct {
-    int ok;
-    bool no_device;
-    char err[512];
-    gg_ctx_info info;
-} info_reply;
-
-typedef struct {
-    gg_backend backend;
-    int device;
-    gg_ctx_kind kind;
-} info_job;
-
-static void info_child(void *user, void *out, size_t outlen)
-{
-    const info_job *j = user;
-    info_reply *r = out;
-    (void)outlen;
-    memset(r, 0, sizeof *r);
-    gg_ctx *ctx = gg_ctx_create(j->backend, j->device, j->kind, r->err, sizeof r->err,
-                                &r->no_device);
-    if (!ctx)
-        return;
-    gg_ctx_query(ctx, &r->info);
-    gg_ctx_destroy(ctx);
-    r->ok = 1;
-}
-
-int gg_gpu_info(gg_backend backend, int device, gg_ctx_kind kind, gg_ctx_info *info,
-                char *err, size_t errlen, bool *no_device)
-{
-    info_job j = {backend, device, kind};
-    static info_reply r; /* big: keep it off the stack */
-    memset(&r, 0, sizeof r);
-    char detail[256] = "";
-    if (no_device)
-        *no_device = false;
-    gg_iso_result res = gg_isolate_run(info_child, &j, &r, sizeof r, 60.0, detail, sizeof detail);
-    if (res != GG_ISO_OK) {
-        snprintf(err, errlen, "making a %s context: %s", gg_ctx_kind_name(kind),
-                 detail[0] ? detail : "the child failed");
-        return -1;
-    }
-    r.err[sizeof r.err - 1] = '\0';
-    if (!r.ok) {
-        snprintf(err, errlen, "%s", r.err);
-        if (no_device)
-            *no_device = r.no_device;
-        return -1;
-    }
-    *info = r.info;
-    return 0;
-}
-
 int gg_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok[3],
                     char *err, size_t errlen, bool *no_device)
 {
-    static const gg_ctx_kind kinds[3] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
-    int any = 0;
-    char first[512] = "";
-    for (int i = 0; i < 3; i++) {
-        char e[512];
-        bool nd = false;
-        ok[kinds[i]] = gg_gpu_info(backend, device, kinds[i], &info[kinds[i]], e, sizeof e, &nd) == 0;
-        if (ok[kinds[i]]) {
-            any = 1;
-        } else {
-            if (!first[0])
-                snprintf(first, sizeof first, "%s", e);
-            if (nd) {
-                if (no_device)
-                    *no_device = true;
-                snprintf(err, errlen, "%s", e);
-                return -1;
-            }
-        }
+    /* A worker of its own, without a problem: it only makes the contexts. */
+    gg_evaluator_config c = {.backend = backend, .device = device};
+    gg_evaluator *e = gg_evaluator_new(&c, err, errlen);
+    if (!e)
+        return -1;
+    static gg_device_info d; /* big: keep it off the stack */
+    int rc = gg_evaluator_device(e, &d, err, errlen);
+    gg_evaluator_free(e);
+    if (rc)
+        return -1;
+    if (no_device)
+        *no_device = d.no_device;
+    for (int kd = 0; kd < 3; kd++) {
+        ok[kd] = d.ok[kd];
+        if (ok[kd])
+            info[kd] = d.info[kd];
     }
-    if (!any) {
-        snprintf(err, errlen, "%s", first);
+    if (d.no_device || (!ok[0] && !ok[1] && !ok[2])) {
+        /* The first failure in the order compat, core, ES. */
+        static const gg_ctx_kind kinds[3] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
+        for (int i = 0; i < 3; i++)
+            if (!ok[kinds[i]]) {
+                snprintf(err, errlen, "%s", d.err[kinds[i]]);
+                break;
+            }
         return -1;
     }
     return 0;

@@ -6,8 +6,9 @@
  *    (search/evaluator.h: a worker process that keeps its contexts, made
  *    on the first call; gg_gpu_close() ends it); timeout and crash are
  *    statuses.
- *  - gg_gpu_info() queries a context's info (renderer, limits: the slug
- *    and the search's card limits) in a child.
+ *  - gg_gpu_device() and gg_gpu_info_all() ask an evaluator's worker for
+ *    each context kind's info (renderer, limits: the slug and the search's
+ *    card limits).
  *  - gg_gpu_probe() runs glhost/probe in a child on a core context.
  * Inputs and the reference are prepared once in the parent; the children
  * read them copy-on-write. */
@@ -42,13 +43,14 @@ int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out);
 /* Ends the evaluator's worker (nothing when none was made). */
 void gg_gpu_close(gg_gpu *g);
 
-/* The info of a context of that kind, made in a child.  0, or -1 with one
- * line in err (*no_device: the device index does not exist). */
-int gg_gpu_info(gg_backend backend, int device, gg_ctx_kind kind, gg_ctx_info *info,
-                char *err, size_t errlen, bool *no_device);
+/* The info of each context kind from g's evaluator (made now if not yet;
+ * its contexts then serve the evaluations).  0, or -1 with one line in err
+ * (no worker, or it died or hung making the contexts). */
+int gg_gpu_device(gg_gpu *g, gg_device_info *d, char *err, size_t errlen);
 
-/* The info of each kind (COMPAT, CORE, ES3), ok[kind] false where that
- * kind cannot be made; at least one must be: 0, else -1 with err. */
+/* The same without a problem, from a worker of its own: ok[kind] false
+ * where that kind cannot be made; at least one must be, and the device
+ * must exist (*no_device otherwise): 0, else -1 with err. */
 int gg_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok[3],
                     char *err, size_t errlen, bool *no_device);
 
