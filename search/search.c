@@ -400,33 +400,33 @@ bool gg_fix_matches(const gg_fix *fix, const gg_variant *v)
            (!(m & GG_KEY_ACC) || f->acc == v->acc) && (!(m & GG_KEY_STORE) || f->store == v->store);
 }
 
-int gg_search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, int n,
-                             gg_variant *v, size_t stride, double *gflops)
+static int by_score_desc(const void *a, const void *b)
 {
-    int got = 0;
-    for (; got < n; got++) {
-        /* The best not yet taken: below the last taken, or equal and later in the table. */
-        const gs_entry *best = NULL;
-        double last = got ? *(double *)((char *)gflops + (size_t)(got - 1) * stride) : 0;
-        for (size_t i = 0; i < s->cap; i++) {
-            const gs_entry *e = &s->tab[i];
-            double sc = e->key ? gg_outcome_score(&e->o) : 0;
-            if (sc <= 0 || (store >= 0 && (int)e->v.store != store) ||
-                (fix && !gg_fix_matches(fix, &e->v)))
-                continue;
-            bool taken = false;
-            for (int j = 0; j < got && !taken; j++)
-                taken = gg_variant_equal((gg_variant *)((char *)v + (size_t)j * stride), &e->v);
-            if (taken || (got && sc > last))
-                continue;
-            if (!best || sc > gg_outcome_score(&best->o))
-                best = e;
-        }
-        if (!best)
-            break;
-        *(gg_variant *)((char *)v + (size_t)got * stride) = best->v;
-        *(double *)((char *)gflops + (size_t)got * stride) = gg_outcome_score(&best->o);
+    double x = gg_outcome_score(&(*(const gs_entry *const *)a)->o);
+    double y = gg_outcome_score(&(*(const gs_entry *const *)b)->o);
+    return x > y ? -1 : x < y ? 1 : 0;
+}
+
+int gg_search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, int n,
+                             gg_variant *v, double *gflops)
+{
+    const gs_entry **all = malloc((s->count ? s->count : 1) * sizeof *all);
+    if (!all)
+        return -1;
+    size_t na = 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        const gs_entry *e = &s->tab[i];
+        if (e->key && gg_outcome_score(&e->o) > 0 && (store < 0 || (int)e->v.store == store) &&
+            (!fix || gg_fix_matches(fix, &e->v)))
+            all[na++] = e;
     }
+    qsort(all, na, sizeof *all, by_score_desc);
+    int got = 0;
+    for (; got < n && (size_t)got < na; got++) {
+        v[got] = all[got]->v;
+        gflops[got] = gg_outcome_score(&all[got]->o);
+    }
+    free(all);
     return got;
 }
 

@@ -182,11 +182,10 @@ bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_
 bool gg_fix_matches(const gg_fix *fix, const gg_variant *v);
 
 /* The n best scoring points of that store (-1 any) in the whole memo that
- * fix allows (NULL: all), best first: variant i at (char *)v + i * stride,
- * its GFLOP/s at (char *)gflops + i * stride (stride: the caller's array of
- * structs).  Returns how many (<= n). */
+ * fix allows (NULL: all), best first, into v[] and their GFLOP/s into
+ * gflops[].  Returns how many (<= n), -1 when out of memory. */
 int gg_search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, int n,
-                             gg_variant *v, size_t stride, double *gflops);
+                             gg_variant *v, double *gflops);
 /* The memo's outcome of v (normalised here): false when not in the memo. */
 bool gg_search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o);
 

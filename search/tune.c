@@ -130,19 +130,22 @@ int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn 
         rounds = 1;
     /* The search's space: what --fix allows (presets outside it are not
      * finalists). */
-    int nf = gg_search_memo_top_store(t->search, (int)store, &t->cfg.search.fix, n, &out[0].v,
-                                      sizeof out[0], &out[0].recorded);
-    if (nf <= 0)
+    gg_variant v[GG_FINALISTS_MAX];
+    double rec[GG_FINALISTS_MAX];
+    int nf = gg_search_memo_top_store(t->search, (int)store, &t->cfg.search.fix, n, v, rec);
+    if (nf < 0) {
+        snprintf(t->err, sizeof t->err, "out of memory");
+        return -1;
+    }
+    if (nf == 0)
         return 0;
     double *times = calloc((size_t)nf * (size_t)rounds, sizeof *times);
     if (!times) {
         snprintf(t->err, sizeof t->err, "out of memory");
         return -1;
     }
-    for (int i = 0; i < nf; i++) {
-        out[i].status = GG_OK;
-        out[i].rounds = 0;
-    }
+    for (int i = 0; i < nf; i++)
+        out[i] = (gg_finalist){.v = v[i], .recorded = rec[i], .status = GG_OK};
     const gg_search_config *c = &t->cfg.search;
     double flop = 2.0 * c->m * (double)c->n * c->k;
     for (int r = 0; r < rounds; r++)

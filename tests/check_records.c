@@ -535,6 +535,80 @@ START_TEST(test_no_duplicates_and_resume)
 }
 END_TEST
 
+/* The finalists' re-measurement: the recorded best (mc=1x4,np=all, 18
+ * GFLOP/s in the records) is slower when measured again than the second
+ * (mc=1x3,np=5, 17); the third (one of the points at 16) fails its second
+ * round and is out.  The best
+ * file follows the re-measured medians; the records are not touched. */
+typedef struct {
+    int calls[3];
+} remeasure_fake;
+
+static int remeasure_eval(void *user, const gg_variant *v, gg_measurement *m)
+{
+    remeasure_fake *f = user;
+    bool first = v->mc.cols == 4 && v->np == GG_NP_ALL, second = v->mc.cols == 3 && v->np == 5;
+    int who = first ? 0 : second ? 1 : 2;
+    int round = f->calls[who]++;
+    m->status = GG_OK;
+    m->seconds = first ? 1.0 : second ? 0.5 + 0.01 * round : 0.8;
+    if (!first && !second && round == 1)
+        m->status = GG_WRONG_RESULT;
+    m->gflops = m->status == GG_OK ? 2.0 * 16 * 16 * 16 / m->seconds / 1e9 : 0;
+    return 0;
+}
+
+START_TEST(test_finalists)
+{
+    make_tmpdir();
+    slow_fake f = {0};
+    gg_records_info info;
+    ck_assert_int_eq(tune_once(&f, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
+    char path[400];
+    records_path(path, sizeof path, 16, 16, 16);
+    struct stat before, after;
+    stat(path, &before);
+
+    gg_tune_config tc;
+    tune_config(&tc, &f, GG_SEARCH_EXHAUSTIVE, false);
+    char err[256];
+    gg_tune *t = gg_tune_open(&tc, &info, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    remeasure_fake r = {{0}};
+    gg_finalist fin[GG_FINALISTS_MAX];
+    ck_assert_int_eq(gg_tune_finalists(t, GG_STORE_F32, 3, 5, remeasure_eval, &r, fin), 3);
+    gg_tune_close(t);
+    char vt[GG_VARIANT_TEXT];
+    ck_assert_str_eq(gg_variant_format(&fin[0].v, vt, sizeof vt),
+                     "mrt=1x1,mc=1x3,np=5,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
+    ck_assert_int_eq(fin[0].status, GG_OK);
+    ck_assert_int_eq(fin[0].rounds, 5);
+    ck_assert_double_eq_tol(fin[0].recorded, 17, 1e-9);
+    ck_assert_double_eq_tol(fin[0].seconds, 0.52, 1e-12);           /* median of .50 .. .54 */
+    ck_assert_double_eq_tol(fin[0].spread, 0.04 / 0.52, 1e-12);
+    ck_assert_double_eq_tol(fin[1].seconds, 1.0, 1e-12);            /* the recorded best */
+    ck_assert_double_eq_tol(fin[1].recorded, 18, 1e-9);
+    ck_assert_int_eq(fin[2].status, GG_WRONG_RESULT);
+    ck_assert_int_eq(r.calls[0], 5);
+    ck_assert_int_eq(r.calls[1], 5);
+    ck_assert_int_eq(r.calls[2], 2);                                /* out after its failure */
+
+    gg_variant b;
+    double gf;
+    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 16, 16, 16, &b, &gf, err, sizeof err), 0);
+    ck_assert(gg_variant_equal(&b, &fin[0].v));
+    ck_assert_double_eq_tol(gf, 2.0 * 16 * 16 * 16 / 0.52 / 1e9, 1e-9);
+    char best[400];
+    gg_best_path(best, sizeof best, tmpdir, CARD, 16, 16, 16);
+    char *text = slurp(best, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "remeasured: median of 5 interleaved runs, spread 7.7%"));
+    free(text);
+    stat(path, &after);
+    ck_assert_int_eq(before.st_size, after.st_size);
+    rm_rf(tmpdir);
+}
+END_TEST
+
 /* Records written before the store column (SPEC's 16 columns, as results/
  * holds them): a resume reads every row as store=f32 and measures nothing
  * again; the file is rewritten with the store column, whole.  --fix
@@ -749,6 +823,7 @@ Suite *make_records_suite(void)
     TCase *tu = tcase_create("tune");
     tcase_set_timeout(tu, 60);
     tcase_add_test(tu, test_no_duplicates_and_resume);
+    tcase_add_test(tu, test_finalists);
     tcase_add_test(tu, test_fresh);
     tcase_add_test(tu, test_old_records_resume);
     tcase_add_test(tu, test_sigkill_resume);
