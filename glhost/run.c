@@ -580,6 +580,13 @@ static bool timer_queries(const run_state *s)
            glGenQueries && glGetQueryObjectui64v;
 }
 
+/* The context's texture size limit, or the options' smaller one. */
+static int texture_limit(const gg_ctx_info *info, const gg_run_opts *o)
+{
+    int lim = info->max_texture_size;
+    return o && o->max_texture_size > 0 && o->max_texture_size < lim ? o->max_texture_size : lim;
+}
+
 void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
                     const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                     gg_measurement *out, float *c_out, gg_run_log *log)
@@ -609,9 +616,7 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         fail(s, cv == GG_CARD_INVALID ? GG_INVALID : GG_UNSUPPORTED, "%s", why);
         return;
     }
-    int max_tex = info->max_texture_size;
-    if (o && o->max_texture_size > 0 && o->max_texture_size < max_tex)
-        max_tex = o->max_texture_size;
+    int max_tex = texture_limit(info, o);
     if (gg_split_plan(v, in->m, in->n, in->k, max_tex, &s->sp)) {
         fail(s, GG_UNSUPPORTED, "no block of %dx%dx%d fits a %d-texel texture limit with "
              "this packing and mrt", in->m, in->n, in->k, max_tex);
@@ -746,11 +751,8 @@ void gg_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_var
     gg_ctx_limits(info, &lim);
     if (!c || gg_variant_check_card(v, &lim, NULL, 0) != GG_CARD_OK)
         return;
-    int max_tex = info->max_texture_size;
-    if (o && o->max_texture_size > 0 && o->max_texture_size < max_tex)
-        max_tex = o->max_texture_size;
     gg_split sp;
-    if (gg_split_plan(v, m, n, k, max_tex, &sp))
+    if (gg_split_plan(v, m, n, k, texture_limit(info, o), &sp))
         return;
     char key[GG_RC_KEY];
     gg_rc_program_key(key, v, sp.mb, sp.nb, sp.kb);

@@ -4,19 +4,17 @@
  * screening and early-stopping reps; a search over the evaluator goes on
  * past every fault.  On llvmpipe (tag gl). */
 #include <check.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "glhost/fault.h"
 #include "search/evaluator.h"
 #include "search/search.h"
+#include "tests/gemm_util.h"
 #include "tests/suites.h"
 
 typedef struct {
-    gg_problem p;
-    gg_inputs in;
-    gg_reference ref;
+    gemm_run r;   /* the problem, its inputs and reference (tests/gemm_util.h) */
     gg_evaluator *ev;
 } fixture;
 
@@ -25,21 +23,14 @@ typedef struct {
  * verification against the fp64 reference, and here against a naive loop. */
 static void open_fixture(fixture *f, double timeout, double compile_timeout, bool want_c)
 {
-    char err[512];
+    static const gemm_case gc = {"mrt=1x1", 37, 29, 41, 0, 1, 1.0f, 0.5f};
     memset(f, 0, sizeof *f);
-    gg_problem_default(&f->p);
-    f->p.m = 37;
-    f->p.n = 29;
-    f->p.k = 41;
-    f->p.transb = true;
-    f->p.beta = 0.5f;
-    f->p.reps = 4;
-    ck_assert_msg(gg_inputs_make(&f->p, &f->in, err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(gg_reference_compute(&f->in, f->p.alpha, f->p.beta, &f->ref, err, sizeof err) == 0,
-                  "%s", err);
-    gg_evaluator_config c = {.backend = GG_BACKEND_EGL, .prob = &f->p, .in = &f->in,
-                             .ref = &f->ref, .timeout_s = timeout,
+    setup_case(&f->r, &gc, 1);
+    f->r.p.reps = 4;
+    gg_evaluator_config c = {.backend = GG_BACKEND_EGL, .prob = &f->r.p, .in = &f->r.in,
+                             .ref = &f->r.ref, .timeout_s = timeout,
                              .compile_timeout_s = compile_timeout, .want_c = want_c};
+    char err[512];
     f->ev = gg_evaluator_new(&c, err, sizeof err);
     ck_assert_msg(f->ev != NULL, "%s", err);
 }
@@ -47,8 +38,7 @@ static void open_fixture(fixture *f, double timeout, double compile_timeout, boo
 static void close_fixture(fixture *f)
 {
     gg_evaluator_free(f->ev);
-    gg_reference_free(&f->ref);
-    gg_inputs_free(&f->in);
+    free_case(&f->r);
 }
 
 static gg_variant variant(const char *text)
@@ -65,29 +55,6 @@ static gg_measurement eval(fixture *f, const char *text, const gg_eval_opts *o)
     gg_measurement m;
     ck_assert_int_eq(gg_evaluator_eval(f->ev, &v, o, &m), 0);
     return m;
-}
-
-/* C against a naive double loop over the inputs as given. */
-static double naive_error(const fixture *f, const float *c)
-{
-    const gg_inputs *in = &f->in;
-    double worst = 0;
-    for (int i = 0; i < in->m; i++)
-        for (int j = 0; j < in->n; j++) {
-            double s = 0, mag = 0;
-            for (int l = 0; l < in->k; l++) {
-                double a = in->a[(size_t)i * in->lda + l];
-                double b = in->b[(size_t)j * in->ldb + l]; /* B transposed: n x k */
-                s += a * b;
-                mag += fabs(a * b);
-            }
-            double c0 = in->c0 ? in->c0[(size_t)i * in->n + j] : 0;
-            double want = f->p.alpha * s + f->p.beta * c0;
-            double e = fabs(c[(size_t)i * in->n + j] - want) / (mag + fabs(f->p.beta * c0) + 1e-30);
-            if (e > worst)
-                worst = e;
-        }
-    return worst;
 }
 
 START_TEST(test_one_worker_many_variants)
@@ -111,8 +78,9 @@ START_TEST(test_one_worker_many_variants)
         ck_assert(m.gflops > 0 && m.rel_err >= 0);
         const float *c = gg_evaluator_c(f.ev);
         ck_assert_ptr_nonnull(c);
-        double e = naive_error(&f, c);
-        ck_assert_msg(e < 41 * 0x1p-23, "%s: naive error %g", vs[i], e);
+        memcpy(f.r.c, c, (size_t)f.r.in.m * f.r.in.n * sizeof *c);
+        f.r.v = variant(vs[i]);
+        check_against_naive(&f.r, vs[i]);
         if (i == 4)
             ck_assert_msg(m.program_cached, "the repeated variant was compiled again");
     }
@@ -243,7 +211,7 @@ START_TEST(test_search_goes_on)
     fixture f;
     open_fixture(&f, 5, 5, false);
     gg_search_config c;
-    gg_search_config_default(&c, f.in.m, f.in.n, f.in.k);
+    gg_search_config_default(&c, f.r.in.m, f.r.in.n, f.r.in.k);
     c.strategy = GG_SEARCH_EXHAUSTIVE;
     char err[256];
     ck_assert_int_eq(gg_fix_parse("mrt=2x1,mc=2x2,unroll=0,profile=330,compiler=glsl,acc=copy",

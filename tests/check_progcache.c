@@ -20,6 +20,7 @@
 #include "glhost/progcache.h"
 #include "glhost/program.h"
 #include "glhost/run.h"
+#include "tests/cli_util.h"
 #include "tests/gemm_util.h"
 #include "tests/suites.h"
 
@@ -66,25 +67,6 @@ static void use_cache(const char *dir)
     setenv("GLGEMM_CACHE_DIR", dir, 1);
     unsetenv("GLGEMM_CACHE");
     gg_progcache_reset();
-}
-
-/* Removes dir and what is in it (one level of folders). */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) != 0)
-            remove_dir(path);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 /* The entries in dir (names in names[i] when given); no other file there
@@ -225,7 +207,7 @@ START_TEST(miss_then_hit)
     gemm_ok(&info, var_b, "second variant from the cache");
     ck_counts(stats(), 3, 2, 2, 0);
     gg_ctx_destroy(ctx);
-    remove_dir(base);
+    tu_rm_rf(base);
 }
 END_TEST
 
@@ -260,7 +242,7 @@ START_TEST(key_has_context)
     ck_counts(stats(), 1, 0, 0, 0);
     gg_ctx_destroy(compat);
     gg_ctx_destroy(core);
-    remove_dir(dir);
+    tu_rm_rf(dir);
 }
 END_TEST
 
@@ -425,7 +407,7 @@ START_TEST(bad_entry_rejected)
         ck_assert(build_ok(other_var));
     }
     gg_ctx_destroy(ctx);
-    remove_dir(dir);
+    tu_rm_rf(dir);
 }
 END_TEST
 
@@ -517,7 +499,7 @@ START_TEST(unwritable_folder)
         chmod(dir, 0755);
     }
     gg_ctx_destroy(ctx);
-    remove_dir(base);
+    tu_rm_rf(base);
 }
 END_TEST
 
@@ -546,7 +528,7 @@ START_TEST(cache_off)
     ck_counts(stats(), 0, 1, 1, 0);
     ck_assert_int_eq(entries(dir, NULL, 0), 1);
     gg_ctx_destroy(ctx);
-    remove_dir(base);
+    tu_rm_rf(base);
 }
 END_TEST
 
@@ -621,7 +603,7 @@ START_TEST(start_ready_finish)
     gg_program_free(&q);
     ck_assert_int_eq(entries(dir, NULL, 0), 3);
     gg_ctx_destroy(ctx);
-    remove_dir(dir);
+    tu_rm_rf(dir);
 }
 END_TEST
 
