@@ -184,9 +184,6 @@ static void worker_eval(worker *w, const request *q)
         gg_measurement_init(&r.m);
         r.m.status = GG_CONTEXT_LOST;
         snprintf(r.m.detail, sizeof r.m.detail, "no context for this variant: %s", err);
-        reply b = {.type = MSG_BUILT, .m = r.m};
-        if (!send_all(w->fd, &b, sizeof b))
-            worker_exit(0);
     }
     r.m.ahead_s = w->ahead_s;
     if (!send_all(w->fd, &r, sizeof r))
@@ -455,8 +452,8 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     }
     reply r;
     int got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + e->cfg.compile_timeout_s);
-    /* A variant the card cannot run (or whose split fails) ends before any
-     * build: its result comes first. */
+    /* A variant that ends before any build (the card cannot run it, its
+     * split fails, no context) sends its result first. */
     bool ended = got == 1 && r.type == MSG_DONE;
     if (!ended && (got != 1 || r.type != MSG_BUILT)) {
         lost_worker(e, out, got == 1 ? -1 : got, true);
