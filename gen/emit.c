@@ -23,10 +23,18 @@
  *    zero select per fetch; the GEMM is bound by texel fetches there), and
  *    normalized coordinates are exact enough (the error is far below half a
  *    texel for any size up to the texture limit).
+ *    That is fetch=texture, the default; fetch=texelfetch, image and buffer
+ *    read by integer texel (texelFetch on the 2D textures, imageLoad,
+ *    texelFetch on buffer textures at y*w + x): which path is fastest differs
+ *    by card, so it is a tuning key.
+ *  - out=image: the fragment's accumulators go to the image uC with
+ *    imageStore at the same texel positions the render targets of mrt =
+ *    (blk/mc) would hold, so the block can pass 8 targets.
  *  - compiler=spirv: the 330 text plus explicit uniform locations and sampler
  *    bindings, which OpenGL SPIR-V requires (glslangValidator -G accepts
  *    `#version 330` with GL_ARB_explicit_uniform_location and
- *    GL_ARB_shading_language_420pack). */
+ *    GL_ARB_shading_language_420pack).  Profiles 430 and 310es carry
+ *    layout(binding) on every sampler and image (core there). */
 #include "gen/gen.h"
 #include "gen/sbuf.h"
 
@@ -39,7 +47,10 @@ typedef struct {
     gg_sbuf sb;
     bool legacy; /* profile 120: texture2D, attribute, gl_FragData */
     bool spirv;  /* compiler=spirv on profile 330: explicit locations/bindings */
-    const char *sample; /* texture2D (120) or texture (330, 300es) */
+    bool bind;   /* layout(binding) on samplers and images: spirv, 430, 310es */
+    bool es;     /* 300es, 310es: precision statements */
+    bool ints;   /* fetch by integer texel (every fetch but texture) */
+    const char *sample; /* texture2D (120) or texture (other profiles) */
 } emitter;
 
 static const char xyzw[] = "xyzw";
@@ -104,15 +115,24 @@ static void put_header(emitter *e, int m, int n, int k)
                      "per column block)\n",
                  L->step, L->r, L->c, L->a_texels_per_step, L->b_texels_per_step);
     gg_sb_printf(sb, " * k-steps: %d; np: %d per pass; passes: %d\n", L->ksteps, L->np, L->passes);
-    gg_sb_printf(sb, " * textures: A %dx%d, B %dx%d, %d channel(s) each; %d target(s) (mrt %dx%d) "
+    gg_sb_printf(sb, " * textures: A %dx%d, B %dx%d, %d channel(s) each; %d %s (%dx%d) "
                      "of %dx%d fragments\n",
-                 L->a_w, L->a_h, L->b_w, L->b_h, L->channels, L->targets, L->tr, L->tc, L->tgt_w,
+                 L->a_w, L->a_h, L->b_w, L->b_h, L->channels, L->targets,
+                 L->image ? "C texel(s) a fragment" : "target(s), mrt", L->tr, L->tc, L->tgt_w,
                  L->tgt_h);
     long a_f = (long)L->tr * L->a_texels_per_step * L->np;
     long b_f = (long)L->tc * L->b_texels_per_step * L->np;
     gg_sb_printf(sb, " * per fragment per pass: %ld texel fetches (A %ld, B %ld, running sums %d), "
                      "%ld multiply-adds\n",
                  L->fetches_per_frag_pass, a_f, b_f, prev ? L->targets : 0, L->mads_per_frag_pass);
+    gg_sb_printf(sb, " * outputs per fragment: %d (%s); multiply-adds per texel of A and B "
+                     "fetched: %.2f; fetch: %s\n",
+                 gg_layout_outputs(L), L->image ? "out=image: imageStore of blk" : "out=rt",
+                 gg_layout_mads_per_fetch(L), gg_fetch_name(e->v->fetch));
+    if (L->image)
+        gg_sb_printf(sb, " * C: one image of %dx%d texels; fragment (x, y) writes texels (x*%d + j, "
+                         "y*%d + i), i < %d, j < %d\n",
+                     L->c_w, L->c_h, L->tc, L->tr, L->tr, L->tc);
     if (prev)
         gg_sb_printf(sb, " * each pass: out_t = uPrev_t + uAlpha * (sum over k-steps uKBase .. "
                          "uKBase+%d)\n", L->np - 1);
@@ -131,6 +151,38 @@ static void put_version(emitter *e)
     case GG_PROFILE_120: gg_sb_puts(sb, "#version 120\n"); break;
     case GG_PROFILE_330: gg_sb_puts(sb, "#version 330\n"); break;
     case GG_PROFILE_300ES: gg_sb_puts(sb, "#version 300 es\n"); break;
+    case GG_PROFILE_430: gg_sb_puts(sb, "#version 430\n"); break;
+    case GG_PROFILE_310ES: gg_sb_puts(sb, "#version 310 es\n"); break;
+    case GG_PROFILE_COUNT: break;
+    }
+}
+
+/* The image format of n channels (1, 2 or 4) of the store. */
+static const char *image_format(int n, gg_store store)
+{
+    bool h = store == GG_STORE_F16;
+    return n == 1 ? (h ? "r16f" : "r32f") : n == 2 ? (h ? "rg16f" : "rg32f") : (h ? "rgba16f" : "rgba32f");
+}
+
+/* One input, uA or uB, at unit u (texture unit; image unit u + 1). */
+static void put_input(emitter *e, const char *name, int u)
+{
+    gg_sbuf *sb = &e->sb;
+    switch (e->v->fetch) {
+    case GG_FETCH_IMAGE:
+        gg_sb_printf(sb, "layout(binding = %d, %s) readonly uniform highp image2D uImg%s;\n", u + 1,
+                     image_format(e->L.channels, e->v->store), name + 1);
+        return;
+    case GG_FETCH_BUFFER:
+        if (e->bind)
+            gg_sb_printf(sb, "layout(binding = %d) ", u);
+        gg_sb_printf(sb, "uniform samplerBuffer %s;\n", name);
+        return;
+    default:
+        if (e->bind)
+            gg_sb_printf(sb, "layout(binding = %d) ", u);
+        gg_sb_printf(sb, "uniform sampler2D %s;\n", name);
+        return;
     }
 }
 
@@ -141,26 +193,61 @@ static void put_declarations(emitter *e)
     if (e->spirv)
         gg_sb_puts(sb, "#extension GL_ARB_explicit_uniform_location : require\n"
                        "#extension GL_ARB_shading_language_420pack : require\n");
-    if (e->v->profile == GG_PROFILE_300ES)
+    if (e->es) {
         gg_sb_puts(sb, "precision highp float;\nprecision highp int;\nprecision highp sampler2D;\n");
-    gg_sb_puts(sb, "\n");
-    int units = 2 + (e->v->acc == GG_ACC_BLEND ? 0 : L->targets);
-    for (int u = 0; u < units; u++) {
-        if (e->spirv)
-            gg_sb_printf(sb, "layout(binding = %d) ", u);
-        if (u == 0)
-            gg_sb_puts(sb, "uniform sampler2D uA;\n");
-        else if (u == 1)
-            gg_sb_puts(sb, "uniform sampler2D uB;\n");
-        else
-            gg_sb_printf(sb, "uniform sampler2D uPrev%d;\n", u - 2);
+        if (L->image || e->v->fetch == GG_FETCH_IMAGE)
+            gg_sb_puts(sb, "precision highp image2D;\n");
     }
+    gg_sb_puts(sb, "\n");
+    put_input(e, "uA", 0);
+    put_input(e, "uB", 1);
+    /* The previous sums read as textures: one per target (rt), or the
+     * other image (image, pingpong); none for blend and image+copy. */
+    int prevs = e->v->acc == GG_ACC_BLEND ? 0 : !L->image ? L->targets
+                : e->v->acc == GG_ACC_PINGPONG ? 1 : 0;
+    for (int t = 0; t < prevs; t++) {
+        if (e->bind)
+            gg_sb_printf(sb, "layout(binding = %d) ", 2 + t);
+        gg_sb_printf(sb, "uniform sampler2D uPrev%d;\n", t);
+    }
+    if (L->image)
+        gg_sb_printf(sb, "layout(binding = 0, %s) %suniform highp image2D uC;\n",
+                     L->channels == 1 ? "r32f" : "rgba32f",
+                     e->v->acc == GG_ACC_COPY ? "" : "writeonly ");
     gg_sb_printf(sb, "%suniform int uKBase;   /* first k-step of this pass */\n",
                  e->spirv ? "layout(location = 0) " : "");
     gg_sb_printf(sb, "%suniform float uAlpha;\n", e->spirv ? "layout(location = 1) " : "");
-    if (!e->legacy)
+    if (!e->legacy && !L->image)
         for (int t = 0; t < L->targets; t++)
             gg_sb_printf(sb, "layout(location = %d) out vec4 o%d;\n", t, t);
+}
+
+/* The read of one input texel at integer coordinates: column col + col_off
+ * and row row + row_off for the 2D paths; for buffers the index row + col +
+ * col_off + row_off (the row already scaled by the width). */
+static void put_int_fetch(emitter *e, const char *u, const char *col, int col_off,
+                          const char *row, int row_off)
+{
+    gg_sbuf *sb = &e->sb;
+    const char *fn = e->v->fetch == GG_FETCH_IMAGE ? "imageLoad" : "texelFetch";
+    if (e->v->fetch == GG_FETCH_IMAGE) /* uImgA, uImgB: not set as samplers by the host */
+        gg_sb_printf(sb, "%s(uImg%s, ", fn, u + 1);
+    else
+        gg_sb_printf(sb, "%s(%s, ", fn, u);
+    if (e->v->fetch == GG_FETCH_BUFFER) {
+        gg_sb_printf(sb, "%s + %s", row, col);
+        if (col_off + row_off)
+            gg_sb_printf(sb, " + %d", col_off + row_off);
+        gg_sb_puts(sb, ")");
+        return;
+    }
+    gg_sb_printf(sb, "ivec2(%s", col);
+    if (col_off)
+        gg_sb_printf(sb, " + %d", col_off);
+    gg_sb_printf(sb, ", %s", row);
+    if (row_off)
+        gg_sb_printf(sb, " + %d", row_off);
+    gg_sb_printf(sb, ")%s)", e->v->fetch == GG_FETCH_IMAGE ? "" : ", 0");
 }
 
 /* Fetch of A texel (row of target row ti, k offset off from ka). */
@@ -168,6 +255,14 @@ static void put_fetch_a(emitter *e, int ti, int u, int off)
 {
     gg_sbuf *sb = &e->sb;
     int ch = e->L.channels;
+    if (e->ints) {
+        char row[16];
+        snprintf(row, sizeof row, "ay%d", ti);
+        gg_sb_printf(sb, "%s a%d_%d = ", vec_type(ch), ti, u);
+        put_int_fetch(e, "uA", "ka", off, row, 0);
+        gg_sb_printf(sb, "%s;\n", narrow(ch));
+        return;
+    }
     gg_sb_printf(sb, "%s a%d_%d = %s(uA, vec2(", vec_type(ch), ti, u, e->sample);
     if (off)
         gg_sb_printf(sb, "(ka + %d.0)", off);
@@ -180,6 +275,16 @@ static void put_fetch_b(emitter *e, int tj, int u, int off)
 {
     gg_sbuf *sb = &e->sb;
     int ch = e->L.channels;
+    if (e->ints) {
+        char col[16];
+        snprintf(col, sizeof col, "bx%d", tj);
+        gg_sb_printf(sb, "%s b%d_%d = ", vec_type(ch), tj, u);
+        /* buffer: kb is already a texel index (row * width) */
+        int row_off = e->v->fetch == GG_FETCH_BUFFER ? off * e->L.b_w : off;
+        put_int_fetch(e, "uB", col, 0, "kb", row_off);
+        gg_sb_printf(sb, "%s;\n", narrow(ch));
+        return;
+    }
     gg_sb_printf(sb, "%s b%d_%d = %s(uB, vec2(bx%d, ", vec_type(ch), tj, u, e->sample, tj);
     if (off)
         gg_sb_printf(sb, "(kb + %d.0)", off);
@@ -234,14 +339,45 @@ static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum)
     const gg_layout *L = &e->L;
     const char *name[2] = {"ka", "kb"};
     int mul[2] = {L->a_texels_per_step, L->b_texels_per_step};
+    if (e->ints && e->v->fetch == GG_FETCH_BUFFER)
+        mul[1] *= L->b_w; /* kb: the index of the B row */
     for (int i = 0; i < 2; i++) {
-        gg_sb_printf(sb, "%sfloat %s = float(", ind, name[i]);
+        gg_sb_printf(sb, e->ints ? "%sint %s = " : "%sfloat %s = float(", ind, name[i]);
         if (mul[i] != 1 && sum)
             gg_sb_printf(sb, "(%s) * %d", ks, mul[i]);
         else
             put_affine(sb, ks, mul[i], 0);
-        gg_sb_puts(sb, ") + 0.5;\n");
+        gg_sb_puts(sb, e->ints ? ";\n" : ") + 0.5;\n");
     }
+}
+
+/* out=image: each accumulator to its texel of uC, added to the previous
+ * sum (the other image by texelFetch for pingpong, the same by imageLoad for
+ * copy).  One channel: r32f, a float; else rgba32f, padded with zeros. */
+static void put_image_out(emitter *e)
+{
+    const gg_layout *L = &e->L;
+    gg_sbuf *sb = &e->sb;
+    int ch = L->channels;
+    static const char *const pad[] = {"", ", 0.0, 0.0, 0.0", ", 0.0, 0.0", ", 0.0", ""};
+    gg_sb_printf(sb, "    ivec2 c = ivec2(f.x * %d, f.y * %d);\n", L->tc, L->tr);
+    for (int ti = 0; ti < L->tr; ti++)
+        for (int tj = 0; tj < L->tc; tj++) {
+            int t = ti * L->tc + tj;
+            gg_sb_printf(sb, "    { ivec2 q = c + ivec2(%d, %d); %s p = ", tj, ti, vec_type(ch));
+            if (e->v->acc == GG_ACC_COPY)
+                gg_sb_puts(sb, "imageLoad(uC, q)");
+            else
+                gg_sb_puts(sb, "texelFetch(uPrev0, q, 0)");
+            gg_sb_printf(sb, "%s; imageStore(uC, q, ", narrow(ch));
+            if (ch < 4)
+                gg_sb_puts(sb, "vec4(");
+            gg_sb_printf(sb, "p + uAlpha * acc%d", t);
+            if (ch < 4)
+                gg_sb_printf(sb, "%s)", pad[ch]);
+            gg_sb_puts(sb, "); }\n");
+        }
+    gg_sb_puts(sb, "}\n");
 }
 
 static void put_main(emitter *e)
@@ -251,12 +387,26 @@ static void put_main(emitter *e)
     int ch = L->channels;
     bool prev = e->v->acc != GG_ACC_BLEND;
     gg_sb_puts(sb, "\nvoid main()\n{\n    ivec2 f = ivec2(gl_FragCoord.xy);\n");
-    for (int ti = 0; ti < L->tr; ti++) {
+    for (int ti = 0; ti < L->tr && e->ints; ti++) {
+        gg_sb_printf(sb, "    int ay%d = ", ti);
+        if (e->v->fetch == GG_FETCH_BUFFER)
+            gg_sb_puts(sb, "(");
+        put_affine(sb, "f.y", L->tr, ti);
+        if (e->v->fetch == GG_FETCH_BUFFER)
+            gg_sb_printf(sb, ") * %d", L->a_w);
+        gg_sb_puts(sb, ";\n");
+    }
+    for (int tj = 0; tj < L->tc && e->ints; tj++) {
+        gg_sb_printf(sb, "    int bx%d = ", tj);
+        put_affine(sb, "f.x", L->tc, tj);
+        gg_sb_puts(sb, ";\n");
+    }
+    for (int ti = 0; ti < L->tr && !e->ints; ti++) {
         gg_sb_printf(sb, "    float ay%d = (float(", ti);
         put_affine(sb, "f.y", L->tr, ti);
         gg_sb_printf(sb, ") + 0.5) / %d.0;\n", L->a_h);
     }
-    for (int tj = 0; tj < L->tc; tj++) {
+    for (int tj = 0; tj < L->tc && !e->ints; tj++) {
         gg_sb_printf(sb, "    float bx%d = (float(", tj);
         put_affine(sb, "f.x", L->tc, tj);
         gg_sb_printf(sb, ") + 0.5) / %d.0;\n", L->b_w);
@@ -278,6 +428,10 @@ static void put_main(emitter *e)
         put_kbase(e, "        ", "uKBase + i", true);
         put_step(e, "        ", 0);
         gg_sb_puts(sb, "    }\n");
+    }
+    if (L->image) {
+        put_image_out(e);
+        return;
     }
     static const char *const pad[] = {"", ", 0.0, 0.0, 0.0", ", 0.0, 0.0", ", 0.0", ""};
     for (int t = 0; t < L->targets; t++) {
@@ -310,6 +464,9 @@ char *gg_emit_fragment(const gg_variant *v, int m, int n, int k)
     e.legacy = v->profile == GG_PROFILE_120;
     e.spirv = v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_330;
     e.sample = e.legacy ? "texture2D" : "texture";
+    e.bind = e.spirv || v->profile == GG_PROFILE_430 || v->profile == GG_PROFILE_310ES;
+    e.es = v->profile == GG_PROFILE_300ES || v->profile == GG_PROFILE_310ES;
+    e.ints = v->fetch != GG_FETCH_TEXTURE;
     gg_sb_init(&e.sb);
     put_version(&e);
     put_header(&e, m, n, k);
@@ -331,6 +488,13 @@ char *gg_emit_vertex(const gg_variant *v)
         break;
     case GG_PROFILE_300ES:
         gg_sb_puts(&sb, "#version 300 es\n");
+        break;
+    case GG_PROFILE_430:
+        gg_sb_puts(&sb, "#version 430\n");
+        break;
+    case GG_PROFILE_310ES:
+    case GG_PROFILE_COUNT:
+        gg_sb_puts(&sb, "#version 310 es\n");
         break;
     }
     gg_sb_printf(&sb, "/* Generated by %s %s (gen/emit.c): one triangle covering the viewport. */\n",

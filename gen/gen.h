@@ -27,9 +27,19 @@
  *    [(x*C+tj)*c + j] in channel i*c + j.  The fragment's blocks are adjacent.
  *  - K is zero-padded to kpad = passes * np * s, M to mpad (multiple of r*R),
  *    N to npad (multiple of c*C), so every pass runs the same np k-steps.
+ *  - out=image, blk = BR x BC scalars: R = BR/r, C = BC/c texels, the same
+ *    fragment geometry as mrt = R x C, but C is one image of npad/c x mpad/r
+ *    texels in the packing of A and B (texel (x, y) holds C[y*r + i][x*c + j]
+ *    in channel i*c + j), written with imageStore; no render target.
  *
  * Shader interface (what the host binds):
  *  - sampler2D uA (texture unit 0, SPIR-V binding 0), uB (unit/binding 1);
+ *    fetch=image: image2D uImgA (image unit 1), uImgB (unit 2), readonly, in the
+ *    inputs' format (r32f, rg32f, rgba32f; r16f.. for store=f16);
+ *    fetch=buffer: samplerBuffer uA (texture unit 0), uB (unit 1), the
+ *    texels of the 2D layout row by row (index y*w + x);
+ *    profiles 430 and 310es carry layout(binding = unit) on every sampler
+ *    and image;
  *    for acc=copy and acc=pingpong also uPrev0 .. uPrev{T-1} (units/bindings
  *    2 .. T+1), the running sums in the target layout.
  *  - int uKBase (SPIR-V location 0): the first k-step of this pass.
@@ -39,14 +49,22 @@
  *    GL_ONE, GL_ONE).  The host initialises the running sums to beta*C0, or
  *    to zero when beta == 0 (C0 is then not read, as BLAS does).
  *  - Outputs: target t is gl_FragData[t] (120) or `layout(location=t) out
- *    vec4` (330, 300es); channels past r*c are written as 0.  Three-channel
+ *    vec4` (330, 300es, 430, 310es); channels past r*c are written as 0.
+ *  - out=image: image2D uC at image unit 0, format r32f for one channel,
+ *    else rgba32f.  acc=pingpong: writeonly, the previous sum read by
+ *    texelFetch from sampler2D uPrev0 (texture unit 2, the other image);
+ *    acc=copy: one image read with imageLoad and written in place (430
+ *    only: ES 3.1 allows read-write images of r32f only).  The host draws
+ *    into a framebuffer with no attachment of tgt_w x tgt_h and puts
+ *    glMemoryBarrier between passes.  Three-channel
  *    packings render into RGBA targets (RGB32F is not colour-renderable).
  *  - Vertex shader: attribute/in vec2 aPos at location 0; the host draws one
  *    triangle (-1,-1) (3,-1) (-1,3) over a tgt_w x tgt_h viewport at (0, 0):
  *    fragment (x, y) is ivec2(gl_FragCoord.xy).
- *  - Every profile samples at texel centres computed from the baked texture
- *    sizes (texture2D in 120, texture in 330 and 300es; no texelFetch): the
- *    host sets GL_NEAREST filtering and a single mip level on every texture.
+ *  - fetch=texture samples at texel centres computed from the baked texture
+ *    sizes (texture2D in 120, texture otherwise): the host sets GL_NEAREST
+ *    filtering and a single mip level on every texture.  fetch=texelfetch
+ *    reads the same textures by integer texel (not in 120).
  *  - For compiler=spirv (profile 330 only) the GLSL carries explicit
  *    layout(binding = unit) on the samplers and layout(location = 0/1) on
  *    uKBase/uAlpha; the host binds units the same way and needs no
@@ -62,19 +80,30 @@ typedef struct {
     int rows, cols;
 } gg_shape;
 
-typedef enum { GG_PROFILE_120, GG_PROFILE_330, GG_PROFILE_300ES } gg_profile;
+typedef enum {
+    GG_PROFILE_120, GG_PROFILE_330, GG_PROFILE_300ES, GG_PROFILE_430, GG_PROFILE_310ES,
+    GG_PROFILE_COUNT
+} gg_profile;
 typedef enum { GG_COMPILER_GLSL, GG_COMPILER_SPIRV } gg_compiler;
 typedef enum { GG_ACC_COPY, GG_ACC_PINGPONG, GG_ACC_BLEND } gg_acc;
 /* How A and B are stored in their textures: fp32 (R32F..RGBA32F) or half
  * floats (R16F..RGBA16F, rounded on the host by gen/half.h).  Sums and C
  * are fp32 either way; the shader text is the same apart from its header. */
 typedef enum { GG_STORE_F32, GG_STORE_F16, GG_STORE_COUNT } gg_store;
+/* How C leaves a fragment: render targets, or imageStore of a blk block. */
+typedef enum { GG_OUT_RT, GG_OUT_IMAGE, GG_OUT_COUNT } gg_out;
+/* How A and B are read: texture() at texel centres, texelFetch on the 2D
+ * textures, imageLoad, texelFetch on buffer textures. */
+typedef enum {
+    GG_FETCH_TEXTURE, GG_FETCH_TEXELFETCH, GG_FETCH_IMAGE, GG_FETCH_BUFFER, GG_FETCH_COUNT
+} gg_fetch;
 
 #define GG_GEN_NAME "glgemm gen"
-#define GG_GEN_VERSION "2" /* bump when the emitted text changes */
+#define GG_GEN_VERSION "3" /* bump when the emitted text changes */
 #define GG_NP_ALL 0 /* np=all: the whole k loop in one pass */
 #define GG_MAX_TARGETS 8
-#define GG_VARIANT_TEXT 160 /* enough for any canonical form */
+#define GG_MAX_BLK 256 /* blk: at most this many scalars of C a fragment */
+#define GG_VARIANT_TEXT 200 /* enough for any canonical form */
 
 typedef struct {
     gg_shape mrt;         /* render targets per fragment, R x C */
@@ -84,7 +113,11 @@ typedef struct {
     gg_profile profile;
     gg_compiler compiler;
     gg_acc acc;
-    gg_store store;       /* last key of the canonical form */
+    gg_store store;
+    gg_out out;           /* rt (default) or image */
+    gg_shape blk;         /* out=image: rows x columns of C scalars a fragment computes
+                             (whole texels of mc); 0x0 with out=rt */
+    gg_fetch fetch;       /* last key of the canonical form */
 } gg_variant;
 
 /* Defaults of SPEC.md's table. */
@@ -107,6 +140,8 @@ const char *gg_profile_name(gg_profile p);
 const char *gg_compiler_name(gg_compiler c);
 const char *gg_acc_name(gg_acc a);
 const char *gg_store_name(gg_store s);
+const char *gg_out_name(gg_out o);
+const char *gg_fetch_name(gg_fetch f);
 
 /* What the card offers, as far as variants care. */
 typedef struct {
@@ -114,6 +149,10 @@ typedef struct {
     int max_texture_size;
     bool float_blend;   /* float blending in the context the profile needs */
     bool spirv;         /* GL_ARB_gl_spirv and a SPIR-V compiler */
+    bool es;            /* the context of the variant's profile is OpenGL ES */
+    int gl_version;     /* that context's version, major*10 + minor (e.g. 46, 32) */
+    int max_fragment_images; /* GL_MAX_FRAGMENT_IMAGE_UNIFORMS (0 before GL 4.2 / ES 3.1) */
+    long max_texture_buffer; /* GL_MAX_TEXTURE_BUFFER_SIZE in texels (0: none) */
 } gg_card_limits;
 
 typedef enum { GG_CARD_OK, GG_CARD_INVALID, GG_CARD_UNSUPPORTED } gg_card_verdict;
@@ -141,12 +180,25 @@ typedef struct {
     int a_w, a_h;         /* A texture, texels */
     int b_w, b_h;         /* B texture, texels */
     int tgt_w, tgt_h;     /* render target / viewport, fragments */
+    bool image;           /* out=image: C is one image of c_w x c_h texels */
+    int c_w, c_h;         /* C's texture(s): tgt_w x tgt_h per target (rt), or the whole
+                             image b_w x a_h (image) */
     long fetches_per_frag_pass; /* texels of A and B (and prev) per fragment per pass */
     long mads_per_frag_pass;    /* scalar multiply-adds per fragment per pass */
 } gg_layout;
 
 /* Fills out; returns 0, or -1 if m, n or k < 1 or the sizes overflow int. */
 int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out);
+
+/* C as the host stores it: for out=rt the layout itself; for out=image a
+ * copy that says one target of c_w x c_h texels (tr = tc = 1), which the
+ * packing of C (glhost/pack.h) reads the same way. */
+void gg_layout_c_view(const gg_layout *L, gg_layout *view);
+
+/* Outputs (scalars of C) a fragment computes, and multiply-adds per texel
+ * of A and B it fetches: the figures the fetch bound turns on. */
+int gg_layout_outputs(const gg_layout *L);
+double gg_layout_mads_per_fetch(const gg_layout *L);
 
 /* Scalar k per k-step of a packing: lcm(r, c) (gg_layout.step). */
 int gg_mc_step(gg_shape mc);

@@ -19,16 +19,21 @@ int gg_mc_step(gg_shape mc) { return mc.rows / gcd(mc.rows, mc.cols) * mc.cols; 
 
 int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
 {
+    bool image = v->out == GG_OUT_IMAGE;
     if (m < 1 || n < 1 || k < 1 || v->mc.rows < 1 || v->mc.cols < 1 ||
         v->mrt.rows < 1 || v->mrt.cols < 1 || v->np < 0)
+        return -1;
+    if (image && (v->blk.rows < v->mc.rows || v->blk.cols < v->mc.cols ||
+                  v->blk.rows % v->mc.rows || v->blk.cols % v->mc.cols))
         return -1;
     L->m = m;
     L->n = n;
     L->k = k;
     L->r = v->mc.rows;
     L->c = v->mc.cols;
-    L->tr = v->mrt.rows;
-    L->tc = v->mrt.cols;
+    L->image = image;
+    L->tr = image ? v->blk.rows / v->mc.rows : v->mrt.rows;
+    L->tc = image ? v->blk.cols / v->mc.cols : v->mrt.cols;
     L->targets = L->tr * L->tc;
     L->channels = L->r * L->c;
     L->step = gg_mc_step(v->mc);
@@ -52,9 +57,29 @@ int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->b_h = L->kpad / L->r;
     L->tgt_w = L->b_w / L->tc;
     L->tgt_h = L->a_h / L->tr;
+    L->c_w = image ? L->b_w : L->tgt_w;
+    L->c_h = image ? L->a_h : L->tgt_h;
 
     long per_step = (long)L->tr * L->a_texels_per_step + (long)L->tc * L->b_texels_per_step;
     L->fetches_per_frag_pass = per_step * L->np + (v->acc == GG_ACC_BLEND ? 0 : L->targets);
     L->mads_per_frag_pass = (long)L->targets * L->channels * L->step * L->np;
     return 0;
+}
+
+void gg_layout_c_view(const gg_layout *L, gg_layout *view)
+{
+    *view = *L;
+    if (!L->image)
+        return;
+    view->tr = view->tc = view->targets = 1;
+    view->tgt_w = L->c_w;
+    view->tgt_h = L->c_h;
+}
+
+int gg_layout_outputs(const gg_layout *L) { return L->targets * L->channels; }
+
+double gg_layout_mads_per_fetch(const gg_layout *L)
+{
+    long per_step = (long)L->tr * L->a_texels_per_step + (long)L->tc * L->b_texels_per_step;
+    return (double)L->targets * L->channels * L->step / (double)per_step;
 }

@@ -10,10 +10,16 @@
  *  - mrt=RxC with R, C >= 1 and R*C <= GG_MAX_TARGETS (the card's
  *    GL_MAX_DRAW_BUFFERS is checked later, by gg_variant_check_card);
  *  - mc=RxC with R*C <= 4: a texel has four channels;
- *  - np: an integer >= 1 or `all`; unroll 0 or 1; profile 120, 330, 300es;
- *    compiler glsl or spirv; acc copy, pingpong or blend; store f32 or f16.
- * A text without `store` is store=f32: the records, best files and reports
- * written before the key existed read as what they measured.
+ *  - np: an integer >= 1 or `all`; unroll 0 or 1; profile 120, 330, 300es,
+ *    430, 310es; compiler glsl or spirv; acc copy, pingpong or blend; store
+ *    f32 or f16; out rt or image; fetch texture, texelfetch, image, buffer;
+ *  - blk=RxC (R*C <= GG_MAX_BLK) only with out=image, which needs it, whole
+ *    texels of mc (R a multiple of mc's rows, C of its columns), and
+ *    out=image with mrt=1x1 only (it writes no render target).
+ * A text without `store` is store=f32, without `out` out=rt, without `fetch`
+ * fetch=texture: the records, best files and reports written before a key
+ * existed read as what they measured, and the canonical form leaves out
+ * out=rt and fetch=texture so that they stay the same text.
  * Numbers are plain decimal digits without sign or leading zero, so every
  * accepted text has one spelling of each value. */
 #include "gen/gen.h"
@@ -25,13 +31,16 @@
 
 #include "gen/util.h"
 
-#define KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc, store"
+#define KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch"
 #define PRESETS_LIST "larsen, nv-single, nv-multi, tfjs, best"
 
-enum { K_MRT, K_MC, K_NP, K_UNROLL, K_PROFILE, K_COMPILER, K_ACC, K_STORE, K_COUNT };
+enum {
+    K_MRT, K_MC, K_NP, K_UNROLL, K_PROFILE, K_COMPILER, K_ACC, K_STORE, K_OUT, K_BLK, K_FETCH,
+    K_COUNT
+};
 
 static const char *const key_names[K_COUNT] = {
-    "mrt", "mc", "np", "unroll", "profile", "compiler", "acc", "store",
+    "mrt", "mc", "np", "unroll", "profile", "compiler", "acc", "store", "out", "blk", "fetch",
 };
 
 /* What each key allows, for messages ("<key>: '<v>' is not allowed; use ..."). */
@@ -40,20 +49,26 @@ static const char *const key_allowed[K_COUNT] = {
     "RxC with R, C >= 1 and R*C at most 4 (1x1, 1x2, 2x1, 1x3, 3x1, 1x4, 4x1, 2x2)",
     "an integer >= 1, or all",
     "0 or 1",
-    "120, 330 or 300es",
+    "120, 330, 300es, 430 or 310es",
     "glsl or spirv",
     "copy, pingpong or blend",
     "f32 or f16",
+    "rt or image",
+    "RxC scalars with R, C >= 1 and R*C at most 256 (e.g. 8x16), whole texels of mc",
+    "texture, texelfetch, image or buffer",
 };
 
-static const char *const profile_names[] = {"120", "330", "300es"};
+static const char *const profile_names[GG_PROFILE_COUNT] = {"120", "330", "300es", "430",
+                                                             "310es"};
 static const char *const compiler_names[] = {"glsl", "spirv"};
 static const char *const acc_names[] = {"copy", "pingpong", "blend"};
 static const char *const store_names[] = {"f32", "f16"};
+static const char *const out_names[GG_OUT_COUNT] = {"rt", "image"};
+static const char *const fetch_names[GG_FETCH_COUNT] = {"texture", "texelfetch", "image", "buffer"};
 
 const char *gg_profile_name(gg_profile p)
 {
-    return (unsigned)p < 3 ? profile_names[p] : "?";
+    return (unsigned)p < GG_PROFILE_COUNT ? profile_names[p] : "?";
 }
 
 const char *gg_compiler_name(gg_compiler c)
@@ -71,6 +86,16 @@ const char *gg_store_name(gg_store s)
     return (unsigned)s < GG_STORE_COUNT ? store_names[s] : "?";
 }
 
+const char *gg_out_name(gg_out o)
+{
+    return (unsigned)o < GG_OUT_COUNT ? out_names[o] : "?";
+}
+
+const char *gg_fetch_name(gg_fetch f)
+{
+    return (unsigned)f < GG_FETCH_COUNT ? fetch_names[f] : "?";
+}
+
 void gg_variant_default(gg_variant *v)
 {
     v->mrt.rows = v->mrt.cols = 1;
@@ -81,6 +106,9 @@ void gg_variant_default(gg_variant *v)
     v->compiler = GG_COMPILER_GLSL;
     v->acc = GG_ACC_PINGPONG;
     v->store = GG_STORE_F32;
+    v->out = GG_OUT_RT;
+    v->blk.rows = v->blk.cols = 0;
+    v->fetch = GG_FETCH_TEXTURE;
 }
 
 /* The presets of SPEC.md: mrt, mc, np, unroll; other keys keep defaults. */
@@ -135,7 +163,7 @@ static bool is_preset_name(const char *s, size_t n)
     return false;
 }
 
-/* RxC for mrt (limit 8) or mc (limit 4). */
+/* RxC for mrt (limit 8), mc (limit 4) or blk (limit GG_MAX_BLK). */
 static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *err, size_t errlen)
 {
     const char *x = memchr(s, 'x', n);
@@ -153,6 +181,9 @@ static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *er
                        r, c, prod, GG_MAX_TARGETS);
     if (key == K_MC && prod > 4)
         return gg_fail(err, errlen, "mc: %ldx%ld packs %ld values; R*C must be at most 4", r, c, prod);
+    if (key == K_BLK && prod > GG_MAX_BLK)
+        return gg_fail(err, errlen, "blk: %ldx%ld is %ld outputs a fragment; R*C must be at most %d",
+                       r, c, prod, GG_MAX_BLK);
     out->rows = (int)r;
     out->cols = (int)c;
     return 0;
@@ -167,6 +198,7 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
     switch (key) {
     case K_MRT: return parse_shape(key, s, n, &v->mrt, err, errlen);
     case K_MC: return parse_shape(key, s, n, &v->mc, err, errlen);
+    case K_BLK: return parse_shape(key, s, n, &v->blk, err, errlen);
     case K_NP:
         if (n == 3 && !strncmp(s, "all", 3)) {
             v->np = GG_NP_ALL;
@@ -184,7 +216,7 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
         }
         break;
     case K_PROFILE:
-        if ((i = find_word(profile_names, 3, s, n)) >= 0) {
+        if ((i = find_word(profile_names, GG_PROFILE_COUNT, s, n)) >= 0) {
             v->profile = (gg_profile)i;
             return 0;
         }
@@ -204,6 +236,18 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
     case K_STORE:
         if ((i = find_word(store_names, GG_STORE_COUNT, s, n)) >= 0) {
             v->store = (gg_store)i;
+            return 0;
+        }
+        break;
+    case K_OUT:
+        if ((i = find_word(out_names, GG_OUT_COUNT, s, n)) >= 0) {
+            v->out = (gg_out)i;
+            return 0;
+        }
+        break;
+    case K_FETCH:
+        if ((i = find_word(fetch_names, GG_FETCH_COUNT, s, n)) >= 0) {
+            v->fetch = (gg_fetch)i;
             return 0;
         }
         break;
@@ -238,6 +282,28 @@ static int apply_preset(const char *s, size_t n, const gg_variant *best, gg_vari
         return gg_fail(err, errlen, "%.*s: missing '=value'; use %s", (int)n, s, key_allowed[find_key(s, n)]);
     return gg_fail(err, errlen, "unknown preset '%.*s' (presets: " PRESETS_LIST "; or key=value pairs, keys: "
                    KEYS_LIST ")", (int)(n > 40 ? 40 : n), s);
+}
+
+/* The rules that tie out, blk and mrt (see the top). */
+static int check_blk(gg_variant *v, char *err, size_t errlen)
+{
+    if (v->out == GG_OUT_RT) {
+        if (v->blk.rows)
+            return gg_fail(err, errlen, "blk: only with out=image (out=rt computes mrt x mc texels "
+                                     "a fragment)");
+        return 0;
+    }
+    if (!v->blk.rows)
+        return gg_fail(err, errlen, "out=image needs blk=RxC, the rows x columns of C one fragment "
+                                 "computes (e.g. blk=8x16)");
+    if (v->mrt.rows != 1 || v->mrt.cols != 1)
+        return gg_fail(err, errlen, "mrt: out=image writes no render target; leave mrt at 1x1 and "
+                                 "give the block with blk (here mrt=%dx%d)", v->mrt.rows, v->mrt.cols);
+    if (v->blk.rows % v->mc.rows || v->blk.cols % v->mc.cols)
+        return gg_fail(err, errlen, "blk: %dx%d is not whole texels of mc=%dx%d; its rows must be a "
+                                 "multiple of %d and its columns of %d", v->blk.rows, v->blk.cols,
+                       v->mc.rows, v->mc.cols, v->mc.rows, v->mc.cols);
+    return 0;
 }
 
 int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
@@ -293,6 +359,8 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
             break;
         item = end + 1;
     }
+    if (check_blk(&v, err, errlen))
+        return -1;
     *out = v;
     return 0;
 }
@@ -308,6 +376,12 @@ char *gg_variant_format(const gg_variant *v, char *buf, size_t len)
              v->mrt.rows, v->mrt.cols, v->mc.rows, v->mc.cols, np, v->unroll,
              gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc),
              gg_store_name(v->store));
+    size_t used = strlen(buf);
+    if (v->out == GG_OUT_IMAGE && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ",out=image,blk=%dx%d", v->blk.rows,
+                                 v->blk.cols);
+    if (v->fetch != GG_FETCH_TEXTURE && used < len)
+        snprintf(buf + used, len - used, ",fetch=%s", gg_fetch_name(v->fetch));
     return buf;
 }
 
@@ -316,7 +390,54 @@ bool gg_variant_equal(const gg_variant *a, const gg_variant *b)
     return a->mrt.rows == b->mrt.rows && a->mrt.cols == b->mrt.cols && a->mc.rows == b->mc.rows &&
            a->mc.cols == b->mc.cols && a->np == b->np && a->unroll == b->unroll &&
            a->profile == b->profile && a->compiler == b->compiler && a->acc == b->acc &&
-           a->store == b->store;
+           a->store == b->store && a->out == b->out && a->blk.rows == b->blk.rows &&
+           a->blk.cols == b->blk.cols && a->fetch == b->fetch;
+}
+
+/* Combinations that cannot exist on any card (why filled), 0 when none. */
+static int static_invalid(const gg_variant *v, char *why, size_t whylen)
+{
+    bool modern = v->profile == GG_PROFILE_430 || v->profile == GG_PROFILE_310ES;
+    int ch = v->mc.rows * v->mc.cols;
+    if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_120)
+        return gg_fail(why, whylen, "compiler=spirv needs profile=330: glslang makes OpenGL SPIR-V "
+                                 "only from desktop GLSL 3.30 or later, not GLSL 1.20");
+    if (v->compiler == GG_COMPILER_SPIRV && (v->profile == GG_PROFILE_300ES ||
+                                             v->profile == GG_PROFILE_310ES))
+        return gg_fail(why, whylen, "compiler=spirv needs profile=330: OpenGL SPIR-V "
+                                 "(GL_ARB_gl_spirv) has no GLSL ES input, so glslang cannot make it "
+                                 "from GLSL ES %s", v->profile == GG_PROFILE_300ES ? "3.00" : "3.10");
+    if (v->compiler == GG_COMPILER_SPIRV && v->profile != GG_PROFILE_330)
+        return gg_fail(why, whylen, "compiler=spirv needs profile=330: the SPIR-V path is built "
+                                 "from the GLSL 3.30 text");
+    if (v->compiler == GG_COMPILER_SPIRV &&
+        (v->out != GG_OUT_RT || v->fetch > GG_FETCH_TEXELFETCH))
+        return gg_fail(why, whylen, "compiler=spirv covers out=rt with fetch=texture or texelfetch "
+                                 "only");
+    if (v->out == GG_OUT_IMAGE && !modern)
+        return gg_fail(why, whylen, "out=image needs profile=430 or 310es: imageStore is GLSL 4.20 "
+                                 "and GLSL ES 3.10, not profile %s", gg_profile_name(v->profile));
+    if (v->out == GG_OUT_IMAGE && v->acc == GG_ACC_BLEND)
+        return gg_fail(why, whylen, "acc=blend needs render targets; out=image accumulates with "
+                                 "acc=pingpong or copy");
+    if (v->out == GG_OUT_IMAGE && v->acc == GG_ACC_COPY && v->profile == GG_PROFILE_310ES)
+        return gg_fail(why, whylen, "out=image,acc=copy reads and writes one image in place, which "
+                                 "GLSL ES 3.10 allows for r32f only; use acc=pingpong");
+    if (v->fetch == GG_FETCH_TEXELFETCH && v->profile == GG_PROFILE_120)
+        return gg_fail(why, whylen, "fetch=texelfetch needs GLSL 1.30 or later, not profile 120");
+    if (v->fetch == GG_FETCH_IMAGE && !modern)
+        return gg_fail(why, whylen, "fetch=image needs profile=430 or 310es: imageLoad is GLSL 4.20 "
+                                 "and GLSL ES 3.10, not profile %s", gg_profile_name(v->profile));
+    if (v->fetch == GG_FETCH_IMAGE && (ch == 3 || (ch == 2 && v->profile == GG_PROFILE_310ES)))
+        return gg_fail(why, whylen, "fetch=image has no image format of %d channels%s (mc=%dx%d)",
+                       ch, ch == 2 ? " in GLSL ES" : "", v->mc.rows, v->mc.cols);
+    if (v->fetch == GG_FETCH_BUFFER && v->profile != GG_PROFILE_330 && v->profile != GG_PROFILE_430)
+        return gg_fail(why, whylen, "fetch=buffer needs profile=330 or 430: buffer textures are not "
+                                 "in GLSL 1.20 nor GLSL ES before 3.20");
+    if (v->fetch == GG_FETCH_BUFFER && ch == 3)
+        return gg_fail(why, whylen, "fetch=buffer takes 1, 2 or 4 channels a texel, not 3 (mc=%dx%d)",
+                       v->mc.rows, v->mc.cols);
+    return 0;
 }
 
 gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
@@ -324,19 +445,31 @@ gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits 
 {
     if (why && whylen)
         why[0] = '\0';
-    /* Cannot exist on any card: glslang makes OpenGL SPIR-V (-G) only from
-     * desktop GLSL 3.30 or later; GL_ARB_gl_spirv takes no GLSL ES. */
-    if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_120) {
-        gg_fail(why, whylen, "compiler=spirv needs profile=330: glslang makes OpenGL SPIR-V only "
-                          "from desktop GLSL 3.30 or later, not GLSL 1.20");
+    if (static_invalid(v, why, whylen))
         return GG_CARD_INVALID;
+    bool modern = v->profile == GG_PROFILE_430 || v->profile == GG_PROFILE_310ES;
+    if (v->profile == GG_PROFILE_430 && (lim->es || lim->gl_version < 43)) {
+        gg_fail(why, whylen, "profile=430 needs desktop OpenGL 4.3; this context is %s %d.%d",
+                lim->es ? "OpenGL ES" : "OpenGL", lim->gl_version / 10, lim->gl_version % 10);
+        return GG_CARD_UNSUPPORTED;
     }
-    if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_300ES) {
-        gg_fail(why, whylen, "compiler=spirv needs profile=330: OpenGL SPIR-V (GL_ARB_gl_spirv) "
-                          "has no GLSL ES input, so glslang cannot make it from GLSL ES 3.00");
-        return GG_CARD_INVALID;
+    if (v->profile == GG_PROFILE_310ES && (!lim->es || lim->gl_version < 31)) {
+        gg_fail(why, whylen, "profile=310es needs OpenGL ES 3.1; this context is %s %d.%d",
+                lim->es ? "OpenGL ES" : "OpenGL", lim->gl_version / 10, lim->gl_version % 10);
+        return GG_CARD_UNSUPPORTED;
     }
-    int targets = v->mrt.rows * v->mrt.cols;
+    int images = (v->out == GG_OUT_IMAGE) + 2 * (v->fetch == GG_FETCH_IMAGE);
+    if (modern && images > lim->max_fragment_images) {
+        gg_fail(why, whylen, "out=%s,fetch=%s needs %d image unit(s) in the fragment shader; this "
+                          "card has %d (GL_MAX_FRAGMENT_IMAGE_UNIFORMS)", gg_out_name(v->out),
+                gg_fetch_name(v->fetch), images, lim->max_fragment_images);
+        return GG_CARD_UNSUPPORTED;
+    }
+    if (v->fetch == GG_FETCH_BUFFER && lim->max_texture_buffer < 1) {
+        gg_fail(why, whylen, "fetch=buffer needs buffer textures, which this context lacks");
+        return GG_CARD_UNSUPPORTED;
+    }
+    int targets = v->out == GG_OUT_IMAGE ? 0 : v->mrt.rows * v->mrt.cols;
     if (targets > lim->max_draw_buffers) {
         gg_fail(why, whylen, "mrt=%dx%d needs %d render targets; this card has %d (GL_MAX_DRAW_BUFFERS)",
                 v->mrt.rows, v->mrt.cols, targets, lim->max_draw_buffers);

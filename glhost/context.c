@@ -203,6 +203,11 @@ gg_ctx_kind gg_ctx_kind_for(gg_profile p)
     case GG_PROFILE_120: return GG_CTX_COMPAT;
     case GG_PROFILE_330: return GG_CTX_CORE;
     case GG_PROFILE_300ES: return GG_CTX_ES3;
+    /* The newer profiles run on the same contexts: EGL and GLFW give the
+     * newest version of the kind (checked per variant: gg_variant_check_card). */
+    case GG_PROFILE_430: return GG_CTX_CORE;
+    case GG_PROFILE_310ES: return GG_CTX_ES3;
+    case GG_PROFILE_COUNT: break;
     }
     return GG_CTX_CORE;
 }

@@ -66,6 +66,10 @@ typedef struct {
     bool spirv;          /* GL_ARB_gl_spirv (or GL 4.6) */
     bool robustness;     /* a robustness extension is exposed */
     bool parallel_compile; /* KHR/ARB_parallel_shader_compile */
+    bool es;             /* an OpenGL ES context */
+    int gl_version;      /* major*10 + minor of GL_VERSION */
+    int max_fragment_images; /* GL_MAX_FRAGMENT_IMAGE_UNIFORMS, 0 before GL 4.2 / ES 3.1 */
+    long max_texture_buffer; /* GL_MAX_TEXTURE_BUFFER_SIZE texels, 0 without buffer textures */
 } gg_ctx_info;
 
 /* Reads the current context's strings, limits and features. */

@@ -95,6 +95,18 @@ void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
     x = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &x);
     info->max_texture_size = x;
+    info->es = v.es;
+    info->gl_version = v.major * 10 + v.minor;
+    /* Fragment image units: GL 4.2 / ES 3.1 (the query is an error before). */
+    x = 0;
+    if (at_least(v, v.es ? 3 : 4, v.es ? 1 : 2))
+        glGetIntegerv(GL_MAX_FRAGMENT_IMAGE_UNIFORMS, &x);
+    info->max_fragment_images = x;
+    /* Buffer textures: core in GL 3.1 and ES 3.2. */
+    x = 0;
+    if (at_least(v, 3, v.es ? 2 : 1))
+        glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &x);
+    info->max_texture_buffer = x;
 
     if (v.es) {
         info->float_render = at_least(v, 3, 2) || has_ext(v, "GL_EXT_color_buffer_float");
@@ -128,6 +140,10 @@ void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
     lim->max_draw_buffers = info->max_draw_buffers;
     lim->max_texture_size = info->max_texture_size;
     lim->float_blend = info->float_blend;
+    lim->es = info->es;
+    lim->gl_version = info->gl_version;
+    lim->max_fragment_images = info->max_fragment_images;
+    lim->max_texture_buffer = info->max_texture_buffer;
     /* gen.h: SPIR-V needs the extension and a compiler (glslangValidator). */
     lim->spirv = info->spirv && gg_spirv_available();
 }

@@ -73,6 +73,10 @@ typedef struct {
     gg_measurement *out;
     gg_split sp;
     const gg_layout *L;
+    gg_layout cview;      /* C as stored: L for out=rt, one c_w x c_h image for out=image */
+    const gg_layout *CL;  /* &cview */
+    bool img;             /* out=image */
+    GLuint nofbo;         /* out=image: the framebuffer with no attachment drawn into */
     int tch;              /* floats a target texel holds as uploaded */
     int ncb;              /* C blocks: mblocks * nblocks */
     GLuint *atex, *btex;  /* [bi*kblocks + bk], [bk*nblocks + bj] */
@@ -152,7 +156,21 @@ static GLenum pixel_format(int ch)
  * GL_HALF_FLOAT into a half internal format, so the driver converts
  * nothing (its rounding is not specified) and the reference can round the
  * same way.  Rows of halves may be 2-byte aligned only. */
-static GLuint make_texture(int w, int h, int ch, gg_store store, const void *data)
+/* One level of a w x h texture, immutable (glTexStorage2D) where it is
+ * bound as an image: ES 3.1 binds immutable textures only. */
+static void tex_level(bool immutable, GLenum internal, int w, int h, GLenum format, GLenum type,
+                      const void *data)
+{
+    if (!immutable) {
+        glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, w, h, 0, format, type, data);
+        return;
+    }
+    glTexStorage2D(GL_TEXTURE_2D, 1, internal, w, h);
+    if (data)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, format, type, data);
+}
+
+static GLuint make_texture(int w, int h, int ch, gg_store store, bool immutable, const void *data)
 {
     GLuint t = 0;
     glGenTextures(1, &t);
@@ -164,11 +182,62 @@ static GLuint make_texture(int w, int h, int ch, gg_store store, const void *dat
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
     bool half = store == GG_STORE_F16;
     glPixelStorei(GL_UNPACK_ALIGNMENT, half ? 2 : 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)input_internal(ch, store), w, h, 0, pixel_format(ch),
-                 half ? GL_HALF_FLOAT : GL_FLOAT, data);
+    tex_level(immutable, input_internal(ch, store), w, h, pixel_format(ch),
+              half ? GL_HALF_FLOAT : GL_FLOAT, data);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     return t;
 }
+
+/* fetch=buffer: the texels of a w x h texture row by row in a buffer
+ * texture.  The buffer's name is deleted at once: its store lives on while
+ * the texture holds it, and goes with glDeleteTextures. */
+static GLuint make_buffer_texture(int w, int h, int ch, gg_store store, const void *data)
+{
+    GLuint t = 0, b = 0;
+    size_t bytes = (size_t)w * h * ch * (store == GG_STORE_F16 ? 2 : 4);
+    glGenBuffers(1, &b);
+    glBindBuffer(GL_TEXTURE_BUFFER, b);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)bytes, data, GL_STATIC_DRAW);
+    glGenTextures(1, &t);
+    glBindTexture(GL_TEXTURE_BUFFER, t);
+    glTexBuffer(GL_TEXTURE_BUFFER, input_internal(ch, store), b);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    glDeleteBuffers(1, &b);
+    return t;
+}
+
+static GLuint make_input(const run_state *s, int w, int h, const void *data)
+{
+    if (s->v->fetch == GG_FETCH_BUFFER)
+        return make_buffer_texture(w, h, s->L->channels, s->v->store, data);
+    return make_texture(w, h, s->L->channels, s->v->store, s->v->fetch == GG_FETCH_IMAGE, data);
+}
+
+/* A and B of one block bound where the shader reads them (gen.h). */
+static void bind_inputs(const run_state *s, GLuint a, GLuint b)
+{
+    GLuint t[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        switch (s->v->fetch) {
+        case GG_FETCH_IMAGE:
+            glBindImageTexture((GLuint)i + 1, t[i], 0, GL_FALSE, 0, GL_READ_ONLY,
+                               input_internal(s->L->channels, s->v->store));
+            break;
+        case GG_FETCH_BUFFER:
+            glActiveTexture(GL_TEXTURE0 + (GLenum)i);
+            glBindTexture(GL_TEXTURE_BUFFER, t[i]);
+            break;
+        default:
+            glActiveTexture(GL_TEXTURE0 + (GLenum)i);
+            glBindTexture(GL_TEXTURE_2D, t[i]);
+            break;
+        }
+    }
+}
+
+/* out=image: C's image format (gen.h: r32f for one channel, else rgba32f). */
+static GLenum image_internal(const run_state *s) { return s->tch == 1 ? GL_R32F : GL_RGBA32F; }
 
 /* Whether the running sums start at zero (beta 0: C0 is not read). */
 static bool zero_start(const run_state *s) { return s->p->beta == 0.0f; }
@@ -209,7 +278,7 @@ static bool upload_inputs(run_state *s)
             gg_pack_a(L, sa, &blk, buf);
             if (hbuf)
                 gg_floats_to_halves(hbuf, buf, na);
-            s->atex[bi * sp->kblocks + bk] = make_texture(L->a_w, L->a_h, L->channels, store, data);
+            s->atex[bi * sp->kblocks + bk] = make_input(s, L->a_w, L->a_h, data);
         }
     for (int bk = 0; bk < sp->kblocks; bk++)
         for (int bj = 0; bj < sp->nblocks; bj++) {
@@ -217,7 +286,7 @@ static bool upload_inputs(run_state *s)
             gg_pack_b(L, sb, &blk, buf);
             if (hbuf)
                 gg_floats_to_halves(hbuf, buf, nb);
-            s->btex[bk * sp->nblocks + bj] = make_texture(L->b_w, L->b_h, L->channels, store, data);
+            s->btex[bk * sp->nblocks + bj] = make_input(s, L->b_w, L->b_h, data);
         }
     free(buf);
     free(hbuf);
@@ -232,7 +301,8 @@ static void input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
     const gg_split *sp = &s->sp;
     int k[GG_RC_INPUT_KEY] = {L->r, L->c, (int)s->v->store, L->a_w, L->a_h, L->b_w, L->b_h,
                               sp->mblocks, sp->nblocks, sp->kblocks, sp->mb, sp->nb, sp->kb,
-                              L->kpad};
+                              L->kpad, (int)s->v->fetch == GG_FETCH_BUFFER ? 1
+                                       : s->v->fetch == GG_FETCH_IMAGE ? 2 : 0};
     memcpy(key, k, sizeof k);
 }
 
@@ -260,7 +330,7 @@ static bool inputs(run_state *s)
 /* The running sums' targets made and filled, FBOs checked, the triangle. */
 static bool make_targets(run_state *s)
 {
-    const gg_layout *L = s->L;
+    const gg_layout *L = s->CL; /* C as stored */
     const gg_split *sp = &s->sp;
     const gg_inputs *in = s->in;
     s->cb = calloc((size_t)s->ncb, sizeof *s->cb);
@@ -269,16 +339,18 @@ static bool make_targets(run_state *s)
         return false;
     }
 
-    /* Targets: RGBA32F for 3 channels (RGB32F is not colour-renderable). */
+    /* Targets: RGBA32F for 3 channels (RGB32F is not colour-renderable);
+     * out=image: R32F or RGBA32F (image formats), each set with an FBO
+     * for clearing and reading back. */
     GLenum internal = s->tch == 1 ? GL_R32F : s->tch == 2 ? GL_RG32F : GL_RGBA32F;
     GLenum draw[GG_MAX_TARGETS];
     for (int t = 0; t < L->targets; t++)
         draw[t] = GL_COLOR_ATTACHMENT0 + (GLenum)t;
-    int sets = s->v->acc == GG_ACC_BLEND ? 1 : 2;
+    int sets = s->v->acc == GG_ACC_BLEND || (s->img && s->v->acc == GG_ACC_COPY) ? 1 : 2;
     /* beta 0: the running sums start at zero, cleared on the card rather
      * than uploaded (each set gets an FBO for it: copy's prev set too). */
     bool zero = zero_start(s);
-    int sets_with_fbo = zero ? sets : s->v->acc == GG_ACC_PINGPONG ? 2 : 1;
+    int sets_with_fbo = zero || s->img ? sets : s->v->acc == GG_ACC_PINGPONG ? 2 : 1;
     size_t tf = gg_target_floats(L, s->tch);
     for (int c = 0; c < s->ncb; c++) {
         cblock *cb = &s->cb[c];
@@ -302,8 +374,8 @@ static bool make_targets(run_state *s)
                 glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
                 glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
                 glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-                glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, L->tgt_w, L->tgt_h, 0,
-                             pixel_format(s->tch), GL_FLOAT, cb->init[t]);
+                tex_level(s->img, internal, L->tgt_w, L->tgt_h, pixel_format(s->tch), GL_FLOAT,
+                          cb->init[t]);
             }
         for (int set = 0; set < sets_with_fbo; set++) {
             glGenFramebuffers(1, &cb->fbo[set]);
@@ -328,6 +400,19 @@ static bool make_targets(run_state *s)
                 clear_targets(L->targets);
         }
     }
+    if (s->img) {
+        /* Drawn into without attachments: the size comes from the defaults. */
+        glGenFramebuffers(1, &s->nofbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, s->nofbo);
+        glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_WIDTH, s->L->tgt_w);
+        glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_HEIGHT, s->L->tgt_h);
+        GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+        if (st != GL_FRAMEBUFFER_COMPLETE) {
+            fail(s, GG_FBO_INCOMPLETE, "framebuffer with no attachment %dx%d: %s", s->L->tgt_w,
+                 s->L->tgt_h, fbo_status_name(st));
+            return false;
+        }
+    }
     if (!stage_ok(s, "making the render targets"))
         return false;
 
@@ -348,8 +433,9 @@ static bool make_targets(run_state *s)
 /* The running sums back to their first value (outside the timed region). */
 static bool reinit(run_state *s)
 {
-    const gg_layout *L = s->L;
-    int set = s->v->acc == GG_ACC_COPY ? 1 : 0; /* copy: the prev textures */
+    const gg_layout *L = s->CL;
+    /* copy: the prev textures (out=image: the one image) */
+    int set = s->v->acc == GG_ACC_COPY && !s->img ? 1 : 0;
     for (int c = 0; c < s->ncb && zero_start(s); c++) {
         glBindFramebuffer(GL_FRAMEBUFFER, s->cb[c].fbo[set]);
         clear_targets(L->targets);
@@ -390,12 +476,50 @@ static void fault_lost(run_state *s)
         fail(s, GG_CONTEXT_LOST, "timed run: the context was reset (fault injected)");
 }
 
+/* out=image: every pass of every block into the images, a barrier after
+ * each draw so that the next pass (or the read-back) sees its stores. */
+static void all_passes_image(run_state *s)
+{
+    const gg_layout *L = s->L;
+    const gg_split *sp = &s->sp;
+    GLenum fmt = image_internal(s);
+    GLbitfield barrier = GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                         GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT;
+    glBindFramebuffer(GL_FRAMEBUFFER, s->nofbo);
+    for (int c = 0; c < s->ncb; c++) {
+        cblock *cb = &s->cb[c];
+        int bi = c / sp->nblocks, bj = c % sp->nblocks, pass = 0;
+        for (int bk = 0; bk < sp->kblocks; bk++) {
+            bind_inputs(s, s->atex[bi * sp->kblocks + bk], s->btex[bk * sp->nblocks + bj]);
+            for (int p = 0; p < L->passes; p++, pass++) {
+                glUniform1i(s->cprog->loc_kbase, p * L->np);
+                if (s->v->acc == GG_ACC_COPY) {
+                    glBindImageTexture(0, cb->tex[0][0], 0, GL_FALSE, 0, GL_READ_WRITE, fmt);
+                } else {
+                    int src = pass % 2;
+                    glActiveTexture(GL_TEXTURE2);
+                    glBindTexture(GL_TEXTURE_2D, cb->tex[src][0]);
+                    glBindImageTexture(0, cb->tex[1 - src][0], 0, GL_FALSE, 0, GL_WRITE_ONLY, fmt);
+                }
+                glDrawArrays(GL_TRIANGLES, 0, 3);
+                glMemoryBarrier(barrier);
+                if (c == 0 && pass == 0)
+                    faults_mid_pass();
+            }
+        }
+    }
+}
+
 /* Every pass of every block; no glFinish. */
 static void all_passes(run_state *s)
 {
     const gg_layout *L = s->L;
     const gg_split *sp = &s->sp;
     int total = L->passes * sp->kblocks;
+    if (s->img) {
+        all_passes_image(s);
+        return;
+    }
     for (int c = 0; c < s->ncb; c++) {
         cblock *cb = &s->cb[c];
         int bi = c / sp->nblocks, bj = c % sp->nblocks, pass = 0;
@@ -405,10 +529,7 @@ static void all_passes(run_state *s)
                 bind_prev(s, cb->tex[1]);
         }
         for (int bk = 0; bk < sp->kblocks; bk++) {
-            glActiveTexture(GL_TEXTURE0);
-            glBindTexture(GL_TEXTURE_2D, s->atex[bi * sp->kblocks + bk]);
-            glActiveTexture(GL_TEXTURE1);
-            glBindTexture(GL_TEXTURE_2D, s->btex[bk * sp->nblocks + bj]);
+            bind_inputs(s, s->atex[bi * sp->kblocks + bk], s->btex[bk * sp->nblocks + bj]);
             for (int p = 0; p < L->passes; p++, pass++) {
                 glUniform1i(s->cprog->loc_kbase, p * L->np);
                 if (s->v->acc == GG_ACC_PINGPONG) {
@@ -443,7 +564,7 @@ static GLuint result_fbo(const run_state *s, const cblock *cb)
 
 static bool read_back(run_state *s, float *c)
 {
-    const gg_layout *L = s->L;
+    const gg_layout *L = s->CL;
     size_t tf = gg_target_floats(L, 4);
     float *buf[GG_MAX_TARGETS] = {0};
     bool ok = true;
@@ -493,6 +614,13 @@ static void cleanup(run_state *s)
                 free(cb->init[t]);
         }
         free(s->cb);
+    }
+    if (s->nofbo)
+        glDeleteFramebuffers(1, &s->nofbo);
+    if (s->img || s->v->fetch == GG_FETCH_IMAGE) {
+        glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+        glBindImageTexture(1, 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32F);
+        glBindImageTexture(2, 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32F);
     }
     if (s->vbo)
         glDeleteBuffers(1, &s->vbo);
@@ -623,7 +751,29 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         return;
     }
     s->L = &s->sp.L;
-    s->tch = gg_target_channels(s->L);
+    s->img = v->out == GG_OUT_IMAGE;
+    gg_layout_c_view(s->L, &s->cview);
+    s->CL = &s->cview;
+    s->tch = s->img ? (s->L->channels == 1 ? 1 : 4) : gg_target_channels(s->L);
+    if (v->fetch == GG_FETCH_BUFFER &&
+        ((long)s->L->a_w * s->L->a_h > lim.max_texture_buffer ||
+         (long)s->L->b_w * s->L->b_h > lim.max_texture_buffer)) {
+        fail(s, GG_UNSUPPORTED, "fetch=buffer: A (%dx%d) or B (%dx%d) texels pass this card's "
+             "buffer texture limit of %ld (GL_MAX_TEXTURE_BUFFER_SIZE)", s->L->a_w, s->L->a_h,
+             s->L->b_w, s->L->b_h, lim.max_texture_buffer);
+        return;
+    }
+    if ((s->img || v->fetch == GG_FETCH_IMAGE) && (!glBindImageTexture || !glMemoryBarrier ||
+                                                  !glFramebufferParameteri)) {
+        fail(s, GG_UNSUPPORTED, "out=%s,fetch=%s: this context has no glBindImageTexture, "
+             "glMemoryBarrier or glFramebufferParameteri", gg_out_name(v->out),
+             gg_fetch_name(v->fetch));
+        return;
+    }
+    if (v->fetch == GG_FETCH_BUFFER && !glTexBuffer) {
+        fail(s, GG_UNSUPPORTED, "fetch=buffer: this context has no glTexBuffer");
+        return;
+    }
     s->ncb = s->sp.mblocks * s->sp.nblocks;
     out->passes = s->L->passes * s->sp.kblocks;
 

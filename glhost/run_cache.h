@@ -28,7 +28,7 @@ gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, b
 
 /* Input textures: key is an array of GG_RC_INPUT_KEY ints (packing,
  * geometry, split); na A textures and nb B textures. */
-#define GG_RC_INPUT_KEY 14
+#define GG_RC_INPUT_KEY 15
 bool gg_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
                        unsigned **btex);
 /* Takes over the arrays (malloc'd) and their textures; false: not kept (the

@@ -97,7 +97,7 @@ static const bad_case cases[] = {
     BAD("np: empty value", "gen", "np="),
     BAD("np: missing '=value'", "gen", "np"),
     BAD("unroll: '2' is not allowed; use 0 or 1", "gen", "unroll=2"),
-    BAD("profile: '400' is not allowed; use 120, 330 or 300es", "gen", "profile=400"),
+    BAD("profile: '400' is not allowed; use 120, 330, 300es, 430 or 310es", "gen", "profile=400"),
     BAD("compiler: 'dxil' is not allowed; use glsl or spirv", "gen", "compiler=dxil"),
     BAD("acc: 'add' is not allowed; use copy, pingpong or blend", "gen", "acc=add"),
     BAD("empty item in variant", "gen", "np=all,,mc=1x1"),

@@ -57,7 +57,7 @@ END_TEST
 
 /* ---- parsing: bad texts and their exact one-line messages ---- */
 
-#define KEYS "(keys: mrt, mc, np, unroll, profile, compiler, acc, store)"
+#define KEYS "(keys: mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch)"
 static const struct {
     const char *text, *message;
 } bad[] = {
@@ -98,13 +98,13 @@ static const struct {
     {"np=", "np: empty value; use an integer >= 1, or all"},
     {"unroll=2", "unroll: '2' is not allowed; use 0 or 1"},
     {"unroll=yes", "unroll: 'yes' is not allowed; use 0 or 1"},
-    {"profile=450", "profile: '450' is not allowed; use 120, 330 or 300es"},
-    {"profile=300ES", "profile: '300ES' is not allowed; use 120, 330 or 300es"},
+    {"profile=450", "profile: '450' is not allowed; use 120, 330, 300es, 430 or 310es"},
+    {"profile=300ES", "profile: '300ES' is not allowed; use 120, 330, 300es, 430 or 310es"},
     {"compiler=hlsl", "compiler: 'hlsl' is not allowed; use glsl or spirv"},
     {"acc=add", "acc: 'add' is not allowed; use copy, pingpong or blend"},
     {"np", "np: missing '=value'; use an integer >= 1, or all"},
     {"mrt=1x1,acc", "acc: missing '=value'; use copy, pingpong or blend"},
-    {"nvsingle", "unknown preset 'nvsingle' (presets: larsen, nv-single, nv-multi, tfjs, best; or key=value pairs, keys: mrt, mc, np, unroll, profile, compiler, acc, store)"},
+    {"nvsingle", "unknown preset 'nvsingle' (presets: larsen, nv-single, nv-multi, tfjs, best; or key=value pairs, keys: mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch)"},
     {"np=4,tfjs", "preset 'tfjs' must come first, then key=value overrides"},
     {"larsen,tfjs", "preset 'tfjs' must come first, then key=value overrides"},
     {"mrt=1x1,fast", "'fast' is not key=value " KEYS},
@@ -186,7 +186,8 @@ START_TEST(canonical_round_trip)
                                     for (int a = 0; a < 6; a++) {
                                         gg_variant v = {{R, C}, {r, c}, nps[i], u, (gg_profile)p,
                                                         (gg_compiler)co, (gg_acc)(a % 3),
-                                                        (gg_store)(a / 3)};
+                                                        (gg_store)(a / 3), GG_OUT_RT, {0, 0},
+                                                        GG_FETCH_TEXTURE};
                                         gg_variant back;
                                         char buf[GG_VARIANT_TEXT], buf2[GG_VARIANT_TEXT], err[256];
                                         gg_variant_format(&v, buf, sizeof buf);
@@ -232,7 +233,8 @@ START_TEST(card_check)
     gg_variant v;
     char err[256], why[256] = "stale";
     ck_assert_int_eq(gg_variant_parse(cards[_i].variant, NULL, &v, err, sizeof err), 0);
-    gg_card_limits lim = {cards[_i].draw_buffers, 16384, cards[_i].float_blend, cards[_i].spirv};
+    gg_card_limits lim = {.max_draw_buffers = cards[_i].draw_buffers, .max_texture_size = 16384,
+                          .float_blend = cards[_i].float_blend, .spirv = cards[_i].spirv};
     ck_assert_int_eq(gg_variant_check_card(&v, &lim, why, sizeof why), cards[_i].verdict);
     ck_assert_str_eq(why, cards[_i].why);
 }
