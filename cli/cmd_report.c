@@ -145,7 +145,7 @@ static int sweep(const report_args *a, const char *slug, gg_gpu *g, const gg_ctx
     tc.results_dir = a->results;
     tc.card = slug;
     gg_search_config_default(&tc.search, g->prob->m, g->prob->n, g->prob->k);
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < GG_PROFILE_COUNT; p++) {
         gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)p);
         tc.search.profile_ok[p] = ok[kind];
         if (ok[kind])

@@ -395,7 +395,7 @@ int cmd_tune(int argc, char **argv)
     tc.card = slug;
     tc.fresh = o.fresh;
     gg_search_config_default(&tc.search, in.m, in.n, in.k);
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < GG_PROFILE_COUNT; p++) {
         gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)p);
         tc.search.profile_ok[p] = dev.ok[kind];
         if (dev.ok[kind])

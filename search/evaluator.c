@@ -56,7 +56,7 @@ struct gg_evaluator {
     gg_variant hints[GG_EVAL_HINTS];
     /* The smallest unrolled body (multiply-adds a fragment a pass) whose
      * build ran past the compile deadline, by compiler and profile; 0 none. */
-    long too_big[2][3];
+    long too_big[2][GG_PROFILE_COUNT];
     gg_evaluator_stats st;
 };
 

@@ -15,7 +15,18 @@
  * evaluated neighbour or the end of the range), until the rate falls to or
  * below the lower of the last two; then the same on both sides of the best
  * point found, over the gaps to its evaluated neighbours, until a gap is no
- * longer than np_threshold. */
+ * longer than np_threshold.
+ *
+ * Past the 32-output cap (after the paper's search, which covers out=rt
+ * with the fetch --fix holds, texture by default):
+ *  - Fetch: the best out=rt point again with each other fetch path
+ *    (texelfetch, image, buffer; on a 4.3 core or ES 3.1 profile where the
+ *    path needs one); the two fastest paths go on.
+ *  - Blocks: out=image, acc=pingpong, unroll=0, the newest profile the card
+ *    has (430, else 310es), mc 1x4, 2x2 and 4x1, blk over the set below, each
+ *    kept fetch path, np=all and the best out=rt np; then Algorithm 1 on the
+ *    best block's np.  The bound (search.h) skips what cannot win.
+ * --fix out=image (or blk) skips the paper's search, --fix out=rt the rest. */
 #include "search/search_int.h"
 
 #include <stdio.h>
@@ -202,7 +213,7 @@ static long alg1_estimate(const gg_search *s)
     return e;
 }
 
-int gs_phase(gg_search *s)
+static int rt_phase(gg_search *s)
 {
     gg_variant outer[36];
     int no = gs_outer(s, outer);
@@ -351,4 +362,207 @@ out:
         free(cs[i].pts);
     free(cs);
     return rc;
+}
+
+/* ---- past the 32-output cap ---- */
+
+/* Rows x columns of C a fragment computes: around the 8 x 4-channel
+ * targets' 32, up to the 256 where the outside measurements on the H200
+ * collapsed. */
+static const gg_shape blk_set[] = {{4, 8}, {8, 4}, {8, 8}, {4, 16}, {16, 4},
+                                   {8, 16}, {16, 8}, {16, 16}};
+static const gg_shape blk_mc[] = {{1, 4}, {2, 2}, {4, 1}};
+
+/* The profile for images: --fix's, else 430 where the core context is 4.3
+ * or later, else 310es; -1 when there is none. */
+static int image_profile(const gg_search *s)
+{
+    if (s->cfg.fix.mask & GG_KEY_PROFILE)
+        return (int)s->cfg.fix.v.profile;
+    const gg_card_limits *c = &s->cfg.lim[GG_PROFILE_430], *e = &s->cfg.lim[GG_PROFILE_310ES];
+    if (s->cfg.profile_ok[GG_PROFILE_430] && !c->es && c->gl_version >= 43)
+        return GG_PROFILE_430;
+    if (s->cfg.profile_ok[GG_PROFILE_310ES] && e->es && e->gl_version >= 31)
+        return GG_PROFILE_310ES;
+    return -1;
+}
+
+/* The best scored point of the memo with the searched store and out. */
+static bool memo_best(const gg_search *s, gg_out out, gg_variant *v, double *score)
+{
+    *score = 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        const gs_entry *e = &s->tab[i];
+        if (!e->key || e->v.store != s->cfg.fix.v.store || e->v.out != out ||
+            !gg_fix_matches(&s->cfg.fix, &e->v))
+            continue;
+        double sc = gg_outcome_score(&e->o);
+        if (sc > *score) {
+            *score = sc;
+            *v = e->v;
+        }
+    }
+    return *score > 0;
+}
+
+/* Fetch step: the best out=rt point with each fetch path; paths[] gets
+ * the fastest first (at most 2).  Returns the count, or -1/-2 to stop
+ * (look's 1 budget spent -> -2, -1 error). */
+static int fetch_step(gg_search *s, int prof, gg_fetch paths[2])
+{
+    const gg_fix *f = &s->cfg.fix;
+    if (f->mask & GG_KEY_FETCH) {
+        paths[0] = f->v.fetch;
+        return 1;
+    }
+    gg_variant best;
+    double bs, score[GG_FETCH_COUNT] = {0};
+    if (!memo_best(s, GG_OUT_RT, &best, &bs)) {
+        paths[0] = GG_FETCH_TEXTURE;
+        paths[1] = GG_FETCH_TEXELFETCH;
+        return 2;
+    }
+    score[best.fetch] = bs;
+    for (int p = 0; p < GG_FETCH_COUNT; p++) {
+        if (p == (int)best.fetch)
+            continue;
+        gg_variant v = best;
+        v.fetch = (gg_fetch)p;
+        char why[256];
+        if (gs_card_status(s, &v, why, sizeof why) == GG_INVALID && prof >= 0 &&
+            !(f->mask & GG_KEY_PROFILE))
+            v.profile = (gg_profile)prof;
+        if (!gs_allowed(s, &v, 1))
+            continue;
+        int lr = gs_look(s, &v, &score[p]);
+        if (lr)
+            return lr < 0 ? -1 : -2;
+    }
+    int n = 0;
+    char note[256];
+    size_t o = 0;
+    for (int k = 0; k < GG_FETCH_COUNT; k++) {
+        int top = -1;
+        for (int p = 0; p < GG_FETCH_COUNT; p++)
+            if (score[p] > 0 && (top < 0 || score[p] > score[top]))
+                top = p;
+        if (top < 0)
+            break;
+        o += (size_t)snprintf(note + o, o < sizeof note ? sizeof note - o : 0, "%s%s %.3g",
+                              k ? ", " : "", gg_fetch_name((gg_fetch)top), score[top]);
+        if (n < 2)
+            paths[n++] = (gg_fetch)top;
+        score[top] = 0;
+        if (o >= sizeof note)
+            break;
+    }
+    char bt[GG_VARIANT_TEXT];
+    gs_note(s, "fetch paths on %s: %s GFLOP/s; blocks try %s%s%s", gg_variant_format(&best, bt, sizeof bt),
+            note, gg_fetch_name(paths[0]), n > 1 ? " and " : "", n > 1 ? gg_fetch_name(paths[1]) : "");
+    return n;
+}
+
+static int blocks_phase(gg_search *s)
+{
+    const gg_fix *f = &s->cfg.fix;
+    int prof = image_profile(s);
+    if (prof < 0) {
+        gs_note(s, "blocks: no OpenGL 4.3 core or ES 3.1 context, so no out=image variant");
+        return 0;
+    }
+    gg_fetch paths[2];
+    int np_paths = fetch_step(s, prof, paths);
+    if (np_paths < 0)
+        return np_paths == -1 ? -1 : 0;
+    gg_variant rt;
+    double rs;
+    int rt_np = memo_best(s, GG_OUT_RT, &rt, &rs) ? rt.np : 16;
+    int nps[2] = {GG_NP_ALL, rt_np}, nnp = rt_np == GG_NP_ALL ? 1 : 2;
+    if (f->mask & GG_KEY_NP) {
+        nps[0] = f->v.np;
+        nnp = 1;
+    }
+    size_t nmc = sizeof blk_mc / sizeof *blk_mc, nblk = sizeof blk_set / sizeof *blk_set;
+    gg_variant *pts = malloc(nmc * nblk * 2 * 2 * sizeof *pts);
+    if (!pts)
+        return -1;
+    int n = 0;
+    for (size_t i = 0; i < ((f->mask & GG_KEY_MC) ? 1 : nmc); i++)
+        for (size_t j = 0; j < ((f->mask & GG_KEY_BLK) ? 1 : nblk); j++)
+            for (int q = 0; q < np_paths; q++)
+                for (int z = 0; z < nnp; z++) {
+                    gg_variant v;
+                    gg_variant_default(&v);
+                    v.out = GG_OUT_IMAGE;
+                    v.mc = (f->mask & GG_KEY_MC) ? f->v.mc : blk_mc[i];
+                    v.blk = (f->mask & GG_KEY_BLK) ? f->v.blk : blk_set[j];
+                    v.fetch = paths[q];
+                    v.np = nps[z];
+                    v.profile = (gg_profile)prof;
+                    v.unroll = (f->mask & GG_KEY_UNROLL) ? f->v.unroll : 0;
+                    v.compiler = (f->mask & GG_KEY_COMPILER) ? f->v.compiler : GG_COMPILER_GLSL;
+                    v.acc = (f->mask & GG_KEY_ACC) ? f->v.acc : GG_ACC_PINGPONG;
+                    v.store = f->v.store;
+                    if (v.blk.rows % v.mc.rows || v.blk.cols % v.mc.cols)
+                        continue;
+                    if (gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
+                        continue;
+                    bool dup = false;
+                    for (int d = 0; d < n && !dup; d++)
+                        dup = gg_variant_equal(&pts[d], &v);
+                    if (!dup && gs_allowed(s, &v, 1))
+                        pts[n++] = v;
+                }
+    gs_plan(s, s->st.visited + n + alg1_estimate(s));
+    gg_variant best = n ? pts[0] : rt;
+    double bs = 0;
+    int rc = 0;
+    for (int j = 0; j < n; j++) {
+        double sc;
+        gs_hint(s, &pts[j + 1], n - j - 1 < 8 ? n - j - 1 : 8);
+        int lr = gs_look(s, &pts[j], &sc);
+        if (lr) {
+            rc = lr < 0 ? -1 : 0;
+            goto out;
+        }
+        if (sc > bs) {
+            bs = sc;
+            best = pts[j];
+        }
+    }
+    char bt[GG_VARIANT_TEXT];
+    if (bs <= 0) {
+        gs_note(s, "blocks: no out=image variant ran (%d tried)", n);
+        goto out;
+    }
+    long evals = 0;
+    if (!(f->mask & GG_KEY_NP))
+        rc = refine_np(s, &best, &evals) < 0 ? -1 : 0;
+    gg_variant b2;
+    double s2;
+    memo_best(s, GG_OUT_IMAGE, &b2, &s2);
+    gs_note(s, "blocks: %d points, best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> %s, %.3g "
+               "GFLOP/s%s", n, gg_variant_format(&best, bt, sizeof bt), bs, evals,
+            gg_variant_format(&b2, (char[GG_VARIANT_TEXT]){0}, GG_VARIANT_TEXT), s2,
+            rs > 0 ? "" : " (no out=rt point to compare)");
+out:
+    free(pts);
+    return rc;
+}
+
+int gs_phase(gg_search *s)
+{
+    const gg_fix *f = &s->cfg.fix;
+    bool image_only = ((f->mask & GG_KEY_OUT) && f->v.out == GG_OUT_IMAGE) || (f->mask & GG_KEY_BLK);
+    bool rt_only = ((f->mask & GG_KEY_OUT) && f->v.out == GG_OUT_RT) ||
+                   ((f->mask & GG_KEY_MRT) && f->v.mrt.rows * f->v.mrt.cols > 1);
+    if (!image_only) {
+        int rc = rt_phase(s);
+        if (rc || rt_only)
+            return rc;
+        /* The budget spent in the paper's search ends the tune there. */
+        if (s->cfg.budget > 0 && s->st.visited >= s->cfg.budget)
+            return 0;
+    }
+    return blocks_phase(s);
 }

@@ -64,8 +64,13 @@ void gg_search_config_default(gg_search_config *c, int m, int n, int k)
     c->m = m;
     c->n = n;
     c->k = k;
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < GG_PROFILE_COUNT; p++) {
         c->lim[p].max_draw_buffers = 8;
+        /* the newest contexts, as on llvmpipe and NVIDIA */
+        c->lim[p].es = p == GG_PROFILE_300ES || p == GG_PROFILE_310ES;
+        c->lim[p].gl_version = c->lim[p].es ? 32 : 46;
+        c->lim[p].max_fragment_images = 8;
+        c->lim[p].max_texture_buffer = 1L << 27;
         c->lim[p].max_texture_size = 16384;
         c->lim[p].float_blend = true;
         c->lim[p].spirv = true;
@@ -131,20 +136,18 @@ void gg_search_free(gg_search *s)
 
 /* ---- memo: open addressing on a 64-bit key ---- */
 
+/* FNV-1a of the canonical form: one key per variant (the keys no longer
+ * fit 64 bits as packed fields), never 0. */
 uint64_t gs_key(const gg_variant *v)
 {
-    uint64_t k = 1; /* never 0 */
-    k = k << 4 | (uint64_t)(v->mrt.rows & 15);
-    k = k << 4 | (uint64_t)(v->mrt.cols & 15);
-    k = k << 3 | (uint64_t)(v->mc.rows & 7);
-    k = k << 3 | (uint64_t)(v->mc.cols & 7);
-    k = k << 1 | (uint64_t)(v->unroll & 1);
-    k = k << 2 | (uint64_t)(v->profile & 3);
-    k = k << 1 | (uint64_t)(v->compiler & 1);
-    k = k << 2 | (uint64_t)(v->acc & 3);
-    k = k << 1 | (uint64_t)(v->store & 1);
-    k = k << 32 | (uint64_t)(uint32_t)v->np;
-    return k;
+    char t[GG_VARIANT_TEXT];
+    gg_variant_format(v, t, sizeof t);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *p = t; *p; p++) {
+        h ^= (unsigned char)*p;
+        h *= 0x100000001b3ULL;
+    }
+    return h ? h : 1;
 }
 
 static size_t slot(uint64_t key, size_t cap)
@@ -397,7 +400,10 @@ bool gg_fix_matches(const gg_fix *fix, const gg_variant *v)
            (!(m & GG_KEY_NP) || f->np == v->np) && (!(m & GG_KEY_UNROLL) || f->unroll == v->unroll) &&
            (!(m & GG_KEY_PROFILE) || f->profile == v->profile) &&
            (!(m & GG_KEY_COMPILER) || f->compiler == v->compiler) &&
-           (!(m & GG_KEY_ACC) || f->acc == v->acc) && (!(m & GG_KEY_STORE) || f->store == v->store);
+           (!(m & GG_KEY_ACC) || f->acc == v->acc) && (!(m & GG_KEY_STORE) || f->store == v->store) &&
+           (!(m & GG_KEY_OUT) || f->out == v->out) &&
+           (!(m & GG_KEY_BLK) || (f->blk.rows == v->blk.rows && f->blk.cols == v->blk.cols)) &&
+           (!(m & GG_KEY_FETCH) || f->fetch == v->fetch);
 }
 
 static int by_score_desc(const void *a, const void *b)

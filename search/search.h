@@ -69,6 +69,7 @@ enum {
     GG_KEY_MRT = 1 << 0, GG_KEY_MC = 1 << 1, GG_KEY_NP = 1 << 2, GG_KEY_UNROLL = 1 << 3,
     GG_KEY_PROFILE = 1 << 4, GG_KEY_COMPILER = 1 << 5, GG_KEY_ACC = 1 << 6,
     GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16 */
+    GG_KEY_OUT = 1 << 8, GG_KEY_BLK = 1 << 9, GG_KEY_FETCH = 1 << 10,
 };
 
 typedef struct {
@@ -101,8 +102,8 @@ typedef int (*gg_search_hook)(void *hook_user, gg_search *s, const gg_variant *v
 
 typedef struct {
     int m, n, k;                /* the problem (np is resolved against it) */
-    gg_card_limits lim[3];      /* per profile (indexed by gg_profile) */
-    bool profile_ok[3];         /* a context of that profile's kind exists */
+    gg_card_limits lim[GG_PROFILE_COUNT]; /* per profile (indexed by gg_profile) */
+    bool profile_ok[GG_PROFILE_COUNT]; /* a context of that profile's kind exists */
     gg_fix fix;
     gg_strategy strategy;
     long budget;                /* > 0: at most this many distinct points */

@@ -14,8 +14,10 @@ static const struct {
 } fix_keys[] = {
     {"mrt", GG_KEY_MRT},         {"mc", GG_KEY_MC},           {"np", GG_KEY_NP},
     {"unroll", GG_KEY_UNROLL},   {"profile", GG_KEY_PROFILE}, {"compiler", GG_KEY_COMPILER},
-    {"acc", GG_KEY_ACC},         {"store", GG_KEY_STORE},
+    {"acc", GG_KEY_ACC},         {"store", GG_KEY_STORE},     {"out", GG_KEY_OUT},
+    {"blk", GG_KEY_BLK},         {"fetch", GG_KEY_FETCH},
 };
+#define FIX_KEYS "mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch"
 #define NKEYS (sizeof fix_keys / sizeof *fix_keys)
 
 int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
@@ -37,8 +39,7 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
         item[len] = '\0';
         char *eq = strchr(item, '=');
         if (!eq) {
-            snprintf(err, errlen, "--fix: '%s' is not key=value (keys: mrt, mc, np, unroll, "
-                                  "profile, compiler, acc, store)", item);
+            snprintf(err, errlen, "--fix: '%s' is not key=value (keys: " FIX_KEYS ")", item);
             return -1;
         }
         size_t klen = (size_t)(eq - item);
@@ -47,18 +48,25 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
             if (strlen(fix_keys[i].name) == klen && !strncmp(item, fix_keys[i].name, klen))
                 bit = fix_keys[i].bit;
         if (!bit) {
-            snprintf(err, errlen, "--fix: unknown key '%.*s' (keys: mrt, mc, np, unroll, "
-                                  "profile, compiler, acc, store)", (int)klen, item);
+            snprintf(err, errlen, "--fix: unknown key '%.*s' (keys: " FIX_KEYS ")", (int)klen, item);
             return -1;
         }
         if (fix->mask & bit) {
             snprintf(err, errlen, "--fix: key '%.*s' given twice", (int)klen, item);
             return -1;
         }
-        /* The value by the variant parser's own rules. */
+        /* The value by the variant parser's own rules (blk and out=image
+         * only parse together: each is checked with a stand-in for the
+         * other). */
         gg_variant one;
-        char perr[256];
-        if (gg_variant_parse(item, NULL, &one, perr, sizeof perr)) {
+        char perr[256], text[160];
+        if (bit == GG_KEY_BLK)
+            snprintf(text, sizeof text, "out=image,%s", item);
+        else if (bit == GG_KEY_OUT && !strcmp(eq + 1, "image"))
+            snprintf(text, sizeof text, "%s,blk=1x1", item);
+        else
+            snprintf(text, sizeof text, "%s", item);
+        if (gg_variant_parse(text, NULL, &one, perr, sizeof perr)) {
             snprintf(err, errlen, "--fix: %s", perr);
             return -1;
         }
@@ -71,6 +79,9 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
         case GG_KEY_COMPILER: fix->v.compiler = one.compiler; break;
         case GG_KEY_ACC: fix->v.acc = one.acc; break;
         case GG_KEY_STORE: fix->v.store = one.store; break;
+        case GG_KEY_OUT: fix->v.out = one.out; break;
+        case GG_KEY_BLK: fix->v.blk = one.blk; break;
+        case GG_KEY_FETCH: fix->v.fetch = one.fetch; break;
         }
         fix->mask |= bit;
         if (!end)
@@ -104,14 +115,14 @@ char *gg_fix_format(const gg_fix *fix, char *buf, size_t len)
 
 gg_status gs_card_status(const gg_search *s, const gg_variant *v, char *why, size_t len)
 {
-    if ((unsigned)v->profile > 2) {
+    if ((unsigned)v->profile >= GG_PROFILE_COUNT) {
         snprintf(why, len, "unknown profile");
         return GG_INVALID;
     }
     if (!s->cfg.profile_ok[v->profile]) {
         snprintf(why, len, "profile=%s: this device has no %s context", gg_profile_name(v->profile),
                  v->profile == GG_PROFILE_120   ? "compatibility"
-                 : v->profile == GG_PROFILE_330 ? "3.3 core"
+                 : v->profile == GG_PROFILE_330 || v->profile == GG_PROFILE_430 ? "core"
                                                 : "OpenGL ES 3");
         return GG_UNSUPPORTED;
     }

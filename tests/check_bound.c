@@ -289,7 +289,7 @@ END_TEST
  * compiler glsl, mc 2x2, mrt 2x4, np 12 (64 k-steps of 1x1 at k = 64). */
 static double formula(const gg_variant *v)
 {
-    static const double prof[3] = {0.7, 0.9, 1.0};
+    static const double prof[GG_PROFILE_COUNT] = {0.7, 0.9, 1.0, 0.5, 0.5};
     static const double acc[3] = {0.6, 0.8, 1.0};
     double g = prof[v->profile] * acc[v->acc] * (v->unroll ? 1.0 : 0.93) *
                (v->compiler == GG_COMPILER_GLSL ? 1.0 : 0.95);
