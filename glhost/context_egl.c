@@ -275,6 +275,12 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
         }
     }
 
+    /* Core: the newest version first (4.6, 4.3, then 3.3): NVIDIA gives
+     * exactly the version asked, and profile 430 needs 4.3. */
+    static const EGLint core_versions[][2] = {{4, 6}, {4, 3}, {3, 3}};
+    int ntry = kind == GG_CTX_CORE && create_ctx ? 3 : 1;
+    EGLContext ctx = EGL_NO_CONTEXT;
+    for (int t = 0; t < ntry && ctx == EGL_NO_CONTEXT; t++) {
     EGLint attr[16], a = 0;
     if (kind == GG_CTX_ES3) {
         attr[a++] = EGL_CONTEXT_MAJOR_VERSION; /* == EGL_CONTEXT_CLIENT_VERSION */
@@ -282,9 +288,9 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
     } else if (create_ctx) {
         if (kind == GG_CTX_CORE) {
             attr[a++] = EGL_CONTEXT_MAJOR_VERSION;
-            attr[a++] = 3;
+            attr[a++] = core_versions[t][0];
             attr[a++] = EGL_CONTEXT_MINOR_VERSION;
-            attr[a++] = 3;
+            attr[a++] = core_versions[t][1];
         }
         attr[a++] = EGL_CONTEXT_OPENGL_PROFILE_MASK;
         attr[a++] = kind == GG_CTX_CORE ? EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT
@@ -295,7 +301,8 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
         goto fail;
     }
     attr[a] = EGL_NONE;
-    EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attr);
+    ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attr);
+    }
     if (ctx == EGL_NO_CONTEXT) {
         EGL_FAIL(err, errlen, "eglCreateContext");
         goto fail;

@@ -50,7 +50,7 @@ static void on_error(int code, const char *description)
              glfw_error_name(code));
 }
 
-static GLFWwindow *make_window(gg_ctx_kind kind, int context_api)
+static GLFWwindow *make_window_v(gg_ctx_kind kind, int context_api, int core_minor4)
 {
     glfwDefaultWindowHints();
     glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
@@ -62,8 +62,8 @@ static GLFWwindow *make_window(gg_ctx_kind kind, int context_api)
         break;
     case GG_CTX_CORE:
         glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
-        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, core_minor4 >= 0 ? 4 : 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, core_minor4 >= 0 ? core_minor4 : 3);
         glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
         break;
     case GG_CTX_ES3:
@@ -73,6 +73,20 @@ static GLFWwindow *make_window(gg_ctx_kind kind, int context_api)
         break;
     }
     return glfwCreateWindow(16, 16, "glgemm", NULL, NULL);
+}
+
+/* A core context of the newest version the driver gives (4.6, 4.3, then
+ * 3.3: NVIDIA gives exactly the version asked, and profile 430 needs 4.3). */
+static GLFWwindow *make_window(gg_ctx_kind kind, int context_api)
+{
+    static const int minors[] = {6, 3, -1};
+    GLFWwindow *w = NULL;
+    for (size_t i = 0; i < sizeof minors / sizeof *minors && !w; i++) {
+        if (kind != GG_CTX_CORE && minors[i] >= 0)
+            continue;
+        w = make_window_v(kind, context_api, minors[i]);
+    }
+    return w;
 }
 
 static void *glfw_create(int device, gg_ctx_kind kind, char *desc, size_t desclen, bool *via_egl,
