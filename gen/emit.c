@@ -301,7 +301,10 @@ static void put_step(emitter *e, const char *ind, int step_i)
     const gg_layout *L = &e->L;
     gg_sbuf *sb = &e->sb;
     int r = L->r, c = L->c, ch = L->channels;
-    for (int ti = 0; ti < L->tr; ti++)
+    /* out=image: B's texels first, then A's row by row, each row's
+     * multiply-adds right after its fetch, so that one A row is live at a
+     * time beside the block's accumulators (out=rt keeps its order). */
+    for (int ti = 0; ti < L->tr && !L->image; ti++)
         for (int u = 0; u < L->a_texels_per_step; u++) {
             gg_sb_puts(sb, ind);
             put_fetch_a(e, ti, u, step_i * L->a_texels_per_step + u);
@@ -313,6 +316,10 @@ static void put_step(emitter *e, const char *ind, int step_i)
         }
     for (int ti = 0; ti < L->tr; ti++)
         for (int tj = 0; tj < L->tc; tj++) {
+            for (int u = 0; u < L->a_texels_per_step && L->image && tj == 0; u++) {
+                gg_sb_puts(sb, ind);
+                put_fetch_a(e, ti, u, step_i * L->a_texels_per_step + u);
+            }
             gg_sb_printf(sb, "%sacc%d += ", ind, ti * L->tc + tj);
             for (int q = 0; q < L->step; q++) {
                 int ca[4], cb[4];
