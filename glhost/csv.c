@@ -12,11 +12,12 @@
 
 static const char *const columns[GG_CSV_COLUMNS] = {
     "card",    "m",     "n",        "k",   "mrt",    "mc",      "np",     "unroll",
-    "profile", "compiler", "acc",   "store", "passes", "status", "seconds", "gflops", "rel_err",
+    "profile", "compiler", "acc",   "store", "out",  "blk",     "fetch",  "passes",
+    "status", "seconds", "gflops", "rel_err",
 };
-enum { C_CARD, C_M, C_N, C_K, C_MRT, C_V0 = C_MRT, C_STORE = 11, C_PASSES, C_STATUS, C_SECONDS,
-       C_GFLOPS, C_RELERR };
-#define VARIANT_COLUMNS 8
+enum { C_CARD, C_M, C_N, C_K, C_MRT, C_V0 = C_MRT, C_STORE = 11, C_OUT, C_BLK, C_FETCH, C_PASSES,
+       C_STATUS, C_SECONDS, C_GFLOPS, C_RELERR };
+#define VARIANT_COLUMNS 8 /* mrt .. store: canonical values; then out, blk, fetch */
 
 bool gg_card_slug_ok(const char *s)
 {
@@ -49,12 +50,13 @@ int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
         !isfinite(m->gflops) || isnan(m->rel_err) || (unsigned)m->status >= GG_STATUS_COUNT)
         return -1;
     /* The variant's values, in canonical order, from its canonical form. */
-    char vcols[GG_VARIANT_TEXT + 8] = ",,,,,,,";
+    char vcols[GG_VARIANT_TEXT + 32] = ",,,,,,,,,,";
     if (v) {
         char canon[GG_VARIANT_TEXT];
         gg_variant_format(v, canon, sizeof canon);
         size_t o = 0;
-        for (const char *s = canon; *s;) {
+        int items = 0;
+        for (const char *s = canon; *s && items < VARIANT_COLUMNS; items++) {
             const char *eq = strchr(s, '=');
             if (!eq)
                 return -1;
@@ -70,6 +72,13 @@ int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
                 s++;
         }
         vcols[o] = '\0';
+        char blk[32] = "-";
+        if (v->out == GG_OUT_IMAGE)
+            snprintf(blk, sizeof blk, "%dx%d", v->blk.rows, v->blk.cols);
+        if (o + 64 > sizeof vcols)
+            return -1;
+        snprintf(vcols + o, sizeof vcols - o, ",%s,%s,%s", gg_out_name(v->out), blk,
+                 gg_fetch_name(v->fetch));
     }
     char secs[32], gf[32], rel[32] = "";
     shortest(secs, sizeof secs, m->seconds);
@@ -107,7 +116,8 @@ bool gg_csv_is_header(const char *line)
 bool gg_csv_is_old_header(const char *line)
 {
     size_t n = content_length(line);
-    return n == strlen(GG_CSV_HEADER_V1) && !strncmp(line, GG_CSV_HEADER_V1, n);
+    return (n == strlen(GG_CSV_HEADER_V1) && !strncmp(line, GG_CSV_HEADER_V1, n)) ||
+           (n == strlen(GG_CSV_HEADER_V2) && !strncmp(line, GG_CSV_HEADER_V2, n));
 }
 
 /* A whole-field integer in [lo, hi]: digits only (a leading '-' when lo < 0),
@@ -180,7 +190,7 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
 
     char *f[GG_CSV_COLUMNS];
     int count = 0;
-    static char f32[] = "f32";
+    static char f32[] = "f32", rt[] = "rt", none[] = "-", texture[] = "texture";
     for (char *s = buf;; s++) {
         if (count == GG_CSV_COLUMNS)
             return gg_fail(err, errlen, "CSV row has more than %d columns", GG_CSV_COLUMNS);
@@ -190,15 +200,23 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
             break;
         *s = '\0';
     }
-    if (count == GG_CSV_COLUMNS - 1) {
+    if (count == 16) {
         /* A row from before the store column (GG_CSV_HEADER_V1): store=f32. */
-        memmove(f + C_STORE + 1, f + C_STORE, (GG_CSV_COLUMNS - 1 - C_STORE) * sizeof *f);
+        memmove(f + C_STORE + 1, f + C_STORE, (16 - C_STORE) * sizeof *f);
         f[C_STORE] = f32;
         count++;
     }
+    if (count == 17) {
+        /* A row from before out, blk, fetch (GG_CSV_HEADER_V2): out=rt, fetch=texture. */
+        memmove(f + C_OUT + 3, f + C_OUT, (17 - C_OUT) * sizeof *f);
+        f[C_OUT] = rt;
+        f[C_BLK] = none;
+        f[C_FETCH] = texture;
+        count += 3;
+    }
     if (count != GG_CSV_COLUMNS)
-        return gg_fail(err, errlen, "CSV row has %d columns, need %d (%s) or %d (without store)",
-                       count, GG_CSV_COLUMNS, GG_CSV_HEADER, GG_CSV_COLUMNS - 1);
+        return gg_fail(err, errlen, "CSV row has %d columns, need %d (%s), or 17 or 16 (older "
+                       "files)", count, GG_CSV_COLUMNS, GG_CSV_HEADER);
 
     if (!gg_card_slug_ok(f[C_CARD]) || strlen(f[C_CARD]) >= cardlen)
         return gg_fail(err, errlen, "CSV column card: '%.40s' is not a card slug", f[C_CARD]);
@@ -220,6 +238,21 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
         o += (size_t)snprintf(text + o, sizeof text - o, "%s%s=%s", i ? "," : "",
                               columns[C_V0 + i], val);
     }
+    /* out, blk, fetch: written always, in the text only where the canonical
+     * form has them (blk `-` exactly with out=rt). */
+    bool image = !strcmp(f[C_OUT], "image");
+    if (!image && strcmp(f[C_OUT], "rt"))
+        return gg_fail(err, errlen, "CSV column out: '%.40s' is not rt or image", f[C_OUT]);
+    if (image == !strcmp(f[C_BLK], "-"))
+        return gg_fail(err, errlen, "CSV column blk: '%.40s' %s", f[C_BLK],
+                       image ? "must be RxC with out=image" : "must be - with out=rt");
+    if (image)
+        o += (size_t)snprintf(text + o, sizeof text - o, ",out=image,blk=%s", f[C_BLK]);
+    if (strcmp(f[C_FETCH], "texture"))
+        o += (size_t)snprintf(text + o, sizeof text - o, ",fetch=%s", f[C_FETCH]);
+    if (o >= sizeof text || strpbrk(f[C_BLK], "= \t") || strpbrk(f[C_FETCH], "= \t"))
+        return gg_fail(err, errlen, "CSV columns blk, fetch: '%.40s', '%.40s' are not values",
+                       f[C_BLK], f[C_FETCH]);
     char verr[256];
     if (gg_variant_parse(text, NULL, v, verr, sizeof verr))
         return gg_fail(err, errlen, "CSV variant columns: %s", verr);

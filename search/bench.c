@@ -152,9 +152,9 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
                        lineno, rs);
     *last = '\0';
     char *mid = comma + 1;
-    /* The CPU row's eight variant columns (seven in a file from before the
-     * store column) are empty: give the parser the defaults' values and
-     * forget them after. */
+    /* The CPU row's eleven variant columns (seven or eight in files from
+     * before the store and the out, blk, fetch columns) are empty: give the
+     * parser the defaults' values and forget them after. */
     char fixed[GG_CSV_ROW_MAX + 64];
     bool cpu = idx == GG_BENCH_CPU;
     if (cpu) {
@@ -162,15 +162,15 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
         int commas = 0;
         for (const char *q = mid; *q; q++)
             commas += *q == ',';
-        bool old = commas == GG_CSV_COLUMNS - 2;
-        int nv = old ? 7 : 8;
+        int nv = commas + 1 - (GG_CSV_COLUMNS - GG_CSV_VARIANT_COLUMNS);
         for (int col = 0; col < 4 && f; col++)
             f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
-        if (!f || strncmp(f, ",,,,,,,,", (size_t)nv))
+        if (!f || (nv != 7 && nv != 8 && nv != GG_CSV_VARIANT_COLUMNS) ||
+            strncmp(f, ",,,,,,,,,,,", (size_t)nv))
             return gg_fail(err, errlen, "%s line %d: the cpu-blas row must leave the variant "
                                      "columns empty", path, lineno);
         snprintf(fixed, sizeof fixed, "%.*s1x1,1x1,all,0,330,glsl,pingpong%s%s", (int)(f - mid),
-                 mid, old ? "" : ",f32", f + nv - 1);
+                 mid, nv == 7 ? "" : nv == 8 ? ",f32" : ",f32,rt,-,texture", f + nv - 1);
         mid = fixed;
     }
     char card[GG_CARD_MAX], perr[300];
@@ -213,7 +213,8 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
         lineno++;
         if (lineno == 1) {
             line[strcspn(line, "\r")] = '\0';
-            if (strcmp(line, GG_BENCH_CSV_HEADER) && strcmp(line, GG_BENCH_CSV_HEADER_V1)) {
+            if (strcmp(line, GG_BENCH_CSV_HEADER) && strcmp(line, GG_BENCH_CSV_HEADER_V1) &&
+                strcmp(line, GG_BENCH_CSV_HEADER_V2)) {
                 rc = gg_fail(err, errlen, "%s: the first line is not the bench header (%s)", path,
                              GG_BENCH_CSV_HEADER);
                 break;

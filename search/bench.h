@@ -37,6 +37,7 @@ extern const char *const gg_bench_names[GG_BENCH_NROWS];
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
 /* Bench files from before the store column still read (store=f32). */
 #define GG_BENCH_CSV_HEADER_V1 "name," GG_CSV_HEADER_V1 ",ratio_to_cpu"
+#define GG_BENCH_CSV_HEADER_V2 "name," GG_CSV_HEADER_V2 ",ratio_to_cpu"
 
 typedef struct {
     bool present;      /* false: best or best-f16 with no tuning record (no row) */

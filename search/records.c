@@ -122,10 +122,11 @@ static int cut(gg_records *r, size_t at, char *err, size_t errlen)
     return 0;
 }
 
-/* A file from before the store column (GG_CSV_HEADER_V1): rewritten with
- * today's header, ",f32" put into every row of the old column count after
- * its acc (other lines, a torn last one included, kept as they are), so new
- * rows never land under the old header.  Written atomically beside it, then
+/* A file from before some variant columns (GG_CSV_HEADER_V1 without store,
+ * _V2 without out, blk, fetch): rewritten with today's header, every whole
+ * row that parses written again in today's columns (its store f32, out rt,
+ * fetch texture; other lines, a torn last one included, kept as they are),
+ * so new rows never land under an old header.  Written atomically beside it, then
  * r->fd becomes the new file, locked (a tune that opens the new file in
  * between wins: this one is refused as "in use").  0, or -1 with err. */
 static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t errlen)
@@ -133,7 +134,7 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
     const char *nl = memchr(buf, '\n', len);
     size_t cap = len + strlen(GG_CSV_HEADER) + 2, o = 0;
     for (size_t i = 0; i < len; i++)
-        cap += buf[i] == '\n' ? 4 : 0;
+        cap += buf[i] == '\n' ? 32 : 0; /* ",f32" and ",rt,-,texture" a row, and more */
     char *text = malloc(cap);
     if (!text) {
         snprintf(err, errlen, "out of memory rewriting %s", r->path);
@@ -142,15 +143,21 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
     o += (size_t)snprintf(text, cap, "%s\n", GG_CSV_HEADER);
     for (size_t pos = (size_t)(nl - buf) + 1; pos < len;) {
         const char *line = buf + pos, *end = memchr(line, '\n', len - pos);
-        size_t n = end ? (size_t)(end - line) + 1 : len - pos, commas = 0, at = 0;
-        for (size_t i = 0; i < n; i++)
-            if (line[i] == ',' && ++commas == 11)
-                at = i + 1; /* the start of the old passes column */
-        if (end && commas == GG_CSV_COLUMNS - 2) {
-            memcpy(text + o, line, at);
-            memcpy(text + o + at, "f32,", 4);
-            memcpy(text + o + at + 4, line + at, n - at);
-            o += n + 4;
+        size_t n = end ? (size_t)(end - line) + 1 : len - pos;
+        char row[GG_CSV_ROW_MAX], card[GG_CARD_MAX], perr[256], now[GG_CSV_ROW_MAX];
+        gg_problem p;
+        gg_variant v;
+        gg_measurement m;
+        gg_problem_default(&p);
+        bool ok = end && n < sizeof row;
+        if (ok) {
+            memcpy(row, line, n - 1);
+            row[n - 1] = '\0';
+            ok = !gg_csv_parse(row, card, sizeof card, &p, &v, &m, perr, sizeof perr) &&
+                 !gg_csv_format(now, sizeof now, card, &p, &v, &m) && o + strlen(now) + 1 < cap;
+        }
+        if (ok) {
+            o += (size_t)snprintf(text + o, cap - o, "%s\n", now);
         } else {
             memcpy(text + o, line, n);
             o += n;
@@ -175,8 +182,8 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
     fchmod(fd, 0644); /* as the file was made; the temporary one is private */
     close(r->fd);
     r->fd = fd;
-    fprintf(stderr, "note: %s: rewritten with the store column (its rows are store=f32)\n",
-            r->path);
+    fprintf(stderr, "note: %s: rewritten with today's columns (store, out, blk, fetch: its rows "
+                    "are store=f32 or as they say, out=rt, fetch=texture)\n", r->path);
     return 0;
 }
 
