@@ -27,8 +27,10 @@
  *    [(x*C+tj)*c + j] in channel i*c + j.  The fragment's blocks are adjacent.
  *  - K is zero-padded to kpad = passes * np * s, M to mpad (multiple of r*R),
  *    N to npad (multiple of c*C), so every pass runs the same np k-steps.
- *  - out=image, blk = BR x BC scalars: R = BR/r, C = BC/c texels, the same
- *    fragment geometry as mrt = R x C, but C is one image of npad/c x mpad/r
+ *  - out=image, blk = BR x BC scalars: R = BR/r, C = BC/c texels a fragment,
+ *    as many as mrt = R x C would give, but strided: fragment (x, y) holds texels (x + j *
+ *    tgt_w, y + i * tgt_h), i < R, j < C, so that neighbouring fragments read
+ *    neighbouring texels of A and B), and C is one image of npad/c x mpad/r
  *    texels in the packing of A and B (texel (x, y) holds C[y*r + i][x*c + j]
  *    in channel i*c + j), written with imageStore; no render target.
  *
@@ -99,7 +101,7 @@ typedef enum {
 } gg_fetch;
 
 #define GG_GEN_NAME "glgemm gen"
-#define GG_GEN_VERSION "3" /* bump when the emitted text changes */
+#define GG_GEN_VERSION "4" /* bump when the emitted text changes */
 #define GG_NP_ALL 0 /* np=all: the whole k loop in one pass */
 #define GG_MAX_TARGETS 8
 #define GG_MAX_BLK 256 /* blk: at most this many scalars of C a fragment */
