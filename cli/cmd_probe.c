@@ -1,6 +1,7 @@
 /* glgemm probe: the fragment path's own ceilings on this card (multiply-add,
- * texel fetch, render-target write, read-back), as a table on stdout (or CSV
- * rows with --csv) and in results/<card>/probe.csv, written atomically. */
+ * texel fetch by each fetch path, render-target write, imageStore,
+ * read-back), as a table on stdout (or CSV rows with --csv) and in
+ * results/<card>/probe.csv, written atomically. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,8 +22,10 @@ static const char *usage =
     "                    [--results DIR]\n"
     "Microbenchmarks of the fragment path on this card: vec4 multiply-add rate,\n"
     "texel fetch rate (R32F, RGBA32F, RGBA16F; cache-friendly, cache-hostile, and the\n"
-    "GEMM's own pattern, the fetch ceiling of the fastest shaders), render-target\n"
-    "write rate for 1 to 8 RGBA32F targets, glReadPixels read-back rate.  Each point:\n"
+    "GEMM's own pattern, the fetch ceiling of the fastest shaders; the GEMM pattern also\n"
+    "by texelFetch, imageLoad and buffer textures), render-target write rate for 1 to 8\n"
+    "RGBA32F targets, imageStore rate into an RGBA32F image (1 to 64 texels a\n"
+    "fragment), glReadPixels read-back rate.  Each point:\n"
     "a warm-up, then the median of R repetitions (default 5; 3 with --quick) on a wall\n"
     "clock from the first draw to glFinish; every kernel's output is checked.\n"
     "  --quick        tiny sizes (a test of the machinery, not a measurement)\n"
@@ -111,10 +114,27 @@ static void print_table(const gg_probe_result *r, const gg_ctx_info *info, const
             if (r->fetch_gtexels[f][p] > 0)
                 printf("  %-8s %-23s %12.3f %12.2f\n", fmt_names[f], pat_names[p],
                    r->fetch_gtexels[f][p], r->fetch_gbs[f][p]);
+    for (int p = GG_FETCH_TEXTURE + 1; p < GG_FETCH_COUNT; p++)
+        for (int f = 0; f < GG_FETCH_NFMT; f++)
+            for (int q = 0; q < GG_FETCH_NPAT; q++)
+                if (r->path_gtexels[f][p][q] > 0) {
+                    char label[32];
+                    snprintf(label, sizeof label, "%s %s", gg_fetch_name((gg_fetch)p), pat_names[q]);
+                    printf("  %-8s %-23s %12.3f %12.2f\n", fmt_names[f], label,
+                           r->path_gtexels[f][p][q], r->path_gbs[f][p][q]);
+                }
     printf("\n%-34s %12s %12s\n", "render-target write (RGBA32F)", "Gtexel/s", "GB/s");
     for (int n = 1; n <= r->write_max_targets; n++)
         printf("  %d target%-24s %12.3f %12.2f\n", n, n == 1 ? "" : "s", r->write_gtexels[n],
                r->write_gbs[n]);
+    if (gg_probe_store_rate(r) > 0) {
+        printf("\n%-34s %12s %12s\n", "imageStore (RGBA32F image)", "Gtexel/s", "GB/s");
+        for (int i = 0; i < GG_PROBE_NSTORE; i++)
+            if (r->store_gtexels[i] > 0)
+                printf("  %2d texel%s a fragment%-14s %12.3f %12.2f\n", gg_probe_store_texels[i],
+                       gg_probe_store_texels[i] == 1 ? " " : "s", "", r->store_gtexels[i],
+                       r->store_gbs[i]);
+    }
     printf("\n%-34s %12s %12s\n", "read-back (glReadPixels RGBA32F)", "", "GB/s");
     printf("  %-32s %12s %12.2f\n", "whole target", "", r->readback_gbs);
 }

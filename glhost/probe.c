@@ -31,6 +31,9 @@ typedef struct {
     gg_probe_result *r;
     int reps;
     double target_s;
+    int max_tex;       /* GL_MAX_TEXTURE_SIZE */
+    bool images;       /* GL 4.3: imageLoad, imageStore, framebuffers without attachments */
+    long max_tbuf;     /* GL_MAX_TEXTURE_BUFFER_SIZE, texels; 0: no buffer textures */
 } probe;
 
 void gg_probe_opts_default(gg_probe_opts *o, bool quick)
@@ -207,7 +210,7 @@ static gg_status probe_mad(probe *p)
             char variant[48];
             snprintf(variant, sizeof variant, "c%du%d-%dx%d-i%d", chains, unroll, s, s, iters);
             add_row(r, "mad", variant, g, "GFLOP/s");
-            progress(p, "mad      %-22s %5d draws/rep %10.2f GFLOP/s", variant, draws, g);
+            progress(p, "mad      %-31s %5d draws/rep %10.2f GFLOP/s", variant, draws, g);
             if (g > r->mad_gflops) {
                 r->mad_gflops = g;
                 snprintf(r->mad_best, sizeof r->mad_best, "%s", variant);
@@ -225,11 +228,50 @@ static int ilog2_floor(int v)
     return l;
 }
 
-static gg_status probe_fetch(probe *p, int max_tex)
+/* One fetch point: format f by path in pattern pat, a 2^l x 2^l texture,
+ * an s x s viewport; its rates into r and two rows. */
+static gg_status fetch_point(probe *p, int f, int path, int pat, int l, int s)
 {
     gg_probe_result *r = p->r;
+    pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .path = path, .tex_log2w = l,
+                   .tex_log2h = l, .w = s, .h = s};
+    char variant[48], name[64];
+    gg_probe_fetch_variant(f, path, pat, variant, sizeof variant);
+    snprintf(name, sizeof name, "fetch %s", variant);
+    int iters, draws;
+    double sec;
+    /* Sums of up to 8192 texel values stay exact (probe_kernels.c):
+     * the GEMM pattern adds 3 a k-step to each of its 4 sums. */
+    bool gemm = pat == GG_FETCH_GEMM24 || pat == GG_FETCH_GEMM42;
+    int per_iter = gemm ? 12 : 1;
+    int iters_max = gemm ? 2048 : 8192;
+    gg_status st = measure(p, &k, name, 4, p->o->quick ? (per_iter > 1 ? 8 : 64) : iters_max,
+                           &iters, &draws, &sec);
+    if (st != GG_OK)
+        return st;
+    double texels = (double)s * s * iters * per_iter * draws;
+    double gt = texels / sec / 1e9;
+    double gbs = gt * gg_fetch_bytes(f);
+    if (path == GG_FETCH_TEXTURE) {
+        r->fetch_gtexels[f][pat] = gt;
+        r->fetch_gbs[f][pat] = gbs;
+    } else {
+        r->path_gtexels[f][path][pat] = gt;
+        r->path_gbs[f][path][pat] = gbs;
+    }
+    add_row(r, "fetch", variant, gt, "Gtexel/s");
+    add_row(r, "fetch", variant, gbs, "GB/s");
+    progress(p, "fetch    %-31s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s  (%dx%d %s, "
+                "%d fetches/fragment)",
+             variant, draws, gt, gbs, 1 << l, 1 << l,
+             path == GG_FETCH_BUFFER ? "buffer texture" : "texture", iters * per_iter);
+    return GG_OK;
+}
+
+static gg_status probe_fetch(probe *p)
+{
     int s = p->o->quick ? 32 : 512;
-    int lmax = ilog2_floor(max_tex);
+    int lmax = ilog2_floor(p->max_tex);
     for (int f = 0; f < GG_FETCH_NFMT; f++)
         for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
             if (!gg_probe_fetch_measured(f, pat))
@@ -241,32 +283,42 @@ static gg_status probe_fetch(probe *p, int max_tex)
                                              : (p->o->quick ? 8 : 12);
             if (l > lmax)
                 l = lmax;
-            pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .tex_log2w = l,
-                           .tex_log2h = l, .w = s, .h = s};
-            char variant[48], name[64];
-            snprintf(variant, sizeof variant, "%s-%s", gg_fetch_fmt_names[f], gg_fetch_pat_names[pat]);
-            snprintf(name, sizeof name, "fetch %s", variant);
-            int iters, draws;
-            double sec;
-            /* Sums of up to 8192 texel values stay exact (probe_kernels.c):
-             * the GEMM pattern adds 3 a k-step to each of its 4 sums. */
-            int per_iter = pat >= GG_FETCH_GEMM24 ? 12 : 1;
-            int iters_max = pat >= GG_FETCH_GEMM24 ? 2048 : 8192;
-            gg_status st = measure(p, &k, name, 4, p->o->quick ? (per_iter > 1 ? 8 : 64) : iters_max,
-                                   &iters, &draws, &sec);
+            gg_status st = fetch_point(p, f, GG_FETCH_TEXTURE, pat, l, s);
             if (st != GG_OK)
                 return st;
-            double texels = (double)s * s * iters * per_iter * draws;
-            double gt = texels / sec / 1e9;
-            double gbs = gt * gg_fetch_bytes(f);
-            r->fetch_gtexels[f][pat] = gt;
-            r->fetch_gbs[f][pat] = gbs;
-            add_row(r, "fetch", variant, gt, "Gtexel/s");
-            add_row(r, "fetch", variant, gbs, "GB/s");
-            progress(p, "fetch    %-22s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s  (%dx%d texture, "
-                        "%d fetches/fragment)",
-                     variant, draws, gt, gbs, 1 << l, 1 << l, iters * per_iter);
         }
+    return GG_OK;
+}
+
+/* The GEMM patterns by the other fetch paths, on the texture of the texture
+ * path's GEMM points (a buffer texture no larger than the context allows). */
+static gg_status probe_fetch_paths(probe *p)
+{
+    int s = p->o->quick ? 32 : 512;
+    int lmax = ilog2_floor(p->max_tex);
+    for (int path = GG_FETCH_TEXTURE + 1; path < GG_FETCH_COUNT; path++) {
+        int l = ilog2_floor(4 * s);
+        if (l > lmax)
+            l = lmax;
+        if (path == GG_FETCH_BUFFER)
+            while (l > 0 && ((long)1 << (2 * l)) > p->max_tbuf)
+                l--;
+        const char *why = path == GG_FETCH_IMAGE && !p->images ? "imageLoad needs GL 4.3"
+                          : path == GG_FETCH_BUFFER && l < 4   ? "no buffer textures"
+                                                               : NULL;
+        if (why) {
+            progress(p, "fetch    %-31s not measured: %s", gg_fetch_name((gg_fetch)path), why);
+            continue;
+        }
+        for (int f = 0; f < GG_FETCH_NFMT; f++)
+            for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
+                if (!gg_probe_path_measured(f, path, pat))
+                    continue;
+                gg_status st = fetch_point(p, f, path, pat, l, s);
+                if (st != GG_OK)
+                    return st;
+            }
+    }
     return GG_OK;
 }
 
@@ -290,9 +342,43 @@ static gg_status probe_write(probe *p, int max_targets)
         snprintf(variant, sizeof variant, "targets-%d", n);
         add_row(r, "write", variant, r->write_gtexels[n], "Gtexel/s");
         add_row(r, "write", variant, r->write_gbs[n], "GB/s");
-        progress(p, "write    %-22s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s", variant, draws,
+        progress(p, "write    %-31s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s", variant, draws,
                  r->write_gtexels[n], r->write_gbs[n]);
         r->write_max_targets = n;
+    }
+    return GG_OK;
+}
+
+/* imageStore of N texels a fragment into an s x s RGBA32F image: the same
+ * texels (the image) for every N, fewer fragments for larger N. */
+static gg_status probe_store(probe *p)
+{
+    gg_probe_result *r = p->r;
+    if (!p->images) {
+        progress(p, "imagestore not measured: imageStore needs GL 4.3");
+        return GG_OK;
+    }
+    int s = p->o->quick ? 32 : 2048;
+    for (int i = 0; i < GG_PROBE_NSTORE; i++) {
+        int blk = 1;
+        while (blk * blk < gg_probe_store_texels[i])
+            blk++;
+        pk_kernel k = {.kind = PK_STORE, .blk = blk, .w = s, .h = s};
+        char variant[48], name[80];
+        gg_probe_store_variant(i, variant, sizeof variant);
+        snprintf(name, sizeof name, "imagestore %s", variant);
+        int iters, draws;
+        double sec;
+        gg_status st = measure(p, &k, name, 0, 0, &iters, &draws, &sec);
+        if (st != GG_OK)
+            return st;
+        double texels = (double)s * s * draws;
+        r->store_gtexels[i] = texels / sec / 1e9;
+        r->store_gbs[i] = r->store_gtexels[i] * 16;
+        add_row(r, "imagestore", variant, r->store_gtexels[i], "Gtexel/s");
+        add_row(r, "imagestore", variant, r->store_gbs[i], "GB/s");
+        progress(p, "imagestore %-29s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s  (%dx%d image)",
+                 variant, draws, r->store_gtexels[i], r->store_gbs[i], s, s);
     }
     return GG_OK;
 }
@@ -352,7 +438,7 @@ static gg_status probe_readback(probe *p)
         return fail(p, GG_GL_ERROR, "probe: read-back: no measurable time");
     p->r->readback_gbs = (double)s * s * 16 * reads / sec / 1e9;
     add_row(p->r, "readback", "rgba32f", p->r->readback_gbs, "GB/s");
-    progress(p, "readback %-22s %5d reads/rep %10.2f GB/s  (%dx%d)", "rgba32f", reads,
+    progress(p, "readback %-31s %5d reads/rep %10.2f GB/s  (%dx%d)", "rgba32f", reads,
              p->r->readback_gbs, s, s);
     return GG_OK;
 }
@@ -377,8 +463,24 @@ gg_status gg_probe_run(const gg_probe_opts *o, gg_probe_result *r)
     if (targets < 1 || max_tex < 64)
         return fail(&p, GG_UNSUPPORTED, "probe: the context reports %d draw buffers, textures up to %d",
                     targets, max_tex);
-    if (probe_mad(&p) || probe_fetch(&p, max_tex) || probe_write(&p, targets) ||
-        probe_readback(&p))
+    p.max_tex = max_tex;
+    /* Images (GL 4.3: GLSL 4.30, glFramebufferParameteri) and buffer
+     * textures (GL 3.1): without them those points are not measured. */
+    GLint major = 0, minor = 0, frag_images = 0, max_tbuf = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    int version = major * 10 + minor;
+    if (version >= 43 && glBindImageTexture && glMemoryBarrier && glFramebufferParameteri &&
+        glTexStorage2D)
+        glGetIntegerv(GL_MAX_FRAGMENT_IMAGE_UNIFORMS, &frag_images);
+    if (version >= 31 && glTexBuffer)
+        glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_tbuf);
+    p.images = frag_images >= 1;
+    p.max_tbuf = max_tbuf;
+    if (gl_check(&p, "reading the context's limits") != GG_OK)
+        return r->status;
+    if (probe_mad(&p) || probe_fetch(&p) || probe_fetch_paths(&p) || probe_write(&p, targets) ||
+        probe_store(&p) || probe_readback(&p))
         return r->status;
     return r->status;
 }

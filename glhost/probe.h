@@ -6,8 +6,15 @@
  *    any context with GLSL 3.30; made by gg_ctx_create): vec4 multiply-add
  *    rate, texel fetch rate (R32F, RGBA32F and RGBA16F; cache-friendly,
  *    cache-hostile, and the access pattern of the GEMM's 8-target shaders:
- *    see gg_probe_fetch_measured), render-target write rate (1 .. min(8, max draw buffers)
- *    RGBA32F targets) and glReadPixels read-back rate.
+ *    see gg_probe_fetch_measured), the GEMM pattern's fetch rate by each
+ *    other fetch path of the generator (texelFetch, imageLoad, texelFetch on
+ *    a buffer texture: see gg_probe_path_measured), render-target write rate
+ *    (1 .. min(8, max draw buffers) RGBA32F targets), the imageStore rate
+ *    into an RGBA32F image (gg_probe_store_texels texels a fragment) and
+ *    glReadPixels read-back rate.  imageLoad and imageStore need GL 4.3
+ *    (GLSL 4.30, framebuffers without attachments): a context without
+ *    them leaves those points unmeasured (0, no row), not an error; a
+ *    buffer texture is made smaller where GL_MAX_TEXTURE_BUFFER_SIZE asks.
  *  - Every point: one warm-up, then the median of `reps` timed repetitions,
  *    each a monotonic wall clock from the first draw to glFinish (a
  *    GL_TIME_ELAPSED query misses llvmpipe's deferred rasterization).  The
@@ -66,6 +73,28 @@ int gg_fetch_bytes(int fmt);                                /* bytes a texel: 4,
  * then read as 0: not measured). */
 bool gg_probe_fetch_measured(int fmt, int pat);
 bool gg_probe_fetch_required(int fmt, int pat);
+
+/* Fetch paths (gen.h's gg_fetch: texture, texelfetch, image, buffer).  The
+ * points above are the texture path (texture() at texel centres).  The other
+ * paths read the same texels in the GEMM patterns, RGBA32F and RGBA16F:
+ * texelFetch on the 2D texture, imageLoad on it bound as an image2D of its
+ * format, texelFetch on a buffer texture holding its texels row by row.
+ * gg_probe_path_measured(fmt, GG_FETCH_TEXTURE, pat) is
+ * gg_probe_fetch_measured(fmt, pat).  Their rows are
+ * fetch,<fmt>-<path>-<pattern> (e.g. rgba32f-texelfetch-gemm-2x4-4x1);
+ * files from before them lack them (not measured: 0). */
+bool gg_probe_path_measured(int fmt, int path, int pat);
+/* The row's variant: "<fmt>-<pattern>" for the texture path, else
+ * "<fmt>-<path>-<pattern>".  Returns buf. */
+char *gg_probe_fetch_variant(int fmt, int path, int pat, char *buf, size_t len);
+
+/* Image stores: a fragment writes N texels (a square block, sqrt(N) on a
+ * side, as out=image's blk) of an RGBA32F image with imageStore.  Rows
+ * imagestore,rgba32f-<N>-per-fragment (Gtexel/s and GB/s). */
+#define GG_PROBE_NSTORE 4
+extern const int gg_probe_store_texels[GG_PROBE_NSTORE]; /* 1, 4, 16, 64 */
+/* "rgba32f-<N>-per-fragment" for gg_probe_store_texels[i].  Returns buf. */
+char *gg_probe_store_variant(int i, char *buf, size_t len);
 #define GG_PROBE_MAX_ROWS 128
 
 typedef struct {
@@ -78,6 +107,14 @@ typedef struct {
     int write_max_targets;   /* targets measured: 1 .. this */
     double write_gbs[GG_MAX_TARGETS + 1];     /* index: number of targets (0 unused) */
     double write_gtexels[GG_MAX_TARGETS + 1];
+    /* Paths other than texture, [format][path][pattern], Gtexel/s and GB/s;
+     * 0: not measured.  [..][GG_FETCH_TEXTURE][..] is always 0: the texture
+     * path's rates are fetch_gtexels. */
+    double path_gtexels[GG_FETCH_NFMT][GG_FETCH_COUNT][GG_FETCH_NPAT];
+    double path_gbs[GG_FETCH_NFMT][GG_FETCH_COUNT][GG_FETCH_NPAT];
+    /* imageStore into RGBA32F, index as gg_probe_store_texels; 0: not measured. */
+    double store_gtexels[GG_PROBE_NSTORE];
+    double store_gbs[GG_PROBE_NSTORE];
     double readback_gbs;     /* glReadPixels of an RGBA32F target */
     int nrows;               /* every point measured, summary rows included */
     gg_probe_row rows[GG_PROBE_MAX_ROWS];
@@ -86,6 +123,14 @@ typedef struct {
 /* The fetch ceiling for a GEMM reading textures of that format: the faster
  * GEMM pattern where measured, else the cache-friendly rate; 0 if neither. */
 double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt);
+
+/* The fastest rate (Gtexel/s) measured for reading that format by that
+ * path: the texture path over every pattern (friendly, hostile, GEMM), the
+ * others over their GEMM patterns; 0 if none was measured. */
+double gg_probe_path_rate(const gg_probe_result *r, int fmt, int path);
+/* The fastest imageStore rate (Gtexel/s) over the texels a fragment; 0 if
+ * not measured. */
+double gg_probe_store_rate(const gg_probe_result *r);
 
 /* Runs every microbenchmark on the current context.  Returns r->status. */
 gg_status gg_probe_run(const gg_probe_opts *o, gg_probe_result *r);

@@ -2,6 +2,10 @@
  * per ceiling.  The ceilings (summary rows) a reader needs:
  *   mad,max,<GFLOP/s>                     fetch,<fmt>-<pattern>,<Gtexel/s and GB/s>
  *   write,targets-<n>,<Gtexel/s and GB/s> readback,rgba32f,<GB/s>
+ * and those it takes where present (files from before them lack them):
+ *   fetch,<fmt>-<path>-<pattern>,<Gtexel/s and GB/s>   (path: texelfetch,
+ *     image, buffer; the GEMM patterns)
+ *   imagestore,rgba32f-<n>-per-fragment,<Gtexel/s and GB/s>
  * Written whole or not at all (gen/fileio.h's gg_write_atomic). */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +20,8 @@ static const char *header = "metric,variant,value,unit";
 const char *const gg_fetch_fmt_names[GG_FETCH_NFMT] = {"r32f", "rgba32f", "rgba16f"};
 const char *const gg_fetch_pat_names[GG_FETCH_NPAT] = {"friendly", "hostile", "gemm-2x4-4x1",
                                                        "gemm-4x2-1x4"};
+
+const int gg_probe_store_texels[GG_PROBE_NSTORE] = {1, 4, 16, 64};
 
 int gg_fetch_bytes(int fmt)
 {
@@ -34,6 +40,54 @@ bool gg_probe_fetch_measured(int fmt, int pat)
     /* The GEMM patterns for the 4-channel formats the GEMM reads; RGBA16F
      * also cache-friendly, beside RGBA32F's. */
     return fmt != GG_FETCH_R32F && pat != GG_FETCH_HOSTILE;
+}
+
+bool gg_probe_path_measured(int fmt, int path, int pat)
+{
+    if (path == GG_FETCH_TEXTURE)
+        return gg_probe_fetch_measured(fmt, pat);
+    return path > GG_FETCH_TEXTURE && path < GG_FETCH_COUNT &&
+           (fmt == GG_FETCH_RGBA32F || fmt == GG_FETCH_RGBA16F) &&
+           (pat == GG_FETCH_GEMM24 || pat == GG_FETCH_GEMM42);
+}
+
+char *gg_probe_fetch_variant(int fmt, int path, int pat, char *buf, size_t len)
+{
+    if (path == GG_FETCH_TEXTURE)
+        snprintf(buf, len, "%s-%s", gg_fetch_fmt_names[fmt], gg_fetch_pat_names[pat]);
+    else
+        snprintf(buf, len, "%s-%s-%s", gg_fetch_fmt_names[fmt], gg_fetch_name((gg_fetch)path),
+                 gg_fetch_pat_names[pat]);
+    return buf;
+}
+
+char *gg_probe_store_variant(int i, char *buf, size_t len)
+{
+    snprintf(buf, len, "rgba32f-%d-per-fragment", gg_probe_store_texels[i]);
+    return buf;
+}
+
+double gg_probe_path_rate(const gg_probe_result *r, int fmt, int path)
+{
+    if (fmt < 0 || fmt >= GG_FETCH_NFMT || path < 0 || path >= GG_FETCH_COUNT)
+        return 0;
+    double g = 0;
+    for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
+        double v = path == GG_FETCH_TEXTURE ? r->fetch_gtexels[fmt][pat]
+                                            : r->path_gtexels[fmt][path][pat];
+        if (isfinite(v) && v > g)
+            g = v;
+    }
+    return g;
+}
+
+double gg_probe_store_rate(const gg_probe_result *r)
+{
+    double g = 0;
+    for (int i = 0; i < GG_PROBE_NSTORE; i++)
+        if (isfinite(r->store_gtexels[i]) && r->store_gtexels[i] > g)
+            g = r->store_gtexels[i];
+    return g;
 }
 
 double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt)
@@ -188,13 +242,37 @@ int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t er
     for (int fm = 0; fm < GG_FETCH_NFMT; fm++)
         for (int pt = 0; pt < GG_FETCH_NPAT; pt++) {
             char variant[48];
-            snprintf(variant, sizeof variant, "%s-%s", gg_fetch_fmt_names[fm], gg_fetch_pat_names[pt]);
+            gg_probe_fetch_variant(fm, GG_FETCH_TEXTURE, pt, variant, sizeof variant);
             if (!gg_probe_fetch_required(fm, pt) && !find(r, "fetch", variant, "Gtexel/s"))
                 continue; /* an older file: not measured */
             if (need(r, path, "fetch", variant, "Gtexel/s", &r->fetch_gtexels[fm][pt], err, errlen) ||
                 need(r, path, "fetch", variant, "GB/s", &r->fetch_gbs[fm][pt], err, errlen))
                 return -1;
         }
+    /* The other fetch paths and image stores: absent from older files, and
+     * from a context without images; a rate without its GB/s is an error. */
+    for (int fm = 0; fm < GG_FETCH_NFMT; fm++)
+        for (int pa = GG_FETCH_TEXTURE + 1; pa < GG_FETCH_COUNT; pa++)
+            for (int pt = 0; pt < GG_FETCH_NPAT; pt++) {
+                char variant[48];
+                if (!gg_probe_path_measured(fm, pa, pt) ||
+                    !find(r, "fetch", gg_probe_fetch_variant(fm, pa, pt, variant, sizeof variant),
+                          "Gtexel/s"))
+                    continue;
+                if (need(r, path, "fetch", variant, "Gtexel/s", &r->path_gtexels[fm][pa][pt], err,
+                         errlen) ||
+                    need(r, path, "fetch", variant, "GB/s", &r->path_gbs[fm][pa][pt], err, errlen))
+                    return -1;
+            }
+    for (int i = 0; i < GG_PROBE_NSTORE; i++) {
+        char variant[48];
+        gg_probe_store_variant(i, variant, sizeof variant);
+        if (!find(r, "imagestore", variant, "Gtexel/s"))
+            continue;
+        if (need(r, path, "imagestore", variant, "Gtexel/s", &r->store_gtexels[i], err, errlen) ||
+            need(r, path, "imagestore", variant, "GB/s", &r->store_gbs[i], err, errlen))
+            return -1;
+    }
     for (int n = 1; n <= GG_MAX_TARGETS; n++) {
         char variant[48];
         snprintf(variant, sizeof variant, "targets-%d", n);

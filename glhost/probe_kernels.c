@@ -1,6 +1,6 @@
-/* The probe's kernels: GLSL 3.30 fragment shaders drawn over one triangle
- * that covers the viewport, into RGBA32F targets, and a CPU model of what
- * each writes.
+/* The probe's kernels: GLSL 3.30 fragment shaders (4.30 for images) drawn
+ * over one triangle that covers the viewport, into RGBA32F targets, and a
+ * CPU model of what each writes.
  *
  *  - PK_MAD: `chains` independent vec4 chains v = v * uMul + uAdd, `unroll`
  *    steps of each per iteration of a uniform-bounded loop (the compiler
@@ -19,22 +19,51 @@
  *    `iters` k-steps of 12 fetches in the pattern of mrt=2x4,mc=4x1 or
  *    mrt=4x2,mc=1x4 (probe.h).  Texel
  *    values are multiples of 2^-10 below 1, so every partial sum up to 8192
- *    terms is exact in float and the CPU model matches to the bit.
- *  - PK_WRITE: `targets` outputs, target t gets (x + .5, y + .5, t, 1). */
+ *    terms is exact in float and the CPU model matches to the bit.  The
+ *    GEMM patterns also by the other paths of gen/emit.c, the same texels
+ *    at the same (wrapped) integer coordinates: texelFetch(uTex, ivec2, 0);
+ *    imageLoad of the texture bound readonly as an image of its format
+ *    (immutable, glTexStorage2D, as the host makes it for fetch=image);
+ *    texelFetch on a samplerBuffer holding the texels row by row (RGBA16F
+ *    as halves made on the host, gen/half.h: exact for these values).
+ *  - PK_WRITE: `targets` outputs, target t gets (x + .5, y + .5, t, 1).
+ *  - PK_STORE: fragment (x, y) stores the blk x blk texels (x*blk + i,
+ *    y*blk + j) of an RGBA32F image (immutable, cleared to zero) by
+ *    imageStore, written out as gen/emit.c writes out=image's block: texel
+ *    (X, Y) gets (X + .5, Y + .5, j*blk + i, 1).  No render target: a
+ *    framebuffer without attachments of the viewport's size, and after each
+ *    draw the barrier the GEMM's host puts between passes. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/half.h"
 #include "glhost/probe_internal.h"
 
 #define SRC_MAX 16384
 
-static const char *vertex_src =
+/* The vertex shader in the fragment shader's GLSL version. */
+static const char *vertex_src_330 =
     "#version 330 core\n"
     "layout(location = 0) in vec2 aPos;\n"
     "void main() { gl_Position = vec4(aPos, 0.0, 1.0); }\n";
+static const char *vertex_src_430 =
+    "#version 430 core\n"
+    "layout(location = 0) in vec2 aPos;\n"
+    "void main() { gl_Position = vec4(aPos, 0.0, 1.0); }\n";
+
+/* GLSL 4.30: imageLoad and imageStore with layout(binding). */
+static bool needs_430(const pk_kernel *k)
+{
+    return k->kind == PK_STORE || (k->kind == PK_FETCH && k->path == GG_FETCH_IMAGE);
+}
+
+/* The barrier the GEMM's host puts after every out=image pass (run.c). */
+#define PK_IMAGE_BARRIER                                                                  \
+    (GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |                  \
+     GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT)
 
 /* Appends to a fixed buffer; overflow is sticky and checked once. */
 typedef struct {
@@ -139,26 +168,58 @@ static const char *fetch_fmt_label(int fmt)
     return fmt == GG_FETCH_R32F ? "R32F" : fmt == GG_FETCH_RGBA16F ? "RGBA16F" : "RGBA32F";
 }
 
-/* texture(uTex, texel centre (u, v)) with the coordinates wrapped by masks. */
+/* The read of texel (u, v), coordinates wrapped by masks, by the kernel's
+ * path: texture() at the texel centre, texelFetch, imageLoad, or texelFetch
+ * of the buffer texture at v * w + u. */
 static void put_fetch(srcbuf *s, int acc, const char *u, const char *v, const pk_kernel *k)
 {
     int w = 1 << k->tex_log2w, h = 1 << k->tex_log2h;
-    put(s, "        s%d += texture(uTex, vec2((float((%s) & %d) + 0.5) / %d.0, "
-           "(float((%s) & %d) + 0.5) / %d.0));\n",
-        acc, u, w - 1, w, v, h - 1, h);
+    switch (k->path) {
+    case GG_FETCH_TEXELFETCH:
+        put(s, "        s%d += texelFetch(uTex, ivec2((%s) & %d, (%s) & %d), 0);\n", acc, u, w - 1,
+            v, h - 1);
+        return;
+    case GG_FETCH_IMAGE:
+        put(s, "        s%d += imageLoad(uImg, ivec2((%s) & %d, (%s) & %d));\n", acc, u, w - 1, v,
+            h - 1);
+        return;
+    case GG_FETCH_BUFFER:
+        put(s, "        s%d += texelFetch(uTex, ((%s) & %d) * %d + ((%s) & %d));\n", acc, v, h - 1,
+            w, u, w - 1);
+        return;
+    default:
+        put(s, "        s%d += texture(uTex, vec2((float((%s) & %d) + 0.5) / %d.0, "
+               "(float((%s) & %d) + 0.5) / %d.0));\n",
+            acc, u, w - 1, w, v, h - 1, h);
+        return;
+    }
+}
+
+static const char *path_label(int path)
+{
+    return path == GG_FETCH_TEXELFETCH ? "texelFetch"
+           : path == GG_FETCH_IMAGE    ? "imageLoad"
+           : path == GG_FETCH_BUFFER   ? "texelFetch on a buffer texture"
+                                       : "texture() at texel centres";
 }
 
 static void emit_fetch(srcbuf *s, const pk_kernel *k)
 {
     static const char *pat[] = {"cache-friendly", "cache-hostile", "GEMM pattern 2x4-4x1",
                                 "GEMM pattern 4x2-1x4"};
-    put(s, "#version 330 core\n"
-           "// glgemm probe: texel fetch, %s, %s, %dx%d texture\n"
-           "uniform sampler2D uTex;\nuniform int uIters;\n"
+    put(s, "#version %s core\n"
+           "// glgemm probe: texel fetch, %s, %s, %s, %dx%d texture\n",
+        k->path == GG_FETCH_IMAGE ? "430" : "330", fetch_fmt_label(k->fmt), pat[k->pattern],
+        path_label(k->path), 1 << k->tex_log2w, 1 << k->tex_log2h);
+    if (k->path == GG_FETCH_IMAGE)
+        put(s, "layout(binding = 0, %s) readonly uniform image2D uImg;\n",
+            k->fmt == GG_FETCH_RGBA16F ? "rgba16f" : "rgba32f");
+    else
+        put(s, "uniform %s uTex;\n", k->path == GG_FETCH_BUFFER ? "samplerBuffer" : "sampler2D");
+    put(s, "uniform int uIters;\n"
            "layout(location = 0) out vec4 oColor;\n"
            "void main() {\n"
-           "    vec4 s0 = vec4(0.0), s1 = vec4(0.0), s2 = vec4(0.0), s3 = vec4(0.0);\n",
-        fetch_fmt_label(k->fmt), pat[k->pattern], 1 << k->tex_log2w, 1 << k->tex_log2h);
+           "    vec4 s0 = vec4(0.0), s1 = vec4(0.0), s2 = vec4(0.0), s3 = vec4(0.0);\n");
     int mw = (1 << k->tex_log2w) - 1, mh = (1 << k->tex_log2h) - 1;
     if (k->pattern == GG_FETCH_FRIENDLY) {
         put(s, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
@@ -194,6 +255,22 @@ static void emit_fetch(srcbuf *s, const pk_kernel *k)
         put(s, "    }\n");
     }
     put(s, "    oColor = (s0 + s1) + (s2 + s3);\n}\n");
+}
+
+static void emit_store(srcbuf *s, int blk)
+{
+    put(s, "#version 430 core\n"
+           "// glgemm probe: imageStore of %dx%d RGBA32F texels a fragment\n"
+           "layout(binding = 0, rgba32f) writeonly uniform image2D uImg;\n"
+           "void main() {\n"
+           "    ivec2 c = ivec2(gl_FragCoord.xy) * %d;\n",
+        blk, blk, blk);
+    for (int j = 0; j < blk; j++)
+        for (int i = 0; i < blk; i++)
+            put(s, "    { ivec2 q = c + ivec2(%d, %d); imageStore(uImg, q, vec4(vec2(q) + 0.5, %d.0, "
+                   "1.0)); }\n",
+                i, j, j * blk + i);
+    put(s, "}\n");
 }
 
 static void emit_write(srcbuf *s, int targets)
@@ -254,9 +331,10 @@ static GLuint compile(GLenum type, const char *src, char *detail, size_t len)
     return sh;
 }
 
-static gg_status link_program(const char *fs_src, GLuint *prog, char *detail, size_t len)
+static gg_status link_program(const char *vs_src, const char *fs_src, GLuint *prog, char *detail,
+                              size_t len)
 {
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_src, detail, len);
+    GLuint vs = compile(GL_VERTEX_SHADER, vs_src, detail, len);
     if (!vs)
         return GG_COMPILE_ERROR;
     GLuint fs = compile(GL_FRAGMENT_SHADER, fs_src, detail, len);
@@ -284,6 +362,27 @@ static gg_status link_program(const char *fs_src, GLuint *prog, char *detail, si
     return GG_OK;
 }
 
+/* The 2D source: the sampler state of the GEMM's input textures
+ * (glhost/run.c); immutable for the image path, as the host makes it for
+ * fetch=image (ES 3.1 binds immutable textures only). */
+static void upload_2d(const pk_kernel *k, GLenum internal, int w, int h, const float *data)
+{
+    glBindTexture(GL_TEXTURE_2D, k->src);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    GLenum format = k->fmt == GG_FETCH_R32F ? GL_RED : GL_RGBA;
+    if (k->path == GG_FETCH_IMAGE) {
+        glTexStorage2D(GL_TEXTURE_2D, 1, internal, w, h);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, format, GL_FLOAT, data);
+    } else {
+        glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, w, h, 0, format, GL_FLOAT, data);
+    }
+}
+
 static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
 {
     int w = 1 << k->tex_log2w, h = 1 << k->tex_log2h;
@@ -299,26 +398,41 @@ static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
     for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
         for (int c = 0; c < ch; c++)
             data[i * (size_t)ch + (size_t)c] = pk_texel_value((uint32_t)i, c);
+    GLenum internal = k->fmt == GG_FETCH_R32F      ? GL_R32F
+                      : k->fmt == GG_FETCH_RGBA16F ? GL_RGBA16F
+                                                   : GL_RGBA32F;
     glGenTextures(1, &k->src);
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, k->src);
-    /* The sampler state of the GEMM's input textures (glhost/run.c). */
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    if (k->fmt == GG_FETCH_R32F)
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, w, h, 0, GL_RED, GL_FLOAT, data);
-    else
-        glTexImage2D(GL_TEXTURE_2D, 0, k->fmt == GG_FETCH_RGBA16F ? GL_RGBA16F : GL_RGBA32F, w,
-                     h, 0, GL_RGBA, GL_FLOAT, data);
+    if (k->path == GG_FETCH_BUFFER) {
+        /* The texels row by row; a buffer is not converted by the driver:
+         * RGBA16F gets halves made here, as the host does for store=f16. */
+        bool half = k->fmt == GG_FETCH_RGBA16F;
+        uint16_t *halves = half ? malloc(n * sizeof *halves) : NULL;
+        if (half && !halves) {
+            free(data);
+            snprintf(detail, len, "probe: out of memory for a %dx%d texture", w, h);
+            return GG_GL_ERROR;
+        }
+        if (half)
+            gg_floats_to_halves(halves, data, n);
+        glGenBuffers(1, &k->srcbuf);
+        glBindBuffer(GL_TEXTURE_BUFFER, k->srcbuf);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(n * (half ? 2 : 4)),
+                     half ? (const void *)halves : (const void *)data, GL_STATIC_DRAW);
+        glBindTexture(GL_TEXTURE_BUFFER, k->src);
+        glTexBuffer(GL_TEXTURE_BUFFER, internal, k->srcbuf);
+        glBindTexture(GL_TEXTURE_BUFFER, 0);
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        free(halves);
+    } else {
+        upload_2d(k, internal, w, h, data);
+    }
     free(data);
     GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
-        snprintf(detail, len, "probe: uploading a %dx%d %s texture: GL error 0x%04x", w, h,
-                 fetch_fmt_label(k->fmt), e);
+        snprintf(detail, len, "probe: uploading a %dx%d %s %s: GL error 0x%04x", w, h,
+                 fetch_fmt_label(k->fmt), k->path == GG_FETCH_BUFFER ? "buffer texture" : "texture",
+                 e);
         return GG_GL_ERROR;
     }
     return GG_OK;
@@ -349,18 +463,74 @@ static gg_status make_targets(pk_kernel *k, char *detail, size_t len)
     return GG_OK;
 }
 
+/* PK_STORE: the image (immutable RGBA32F, cleared to zero through rfbo, to
+ * which it is attached for reading back) and a framebuffer without
+ * attachments of the viewport's size to draw into. */
+static gg_status make_image(pk_kernel *k, char *detail, size_t len)
+{
+    if (!glTexStorage2D || !glBindImageTexture || !glMemoryBarrier || !glFramebufferParameteri) {
+        snprintf(detail, len, "probe: imageStore needs GL 4.3 (glTexStorage2D, "
+                              "glBindImageTexture, glMemoryBarrier, glFramebufferParameteri)");
+        return GG_UNSUPPORTED;
+    }
+    glGenTextures(1, &k->tex[0]);
+    glBindTexture(GL_TEXTURE_2D, k->tex[0]);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32F, k->w, k->h);
+    glGenFramebuffers(1, &k->rfbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, k->rfbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, k->tex[0], 0);
+    GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE) {
+        snprintf(detail, len, "probe: an RGBA32F image of %dx%d: framebuffer incomplete (0x%04x)",
+                 k->w, k->h, st);
+        return GG_FBO_INCOMPLETE;
+    }
+    static const float zero[4] = {0, 0, 0, 0};
+    glClearBufferfv(GL_COLOR, 0, zero);
+    glGenFramebuffers(1, &k->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, k->fbo);
+    glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_WIDTH, k->w / k->blk);
+    glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_HEIGHT, k->h / k->blk);
+    st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE) {
+        snprintf(detail, len, "probe: a framebuffer without attachments of %dx%d: incomplete "
+                              "(0x%04x)", k->w / k->blk, k->h / k->blk, st);
+        return GG_FBO_INCOMPLETE;
+    }
+    return GG_OK;
+}
+
+static GLenum src_internal(const pk_kernel *k)
+{
+    return k->fmt == GG_FETCH_R32F ? GL_R32F : k->fmt == GG_FETCH_RGBA16F ? GL_RGBA16F : GL_RGBA32F;
+}
+
 gg_status pk_init(pk_kernel *k, char *detail, size_t len)
 {
-    k->prog = k->vao = k->vbo = k->fbo = k->src = 0;
+    k->prog = k->vao = k->vbo = k->fbo = k->src = k->srcbuf = k->rfbo = 0;
     memset(k->tex, 0, sizeof k->tex);
     if (k->kind != PK_WRITE)
         k->targets = 1;
     if (k->unroll < 1)
         k->unroll = 1;
+    bool gemm = k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42;
     if (k->targets < 1 || k->targets > GG_MAX_TARGETS || k->w < 1 || k->h < 1 ||
-        (k->kind == PK_MAD && k->chains < 1)) {
+        (k->kind == PK_MAD && k->chains < 1) ||
+        (k->kind == PK_FETCH && (k->path < 0 || k->path >= GG_FETCH_COUNT ||
+                                 (k->path != GG_FETCH_TEXTURE && !gemm))) ||
+        (k->kind == PK_STORE && (k->blk < 1 || k->w % k->blk || k->h % k->blk))) {
         snprintf(detail, len, "probe: bad kernel parameters");
         return GG_INVALID;
+    }
+    if (needs_430(k) && !glBindImageTexture) {
+        snprintf(detail, len, "probe: images need GL 4.3 (no glBindImageTexture)");
+        return GG_UNSUPPORTED;
+    }
+    if (k->kind == PK_FETCH && k->path == GG_FETCH_BUFFER && !glTexBuffer) {
+        snprintf(detail, len, "probe: buffer textures need GL 3.1 (no glTexBuffer)");
+        return GG_UNSUPPORTED;
     }
     glGetError(); /* start clean: errors below are this kernel's */
     srcbuf *s = calloc(1, sizeof *s);
@@ -372,13 +542,15 @@ gg_status pk_init(pk_kernel *k, char *detail, size_t len)
     case PK_MAD: emit_mad(s, k->chains, k->unroll); break;
     case PK_FETCH: emit_fetch(s, k); break;
     case PK_WRITE: emit_write(s, k->targets); break;
+    case PK_STORE: emit_store(s, k->blk); break;
     }
     gg_status st = GG_OK;
     if (s->overflow) {
         snprintf(detail, len, "probe: shader text too long");
         st = GG_INVALID;
     } else {
-        st = link_program(s->buf, &k->prog, detail, len);
+        st = link_program(needs_430(k) ? vertex_src_430 : vertex_src_330, s->buf, &k->prog, detail,
+                          len);
     }
     free(s);
     if (st != GG_OK)
@@ -404,7 +576,8 @@ gg_status pk_init(pk_kernel *k, char *detail, size_t len)
         if ((st = upload_source(k, detail, len)) != GG_OK)
             return st;
     }
-    if ((st = make_targets(k, detail, len)) != GG_OK)
+    if ((st = k->kind == PK_STORE ? make_image(k, detail, len) : make_targets(k, detail, len)) !=
+        GG_OK)
         return st;
     glDisable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
@@ -426,33 +599,48 @@ void pk_free(pk_kernel *k)
         glDeleteVertexArrays(1, &k->vao);
     if (k->fbo)
         glDeleteFramebuffers(1, &k->fbo);
+    if (k->rfbo)
+        glDeleteFramebuffers(1, &k->rfbo);
     if (k->src)
         glDeleteTextures(1, &k->src);
+    if (k->srcbuf)
+        glDeleteBuffers(1, &k->srcbuf);
     for (int t = 0; t < GG_MAX_TARGETS; t++)
         if (k->tex[t])
             glDeleteTextures(1, &k->tex[t]);
-    k->prog = k->vbo = k->vao = k->fbo = k->src = 0;
+    k->prog = k->vbo = k->vao = k->fbo = k->rfbo = k->src = k->srcbuf = 0;
     memset(k->tex, 0, sizeof k->tex);
 }
 
 void pk_draw(const pk_kernel *k, int iters)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, k->fbo);
-    glViewport(0, 0, k->w, k->h);
+    if (k->kind == PK_STORE)
+        glViewport(0, 0, k->w / k->blk, k->h / k->blk);
+    else
+        glViewport(0, 0, k->w, k->h);
     glUseProgram(k->prog);
     glBindVertexArray(k->vao);
-    if (k->kind == PK_FETCH) {
+    if (k->kind == PK_FETCH && k->path == GG_FETCH_IMAGE) {
+        glBindImageTexture(0, k->src, 0, GL_FALSE, 0, GL_READ_ONLY, src_internal(k));
+    } else if (k->kind == PK_FETCH) {
         glActiveTexture(GL_TEXTURE0);
-        glBindTexture(GL_TEXTURE_2D, k->src);
+        glBindTexture(k->path == GG_FETCH_BUFFER ? GL_TEXTURE_BUFFER : GL_TEXTURE_2D, k->src);
     }
+    if (k->kind == PK_STORE)
+        glBindImageTexture(0, k->tex[0], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     if (k->u_iters >= 0)
         glUniform1i(k->u_iters, iters);
     glDrawArrays(GL_TRIANGLES, 0, 3);
+    if (k->kind == PK_STORE)
+        glMemoryBarrier(PK_IMAGE_BARRIER);
 }
 
 void pk_read(const pk_kernel *k, int t, int x, int y, float out[4])
 {
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, k->fbo);
+    if (k->kind == PK_STORE)
+        glMemoryBarrier(PK_IMAGE_BARRIER);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, k->kind == PK_STORE ? k->rfbo : k->fbo);
     glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)t);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glReadPixels(x, y, 1, 1, GL_RGBA, GL_FLOAT, out);
@@ -502,6 +690,12 @@ void pk_expect(const pk_kernel *k, int t, int x, int y, int iters, float out[4])
         out[0] = (float)x + 0.5f;
         out[1] = (float)y + 0.5f;
         out[2] = (float)t;
+        out[3] = 1.0f;
+        return;
+    case PK_STORE:
+        out[0] = (float)x + 0.5f;
+        out[1] = (float)y + 0.5f;
+        out[2] = (float)((y % k->blk) * k->blk + x % k->blk);
         out[3] = 1.0f;
         return;
     case PK_FETCH:

@@ -15,16 +15,19 @@ int gg_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts
     c->fetches = (double)L->fetches_per_frag_pass * c->fragments;
     c->mads = (double)L->mads_per_frag_pass * c->fragments;
     c->writes = (double)L->targets * c->fragments;
+    c->input_fetches = c->fetches - (v->acc == GG_ACC_BLEND ? 0 : (double)L->targets * c->fragments);
     return 0;
 }
 
-/* The fastest rate measured for a format, over every pattern. */
-static double fmt_rate(const gg_probe_result *p, int fmt)
+/* The fastest rate measured for reading a format by any path, over every
+ * pattern; fmt -1: over every format too. */
+static double any_path_rate(const gg_probe_result *p, int fmt)
 {
     double r = 0;
-    for (int pat = 0; pat < GG_FETCH_NPAT; pat++)
-        if (isfinite(p->fetch_gtexels[fmt][pat]) && p->fetch_gtexels[fmt][pat] > r)
-            r = p->fetch_gtexels[fmt][pat];
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        if (fmt < 0 || f == fmt)
+            for (int path = 0; path < GG_FETCH_COUNT; path++)
+                r = fmax(r, gg_probe_path_rate(p, f, path));
     return r;
 }
 
@@ -39,24 +42,34 @@ static int input_fmt(const gg_variant *v, int channels)
     return -1;
 }
 
-static int target_fmt(int channels)
+/* The running sums' format: the render targets' (R32F, RG32F: -1, RGBA32F
+ * for 3 and 4 channels), or out=image's image (R32F for one channel, else
+ * RGBA32F). */
+static int sums_fmt(const gg_layout *L)
 {
-    return channels == 1 ? GG_FETCH_R32F : channels >= 3 ? GG_FETCH_RGBA32F : -1;
+    if (L->channels == 1)
+        return GG_FETCH_R32F;
+    return L->image || L->channels >= 3 ? GG_FETCH_RGBA32F : -1;
 }
 
-/* fmt, or -1 when this probe did not measure it (older files lack RGBA16F). */
-static int measured(const gg_probe_result *p, int fmt)
-{
-    return fmt >= 0 && fmt_rate(p, fmt) > 0 ? fmt : -1;
-}
+/* A read of fmt by path: the rate of that path where the probe measured
+ * it, else the fastest of every measured path of the format, else of every
+ * format.  *fmt_out, *path_out: what the rate is of (-1: any). */
+typedef struct {
+    double rate;
+    int fmt, path;
+} read_rate;
 
-static double rate_of(const gg_probe_result *p, int fmt)
+static read_rate rate_of_read(const gg_probe_result *p, int fmt, int path)
 {
-    if (fmt >= 0)
-        return fmt_rate(p, fmt);
-    double r = 0;
-    for (int f = 0; f < GG_FETCH_NFMT; f++)
-        r = fmax(r, fmt_rate(p, f));
+    read_rate r = {0, fmt, path};
+    if (fmt >= 0 && (r.rate = gg_probe_path_rate(p, fmt, path)) > 0)
+        return r;
+    r.path = -1;
+    if (fmt >= 0 && (r.rate = any_path_rate(p, fmt)) > 0)
+        return r;
+    r.fmt = -1;
+    r.rate = any_path_rate(p, -1);
     return r;
 }
 
@@ -69,27 +82,52 @@ double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe
     const gg_layout *L = &d->c.L;
     static const char *const names[GG_FETCH_NFMT] = {"r32f", "rgba32f", "rgba16f"};
 
-    /* Fetch: A and B's format, and the running sums' (the target's). */
-    int fin = measured(probe, input_fmt(v, L->channels));
-    int fmt = fin;
+    /* Fetch: A and B in their format by the variant's path, and the running
+     * sums in theirs by the path that reads them: texture() from the
+     * targets (out=rt), texelFetch from the other image (out=image,
+     * pingpong), imageLoad of the image itself (out=image, copy). */
+    read_rate in = rate_of_read(probe, input_fmt(v, L->channels), v->fetch), rd = in;
     if (v->acc != GG_ACC_BLEND) {
-        int ft = measured(probe, target_fmt(L->channels));
-        if (ft != fin)
-            fmt = fin < 0 || ft < 0 ? -1 : rate_of(probe, ft) > rate_of(probe, fin) ? ft : fin;
+        int sums_path = !L->image ? GG_FETCH_TEXTURE
+                        : v->acc == GG_ACC_PINGPONG ? GG_FETCH_TEXELFETCH
+                                                    : GG_FETCH_IMAGE;
+        read_rate rs = rate_of_read(probe, sums_fmt(L), sums_path);
+        if (rs.rate > rd.rate)
+            rd = rs;
     }
-    d->fetch_rate = rate_of(probe, fmt);
-    d->fetch_fmt = fmt >= 0 ? names[fmt] : "any format";
+    d->fetch_rate = rd.rate;
+    d->fetch_texels = d->c.fetches;
+    d->fetch_fmt = rd.fmt >= 0 ? names[rd.fmt] : "any format";
+    d->fetch_path = rd.path >= 0 ? gg_fetch_name((gg_fetch)rd.path) : "any path";
     if (d->fetch_rate > 0 && d->c.fetches > 0)
         d->fetch_s = d->c.fetches / (d->fetch_rate * 1e9);
     else
         d->fetch_rate = 0;
+    /* A and B alone by a path other than texture() that the probe measured:
+     * at least their count at that path's rate (the running sums, read
+     * otherwise, may lift the rate above, never shorten these). */
+    if (v->fetch != GG_FETCH_TEXTURE && in.path == (int)v->fetch && in.rate > 0 &&
+        d->c.input_fetches / (in.rate * 1e9) > d->fetch_s) {
+        d->fetch_rate = in.rate;
+        d->fetch_texels = d->c.input_fetches;
+        d->fetch_fmt = names[in.fmt];
+        d->fetch_path = gg_fetch_name(v->fetch);
+        d->fetch_s = d->c.input_fetches / (in.rate * 1e9);
+    }
 
     if (isfinite(probe->mad_gflops) && probe->mad_gflops > 0) {
         d->mad_rate = probe->mad_gflops;
         d->mad_s = 2 * d->c.mads / (d->mad_rate * 1e9);
     }
 
-    if (target_fmt(L->channels) == GG_FETCH_RGBA32F) {
+    if (L->image) {
+        /* imageStore into the RGBA32F image (2 to 4 channels); none into
+         * R32F, which the probe does not measure. */
+        if (L->channels >= 2)
+            d->write_rate = gg_probe_store_rate(probe);
+        if (d->write_rate > 0)
+            d->write_s = d->c.writes / (d->write_rate * 1e9);
+    } else if (sums_fmt(L) == GG_FETCH_RGBA32F) {
         int tmax = probe->write_max_targets < GG_MAX_TARGETS ? probe->write_max_targets
                                                              : GG_MAX_TARGETS;
         for (int t = 1; t <= tmax; t++)
@@ -107,7 +145,7 @@ double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe
     }
     if (d->write_s > d->seconds) {
         d->seconds = d->write_s;
-        d->unit = "render-target write";
+        d->unit = L->image ? "image store" : "render-target write";
     }
     if (!(d->seconds > 0)) {
         d->unit = NULL;
@@ -130,14 +168,14 @@ double gg_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_probe_
         return g;
     }
     if (!strcmp(d.unit, "texel fetch"))
-        snprintf(why, len, "texel fetch: %.4g texels at %.4g Gtexel/s (%s) >= %.4g s: %.4g GFLOP/s",
-                 d.c.fetches, d.fetch_rate, d.fetch_fmt, d.seconds, g);
+        snprintf(why, len,
+                 "texel fetch: %.4g texels at %.4g Gtexel/s (%s, %s) >= %.4g s: %.4g GFLOP/s",
+                 d.fetch_texels, d.fetch_rate, d.fetch_fmt, d.fetch_path, d.seconds, g);
     else if (!strcmp(d.unit, "multiply-add"))
         snprintf(why, len, "multiply-add: %.4g multiply-adds at %.4g GFLOP/s >= %.4g s: %.4g GFLOP/s",
                  d.c.mads, d.mad_rate, d.seconds, g);
     else
-        snprintf(why, len,
-                 "render-target write: %.4g texels at %.4g Gtexel/s >= %.4g s: %.4g GFLOP/s",
+        snprintf(why, len, "%s: %.4g texels at %.4g Gtexel/s >= %.4g s: %.4g GFLOP/s", d.unit,
                  d.c.writes, d.write_rate, d.seconds, g);
     return g;
 }

@@ -7,26 +7,43 @@
  *    padding included (the shader does it): fragments = tgt_w * tgt_h *
  *    passes; texel fetches = fetches_per_frag_pass * fragments (A and B,
  *    and the running sums for acc=copy/pingpong); scalar multiply-adds =
- *    mads_per_frag_pass * fragments; target texels written = targets *
- *    fragments.
+ *    mads_per_frag_pass * fragments; C texels written = targets *
+ *    fragments (out=image: the blk texels a fragment stores).
  *  - Its time is at least the largest of
  *      fetches / R_fetch, multiply-adds * 2 / mad_gflops, writes / R_write,
  *    each a unit working at the fastest rate glgemm probe measured for it:
- *      R_fetch: the largest rate over every measured pattern (friendly,
- *        hostile, the GEMM patterns) of the texel formats the variant reads:
- *        A and B are RGBA32F (4 channels, store=f32), RGBA16F (4 channels,
- *        store=f16) or R32F (1 channel, store=f32); the running sums have
- *        the target's format (R32F for 1 channel, RGBA32F for 3 and 4).
- *        A format the probe does not measure (RG32F, RGB32F, R16F and
- *        friends: 2 and 3 channels, 1-channel halves), or that this
- *        probe.csv lacks (RGBA16F in files older than it), counts as the
- *        fastest of every measured format.  When a variant reads two
- *        formats, all its texels count at the faster one's rate.
- *      R_write: the fastest RGBA32F rate over 1 .. 8 targets, for variants
- *        whose targets are RGBA32F (3 and 4 channels).  1- and 2-channel
- *        variants render into R32F / RG32F targets, which the probe does not
- *        measure (the H200 writes R32F at about 4x its RGBA32F texel rate):
- *        no write term for them.
+ *      R_fetch: the rate of each read the variant does, in its texel
+ *        format by its fetch path: A and B are RGBA32F (4 channels,
+ *        store=f32), RGBA16F (4 channels, store=f16) or R32F (1 channel,
+ *        store=f32), read by the variant's fetch key; the running sums
+ *        have the target's format (R32F for 1 channel, RGBA32F for 3 and
+ *        4; out=image: its image, R32F for 1 channel, else RGBA32F), read
+ *        by texture() (out=rt), texelFetch (out=image, acc=pingpong) or
+ *        imageLoad (out=image, acc=copy).  The rate of a format by a path
+ *        is the largest over the patterns the probe measured for it (the
+ *        texture path: friendly, hostile, the GEMM patterns; texelfetch,
+ *        image and buffer: the GEMM patterns).  A path this probe.csv
+ *        lacks (files older than the per-path rows, a context without
+ *        images) counts as the fastest of every measured path of that
+ *        format; a format the probe does not measure (RG32F, RGB32F, R16F
+ *        and friends: 2 and 3 channels, 1-channel halves), or that this
+ *        probe.csv lacks (RGBA16F in files older than it), as the fastest
+ *        of every measured path and format.  So a file without the
+ *        per-path rows gives every variant the bound it gave before them.
+ *        When a variant does two reads, all its texels count at the faster
+ *        one's rate; and where its fetch path is not texture and the probe
+ *        measured that path for its format, A and B's texels alone at that
+ *        path's rate count too (the larger time of the two is the term):
+ *        so a slow path binds even when the running sums are read faster.
+ *      R_write: out=rt: the fastest RGBA32F rate over 1 .. 8 targets, for
+ *        variants whose targets are RGBA32F (3 and 4 channels).  1- and
+ *        2-channel variants render into R32F / RG32F targets, which the
+ *        probe does not measure (the H200 writes R32F at about 4x its
+ *        RGBA32F texel rate): no write term for them.  out=image: the
+ *        fastest imageStore rate into RGBA32F over the texels a fragment
+ *        the probe tried (1 .. 64), for 2 to 4 channels (the image is
+ *        RGBA32F); none for 1 channel (R32F, not measured) nor when the
+ *        probe has no imageStore rows; render-target writes never count.
  *    The bound is 2*m*n*k / that time / 1e9.  A term whose rate the probe
  *    lacks (0: not measured) is left out; with no term left, no bound.
  *  - A rate is a ceiling only as far as the probe saw it, so a search
@@ -42,7 +59,8 @@
  *    1.5 keeps a fifth of headroom over the worst of those; it would have
  *    spared every ok row of those files, and pruned 203 of llvmpipe's 523
  *    at 256^3 and 1378 of the H200's 1530 at 1024^3 against the file's
- *    best.
+ *    best.  Those records are all fetch=texture, out=rt: the per-path
+ *    fetch rates and the imageStore term are not calibrated yet.
  */
 #ifndef GLGEMM_BOUND_H
 #define GLGEMM_BOUND_H
@@ -60,7 +78,8 @@ typedef struct {
     double fragments;   /* tgt_w * tgt_h * passes */
     double fetches;     /* texels fetched, running sums included */
     double mads;        /* scalar multiply-adds */
-    double writes;      /* target texels written */
+    double writes;      /* C texels written (targets, or out=image's stores) */
+    double input_fetches; /* of the fetches, texels of A and B */
 } gg_bound_counts;
 
 /* 0, or -1 when the layout cannot be computed. */
@@ -69,14 +88,18 @@ int gg_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts
 /* The bound and its terms. */
 typedef struct {
     gg_bound_counts c;
-    double fetch_rate;      /* Gtexel/s used for every fetch; 0: no fetch term */
+    double fetch_rate;      /* Gtexel/s of the fetch term; 0: no fetch term */
+    double fetch_texels;    /* the texels it counts: every fetch, or A and B's (below) */
     const char *fetch_fmt;  /* "rgba32f", "rgba16f", "r32f" or "any format" */
+    const char *fetch_path; /* "texture", "texelfetch", "image", "buffer" or "any path" */
     double mad_rate;        /* GFLOP/s; 0: no multiply-add term */
-    double write_rate;      /* Gtexel/s; 0: no write term */
+    double write_rate;      /* Gtexel/s (render targets, or imageStore for out=image);
+                               0: no write term */
     double fetch_s, mad_s, write_s; /* lower bounds on the time, 0 without the term */
     double seconds;         /* their maximum */
     const char *unit;       /* the one that binds: "texel fetch", "multiply-add",
-                               "render-target write"; NULL without a bound */
+                               "render-target write", "image store"; NULL without
+                               a bound */
     double gflops;          /* 2*m*n*k / seconds / 1e9; 0 without a bound */
 } gg_bound_detail;
 

@@ -1,8 +1,11 @@
 /* search/bound and the search's bound pruning (no GL): the bound's
- * arithmetic on a synthetic probe, worked out by hand; its calibration
- * against every committed card's probe and tuning records; a search with a
- * formula for an evaluator and an upper bound of it: pruned points are
- * recorded as pruned_bound, never evaluated, and the best is the same. */
+ * arithmetic on a synthetic probe, worked out by hand, fetch paths and
+ * out=image's stores included; a probe without the per-path and image-store
+ * rows bounds every variant as the rule before them did (never lower); its
+ * calibration against every committed card's probe and tuning records; a
+ * search with a formula for an evaluator and an upper bound of it: pruned
+ * points are recorded as pruned_bound, never evaluated, and the best is the
+ * same. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -159,6 +162,282 @@ START_TEST(test_arithmetic)
     v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong");
     gg_bound_user u = {&p, 64, 64, 64};
     near(gg_bound_search_fn(&u, &v), flops / (33792 / 3.0));
+}
+END_TEST
+
+/* ---- fetch paths and image stores ---- */
+
+START_TEST(test_paths_and_image_store)
+{
+    gg_probe_result p;
+    synthetic(&p);
+    char why[256];
+    gg_bound_detail d;
+    const double flops = 2.0 * 64 * 64 * 64;
+
+    /* mrt=2x2,mc=2x2,np=all,acc=blend: 16 x 16 fragments, 32 k-steps of 2 A
+     * + 2 B texels: 32768 texels.  By texture(): RGBA32F's fastest, 3. */
+    gg_variant v = var("mrt=2x2,mc=2x2,np=all,acc=blend");
+    double tex = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.c.fetches, 32768);
+    near(d.c.input_fetches, 32768);
+    near(tex, flops / (32768 / 3.0));
+    ck_assert_str_eq(d.fetch_path, "texture");
+
+    /* fetch=texelfetch, which this probe lacks: the fastest measured path
+     * of RGBA32F stands in (texture's 3), the same bound. */
+    v = var("mrt=2x2,mc=2x2,np=all,acc=blend,fetch=texelfetch");
+    near(gg_bound_compute(&v, 64, 64, 64, &p, &d), tex);
+    ck_assert_str_eq(d.fetch_path, "any path");
+
+    /* The probe measures texelFetch at 1.5 (1.25 in the other pattern):
+     * the variant's path is its rate, the bound halves. */
+    p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM24] = 1.25;
+    p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM42] = 1.5;
+    double tf = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.fetch_rate, 1.5);
+    ck_assert_str_eq(d.fetch_fmt, "rgba32f");
+    ck_assert_str_eq(d.fetch_path, "texelfetch");
+    near(tf, flops / (32768 / 1.5));
+    ck_assert(tf < tex);
+    gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
+    ck_assert_msg(strstr(why, "texel fetch") == why && strstr(why, "texelfetch"), "%s", why);
+    /* The texture path's variant keeps its bound. */
+    v = var("mrt=2x2,mc=2x2,np=all,acc=blend");
+    near(gg_bound_compute(&v, 64, 64, 64, &p, &d), tex);
+
+    /* With running sums (pingpong: 4 texels a fragment more, read by
+     * texture() at 3): every texel at 3 takes 33792 / 3 = 11264 ns, A and B
+     * alone at texelFetch's 1.5 32768 / 1.5 = 21845 ns, the longer. */
+    v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong,fetch=texelfetch");
+    double pp = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.c.fetches, 33792);
+    near(d.c.input_fetches, 32768);
+    near(d.fetch_texels, 32768);
+    near(pp, flops / (32768 / 1.5));
+    /* A path faster than texture(): the sums do not slow it, all at 6. */
+    p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_BUFFER][GG_FETCH_GEMM42] = 6;
+    v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong,fetch=buffer");
+    near(gg_bound_compute(&v, 64, 64, 64, &p, &d), flops / (33792 / 6.0));
+    near(d.fetch_texels, 33792);
+    ck_assert_str_eq(d.fetch_path, "buffer");
+    /* store=f16 by texelFetch, not measured for RGBA16F: its fastest path
+     * (texture, 5). */
+    v = var("mrt=2x2,mc=2x2,np=all,acc=blend,store=f16,fetch=texelfetch");
+    near(gg_bound_compute(&v, 64, 64, 64, &p, &d), flops / (32768 / 5.0));
+    ck_assert_str_eq(d.fetch_fmt, "rgba16f");
+    ck_assert_str_eq(d.fetch_path, "any path");
+
+    /* out=image,blk=4x4,mc=2x2: the geometry of mrt=2x2; pingpong reads the
+     * sums from the other image by texelFetch (1.5), A and B by texture()
+     * (3): 33792 / 3.  No imageStore rate in the probe: no write term, the
+     * render-target rates do not stand in (1024 texels at 0.1 would bind). */
+    synthetic(&p);
+    for (int t = 1; t <= 8; t++)
+        p.write_gtexels[t] = 0.1;
+    p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM24] = 1.5;
+    v = var("mc=2x2,np=all,profile=430,acc=pingpong,out=image,blk=4x4");
+    double img = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.c.fragments, 256);
+    near(d.c.writes, 1024);
+    near(d.write_rate, 0);
+    near(d.write_s, 0);
+    near(img, flops / (33792 / 3.0));
+    ck_assert_str_eq(d.unit, "texel fetch");
+    /* With imageStore rates (the fastest of the four, 0.01): 1024 texels
+     * take 102.4 us, more than the fetches: the image store binds. */
+    const double st[GG_PROBE_NSTORE] = {0.004, 0.01, 0.008, 0.002};
+    for (int i = 0; i < GG_PROBE_NSTORE; i++)
+        p.store_gtexels[i] = st[i];
+    double img_st = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.write_rate, 0.01);
+    near(img_st, flops / (1024 / 0.01));
+    ck_assert_str_eq(d.unit, "image store");
+    ck_assert(img_st < img);
+    gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
+    ck_assert_msg(strstr(why, "image store: 1024 texels at 0.01 Gtexel/s") == why, "%s", why);
+    /* One channel: an R32F image, whose stores the probe does not measure. */
+    v = var("mc=1x1,np=all,profile=430,acc=pingpong,out=image,blk=2x2");
+    gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.write_rate, 0);
+    ck_assert(d.unit && strcmp(d.unit, "image store"));
+    /* Render targets never take the imageStore rate. */
+    v = var("mrt=1x1,mc=4x1,np=1,acc=blend");
+    gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    near(d.write_rate, 0.1);
+    ck_assert_str_eq(d.unit, "render-target write");
+}
+END_TEST
+
+/* The rule before the per-path and image-store rows (search/bound.c as it
+ * was), for comparison: every fetch at the fastest pattern of the formats
+ * read (any format's where one is not measured), render-target writes for
+ * RGBA32F targets whatever the out key. */
+static double old_fmt_rate(const gg_probe_result *p, int fmt)
+{
+    double r = 0;
+    for (int pat = 0; pat < GG_FETCH_NPAT; pat++)
+        if (isfinite(p->fetch_gtexels[fmt][pat]) && p->fetch_gtexels[fmt][pat] > r)
+            r = p->fetch_gtexels[fmt][pat];
+    return r;
+}
+
+static double old_rate_of(const gg_probe_result *p, int fmt)
+{
+    if (fmt >= 0)
+        return old_fmt_rate(p, fmt);
+    double r = 0;
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        r = fmax(r, old_fmt_rate(p, f));
+    return r;
+}
+
+static double old_bound(const gg_variant *v, int m, int n, int k, const gg_probe_result *p)
+{
+    gg_bound_counts c;
+    ck_assert_int_eq(gg_bound_counts_of(v, m, n, k, &c), 0);
+    int ch = c.L.channels;
+    int in = ch == 4 ? (v->store == GG_STORE_F16 ? GG_FETCH_RGBA16F : GG_FETCH_RGBA32F)
+             : ch == 1 && v->store == GG_STORE_F32 ? GG_FETCH_R32F
+                                                   : -1;
+    int tg = ch == 1 ? GG_FETCH_R32F : ch >= 3 ? GG_FETCH_RGBA32F : -1;
+    int fin = in >= 0 && old_fmt_rate(p, in) > 0 ? in : -1, fmt = fin;
+    if (v->acc != GG_ACC_BLEND) {
+        int ft = tg >= 0 && old_fmt_rate(p, tg) > 0 ? tg : -1;
+        if (ft != fin)
+            fmt = fin < 0 || ft < 0 ? -1 : old_rate_of(p, ft) > old_rate_of(p, fin) ? ft : fin;
+    }
+    double fr = old_rate_of(p, fmt), s = 0;
+    if (fr > 0 && c.fetches > 0)
+        s = c.fetches / (fr * 1e9);
+    if (p->mad_gflops > 0)
+        s = fmax(s, 2 * c.mads / (p->mad_gflops * 1e9));
+    if (tg == GG_FETCH_RGBA32F) {
+        double wr = 0;
+        for (int t = 1; t <= p->write_max_targets && t <= GG_MAX_TARGETS; t++)
+            wr = fmax(wr, p->write_gtexels[t]);
+        if (wr > 0)
+            s = fmax(s, c.writes / (wr * 1e9));
+    }
+    return s > 0 ? 2.0 * m * (double)n * k / s / 1e9 : 0;
+}
+
+/* Calls f on a grid of variants: every packing, MRT shapes and blocks,
+ * np, acc, store, fetch path and out (out=image without blend). */
+static void each_variant(void (*f)(const gg_variant *v, void *user), void *user)
+{
+    static const gg_shape mcs[] = {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1}, {1, 4}, {4, 1}, {2, 2}};
+    static const gg_shape mrts[] = {{1, 1}, {2, 1}, {2, 2}, {1, 3}, {4, 1}, {2, 4}, {4, 2}, {1, 8}};
+    static const gg_shape blks[] = {{4, 4}, {8, 8}, {12, 12}, {8, 16}, {16, 4}, {6, 6}};
+    static const int nps[] = {1, 3, GG_NP_ALL};
+    for (size_t mc = 0; mc < sizeof mcs / sizeof *mcs; mc++)
+        for (int out = 0; out < GG_OUT_COUNT; out++)
+            for (size_t sh = 0; sh < (out ? sizeof blks / sizeof *blks : sizeof mrts / sizeof *mrts);
+                 sh++)
+                for (size_t np = 0; np < sizeof nps / sizeof *nps; np++)
+                    for (int acc = 0; acc < 3; acc++)
+                        for (int st = 0; st < GG_STORE_COUNT; st++)
+                            for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
+                                gg_variant v;
+                                gg_variant_default(&v);
+                                v.mc = mcs[mc];
+                                v.np = nps[np];
+                                v.acc = (gg_acc)acc;
+                                v.store = (gg_store)st;
+                                v.fetch = (gg_fetch)fe;
+                                v.out = (gg_out)out;
+                                if (out) {
+                                    v.profile = GG_PROFILE_430;
+                                    v.blk = blks[sh];
+                                    if (acc == GG_ACC_BLEND || v.blk.rows % v.mc.rows ||
+                                        v.blk.cols % v.mc.cols)
+                                        continue;
+                                } else {
+                                    v.mrt = mrts[sh];
+                                }
+                                f(&v, user);
+                            }
+}
+
+typedef struct {
+    const gg_probe_result *old, *paths; /* a probe without the new rows; the same with them */
+    long n;
+} cmp_job;
+
+static void compare_one(const gg_variant *v, void *user)
+{
+    cmp_job *j = user;
+    static const int sizes[][3] = {{64, 64, 64}, {257, 100, 333}};
+    for (int i = 0; i < 2; i++) {
+        int m = sizes[i][0], n = sizes[i][1], k = sizes[i][2];
+        char vt[GG_VARIANT_TEXT];
+        gg_variant_format(v, vt, sizeof vt);
+        double before = old_bound(v, m, n, k, j->old);
+        double now = gg_bound_gflops(v, m, n, k, j->old, NULL, 0);
+        /* Without the new rows: the same for render targets, never lower
+         * for out=image (its render-target write term is gone). */
+        if (v->out == GG_OUT_RT)
+            ck_assert_msg(now == before, "%s %dx%dx%d: %.17g, before %.17g", vt, m, n, k, now,
+                          before);
+        else
+            ck_assert_msg(now >= before, "%s %dx%dx%d: %.17g, before %.17g", vt, m, n, k, now,
+                          before);
+        /* With them, fetch=texture out=rt reading formats the probe
+         * measured: the same (else the fastest of every path may stand in). */
+        int ch = v->mc.rows * v->mc.cols;
+        int in = ch == 4 ? (v->store == GG_STORE_F16 ? GG_FETCH_RGBA16F : GG_FETCH_RGBA32F)
+                 : ch == 1 && v->store == GG_STORE_F32 ? GG_FETCH_R32F
+                                                       : -1;
+        int tg = ch == 1 ? GG_FETCH_R32F : ch >= 3 ? GG_FETCH_RGBA32F : -1;
+        bool measured_fmt = in >= 0 && old_fmt_rate(j->old, in) > 0 &&
+                            (v->acc == GG_ACC_BLEND || (tg >= 0 && old_fmt_rate(j->old, tg) > 0));
+        if (j->paths && v->out == GG_OUT_RT && v->fetch == GG_FETCH_TEXTURE && measured_fmt)
+            ck_assert_msg(gg_bound_gflops(v, m, n, k, j->paths, NULL, 0) == before,
+                          "%s %dx%dx%d with the per-path rows", vt, m, n, k);
+        j->n++;
+    }
+}
+
+/* Adds per-path and imageStore rows to p: texelFetch slower than texture,
+ * imageLoad and buffers faster. */
+static void add_paths(gg_probe_result *p)
+{
+    for (int f = GG_FETCH_RGBA32F; f <= GG_FETCH_RGBA16F; f++)
+        for (int pat = GG_FETCH_GEMM24; pat <= GG_FETCH_GEMM42; pat++) {
+            double t = fmax(p->fetch_gtexels[f][GG_FETCH_GEMM24], p->fetch_gtexels[f][GG_FETCH_FRIENDLY]);
+            p->path_gtexels[f][GG_FETCH_TEXELFETCH][pat] = 0.5 * t;
+            p->path_gtexels[f][GG_FETCH_IMAGE][pat] = 1.5 * t;
+            p->path_gtexels[f][GG_FETCH_BUFFER][pat] = 1.25 * t;
+        }
+    for (int i = 0; i < GG_PROBE_NSTORE; i++)
+        p->store_gtexels[i] = 0.05 * (i + 1);
+}
+
+START_TEST(test_old_probe_same_bound)
+{
+    static gg_probe_result p[4], q;
+    synthetic(&p[0]);
+    synthetic(&p[1]); /* an older file still: no RGBA16F */
+    for (int pat = 0; pat < GG_FETCH_NPAT; pat++)
+        p[1].fetch_gtexels[GG_FETCH_RGBA16F][pat] = 0;
+    char err[512];
+    ck_assert_msg(gg_bound_load("results", "llvmpipe", &p[2], err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gg_bound_load("results", "nvidia-h200", &p[3], err, sizeof err) == 0, "%s", err);
+    for (int i = 0; i < 4; i++) {
+        /* The committed files may be re-run with the new rows: then only
+         * the synthetic probes stand for an older file. */
+        bool old = gg_probe_store_rate(&p[i]) == 0;
+        for (int f = 0; f < GG_FETCH_NFMT; f++)
+            for (int pa = GG_FETCH_TEXTURE + 1; pa < GG_FETCH_COUNT; pa++)
+                old = old && gg_probe_path_rate(&p[i], f, pa) == 0;
+        if (!old)
+            continue;
+        q = p[i];
+        add_paths(&q);
+        cmp_job j = {&p[i], &q, 0};
+        each_variant(compare_one, &j);
+        ck_assert_int_gt(j.n, 1000);
+    }
 }
 END_TEST
 
@@ -635,6 +914,8 @@ Suite *make_bound_suite(void)
     Suite *s = suite_create("bound");
     TCase *tc = tcase_create("bound");
     tcase_add_test(tc, test_arithmetic);
+    tcase_add_test(tc, test_paths_and_image_store);
+    tcase_add_test(tc, test_old_probe_same_bound);
     tcase_add_test(tc, test_calibration);
     tcase_add_test(tc, test_load);
     suite_add_tcase(s, tc);

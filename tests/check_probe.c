@@ -1,7 +1,9 @@
-/* glhost/probe: the quick probe gives positive finite rates on llvmpipe; the
- * multiply-add shader computes what its rate claims (checked against the CPU
- * for every fragment of small targets); probe.csv is written atomically and
- * parses back with every ceiling; `glgemm probe` writes it and rejects bad
+/* glhost/probe: the quick probe gives positive finite rates on llvmpipe
+ * (every fetch path, image stores included); the multiply-add, fetch and
+ * image-store shaders compute what their rates claim (checked against the
+ * CPU for every fragment of small targets); probe.csv is written atomically
+ * and parses back with every ceiling, and a file from before the per-path
+ * and image-store rows still reads; `glgemm probe` writes it and rejects bad
  * usage with exit 2.  GL cases make their context inside the (forked) test. */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,7 +74,44 @@ static void assert_ceilings(const gg_probe_result *r)
     ck_assert_msg(positive(r->readback_gbs), "readback %g", r->readback_gbs);
 }
 
+/* The fetch paths and image stores: llvmpipe's core context is 4.5, so
+ * every one of them is measured. */
+static void assert_paths_and_stores(const gg_probe_result *r)
+{
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int pa = GG_FETCH_TEXTURE + 1; pa < GG_FETCH_COUNT; pa++)
+            for (int p = 0; p < GG_FETCH_NPAT; p++) {
+                double g = r->path_gtexels[f][pa][p], b = r->path_gbs[f][pa][p];
+                if (!gg_probe_path_measured(f, pa, p)) {
+                    ck_assert(g == 0 && b == 0);
+                    continue;
+                }
+                ck_assert_msg(positive(g), "fetch %s path %s pattern %s: %g", gg_fetch_fmt_names[f],
+                              gg_fetch_name((gg_fetch)pa), gg_fetch_pat_names[p], g);
+                ck_assert(fabs(b - gg_fetch_bytes(f) * g) <= 1e-4 * b);
+            }
+    for (int i = 0; i < GG_PROBE_NSTORE; i++) {
+        ck_assert_msg(positive(r->store_gtexels[i]), "imagestore %d: %g", gg_probe_store_texels[i],
+                      r->store_gtexels[i]);
+        ck_assert(fabs(r->store_gbs[i] - 16 * r->store_gtexels[i]) <= 1e-4 * r->store_gbs[i]);
+    }
+    ck_assert(positive(gg_probe_store_rate(r)));
+    for (int f = GG_FETCH_RGBA32F; f <= GG_FETCH_RGBA16F; f++)
+        for (int pa = 0; pa < GG_FETCH_COUNT; pa++)
+            ck_assert(positive(gg_probe_path_rate(r, f, pa)));
+}
+
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-5 * fabs(b); }
+
+static bool has_row(const gg_probe_result *r, const char *metric, const char *variant,
+                    const char *unit)
+{
+    for (int i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].metric, metric) && !strcmp(r->rows[i].variant, variant) &&
+            !strcmp(r->rows[i].unit, unit))
+            return true;
+    return false;
+}
 
 START_TEST(quick_probe_runs_and_round_trips)
 {
@@ -84,6 +123,12 @@ START_TEST(quick_probe_runs_and_round_trips)
     ck_assert_msg(st == GG_OK, "probe: %s: %s", gg_status_name(st), r.detail);
     gg_ctx_destroy(ctx);
     assert_ceilings(&r);
+    assert_paths_and_stores(&r);
+    ck_assert(has_row(&r, "fetch", "rgba32f-texelfetch-gemm-2x4-4x1", "Gtexel/s"));
+    ck_assert(has_row(&r, "fetch", "rgba16f-image-gemm-4x2-1x4", "GB/s"));
+    ck_assert(has_row(&r, "fetch", "rgba32f-buffer-gemm-4x2-1x4", "Gtexel/s"));
+    ck_assert(has_row(&r, "imagestore", "rgba32f-1-per-fragment", "Gtexel/s"));
+    ck_assert(has_row(&r, "imagestore", "rgba32f-64-per-fragment", "GB/s"));
     /* llvmpipe offers 8 draw buffers: all eight are measured. */
     ck_assert_int_eq(r.write_max_targets, 8);
     double best = 0;
@@ -114,6 +159,17 @@ START_TEST(quick_probe_runs_and_round_trips)
     for (int n = 1; n <= r.write_max_targets; n++)
         ck_assert(close_to(back.write_gbs[n], r.write_gbs[n]));
     ck_assert(close_to(back.readback_gbs, r.readback_gbs));
+    assert_paths_and_stores(&back);
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int pa = 0; pa < GG_FETCH_COUNT; pa++) {
+            for (int p = 0; p < GG_FETCH_NPAT; p++)
+                ck_assert(close_to(back.path_gtexels[f][pa][p], r.path_gtexels[f][pa][p]) &&
+                          close_to(back.path_gbs[f][pa][p], r.path_gbs[f][pa][p]));
+            ck_assert(close_to(gg_probe_path_rate(&back, f, pa), gg_probe_path_rate(&r, f, pa)));
+        }
+    for (int i = 0; i < GG_PROBE_NSTORE; i++)
+        ck_assert(close_to(back.store_gtexels[i], r.store_gtexels[i]) &&
+                  close_to(back.store_gbs[i], r.store_gbs[i]));
     rm_rf(dir);
 }
 END_TEST
@@ -156,45 +212,106 @@ START_TEST(mad_shader_matches_cpu)
 }
 END_TEST
 
-/* Every fetch kernel the probe times, drawn small, against its CPU model at
+/* Every fetch kernel the probe times (every path), drawn small, against its CPU model at
  * every fragment (exact: sums of multiples of 2^-10); one iteration more
  * changes the model, so the comparison can fail. */
 START_TEST(fetch_kernels_match_cpu)
 {
     gg_ctx *ctx = make_ctx();
-    for (int f = 0; f < GG_FETCH_NFMT; f++)
-        for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
-            if (!gg_probe_fetch_measured(f, pat))
-                continue;
-            /* A small texture: the GEMM pattern and the walk wrap around it. */
-            pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .tex_log2w = 5,
-                           .tex_log2h = 4, .w = 13, .h = 9};
-            int iters = pat >= GG_FETCH_GEMM24 ? 11 : 24;
-            char err[512];
-            gg_status st = pk_init(&k, err, sizeof err);
-            ck_assert_msg(st == GG_OK, "%s", err);
-            pk_draw(&k, iters);
-            float *px = malloc((size_t)k.w * k.h * 4 * sizeof *px);
-            ck_assert_ptr_nonnull(px);
-            glBindFramebuffer(GL_READ_FRAMEBUFFER, k.fbo);
-            glReadBuffer(GL_COLOR_ATTACHMENT0);
-            glReadPixels(0, 0, k.w, k.h, GL_RGBA, GL_FLOAT, px);
-            ck_assert_int_eq(glGetError(), GL_NO_ERROR);
-            for (int y = 0; y < k.h; y++)
-                for (int x = 0; x < k.w; x++) {
-                    float want[4], more[4];
-                    const float *got = px + ((size_t)y * k.w + x) * 4;
-                    pk_expect(&k, 0, x, y, iters, want);
-                    pk_expect(&k, 0, x, y, iters + 4, more);
-                    ck_assert_msg(!memcmp(got, want, sizeof want),
-                                  "fetch %s-%s (%d,%d): GPU (%g,%g,%g,%g) CPU (%g,%g,%g,%g)",
-                                  gg_fetch_fmt_names[f], gg_fetch_pat_names[pat], x, y, got[0],
-                                  got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
-                    ck_assert(memcmp(more, want, sizeof want) != 0);
-                }
-            free(px);
-            pk_free(&k);
-        }
+    for (int path = 0; path < GG_FETCH_COUNT; path++)
+        for (int f = 0; f < GG_FETCH_NFMT; f++)
+            for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
+                if (!gg_probe_path_measured(f, path, pat))
+                    continue;
+                /* A small texture: the GEMM pattern and the walk wrap around it. */
+                pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .path = path,
+                               .tex_log2w = 5, .tex_log2h = 4, .w = 13, .h = 9};
+                int iters = pat >= GG_FETCH_GEMM24 ? 11 : 24;
+                char err[512];
+                gg_status st = pk_init(&k, err, sizeof err);
+                ck_assert_msg(st == GG_OK, "%s", err);
+                pk_draw(&k, iters);
+                float *px = malloc((size_t)k.w * k.h * 4 * sizeof *px);
+                ck_assert_ptr_nonnull(px);
+                glBindFramebuffer(GL_READ_FRAMEBUFFER, k.fbo);
+                glReadBuffer(GL_COLOR_ATTACHMENT0);
+                glReadPixels(0, 0, k.w, k.h, GL_RGBA, GL_FLOAT, px);
+                ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+                for (int y = 0; y < k.h; y++)
+                    for (int x = 0; x < k.w; x++) {
+                        float want[4], more[4];
+                        const float *got = px + ((size_t)y * k.w + x) * 4;
+                        pk_expect(&k, 0, x, y, iters, want);
+                        pk_expect(&k, 0, x, y, iters + 4, more);
+                        char name[48];
+                        ck_assert_msg(!memcmp(got, want, sizeof want),
+                                      "fetch %s (%d,%d): GPU (%g,%g,%g,%g) CPU (%g,%g,%g,%g)",
+                                      gg_probe_fetch_variant(f, path, pat, name, sizeof name), x, y,
+                                      got[0], got[1], got[2], got[3], want[0], want[1], want[2],
+                                      want[3]);
+                        ck_assert(memcmp(more, want, sizeof want) != 0);
+                    }
+                free(px);
+                pk_free(&k);
+            }
+    gg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The image-store kernel for every block the probe times, on a small
+ * image: every texel of it holds what the CPU model says (the image starts
+ * at zero, which no written texel is: lane w is 1), read back through the
+ * framebuffer the image is attached to. */
+START_TEST(store_kernels_match_cpu)
+{
+    gg_ctx *ctx = make_ctx();
+    for (int i = 0; i < GG_PROBE_NSTORE; i++) {
+        int blk = 1;
+        while (blk * blk < gg_probe_store_texels[i])
+            blk++;
+        pk_kernel k = {.kind = PK_STORE, .blk = blk, .w = 3 * 8, .h = 2 * 8};
+        char err[512];
+        gg_status st = pk_init(&k, err, sizeof err);
+        ck_assert_msg(st == GG_OK, "%s", err);
+        float before[4];
+        pk_read(&k, 0, k.w - 1, k.h - 1, before);
+        ck_assert(before[0] == 0 && before[3] == 0);
+        pk_draw(&k, 0);
+        float *px = malloc((size_t)k.w * k.h * 4 * sizeof *px);
+        ck_assert_ptr_nonnull(px);
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, k.rfbo);
+        glReadBuffer(GL_COLOR_ATTACHMENT0);
+        glReadPixels(0, 0, k.w, k.h, GL_RGBA, GL_FLOAT, px);
+        ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+        for (int y = 0; y < k.h; y++)
+            for (int x = 0; x < k.w; x++) {
+                float want[4];
+                const float *got = px + ((size_t)y * k.w + x) * 4;
+                pk_expect(&k, 0, x, y, 0, want);
+                ck_assert_msg(!memcmp(got, want, sizeof want),
+                              "imagestore %dx%d (%d,%d): GPU (%g,%g,%g,%g) CPU (%g,%g,%g,%g)", blk,
+                              blk, x, y, got[0], got[1], got[2], got[3], want[0], want[1], want[2],
+                              want[3]);
+            }
+        /* The probe's own check of a few texels agrees. */
+        float one[4], want[4];
+        pk_read(&k, 0, k.w / 2, k.h / 3, one);
+        pk_expect(&k, 0, k.w / 2, k.h / 3, 0, want);
+        ck_assert(!memcmp(one, want, sizeof want));
+        free(px);
+        pk_free(&k);
+    }
+    /* A block that does not divide the image is refused. */
+    pk_kernel bad = {.kind = PK_STORE, .blk = 3, .w = 16, .h = 16};
+    char err[512];
+    ck_assert_int_eq(pk_init(&bad, err, sizeof err), GG_INVALID);
+    pk_free(&bad);
+    /* Other paths than texture() for the GEMM patterns only. */
+    pk_kernel friendly = {.kind = PK_FETCH, .fmt = GG_FETCH_RGBA32F, .pattern = GG_FETCH_FRIENDLY,
+                          .path = GG_FETCH_IMAGE, .tex_log2w = 4, .tex_log2h = 4, .w = 4, .h = 4};
+    ck_assert_int_eq(pk_init(&friendly, err, sizeof err), GG_INVALID);
+    pk_free(&friendly);
     gg_ctx_destroy(ctx);
 }
 END_TEST
@@ -242,10 +359,24 @@ START_TEST(csv_reads_summary)
     ck_assert(r.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM24] == 0);
     ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 2);
     ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA16F) == 0);
+    /* ... and from before the other fetch paths and image stores: they are
+     * not measured (0); the texture path's rate is its fastest pattern. */
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int pa = GG_FETCH_TEXTURE + 1; pa < GG_FETCH_COUNT; pa++) {
+            ck_assert(gg_probe_path_rate(&r, f, pa) == 0);
+            for (int p = 0; p < GG_FETCH_NPAT; p++)
+                ck_assert(r.path_gtexels[f][pa][p] == 0 && r.path_gbs[f][pa][p] == 0);
+        }
+    for (int i = 0; i < GG_PROBE_NSTORE; i++)
+        ck_assert(r.store_gtexels[i] == 0 && r.store_gbs[i] == 0);
+    ck_assert(gg_probe_store_rate(&r) == 0);
+    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXTURE) == 2);
+    ck_assert(gg_probe_path_rate(&r, GG_FETCH_R32F, GG_FETCH_TEXTURE) == 1);
+    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA16F, GG_FETCH_TEXTURE) == 0);
 
     /* With GEMM-pattern rows they are read and become the ceiling; half of
      * such a pair is an error naming it. */
-    char *text = malloc(strlen(good_csv) + 512);
+    char *text = malloc(strlen(good_csv) + 1024);
     ck_assert_ptr_nonnull(text);
     sprintf(text, "%sfetch,rgba32f-gemm-2x4-4x1,3,Gtexel/s\nfetch,rgba32f-gemm-2x4-4x1,48,GB/s\n"
                   "fetch,rgba32f-gemm-4x2-1x4,2.5,Gtexel/s\nfetch,rgba32f-gemm-4x2-1x4,40,GB/s\n"
@@ -260,6 +391,43 @@ START_TEST(csv_reads_summary)
     write_file(path, text);
     ck_assert(gg_probe_read_csv(path, &r, err, sizeof err) == -1);
     ck_assert_msg(strstr(err, "rgba32f-gemm-4x2-1x4") != NULL, "%s", err);
+
+    /* Rows of the other fetch paths and of image stores: read where present
+     * (some of them: the others stay 0), the fastest of each is the rate;
+     * half a pair is an error naming it. */
+    sprintf(text, "%sfetch,rgba32f-texelfetch-gemm-2x4-4x1,1.5,Gtexel/s\n"
+                  "fetch,rgba32f-texelfetch-gemm-2x4-4x1,24,GB/s\n"
+                  "fetch,rgba32f-texelfetch-gemm-4x2-1x4,1.25,Gtexel/s\n"
+                  "fetch,rgba32f-texelfetch-gemm-4x2-1x4,20,GB/s\n"
+                  "fetch,rgba16f-buffer-gemm-4x2-1x4,6,Gtexel/s\n"
+                  "fetch,rgba16f-buffer-gemm-4x2-1x4,48,GB/s\n"
+                  "imagestore,rgba32f-1-per-fragment,0.5,Gtexel/s\n"
+                  "imagestore,rgba32f-1-per-fragment,8,GB/s\n"
+                  "imagestore,rgba32f-16-per-fragment,0.75,Gtexel/s\n"
+                  "imagestore,rgba32f-16-per-fragment,12,GB/s\n",
+            good_csv);
+    write_file(path, text);
+    ck_assert_msg(gg_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.nrows, 26);
+    ck_assert(r.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM24] == 1.5);
+    ck_assert(r.path_gbs[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM42] == 20);
+    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXELFETCH) == 1.5);
+    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXTURE) == 2);
+    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_IMAGE) == 0);
+    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA16F, GG_FETCH_BUFFER) == 6);
+    ck_assert(r.store_gtexels[0] == 0.5 && r.store_gbs[2] == 12);
+    ck_assert(r.store_gtexels[1] == 0 && r.store_gtexels[3] == 0);
+    ck_assert(gg_probe_store_rate(&r) == 0.75);
+    /* What the texture path's ceilings were stays. */
+    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 2);
+    sprintf(text, "%sfetch,rgba32f-image-gemm-2x4-4x1,3,Gtexel/s\n", good_csv);
+    write_file(path, text);
+    ck_assert(gg_probe_read_csv(path, &r, err, sizeof err) == -1);
+    ck_assert_msg(strstr(err, "rgba32f-image-gemm-2x4-4x1") != NULL, "%s", err);
+    sprintf(text, "%simagestore,rgba32f-4-per-fragment,3,Gtexel/s\n", good_csv);
+    write_file(path, text);
+    ck_assert(gg_probe_read_csv(path, &r, err, sizeof err) == -1);
+    ck_assert_msg(strstr(err, "imagestore,rgba32f-4-per-fragment") != NULL, "%s", err);
     free(text);
     rm_rf(dir);
 }
@@ -394,6 +562,7 @@ START_TEST(cli_quick_writes_probe_csv)
     static gg_probe_result r;
     ck_assert_msg(gg_probe_read_csv(copy, &r, err, sizeof err) == 0, "%s", err);
     assert_ceilings(&r);
+    assert_paths_and_stores(&r);
     rm_rf(dir);
 }
 END_TEST
@@ -449,6 +618,7 @@ Suite *make_probe_suite(void)
     tcase_add_test(gl, quick_probe_runs_and_round_trips);
     tcase_add_loop_test(gl, mad_shader_matches_cpu, 0, (int)(sizeof mad_cases / sizeof *mad_cases));
     tcase_add_test(gl, fetch_kernels_match_cpu);
+    tcase_add_test(gl, store_kernels_match_cpu);
     tcase_add_test(gl, cli_quick_writes_probe_csv);
     tcase_set_timeout(gl, 120);
     suite_add_tcase(s, gl);
