@@ -89,6 +89,9 @@ int cmd_info(int argc, char **argv)
     printf("glsl version: %s\n", in.glsl);
     printf("max draw buffers: %d\n", in.max_draw_buffers);
     printf("max texture size: %d\n", in.max_texture_size);
+    printf("max fragment image units: %d (out=image, fetch=image; GL 4.2 / ES 3.1)\n",
+           in.max_fragment_images);
+    printf("max buffer texture texels: %ld (fetch=buffer)\n", in.max_texture_buffer);
     printf("float render targets: %s\n", yn(in.float_render));
     printf("float blending: %s\n", yn(in.float_blend));
     printf("texture barrier: %s\n", yn(in.texture_barrier));
