@@ -111,8 +111,8 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
                "|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
-        if (!r->present && i == GG_BENCH_BEST_F16)
-            continue; /* half storage not tuned: no row, as in the CSV */
+        if (!r->present && (i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_IMAGE))
+            continue; /* half storage not tuned, no out=image record: no row, as in the CSV */
         if (!r->present) {
             fprintf(f, "| %s | no tuning record | | | | | |\n", gg_bench_names[i]);
             continue;

@@ -205,10 +205,11 @@ char *gg_script_fig5(const gg_report_data *d)
             hi = fmax(hi, r->m.gflops);
         }
     }
-    /* The bars, in gg_bench_names' order; best-f16 only when it was tuned. */
+    /* The bars, in gg_bench_names' order; best-image and best-f16 only where
+     * there is one. */
     int rows[GG_BENCH_NROWS], nbars = 0;
     for (int i = 0; i < GG_BENCH_NROWS; i++)
-        if (i != GG_BENCH_BEST_F16 || b->rows[i].present)
+        if ((i != GG_BENCH_BEST_F16 && i != GG_BENCH_BEST_IMAGE) || b->rows[i].present)
             rows[nbars++] = i;
     bool logy = hi > 0 && hi / lo > 30;
     fprintf(f, "set title \"Figure 5 on %s, %dx%dx%d\\nautomatic (best) against manual (presets) "
@@ -226,7 +227,9 @@ char *gg_script_fig5(const gg_report_data *d)
     for (int x = 0; x < nbars; x++) {
         int i = rows[x];
         const gg_bench_row *r = &b->rows[i];
-        int colour = i == GG_BENCH_BEST || i == GG_BENCH_BEST_F16 ? 2 : i == GG_BENCH_CPU ? 3 : 1;
+        int colour = i == GG_BENCH_BEST || i == GG_BENCH_BEST_IMAGE || i == GG_BENCH_BEST_F16 ? 2
+                     : i == GG_BENCH_CPU                                                    ? 3
+                                                                                            : 1;
         bool ok = r->present && r->m.status == GG_OK && r->m.gflops > 0;
         if (ok)
             fprintf(f, "%d \"%s\" %.6g %d \"%.4g\"\n", x, gg_bench_names[i], r->m.gflops, colour,

@@ -495,7 +495,8 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
     memset(bench, 0, sizeof *bench);
     snprintf(bench->card, sizeof bench->card, "synth");
     bench->m = bench->n = bench->k = SYN;
-    const double rates[GG_BENCH_NROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 1.5 * s->g[best], 40.5};
+    const double rates[GG_BENCH_NROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 0.75 * s->g[best],
+                                          1.5 * s->g[best], 40.5};
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         gg_bench_row *r = &bench->rows[i];
         gg_measurement_init(&r->m);
@@ -506,6 +507,9 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
         else if (i == GG_BENCH_BEST_F16)
             ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &r->v, err,
                                               sizeof err), 0);
+        else if (i == GG_BENCH_BEST_IMAGE)
+            ck_assert_int_eq(gg_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &r->v,
+                                              err, sizeof err), 0);
         else if (r->has_variant)
             ck_assert_int_eq(gg_variant_parse(gg_bench_names[i], NULL, &r->v, err, sizeof err), 0);
         r->m.gflops = rates[i];
@@ -878,6 +882,10 @@ START_TEST(report_after_real_tune)
         const gg_bench_row *r = &d.bench.rows[i];
         if (i == GG_BENCH_BEST_F16 && !r->present) { /* no half-storage tune: no row */
             ck_assert_ptr_null(strstr(md, "| best-f16 |"));
+            continue;
+        }
+        if (i == GG_BENCH_BEST_IMAGE && !r->present) { /* no out=image record: no row */
+            ck_assert_ptr_null(strstr(md, "| best-image |"));
             continue;
         }
         ck_assert_msg(r->present && r->m.status == GG_OK, "%s: %s", gg_bench_names[i],
