@@ -517,9 +517,11 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
     int targets = c.L.targets;
     f->write_gtexels = c.n.writes / c.seconds / 1e9;
     int t = targets <= d->probe.write_max_targets ? targets : d->probe.write_max_targets;
-    /* out=image stores its block with imageStore: no render target, and the
-     * probe has no imageStore rate to hold it against. */
-    f->write_ceiling = t >= 1 && !c.L.image ? d->probe.write_gtexels[t] : 0;
+    /* out=image stores its block with imageStore, no render target: the
+     * probe's fastest imageStore rate (0 in a probe.csv from before it). */
+    f->write_ceiling = c.L.image ? gg_probe_store_rate(&d->probe)
+                       : t >= 1  ? d->probe.write_gtexels[t]
+                                 : 0;
     f->mad_frac = d->probe.mad_gflops > 0 ? f->best_gflops / d->probe.mad_gflops : 0;
     f->fetch_frac = f->fetch_ceiling > 0 ? f->fetch_gtexels / f->fetch_ceiling : 0;
     f->write_frac = f->write_ceiling > 0 ? f->write_gtexels / f->write_ceiling : 0;
@@ -530,7 +532,7 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
         f->limit = "texel fetch";
     }
     if (f->write_frac > top)
-        f->limit = "render-target write";
+        f->limit = c.L.image ? "imageStore" : "render-target write";
     f->ceil_have = true;
 }
 

@@ -491,7 +491,11 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
             d->probe.mad_gflops, 100 * fd->mad_frac);
     fprintf(f, "| texel fetch (%s) | %.4g Gtexel/s | %.4g Gtexel/s | %.1f%% |\n", fd->fetch_format,
             fd->fetch_gtexels, fd->fetch_ceiling, 100 * fd->fetch_frac);
-    if (L.image)
+    if (L.image && fd->write_ceiling > 0)
+        fprintf(f, "| imageStore (%d texels a fragment) | %.4g Gtexel/s | %.4g Gtexel/s | "
+                   "%.1f%% |\n\n",
+                L.targets, fd->write_gtexels, fd->write_ceiling, 100 * fd->write_frac);
+    else if (L.image)
         fprintf(f, "| imageStore (%d texels a fragment) | %.4g Gtexel/s | not probed | |\n\n",
                 L.targets, fd->write_gtexels);
     else
@@ -528,7 +532,7 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "against the reference of the inputs rounded to halves): %.4g GFLOP/s, %.1f%% "
                    "of the multiply-add ceiling.  Its RGBA16F textures are fetched at %.4g "
                    "Gtexel/s against the probe's %.4g (%.1f%%); with %.2f multiply-adds a texel "
-                   "that ceiling allows it %.4g GFLOP/s (%.1f%%), and any variant %.4g "
+                   "that ceiling allows it %.4g GFLOP/s (%.1f%%), and any %svariant %.4g "
                    "(%.1f%%).\n\n",
                 gg_variant_format(&fd->half, vt, sizeof vt), fd->half_gflops,
                 100 * fd->half_mad_frac, fd->half_fetch_gtexels, fd->half_fetch_ceiling,
@@ -537,7 +541,7 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                 fd->half_mads_per_fetch, fd->half_fetch_bound_gflops,
                 d->probe.mad_gflops > 0 ? 100 * fd->half_fetch_bound_gflops / d->probe.mad_gflops
                                         : 0,
-                fd->half_fetch_bound_any_gflops,
+                fd->half.out == GG_OUT_IMAGE ? "`out=rt` " : "", fd->half_fetch_bound_any_gflops,
                 d->probe.mad_gflops > 0
                     ? 100 * fd->half_fetch_bound_any_gflops / d->probe.mad_gflops
                     : 0);

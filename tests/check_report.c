@@ -1028,6 +1028,38 @@ START_TEST(report_outputs_from_synthetic_folder)
     ck_assert_ptr_nonnull(strstr(md, "- Verdict: more outputs than render targets hold pay off"));
     /* Figures 7 and 8 still the texture out=rt records'. */
     ck_assert_ptr_nonnull(strstr(md, "acc=pingpong, out=rt (the outer keys with the most records"));
+    /* The ceilings of an out=image best: its block by imageStore, no
+     * render-target rate against it (this probe.csv has no imageStore
+     * rows), the render targets' bound stated as out=rt's. */
+    ck_assert_ptr_nonnull(strstr(md, "writes its 8x8 block with imageStore (16 texels; no render "
+                                     "target)."));
+    ck_assert_int_eq(md_row(md, "imageStore (16 texels a fragment)", cells), 4);
+    ck_assert_str_eq(cells[2], "not probed");
+    ck_assert_ptr_nonnull(strstr(md, "No `out=rt` variant can do more than"));
+    ck_assert_ptr_nonnull(strstr(md, "the best, an `out=image` block past the render targets, is "
+                                     "not bound by it."));
+    free(md);
+    /* With the probe's imageStore rows, the fastest is the ceiling. */
+    snprintf(path, sizeof path, "%s/probe.csv", card);
+    char *probe = tu_read(path);
+    ck_assert_ptr_nonnull(probe);
+    size_t pl = strlen(probe) + 200;
+    char *more = malloc(pl);
+    snprintf(more, pl, "%simagestore,rgba32f-4-per-fragment,0.2,Gtexel/s\n"
+             "imagestore,rgba32f-4-per-fragment,3.2,GB/s\n"
+             "imagestore,rgba32f-16-per-fragment,0.4,Gtexel/s\n"
+             "imagestore,rgba32f-16-per-fragment,6.4,GB/s\n", probe);
+    write_text(path, more);
+    free(more);
+    free(probe);
+    rc = tu_run(dir, NULL, args, &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/report.md", card);
+    md = tu_read(path);
+    ck_assert_int_eq(md_row(md, "imageStore (16 texels a fragment)", cells), 4);
+    ck_assert_str_eq(cells[2], "0.4 Gtexel/s");
     free(md);
     tu_rm_rf(dir);
 }
