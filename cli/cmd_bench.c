@@ -1,7 +1,8 @@
 /* glgemm bench [problem] [--csv] [--results DIR]: in one run, on the same
  * inputs, the presets larsen, nv-multi, nv-single, tfjs, the card's recorded
- * best and the CPU's BLAS sgemm (OpenBLAS, all cores), each verified, with
- * GFLOP/s and the ratio to the CPU BLAS.
+ * best, best-image (the fastest out=image variant of the tuning records),
+ * best-f16 and the CPU's BLAS sgemm (OpenBLAS, all cores), each verified,
+ * with GFLOP/s and the ratio to the CPU BLAS.
  *
  * Every GPU row runs in a child process under a watchdog (search/gpu.h);
  * this process never holds a GL context.  The rows are printed as a table
@@ -34,7 +35,8 @@ static const cli_opt own_opts[] = {
 static const char usage[] =
     "usage: glgemm bench [problem options] [--reps R] [--csv] [--results DIR]\n"
     "  In one run, on the same inputs: the presets larsen, nv-multi, nv-single, tfjs,\n"
-    "  the card's tuned best (results/<card>/best-MxNxK.txt), its half-storage best\n"
+    "  the card's tuned best (results/<card>/best-MxNxK.txt), best-image (the fastest\n"
+    "  out=image variant in tune-MxNxK.csv, where one ran ok), its half-storage best\n"
     "  best-f16 (best-f16-MxNxK.txt, where one was tuned) and the CPU BLAS\n"
     "  (cblas_sgemm, OpenBLAS on all cores), each verified against the double\n"
     "  reference and timed the same way (a warm-up, then the median of R reps).\n"

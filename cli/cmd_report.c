@@ -195,18 +195,25 @@ static bool row_stale(const gg_report_data *d, const gg_bench_row *r, bool have,
     return !gg_variant_equal(best, &bv);
 }
 
-/* No bench file, or its best or best-f16 row is not the recorded one. */
+/* No bench file, or its best, best-image or best-f16 row is not the
+ * recorded one. */
 static bool bench_stale(const gg_report_data *d, const char *results)
 {
     if (!d->have_bench)
         return true;
-    gg_variant half;
+    gg_variant half, image;
     char err[600];
     bool have_half = gg_best_read_store(results, d->card, d->m, d->n, d->k, GG_STORE_F16, &half,
                                         NULL, err, sizeof err) == 0;
     if (have_half)
         gg_variant_normalize(&half, d->m, d->n, d->k);
+    bool have_image = gg_records_fastest(results, d->card, d->m, d->n, d->k,
+                                         gg_record_is_image_f32, NULL, &image, NULL, err,
+                                         sizeof err) == 1;
+    if (have_image)
+        gg_variant_normalize(&image, d->m, d->n, d->k);
     return row_stale(d, &d->bench.rows[GG_BENCH_BEST], d->have_best, &d->best) ||
+           row_stale(d, &d->bench.rows[GG_BENCH_BEST_IMAGE], have_image, &image) ||
            row_stale(d, &d->bench.rows[GG_BENCH_BEST_F16], have_half, &half);
 }
 

@@ -9,7 +9,7 @@
 #include "gen/util.h"
 
 const char *const gg_bench_names[GG_BENCH_NROWS] = {
-    "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-f16", "cpu-blas",
+    "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-image", "best-f16", "cpu-blas",
 };
 
 void gg_bench_ratios(gg_bench *b)
@@ -21,9 +21,9 @@ void gg_bench_ratios(gg_bench *b)
 }
 
 int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
-                 const gg_variant *best_f16, gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu,
-                 void *cpu_user,
-                 gg_bench_progress progress, void *progress_user)
+                 const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
+                 void *eval_user, gg_cpu_fn cpu, void *cpu_user, gg_bench_progress progress,
+                 void *progress_user)
 {
     memset(b, 0, sizeof *b);
     snprintf(b->card, sizeof b->card, "%s", card);
@@ -43,8 +43,10 @@ int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_va
 
     for (int i = 0; i < GG_BENCH_CPU; i++) {
         gg_bench_row *r = &b->rows[i];
-        if (i == GG_BENCH_BEST || i == GG_BENCH_BEST_F16) {
-            const gg_variant *rec = i == GG_BENCH_BEST ? best : best_f16;
+        if (i >= GG_BENCH_BEST) {
+            const gg_variant *rec = i == GG_BENCH_BEST         ? best
+                                    : i == GG_BENCH_BEST_IMAGE ? best_image
+                                                               : best_f16;
             if (!rec)
                 continue;
             r->v = *rec;
@@ -139,7 +141,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     int idx = name_index(line, (size_t)(comma - line));
     if (idx < 0)
         return gg_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
-                                 "nv-single, tfjs, best, best-f16 or cpu-blas)",
+                                 "nv-single, tfjs, best, best-image, best-f16 or cpu-blas)",
                        path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
     gg_bench_row *r = &b->rows[idx];
     if (r->present)
@@ -181,6 +183,9 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     if (idx == GG_BENCH_BEST_F16 && r->v.store != GG_STORE_F16)
         return gg_fail(err, errlen, "%s line %d: the best-f16 row's store is %s, not f16", path,
                        lineno, gg_store_name(r->v.store));
+    if (idx == GG_BENCH_BEST_IMAGE && r->v.out != GG_OUT_IMAGE)
+        return gg_fail(err, errlen, "%s line %d: the best-image row's out is %s, not image", path,
+                       lineno, gg_out_name(r->v.out));
     if (*first) {
         snprintf(b->card, sizeof b->card, "%s", card);
         b->m = p.m;
@@ -235,13 +240,23 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
 void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
 {
     fprintf(f, "bench on %s, %dx%dx%d\n", b->card, b->m, b->n, b->k);
-    fprintf(f, "%-10s %-82s %-14s %12s %12s %10s\n", "name", "variant", "status", "seconds",
+    /* The variant column as wide as the longest (out=image ones are longer). */
+    int vw = 82;
+    for (int i = 0; i < GG_BENCH_NROWS; i++)
+        if (b->rows[i].present && b->rows[i].has_variant) {
+            char vt[GG_VARIANT_TEXT];
+            int l = (int)strlen(gg_variant_format(&b->rows[i].v, vt, sizeof vt));
+            vw = l > vw ? l : vw;
+        }
+    fprintf(f, "%-10s %-*s %-14s %12s %12s %10s\n", "name", vw, "variant", "status", "seconds",
             "GFLOP/s", "vs CPU");
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         const gg_bench_row *r = &b->rows[i];
         if (!r->present) {
             if (i == GG_BENCH_BEST)
                 fprintf(f, "best: no tuning record (run %s)\n", tune_hint ? tune_hint : "glgemm tune");
+            else if (i == GG_BENCH_BEST_IMAGE)
+                fprintf(f, "best-image: no out=image variant ran ok in the tuning records\n");
             continue;
         }
         char vt[GG_VARIANT_TEXT] = "-";
@@ -249,7 +264,7 @@ void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
             gg_variant_format(&r->v, vt, sizeof vt);
         else
             snprintf(vt, sizeof vt, "cblas_sgemm (OpenBLAS)");
-        fprintf(f, "%-10s %-82s %-14s %12.6f %12.3f %10.4f\n", gg_bench_names[i], vt,
+        fprintf(f, "%-10s %-*s %-14s %12.6f %12.3f %10.4f\n", gg_bench_names[i], vw, vt,
                 gg_status_name(r->m.status), r->m.seconds, r->m.gflops, r->ratio);
         if (r->m.status != GG_OK && r->m.detail[0])
             fprintf(f, "%10s   %s\n", "", r->m.detail);

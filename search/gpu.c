@@ -152,10 +152,18 @@ int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench 
                                            &best[st], NULL, err, errlen))
             return -1;
     }
+    /* best-image: the fastest out=image variant the tuning records hold
+     * (no file of its own: the tuner's best file holds the fastest of any
+     * out). */
+    gg_variant image;
+    int found = gg_records_fastest(results_dir, card, in->m, in->n, in->k, gg_record_is_image_f32,
+                                   NULL, &image, NULL, err, errlen);
+    if (found < 0)
+        return -1;
     cpu_job cj = {.g = g};
     if (gg_bench_run(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
-                     have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL, gg_gpu_eval, g, cpu_here,
-                     &cj, progress, progress_user)) {
+                     found ? &image : NULL, have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
+                     gg_gpu_eval, g, cpu_here, &cj, progress, progress_user)) {
         if (cj.err[0])
             snprintf(err, errlen, "%s", cj.err);
         else

@@ -62,10 +62,12 @@ int gg_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double 
 
 /* `bench` on the GPU and CPU: the CPU BLAS (glhost/cpublas) in this
  * process, the presets and the card's recorded bests (results_dir/<card>/
- * best-MxNxK.txt and best-f16-MxNxK.txt, each if any) through gg_gpu_eval
- * (a store=f16 row verified against its own reference, glhost/run.h).  A
- * row without a record is absent (present false).  0, or -1 with one line
- * in err (a best file that does not parse, no child, no memory). */
+ * best-MxNxK.txt and best-f16-MxNxK.txt, each if any, and the fastest ok
+ * out=image store=f32 row of tune-MxNxK.csv as best-image) through
+ * gg_gpu_eval (a store=f16 row verified against its own reference,
+ * glhost/run.h).  A row without a record is absent (present false).  0, or
+ * -1 with one line in err (a best file that does not parse, records that
+ * cannot be read, no child, no memory). */
 int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
                  gg_bench_progress progress, void *progress_user, char *err, size_t errlen);
 

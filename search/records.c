@@ -539,3 +539,96 @@ int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, g
     fclose(f);
     return rc;
 }
+
+char *gg_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
+{
+    snprintf(buf, len, "%s/%s/tune-%dx%dx%d.csv", dir, card, m, n, k);
+    return buf;
+}
+
+int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
+                    void *user, long *rows, char *err, size_t errlen)
+{
+    char path[1024], rerr[512];
+    gg_records_file(path, sizeof path, dir, card, m, n, k);
+    if (rows)
+        *rows = 0;
+    if (access(path, F_OK) != 0)
+        return 1;
+    char *text = gg_read_text(path, (size_t)1 << 30, NULL, rerr, sizeof rerr);
+    if (!text) {
+        snprintf(err, errlen, "%s", rerr);
+        return -1;
+    }
+    int rc = 0;
+    long lineno = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (++lineno == 1) {
+            if (!gg_csv_is_header(line)) {
+                snprintf(err, errlen, "%s: the first line is not the records header (%s)", path,
+                         GG_CSV_HEADER);
+                rc = -1;
+                break;
+            }
+            continue;
+        }
+        char rcard[GG_CARD_MAX], perr[256];
+        gg_problem p;
+        gg_problem_default(&p);
+        gg_variant v;
+        gg_measurement meas;
+        if (gg_csv_parse(line, rcard, sizeof rcard, &p, &v, &meas, perr, sizeof perr) ||
+            strcmp(rcard, card) || p.m != m || p.n != n || p.k != k)
+            continue;
+        if (rows)
+            (*rows)++;
+        if (fn)
+            fn(user, &v, &meas);
+    }
+    free(text);
+    return rc;
+}
+
+typedef struct {
+    gg_record_want want;
+    void *user;
+    bool found;
+    gg_variant v;
+    gg_measurement m;
+} fastest_state;
+
+static void fastest_row(void *user, const gg_variant *v, const gg_measurement *m)
+{
+    fastest_state *s = user;
+    if (m->status != GG_OK || !(m->gflops > 0) || (s->want && !s->want(s->user, v)))
+        return;
+    if (!s->found || m->gflops > s->m.gflops) {
+        s->found = true;
+        s->v = *v;
+        s->m = *m;
+    }
+}
+
+int gg_records_fastest(const char *dir, const char *card, int m, int n, int k,
+                       gg_record_want want, void *user, gg_variant *v, gg_measurement *meas,
+                       char *err, size_t errlen)
+{
+    fastest_state s = {.want = want, .user = user};
+    int rc = gg_records_scan(dir, card, m, n, k, fastest_row, &s, NULL, err, errlen);
+    if (rc < 0)
+        return -1;
+    if (!s.found)
+        return 0;
+    if (v)
+        *v = s.v;
+    if (meas)
+        *meas = s.m;
+    return 1;
+}
+
+bool gg_record_is_image_f32(void *user, const gg_variant *v)
+{
+    (void)user;
+    return v->out == GG_OUT_IMAGE && v->store == GG_STORE_F32;
+}

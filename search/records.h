@@ -68,6 +68,33 @@ int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *
 const char *gg_records_path(const gg_records *r);
 void gg_records_close(gg_records *r);
 
+/* DIR/<card>/tune-MxNxK.csv, into buf. */
+char *gg_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
+
+/* Reads the records of card and problem m x n x k without opening them for
+ * a tune (no lock, nothing created, rewritten or cut: a tune may be
+ * appending meanwhile): fn (may be NULL) gets every row that parses and is
+ * of this card and problem, in file order; other lines are passed over.
+ * *rows (may be NULL) counts them.  0; 1 when there is no records file;
+ * -1 with one line in err when it cannot be read or its first line is no
+ * records header. */
+int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
+                    void *user, long *rows, char *err, size_t errlen);
+
+/* Which rows gg_records_fastest() looks at (user passed through). */
+typedef bool (*gg_record_want)(void *user, const gg_variant *v);
+
+/* The fastest row with status ok of the records (gg_records_scan) that want
+ * accepts (NULL: any): 1 with *v and *meas (either may be NULL) filled (the
+ * first of equal ones); 0 when there is none, or no records file; -1 with
+ * err as gg_records_scan. */
+int gg_records_fastest(const char *dir, const char *card, int m, int n, int k,
+                       gg_record_want want, void *user, gg_variant *v, gg_measurement *meas,
+                       char *err, size_t errlen);
+
+/* A gg_record_want: out=image and store=f32 (bench's best-image row). */
+bool gg_record_is_image_f32(void *user, const gg_variant *v);
+
 /* DIR/<card>/best-MxNxK.txt, into buf: the store=f32 best. */
 char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
 /* The best file of that store: store=f32's as above, another store's

@@ -1,6 +1,7 @@
 /* search/report: results/<card>/report.md and the paper's Figures 5, 7
- * and 8 for one card and problem, from the files the other commands write
- * there.  No GL here: what needs the card (the dense np sweep, a missing
+ * and 8 for one card and problem, and GFLOP/s over outputs per fragment
+ * (fig-outputs: the fetch paths, and out=rt against out=image past the
+ * render targets' cap), from the files the other commands write there.  No GL here: what needs the card (the dense np sweep, a missing
  * bench or probe) is measured by the caller (cli/cmd_report.c) before.
  *
  * Contract:
@@ -25,6 +26,12 @@
  *      Figure 8  for each mrt x mc of the paper's pruned set, the best
  *                GFLOP/s over np in {2, 4, 8, 16, 32} (np at or past the
  *                k-steps is np=all), the base's outer keys.
+ *      outputs   GFLOP/s over outputs per fragment, a series per fetch
+ *                path and out (the fastest ok store=f32 record at each
+ *                outputs value), the best of each, and the paper's MRT
+ *                finding revisited with them (gg_outputs_finding).  Records
+ *                from before the out and fetch keys read as out=rt,
+ *                fetch=texture: one series.
  *      findings  each of the paper's claims computed from those numbers
  *                (see gg_findings) and a verdict from fixed thresholds.
  *  - gg_report_write() draws the figures with gnuplot (fork/exec of a
@@ -109,6 +116,34 @@ typedef struct {
     int kpad[GG_CURVE_MAX];   /* padded k of that np (gg_layout) */
 } gg_np_curve;
 
+/* Outputs per fragment (gg_layout_outputs: render targets x channels for
+ * out=rt, blk's rows x columns for out=image) against GFLOP/s, one series
+ * per fetch path and out: at each outputs value the fastest ok store=f32
+ * record. */
+#define GG_OUTS_MAX 256
+typedef struct {
+    int n;                       /* points, outputs ascending */
+    int outputs[GG_OUTS_MAX];
+    double gflops[GG_OUTS_MAX];
+    long rec[GG_OUTS_MAX];       /* the record (index into gg_report_data.recs) */
+    long ok, total;              /* store=f32 records of this fetch path and out: ok, all */
+    int best;                    /* the fastest point, -1 when none */
+} gg_outputs_series;
+
+/* Outputs per fragment, and the paper's MRT finding in their light: see
+ * gg_outputs_series.  Record indexes are -1 where there is none. */
+typedef struct {
+    bool have;                 /* some ok store=f32 record */
+    gg_outputs_series s[GG_FETCH_COUNT][GG_OUT_COUNT];
+    int cap;                   /* out=rt's most outputs: 4 channels x the card's render
+                                  targets (environment.txt's draw buffers, at most 8) */
+    long best[GG_OUT_COUNT];   /* the fastest record of each out, any fetch path */
+    long rt_at_cap;            /* the fastest out=rt record with cap outputs */
+    long image_past_cap;       /* the fastest out=image record with more than cap */
+    int common;                /* the most outputs measured with both outs (0: none) */
+    long common_rec[GG_OUT_COUNT]; /* ... the fastest record of each there */
+} gg_outputs_finding;
+
 #define GG_MAX_CURVES 8
 #define GG_F8_MRT 6 /* 1x1 1x2 1x4 2x2 (+1x8 2x4 where recorded) */
 #define GG_F8_MC 4  /* 1x1 1x2 1x4 2x2 */
@@ -175,7 +210,8 @@ typedef struct {
     double fetch_frac;
     double write_gtexels, write_ceiling, write_frac; /* target texels per second */
     const char *fetch_format; /* "R32F", "RGBA32F" (or "RGBA16F": a store=f16 best file) */
-    const char *limit;        /* "multiply-add", "texel fetch" or "render-target write" */
+    const char *limit;        /* "multiply-add", "texel fetch", "render-target write" or
+                                 "imageStore" (an out=image best) */
     /* Half storage (bench's best-f16 row, ok, and a probe): the same
      * numbers against the probe's RGBA16F rates. */
     bool half_have;
@@ -183,6 +219,9 @@ typedef struct {
     double half_gflops, half_mad_frac;
     double half_fetch_gtexels, half_fetch_ceiling; /* RGBA16F, GEMM pattern where measured */
     double half_mads_per_fetch, half_fetch_bound_gflops, half_fetch_bound_any_gflops;
+    /* Outputs per fragment and fetch paths (malloc'd: the series are big;
+     * NULL when out of memory). */
+    gg_outputs_finding *outs;
 } gg_findings;
 
 /* Fills f from d.  0, or -1 when out of memory.  gg_findings_free frees
@@ -196,6 +235,10 @@ const char *gg_verdict_mrt(double ratio);     /* paper: about 1.10 */
 const char *gg_verdict_unroll(int pairs, int unroll0_wins, double geomean);
 const char *gg_verdict_unimodal(int curves, int unimodal);
 const char *gg_verdict_search(double best_vs_single);
+/* More outputs per fragment than the render targets hold (out=image)
+ * against the best out=rt: g_image and g_rt the fastest of each (0: none),
+ * q_image the outputs of that out=image one, cap out=rt's most. */
+const char *gg_verdict_outputs(double g_image, double g_rt, int q_image, int cap);
 
 /* Single maximum within tol: left of the peak no point falls below
  * (1 - tol) x the running maximum from the left, right of it likewise

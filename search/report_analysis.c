@@ -8,10 +8,13 @@
 #include "search/bound.h"
 #include "search/report.h"
 
+/* The keys Figures 7 and 8 hold fixed: all but mrt, mc and np (blk is 0x0
+ * with out=rt, the only out they plot). */
 static bool same_outer(const gg_variant *a, const gg_variant *b)
 {
     return a->unroll == b->unroll && a->profile == b->profile && a->compiler == b->compiler &&
-           a->acc == b->acc && a->store == b->store;
+           a->acc == b->acc && a->store == b->store && a->out == b->out && a->fetch == b->fetch &&
+           a->blk.rows == b->blk.rows && a->blk.cols == b->blk.cols;
 }
 
 static bool same_shape(gg_shape a, gg_shape b)
@@ -99,31 +102,43 @@ double gg_curve_scatter(const double *g, const bool *skip, int n)
     return med;
 }
 
-/* The figures hold the outer keys (unroll, profile, compiler, acc) with the
- * most ok records, where the search spent its effort (ties: the best's);
- * the base is the best ok record among them. */
+/* The figures hold the outer keys (unroll, profile, compiler, acc, fetch)
+ * with the most ok out=rt records, where the search spent its effort (ties:
+ * the best's); the base is the best ok record among them.  Figures 7 and 8
+ * are the paper's, over mrt and mc: out=image records (no render targets)
+ * are not theirs. */
+static bool outer_key_equal(const gg_variant *a, const gg_variant *b)
+{
+    return a->unroll == b->unroll && a->profile == b->profile && a->compiler == b->compiler &&
+           a->acc == b->acc && a->fetch == b->fetch;
+}
+
 static void pick_base(const gg_report_data *d, gg_findings *f)
 {
-    /* Outer combinations: unroll (2) x profile (3) x compiler (2) x acc (3). */
-    enum { NCOMBO = 2 * 3 * 2 * 3 };
+    enum { NCOMBO = 2 * GG_PROFILE_COUNT * 2 * 3 * GG_FETCH_COUNT };
     long count[NCOMBO] = {0};
     long best_of[NCOMBO];
-    for (int c = 0; c < NCOMBO; c++)
-        best_of[c] = -1;
+    int nc = 0;
     for (long i = 0; i < d->nrecs; i++) {
         const gg_variant *v = &d->recs[i].v;
-        if (score(&d->recs[i]) <= 0)
+        if (score(&d->recs[i]) <= 0 || v->out != GG_OUT_RT)
             continue;
-        int c = ((v->unroll * 3 + (int)v->profile) * 2 + (int)v->compiler) * 3 + (int)v->acc;
+        int c = 0;
+        while (c < nc && !outer_key_equal(&d->recs[best_of[c]].v, v))
+            c++;
+        if (c == nc) {
+            if (nc == NCOMBO)
+                continue; /* cannot happen: every combination has its slot */
+            best_of[nc++] = i;
+        }
         count[c]++;
-        if (best_of[c] < 0 || score(&d->recs[i]) > score(&d->recs[best_of[c]]))
+        if (score(&d->recs[i]) > score(&d->recs[best_of[c]]))
             best_of[c] = i;
     }
     int top = -1;
-    for (int c = 0; c < NCOMBO; c++)
-        if (count[c] && (top < 0 || count[c] > count[top] ||
-                         (count[c] == count[top] &&
-                          score(&d->recs[best_of[c]]) > score(&d->recs[best_of[top]]))))
+    for (int c = 0; c < nc; c++)
+        if (top < 0 || count[c] > count[top] ||
+            (count[c] == count[top] && score(&d->recs[best_of[c]]) > score(&d->recs[best_of[top]])))
             top = c;
     if (top < 0)
         return;
@@ -502,7 +517,11 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
     int targets = c.L.targets;
     f->write_gtexels = c.n.writes / c.seconds / 1e9;
     int t = targets <= d->probe.write_max_targets ? targets : d->probe.write_max_targets;
-    f->write_ceiling = t >= 1 ? d->probe.write_gtexels[t] : 0;
+    /* out=image stores its block with imageStore, no render target: the
+     * probe's fastest imageStore rate (0 in a probe.csv from before it). */
+    f->write_ceiling = c.L.image ? gg_probe_store_rate(&d->probe)
+                       : t >= 1  ? d->probe.write_gtexels[t]
+                                 : 0;
     f->mad_frac = d->probe.mad_gflops > 0 ? f->best_gflops / d->probe.mad_gflops : 0;
     f->fetch_frac = f->fetch_ceiling > 0 ? f->fetch_gtexels / f->fetch_ceiling : 0;
     f->write_frac = f->write_ceiling > 0 ? f->write_gtexels / f->write_ceiling : 0;
@@ -513,8 +532,105 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
         f->limit = "texel fetch";
     }
     if (f->write_frac > top)
-        f->limit = "render-target write";
+        f->limit = c.L.image ? "imageStore" : "render-target write";
     f->ceil_have = true;
+}
+
+static int outputs_of(const gg_report_data *d, const gg_variant *v)
+{
+    gg_layout L;
+    return gg_layout_compute(v, d->m, d->n, d->k, &L) ? 0 : gg_layout_outputs(&L);
+}
+
+/* The fastest of the records at index a and b (-1: none). */
+static long faster(const gg_report_data *d, long a, long b)
+{
+    if (a < 0)
+        return b;
+    if (b < 0)
+        return a;
+    return score(&d->recs[b]) > score(&d->recs[a]) ? b : a;
+}
+
+static void outputs_finding(const gg_report_data *d, gg_outputs_finding *o)
+{
+    memset(o, 0, sizeof *o);
+    int targets = d->env.have && d->env.max_draw_buffers > 0 &&
+                          d->env.max_draw_buffers < GG_MAX_TARGETS
+                      ? d->env.max_draw_buffers
+                      : GG_MAX_TARGETS;
+    o->cap = 4 * targets;
+    o->rt_at_cap = o->image_past_cap = -1;
+    for (int out = 0; out < GG_OUT_COUNT; out++) {
+        o->best[out] = o->common_rec[out] = -1;
+        for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
+            o->s[fe][out].best = -1;
+    }
+    for (long i = 0; i < d->nrecs; i++) {
+        const gg_variant *v = &d->recs[i].v;
+        if (v->store != GG_STORE_F32 || (unsigned)v->fetch >= GG_FETCH_COUNT ||
+            (unsigned)v->out >= GG_OUT_COUNT)
+            continue;
+        gg_outputs_series *s = &o->s[v->fetch][v->out];
+        s->total++;
+        double g = score(&d->recs[i]);
+        int q = outputs_of(d, v);
+        if (g <= 0 || q <= 0)
+            continue;
+        s->ok++;
+        o->have = true;
+        int j = 0;
+        while (j < s->n && s->outputs[j] < q)
+            j++;
+        if (j < s->n && s->outputs[j] == q) {
+            if (g > s->gflops[j]) {
+                s->gflops[j] = g;
+                s->rec[j] = i;
+            }
+        } else if (s->n < GG_OUTS_MAX) {
+            memmove(s->outputs + j + 1, s->outputs + j, (size_t)(s->n - j) * sizeof *s->outputs);
+            memmove(s->gflops + j + 1, s->gflops + j, (size_t)(s->n - j) * sizeof *s->gflops);
+            memmove(s->rec + j + 1, s->rec + j, (size_t)(s->n - j) * sizeof *s->rec);
+            s->outputs[j] = q;
+            s->gflops[j] = g;
+            s->rec[j] = i;
+            s->n++;
+        }
+        o->best[v->out] = faster(d, o->best[v->out], i);
+        if (v->out == GG_OUT_RT && q == o->cap)
+            o->rt_at_cap = faster(d, o->rt_at_cap, i);
+        if (v->out == GG_OUT_IMAGE && q > o->cap)
+            o->image_past_cap = faster(d, o->image_past_cap, i);
+    }
+    for (int out = 0; out < GG_OUT_COUNT; out++)
+        for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
+            gg_outputs_series *s = &o->s[fe][out];
+            for (int j = 0; j < s->n; j++)
+                if (s->best < 0 || s->gflops[j] > s->gflops[s->best])
+                    s->best = j;
+        }
+    /* The most outputs measured with both outs, any fetch path. */
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
+        const gg_outputs_series *r = &o->s[fe][GG_OUT_RT];
+        for (int j = 0; j < r->n; j++) {
+            int q = r->outputs[j];
+            long img = -1;
+            for (int fi = 0; fi < GG_FETCH_COUNT; fi++) {
+                const gg_outputs_series *m = &o->s[fi][GG_OUT_IMAGE];
+                for (int x = 0; x < m->n; x++)
+                    if (m->outputs[x] == q)
+                        img = faster(d, img, m->rec[x]);
+            }
+            if (img < 0 || q < o->common)
+                continue;
+            if (q > o->common) {
+                o->common = q;
+                o->common_rec[GG_OUT_RT] = -1;
+            }
+            o->common_rec[GG_OUT_RT] = faster(d, o->common_rec[GG_OUT_RT], r->rec[j]);
+            o->common_rec[GG_OUT_IMAGE] = img;
+        }
+    }
 }
 
 int gg_report_analyse(const gg_report_data *d, gg_findings *f)
@@ -541,6 +657,12 @@ int gg_report_analyse(const gg_report_data *d, gg_findings *f)
     search_finding(d, f);
     ceiling_finding(d, f);
     half_finding(d, f);
+    f->outs = malloc(sizeof *f->outs);
+    if (!f->outs) {
+        gg_findings_free(f);
+        return -1;
+    }
+    outputs_finding(d, f->outs);
     return 0;
 }
 
@@ -548,8 +670,27 @@ void gg_findings_free(gg_findings *f)
 {
     free(f->c7a);
     free(f->c7b);
+    free(f->outs);
     f->c7a = f->c7b = NULL;
+    f->outs = NULL;
     f->n7a = f->n7b = 0;
+}
+
+const char *gg_verdict_outputs(double g_image, double g_rt, int q_image, int cap)
+{
+    if (g_image <= 0)
+        return "not measured: no out=image variant ran ok";
+    if (g_rt <= 0)
+        return "not measured: no out=rt variant ran ok";
+    if (g_image > 1.03 * g_rt)
+        return q_image > cap ? "more outputs than render targets hold pay off: what capped "
+                               "the gain of MRT was the number of targets, not the reuse"
+                             : "out=image is faster, but not by more outputs than the cap: its "
+                               "writes, not more reuse, make the difference";
+    if (g_image < 0.97 * g_rt)
+        return "more outputs per fragment do not pay off past the cap: out=image stays below "
+               "the best out=rt";
+    return "about even: past the cap neither gain nor loss";
 }
 
 const char *gg_verdict_mc(double r)

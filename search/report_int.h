@@ -8,6 +8,10 @@
 char *gg_script_fig5(const gg_report_data *d);
 char *gg_script_fig7(const gg_report_data *d, const gg_findings *f, bool dense);
 char *gg_script_fig8(const gg_report_data *d, const gg_findings *f);
+/* GFLOP/s over outputs per fragment, a series per fetch path and out (the
+ * colour the fetch path, the point and dash the out), the cap of out=rt
+ * marked; f->outs must have points. */
+char *gg_script_outputs(const gg_report_data *d, const gg_findings *f);
 
 /* Runs gnuplot on the body with an SVG terminal, output to a temporary
  * file beside out_path, renamed over it when gnuplot succeeded and wrote an

@@ -17,6 +17,12 @@ static const char *shape(gg_shape s, char *buf, size_t len)
     return buf;
 }
 
+static int outputs_of_md(const gg_report_data *d, const gg_variant *v)
+{
+    gg_layout L;
+    return gg_layout_compute(v, d->m, d->n, d->k, &L) ? 0 : gg_layout_outputs(&L);
+}
+
 static const char *np_text(int np, char *buf, size_t len)
 {
     if (np == GG_NP_ALL)
@@ -111,8 +117,8 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
                "|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
-        if (!r->present && i == GG_BENCH_BEST_F16)
-            continue; /* half storage not tuned: no row, as in the CSV */
+        if (!r->present && (i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_IMAGE))
+            continue; /* half storage not tuned, no out=image record: no row, as in the CSV */
         if (!r->present) {
             fprintf(f, "| %s | no tuning record | | | | | |\n", gg_bench_names[i]);
             continue;
@@ -195,18 +201,20 @@ static void fig7(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
 {
     fprintf(f, "## Figure 7: sensitivity to np\n\n");
     if (!fd->have_base) {
-        fprintf(f, "No variant ran ok: nothing to plot.\n\n");
+        fprintf(f, "No out=rt variant ran ok: nothing to plot.\n\n");
         return;
     }
-    fprintf(f, "Every curve holds unroll=%d, profile=%s, compiler=%s, acc=%s (the outer keys "
-               "with the most records%s); GFLOP/s, 0 where the variant failed.  np=all is "
-               "plotted at the number of k-steps.\n\n",
+    fprintf(f, "Every curve holds unroll=%d, profile=%s, compiler=%s, acc=%s%s%s, out=rt (the "
+               "outer keys with the most records%s); GFLOP/s, 0 where the variant failed.  np=all "
+               "is plotted at the number of k-steps.\n\n",
             fd->base.unroll, gg_profile_name(fd->base.profile), gg_compiler_name(fd->base.compiler),
-            gg_acc_name(fd->base.acc),
+            gg_acc_name(fd->base.acc), fd->base.fetch != GG_FETCH_TEXTURE ? ", fetch=" : "",
+            fd->base.fetch != GG_FETCH_TEXTURE ? gg_fetch_name(fd->base.fetch) : "",
             !d->have_best || (d->best.unroll == fd->base.unroll &&
                               d->best.profile == fd->base.profile &&
                               d->best.compiler == fd->base.compiler && d->best.acc == fd->base.acc &&
-                              d->best.store == fd->base.store)
+                              d->best.store == fd->base.store && d->best.out == fd->base.out &&
+                              d->best.fetch == fd->base.fetch)
                 ? ", the best's"
                 : "; the best's differ");
     fprintf(f, "### (a) np over powers of two\n\n");
@@ -232,7 +240,7 @@ static void fig8(FILE *f, const gg_findings *fd, const char *img)
 {
     fprintf(f, "## Figure 8: sensitivity to mrt and mc\n\n");
     if (!fd->have_base) {
-        fprintf(f, "No variant ran ok: nothing to plot.\n\n");
+        fprintf(f, "No out=rt variant ran ok: nothing to plot.\n\n");
         return;
     }
     fprintf(f, "![Figure 8](%s)\n\n", img);
@@ -256,6 +264,182 @@ static void fig8(FILE *f, const gg_findings *fd, const char *img)
         fprintf(f, "\n");
     }
     fprintf(f, "\n");
+}
+
+/* "25.9 GFLOP/s at 16 outputs (`variant`)" for record i, or "not measured". */
+static void rec_cell(FILE *f, const gg_report_data *d, long i, bool mads)
+{
+    if (i < 0) {
+        fprintf(f, "not measured");
+        return;
+    }
+    const gg_report_rec *r = &d->recs[i];
+    gg_layout L;
+    char vt[GG_VARIANT_TEXT];
+    if (gg_layout_compute(&r->v, d->m, d->n, d->k, &L)) {
+        fprintf(f, "%.4g GFLOP/s", r->m.gflops);
+        return;
+    }
+    fprintf(f, "%.4g GFLOP/s at %d outputs (`%s`)", r->m.gflops, gg_layout_outputs(&L),
+            gg_variant_format(&r->v, vt, sizeof vt));
+    if (mads)
+        fprintf(f, ", %.3g multiply-adds a texel of A and B", gg_layout_mads_per_fetch(&L));
+}
+
+/* "  By outputs, the best (any fetch path): 4: 1.2, 8: 3.4, ..." for one
+ * out, and where it peaks. */
+static void envelope(FILE *f, const gg_report_data *d, const gg_outputs_finding *o, int out)
+{
+    (void)d;
+    int q[GG_OUTS_MAX], n = 0;
+    double g[GG_OUTS_MAX];
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
+        const gg_outputs_series *s = &o->s[fe][out];
+        for (int j = 0; j < s->n; j++) {
+            int x = 0;
+            while (x < n && q[x] < s->outputs[j])
+                x++;
+            if (x < n && q[x] == s->outputs[j]) {
+                g[x] = s->gflops[j] > g[x] ? s->gflops[j] : g[x];
+            } else if (n < GG_OUTS_MAX) {
+                memmove(q + x + 1, q + x, (size_t)(n - x) * sizeof *q);
+                memmove(g + x + 1, g + x, (size_t)(n - x) * sizeof *g);
+                q[x] = s->outputs[j];
+                g[x] = s->gflops[j];
+                n++;
+            }
+        }
+    }
+    if (n < 2)
+        return;
+    fprintf(f, "  The best `out=%s` by outputs per fragment (GFLOP/s, any fetch path):",
+            gg_out_name((gg_out)out));
+    int top = 0;
+    for (int x = 0; x < n; x++) {
+        fprintf(f, "%s %d: %.4g", x ? "," : "", q[x], g[x]);
+        if (g[x] > g[top])
+            top = x;
+    }
+    fprintf(f, "; %s at %d.\n", top == n - 1 ? "rising to its highest" : "highest", q[top]);
+}
+
+static void outputs_section(FILE *f, const gg_report_data *d, const gg_findings *fd,
+                            const char *img)
+{
+    const gg_outputs_finding *o = fd->outs;
+    fprintf(f, "## Outputs per fragment and the fetch paths: past the render targets' cap\n\n");
+    if (!o || !o->have) {
+        fprintf(f, "No store=f32 variant ran ok: nothing to plot.\n\n");
+        return;
+    }
+    fprintf(f, "![Outputs per fragment](%s)\n\n", img);
+    fprintf(f, "A fragment of an `out=rt` variant computes render targets x channels scalars of "
+               "C (mrt x mc), at most %d here (%d targets of 4 channels); an `out=image` variant "
+               "computes a `blk` block and writes it with imageStore, past that cap.  Each point "
+               "is the fastest store=f32 record that ran ok with that many outputs, for its fetch "
+               "path (how A and B are read) and out; records from before the `out` and `fetch` "
+               "keys count as `fetch=texture`, `out=rt`.\n\n",
+            o->cap, o->cap / 4);
+    fprintf(f, "| fetch path | best out=rt | best out=image | records ok / all (rt; image) |\n"
+               "|---|---|---|---|\n");
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
+        const gg_outputs_series *r = &o->s[fe][GG_OUT_RT], *m = &o->s[fe][GG_OUT_IMAGE];
+        if (!r->total && !m->total)
+            continue;
+        fprintf(f, "| %s | ", gg_fetch_name((gg_fetch)fe));
+        rec_cell(f, d, r->best >= 0 ? r->rec[r->best] : -1, true);
+        fprintf(f, " | ");
+        rec_cell(f, d, m->best >= 0 ? m->rec[m->best] : -1, true);
+        fprintf(f, " | %ld / %ld; %ld / %ld |\n", r->ok, r->total, m->ok, m->total);
+    }
+    fprintf(f, "| any | ");
+    rec_cell(f, d, o->best[GG_OUT_RT], true);
+    fprintf(f, " | ");
+    rec_cell(f, d, o->best[GG_OUT_IMAGE], true);
+    fprintf(f, " | |\n\n");
+    /* The fastest fetch path (its best of either out). */
+    int top = -1;
+    double gtop = 0;
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
+        for (int out = 0; out < GG_OUT_COUNT; out++) {
+            const gg_outputs_series *s = &o->s[fe][out];
+            if (s->best >= 0 && s->gflops[s->best] > gtop) {
+                gtop = s->gflops[s->best];
+                top = fe;
+            }
+        }
+    int paths = 0;
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
+        paths += o->s[fe][GG_OUT_RT].ok + o->s[fe][GG_OUT_IMAGE].ok > 0;
+    if (paths > 1)
+        fprintf(f, "The fastest fetch path is `fetch=%s` (%.4g GFLOP/s).", gg_fetch_name((gg_fetch)top),
+                gtop);
+    else
+        fprintf(f, "Only `fetch=%s` ran ok: the fetch paths are not compared on this card.",
+                gg_fetch_name((gg_fetch)top));
+    fprintf(f, "\n\n");
+
+    fprintf(f, "### The paper's MRT finding, revisited\n\n");
+    fprintf(f, "The paper saw mrt=2x2 run about 1.1x faster than mrt=1x1 (Figure 8, with four "
+               "targets at most) and put the small gain down to the copy of the auxiliary buffers "
+               "into textures between passes and to the registers more targets take.  Render "
+               "targets are one way to more outputs per fragment, that is to more reuse of each "
+               "texel fetched: with mc=2x2, mrt=2x2 computes 16 outputs against mrt=1x1's 4.");
+    if (fd->mrt_have)
+        fprintf(f, "  Here mrt=2x2 over mrt=1x1 is %.3gx (Figure 8).", fd->mrt_ratio);
+    fprintf(f, "\n\n");
+    const gg_report_rec *rt = o->best[GG_OUT_RT] >= 0 ? &d->recs[o->best[GG_OUT_RT]] : NULL;
+    const gg_report_rec *im = o->best[GG_OUT_IMAGE] >= 0 ? &d->recs[o->best[GG_OUT_IMAGE]] : NULL;
+    char vt[GG_VARIANT_TEXT];
+    if (rt) {
+        fprintf(f, "- The best `out=rt` variant computes %d outputs a fragment and runs at %.4g "
+                   "GFLOP/s (`%s`).",
+                outputs_of_md(d, &rt->v), rt->m.gflops, gg_variant_format(&rt->v, vt, sizeof vt));
+        if (o->rt_at_cap == o->best[GG_OUT_RT])
+            fprintf(f, "  That is the cap: as many outputs as render targets hold.");
+        else if (o->rt_at_cap >= 0)
+            fprintf(f, "  At the cap, %d outputs, the best `out=rt` runs at %.4g GFLOP/s.",
+                    o->cap, d->recs[o->rt_at_cap].m.gflops);
+        else
+            fprintf(f, "  No `out=rt` variant with the cap's %d outputs ran ok.", o->cap);
+        fprintf(f, "\n");
+        envelope(f, d, o, GG_OUT_RT);
+    } else {
+        fprintf(f, "- No `out=rt` variant ran ok.\n");
+    }
+    if (im) {
+        fprintf(f, "- The best `out=image` variant computes %d outputs a fragment and runs at %.4g "
+                   "GFLOP/s (`%s`)",
+                outputs_of_md(d, &im->v), im->m.gflops, gg_variant_format(&im->v, vt, sizeof vt));
+        if (rt)
+            fprintf(f, ", %.3gx the best `out=rt`", im->m.gflops / rt->m.gflops);
+        fprintf(f, ".");
+        if (o->image_past_cap == o->best[GG_OUT_IMAGE])
+            fprintf(f, "  That is past the cap.");
+        else if (o->image_past_cap >= 0)
+            fprintf(f, "  Past the cap, the best runs at %.4g GFLOP/s with %d outputs.",
+                    d->recs[o->image_past_cap].m.gflops,
+                    outputs_of_md(d, &d->recs[o->image_past_cap].v));
+        else
+            fprintf(f, "  No `out=image` variant with more than %d outputs ran ok.", o->cap);
+        fprintf(f, "\n");
+        envelope(f, d, o, GG_OUT_IMAGE);
+    } else {
+        fprintf(f, "- No `out=image` variant ran ok on this card (records from before the key, "
+                   "or a tune that did not try it): whether more outputs than render targets "
+                   "would help is not measured here.\n");
+    }
+    if (o->common > 0) {
+        double a = d->recs[o->common_rec[GG_OUT_IMAGE]].m.gflops;
+        double b = d->recs[o->common_rec[GG_OUT_RT]].m.gflops;
+        fprintf(f, "- At %d outputs, measured both ways, `out=image` runs at %.4g and `out=rt` at "
+                   "%.4g GFLOP/s (%.3gx): at the same outputs a fragment, imageStore of one "
+                   "block against render-target writes.\n",
+                o->common, a, b, a / b);
+    }
+    fprintf(f, "- Verdict: %s.\n\n",
+            gg_verdict_outputs(im ? im->m.gflops : 0, rt ? rt->m.gflops : 0,
+                               im ? outputs_of_md(d, &im->v) : 0, o->cap));
 }
 
 static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
@@ -290,18 +474,35 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
     }
     gg_layout L;
     gg_layout_compute(&d->best, d->m, d->n, d->k, &L);
-    fprintf(f, "The best variant runs %d pass%s over %d x %d fragments; each fragment fetches "
-               "%ld texels and does %ld scalar multiply-adds per pass and writes %d target%s.\n\n",
-            L.passes, L.passes == 1 ? "" : "es", L.tgt_w, L.tgt_h, L.fetches_per_frag_pass,
-            L.mads_per_frag_pass, L.targets, L.targets == 1 ? "" : "s");
+    if (L.image)
+        fprintf(f, "The best variant runs %d pass%s over %d x %d fragments; each fragment fetches "
+                   "%ld texels and does %ld scalar multiply-adds per pass and writes its %dx%d "
+                   "block with imageStore (%d texels; no render target).\n\n",
+                L.passes, L.passes == 1 ? "" : "es", L.tgt_w, L.tgt_h, L.fetches_per_frag_pass,
+                L.mads_per_frag_pass, d->best.blk.rows, d->best.blk.cols, L.targets);
+    else
+        fprintf(f, "The best variant runs %d pass%s over %d x %d fragments; each fragment fetches "
+                   "%ld texels and does %ld scalar multiply-adds per pass and writes %d "
+                   "target%s.\n\n",
+                L.passes, L.passes == 1 ? "" : "es", L.tgt_w, L.tgt_h, L.fetches_per_frag_pass,
+                L.mads_per_frag_pass, L.targets, L.targets == 1 ? "" : "s");
     fprintf(f, "| resource | the best's rate | the card's ceiling | fraction |\n|---|---|---|---|\n");
     fprintf(f, "| multiply-add | %.4g GFLOP/s | %.4g GFLOP/s | %.1f%% |\n", fd->best_gflops,
             d->probe.mad_gflops, 100 * fd->mad_frac);
     fprintf(f, "| texel fetch (%s) | %.4g Gtexel/s | %.4g Gtexel/s | %.1f%% |\n", fd->fetch_format,
             fd->fetch_gtexels, fd->fetch_ceiling, 100 * fd->fetch_frac);
-    fprintf(f, "| render-target write (%d target%s) | %.4g Gtexel/s | %.4g Gtexel/s | %.1f%% |\n\n",
-            L.targets, L.targets == 1 ? "" : "s", fd->write_gtexels, fd->write_ceiling,
-            100 * fd->write_frac);
+    if (L.image && fd->write_ceiling > 0)
+        fprintf(f, "| imageStore (%d texels a fragment) | %.4g Gtexel/s | %.4g Gtexel/s | "
+                   "%.1f%% |\n\n",
+                L.targets, fd->write_gtexels, fd->write_ceiling, 100 * fd->write_frac);
+    else if (L.image)
+        fprintf(f, "| imageStore (%d texels a fragment) | %.4g Gtexel/s | not probed | |\n\n",
+                L.targets, fd->write_gtexels);
+    else
+        fprintf(f, "| render-target write (%d target%s) | %.4g Gtexel/s | %.4g Gtexel/s | "
+                   "%.1f%% |\n\n",
+                L.targets, L.targets == 1 ? "" : "s", fd->write_gtexels, fd->write_ceiling,
+                100 * fd->write_frac);
     fprintf(f, "The texel-fetch ceiling is the probe's %s rate of %s texels.  The best does "
                "%.2f multiply-adds a texel fetched, so fetching alone caps it at %.4g GFLOP/s "
                "(%.1f%% of the multiply-add ceiling).",
@@ -309,15 +510,18 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
             fd->mads_per_fetch, fd->fetch_bound_gflops,
             d->probe.mad_gflops > 0 ? 100 * fd->fetch_bound_gflops / d->probe.mad_gflops : 0);
     if (fd->mads_per_fetch_max > 0)
-        fprintf(f, "  No variant can do more than %.2f a 4-channel texel (%d targets of 4 "
+        fprintf(f, "  No %svariant can do more than %.2f a 4-channel texel (%d targets of 4 "
                    "channels hold %d outputs per fragment, an r x c block; a k-step fetches r + c "
-                   "texels for 4rc multiply-adds, at most 2 sqrt(%d)), so no variant with these "
-                   "textures passes %.4g GFLOP/s (%.1f%% of the multiply-add ceiling).",
-                fd->mads_per_fetch_max, d->probe.write_max_targets,
+                   "texels for 4rc multiply-adds, at most 2 sqrt(%d)), so no %svariant with these "
+                   "textures passes %.4g GFLOP/s (%.1f%% of the multiply-add ceiling)%s.",
+                L.image ? "`out=rt` " : "", fd->mads_per_fetch_max, d->probe.write_max_targets,
                 4 * d->probe.write_max_targets, 4 * d->probe.write_max_targets,
-                fd->fetch_bound_any_gflops,
+                L.image ? "`out=rt` " : "", fd->fetch_bound_any_gflops,
                 d->probe.mad_gflops > 0 ? 100 * fd->fetch_bound_any_gflops / d->probe.mad_gflops
-                                        : 0);
+                                        : 0,
+                L.image ? "; the best, an `out=image` block past the render targets, is not "
+                          "bound by it"
+                        : "");
     fprintf(f, "\n\n");
     fprintf(f, "The best runs at %.1f%% of the multiply-add ceiling.  The resource it is "
                "closest to is **%s**: the limiting resource of this card's best.\n\n",
@@ -328,7 +532,7 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "against the reference of the inputs rounded to halves): %.4g GFLOP/s, %.1f%% "
                    "of the multiply-add ceiling.  Its RGBA16F textures are fetched at %.4g "
                    "Gtexel/s against the probe's %.4g (%.1f%%); with %.2f multiply-adds a texel "
-                   "that ceiling allows it %.4g GFLOP/s (%.1f%%), and any variant %.4g "
+                   "that ceiling allows it %.4g GFLOP/s (%.1f%%), and any %svariant %.4g "
                    "(%.1f%%).\n\n",
                 gg_variant_format(&fd->half, vt, sizeof vt), fd->half_gflops,
                 100 * fd->half_mad_frac, fd->half_fetch_gtexels, fd->half_fetch_ceiling,
@@ -337,7 +541,7 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                 fd->half_mads_per_fetch, fd->half_fetch_bound_gflops,
                 d->probe.mad_gflops > 0 ? 100 * fd->half_fetch_bound_gflops / d->probe.mad_gflops
                                         : 0,
-                fd->half_fetch_bound_any_gflops,
+                fd->half.out == GG_OUT_IMAGE ? "`out=rt` " : "", fd->half_fetch_bound_any_gflops,
                 d->probe.mad_gflops > 0
                     ? 100 * fd->half_fetch_bound_any_gflops / d->probe.mad_gflops
                     : 0);
@@ -573,21 +777,22 @@ int gg_report_write(const gg_report_data *d, const gg_findings *fd, const gg_rep
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s", o->results_dir, d->card);
-    char names[4][128], paths[4][1700];
-    const char *figs[4] = {"fig5", "fig7a", "fig7b", "fig8"};
-    for (int i = 0; i < 4; i++) {
+    char names[5][128], paths[5][1700];
+    const char *figs[5] = {"fig5", "fig7a", "fig7b", "fig8", "fig-outputs"};
+    for (int i = 0; i < 5; i++) {
         gg_report_figure_name(names[i], sizeof names[i], figs[i], d->m, d->n, d->k);
         snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i]);
     }
     /* Figures first: report.md is written only when every figure it shows
      * was drawn. */
-    bool want[4] = {d->have_bench, fd->have_base && fd->n7a > 0, fd->have_base && fd->n7b > 0,
-                    fd->have_base};
-    for (int i = 0; i < 4; i++) {
+    bool want[5] = {d->have_bench, fd->have_base && fd->n7a > 0, fd->have_base && fd->n7b > 0,
+                    fd->have_base, fd->outs && fd->outs->have};
+    for (int i = 0; i < 5; i++) {
         if (!want[i])
             continue;
         char *script = i == 0   ? gg_script_fig5(d)
                        : i == 3 ? gg_script_fig8(d, fd)
+                       : i == 4 ? gg_script_outputs(d, fd)
                                 : gg_script_fig7(d, fd, i == 2);
         if (!script) {
             snprintf(err, errlen, "out of memory for the script of %s", names[i]);
@@ -612,6 +817,7 @@ int gg_report_write(const gg_report_data *d, const gg_findings *fd, const gg_rep
     fig5(f, d, fd, names[0]);
     fig7(f, d, fd, names[1], names[2]);
     fig8(f, fd, names[3]);
+    outputs_section(f, d, fd, names[4]);
     ceilings(f, d, fd);
     findings(f, d, fd);
     other_sizes(f, d, o->results_dir);

@@ -205,10 +205,11 @@ char *gg_script_fig5(const gg_report_data *d)
             hi = fmax(hi, r->m.gflops);
         }
     }
-    /* The bars, in gg_bench_names' order; best-f16 only when it was tuned. */
+    /* The bars, in gg_bench_names' order; best-image and best-f16 only where
+     * there is one. */
     int rows[GG_BENCH_NROWS], nbars = 0;
     for (int i = 0; i < GG_BENCH_NROWS; i++)
-        if (i != GG_BENCH_BEST_F16 || b->rows[i].present)
+        if ((i != GG_BENCH_BEST_F16 && i != GG_BENCH_BEST_IMAGE) || b->rows[i].present)
             rows[nbars++] = i;
     bool logy = hi > 0 && hi / lo > 30;
     fprintf(f, "set title \"Figure 5 on %s, %dx%dx%d\\nautomatic (best) against manual (presets) "
@@ -226,7 +227,9 @@ char *gg_script_fig5(const gg_report_data *d)
     for (int x = 0; x < nbars; x++) {
         int i = rows[x];
         const gg_bench_row *r = &b->rows[i];
-        int colour = i == GG_BENCH_BEST || i == GG_BENCH_BEST_F16 ? 2 : i == GG_BENCH_CPU ? 3 : 1;
+        int colour = i == GG_BENCH_BEST || i == GG_BENCH_BEST_IMAGE || i == GG_BENCH_BEST_F16 ? 2
+                     : i == GG_BENCH_CPU                                                    ? 3
+                                                                                            : 1;
         bool ok = r->present && r->m.status == GG_OK && r->m.gflops > 0;
         if (ok)
             fprintf(f, "%d \"%s\" %.6g %d \"%.4g\"\n", x, gg_bench_names[i], r->m.gflops, colour,
@@ -255,8 +258,10 @@ char *gg_script_fig5(const gg_report_data *d)
 
 static void outer_keys(char *buf, size_t len, const gg_variant *v)
 {
-    snprintf(buf, len, "unroll=%d, profile=%s, compiler=%s, acc=%s", v->unroll,
-             gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc));
+    snprintf(buf, len, "unroll=%d, profile=%s, compiler=%s, acc=%s%s%s", v->unroll,
+             gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc),
+             v->fetch != GG_FETCH_TEXTURE ? ", fetch=" : "",
+             v->fetch != GG_FETCH_TEXTURE ? gg_fetch_name(v->fetch) : "");
 }
 
 static void curves_block(FILE *f, const gg_np_curve *c, int n, bool mark_all)
@@ -347,6 +352,73 @@ char *gg_script_fig8(const gg_report_data *d, const gg_findings *fd)
     }
     fprintf(f, "EOD\nplot for [i=2:%d] $d using i:xtic(1) title columnheader(i)\n", fd->n_mrt + 1);
 done:
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+char *gg_script_outputs(const gg_report_data *d, const gg_findings *fd)
+{
+    const gg_outputs_finding *o = fd->outs;
+    if (!o)
+        return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    static const char *const colour[GG_FETCH_COUNT] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
+    int qmax = o->cap;
+    double gmax = 0;
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
+        for (int out = 0; out < GG_OUT_COUNT; out++) {
+            const gg_outputs_series *s = &o->s[fe][out];
+            for (int j = 0; j < s->n; j++) {
+                qmax = s->outputs[j] > qmax ? s->outputs[j] : qmax;
+                gmax = s->gflops[j] > gmax ? s->gflops[j] : gmax;
+            }
+        }
+    fprintf(f, "set title \"Outputs per fragment on %s, %dx%dx%d\\nbest GFLOP/s at each number "
+               "of scalars of C a fragment computes, per fetch path (store=f32)\"\n",
+            d->card, d->m, d->n, d->k);
+    fprintf(f, "set xlabel 'outputs per fragment (out=rt: render targets x channels; out=image: "
+               "blk rows x columns)'\nset ylabel 'GFLOP/s'\nset grid\n"
+               "set key outside right top\nset logscale x 2\nset xrange [0.8:%g]\n"
+               "set yrange [0:%g]\n",
+            qmax * 1.25, gmax > 0 ? gmax * 1.15 : 1);
+    fprintf(f, "set arrow 1 from %d, graph 0 to %d, graph 1 nohead dt 3 lc rgb 'gray40'\n"
+               "set label 1 'render-target cap: %d' at %d, graph 0.96 right offset -0.5, 0\n",
+            o->cap, o->cap, o->cap, o->cap);
+    int n = 0;
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
+        for (int out = 0; out < GG_OUT_COUNT; out++) {
+            const gg_outputs_series *s = &o->s[fe][out];
+            if (!s->n)
+                continue;
+            fprintf(f, "$s%d_%d << EOD\n", fe, out);
+            for (int j = 0; j < s->n; j++)
+                fprintf(f, "%d %.6g\n", s->outputs[j], s->gflops[j]);
+            fprintf(f, "EOD\n");
+            n++;
+        }
+    fprintf(f, "plot ");
+    int k = 0;
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
+        for (int out = 0; out < GG_OUT_COUNT; out++) {
+            const gg_outputs_series *s = &o->s[fe][out];
+            if (!s->n)
+                continue;
+            fprintf(f, "%s$s%d_%d using 1:2 with linespoints lw 2 lc rgb '%s' pt %d ps 1.2 dt %d "
+                       "title 'fetch=%s, out=%s'",
+                    k++ ? ", " : "", fe, out, colour[fe], out == GG_OUT_RT ? 7 : 5,
+                    out == GG_OUT_RT ? 1 : 2, gg_fetch_name((gg_fetch)fe),
+                    gg_out_name((gg_out)out));
+        }
+    if (!n)
+        fprintf(f, "2 notitle");
+    fprintf(f, "\n");
     if (fclose(f) != 0) {
         free(text);
         return NULL;

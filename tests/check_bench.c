@@ -1,9 +1,12 @@
 /* search/bench and glhost/cpublas: the rows run in order with ratios to the
  * CPU row; failures keep their status at 0 GFLOP/s; a missing best is a
- * note, not a row; the CSV (name first, ratio_to_cpu last) round-trips and
- * bad files are refused naming the line; the CPU BLAS timing is verified
- * (a wrong reference makes it wrong_result); `glgemm bench` writes every
- * row, the best row when a best file exists, and refuses bad usage. */
+ * note, not a row; best-image is the fastest ok out=image row of the tuning
+ * records, absent (with a line in the table) when they hold none; the CSV
+ * (name first, ratio_to_cpu last) round-trips and bad files are refused
+ * naming the line; the CPU BLAS timing is verified (a wrong reference makes
+ * it wrong_result); `glgemm bench` writes every row, the best row when a
+ * best file exists, best-image when the records hold one, and refuses bad
+ * usage. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include "glhost/inputs.h"
 #include "glhost/reference.h"
 #include "search/bench.h"
+#include "search/records.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
 
@@ -21,7 +25,7 @@
 
 typedef struct {
     int calls;
-    char seen[8][GG_VARIANT_TEXT];
+    char seen[8][GG_VARIANT_TEXT + 64];
     bool fail_nv_single; /* nv-single comes back wrong_result */
 } fake_gpu;
 
@@ -36,7 +40,7 @@ static double fake_rate(const gg_variant *v)
 static int fake_eval(void *user, const gg_variant *v, gg_measurement *out)
 {
     fake_gpu *g = user;
-    gg_variant_format(v, g->seen[g->calls++], GG_VARIANT_TEXT);
+    gg_variant_format(v, g->seen[g->calls++], GG_VARIANT_TEXT + 64);
     gg_measurement_init(out);
     out->passes = 3;
     out->gflops = fake_rate(v);
@@ -73,24 +77,29 @@ START_TEST(rows_in_order_with_ratios)
     gg_variant best;
     char err[256];
     ck_assert_int_eq(gg_variant_parse("mrt=2x2,mc=1x4,np=16", NULL, &best, err, sizeof err), 0);
-    gg_variant best16;
+    gg_variant best16, image;
     ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &best16, err, sizeof err), 0);
+    ck_assert_int_eq(gg_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &image, err,
+                                      sizeof err), 0);
     static gg_bench b;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &best16, fake_eval, &g, fake_cpu,
-                                  NULL, NULL, NULL),
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &image, &best16, fake_eval, &g,
+                                  fake_cpu, NULL, NULL, NULL),
                      0);
-    /* The presets in SPEC's order, then best, then best-f16. */
-    const char *want[6] = {
+    /* The presets in SPEC's order, then best, best-image, best-f16. */
+    const char *want[7] = {
         "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=1x1,mc=2x2,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=2x2,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
+        "mrt=1x1,mc=2x2,np=all,unroll=0,profile=430,compiler=glsl,acc=pingpong,store=f32,"
+        "out=image,blk=8x8",
         "mrt=2x4,mc=4x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16",
     };
-    ck_assert_int_eq(g.calls, 6);
+    ck_assert_int_eq(g.calls, 7);
+    ck_assert_str_eq(gg_bench_names[GG_BENCH_BEST_IMAGE], "best-image");
     ck_assert_str_eq(gg_bench_names[GG_BENCH_BEST_F16], "best-f16");
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 7; i++)
         ck_assert_str_eq(g.seen[i], want[i]);
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         ck_assert(b.rows[i].present);
@@ -107,11 +116,12 @@ START_TEST(failed_row_and_missing_best)
 {
     fake_gpu g = {.fail_nv_single = true};
     static gg_bench b;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, fake_eval, &g, fake_cpu,
-                                  NULL, NULL, NULL),
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, NULL, fake_eval, &g,
+                                  fake_cpu, NULL, NULL, NULL),
                      0);
     ck_assert_int_eq(g.calls, 4); /* no best evaluated */
     ck_assert(!b.rows[GG_BENCH_BEST].present);
+    ck_assert(!b.rows[GG_BENCH_BEST_IMAGE].present);
     ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
     ck_assert_int_eq(b.rows[2].m.status, GG_WRONG_RESULT);
     ck_assert_double_eq(b.rows[2].m.gflops, 0);
@@ -127,12 +137,20 @@ START_TEST(failed_row_and_missing_best)
     ck_assert_ptr_nonnull(strstr(csv, ",2e-07,1\n"));
     free(csv);
 
-    FILE *devnull = fopen("/dev/null", "w");
-    gg_bench_print(devnull, &b, "glgemm tune --size 64");
-    fclose(devnull);
+    /* The table says why best and best-image are not there. */
+    char *table = NULL;
+    size_t tlen = 0;
+    FILE *mf = open_memstream(&table, &tlen);
+    gg_bench_print(mf, &b, "glgemm tune --size 64");
+    fclose(mf);
+    ck_assert_ptr_nonnull(strstr(table, "\nbest: no tuning record (run glgemm tune --size 64)\n"));
+    ck_assert_ptr_nonnull(strstr(table, "\nbest-image: no out=image variant ran ok in the tuning "
+                                        "records\n"));
+    ck_assert_ptr_null(strstr(table, "best-f16"));
+    free(table);
     /* The CPU asking to stop stops the bench. */
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, fake_eval, &g, stop_cpu, NULL,
-                                  NULL, NULL),
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, NULL, fake_eval, &g, stop_cpu,
+                                  NULL, NULL, NULL),
                      -1);
 }
 END_TEST
@@ -145,12 +163,14 @@ START_TEST(csv_round_trip)
     gg_variant best;
     ck_assert_int_eq(gg_variant_parse("mrt=1x2,mc=2x2,np=3,acc=blend", NULL, &best, err, sizeof err),
                      0);
-    gg_variant best16;
+    gg_variant best16, image;
     ck_assert_int_eq(gg_variant_parse("mrt=1x8,mc=1x4,np=2,store=f16", NULL, &best16, err,
                                       sizeof err), 0);
+    ck_assert_int_eq(gg_variant_parse("mc=1x4,np=4,profile=310es,out=image,blk=16x8,fetch=image",
+                                      NULL, &image, err, sizeof err), 0);
     static gg_bench b, back;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &best16, fake_eval, &g, fake_cpu,
-                                  NULL, NULL, NULL),
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &image, &best16, fake_eval, &g,
+                                  fake_cpu, NULL, NULL, NULL),
                      0);
     snprintf(path, sizeof path, "%s/bench.csv", dir);
     ck_assert_int_eq(gg_bench_write(&b, path, err, sizeof err), 0);
@@ -210,10 +230,128 @@ START_TEST(old_and_f16_files_read)
                    "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f32,1,ok,0.125,8,3e-07,2\n");
     ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "line 2: the best-f16 row's store is f32, not f16"), "%s", err);
+    /* best-image reads when its out is image, and is refused otherwise. */
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-image,synth,8,8,8,1x1,2x2,all,0,430,glsl,pingpong,f32,image,4x4,texture,1,"
+                   "ok,0.125,8,3e-07,2\n");
+    ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert(b.rows[GG_BENCH_BEST_IMAGE].present && !b.rows[GG_BENCH_BEST].present);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST_IMAGE].v.blk.rows, 4);
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-image,synth,8,8,8,1x1,2x2,all,0,430,glsl,pingpong,f32,rt,-,texture,1,"
+                   "ok,0.125,8,3e-07,2\n");
+    ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "line 2: the best-image row's out is rt, not image"), "%s", err);
     /* The CPU row of today's file with only seven empty columns is refused. */
     tu_write(path, GG_BENCH_CSV_HEADER "\ncpu-blas,synth,8,8,8,,,,,,,,f32,0,ok,0.25,4,2e-07,1\n");
     ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "variant columns empty"));
+    tu_rm_rf(dir);
+}
+END_TEST
+
+/* best-image from fake tuning records: the fastest row that ran ok with
+ * out=image and store=f32, whatever is faster with out=rt, with store=f16,
+ * failed, or of another card or problem; bench then runs it as its row. */
+#define REC_HEAD GG_CSV_HEADER "\n"
+#define REC(mid, tail) "synth,64,64,64," mid "," tail "\n"
+static const char image_records[] =
+    REC_HEAD
+    REC("2x4,2x2,all,0,330,glsl,pingpong,f32,rt,-,texture", "1,ok,0.001,90,1e-07")
+    REC("1x1,2x2,all,0,430,glsl,pingpong,f32,image,8x8,texture", "1,ok,0.002,30,1e-07")
+    REC("1x1,1x4,8,0,430,glsl,pingpong,f32,image,16x8,texelfetch", "2,ok,0.001,55.5,1e-07")
+    REC("1x1,1x4,4,0,430,glsl,pingpong,f32,image,16x8,buffer", "4,ok,0.002,41,1e-07")
+    REC("1x1,2x2,all,0,430,glsl,pingpong,f32,image,16x16,texture", "1,wrong_result,0.001,0,0.5")
+    REC("1x1,2x2,all,0,430,glsl,pingpong,f16,image,8x8,texture", "1,ok,0.001,70,1e-07")
+    "synth,64,64,32,1x1,2x2,all,0,430,glsl,pingpong,f32,image,4x4,texture,1,ok,0.001,80,1e-07\n"
+    "other,64,64,64,1x1,2x2,all,0,430,glsl,pingpong,f32,image,4x4,texture,1,ok,0.001,80,1e-07\n"
+    "a line that is no row\n"
+    REC("1x1,2x2,all,0,430,glsl,pingpong,f32,image,4x8,fetch", "1,ok,0.001,99,1e-07");
+
+START_TEST(best_image_from_records)
+{
+    char dir[64], path[256], err[512];
+    tu_mkdtemp(dir, sizeof dir, "bench-image");
+    snprintf(path, sizeof path, "%s/synth", dir);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    char rec[300];
+    gg_records_file(rec, sizeof rec, dir, "synth", 64, 64, 64);
+    ck_assert_str_eq(strrchr(rec, '/'), "/tune-64x64x64.csv");
+    gg_variant v;
+    gg_measurement m;
+    /* No records file: none. */
+    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, gg_record_is_image_f32, NULL, &v,
+                                        &m, err, sizeof err), 0);
+    tu_write(rec, image_records);
+    ck_assert_msg(gg_records_fastest(dir, "synth", 64, 64, 64, gg_record_is_image_f32, NULL, &v, &m,
+                                     err, sizeof err) == 1, "%s", err);
+    char vt[GG_VARIANT_TEXT];
+    ck_assert_str_eq(gg_variant_format(&v, vt, sizeof vt),
+                     "mrt=1x1,mc=1x4,np=8,unroll=0,profile=430,compiler=glsl,acc=pingpong,"
+                     "store=f32,out=image,blk=16x8,fetch=texelfetch");
+    ck_assert_double_eq(m.gflops, 55.5);
+    ck_assert_int_eq(m.passes, 2);
+    /* Any out: the rt row is the fastest. */
+    gg_variant any;
+    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, NULL, NULL, &any, NULL, err,
+                                        sizeof err), 1);
+    ck_assert_int_eq(any.out, GG_OUT_RT);
+    long rows = 0;
+    ck_assert_int_eq(gg_records_scan(dir, "synth", 64, 64, 64, NULL, NULL, &rows, err, sizeof err),
+                     0);
+    ck_assert_int_eq(rows, 6);
+
+    /* bench runs it as the best-image row, after best, before best-f16. */
+    fake_gpu g = {0};
+    gg_variant best;
+    ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=2x2", NULL, &best, err, sizeof err), 0);
+    static gg_bench b;
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &v, NULL, fake_eval, &g, fake_cpu,
+                                  NULL, NULL, NULL),
+                     0);
+    ck_assert_int_eq(g.calls, 6);
+    ck_assert_str_eq(g.seen[5], vt);
+    ck_assert(b.rows[GG_BENCH_BEST_IMAGE].present && b.rows[GG_BENCH_BEST_IMAGE].has_variant);
+    ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
+    ck_assert_double_eq_tol(b.rows[GG_BENCH_BEST_IMAGE].m.gflops, fake_rate(&v), 1e-12);
+    char *csv = gg_bench_csv(&b);
+    ck_assert_ptr_nonnull(csv);
+    ck_assert_ptr_nonnull(strstr(csv, "\nbest,synth,64,64,64,2x4,2x2,all,"));
+    ck_assert_ptr_nonnull(strstr(csv, "\nbest-image,synth,64,64,64,1x1,1x4,8,0,430,glsl,pingpong,f32,"
+                                      "image,16x8,texelfetch,"));
+    ck_assert(strstr(csv, "\nbest,") < strstr(csv, "\nbest-image,"));
+    ck_assert_ptr_null(strstr(csv, "best-f16"));
+    free(csv);
+
+    /* Records of out=rt only (a file from before the out column among
+     * them): no best-image, no row. */
+    tu_write(rec, GG_CSV_HEADER_V2 "\n"
+                  "synth,64,64,64,2x4,2x2,all,0,330,glsl,pingpong,f32,1,ok,0.001,90,1e-07\n"
+                  "synth,64,64,64,1x1,2x2,4,0,330,glsl,pingpong,f32,2,ok,0.001,20,1e-07\n");
+    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, gg_record_is_image_f32, NULL, &v,
+                                        &m, err, sizeof err), 0);
+    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, NULL, NULL, &v, &m, err,
+                                        sizeof err), 1);
+    ck_assert_double_eq(m.gflops, 90);
+    g.calls = 0;
+    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, NULL, NULL, fake_eval, &g, fake_cpu,
+                                  NULL, NULL, NULL),
+                     0);
+    ck_assert_int_eq(g.calls, 5);
+    ck_assert(!b.rows[GG_BENCH_BEST_IMAGE].present);
+    csv = gg_bench_csv(&b);
+    ck_assert_ptr_null(strstr(csv, "best-image"));
+    free(csv);
+    /* Someone else's file is an error, named. */
+    tu_write(rec, "time,gflops\n1,2\n");
+    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, gg_record_is_image_f32, NULL, &v,
+                                        &m, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "tune-64x64x64.csv: the first line is not the records header"), "%s",
+                  err);
+    /* Reading never changed it (no lock, no rewrite). */
+    char *text = tu_read(rec);
+    ck_assert_str_eq(text, "time,gflops\n1,2\n");
+    free(text);
     tu_rm_rf(dir);
 }
 END_TEST
@@ -385,21 +523,35 @@ START_TEST(cli_bench_rows_and_ratios)
     ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
 
     /* With a half-storage best too, best-f16 runs it, verified against the
-     * half-rounded inputs' reference (ok, not wrong_result), after best. */
+     * half-rounded inputs' reference (ok, not wrong_result), after best;
+     * with tuning records that hold out=image variants, best-image runs the
+     * fastest that ran ok, between the two. */
     snprintf(path, sizeof path, "%s/res/llvmpipe/best-f16-24x24x24.txt", dir);
     const char *b16 = "mrt=2x1,mc=2x2,np=3,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16\n"
                       "gflops: 1\n";
     ck_assert_int_eq(gg_write_atomic(path, b16, strlen(b16), perr, sizeof perr), 0);
+    snprintf(path, sizeof path, "%s/res/llvmpipe/tune-24x24x24.csv", dir);
+    tu_write(path, GG_CSV_HEADER "\n"
+                   "llvmpipe,24,24,24,1x2,1x4,2,0,330,glsl,pingpong,f32,rt,-,texture,3,ok,0.001,9,"
+                   "1e-07\n"
+                   "llvmpipe,24,24,24,1x1,2x2,all,0,430,glsl,pingpong,f32,image,4x4,texelfetch,1,ok,"
+                   "0.001,2,1e-07\n"
+                   "llvmpipe,24,24,24,1x1,1x4,all,0,430,glsl,pingpong,f32,image,4x8,texture,1,ok,"
+                   "0.001,1,1e-07\n");
     rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --csv --results res", &out, &err);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
-    ck_assert_int_eq(tu_count_lines(out), 1 + 7);
-    const char *r16 = find_row(out, "best-f16");
+    ck_assert_int_eq(tu_count_lines(out), 1 + 8);
+    const char *r16 = find_row(out, "best-f16"), *rimg = find_row(out, "best-image");
     ck_assert_msg(r16 && strstr(r16, ",2x1,2x2,3,0,330,glsl,pingpong,f16,") &&
                       strstr(r16, ",ok,"), "%s", out);
-    ck_assert(find_row(out, "best") < r16 && r16 < find_row(out, "cpu-blas"));
+    ck_assert_msg(rimg && !strncmp(rimg, "best-image,llvmpipe,24,24,24,1x1,2x2,all,0,430,glsl,"
+                                         "pingpong,f32,image,4x4,texelfetch,1,ok,", 77),
+                  "%s", out);
+    ck_assert(find_row(out, "best") < rimg && rimg < r16 && r16 < find_row(out, "cpu-blas"));
     free(out);
     free(err);
     /* One holding another store is bad input, named. */
+    snprintf(path, sizeof path, "%s/res/llvmpipe/best-f16-24x24x24.txt", dir);
     b16 = "mrt=2x1,mc=2x2,np=3,store=f32\n";
     ck_assert_int_eq(gg_write_atomic(path, b16, strlen(b16), perr, sizeof perr), 0);
     rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --results res", &out, &err);
@@ -448,6 +600,7 @@ Suite *make_bench_suite(void)
     tcase_add_test(tc, failed_row_and_missing_best);
     tcase_add_test(tc, csv_round_trip);
     tcase_add_test(tc, old_and_f16_files_read);
+    tcase_add_test(tc, best_image_from_records);
     tcase_add_loop_test(tc, bad_csv_refused, 0, sizeof bad_csv / sizeof *bad_csv);
     suite_add_tcase(s, tc);
 

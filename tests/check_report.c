@@ -353,6 +353,204 @@ static void syn_again(gg_report_data *d)
     d->nagain = 2;
 }
 
+/* Records with the keys past the render targets (the outputs figure): the
+ * legacy set, then out=rt again with fetch=texelfetch (mc 2x2 at every mrt
+ * of the set, np 8, at 1.02x the texture rate), and out=image blocks of mc
+ * 2x2 (blk 4x4 .. 16x16) at np 8 on every fetch path: GFLOP/s = 2.42 *
+ * img_q(outputs) * img_f(fetch), img_q peaking at 64 outputs (1.3x), so the
+ * best out=image is fetch=texelfetch, blk 8x8; a faster store=f16 one and
+ * a failed one that must not count. */
+static const double img_f[GG_FETCH_COUNT] = {1.0, 1.05, 0.8, 0.9};
+
+static double img_q(int q)
+{
+    switch (q) {
+    case 16: return 1.0;
+    case 32: return 1.15;
+    case 64: return 1.3;
+    case 128: return 1.1;
+    default: return 0.7; /* 256 */
+    }
+}
+
+static void syn_put(syn_set *s, const char *text, double g)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_msg(gg_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s: %s", text, err);
+    gg_variant_normalize(&v, SYN, SYN, SYN);
+    ck_assert_int_lt(s->n, 600);
+    s->v[s->n] = v;
+    s->g[s->n] = g;
+    s->n++;
+}
+
+static const char *const blks[5] = {"4x4", "4x8", "8x8", "8x16", "16x16"};
+static const int blk_q[5] = {16, 32, 64, 128, 256};
+
+static void syn_build_outputs(syn_set *s, bool half)
+{
+    syn_build(s);
+    for (int b = 0; b < 4; b++) {
+        char text[160];
+        snprintf(text, sizeof text, "mc=2x2,mrt=%dx%d,np=8,fetch=texelfetch", shapes4[b].rows,
+                 shapes4[b].cols);
+        gg_variant v;
+        char err[256];
+        ck_assert_int_eq(gg_variant_parse(text, NULL, &v, err, sizeof err), 0);
+        syn_put(s, text, 1.02 * syn_rate(&v, false));
+    }
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
+        for (int b = 0; b < 5; b++) {
+            char text[160];
+            snprintf(text, sizeof text, "mc=2x2,np=8,profile=430,out=image,blk=%s,fetch=%s",
+                     blks[b], gg_fetch_name((gg_fetch)fe));
+            syn_put(s, text, 2.42 * img_q(blk_q[b]) * img_f[fe]);
+        }
+    if (half)
+        syn_put(s, "mc=2x2,np=8,profile=430,out=image,blk=8x4,store=f16", 50);
+}
+
+/* The record that is s's failed one: written with status wrong_result. */
+static const char failed_image[] = "mc=2x2,np=4,profile=430,out=image,blk=4x4,fetch=buffer";
+
+START_TEST(outputs_of_synthetic_records)
+{
+    static syn_set s;
+    static gg_report_data d;
+    gg_findings f;
+    /* Records from before the out and fetch keys: one series, texture and
+     * out=rt, its points the best of each mc x mrt product. */
+    syn_build(&s);
+    syn_data(&d, &s);
+    ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
+    const gg_outputs_finding *o = f.outs;
+    ck_assert_ptr_nonnull(o);
+    ck_assert(o->have);
+    ck_assert_int_eq(o->cap, 32);
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
+        for (int out = 0; out < GG_OUT_COUNT; out++)
+            if (fe != GG_FETCH_TEXTURE || out != GG_OUT_RT) {
+                ck_assert_int_eq(o->s[fe][out].n, 0);
+                ck_assert_int_eq(o->s[fe][out].total, 0);
+                ck_assert_int_eq(o->s[fe][out].best, -1);
+            }
+    const gg_outputs_series *t = &o->s[GG_FETCH_TEXTURE][GG_OUT_RT];
+    ck_assert_int_eq(t->total, s.n);
+    ck_assert_int_eq(t->ok, s.n);
+    const int qs[5] = {1, 2, 4, 8, 16};
+    ck_assert_int_eq(t->n, 5);
+    for (int j = 0; j < 5; j++) {
+        ck_assert_int_eq(t->outputs[j], qs[j]);
+        double top = 0;
+        for (int i = 0; i < s.n; i++)
+            if (s.v[i].mc.rows * s.v[i].mc.cols * s.v[i].mrt.rows * s.v[i].mrt.cols == qs[j])
+                top = fmax(top, s.g[i]);
+        ck_assert_double_eq_tol(t->gflops[j], top, 1e-12);
+        ck_assert_double_eq_tol(d.recs[t->rec[j]].m.gflops, top, 1e-12);
+    }
+    ck_assert_int_eq(t->best, 4);
+    ck_assert_int_eq(o->best[GG_OUT_RT], t->rec[4]);
+    ck_assert_int_eq(o->best[GG_OUT_IMAGE], -1);
+    ck_assert_int_eq(o->rt_at_cap, -1);
+    ck_assert_int_eq(o->image_past_cap, -1);
+    ck_assert_int_eq(o->common, 0);
+    ck_assert_str_eq(gg_verdict_outputs(0, 2.42, 0, 32), "not measured: no out=image variant ran ok");
+    char *script = gg_script_outputs(&d, &f);
+    ck_assert_ptr_nonnull(script);
+    ck_assert_ptr_nonnull(strstr(script, "title 'fetch=texture, out=rt'"));
+    ck_assert_ptr_null(strstr(script, "out=image'"));
+    free(script);
+    gg_findings_free(&f);
+    gg_report_data_free(&d);
+
+    /* With the new keys, and a card of 4 draw buffers (the cap: 16). */
+    syn_build_outputs(&s, true);
+    syn_data(&d, &s);
+    d.env.have = true;
+    d.env.max_draw_buffers = 4;
+    /* The failed record: in the totals, not in the points. */
+    gg_report_rec *nr = realloc(d.recs, (size_t)(d.nrecs + 1) * sizeof *nr);
+    ck_assert_ptr_nonnull(nr);
+    d.recs = nr;
+    char err[256];
+    ck_assert_int_eq(gg_variant_parse(failed_image, NULL, &d.recs[d.nrecs].v, err, sizeof err), 0);
+    gg_measurement_init(&d.recs[d.nrecs].m);
+    d.recs[d.nrecs].m.status = GG_WRONG_RESULT;
+    d.recs[d.nrecs].m.gflops = 99;
+    d.nrecs++;
+    ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
+    o = f.outs;
+    ck_assert_int_eq(o->cap, 16);
+    /* Figures 7 and 8 still hold the texture out=rt records. */
+    ck_assert(f.have_base);
+    ck_assert_int_eq(f.base.fetch, GG_FETCH_TEXTURE);
+    ck_assert_int_eq(f.base.out, GG_OUT_RT);
+    ck_assert_double_eq_tol(f.mrt_ratio, 1.1, 1e-12);
+    ck_assert_double_eq_tol(f.f8[3][3], 2.2 * 1.1, 1e-12);
+    /* texelfetch, out=rt: mc 2x2 at mrt 1x1, 1x2, 1x4, 2x2: 4, 8, 16 outputs. */
+    const gg_outputs_series *x = &o->s[GG_FETCH_TEXELFETCH][GG_OUT_RT];
+    ck_assert_int_eq(x->total, 4);
+    ck_assert_int_eq(x->n, 3);
+    ck_assert_int_eq(x->outputs[2], 16);
+    ck_assert_double_eq_tol(x->gflops[2], 1.02 * 2.2 * 1.1, 1e-12);
+    ck_assert_int_eq(o->s[GG_FETCH_BUFFER][GG_OUT_RT].total, 0);
+    /* out=image: five points on every path, the failed one counted apart. */
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
+        const gg_outputs_series *m = &o->s[fe][GG_OUT_IMAGE];
+        ck_assert_int_eq(m->n, 5);
+        ck_assert_int_eq(m->ok, 5);
+        ck_assert_int_eq(m->total, fe == GG_FETCH_BUFFER ? 6 : 5);
+        for (int b = 0; b < 5; b++) {
+            ck_assert_int_eq(m->outputs[b], blk_q[b]);
+            ck_assert_double_eq_tol(m->gflops[b], 2.42 * img_q(blk_q[b]) * img_f[fe], 1e-12);
+        }
+        ck_assert_int_eq(m->best, 2);
+    }
+    /* The bests: out=image texelfetch 8x8 (64 outputs, past the cap);
+     * out=rt texelfetch mrt=2x2 (16, the cap); at 16 outputs both. */
+    const gg_report_rec *bi = &d.recs[o->best[GG_OUT_IMAGE]];
+    ck_assert_int_eq(bi->v.fetch, GG_FETCH_TEXELFETCH);
+    ck_assert_int_eq(bi->v.blk.rows * bi->v.blk.cols, 64);
+    ck_assert_int_eq(bi->v.store, GG_STORE_F32);
+    ck_assert_int_eq(o->image_past_cap, o->best[GG_OUT_IMAGE]);
+    const gg_report_rec *br = &d.recs[o->best[GG_OUT_RT]];
+    ck_assert_int_eq(br->v.fetch, GG_FETCH_TEXELFETCH);
+    ck_assert_double_eq_tol(br->m.gflops, 1.02 * 2.42, 1e-12);
+    ck_assert_int_eq(o->rt_at_cap, o->best[GG_OUT_RT]);
+    ck_assert_int_eq(o->common, 16);
+    ck_assert_double_eq_tol(d.recs[o->common_rec[GG_OUT_IMAGE]].m.gflops, 2.42 * 1.05, 1e-12);
+    ck_assert_double_eq_tol(d.recs[o->common_rec[GG_OUT_RT]].m.gflops, 1.02 * 2.42, 1e-12);
+    ck_assert(!strncmp(gg_verdict_outputs(bi->m.gflops, br->m.gflops, 64, 16),
+                       "more outputs than render targets hold pay off", 45));
+    script = gg_script_outputs(&d, &f);
+    ck_assert_ptr_nonnull(script);
+    for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
+        char title[80];
+        snprintf(title, sizeof title, "title 'fetch=%s, out=image'", gg_fetch_name((gg_fetch)fe));
+        ck_assert_msg(strstr(script, title) != NULL, "no %s", title);
+    }
+    ck_assert_ptr_nonnull(strstr(script, "title 'fetch=texelfetch, out=rt'"));
+    ck_assert_ptr_null(strstr(script, "title 'fetch=buffer, out=rt'"));
+    ck_assert_ptr_nonnull(strstr(script, "set arrow 1 from 16,"));
+    free(script);
+    gg_findings_free(&f);
+    gg_report_data_free(&d);
+}
+END_TEST
+
+/* The thresholds of the outputs verdict. */
+START_TEST(outputs_verdicts)
+{
+    ck_assert(!strncmp(gg_verdict_outputs(0, 1, 0, 32), "not measured: no out=image", 26));
+    ck_assert(!strncmp(gg_verdict_outputs(1, 0, 64, 32), "not measured: no out=rt", 23));
+    ck_assert(!strncmp(gg_verdict_outputs(1.1, 1, 64, 32), "more outputs than render targets", 32));
+    ck_assert(!strncmp(gg_verdict_outputs(1.1, 1, 32, 32), "out=image is faster, but not by", 31));
+    ck_assert(!strncmp(gg_verdict_outputs(0.9, 1, 64, 32), "more outputs per fragment do not", 32));
+    ck_assert(!strncmp(gg_verdict_outputs(1.01, 1, 64, 32), "about even", 10));
+}
+END_TEST
+
 START_TEST(analysis_of_synthetic_records)
 {
     static syn_set s;
@@ -495,7 +693,8 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
     memset(bench, 0, sizeof *bench);
     snprintf(bench->card, sizeof bench->card, "synth");
     bench->m = bench->n = bench->k = SYN;
-    const double rates[GG_BENCH_NROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 1.5 * s->g[best], 40.5};
+    const double rates[GG_BENCH_NROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 0.75 * s->g[best],
+                                          1.5 * s->g[best], 40.5};
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         gg_bench_row *r = &bench->rows[i];
         gg_measurement_init(&r->m);
@@ -506,6 +705,9 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
         else if (i == GG_BENCH_BEST_F16)
             ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &r->v, err,
                                               sizeof err), 0);
+        else if (i == GG_BENCH_BEST_IMAGE)
+            ck_assert_int_eq(gg_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &r->v,
+                                              err, sizeof err), 0);
         else if (r->has_variant)
             ck_assert_int_eq(gg_variant_parse(gg_bench_names[i], NULL, &r->v, err, sizeof err), 0);
         r->m.gflops = rates[i];
@@ -724,10 +926,140 @@ START_TEST(report_from_synthetic_folder)
     snprintf(half, sizeof half, "with %.2f multiply-adds a texel that ceiling allows it %.4g GFLOP/s "
              "(%.1f%%), and any variant 20 (50.0%%).", mpf, 1.25 * mpf * 2, 100 * 1.25 * mpf * 2 / 40);
     ck_assert_msg(strstr(md, half) != NULL, "no '%s'", half);
+    /* The outputs figure of records from before the keys: one series
+     * (texture, out=rt), nothing past the cap measured. */
+    char oname[64];
+    gg_report_figure_name(oname, sizeof oname, "fig-outputs", SYN, SYN, SYN);
+    check_svg(card, oname);
+    ck_assert_int_eq(md_row(md, "texture", cells), 4);
+    char owant[400];
+    snprintf(owant, sizeof owant, "%.4g GFLOP/s at 16 outputs (`mrt=2x2,mc=2x2,np=8,unroll=0,"
+             "profile=330,compiler=glsl,acc=pingpong,store=f32`)", 2.2 * 1.1);
+    ck_assert_msg(!strncmp(cells[1], owant, strlen(owant)), "'%s' vs '%s'", cells[1], owant);
+    ck_assert_str_eq(cells[2], "not measured");
+    ck_assert_int_eq(md_row(md, "texelfetch", cells), -1);
+    ck_assert_ptr_nonnull(strstr(md, "Only `fetch=texture` ran ok"));
+    ck_assert_ptr_nonnull(strstr(md, "- No `out=image` variant ran ok on this card"));
+    ck_assert_ptr_nonnull(strstr(md, "- Verdict: not measured: no out=image variant ran ok."));
+    ck_assert_ptr_null(strstr(md, "measured both ways"));
     /* Temporary files are gone. */
     char cmd[300];
     snprintf(cmd, sizeof cmd, "ls '%s' | grep -q 'tmp\\|\\.gp'", card);
     ck_assert_int_ne(system(cmd), 0);
+    free(md);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+/* The outputs figure and its section from a folder whose records hold the
+ * new keys (syn_build_outputs): every number of the section's table and
+ * sentences is the records', as the analysis test recomputes them. */
+START_TEST(report_outputs_from_synthetic_folder)
+{
+    char dir[64];
+    tu_mkdtemp(dir, sizeof dir, "report");
+    static syn_set s;
+    syn_build_outputs(&s, false);
+    static gg_bench bench;
+    double best = write_synth_folder(dir, &s, &bench);
+    ck_assert_double_eq_tol(best, 2.42 * 1.3 * 1.05, 1e-12); /* the best file: out=image */
+    char args[256], *out, *err;
+    snprintf(args, sizeof args, "report --results '%s' --card synth --size %d", dir, SYN);
+    int rc = tu_run(dir, NULL, args, &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    free(out);
+    free(err);
+    char card[128], path[256], name[64];
+    snprintf(card, sizeof card, "%s/synth", dir);
+    gg_report_figure_name(name, sizeof name, "fig-outputs", SYN, SYN, SYN);
+    check_svg(card, name);
+    snprintf(path, sizeof path, "%s/report.md", card);
+    char *md = tu_read(path);
+    ck_assert_ptr_nonnull(md);
+    char want[600];
+    snprintf(want, sizeof want, "![Outputs per fragment](%s)", name);
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
+    /* The table: a row per fetch path, the best of each out. */
+    char cells[12][256];
+    ck_assert_int_eq(md_row(md, "texelfetch", cells), 4);
+    snprintf(want, sizeof want, "%.4g GFLOP/s at 16 outputs (`mrt=2x2,mc=2x2,np=8,unroll=0,"
+             "profile=330,compiler=glsl,acc=pingpong,store=f32,fetch=texelfetch`)",
+             1.02 * 2.2 * 1.1);
+    ck_assert_msg(!strncmp(cells[1], want, strlen(want)), "'%s' vs '%s'", cells[1], want);
+    snprintf(want, sizeof want, "%.4g GFLOP/s at 64 outputs (`mrt=1x1,mc=2x2,np=8,unroll=0,"
+             "profile=430,compiler=glsl,acc=pingpong,store=f32,out=image,blk=8x8,"
+             "fetch=texelfetch`)", 2.42 * 1.3 * 1.05);
+    ck_assert_msg(!strncmp(cells[2], want, strlen(want)), "'%s' vs '%s'", cells[2], want);
+    ck_assert_str_eq(cells[3], "4 / 4; 5 / 5");
+    ck_assert_int_eq(md_row(md, "buffer", cells), 4);
+    ck_assert_str_eq(cells[1], "not measured");
+    snprintf(want, sizeof want, "%.4g GFLOP/s at 64 outputs", 2.42 * 1.3 * 0.9);
+    ck_assert_msg(!strncmp(cells[2], want, strlen(want)), "'%s' vs '%s'", cells[2], want);
+    ck_assert_int_eq(md_row(md, "texture", cells), 4);
+    snprintf(want, sizeof want, "%.4g GFLOP/s at 16 outputs", 2.2 * 1.1);
+    ck_assert_msg(!strncmp(cells[1], want, strlen(want)), "'%s' vs '%s'", cells[1], want);
+    ck_assert_int_eq(md_row(md, "any", cells), 4);
+    ck_assert_int_eq(md_row(md, "image", cells), 4);
+    snprintf(want, sizeof want, "The fastest fetch path is `fetch=texelfetch` (%.4g GFLOP/s).",
+             2.42 * 1.3 * 1.05);
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
+    /* The MRT finding, revisited: Figure 8's ratio, the bests, the cap (32:
+     * no environment.txt, 8 targets), the common 16 outputs, the verdict. */
+    ck_assert_ptr_nonnull(strstr(md, "### The paper's MRT finding, revisited"));
+    ck_assert_ptr_nonnull(strstr(md, "Here mrt=2x2 over mrt=1x1 is 1.1x (Figure 8)."));
+    snprintf(want, sizeof want, "- The best `out=rt` variant computes 16 outputs a fragment and "
+             "runs at %.4g GFLOP/s (`mrt=2x2,mc=2x2,np=8,unroll=0,profile=330,compiler=glsl,"
+             "acc=pingpong,store=f32,fetch=texelfetch`).  No `out=rt` variant with the cap's 32 "
+             "outputs ran ok.", 1.02 * 2.2 * 1.1);
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
+    snprintf(want, sizeof want, "- The best `out=image` variant computes 64 outputs a fragment and "
+             "runs at %.4g GFLOP/s (`mrt=1x1,mc=2x2,np=8,unroll=0,profile=430,compiler=glsl,"
+             "acc=pingpong,store=f32,out=image,blk=8x8,fetch=texelfetch`), %.3gx the best "
+             "`out=rt`.  That is past the cap.", 2.42 * 1.3 * 1.05, 1.3 * 1.05 / 1.02);
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
+    snprintf(want, sizeof want, "  The best `out=image` by outputs per fragment (GFLOP/s, any "
+             "fetch path): 16: %.4g, 32: %.4g, 64: %.4g, 128: %.4g, 256: %.4g; highest at 64.",
+             2.42 * 1.05, 2.42 * 1.15 * 1.05, 2.42 * 1.3 * 1.05, 2.42 * 1.1 * 1.05,
+             2.42 * 0.7 * 1.05);
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
+    snprintf(want, sizeof want, "- At 16 outputs, measured both ways, `out=image` runs at %.4g and "
+             "`out=rt` at %.4g GFLOP/s (%.3gx)", 2.42 * 1.05, 1.02 * 2.42, 1.05 / 1.02);
+    ck_assert_msg(strstr(md, want) != NULL, "no '%s'", want);
+    ck_assert_ptr_nonnull(strstr(md, "- Verdict: more outputs than render targets hold pay off"));
+    /* Figures 7 and 8 still the texture out=rt records'. */
+    ck_assert_ptr_nonnull(strstr(md, "acc=pingpong, out=rt (the outer keys with the most records"));
+    /* The ceilings of an out=image best: its block by imageStore, no
+     * render-target rate against it (this probe.csv has no imageStore
+     * rows), the render targets' bound stated as out=rt's. */
+    ck_assert_ptr_nonnull(strstr(md, "writes its 8x8 block with imageStore (16 texels; no render "
+                                     "target)."));
+    ck_assert_int_eq(md_row(md, "imageStore (16 texels a fragment)", cells), 4);
+    ck_assert_str_eq(cells[2], "not probed");
+    ck_assert_ptr_nonnull(strstr(md, "No `out=rt` variant can do more than"));
+    ck_assert_ptr_nonnull(strstr(md, "the best, an `out=image` block past the render targets, is "
+                                     "not bound by it."));
+    free(md);
+    /* With the probe's imageStore rows, the fastest is the ceiling. */
+    snprintf(path, sizeof path, "%s/probe.csv", card);
+    char *probe = tu_read(path);
+    ck_assert_ptr_nonnull(probe);
+    size_t pl = strlen(probe) + 200;
+    char *more = malloc(pl);
+    snprintf(more, pl, "%simagestore,rgba32f-4-per-fragment,0.2,Gtexel/s\n"
+             "imagestore,rgba32f-4-per-fragment,3.2,GB/s\n"
+             "imagestore,rgba32f-16-per-fragment,0.4,Gtexel/s\n"
+             "imagestore,rgba32f-16-per-fragment,6.4,GB/s\n", probe);
+    write_text(path, more);
+    free(more);
+    free(probe);
+    rc = tu_run(dir, NULL, args, &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/report.md", card);
+    md = tu_read(path);
+    ck_assert_int_eq(md_row(md, "imageStore (16 texels a fragment)", cells), 4);
+    ck_assert_str_eq(cells[2], "0.4 Gtexel/s");
     free(md);
     tu_rm_rf(dir);
 }
@@ -880,6 +1212,10 @@ START_TEST(report_after_real_tune)
             ck_assert_ptr_null(strstr(md, "| best-f16 |"));
             continue;
         }
+        if (i == GG_BENCH_BEST_IMAGE && !r->present) { /* no out=image record: no row */
+            ck_assert_ptr_null(strstr(md, "| best-image |"));
+            continue;
+        }
         ck_assert_msg(r->present && r->m.status == GG_OK, "%s: %s", gg_bench_names[i],
                       r->m.detail);
         char cells[12][256];
@@ -1020,11 +1356,14 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, verdicts);
     tcase_add_test(tc, fig8_without_data);
     tcase_add_test(tc, analysis_of_synthetic_records);
+    tcase_add_test(tc, outputs_of_synthetic_records);
+    tcase_add_test(tc, outputs_verdicts);
     suite_add_tcase(s, tc);
 
     TCase *files = tcase_create("files");
     tcase_set_timeout(files, 120);
     tcase_add_test(files, report_from_synthetic_folder);
+    tcase_add_test(files, report_outputs_from_synthetic_folder);
     tcase_add_test(files, report_refuses_without_gnuplot_or_records);
     tcase_add_test(files, committed_results_are_whole);
     suite_add_tcase(s, files);
