@@ -210,6 +210,8 @@ typedef struct {
     double fetch_frac;
     double write_gtexels, write_ceiling, write_frac; /* target texels per second */
     const char *fetch_format; /* "R32F", "RGBA32F" (or "RGBA16F": a store=f16 best file) */
+    bool fetch_own_path;      /* the ceiling is the probe's rate of the best's fetch path (not
+                                 texture()) */
     const char *limit;        /* "multiply-add", "texel fetch", "render-target write" or
                                  "imageStore" (an out=image best) */
     /* Half storage (bench's best-f16 row, ok, and a probe): the same

@@ -466,6 +466,10 @@ static int fetch_cost_of(const gg_report_data *d, const gg_variant *v, double gf
                                       : GG_FETCH_RGBA32F;
     c->gtexels = c->n.fetches / c->seconds / 1e9;
     c->ceiling = gg_probe_fetch_ceiling(&d->probe, c->fmt);
+    /* A path other than texture() is held to its own GEMM-pattern rate
+     * where the probe measured it (it may be faster or slower). */
+    if (v->fetch != GG_FETCH_TEXTURE && gg_probe_path_rate(&d->probe, c->fmt, (int)v->fetch) > 0)
+        c->ceiling = gg_probe_path_rate(&d->probe, c->fmt, (int)v->fetch);
     /* Any variant: T targets of 4 channels hold 4T outputs, an r x c block;
      * a k-step of 4 fetches (r + c) 4-channel texels for 4rc multiply-adds,
      * at most 2 sqrt(4T) a texel (r = c).  Texel-bound: ceiling * that * 2. */
@@ -506,6 +510,8 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
         return;
     static const char *const upper[GG_FETCH_NFMT] = {"R32F", "RGBA32F", "RGBA16F"};
     f->fetch_format = upper[c.fmt];
+    f->fetch_own_path = d->best.fetch != GG_FETCH_TEXTURE &&
+                        gg_probe_path_rate(&d->probe, c.fmt, (int)d->best.fetch) > 0;
     f->fetch_gtexels = c.gtexels;
     f->fetch_ceiling = c.ceiling;
     f->fetch_gemm_pattern = d->probe.fetch_gtexels[c.fmt][GG_FETCH_GEMM24] > 0 ||

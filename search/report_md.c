@@ -503,10 +503,13 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "%.1f%% |\n\n",
                 L.targets, L.targets == 1 ? "" : "s", fd->write_gtexels, fd->write_ceiling,
                 100 * fd->write_frac);
-    fprintf(f, "The texel-fetch ceiling is the probe's %s rate of %s texels.  The best does "
+    bool own_path = fd->fetch_own_path;
+    fprintf(f, "The texel-fetch ceiling is the probe's %s%s rate of %s texels.  The best does "
                "%.2f multiply-adds a texel fetched, so fetching alone caps it at %.4g GFLOP/s "
                "(%.1f%% of the multiply-add ceiling).",
-            fd->fetch_gemm_pattern ? "GEMM-pattern" : "cache-friendly", fd->fetch_format,
+            own_path ? gg_fetch_name(d->best.fetch) : "",
+            own_path ? " GEMM-pattern" : fd->fetch_gemm_pattern ? "GEMM-pattern" : "cache-friendly",
+            fd->fetch_format,
             fd->mads_per_fetch, fd->fetch_bound_gflops,
             d->probe.mad_gflops > 0 ? 100 * fd->fetch_bound_gflops / d->probe.mad_gflops : 0);
     if (fd->mads_per_fetch_max > 0)
