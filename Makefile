@@ -107,7 +107,7 @@ sanitize: deps
 # GL context (tags gl, glfw, slow left out) and without pack's 1665-case grid:
 # about a minute after the build.  `make sanitize` stays the full run.
 SAN_CI_SUITES = gen context search records isolate tune ref csv probe badinput api bench \
-	report regress bound
+	report regress bound image
 sanitize-ci: deps
 	$(MAKE) BUILD=build-san BIN=build-san/glgemm OPT=-O1 \
 		SAN="$(SAN_FLAGS)" test-bin

@@ -29,5 +29,6 @@ Suite *make_half_suite(void);
 Suite *make_bound_suite(void);
 Suite *make_evaluator_suite(void);
 Suite *make_progcache_suite(void);
+Suite *make_image_suite(void);
 
 #endif
