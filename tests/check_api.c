@@ -457,6 +457,52 @@ START_TEST(api_records_pick_variant)
 }
 END_TEST
 
+/* A recorded out=image best is what the library picks, and it computes
+ * right (through glgemm_sgemm, the record's variant). */
+START_TEST(api_records_image_best)
+{
+    char dir[] = "/tmp/glgemm-rec-XXXXXX";
+    ck_assert(mkdtemp(dir));
+    setenv("GLGEMM_RESULTS", dir, 1);
+    glgemm_context *g = open_ok();
+    write_best(dir, glgemm_card(g), 48, 48, 48,
+               "mc=4x1,np=5,profile=430,out=image,blk=16x8,fetch=buffer");
+    char v[200];
+    ck_assert_int_eq(glgemm_variant_for(g, 45, 47, 49, v, sizeof v), GLGEMM_OK);
+    ck_assert_str_eq(v, "mrt=1x1,mc=4x1,np=5,unroll=0,profile=430,compiler=glsl,acc=pingpong,"
+                        "store=f32,out=image,blk=16x8,fetch=buffer");
+    int m = 45, n = 47, k = 49;
+    mat a = mat_make(m, k, 1, 0, 11, 0), b = mat_make(k, n, 1, 0, 11, 1);
+    mat c = mat_make(m, n, 1, 0, 11, 2);
+    float *c0 = copy_of(&c);
+    ck_assert_int_eq(glgemm_set_verify(g, GLGEMM_VERIFY_FULL), GLGEMM_OK);
+    int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, m, n, k, 0.5f, a.v,
+                          a.ld, b.v, b.ld, 2.0f, c.v, c.ld);
+    ck_assert_msg(rc == GLGEMM_OK, "%d: %s", rc, glgemm_last_error());
+    /* still the record's variant: it did not fail over to the default */
+    ck_assert_int_eq(glgemm_variant_for(g, 45, 47, 49, v, sizeof v), GLGEMM_OK);
+    ck_assert_ptr_nonnull(strstr(v, "out=image,blk=16x8,fetch=buffer"));
+    glgemm_close(g);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double r = 0, sc = 0;
+            for (int p = 0; p < k; p++) {
+                double x = (double)a.v[idx(&a, i, p)] * b.v[idx(&b, p, j)];
+                r += x;
+                sc += fabs(x);
+            }
+            double z = c0[idx(&c, i, j)];
+            r = 0.5 * r + 2.0 * z;
+            sc = 0.5 * sc + fabs(2.0 * z);
+            ck_assert_msg(fabs(c.v[idx(&c, i, j)] - r) <= k * ldexp(sc, -23), "C[%d][%d]", i, j);
+        }
+    free(a.v), free(b.v), free(c.v), free(c0);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* The library is fp32 only: a store=f16 best is passed over (the nearest
  * fp32 best, or the default, serves), `best` in an explicit variant names
  * the fp32 record, and an explicit store=f16 is refused. */
@@ -510,6 +556,9 @@ static const char *const explicit_variants[] = {
     "nv-single,profile=120",
     "mrt=2x1,mc=2x2,np=2,profile=300es,acc=blend",
     "mrt=1x2,mc=1x3,np=3,acc=copy",
+    "mc=1x4,np=3,profile=430,out=image,blk=8x8,fetch=texelfetch",
+    "mc=2x2,np=2,profile=310es,out=image,blk=4x4,fetch=image",
+    "mrt=2x1,mc=4x1,np=all,profile=430,fetch=buffer",
 };
 
 START_TEST(api_explicit_variants)
@@ -659,6 +708,7 @@ Suite *make_api_suite(void)
     tcase_add_test(gl, api_other_errors);
     tcase_add_test(gl, api_open_failures);
     tcase_add_test(gl, api_records_pick_variant);
+    tcase_add_test(gl, api_records_image_best);
     tcase_add_test(gl, api_skips_f16_records);
     tcase_add_loop_test(gl, api_explicit_variants, 0,
                         (int)(sizeof explicit_variants / sizeof *explicit_variants));
