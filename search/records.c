@@ -124,9 +124,9 @@ static int cut(gg_records *r, size_t at, char *err, size_t errlen)
 
 /* A file from before some variant columns (GG_CSV_HEADER_V1 without store,
  * _V2 without out, blk, fetch): rewritten with today's header, every whole
- * row that parses written again in today's columns (its store f32, out rt,
- * fetch texture; other lines, a torn last one included, kept as they are),
- * so new rows never land under an old header.  Written atomically beside it, then
+ * line of 16 fields given "f32,rt,-,texture," after its acc and every one of
+ * 17 fields "rt,-,texture," after its store (other lines, a torn last one
+ * included, kept as they are), so new rows never land under an old header.  Written atomically beside it, then
  * r->fd becomes the new file, locked (a tune that opens the new file in
  * between wins: this one is refused as "in use").  0, or -1 with err. */
 static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t errlen)
@@ -143,21 +143,25 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
     o += (size_t)snprintf(text, cap, "%s\n", GG_CSV_HEADER);
     for (size_t pos = (size_t)(nl - buf) + 1; pos < len;) {
         const char *line = buf + pos, *end = memchr(line, '\n', len - pos);
-        size_t n = end ? (size_t)(end - line) + 1 : len - pos;
-        char row[GG_CSV_ROW_MAX], card[GG_CARD_MAX], perr[256], now[GG_CSV_ROW_MAX];
-        gg_problem p;
-        gg_variant v;
-        gg_measurement m;
-        gg_problem_default(&p);
-        bool ok = end && n < sizeof row;
-        if (ok) {
-            memcpy(row, line, n - 1);
-            row[n - 1] = '\0';
-            ok = !gg_csv_parse(row, card, sizeof card, &p, &v, &m, perr, sizeof perr) &&
-                 !gg_csv_format(now, sizeof now, card, &p, &v, &m) && o + strlen(now) + 1 < cap;
-        }
-        if (ok) {
-            o += (size_t)snprintf(text + o, cap - o, "%s\n", now);
+        size_t n = end ? (size_t)(end - line) + 1 : len - pos, commas = 0, at11 = 0, at12 = 0;
+        for (size_t i = 0; i < n; i++)
+            if (line[i] == ',') {
+                commas++;
+                if (commas == 11)
+                    at11 = i + 1; /* after acc: where store goes */
+                if (commas == 12)
+                    at12 = i + 1; /* after store: where out, blk, fetch go */
+            }
+        /* 16 fields (no store): store and the rest after acc; 17 (no out,
+         * blk, fetch): those after store; other lines as they are. */
+        const char *ins = end && commas == 15 ? "f32,rt,-,texture," : end && commas == 16 ? "rt,-,texture," : NULL;
+        size_t at = commas == 15 ? at11 : at12;
+        if (ins) {
+            size_t il = strlen(ins);
+            memcpy(text + o, line, at);
+            memcpy(text + o + at, ins, il);
+            memcpy(text + o + at + il, line + at, n - at);
+            o += n + il;
         } else {
             memcpy(text + o, line, n);
             o += n;

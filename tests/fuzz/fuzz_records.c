@@ -83,15 +83,20 @@ static gg_records *open_quiet(long *rows, gg_records_info *info, char *err, size
     return r;
 }
 
-/* What opening makes of a file from before the store column (its first
- * line GG_CSV_HEADER_V1): today's header, "f32," put after the eleventh
- * comma of every whole line with the old column count (16 fields), other
- * lines as they were.  Anything else: the data itself.  Malloc'd. */
+/* What opening makes of a file from before some variant columns (its
+ * first line GG_CSV_HEADER_V1 or _V2): today's header, "f32,rt,-,texture,"
+ * after the eleventh comma of every whole line of 16 fields and
+ * "rt,-,texture," after the twelfth of every whole line of 17, other lines
+ * as they were.  Anything else: the data itself.  Malloc'd. */
 static unsigned char *migrated(const uint8_t *data, size_t size, size_t *out_len)
 {
-    unsigned char *m = malloc(2 * size + sizeof GG_CSV_HEADER + 8);
-    size_t ol = strlen(GG_CSV_HEADER_V1), o = 0;
-    if (size <= ol || memcmp(data, GG_CSV_HEADER_V1 "\n", ol + 1)) {
+    unsigned char *m = malloc(3 * size + sizeof GG_CSV_HEADER + 8);
+    size_t o = 0, ol = 0;
+    const char *olds[2] = {GG_CSV_HEADER_V1 "\n", GG_CSV_HEADER_V2 "\n"};
+    for (int h = 0; h < 2 && !ol; h++)
+        if (size > strlen(olds[h]) - 1 && !memcmp(data, olds[h], strlen(olds[h])))
+            ol = strlen(olds[h]) - 1;
+    if (!ol) {
         memcpy(m, data, size);
         *out_len = size;
         return m;
@@ -99,15 +104,25 @@ static unsigned char *migrated(const uint8_t *data, size_t size, size_t *out_len
     o = (size_t)sprintf((char *)m, "%s\n", GG_CSV_HEADER);
     for (size_t pos = ol + 1; pos < size;) {
         const uint8_t *end = memchr(data + pos, '\n', size - pos);
-        size_t n = end ? (size_t)(end - (data + pos)) + 1 : size - pos, commas = 0, at = 0;
+        size_t n = end ? (size_t)(end - (data + pos)) + 1 : size - pos, commas = 0, at11 = 0,
+               at12 = 0;
         for (size_t i = 0; i < n; i++)
-            if (data[pos + i] == ',' && ++commas == 11)
-                at = i + 1;
-        if (end && commas == 15) {
+            if (data[pos + i] == ',') {
+                if (++commas == 11)
+                    at11 = i + 1;
+                if (commas == 12)
+                    at12 = i + 1;
+            }
+        const char *ins = end && commas == 15 ? "f32,rt,-,texture,"
+                          : end && commas == 16 ? "rt,-,texture,"
+                                                : NULL;
+        size_t at = commas == 15 ? at11 : at12;
+        if (ins) {
+            size_t il = strlen(ins);
             memcpy(m + o, data + pos, at);
-            memcpy(m + o + at, "f32,", 4);
-            memcpy(m + o + at + 4, data + pos + at, n - at);
-            o += n + 4;
+            memcpy(m + o + at, ins, il);
+            memcpy(m + o + at + il, data + pos + at, n - at);
+            o += n + il;
         } else {
             memcpy(m + o, data + pos, n);
             o += n;

@@ -13,7 +13,8 @@ static int same(const gg_variant *a, const gg_variant *b)
     return a->mrt.rows == b->mrt.rows && a->mrt.cols == b->mrt.cols &&
            a->mc.rows == b->mc.rows && a->mc.cols == b->mc.cols && a->np == b->np &&
            a->unroll == b->unroll && a->profile == b->profile && a->compiler == b->compiler &&
-           a->acc == b->acc && a->store == b->store;
+           a->acc == b->acc && a->store == b->store && a->out == b->out &&
+           a->blk.rows == b->blk.rows && a->blk.cols == b->blk.cols && a->fetch == b->fetch;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -21,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_cstring(data, size);
     if (!text)
         return 0;
-    gg_variant best = {{2, 2}, {1, 4}, 16, 0, GG_PROFILE_120, GG_COMPILER_GLSL, GG_ACC_BLEND,
-                       GG_STORE_F16};
+    gg_variant best = {{1, 1}, {1, 4}, 16, 0, GG_PROFILE_430, GG_COMPILER_GLSL, GG_ACC_BLEND,
+                       GG_STORE_F16, GG_OUT_IMAGE, {8, 16}, GG_FETCH_TEXELFETCH};
     gg_variant v, w, x;
     char err[256], canon[GG_VARIANT_TEXT], again[GG_VARIANT_TEXT];
     int rc = gg_variant_parse(text, &best, &v, err, sizeof err);
@@ -43,9 +44,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                v.mc.rows, v.mc.cols);
     FUZZ_CHECK(v.np >= 0, "np %d", v.np);
     FUZZ_CHECK(v.unroll == 0 || v.unroll == 1, "unroll %d", v.unroll);
-    FUZZ_CHECK((unsigned)v.profile < 3 && (unsigned)v.compiler < 2 && (unsigned)v.acc < 3 &&
-                   (unsigned)v.store < 2,
-               "enums %d %d %d %d", v.profile, v.compiler, v.acc, v.store);
+    FUZZ_CHECK((unsigned)v.profile < GG_PROFILE_COUNT && (unsigned)v.compiler < 2 &&
+                   (unsigned)v.acc < 3 && (unsigned)v.store < 2 && (unsigned)v.out < GG_OUT_COUNT &&
+                   (unsigned)v.fetch < GG_FETCH_COUNT,
+               "enums %d %d %d %d %d %d", v.profile, v.compiler, v.acc, v.store, v.out, v.fetch);
+    /* blk: exactly with out=image, whole texels of mc, at most GG_MAX_BLK */
+    FUZZ_CHECK(v.out == GG_OUT_IMAGE
+                   ? v.blk.rows >= 1 && v.blk.cols >= 1 && v.blk.rows * v.blk.cols <= GG_MAX_BLK &&
+                         v.blk.rows % v.mc.rows == 0 && v.blk.cols % v.mc.cols == 0 &&
+                         v.mrt.rows == 1 && v.mrt.cols == 1
+                   : v.blk.rows == 0 && v.blk.cols == 0,
+               "out %d blk %dx%d mc %dx%d mrt %dx%d", v.out, v.blk.rows, v.blk.cols, v.mc.rows,
+               v.mc.cols, v.mrt.rows, v.mrt.cols);
 
     gg_variant_format(&v, canon, sizeof canon);
     FUZZ_CHECK(strlen(canon) + 1 < sizeof canon, "canonical form may be truncated: %s", canon);
