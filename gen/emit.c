@@ -172,6 +172,11 @@ static const char *image_format(int n, gg_store store)
 static void put_input(emitter *e, const char *name, int u)
 {
     gg_sbuf *sb = &e->sb;
+    if (e->v->fetch == GG_FETCH_UBO && u == 0) {
+        gg_sb_printf(sb, "layout(std140%s) uniform ABlock { vec4 uAB[%ld]; }; /* a strip's A */\n",
+                     e->bind ? ", binding = 0" : "", e->L.ubo_vec4s);
+        return;
+    }
     switch (e->v->fetch) {
     case GG_FETCH_IMAGE:
         gg_sb_printf(sb, "layout(binding = %d, %s) readonly uniform highp image2D uImg%s;\n", u + 1,
@@ -259,6 +264,13 @@ static void put_fetch_a(emitter *e, int ti, int u, int off)
 {
     gg_sbuf *sb = &e->sb;
     int ch = e->L.channels;
+    if (e->v->fetch == GG_FETCH_UBO) {
+        gg_sb_printf(sb, "%s a%d_%d = uAB[ay%d + ka", vec_type(ch), ti, u, ti);
+        if (off)
+            gg_sb_printf(sb, " + %d", off);
+        gg_sb_printf(sb, "]%s;\n", narrow(ch));
+        return;
+    }
     if (e->ints) {
         char row[16];
         snprintf(row, sizeof row, "ay%d", ti);
@@ -352,12 +364,15 @@ static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum)
     int mul[2] = {L->a_texels_per_step, L->b_texels_per_step};
     if (e->ints && e->v->fetch == GG_FETCH_BUFFER)
         mul[1] *= L->b_w; /* kb: the index of the B row */
+    /* ubo: A's chunk holds this pass's k-steps only: ka counts from 0 */
+    const char *ks_a = e->v->fetch != GG_FETCH_UBO ? ks : !strcmp(ks, "uKBase") ? "0" : "i";
     for (int i = 0; i < 2; i++) {
         gg_sb_printf(sb, e->ints ? "%sint %s = " : "%sfloat %s = float(", ind, name[i]);
-        if (mul[i] != 1 && sum)
-            gg_sb_printf(sb, "(%s) * %d", ks, mul[i]);
+        const char *k = i == 0 ? ks_a : ks;
+        if (mul[i] != 1 && sum && k == ks)
+            gg_sb_printf(sb, "(%s) * %d", k, mul[i]);
         else
-            put_affine(sb, ks, mul[i], 0);
+            put_affine(sb, k, mul[i], 0);
         gg_sb_puts(sb, e->ints ? ";\n" : ") + 0.5;\n");
     }
 }
@@ -368,7 +383,7 @@ static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum)
  * tgt_h), so that neighbouring fragments read neighbouring texels. */
 static void put_row(emitter *e, int ti)
 {
-    if (e->L.image)
+    if (e->L.image && e->v->fetch != GG_FETCH_UBO) /* ubo: a strip's rows are A's chunk */
         put_affine(&e->sb, "f.y", 1, ti * e->L.tgt_h);
     else
         put_affine(&e->sb, "f.y", e->L.tr, ti);
@@ -391,12 +406,16 @@ static void put_image_out(emitter *e)
     gg_sbuf *sb = &e->sb;
     int ch = L->channels;
     static const char *const pad[] = {"", ", 0.0, 0.0, 0.0", ", 0.0, 0.0", ", 0.0", ""};
-    gg_sb_puts(sb, "    ivec2 c = f;\n");
+    bool adj_rows = e->v->fetch == GG_FETCH_UBO; /* see put_row */
+    if (adj_rows)
+        gg_sb_printf(sb, "    ivec2 c = ivec2(f.x, f.y * %d);\n", L->tr);
+    else
+        gg_sb_puts(sb, "    ivec2 c = f;\n");
     for (int ti = 0; ti < L->tr; ti++)
         for (int tj = 0; tj < L->tc; tj++) {
             int t = ti * L->tc + tj;
             gg_sb_printf(sb, "    { ivec2 q = c + ivec2(%d, %d); %s p = ", tj * L->tgt_w,
-                         ti * L->tgt_h, vec_type(ch));
+                         adj_rows ? ti : ti * L->tgt_h, vec_type(ch));
             if (e->v->acc == GG_ACC_COPY)
                 gg_sb_puts(sb, "imageLoad(uC, q)");
             else
@@ -419,7 +438,10 @@ static void put_main(emitter *e)
     int ch = L->channels;
     bool prev = e->v->acc != GG_ACC_BLEND;
     gg_sb_puts(sb, "\nvoid main()\n{\n    ivec2 f = ivec2(gl_FragCoord.xy);\n");
-    for (int ti = 0; ti < L->tr && e->ints; ti++) {
+    for (int ti = 0; ti < L->tr && e->v->fetch == GG_FETCH_UBO; ti++)
+        gg_sb_printf(sb, "    int ay%d = ((f.y %% %d) * %d + %d) * %d; /* row of the strip's chunk */\n",
+                     ti, GG_UBO_STRIP, L->tr, ti, L->ubo_row);
+    for (int ti = 0; ti < L->tr && e->ints && e->v->fetch != GG_FETCH_UBO; ti++) {
         gg_sb_printf(sb, "    int ay%d = ", ti);
         if (e->v->fetch == GG_FETCH_BUFFER)
             gg_sb_puts(sb, "(");

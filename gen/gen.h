@@ -40,6 +40,15 @@
  *    inputs' format (r32f, rg32f, rgba32f; r16f.. for store=f16);
  *    fetch=buffer: samplerBuffer uA (texture unit 0), uB (unit 1), the
  *    texels of the 2D layout row by row (index y*w + x);
+ *    fetch=ubo: A in the std140 uniform block ABlock { vec4 uAB[] } at
+ *    binding 0 (glUniformBlockBinding where the profile has no
+ *    layout(binding)), B as for texelfetch.  The host draws the fragments in
+ *    strips GG_UBO_STRIP rows tall (scissor), one draw per strip and pass,
+ *    with the strip's chunk of A bound: the texels of its rows (y*R .. of
+ *    the strip) for the pass's k-steps, row by row (ubo_row texels a row);
+ *    a fragment reads row ((f.y % GG_UBO_STRIP) * R + i) of the chunk.
+ *    Fragment rows are adjacent then (A's rows must be the strip's), also
+ *    with out=image; M is padded to whole strips;
  *    profiles 430 and 310es carry layout(binding = unit) on every sampler
  *    and image;
  *    for acc=copy and acc=pingpong also uPrev0 .. uPrev{T-1} (units/bindings
@@ -95,9 +104,12 @@ typedef enum { GG_STORE_F32, GG_STORE_F16, GG_STORE_COUNT } gg_store;
 /* How C leaves a fragment: render targets, or imageStore of a blk block. */
 typedef enum { GG_OUT_RT, GG_OUT_IMAGE, GG_OUT_COUNT } gg_out;
 /* How A and B are read: texture() at texel centres, texelFetch on the 2D
- * textures, imageLoad, texelFetch on buffer textures. */
+ * textures, imageLoad, texelFetch on buffer textures; ubo: A from a
+ * uniform block holding the rows of one strip of fragments (one draw per
+ * strip), B by texelFetch. */
 typedef enum {
-    GG_FETCH_TEXTURE, GG_FETCH_TEXELFETCH, GG_FETCH_IMAGE, GG_FETCH_BUFFER, GG_FETCH_COUNT
+    GG_FETCH_TEXTURE, GG_FETCH_TEXELFETCH, GG_FETCH_IMAGE, GG_FETCH_BUFFER, GG_FETCH_UBO,
+    GG_FETCH_COUNT
 } gg_fetch;
 
 #define GG_GEN_NAME "glgemm gen"
@@ -105,6 +117,7 @@ typedef enum {
 #define GG_NP_ALL 0 /* np=all: the whole k loop in one pass */
 #define GG_MAX_TARGETS 8
 #define GG_MAX_BLK 256 /* blk: at most this many scalars of C a fragment */
+#define GG_UBO_STRIP 2 /* fetch=ubo: fragment rows a draw covers (a 2x2 quad tall) */
 #define GG_VARIANT_TEXT 200 /* enough for any canonical form */
 
 typedef struct {
@@ -183,6 +196,8 @@ typedef struct {
     int b_w, b_h;         /* B texture, texels */
     int tgt_w, tgt_h;     /* render target / viewport, fragments */
     bool image;           /* out=image: C is one image of c_w x c_h texels */
+    int ubo_row;          /* fetch=ubo: A texels a chunk row holds (np * a_texels_per_step) */
+    long ubo_vec4s;       /* fetch=ubo: vec4s of one strip's chunk (GG_UBO_STRIP * R rows) */
     int c_w, c_h;         /* C's texture(s): tgt_w x tgt_h per target (rt), or the whole
                              image b_w x a_h (image) */
     long fetches_per_frag_pass; /* texels of A and B (and prev) per fragment per pass */

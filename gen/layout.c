@@ -44,7 +44,8 @@ int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->passes = (int)ceil_div(L->ksteps, L->np);
 
     long kpad = (long)L->passes * L->np * L->step;
-    long mblk = (long)L->r * L->tr, nblk = (long)L->c * L->tc;
+    bool ubo = v->fetch == GG_FETCH_UBO;
+    long mblk = (long)L->r * L->tr * (ubo ? GG_UBO_STRIP : 1), nblk = (long)L->c * L->tc;
     long mpad = ceil_div(m, mblk) * mblk, npad = ceil_div(n, nblk) * nblk;
     if (kpad > INT_MAX || mpad > INT_MAX || npad > INT_MAX)
         return -1;
@@ -57,6 +58,8 @@ int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->b_h = L->kpad / L->r;
     L->tgt_w = L->b_w / L->tc;
     L->tgt_h = L->a_h / L->tr;
+    L->ubo_row = ubo ? L->np * L->a_texels_per_step : 0;
+    L->ubo_vec4s = ubo ? (long)GG_UBO_STRIP * L->tr * L->ubo_row : 0;
     L->c_w = image ? L->b_w : L->tgt_w;
     L->c_h = image ? L->a_h : L->tgt_h;
 

@@ -55,7 +55,7 @@ static const char *const key_allowed[K_COUNT] = {
     "f32 or f16",
     "rt or image",
     "RxC scalars with R, C >= 1 and R*C at most 256 (e.g. 8x16), whole texels of mc",
-    "texture, texelfetch, image or buffer",
+    "texture, texelfetch, image, buffer or ubo",
 };
 
 static const char *const profile_names[GG_PROFILE_COUNT] = {"120", "330", "300es", "430",
@@ -64,7 +64,8 @@ static const char *const compiler_names[] = {"glsl", "spirv"};
 static const char *const acc_names[] = {"copy", "pingpong", "blend"};
 static const char *const store_names[] = {"f32", "f16"};
 static const char *const out_names[GG_OUT_COUNT] = {"rt", "image"};
-static const char *const fetch_names[GG_FETCH_COUNT] = {"texture", "texelfetch", "image", "buffer"};
+static const char *const fetch_names[GG_FETCH_COUNT] = {"texture", "texelfetch", "image", "buffer",
+                                                        "ubo"};
 
 const char *gg_profile_name(gg_profile p)
 {
@@ -434,6 +435,12 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
     if (v->fetch == GG_FETCH_BUFFER && v->profile != GG_PROFILE_330 && v->profile != GG_PROFILE_430)
         return gg_fail(why, whylen, "fetch=buffer needs profile=330 or 430: buffer textures are not "
                                  "in GLSL 1.20 nor GLSL ES before 3.20");
+    if (v->fetch == GG_FETCH_UBO && v->profile == GG_PROFILE_120)
+        return gg_fail(why, whylen, "fetch=ubo needs uniform blocks (GLSL 1.40 or ES 3.00), not "
+                                 "profile 120");
+    if (v->fetch == GG_FETCH_UBO && v->store == GG_STORE_F16)
+        return gg_fail(why, whylen, "fetch=ubo holds A as fp32 vec4s in the uniform block; "
+                                 "store=f16 has no such path");
     if (v->fetch == GG_FETCH_BUFFER && ch == 3)
         return gg_fail(why, whylen, "fetch=buffer takes 1, 2 or 4 channels a texel, not 3 (mc=%dx%d)",
                        v->mc.rows, v->mc.cols);

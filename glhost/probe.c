@@ -296,7 +296,7 @@ static gg_status probe_fetch_paths(probe *p)
 {
     int s = p->o->quick ? 32 : 512;
     int lmax = ilog2_floor(p->max_tex);
-    for (int path = GG_FETCH_TEXTURE + 1; path < GG_FETCH_COUNT; path++) {
+    for (int path = GG_FETCH_TEXTURE + 1; path <= GG_PROBE_LAST_PATH; path++) {
         int l = ilog2_floor(4 * s);
         if (l > lmax)
             l = lmax;

@@ -84,6 +84,9 @@ bool gg_probe_fetch_required(int fmt, int pat);
  * fetch,<fmt>-<path>-<pattern> (e.g. rgba32f-texelfetch-gemm-2x4-4x1);
  * files from before them lack them (not measured: 0). */
 bool gg_probe_path_measured(int fmt, int path, int pat);
+/* The last path the probe measures: fetch=ubo (a uniform block per draw)
+ * has no kernel of its own; the bound takes the fastest path for it. */
+#define GG_PROBE_LAST_PATH GG_FETCH_BUFFER
 /* The row's variant: "<fmt>-<pattern>" for the texture path, else
  * "<fmt>-<path>-<pattern>".  Returns buf. */
 char *gg_probe_fetch_variant(int fmt, int path, int pat, char *buf, size_t len);

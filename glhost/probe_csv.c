@@ -46,7 +46,7 @@ bool gg_probe_path_measured(int fmt, int path, int pat)
 {
     if (path == GG_FETCH_TEXTURE)
         return gg_probe_fetch_measured(fmt, pat);
-    return path > GG_FETCH_TEXTURE && path < GG_FETCH_COUNT &&
+    return path > GG_FETCH_TEXTURE && path <= GG_PROBE_LAST_PATH &&
            (fmt == GG_FETCH_RGBA32F || fmt == GG_FETCH_RGBA16F) &&
            (pat == GG_FETCH_GEMM24 || pat == GG_FETCH_GEMM42);
 }
@@ -252,7 +252,7 @@ int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t er
     /* The other fetch paths and image stores: absent from older files, and
      * from a context without images; a rate without its GB/s is an error. */
     for (int fm = 0; fm < GG_FETCH_NFMT; fm++)
-        for (int pa = GG_FETCH_TEXTURE + 1; pa < GG_FETCH_COUNT; pa++)
+        for (int pa = GG_FETCH_TEXTURE + 1; pa <= GG_PROBE_LAST_PATH; pa++)
             for (int pt = 0; pt < GG_FETCH_NPAT; pt++) {
                 char variant[48];
                 if (!gg_probe_path_measured(fm, pa, pt) ||

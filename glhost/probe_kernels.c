@@ -518,7 +518,7 @@ gg_status pk_init(pk_kernel *k, char *detail, size_t len)
     bool gemm = k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42;
     if (k->targets < 1 || k->targets > GG_MAX_TARGETS || k->w < 1 || k->h < 1 ||
         (k->kind == PK_MAD && k->chains < 1) ||
-        (k->kind == PK_FETCH && (k->path < 0 || k->path >= GG_FETCH_COUNT ||
+        (k->kind == PK_FETCH && (k->path < 0 || k->path > GG_PROBE_LAST_PATH ||
                                  (k->path != GG_FETCH_TEXTURE && !gemm))) ||
         (k->kind == PK_STORE && (k->blk < 1 || k->w % k->blk || k->h % k->blk))) {
         snprintf(detail, len, "probe: bad kernel parameters");

@@ -334,6 +334,13 @@ static void setup_program(gg_program *p, GLuint prog, bool spirv, GLenum start_e
         p->loc_kbase = glGetUniformLocation(prog, "uKBase");
         p->loc_alpha = glGetUniformLocation(prog, "uAlpha");
         glUniform1i(glGetUniformLocation(prog, "uA"), 0);
+        /* fetch=ubo: A's uniform block at binding 0 (profiles without
+         * layout(binding); a no-op where the shader has none) */
+        if (glGetUniformBlockIndex && glUniformBlockBinding) {
+            GLuint blk = glGetUniformBlockIndex(prog, "ABlock");
+            if (blk != GL_INVALID_INDEX)
+                glUniformBlockBinding(prog, blk, 0);
+        }
         glUniform1i(glGetUniformLocation(prog, "uB"), 1);
         for (int t = 0; t < GG_MAX_TARGETS; t++) {
             char name[24];

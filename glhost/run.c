@@ -76,6 +76,8 @@ typedef struct {
     gg_layout cview;      /* C as stored: L for out=rt, one c_w x c_h image for out=image */
     const gg_layout *CL;  /* &cview */
     bool img;             /* out=image */
+    bool ubo;             /* fetch=ubo: atex are uniform buffers of strip chunks */
+    long ubo_stride;      /* fetch=ubo: bytes from one chunk to the next (aligned) */
     GLuint nofbo;         /* out=image: the framebuffer with no attachment drawn into */
     int tch;              /* floats a target texel holds as uploaded */
     int ncb;              /* C blocks: mblocks * nblocks */
@@ -214,6 +216,58 @@ static GLuint make_input(const run_state *s, int w, int h, const void *data)
     return make_texture(w, h, s->L->channels, s->v->store, s->v->fetch == GG_FETCH_IMAGE, data);
 }
 
+/* fetch=ubo: A's texels (a_w x a_h, ch floats each, as packed) into a
+ * uniform buffer of chunks, one per pass and strip: the strip's
+ * GG_UBO_STRIP * R texel rows, the pass's ubo_row texels each, as vec4
+ * (channels past ch zero), chunks ubo_stride bytes apart (gen.h). */
+static GLuint make_ubo(const run_state *s, const float *a)
+{
+    const gg_layout *L = s->L;
+    int rows = GG_UBO_STRIP * L->tr, strips = L->a_h / rows, ch = L->channels;
+    size_t stride = (size_t)s->ubo_stride / sizeof(float);
+    size_t total = stride * (size_t)L->passes * (size_t)strips;
+    float *u = calloc(total ? total : 1, sizeof *u);
+    if (!u)
+        return 0;
+    for (int p = 0; p < L->passes; p++)
+        for (int st = 0; st < strips; st++) {
+            float *chunk = u + ((size_t)p * strips + st) * stride;
+            for (int lr = 0; lr < rows; lr++)
+                for (int t = 0; t < L->ubo_row; t++) {
+                    size_t src = ((size_t)(st * rows + lr) * L->a_w + (size_t)p * L->ubo_row + t) * ch;
+                    memcpy(chunk + ((size_t)lr * L->ubo_row + t) * 4, a + src, (size_t)ch * sizeof *a);
+                }
+        }
+    GLuint b = 0;
+    glGenBuffers(1, &b);
+    glBindBuffer(GL_UNIFORM_BUFFER, b);
+    glBufferData(GL_UNIFORM_BUFFER, (GLsizeiptr)(total * sizeof *u), u, GL_STATIC_DRAW);
+    glBindBuffer(GL_UNIFORM_BUFFER, 0);
+    free(u);
+    return b;
+}
+
+/* One pass's draw: the whole viewport, or (fetch=ubo) one draw per strip
+ * with the strip's chunk of A bound at binding 0 (scissored to the strip). */
+static void draw_pass(const run_state *s, GLuint abuf, int pass)
+{
+    if (!s->ubo) {
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        return;
+    }
+    const gg_layout *L = s->L;
+    int strips = L->tgt_h / GG_UBO_STRIP;
+    glEnable(GL_SCISSOR_TEST);
+    for (int st = 0; st < strips; st++) {
+        glBindBufferRange(GL_UNIFORM_BUFFER, 0, abuf,
+                          (GLintptr)(((long)pass * strips + st) * s->ubo_stride),
+                          (GLsizeiptr)(L->ubo_vec4s * 16));
+        glScissor(0, st * GG_UBO_STRIP, L->tgt_w, GG_UBO_STRIP);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    }
+    glDisable(GL_SCISSOR_TEST);
+}
+
 /* A and B of one block bound where the shader reads them (gen.h). */
 static void bind_inputs(const run_state *s, GLuint a, GLuint b)
 {
@@ -227,6 +281,12 @@ static void bind_inputs(const run_state *s, GLuint a, GLuint b)
         case GG_FETCH_BUFFER:
             glActiveTexture(GL_TEXTURE0 + (GLenum)i);
             glBindTexture(GL_TEXTURE_BUFFER, t[i]);
+            break;
+        case GG_FETCH_UBO: /* A: per strip (draw_pass); B: a 2D texture */
+            if (i == 1) {
+                glActiveTexture(GL_TEXTURE1);
+                glBindTexture(GL_TEXTURE_2D, t[i]);
+            }
             break;
         default:
             glActiveTexture(GL_TEXTURE0 + (GLenum)i);
@@ -278,7 +338,8 @@ static bool upload_inputs(run_state *s)
             gg_pack_a(L, sa, &blk, buf);
             if (hbuf)
                 gg_floats_to_halves(hbuf, buf, na);
-            s->atex[bi * sp->kblocks + bk] = make_input(s, L->a_w, L->a_h, data);
+            s->atex[bi * sp->kblocks + bk] = s->ubo ? make_ubo(s, buf)
+                                                    : make_input(s, L->a_w, L->a_h, data);
         }
     for (int bk = 0; bk < sp->kblocks; bk++)
         for (int bj = 0; bj < sp->nblocks; bj++) {
@@ -311,7 +372,7 @@ static void input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
 static bool inputs(run_state *s)
 {
     int key[GG_RC_INPUT_KEY];
-    bool keep = s->cache && s->same_inputs;
+    bool keep = s->cache && s->same_inputs && !s->ubo; /* the cache keeps textures only */
     if (keep) {
         input_key(s, key);
         if (gg_rc_inputs_find(s->cache, key, &s->atex, &s->btex)) {
@@ -501,7 +562,7 @@ static void all_passes_image(run_state *s)
                     glBindTexture(GL_TEXTURE_2D, cb->tex[src][0]);
                     glBindImageTexture(0, cb->tex[1 - src][0], 0, GL_FALSE, 0, GL_WRITE_ONLY, fmt);
                 }
-                glDrawArrays(GL_TRIANGLES, 0, 3);
+                draw_pass(s, s->atex[bi * sp->kblocks + bk], p);
                 glMemoryBarrier(barrier);
                 if (c == 0 && pass == 0)
                     faults_mid_pass();
@@ -537,7 +598,7 @@ static void all_passes(run_state *s)
                     bind_prev(s, cb->tex[src]);
                     glBindFramebuffer(GL_FRAMEBUFFER, cb->fbo[1 - src]);
                 }
-                glDrawArrays(GL_TRIANGLES, 0, 3);
+                draw_pass(s, s->atex[bi * sp->kblocks + bk], p);
                 if (c == 0 && pass == 0)
                     faults_mid_pass();
                 if (s->v->acc == GG_ACC_COPY && pass + 1 < total)
@@ -595,7 +656,10 @@ static void cleanup(run_state *s)
 {
     const gg_split *sp = &s->sp;
     if (s->atex && !s->inputs_cached) {
-        glDeleteTextures(sp->mblocks * sp->kblocks, s->atex);
+        if (s->ubo)
+            glDeleteBuffers(sp->mblocks * sp->kblocks, s->atex);
+        else
+            glDeleteTextures(sp->mblocks * sp->kblocks, s->atex);
         free(s->atex);
     }
     if (s->btex && !s->inputs_cached) {
@@ -769,6 +833,22 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
              "glMemoryBarrier or glFramebufferParameteri", gg_out_name(v->out),
              gg_fetch_name(v->fetch));
         return;
+    }
+    s->ubo = v->fetch == GG_FETCH_UBO;
+    if (s->ubo) {
+        GLint max_block = 0, align = 0;
+        glGetIntegerv(GL_MAX_UNIFORM_BLOCK_SIZE, &max_block);
+        glGetIntegerv(GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT, &align);
+        long bytes = s->L->ubo_vec4s * 16;
+        if (!glBindBufferRange || bytes > max_block) {
+            fail(s, GG_UNSUPPORTED, "fetch=ubo: a strip's A (%d rows of %d texels, %ld bytes) "
+                 "passes this card's uniform block limit of %d bytes (GL_MAX_UNIFORM_BLOCK_SIZE); "
+                 "a smaller np or blk fits", GG_UBO_STRIP * s->L->tr, s->L->ubo_row, bytes,
+                 max_block);
+            return;
+        }
+        align = align > 16 ? align : 16;
+        s->ubo_stride = (bytes + align - 1) / align * align;
     }
     if (v->fetch == GG_FETCH_BUFFER && !glTexBuffer) {
         fail(s, GG_UNSUPPORTED, "fetch=buffer: this context has no glTexBuffer");

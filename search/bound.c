@@ -13,6 +13,10 @@ int gg_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts
     const gg_layout *L = &c->L;
     c->fragments = (double)L->tgt_w * L->tgt_h * L->passes;
     c->fetches = (double)L->fetches_per_frag_pass * c->fragments;
+    /* fetch=ubo reads A from a uniform block, not through the texture units:
+     * only B's texels (and the running sums) count. */
+    if (v->fetch == GG_FETCH_UBO)
+        c->fetches -= (double)L->tr * L->a_texels_per_step * L->np * c->fragments;
     c->mads = (double)L->mads_per_frag_pass * c->fragments;
     c->writes = (double)L->targets * c->fragments;
     c->input_fetches = c->fetches - (v->acc == GG_ACC_BLEND ? 0 : (double)L->targets * c->fragments);

@@ -5,7 +5,8 @@
  * Contract:
  *  - The work of a variant on m x n x k is counted from gg_layout (gen.h),
  *    padding included (the shader does it): fragments = tgt_w * tgt_h *
- *    passes; texel fetches = fetches_per_frag_pass * fragments (A and B,
+ *    passes; texel fetches = fetches_per_frag_pass * fragments (A and B
+ *    (fetch=ubo: B only, A comes from a uniform block),
  *    and the running sums for acc=copy/pingpong); scalar multiply-adds =
  *    mads_per_frag_pass * fragments; C texels written = targets *
  *    fragments (out=image: the blk texels a fragment stores).

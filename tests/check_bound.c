@@ -428,7 +428,7 @@ START_TEST(test_old_probe_same_bound)
          * the synthetic probes stand for an older file. */
         bool old = gg_probe_store_rate(&p[i]) == 0;
         for (int f = 0; f < GG_FETCH_NFMT; f++)
-            for (int pa = GG_FETCH_TEXTURE + 1; pa < GG_FETCH_COUNT; pa++)
+            for (int pa = GG_FETCH_TEXTURE + 1; pa <= GG_PROBE_LAST_PATH; pa++)
                 old = old && gg_probe_path_rate(&p[i], f, pa) == 0;
         if (!old)
             continue;

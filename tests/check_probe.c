@@ -79,7 +79,7 @@ static void assert_ceilings(const gg_probe_result *r)
 static void assert_paths_and_stores(const gg_probe_result *r)
 {
     for (int f = 0; f < GG_FETCH_NFMT; f++)
-        for (int pa = GG_FETCH_TEXTURE + 1; pa < GG_FETCH_COUNT; pa++)
+        for (int pa = GG_FETCH_TEXTURE + 1; pa <= GG_PROBE_LAST_PATH; pa++)
             for (int p = 0; p < GG_FETCH_NPAT; p++) {
                 double g = r->path_gtexels[f][pa][p], b = r->path_gbs[f][pa][p];
                 if (!gg_probe_path_measured(f, pa, p)) {
@@ -97,7 +97,7 @@ static void assert_paths_and_stores(const gg_probe_result *r)
     }
     ck_assert(positive(gg_probe_store_rate(r)));
     for (int f = GG_FETCH_RGBA32F; f <= GG_FETCH_RGBA16F; f++)
-        for (int pa = 0; pa < GG_FETCH_COUNT; pa++)
+        for (int pa = 0; pa <= GG_PROBE_LAST_PATH; pa++)
             ck_assert(positive(gg_probe_path_rate(r, f, pa)));
 }
 
@@ -161,7 +161,7 @@ START_TEST(quick_probe_runs_and_round_trips)
     ck_assert(close_to(back.readback_gbs, r.readback_gbs));
     assert_paths_and_stores(&back);
     for (int f = 0; f < GG_FETCH_NFMT; f++)
-        for (int pa = 0; pa < GG_FETCH_COUNT; pa++) {
+        for (int pa = 0; pa <= GG_PROBE_LAST_PATH; pa++) {
             for (int p = 0; p < GG_FETCH_NPAT; p++)
                 ck_assert(close_to(back.path_gtexels[f][pa][p], r.path_gtexels[f][pa][p]) &&
                           close_to(back.path_gbs[f][pa][p], r.path_gbs[f][pa][p]));
@@ -218,7 +218,7 @@ END_TEST
 START_TEST(fetch_kernels_match_cpu)
 {
     gg_ctx *ctx = make_ctx();
-    for (int path = 0; path < GG_FETCH_COUNT; path++)
+    for (int path = 0; path <= GG_PROBE_LAST_PATH; path++)
         for (int f = 0; f < GG_FETCH_NFMT; f++)
             for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
                 if (!gg_probe_path_measured(f, path, pat))
@@ -362,7 +362,7 @@ START_TEST(csv_reads_summary)
     /* ... and from before the other fetch paths and image stores: they are
      * not measured (0); the texture path's rate is its fastest pattern. */
     for (int f = 0; f < GG_FETCH_NFMT; f++)
-        for (int pa = GG_FETCH_TEXTURE + 1; pa < GG_FETCH_COUNT; pa++) {
+        for (int pa = GG_FETCH_TEXTURE + 1; pa <= GG_PROBE_LAST_PATH; pa++) {
             ck_assert(gg_probe_path_rate(&r, f, pa) == 0);
             for (int p = 0; p < GG_FETCH_NPAT; p++)
                 ck_assert(r.path_gtexels[f][pa][p] == 0 && r.path_gbs[f][pa][p] == 0);
