@@ -132,24 +132,13 @@ static const struct {
 };
 #define NSPLIT ((int)(sizeof split_cases / sizeof *split_cases))
 
-static void expect_ok(const gemm_run *r, const char *what)
-{
-    ck_assert_msg(r->m.status == GG_OK, "%s %dx%dx%d: status %s: %s", what, r->in.m, r->in.n,
-                  r->in.k, gg_status_name(r->m.status), r->m.detail);
-    ck_assert_msg(r->m.rel_err >= 0 && r->m.rel_err <= gg_verify_bound(r->in.k),
-                  "%s: rel_err %g", what, r->m.rel_err);
-    ck_assert(r->m.seconds > 0);
-    ck_assert(r->m.gflops > 0);
-    ck_assert(r->m.compile_s > 0);
-    check_against_naive(r, what);
-}
 
 START_TEST(gemm_pairwise)
 {
     gemm_run r;
     setup_case(&r, &pairwise[_i], 100u + (unsigned)_i);
     evaluate(&r, NULL);
-    expect_ok(&r, pairwise[_i].variant);
+    expect_gemm_ok(&r, pairwise[_i].variant);
     gg_layout L;
     ck_assert_int_eq(gg_layout_compute(&r.v, r.in.m, r.in.n, r.in.k, &L), 0);
     ck_assert_int_eq(r.m.passes, L.passes);
@@ -162,26 +151,14 @@ START_TEST(gemm_spirv)
     gemm_run r;
     setup_case(&r, &spirv_cases[_i], 7u + (unsigned)_i);
     evaluate(&r, NULL);
-    expect_ok(&r, spirv_cases[_i].variant);
+    expect_gemm_ok(&r, spirv_cases[_i].variant);
     free_case(&r);
 }
 END_TEST
 
 START_TEST(gemm_split)
 {
-    gemm_run r;
-    const gemm_case *gc = &split_cases[_i].c;
-    setup_case(&r, gc, 300u + (unsigned)_i);
-    gg_split sp;
-    ck_assert_int_eq(gg_split_plan(&r.v, gc->m, gc->n, gc->k, split_cases[_i].max_tex, &sp), 0);
-    ck_assert_msg(sp.mblocks * sp.nblocks * sp.kblocks > 1, "case %d does not split", _i);
-    gg_run_opts o;
-    gg_run_opts_default(&o);
-    o.max_texture_size = split_cases[_i].max_tex;
-    evaluate(&r, &o);
-    expect_ok(&r, gc->variant);
-    ck_assert_int_eq(r.m.passes, sp.L.passes * sp.kblocks);
-    free_case(&r);
+    run_split_case(&split_cases[_i].c, split_cases[_i].max_tex, 300u + (unsigned)_i);
 }
 END_TEST
 
@@ -318,7 +295,7 @@ START_TEST(gemm_session_reuse)
         char err[256];
         ck_assert(gg_session_run(s, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL, err,
                                  sizeof err, NULL) == 0);
-        expect_ok(&r, texts[i]);
+        expect_gemm_ok(&r, texts[i]);
         free_case(&r);
     }
     gg_session_free(s);
@@ -338,7 +315,7 @@ START_TEST(gemm_glfw)
     int rc = run_once(GG_BACKEND_GLFW, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, err,
                       sizeof err);
     ck_assert_msg(rc == 0, "no GLFW context: %s", err);
-    expect_ok(&r, texts[_i]);
+    expect_gemm_ok(&r, texts[_i]);
     free_case(&r);
 }
 END_TEST

@@ -63,22 +63,13 @@ static const gemm_case grid[] = {
 };
 #define NGRID ((int)(sizeof grid / sizeof *grid))
 
-static void expect_ok(const gemm_run *r, const char *what)
-{
-    ck_assert_msg(r->m.status == GG_OK, "%s %dx%dx%d: status %s: %s", what, r->in.m, r->in.n,
-                  r->in.k, gg_status_name(r->m.status), r->m.detail);
-    ck_assert_msg(r->m.rel_err >= 0 && r->m.rel_err <= gg_verify_bound(r->in.k),
-                  "%s: rel_err %g", what, r->m.rel_err);
-    ck_assert(r->m.gflops > 0);
-    check_against_naive(r, what);
-}
 
 START_TEST(image_grid)
 {
     gemm_run r;
     setup_case(&r, &grid[_i], 500u + (unsigned)_i);
     evaluate(&r, NULL);
-    expect_ok(&r, grid[_i].variant);
+    expect_gemm_ok(&r, grid[_i].variant);
     gg_layout L;
     ck_assert_int_eq(gg_layout_compute(&r.v, r.in.m, r.in.n, r.in.k, &L), 0);
     ck_assert_int_eq(r.m.passes, L.passes);
@@ -106,19 +97,7 @@ static const struct {
 
 START_TEST(image_split)
 {
-    gemm_run r;
-    const gemm_case *gc = &split_cases[_i].c;
-    setup_case(&r, gc, 700u + (unsigned)_i);
-    gg_split sp;
-    ck_assert_int_eq(gg_split_plan(&r.v, gc->m, gc->n, gc->k, split_cases[_i].max_tex, &sp), 0);
-    ck_assert_msg(sp.mblocks * sp.nblocks * sp.kblocks > 1, "case %d does not split", _i);
-    gg_run_opts o;
-    gg_run_opts_default(&o);
-    o.max_texture_size = split_cases[_i].max_tex;
-    evaluate(&r, &o);
-    expect_ok(&r, gc->variant);
-    ck_assert_int_eq(r.m.passes, sp.L.passes * sp.kblocks);
-    free_case(&r);
+    run_split_case(&split_cases[_i].c, split_cases[_i].max_tex, 700u + (unsigned)_i);
 }
 END_TEST
 

@@ -13,6 +13,7 @@
 
 #include "gen/half.h"
 #include "glhost/inputs.h"
+#include "glhost/pack.h"
 #include "glhost/reference.h"
 #include "glhost/run.h"
 
@@ -111,6 +112,38 @@ static inline void check_against_naive(const gemm_run *r, const char *what)
             ck_assert_msg(fabs(got - want) <= bound * scale + 1e-30,
                           "%s: C(%d,%d) = %.9g, want %.9g", what, i, j, got, want);
         }
+}
+
+/* A run that must have succeeded: ok, rel_err within the bound, a rate,
+ * and every element against the naive loop. */
+static inline void expect_gemm_ok(const gemm_run *r, const char *what)
+{
+    ck_assert_msg(r->m.status == GG_OK, "%s %dx%dx%d: status %s: %s", what, r->in.m, r->in.n,
+                  r->in.k, gg_status_name(r->m.status), r->m.detail);
+    ck_assert_msg(r->m.rel_err >= 0 && r->m.rel_err <= gg_verify_bound(r->in.k),
+                  "%s: rel_err %g", what, r->m.rel_err);
+    ck_assert(r->m.seconds > 0);
+    ck_assert(r->m.gflops > 0);
+    ck_assert(r->m.compile_s > 0);
+    check_against_naive(r, what);
+}
+
+/* One case cut into blocks by a texture limit of max_tex (it must split):
+ * right, and its passes those of every K block. */
+static inline void run_split_case(const gemm_case *gc, int max_tex, unsigned seed)
+{
+    gemm_run r;
+    setup_case(&r, gc, seed);
+    gg_split sp;
+    ck_assert_int_eq(gg_split_plan(&r.v, gc->m, gc->n, gc->k, max_tex, &sp), 0);
+    ck_assert_msg(sp.mblocks * sp.nblocks * sp.kblocks > 1, "%s does not split", gc->variant);
+    gg_run_opts o;
+    gg_run_opts_default(&o);
+    o.max_texture_size = max_tex;
+    evaluate(&r, &o);
+    expect_gemm_ok(&r, gc->variant);
+    ck_assert_int_eq(r.m.passes, sp.L.passes * sp.kblocks);
+    free_case(&r);
 }
 
 #endif
