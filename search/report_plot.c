@@ -369,7 +369,8 @@ char *gg_script_outputs(const gg_report_data *d, const gg_findings *fd)
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    static const char *const colour[GG_FETCH_COUNT] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
+    static const char *const colour[GG_FETCH_COUNT] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                                       "#ff7f0e"};
     int qmax = o->cap;
     double gmax = 0;
     for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
