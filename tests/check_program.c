@@ -94,6 +94,53 @@ START_TEST(grid_compiles)
 }
 END_TEST
 
+/* The grid past the 32-output cap (gen_grid.h): part 0 on the core
+ * context (profile 430), part 1 on the ES context (310es); every variant
+ * builds, with its fetch path and out. */
+START_TEST(modern_grid_compiles)
+{
+    static const gg_ctx_kind kinds[] = {GG_CTX_CORE, GG_CTX_ES3};
+    gg_variant *grid;
+    int n = gg_grid_modern(&grid);
+    ck_assert_int_gt(n, 40);
+    setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+    setenv("GLGEMM_CACHE", "off", 1);
+    gg_progcache_reset();
+    gg_card_limits lim;
+    gg_ctx *ctx = make_ctx(kinds[_i], &lim);
+    int built = 0, per_fetch[GG_FETCH_COUNT] = {0}, images = 0;
+    for (int i = 0; i < n; i++) {
+        const gg_variant *v = &grid[i];
+        if ((v->profile == GG_PROFILE_310ES) != (_i == 1))
+            continue;
+        char vt[GG_VARIANT_TEXT], why[256];
+        gg_variant_format(v, vt, sizeof vt);
+        ck_assert_msg(gg_variant_check_card(v, &lim, why, sizeof why) == GG_CARD_OK, "%s: %s", vt,
+                      why);
+        gg_program p;
+        gg_status st = gg_program_build(&p, v, GG_GRID_M, GG_GRID_N, GG_GRID_K);
+        if (st != GG_OK)
+            gg_program_print_failure(&p, stderr);
+        ck_assert_msg(st == GG_OK, "%s: %s: %s", vt, gg_status_name(st), p.detail);
+        ck_assert_uint_ne(p.prog, 0);
+        ck_assert_int_ge(p.loc_kbase, 0);
+        gg_program_free(&p);
+        built++;
+        per_fetch[v->fetch]++;
+        images += v->out == GG_OUT_IMAGE;
+    }
+    fprintf(stderr, "program grid %s: %d variants past the cap compiled (%d out=image)\n",
+            _i ? "310es" : "430", built, images);
+    ck_assert_int_gt(built, 10);
+    ck_assert_int_gt(images, 3);
+    for (int f = 0; f < GG_FETCH_COUNT; f++) /* ES 3.1 has no buffer textures */
+        ck_assert_msg(per_fetch[f] > 0 || (_i == 1 && f == GG_FETCH_BUFFER), "no fetch=%s",
+                      gg_fetch_name((gg_fetch)f));
+    gg_ctx_destroy(ctx);
+    free(grid);
+}
+END_TEST
+
 /* The grid covers every pair of values of any two keys. */
 START_TEST(grid_is_pairwise)
 {
@@ -234,6 +281,7 @@ Suite *make_program_suite(void)
     tcase_set_tags(tc, "gl");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, grid_compiles, 0, 4);
+    tcase_add_loop_test(tc, modern_grid_compiles, 0, 2);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sample");

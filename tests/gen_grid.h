@@ -142,4 +142,112 @@ static inline int gg_grid_pairwise_split(gg_variant **out, int *glsl_count)
 
 static inline int gg_grid_pairwise(gg_variant **out) { return gg_grid_pairwise_split(out, NULL); }
 
+/* ---- the grid past the 32-output cap ----
+ * Profiles 430 and 310es x every packing x 5 sizes (out=rt: mrt 1x1, 2x2,
+ * 4x2, 2x4, 1x8; out=image: blk of mc x 1x1, 2x2, 4x2, 2x4, 4x4 texels) x
+ * every fetch path x np {1, odd, all} x both unrolls x acc x out, sampled
+ * pairwise the same greedy way.  A pair no card can run (acc=blend with
+ * out=image, fetch=image with 3 channels, ...) is mended to the nearest
+ * valid variant (acc pingpong, then fetch texelfetch, then profile 430), so
+ * every variant of the grid must compile. */
+enum { MG_PROFILE, MG_MC, MG_SIZE, MG_FETCH, MG_NP, MG_UNROLL, MG_ACC, MG_OUT, MG_DIMS };
+
+static inline int mg_dim_size(int d)
+{
+    static const int sizes[MG_DIMS] = {2, 8, 5, GG_FETCH_COUNT, 3, 2, 3, 2};
+    return sizes[d];
+}
+
+static inline gg_variant mg_variant(const int *t)
+{
+    static const gg_shape mrts[] = {{1, 1}, {2, 2}, {4, 2}, {2, 4}, {1, 8}};
+    static const gg_shape mults[] = {{1, 1}, {2, 2}, {4, 2}, {2, 4}, {4, 4}};
+    gg_variant v;
+    gg_variant_default(&v);
+    v.profile = t[MG_PROFILE] ? GG_PROFILE_310ES : GG_PROFILE_430;
+    v.mc = grid_mcs[t[MG_MC]];
+    v.fetch = (gg_fetch)t[MG_FETCH];
+    v.np = grid_nps[t[MG_NP]];
+    v.unroll = t[MG_UNROLL];
+    v.acc = (gg_acc)t[MG_ACC];
+    v.out = (gg_out)t[MG_OUT];
+    if (v.out == GG_OUT_IMAGE) {
+        v.blk.rows = v.mc.rows * mults[t[MG_SIZE]].rows;
+        v.blk.cols = v.mc.cols * mults[t[MG_SIZE]].cols;
+    } else {
+        v.mrt = mrts[t[MG_SIZE]];
+    }
+    gg_card_limits lim = {.max_draw_buffers = 8, .max_texture_size = 16384, .float_blend = true,
+                          .max_fragment_images = 8, .max_texture_buffer = 1L << 27};
+    for (int fix = 0; fix < 4; fix++) {
+        lim.es = v.profile == GG_PROFILE_310ES;
+        lim.gl_version = lim.es ? 32 : 46;
+        if (gg_variant_check_card(&v, &lim, NULL, 0) == GG_CARD_OK)
+            break;
+        if (fix == 0)
+            v.acc = GG_ACC_PINGPONG;
+        else if (fix == 1)
+            v.fetch = GG_FETCH_TEXELFETCH;
+        else
+            v.profile = GG_PROFILE_430;
+    }
+    return v;
+}
+
+/* The pairwise grid past the cap, malloc'd into *out; returns the count. */
+static inline int gg_grid_modern(gg_variant **out)
+{
+    static unsigned char cov[MG_DIMS][MG_DIMS][256];
+    memset(cov, 0, sizeof cov);
+    int used[MG_DIMS][16];
+    memset(used, 0, sizeof used);
+    gg_variant *v = malloc(8 * 8 * 5 * 3 * 2 * 3 * 2 * sizeof *v);
+    int n = 0;
+    *out = v;
+    if (!v)
+        return 0;
+    for (;;) {
+        int t[MG_DIMS];
+        for (int d = 0; d < MG_DIMS; d++)
+            t[d] = -1;
+        bool found = false;
+        for (int d1 = 0; d1 < MG_DIMS && !found; d1++)
+            for (int d2 = d1 + 1; d2 < MG_DIMS && !found; d2++)
+                for (int v1 = 0; v1 < mg_dim_size(d1) && !found; v1++)
+                    for (int v2 = 0; v2 < mg_dim_size(d2) && !found; v2++)
+                        if (!cov[d1][d2][v1 * 16 + v2]) {
+                            t[d1] = v1;
+                            t[d2] = v2;
+                            found = true;
+                        }
+        if (!found)
+            return n;
+        for (int d = 0; d < MG_DIMS; d++) {
+            if (t[d] >= 0)
+                continue;
+            int best = 0, best_gain = -1;
+            for (int x = 0; x < mg_dim_size(d); x++) {
+                int g = 0;
+                for (int e = 0; e < MG_DIMS; e++) {
+                    if (e == d || t[e] < 0)
+                        continue;
+                    int lo = e < d ? e : d, hi = e < d ? d : e;
+                    g += !cov[lo][hi][(e < d ? t[e] : x) * 16 + (e < d ? x : t[e])];
+                }
+                if (g > best_gain || (g == best_gain && used[d][x] < used[d][best])) {
+                    best_gain = g;
+                    best = x;
+                }
+            }
+            t[d] = best;
+        }
+        for (int d1 = 0; d1 < MG_DIMS; d1++) {
+            used[d1][t[d1]]++;
+            for (int d2 = d1 + 1; d2 < MG_DIMS; d2++)
+                cov[d1][d2][t[d1] * 16 + t[d2]] = 1;
+        }
+        v[n++] = mg_variant(t);
+    }
+}
+
 #endif
