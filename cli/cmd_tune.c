@@ -526,7 +526,7 @@ int cmd_tune(int argc, char **argv)
             printf(" %s %ld", gg_status_name((gg_status)i), st.by_status[i]);
     printf("\n");
     if (pg.screened)
-        printf("screened: %ld variants stopped after one timed run (slower than %.0fx the best so "
+        printf("screened: %ld variants stopped after two timed runs (slower than %.0fx the best so "
                "far's time)\n", pg.screened, SCREEN_FACTOR);
     for (int i = 0; i < nfin; i++) {
         gg_variant_format(&fin[i].v, vt, sizeof vt);

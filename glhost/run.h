@@ -73,8 +73,8 @@ typedef struct {
     /* Repetitions (not with once): p->reps at most; with min_reps > 0 the
      * timing stops after at least min_reps once (slowest - fastest) /
      * median of the reps so far is <= tight.  screen_s > 0: when the first
-     * timed rep takes longer than screen_s, the timing stops there
-     * (measurement.screened; seconds is that rep's time, still verified). */
+     * two timed reps take longer than screen_s, the timing stops there
+     * (measurement.screened; seconds is their median, still verified). */
     int min_reps;
     double tight;
     double screen_s;

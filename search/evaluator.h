@@ -65,7 +65,7 @@ typedef struct {
 
 /* How one evaluation times (glhost/run.h's gg_run_opts): reps 0 is the
  * problem's; min_reps > 0 stops once the spread of the reps is <= tight;
- * screen_s > 0 stops after the first timed rep when it took longer. */
+ * screen_s > 0 stops after the first two timed reps when both took longer. */
 typedef struct {
     int reps;
     int min_reps;
