@@ -84,6 +84,10 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
         case GG_KEY_FETCH: fix->v.fetch = one.fetch; break;
         }
         fix->mask |= bit;
+        if ((fix->mask & GG_KEY_BLK) && (fix->mask & GG_KEY_OUT) && fix->v.out != GG_OUT_IMAGE) {
+            snprintf(err, errlen, "--fix: blk=RxC is a block of out=image; it cannot go with out=rt");
+            return -1;
+        }
         if (!end)
             return 0;
         p = end + 1;
@@ -94,7 +98,10 @@ char *gg_fix_format(const gg_fix *fix, char *buf, size_t len)
 {
     /* Cut the canonical form down to the held keys, in the table's order. */
     char canon[GG_VARIANT_TEXT];
-    gg_variant_format(&fix->v, canon, sizeof canon);
+    gg_variant v = fix->v;
+    if (fix->mask & GG_KEY_BLK)
+        v.out = GG_OUT_IMAGE; /* the canonical form writes blk only with out=image */
+    gg_variant_format(&v, canon, sizeof canon);
     size_t o = 0;
     buf[0] = '\0';
     char *save = NULL;

@@ -198,6 +198,8 @@ static const bad_case cases[] = {
     BAD("--fix: out: 'both' is not allowed; use rt or image", "tune", "--fix", "out=both", "--size",
         "8"),
     BAD("--fix: fetch: 'sampler' is not allowed", "tune", "--fix", "fetch=sampler", "--size", "8"),
+    BAD("--fix: blk=RxC is a block of out=image; it cannot go with out=rt", "tune", "--fix",
+        "out=rt,blk=8x8", "--size", "8"),
     BAD("--fix: key 'profile' given twice", "tune", "--fix", "profile=300es,profile=120"),
     BAD("--fix: 'larsen' is not key=value", "tune", "--fix", "larsen", "--size", "8"),
     BAD("--fix: unknown key 'a?b'", "tune", "--fix", "a\nb=1", "--size", "8"), /* fuzz */

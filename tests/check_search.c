@@ -452,6 +452,7 @@ static const struct {
     {"np=0", "np"},
     {"acc=blend,", "empty"},
     {"mrt", "not key=value"},
+    {"blk=8x8,out=rt", "cannot go with out=rt"},
 };
 
 START_TEST(test_fix_bad)
@@ -474,6 +475,12 @@ START_TEST(test_fix_format)
     ck_assert_int_eq(gg_fix_parse("", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f.mask, 0);
     ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "");
+    /* blk alone holds out=image blocks; its text survives the round trip
+     * (the fuzz_cli target found it dropped). */
+    ck_assert_int_eq(gg_fix_parse("blk=8x16", &f, err, sizeof err), 0);
+    ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "blk=8x16");
+    ck_assert_int_eq(gg_fix_parse("blk=8x16,out=image,fetch=ubo", &f, err, sizeof err), 0);
+    ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "out=image,blk=8x16,fetch=ubo");
 }
 END_TEST
 

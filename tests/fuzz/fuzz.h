@@ -15,9 +15,10 @@
 #define FUZZ_CHECK(cond, ...)                                                              \
     do {                                                                                   \
         if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: invariant failed: %s: ", __FILE__, __LINE__, #cond);   \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
+            /* fd 2, not stderr: a target may have stderr captured */                    \
+            dprintf(2, "%s:%d: invariant failed: %s: ", __FILE__, __LINE__, #cond);        \
+            dprintf(2, __VA_ARGS__);                                                       \
+            dprintf(2, "\n");                                                              \
             abort();                                                                       \
         }                                                                                  \
     } while (0)
