@@ -140,6 +140,36 @@ GLGEMM_API int glgemm_variant_for(glgemm_context *ctx, int m, int n, int k, char
 /* GLGEMM_VERIFY_*; returns GLGEMM_OK, GLGEMM_ENOCONTEXT or GLGEMM_EINVAL. */
 GLGEMM_API int glgemm_set_verify(glgemm_context *ctx, int level);
 
+/* The CPU crossover.  A call whose m*n*k is below size^3 (after the quick
+ * returns) goes to the CPU BLAS instead of the GPU: small problems cost
+ * less there than the GPU's transfers.  size 0: every call on the GPU.
+ * Where the size comes from, first that holds: glgemm_set_crossover on
+ * this context; the environment variable GLGEMM_CROSSOVER (a whole number
+ * >= 0, read by glgemm_open; a bad value fails glgemm_open); the card's
+ * record <card>/crossover.txt in the records folders (see "Which shader"),
+ * a line "crossover: N" written by `glgemm bench --crossover`; else 0.
+ * glgemm_set_crossover: size >= 0 sets it, -1 goes back to the
+ * environment / record; GLGEMM_OK, GLGEMM_ENOCONTEXT or GLGEMM_EINVAL.
+ * glgemm_crossover: the size in force (0 for a NULL ctx). */
+GLGEMM_API int glgemm_set_crossover(glgemm_context *ctx, long size);
+GLGEMM_API long glgemm_crossover(const glgemm_context *ctx);
+
+/* The CPU sgemm the crossover calls, with cblas_sgemm's arguments (the
+ * layout and transpose values are cblas's).  NULL (the default): the
+ * cblas_sgemm this library was linked with (OpenBLAS).  The drop-in BLAS
+ * (libglgemm_blas.so) sets the program's own BLAS here. */
+typedef void (*glgemm_cpu_sgemm_fn)(int layout, int transa, int transb, int m, int n, int k,
+                                    float alpha, const float *a, int lda, const float *b,
+                                    int ldb, float beta, float *c, int ldc);
+GLGEMM_API int glgemm_set_cpu_sgemm(glgemm_context *ctx, glgemm_cpu_sgemm_fn fn);
+
+/* How the last glgemm_sgemm / glgemm_sgemm_variant call on ctx was served,
+ * one line for logs: "gpu VARIANT" (the canonical variant that wrote C),
+ * "cpu crossover N" (m*n*k below N^3), "quick return" (nothing to compute
+ * or only C scaled), or "error" (it did not return GLGEMM_OK); "" before
+ * the first call or for a NULL ctx.  Valid until the next call on ctx. */
+GLGEMM_API const char *glgemm_last_route(const glgemm_context *ctx);
+
 /* The card's slug (its folder under results/), e.g. "llvmpipe". */
 GLGEMM_API const char *glgemm_card(const glgemm_context *ctx);
 

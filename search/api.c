@@ -7,7 +7,10 @@
 #define _GNU_SOURCE /* dladdr */
 #include "glgemm.h"
 
+#include <cblas.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fenv.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gen/gen.h"
@@ -24,6 +28,7 @@
 #include "glhost/reference.h"
 #include "glhost/run.h"
 #include "search/nearest.h"
+#include "search/records.h"
 
 #define MAX_FAILED 16
 #define SAMPLES 64
@@ -39,6 +44,19 @@ struct glgemm_context {
     uint64_t calls;     /* seeds the checksums */
     gg_variant failed[MAX_FAILED]; /* chosen variants that failed here */
     int nfailed;
+    gg_run_cache *cache; /* programs kept between calls (of ctx->gl; NULL: uncached) */
+    long crossover;      /* in force: m*n*k below crossover^3 goes to the CPU */
+    long crossover_env;  /* from GLGEMM_CROSSOVER / the card's record (-1: none) */
+    glgemm_cpu_sgemm_fn cpu;
+    char route[GG_VARIANT_TEXT + 16];
+    /* The last few choices of choose(), by problem (records are read once). */
+    struct {
+        int m, n, k;
+        bool have;
+        gg_variant v;
+    } memo[8];
+    int memo_next;
+    uint64_t memo_stamp; /* of the records folders the memo was read from */
 };
 
 static _Thread_local char last_err[512];
@@ -106,6 +124,22 @@ static int parse_verify(const char *s)
     return -1;
 }
 
+/* Deletes the GL context and what was kept in it. */
+static void drop_gl(glgemm_context *ctx)
+{
+    char err[200];
+    if (ctx->cache) {
+        if (ctx->gl && gg_ctx_make_current(ctx->gl, err, sizeof err) == 0)
+            gg_run_cache_free(ctx->cache);
+        else
+            free(ctx->cache); /* no context to delete its objects in: the context's end does */
+        ctx->cache = NULL;
+    }
+    if (ctx->gl)
+        gg_ctx_destroy(ctx->gl);
+    ctx->gl = NULL;
+}
+
 /* Makes (or keeps) a GL context of kind, current on this thread. */
 static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
 {
@@ -115,19 +149,33 @@ static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
             return GLGEMM_OK;
         return set_error(GLGEMM_ENOCONTEXT, "%s", err);
     }
-    if (ctx->gl) {
-        gg_ctx_destroy(ctx->gl);
-        ctx->gl = NULL;
-    }
+    drop_gl(ctx);
     ctx->gl = gg_ctx_create(ctx->backend, ctx->device, kind, err, sizeof err, NULL);
     if (!ctx->gl)
         return set_error(GLGEMM_ENOCONTEXT, "%s", err);
     ctx->kind = kind;
     gg_ctx_query(ctx->gl, &ctx->info);
+    ctx->cache = gg_run_cache_new(); /* NULL: calls go uncached */
     return GLGEMM_OK;
 }
 
-glgemm_context *glgemm_open(const char *backend, int device)
+static long recorded_crossover(const char *card);
+
+/* GLGEMM_CROSSOVER: -1 unset, -2 bad, else the size. */
+static long env_crossover(void)
+{
+    const char *e = getenv("GLGEMM_CROSSOVER");
+    if (!e || !*e)
+        return -1;
+    char *end;
+    errno = 0;
+    long x = strtol(e, &end, 10);
+    if (errno || *end || end == e || x < 0 || x > 1L << 20)
+        return -2;
+    return x;
+}
+
+static glgemm_context *open_ctx(const char *backend, int device)
 {
     last_err[0] = '\0';
     int b = gg_backend_parse(backend ? backend : "egl");
@@ -143,6 +191,12 @@ glgemm_context *glgemm_open(const char *backend, int device)
     const char *env = getenv("GLGEMM_VERIFY");
     if (env && *env && (verify = parse_verify(env)) < 0) {
         set_error(0, "glgemm_open: GLGEMM_VERIFY=%.100s is not none, check or full", env);
+        return NULL;
+    }
+    long cross = env_crossover();
+    if (cross == -2) {
+        set_error(0, "glgemm_open: GLGEMM_CROSSOVER=%.100s is not a whole number from 0 to %ld",
+                  getenv("GLGEMM_CROSSOVER"), 1L << 20);
         return NULL;
     }
     glgemm_context *ctx = calloc(1, sizeof *ctx);
@@ -163,7 +217,22 @@ glgemm_context *glgemm_open(const char *backend, int device)
         return NULL;
     }
     gg_slug(ctx->info.renderer, ctx->card, sizeof ctx->card);
+    ctx->crossover_env = cross >= 0 ? cross : recorded_crossover(ctx->card);
+    ctx->crossover = ctx->crossover_env > 0 ? ctx->crossover_env : 0;
     last_err[0] = '\0';
+    return ctx;
+}
+
+/* The driver's work (context creation, compiling, JIT code) may leave
+ * floating-point exception flags raised in this thread that the caller's
+ * arithmetic did not raise: the public entry points put the flags back as
+ * they found them. */
+glgemm_context *glgemm_open(const char *backend, int device)
+{
+    fexcept_t flags;
+    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    glgemm_context *ctx = open_ctx(backend, device);
+    fesetexceptflag(&flags, FE_ALL_EXCEPT);
     return ctx;
 }
 
@@ -171,10 +240,35 @@ void glgemm_close(glgemm_context *ctx)
 {
     if (!ctx)
         return;
-    if (ctx->gl)
-        gg_ctx_destroy(ctx->gl);
+    fexcept_t flags;
+    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    drop_gl(ctx);
     free(ctx);
+    fesetexceptflag(&flags, FE_ALL_EXCEPT);
 }
+
+int glgemm_set_crossover(glgemm_context *ctx, long size)
+{
+    if (!ctx)
+        return set_error(GLGEMM_ENOCONTEXT, "glgemm_set_crossover: ctx is NULL");
+    if (size < -1 || size > 1L << 20)
+        return set_error(GLGEMM_EINVAL, "glgemm_set_crossover: size %ld is not -1 or 0 .. %ld",
+                         size, 1L << 20);
+    ctx->crossover = size >= 0 ? size : ctx->crossover_env > 0 ? ctx->crossover_env : 0;
+    return GLGEMM_OK;
+}
+
+long glgemm_crossover(const glgemm_context *ctx) { return ctx ? ctx->crossover : 0; }
+
+int glgemm_set_cpu_sgemm(glgemm_context *ctx, glgemm_cpu_sgemm_fn fn)
+{
+    if (!ctx)
+        return set_error(GLGEMM_ENOCONTEXT, "glgemm_set_cpu_sgemm: ctx is NULL");
+    ctx->cpu = fn;
+    return GLGEMM_OK;
+}
+
+const char *glgemm_last_route(const glgemm_context *ctx) { return ctx ? ctx->route : ""; }
 
 const char *glgemm_card(const glgemm_context *ctx) { return ctx ? ctx->card : ""; }
 
@@ -216,30 +310,110 @@ static bool installed_results(char *buf, size_t len)
     return (size_t)snprintf(buf, len, "%s/../share/glgemm/results", real) < len;
 }
 
-/* The recorded variant nearest m x n x k for this card, if any. */
-static bool recorded(const glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+/* The records folders in the order they count: $GLGEMM_RESULTS, the user's,
+ * the installation's, ./results.  Returns how many (at most 4). */
+typedef struct {
+    char user[PATH_MAX], inst[PATH_MAX + 32];
+    const char *dir[4];
+} records_dirs;
+
+static int find_records_dirs(records_dirs *d)
 {
-    char inst[PATH_MAX + 32];
-    const char *dirs[3];
     int nd = 0;
     const char *env = getenv("GLGEMM_RESULTS");
     if (env && *env)
-        dirs[nd++] = env;
-    if (installed_results(inst, sizeof inst))
-        dirs[nd++] = inst;
-    dirs[nd++] = "results";
+        d->dir[nd++] = env;
+    if (gg_user_results(d->user, sizeof d->user))
+        d->dir[nd++] = d->user;
+    if (installed_results(d->inst, sizeof d->inst))
+        d->dir[nd++] = d->inst;
+    d->dir[nd++] = "results";
+    return nd;
+}
+
+/* The recorded variant nearest m x n x k for this card, if any: from the
+ * first folder with a record for the card. */
+static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+{
+    records_dirs d;
+    int nd = find_records_dirs(&d);
     for (int i = 0; i < nd; i++) {
         gg_nearest near;
         /* fp32 records only: a caller of sgemm asked for fp32 inputs, and a
          * store=f16 best rounds them to halves (a precision of its own, not
          * what the library promises), so it is passed over, never used
          * silently; the nearest fp32 best (or the default) serves. */
-        if (gg_best_nearest_store(dirs[i], ctx->card, m, n, k, GG_STORE_F32, &near) == 0) {
+        if (gg_best_nearest_store(d.dir[i], ctx->card, m, n, k, GG_STORE_F32, &near) == 0) {
             *v = near.v;
             return true;
         }
     }
     return false;
+}
+
+/* The same, remembered for the context's last few problems (a program
+ * calling sgemm in a loop reads the folders once). */
+static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+{
+    size_t nm = sizeof ctx->memo / sizeof *ctx->memo;
+    /* A best file written (atomically: a rename) changes its folder's
+     * modification time: then the memo is read again. */
+    records_dirs d;
+    int nd = find_records_dirs(&d);
+    uint64_t stamp = 1469598103934665603ULL;
+    for (int i = 0; i < nd; i++) {
+        char path[PATH_MAX + 200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", d.dir[i], ctx->card);
+        uint64_t t = stat(path, &st) ? 0
+                                     : (uint64_t)st.st_mtim.tv_sec * 1000000000ULL +
+                                           (uint64_t)st.st_mtim.tv_nsec + (uint64_t)st.st_ino;
+        stamp = (stamp ^ t) * 1099511628211ULL;
+    }
+    if (stamp != ctx->memo_stamp) {
+        memset(ctx->memo, 0, sizeof ctx->memo);
+        ctx->memo_next = 0;
+        ctx->memo_stamp = stamp;
+    }
+    for (size_t i = 0; i < nm; i++)
+        if (ctx->memo[i].m == m && ctx->memo[i].n == n && ctx->memo[i].k == k) {
+            *v = ctx->memo[i].v;
+            return ctx->memo[i].have;
+        }
+    bool have = recorded_uncached(ctx, m, n, k, v);
+    int i = ctx->memo_next;
+    ctx->memo_next = (int)((size_t)(i + 1) % nm);
+    ctx->memo[i].m = m;
+    ctx->memo[i].n = n;
+    ctx->memo[i].k = k;
+    ctx->memo[i].have = have;
+    if (have)
+        ctx->memo[i].v = *v;
+    return have;
+}
+
+/* The card's crossover record: "crossover: N" in <card>/crossover.txt of
+ * the first records folder that has the file; -1 when none says. */
+static long recorded_crossover(const char *card)
+{
+    records_dirs d;
+    int nd = find_records_dirs(&d);
+    for (int i = 0; i < nd; i++) {
+        char path[PATH_MAX + 200];
+        snprintf(path, sizeof path, "%s/%s/crossover.txt", d.dir[i], card);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        char line[200];
+        long x = -1;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "crossover: %ld", &x) == 1)
+                break;
+        fclose(f);
+        if (x >= 0 && x <= 1L << 20)
+            return x;
+    }
+    return -1;
 }
 
 static void default_variant(gg_variant *v)
@@ -250,7 +424,7 @@ static void default_variant(gg_variant *v)
 }
 
 /* What glgemm_sgemm runs for a row-major m x n x k problem. */
-static void choose(const glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+static void choose(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
 {
     if (recorded(ctx, m, n, k, v)) {
         bool bad = false;
@@ -444,13 +618,12 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     gg_run_opts o;
     gg_run_opts_default(&o);
     o.once = true;
+    o.cache = ctx->cache;
     gg_measurement meas;
     gg_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
     if (meas.status != GG_OK) {
-        if (meas.status == GG_CONTEXT_LOST) {
-            gg_ctx_destroy(ctx->gl); /* made again on the next call */
-            ctx->gl = NULL;
-        }
+        if (meas.status == GG_CONTEXT_LOST)
+            drop_gl(ctx); /* made again on the next call */
         rc = set_error(GLGEMM_EGPU, "%s: %s: %s: %s", fn, vt, gg_status_name(meas.status),
                        meas.detail);
         goto done;
@@ -476,12 +649,25 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     }
     for (int i = 0; i < g->m; i++)
         memcpy(g->c + (size_t)i * g->ldc, out + (size_t)i * g->n, (size_t)g->n * sizeof *out);
+    snprintf(ctx->route, sizeof ctx->route, "gpu %s", vt);
     rc = GLGEMM_OK;
 done:
     free(out);
     if (own_c0)
         free(c0);
     return rc;
+}
+
+/* Below the crossover: the CPU BLAS, row-major (g is already in those terms). */
+static void cpu_sgemm(const glgemm_context *ctx, const rm_gemm *g)
+{
+    int ta = g->transa ? CblasTrans : CblasNoTrans, tb = g->transb ? CblasTrans : CblasNoTrans;
+    if (ctx->cpu)
+        ctx->cpu(CblasRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb,
+                 g->beta, g->c, g->ldc);
+    else
+        cblas_sgemm(CblasRowMajor, (CBLAS_TRANSPOSE)ta, (CBLAS_TRANSPOSE)tb, g->m, g->n, g->k,
+                    g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
 }
 
 /* Checks, quick returns; then GPU: explicit variant, or the chosen one with
@@ -493,6 +679,7 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
 {
     if (!ctx)
         return set_error(GLGEMM_ENOCONTEXT, "%s: ctx is NULL (glgemm_open failed?)", fn);
+    snprintf(ctx->route, sizeof ctx->route, "error");
     rm_gemm g;
     int rc = check_args(fn, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                         ldc, &g);
@@ -512,14 +699,22 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
                              "to half floats; the library computes with fp32 inputs only "
                              "(store=f32)", fn, variant, gg_store_name(v.store));
     }
+    snprintf(ctx->route, sizeof ctx->route, "quick return");
     if (g.m == 0 || g.n == 0 || ((g.alpha == 0.0f || g.k == 0) && g.beta == 1.0f))
         return GLGEMM_OK;
     if (g.alpha == 0.0f || g.k == 0) {
         scale_c(&g);
         return GLGEMM_OK;
     }
+    snprintf(ctx->route, sizeof ctx->route, "error");
     if (explicit_variant)
         return run_variant(ctx, fn, &v, &g);
+    double c3 = (double)ctx->crossover * (double)ctx->crossover * (double)ctx->crossover;
+    if ((double)g.m * (double)g.n * (double)g.k < c3) {
+        cpu_sgemm(ctx, &g);
+        snprintf(ctx->route, sizeof ctx->route, "cpu crossover %ld", ctx->crossover);
+        return GLGEMM_OK;
+    }
     choose(ctx, g.m, g.n, g.k, &v);
     rc = run_variant(ctx, fn, &v, &g);
     gg_variant dv;
@@ -539,12 +734,27 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
     return rc;
 }
 
+/* After a call: the flags as found, unless the arithmetic ran on this CPU
+ * (the crossover's CPU BLAS, C scaled by beta): then what it raised stays. */
+static void keep_flags(const glgemm_context *ctx, const fexcept_t *flags)
+{
+    if (ctx && !strncmp(ctx->route, "cpu", 3))
+        return;
+    if (ctx && !strcmp(ctx->route, "quick return"))
+        return;
+    fesetexceptflag(flags, FE_ALL_EXCEPT);
+}
+
 int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
                  int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc)
 {
-    return sgemm(ctx, "glgemm_sgemm", false, NULL, layout, transa, transb, m, n, k, alpha, a,
-                 lda, b, ldb, beta, c, ldc);
+    fexcept_t flags;
+    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    int rc = sgemm(ctx, "glgemm_sgemm", false, NULL, layout, transa, transb, m, n, k, alpha, a,
+                   lda, b, ldb, beta, c, ldc);
+    keep_flags(ctx, &flags);
+    return rc;
 }
 
 int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant, glgemm_layout layout,
@@ -552,6 +762,10 @@ int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant, glgemm_layout
                          const float *a, int lda, const float *b, int ldb, float beta, float *c,
                          int ldc)
 {
-    return sgemm(ctx, "glgemm_sgemm_variant", true, variant, layout, transa, transb, m, n, k,
-                 alpha, a, lda, b, ldb, beta, c, ldc);
+    fexcept_t flags;
+    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    int rc = sgemm(ctx, "glgemm_sgemm_variant", true, variant, layout, transa, transb, m, n, k,
+                   alpha, a, lda, b, ldb, beta, c, ldc);
+    keep_flags(ctx, &flags);
+    return rc;
 }

@@ -636,3 +636,42 @@ bool gg_record_is_image_f32(void *user, const gg_variant *v)
     (void)user;
     return v->out == GG_OUT_IMAGE && v->store == GG_STORE_F32;
 }
+
+bool gg_user_results(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    int w;
+    if (xdg && xdg[0] == '/') /* XDG: a relative path is to be ignored */
+        w = snprintf(buf, len, "%s/glgemm/results", xdg);
+    else if (home && *home)
+        w = snprintf(buf, len, "%s/.local/share/glgemm/results", home);
+    else
+        return false;
+    return w > 0 && (size_t)w < len;
+}
+
+int gg_best_publish(const char *from_dir, const char *to_dir, const char *card, int m, int n,
+                    int k, char *err, size_t errlen)
+{
+    int copied = 0;
+    for (int st = 0; st < GG_STORE_COUNT; st++) {
+        char from[1024], to[1024], dir[1024];
+        gg_best_path_store(from, sizeof from, from_dir, card, m, n, k, (gg_store)st);
+        gg_best_path_store(to, sizeof to, to_dir, card, m, n, k, (gg_store)st);
+        size_t len = 0;
+        char rerr[256];
+        char *text = gg_read_text(from, 1 << 16, &len, rerr, sizeof rerr);
+        if (!text)
+            continue; /* no best of this store */
+        snprintf(dir, sizeof dir, "%s/%s", to_dir, card);
+        int rc = gg_mkdirs(dir, err, errlen);
+        if (rc == 0)
+            rc = gg_write_atomic(to, text, len, err, errlen);
+        free(text);
+        if (rc)
+            return -1;
+        copied++;
+    }
+    return copied;
+}

@@ -122,4 +122,16 @@ int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_vari
 int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
                        gg_variant *v, double *gflops, char *err, size_t errlen);
 
+/* The per-user records folder, which the library (glgemm.h) reads after
+ * $GLGEMM_RESULTS and before the installed records: $XDG_DATA_HOME/glgemm/
+ * results (an absolute XDG_DATA_HOME), else $HOME/.local/share/glgemm/
+ * results, into buf; false when neither is set (or buf is too small). */
+bool gg_user_results(char *buf, size_t len);
+
+/* Copies the best files of m x n x k (each store's that exists) from
+ * from_dir/<card>/ to to_dir/<card>/, each written atomically.  Returns
+ * how many were copied, or -1 with one line in err. */
+int gg_best_publish(const char *from_dir, const char *to_dir, const char *card, int m, int n,
+                    int k, char *err, size_t errlen);
+
 #endif

@@ -1,8 +1,13 @@
 /* The one test main: every layer's suite, Check's summary at the end.
  * Programs built by the suites (and the glgemm processes they start) go
  * into a program cache (glhost/progcache.h) of their own: a fresh folder
- * under /tmp, removed at the end, unless GLGEMM_CACHE_DIR is set. */
+ * under /tmp, removed at the end, unless GLGEMM_CACHE_DIR is set.  The
+ * per-user records folder (search/records.h's gg_user_results, which the
+ * library reads and tune writes) is a fresh XDG_DATA_HOME likewise, so the
+ * suite neither reads nor changes the records of the user running it. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +36,23 @@ static void remove_cache_dir(void)
     rmdir(cache_dir);
 }
 
+static char data_dir[] = "/tmp/glgemm-check-data-XXXXXX";
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
 int main(void)
 {
+    if (!mkdtemp(data_dir)) {
+        perror("check_glgemm: mkdtemp for XDG_DATA_HOME");
+        return EXIT_FAILURE;
+    }
+    setenv("XDG_DATA_HOME", data_dir, 1);
     const char *dir = getenv("GLGEMM_CACHE_DIR");
     bool own_cache = !dir || !*dir;
     if (own_cache) {
@@ -70,5 +90,6 @@ int main(void)
     srunner_free(sr);
     if (own_cache)
         remove_cache_dir();
+    nftw(data_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
