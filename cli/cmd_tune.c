@@ -8,6 +8,7 @@
  * runs every evaluation.  Records, best files, the finalists re-measured,
  * the summary (where the time went). */
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,23 @@ static double default_timeout(const gg_problem *p)
     return t > 600 ? 600 : t;
 }
 
+/* The best files also go to the per-user records folder, where the library
+ * (glgemm.h) finds them from any folder; a failure there is a warning. */
+static void publish_best(const char *results, const char *card, int m, int n, int k)
+{
+    char user[1024], a[PATH_MAX], b[PATH_MAX], err[300];
+    if (!gg_user_results(user, sizeof user))
+        return;
+    if (realpath(results, a) && realpath(user, b) && !strcmp(a, b))
+        return; /* --results is the user's folder already */
+    int nb = gg_best_publish(results, user, card, m, n, k, err, sizeof err);
+    if (nb < 0)
+        fprintf(stderr, "tune: warning: the best file was not copied to the user records "
+                        "folder %s: %s\n", user, err);
+    else if (nb > 0)
+        printf("user records: %s/%s (the library reads them from any folder)\n", user, card);
+}
+
 static void print_preset(const char *name, const gg_variant *v, const gg_outcome *o, double best)
 {
     char vt[GG_VARIANT_TEXT];
@@ -556,6 +574,7 @@ int cmd_tune(int argc, char **argv)
     for (int i = 0; i < gg_search_nnotes(s); i++)
         printf("note: %s\n", gg_search_note(s, i));
     printf("records: %s\n", gg_tune_records_path(t));
+    publish_best(o.results, slug, in.m, in.n, in.k);
     const gg_evaluator_stats *es = gg_evaluator_get_stats(ev);
     double wall = gg_now_s() - t0;
     double inside = es->compile_s + es->upload_s + es->run_s + es->readback_s + es->verify_s;

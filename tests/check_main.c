@@ -85,6 +85,7 @@ int main(void)
     srunner_add_suite(sr, make_evaluator_suite());
     srunner_add_suite(sr, make_progcache_suite());
     srunner_add_suite(sr, make_image_suite());
+    srunner_add_suite(sr, make_lib_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

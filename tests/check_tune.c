@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/cli_util.h"
 #include "tests/suites.h"
 
 static const char *bin(void)
@@ -119,6 +120,21 @@ START_TEST(test_real_tune_and_resume)
     /* header + the search's rows + the two presets */
     ck_assert_int_eq(count_lines(rec), 1 + (int)visited + 2);
     ck_assert_int_ge(count_lines(best), 2);
+    /* The best file is also in the per-user records folder (the suite's own
+     * XDG_DATA_HOME, tests/check_main.c), the same text. */
+    {
+        char slug[200], user[1200];
+        snprintf(slug, sizeof slug, "%s", slugdir + strlen(dir) + 1);
+        slug[strcspn(slug, "/")] = '\0';
+        snprintf(user, sizeof user, "%s/glgemm/results/%s/best-16x16x16.txt",
+                 getenv("XDG_DATA_HOME"), slug);
+        char *u = tu_read(user), *b = tu_read(best);
+        ck_assert_msg(u != NULL, "no user copy %s", user);
+        ck_assert_str_eq(u, b);
+        ck_assert_ptr_nonnull(strstr(out, "user records: "));
+        free(u);
+        free(b);
+    }
 
     /* Again: everything from the records, nothing measured, nothing added. */
     rc = run(args, out, sizeof out, err, sizeof err);

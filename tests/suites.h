@@ -30,5 +30,6 @@ Suite *make_bound_suite(void);
 Suite *make_evaluator_suite(void);
 Suite *make_progcache_suite(void);
 Suite *make_image_suite(void);
+Suite *make_lib_suite(void);
 
 #endif

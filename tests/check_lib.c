@@ -1,0 +1,301 @@
+/* glgemm.h's library as programs use it: the CPU crossover (environment,
+ * record, per context, the caller's CPU sgemm), the route a call took, the
+ * caller's floating-point flags left as found, records from the per-user
+ * folder, programs kept between calls without keeping stale inputs, and two
+ * threads with a context each.  Every result against a double loop. */
+#define _GNU_SOURCE
+#include <cblas.h>
+#include <fenv.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "glgemm.h"
+#include "glhost/inputs.h"
+#include "tests/cli_util.h"
+#include "tests/suites.h"
+
+static glgemm_context *open_ok(void)
+{
+    glgemm_context *g = glgemm_open(NULL, 0);
+    ck_assert_msg(g != NULL, "glgemm_open: %s", glgemm_last_error());
+    return g;
+}
+
+typedef struct {
+    int m, n, k;
+    float *a, *b, *c;
+} prob;
+
+static prob prob_make(int m, int n, int k, uint64_t seed)
+{
+    prob p = {m, n, k, malloc(sizeof(float) * (size_t)m * k), malloc(sizeof(float) * (size_t)k * n),
+              calloc((size_t)m * n, sizeof(float))};
+    ck_assert(p.a && p.b && p.c);
+    gg_fill_uniform(p.a, (size_t)m * k, seed, 0);
+    gg_fill_uniform(p.b, (size_t)k * n, seed, 1);
+    return p;
+}
+
+static void prob_free(prob *p) { free(p->a), free(p->b), free(p->c); }
+
+/* Row-major C = A B, no transposes: every element within the tool's bound. */
+static int prob_wrong(const prob *p)
+{
+    int bad = 0;
+    for (int i = 0; i < p->m; i++)
+        for (int j = 0; j < p->n; j++) {
+            double r = 0, s = 0;
+            for (int q = 0; q < p->k; q++) {
+                r += (double)p->a[(size_t)i * p->k + q] * p->b[(size_t)q * p->n + j];
+                s += fabs((double)p->a[(size_t)i * p->k + q] * p->b[(size_t)q * p->n + j]);
+            }
+            double e = fabs(p->c[(size_t)i * p->n + j] - r);
+            bad += !(e <= 4 * p->k * ldexp(1, -23) * s + 1e-30);
+        }
+    return bad;
+}
+
+static int call(glgemm_context *g, prob *p)
+{
+    return glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p->m, p->n, p->k, 1,
+                        p->a, p->k, p->b, p->n, 0, p->c, p->n);
+}
+
+static void call_ok(glgemm_context *g, prob *p, const char *route)
+{
+    int rc = call(g, p);
+    ck_assert_msg(rc == GLGEMM_OK, "%d: %s", rc, glgemm_last_error());
+    ck_assert_int_eq(prob_wrong(p), 0);
+    ck_assert_msg(!strncmp(glgemm_last_route(g), route, strlen(route)), "route '%s', want '%s'",
+                  glgemm_last_route(g), route);
+}
+
+START_TEST(lib_crossover_env)
+{
+    setenv("GLGEMM_CROSSOVER", "64", 1);
+    glgemm_context *g = open_ok();
+    unsetenv("GLGEMM_CROSSOVER");
+    ck_assert_int_eq(glgemm_crossover(g), 64);
+    prob small = prob_make(40, 50, 60, 1), big = prob_make(64, 64, 70, 2);
+    call_ok(g, &small, "cpu crossover 64");
+    call_ok(g, &big, "gpu ");
+    ck_assert_int_eq(glgemm_set_crossover(g, 0), GLGEMM_OK);
+    call_ok(g, &small, "gpu ");
+    ck_assert_int_eq(glgemm_set_crossover(g, -1), GLGEMM_OK);
+    ck_assert_int_eq(glgemm_crossover(g), 64);
+    ck_assert_int_eq(glgemm_set_crossover(g, -2), GLGEMM_EINVAL);
+    ck_assert_int_eq(glgemm_set_crossover(NULL, 5), GLGEMM_ENOCONTEXT);
+    /* Quick returns and errors say so. */
+    ck_assert_int_eq(glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, 0, 5, 5, 1,
+                                  small.a, 5, small.b, 5, 0, small.c, 5),
+                     GLGEMM_OK);
+    ck_assert_str_eq(glgemm_last_route(g), "quick return");
+    ck_assert_int_eq(glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, 5, 5, 5, 1,
+                                  small.a, 4, small.b, 5, 0, small.c, 5),
+                     GLGEMM_EARG_LDA);
+    ck_assert_str_eq(glgemm_last_route(g), "error");
+    glgemm_close(g);
+    prob_free(&small);
+    prob_free(&big);
+}
+END_TEST
+
+START_TEST(lib_crossover_bad_env)
+{
+    static const char *const bad[] = {"abc", "-1", "12x", "99999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("GLGEMM_CROSSOVER", bad[i], 1);
+        ck_assert_ptr_null(glgemm_open(NULL, 0));
+        ck_assert_msg(strstr(glgemm_last_error(), "GLGEMM_CROSSOVER") != NULL, "%s",
+                      glgemm_last_error());
+    }
+    unsetenv("GLGEMM_CROSSOVER");
+}
+END_TEST
+
+/* The card's record, in the first records folder that has one. */
+START_TEST(lib_crossover_record)
+{
+    char dir[200], path[600];
+    tu_mkdtemp(dir, sizeof dir, "lib-cross");
+    setenv("GLGEMM_RESULTS", dir, 1);
+    glgemm_context *g = open_ok();
+    ck_assert_int_eq(glgemm_crossover(g), 0);
+    snprintf(path, sizeof path, "%s/%s", dir, glgemm_card(g));
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/%s/crossover.txt", dir, glgemm_card(g));
+    glgemm_close(g);
+    tu_write(path, "# glgemm bench --crossover\ncrossover: 48\n");
+    g = open_ok();
+    ck_assert_int_eq(glgemm_crossover(g), 48);
+    prob small = prob_make(30, 30, 30, 3);
+    call_ok(g, &small, "cpu crossover 48");
+    glgemm_close(g);
+    /* The environment wins over the record. */
+    setenv("GLGEMM_CROSSOVER", "0", 1);
+    g = open_ok();
+    ck_assert_int_eq(glgemm_crossover(g), 0);
+    glgemm_close(g);
+    unsetenv("GLGEMM_CROSSOVER");
+    unsetenv("GLGEMM_RESULTS");
+    prob_free(&small);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+static int cpu_calls;
+static void counting_sgemm(int layout, int ta, int tb, int m, int n, int k, float alpha,
+                           const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                           int ldc)
+{
+    cpu_calls++;
+    cblas_sgemm((CBLAS_ORDER)layout, (CBLAS_TRANSPOSE)ta, (CBLAS_TRANSPOSE)tb, m, n, k, alpha, a,
+                lda, b, ldb, beta, c, ldc);
+}
+
+START_TEST(lib_cpu_function)
+{
+    glgemm_context *g = open_ok();
+    ck_assert_int_eq(glgemm_set_cpu_sgemm(g, counting_sgemm), GLGEMM_OK);
+    ck_assert_int_eq(glgemm_set_crossover(g, 100), GLGEMM_OK);
+    prob p = prob_make(33, 17, 9, 4);
+    call_ok(g, &p, "cpu crossover 100");
+    ck_assert_int_eq(cpu_calls, 1);
+    /* An explicit variant never crosses over. */
+    int rc = glgemm_sgemm_variant(g, "nv-single", GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS,
+                                  p.m, p.n, p.k, 1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
+    ck_assert_msg(rc == GLGEMM_OK, "%s", glgemm_last_error());
+    ck_assert_int_eq(cpu_calls, 1);
+    ck_assert_msg(!strncmp(glgemm_last_route(g), "gpu mrt=1x1", 11), "%s", glgemm_last_route(g));
+    ck_assert_int_eq(prob_wrong(&p), 0);
+    glgemm_close(g);
+    prob_free(&p);
+}
+END_TEST
+
+/* Whatever the driver does, the caller's flags come back as they were:
+ * none raised stays none, one raised stays raised. */
+START_TEST(lib_fp_flags)
+{
+    feclearexcept(FE_ALL_EXCEPT);
+    glgemm_context *g = open_ok();
+    ck_assert_int_eq(fetestexcept(FE_ALL_EXCEPT), 0);
+    prob p = prob_make(50, 60, 70, 5);
+    feclearexcept(FE_ALL_EXCEPT);
+    ck_assert_int_eq(call(g, &p), GLGEMM_OK); /* the first: the program is built */
+    int after = fetestexcept(FE_ALL_EXCEPT);
+    ck_assert_msg(after == 0, "flags 0x%x after a GPU call", after);
+    ck_assert_msg(!strncmp(glgemm_last_route(g), "gpu ", 4), "%s", glgemm_last_route(g));
+    feraiseexcept(FE_INEXACT);
+    ck_assert_int_eq(call(g, &p), GLGEMM_OK);
+    ck_assert_int_eq(fetestexcept(FE_ALL_EXCEPT), FE_INEXACT);
+    ck_assert_int_eq(prob_wrong(&p), 0);
+    feclearexcept(FE_ALL_EXCEPT);
+    glgemm_close(g);
+    ck_assert_int_eq(fetestexcept(FE_ALL_EXCEPT), 0);
+    prob_free(&p);
+}
+END_TEST
+
+/* Records from the per-user folder ($XDG_DATA_HOME/glgemm/results) when
+ * GLGEMM_RESULTS is unset, from any folder; GLGEMM_RESULTS comes first. */
+START_TEST(lib_user_records)
+{
+    char data[200], other[200], cwd[200], path[700];
+    tu_mkdtemp(data, sizeof data, "lib-data");
+    tu_mkdtemp(other, sizeof other, "lib-other");
+    tu_mkdtemp(cwd, sizeof cwd, "lib-cwd");
+    setenv("XDG_DATA_HOME", data, 1);
+    unsetenv("GLGEMM_RESULTS");
+    ck_assert(!chdir(cwd));
+    glgemm_context *g = open_ok();
+    char v[200];
+    ck_assert_int_eq(glgemm_variant_for(g, 32, 32, 32, v, sizeof v), GLGEMM_OK);
+    ck_assert_str_eq(v, GLGEMM_DEFAULT_VARIANT);
+    snprintf(path, sizeof path, "mkdir -p '%s/glgemm/results/%s'", data, glgemm_card(g));
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof path, "%s/glgemm/results/%s/best-32x32x32.txt", data, glgemm_card(g));
+    tu_write(path, "nv-multi\ngflops: 1\n");
+    ck_assert_int_eq(glgemm_variant_for(g, 32, 32, 32, v, sizeof v), GLGEMM_OK);
+    ck_assert_str_eq(v, "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32");
+    snprintf(path, sizeof path, "mkdir -p '%s/%s'", other, glgemm_card(g));
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof path, "%s/%s/best-32x32x32.txt", other, glgemm_card(g));
+    tu_write(path, "nv-single\ngflops: 1\n");
+    setenv("GLGEMM_RESULTS", other, 1);
+    ck_assert_int_eq(glgemm_variant_for(g, 32, 32, 32, v, sizeof v), GLGEMM_OK);
+    ck_assert_msg(!strncmp(v, "mrt=1x1,mc=2x2,", 15), "%s", v);
+    unsetenv("GLGEMM_RESULTS");
+    glgemm_close(g);
+    tu_rm_rf(data);
+    tu_rm_rf(other);
+    tu_rm_rf(cwd);
+}
+END_TEST
+
+/* The context keeps its programs: calls of one size with new inputs each
+ * give each its own right answer (no stale inputs kept). */
+START_TEST(lib_repeated_calls)
+{
+    glgemm_context *g = open_ok();
+    for (int r = 0; r < 4; r++) {
+        prob p = prob_make(48, 40, 56, 10 + (uint64_t)r);
+        call_ok(g, &p, "gpu ");
+        prob_free(&p);
+    }
+    glgemm_close(g);
+}
+END_TEST
+
+/* Two threads, a context each, calls at once. */
+static void *thread_calls(void *arg)
+{
+    long id = (long)arg;
+    glgemm_context *g = glgemm_open(NULL, 0);
+    if (!g)
+        return (void *)1L;
+    long bad = 0;
+    for (int r = 0; r < 6; r++) {
+        prob p = prob_make(20 + 7 * r + (int)id, 30 + 5 * r, 17 + 3 * r, 100 * (uint64_t)id + r);
+        bad += call(g, &p) != GLGEMM_OK || prob_wrong(&p) != 0;
+        prob_free(&p);
+    }
+    glgemm_close(g);
+    return (void *)bad;
+}
+
+START_TEST(lib_two_threads)
+{
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, thread_calls, (void *)i), 0);
+    for (int i = 0; i < 2; i++) {
+        void *r;
+        ck_assert_int_eq(pthread_join(t[i], &r), 0);
+        ck_assert_msg(r == NULL, "thread %d: %ld calls wrong or failed", i, (long)r);
+    }
+}
+END_TEST
+
+Suite *make_lib_suite(void)
+{
+    Suite *s = suite_create("lib");
+    TCase *gl = tcase_create("lib_gl");
+    tcase_set_tags(gl, "gl");
+    tcase_set_timeout(gl, 120);
+    tcase_add_test(gl, lib_crossover_env);
+    tcase_add_test(gl, lib_crossover_bad_env);
+    tcase_add_test(gl, lib_crossover_record);
+    tcase_add_test(gl, lib_cpu_function);
+    tcase_add_test(gl, lib_fp_flags);
+    tcase_add_test(gl, lib_user_records);
+    tcase_add_test(gl, lib_repeated_calls);
+    tcase_add_test(gl, lib_two_threads);
+    suite_add_tcase(s, gl);
+    return s;
+}

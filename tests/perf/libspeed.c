@@ -1,0 +1,87 @@
+/* How fast the library is to call: the figures of the drop-in BLAS issue.
+ *   build/libspeed [SIZE [CALLS]]     (default 256, 20)
+ * Opens a context, then calls glgemm_sgemm on SIZE^3 row-major problems
+ * with new random inputs each call: the first call (no program in the
+ * process yet: the disk cache's or the compiler's cost), then CALLS more.
+ * Prints the open time, the first call, the median of the repeated calls
+ * and their GFLOP/s, for the verification level of GLGEMM_VERIFY (default
+ * check).  Compare with `glgemm run VARIANT --size SIZE` of the variant it
+ * names.  Not a test: figures, never asserted. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "glgemm.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    int s = argc > 1 ? atoi(argv[1]) : 256;
+    int calls = argc > 2 ? atoi(argv[2]) : 20;
+    if (s < 1 || s > 16384 || calls < 1 || calls > 100000) {
+        fprintf(stderr, "usage: libspeed [SIZE 1..16384 [CALLS 1..100000]]\n");
+        return 2;
+    }
+    size_t n = (size_t)s * (size_t)s;
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    double *t = malloc((size_t)calls * sizeof *t);
+    if (!a || !b || !c || !t)
+        return 1;
+    double t0 = now();
+    glgemm_context *g = glgemm_open(NULL, 0);
+    if (!g) {
+        fprintf(stderr, "libspeed: %s\n", glgemm_last_error());
+        return 3;
+    }
+    double open_s = now() - t0;
+    unsigned seed = 1;
+    double first = 0;
+    for (int r = -1; r < calls; r++) {
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            a[i] = (float)((seed >> 16) & 0x7fff) / 32768.0f - 0.5f;
+            b[i] = (float)((seed >> 8) & 0x7fff) / 32768.0f - 0.5f;
+        }
+        double c0 = now();
+        int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, s, s, s, 1.0f,
+                              a, s, b, s, 0.0f, c, s);
+        double dt = now() - c0;
+        if (rc) {
+            fprintf(stderr, "libspeed: %s: %s\n", glgemm_strerror(rc), glgemm_last_error());
+            return 1;
+        }
+        if (r < 0)
+            first = dt;
+        else
+            t[r] = dt;
+    }
+    qsort(t, (size_t)calls, sizeof *t, cmp);
+    double med = t[calls / 2];
+    const char *v = getenv("GLGEMM_VERIFY");
+    printf("card: %s\nsize: %d^3, verify=%s\nroute: %s\n", glgemm_card(g), s, v && *v ? v : "check",
+           glgemm_last_route(g));
+    printf("open: %.3f s\nfirst call: %.4f s (%.2fx a repeated call)\n", open_s, first,
+           first / med);
+    printf("repeated calls: median %.4f s of %d (min %.4f, max %.4f): %.2f GFLOP/s\n", med, calls,
+           t[0], t[calls - 1], 2.0 * s * (double)s * s / med / 1e9);
+    glgemm_close(g);
+    free(a);
+    free(b);
+    free(c);
+    free(t);
+    return 0;
+}
