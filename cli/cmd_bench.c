@@ -18,18 +18,20 @@
 #include "cli/cli.h"
 #include "gen/fileio.h"
 #include "glhost/cpublas.h"
+#include "search/crossover.h"
 #include "search/gpu.h"
 
-enum { OPT_CSV = 1, OPT_RESULTS };
+enum { OPT_CSV = 1, OPT_RESULTS, OPT_CROSSOVER };
 
 typedef struct {
     cli_common c;
-    bool csv;
+    bool csv, crossover;
     const char *results;
 } bench_args;
 
 static const cli_opt own_opts[] = {
-    {"csv", 0, OPT_CSV}, {"results", 1, OPT_RESULTS}, {NULL, 0, 0},
+    {"csv", 0, OPT_CSV}, {"results", 1, OPT_RESULTS}, {"crossover", 0, OPT_CROSSOVER},
+    {NULL, 0, 0},
 };
 
 static const char usage[] =
@@ -45,6 +47,11 @@ static const char usage[] =
     "  --csv          CSV on stdout: name, then card,m,n,k,mrt,mc,np,unroll,profile,\n"
     "                 compiler,acc,passes,status,seconds,gflops,rel_err, then ratio_to_cpu\n"
     "  --results DIR  where <card>/bench-MxNxK.csv is written (default results)\n"
+    "  --crossover    instead: one glgemm_sgemm call through the library (transfers and\n"
+    "                 verification included) against the CPU BLAS on square sizes 16,\n"
+    "                 32, ... up to --size (default 1024), median of --reps (default 10)\n"
+    "                 calls each; writes <card>/crossover.txt, the size below which the\n"
+    "                 library and the drop-in BLAS hand calls to the CPU BLAS\n"
     "  --backend egl|glfw, --device N\n"
     "exit status: 0 ok, 1 a row failed, 2 bad input, 3 no GL context\n";
 
@@ -53,6 +60,10 @@ static int handler(void *self, int id, const char *value)
     bench_args *a = self;
     if (id == OPT_CSV) {
         a->csv = true;
+        return 0;
+    }
+    if (id == OPT_CROSSOVER) {
+        a->crossover = true;
         return 0;
     }
     if (!*value)
@@ -75,6 +86,38 @@ static bool row_failed(const gg_bench_row *r)
            r->m.status != GG_UNSUPPORTED;
 }
 
+/* --crossover: the library against the CPU BLAS, written as the card's
+ * crossover record. */
+static int bench_crossover(bench_args *a)
+{
+    if (a->csv)
+        return cli_error(&a->c, "--crossover writes its own table; --csv does not apply");
+    if (a->c.prob.m != a->c.prob.n || a->c.prob.n != a->c.prob.k)
+        return cli_error(&a->c, "--crossover measures square sizes up to --size S; got %dx%dx%d",
+                         a->c.prob.m, a->c.prob.n, a->c.prob.k);
+    if (a->c.prob.m < 16)
+        return cli_error(&a->c, "--crossover needs --size of at least 16, got %d", a->c.prob.m);
+    static gg_cross x;
+    char err[1024], path[1200];
+    int mrc = gg_crossover_measure(a->c.backend == GG_BACKEND_GLFW ? "glfw" : "egl",
+                                   a->c.device, a->c.prob.m, a->c.prob.reps, &x, err, sizeof err);
+    if (mrc) {
+        fprintf(stderr, "glgemm bench: %s\n", err);
+        return mrc == -3 ? EXIT_NOCTX : EXIT_GPU;
+    }
+    printf("crossover on %s: glgemm_sgemm (transfers, verification) vs the CPU BLAS\n", x.card);
+    printf("%6s %12s %12s %8s\n", "size", "library s", "cpu s", "gpu/cpu");
+    for (int i = 0; i < x.n; i++)
+        printf("%6d %12.6f %12.6f %8.2f\n", x.pt[i].size, x.pt[i].gpu_s, x.pt[i].cpu_s,
+               x.pt[i].gpu_s / x.pt[i].cpu_s);
+    printf("crossover: %ld (calls below %ld^3 go to the CPU BLAS)\n", x.crossover, x.crossover);
+    fflush(stdout);
+    if (gg_crossover_write(a->results, &x, path, sizeof path, err, sizeof err))
+        return cli_error(&a->c, "%s", err);
+    fprintf(stderr, "bench: wrote %s\n", path);
+    return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     bench_args a = {.c = {.cmd = "bench"}, .results = "results"};
@@ -88,6 +131,8 @@ int cmd_bench(int argc, char **argv)
         return cli_error(&a.c, "--out is not an option of bench (use glgemm run)");
     if ((rc = cli_check_problem(&a.c)))
         return rc;
+    if (a.crossover)
+        return bench_crossover(&a);
 
     char err[1024];
     gg_inputs in;

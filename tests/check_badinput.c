@@ -223,6 +223,11 @@ static const bad_case cases[] = {
     /* bench, report, probe */
     BAD("takes no arguments, got 'larsen'", "bench", "larsen", "--size", "8"),
     BAD("option --csv takes no value", "bench", "--csv=1"),
+    BAD("--crossover writes its own table; --csv does not apply", "bench", "--crossover", "--csv",
+        "--size", "32"),
+    BAD("--crossover measures square sizes up to --size S; got 32x16x32", "bench", "--crossover",
+        "--m", "32", "--n", "16", "--k", "32"),
+    BAD("--crossover needs --size of at least 16, got 8", "bench", "--crossover", "--size", "8"),
     BAD("--size must be an integer from 1 to 1048576, got '0'", "bench", "--size", "0"),
     BAD_OUT("o.npy", 0, "--out is not an option of bench", "bench", "--size", "8", "--out",
             "o.npy"),

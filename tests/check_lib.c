@@ -124,6 +124,8 @@ START_TEST(lib_crossover_record)
     char dir[200], path[600];
     tu_mkdtemp(dir, sizeof dir, "lib-cross");
     setenv("GLGEMM_RESULTS", dir, 1);
+    unsetenv("GLGEMM_CROSSOVER"); /* the suite's 0 */
+    ck_assert(!chdir(dir));       /* not the checkout's ./results */
     glgemm_context *g = open_ok();
     ck_assert_int_eq(glgemm_crossover(g), 0);
     snprintf(path, sizeof path, "%s/%s", dir, glgemm_card(g));
@@ -282,6 +284,40 @@ START_TEST(lib_two_threads)
 }
 END_TEST
 
+/* glgemm bench --crossover measures and writes the record the library reads. */
+START_TEST(lib_bench_crossover)
+{
+    char dir[200], args[400], path[600];
+    tu_mkdtemp(dir, sizeof dir, "lib-bench-cross");
+    snprintf(args, sizeof args, "bench --crossover --size 32 --reps 2 --results '%s'", dir);
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(dir, "", args, &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s %s", rc, out, err);
+    ck_assert_ptr_nonnull(strstr(out, "\n    16 "));
+    ck_assert_ptr_nonnull(strstr(out, "\n    32 "));
+    const char *line = strstr(out, "\ncrossover: ");
+    ck_assert_ptr_nonnull(line);
+    long n = atol(line + 12);
+    ck_assert_msg(n == 16 || n == 32 || n == 64, "crossover %ld", n);
+    glgemm_context *g = open_ok();
+    snprintf(path, sizeof path, "%s/%s/crossover.txt", dir, glgemm_card(g));
+    glgemm_close(g);
+    char *rec = tu_read(path);
+    ck_assert_ptr_nonnull(rec);
+    ck_assert_ptr_nonnull(strstr(rec, "size,gpu_s,cpu_s\n16,"));
+    char want[40];
+    snprintf(want, sizeof want, "\ncrossover: %ld\n", n);
+    ck_assert_ptr_nonnull(strstr(rec, want));
+    setenv("GLGEMM_RESULTS", dir, 1);
+    unsetenv("GLGEMM_CROSSOVER");
+    g = open_ok();
+    ck_assert_int_eq(glgemm_crossover(g), n);
+    glgemm_close(g);
+    free(out), free(err), free(rec);
+    tu_rm_rf(dir);
+}
+END_TEST
+
 Suite *make_lib_suite(void)
 {
     Suite *s = suite_create("lib");
@@ -296,6 +332,7 @@ Suite *make_lib_suite(void)
     tcase_add_test(gl, lib_user_records);
     tcase_add_test(gl, lib_repeated_calls);
     tcase_add_test(gl, lib_two_threads);
+    tcase_add_test(gl, lib_bench_crossover);
     suite_add_tcase(s, gl);
     return s;
 }
