@@ -26,10 +26,14 @@
  * Which shader: glgemm_sgemm takes the card's tuned variant for the problem
  * size nearest to m x n x k among the tuning records of the card (files
  * <card>/best-MxNxK.txt written by `glgemm tune`), searched in $GLGEMM_RESULTS,
- * then PREFIX/share/glgemm/results of the installation (found from where
+ * then the per-user records folder that `glgemm tune` also writes
+ * ($XDG_DATA_HOME/glgemm/results, else ~/.local/share/glgemm/results), then
+ * PREFIX/share/glgemm/results of the installation (found from where
  * libglgemm.so, or the program linked with libglgemm.a, lies: PREFIX/lib or
  * PREFIX/bin; other programs linked statically set GLGEMM_RESULTS), then
- * ./results; the first folder with a record for the card counts.  Else the
+ * ./results; the first folder with a record for the card counts.  A
+ * context reads the folders once per problem size and again only when a
+ * card folder changes (a new best file).  Else the
  * default variant GLGEMM_DEFAULT_VARIANT (measured best of a few sound
  * shapes on llvmpipe; 4 render targets, GLSL 3.30, no float blending).
  * If the chosen variant fails on the card, glgemm_sgemm retries once with
@@ -52,9 +56,21 @@
  *  The environment variable GLGEMM_VERIFY=none|check|full sets the default
  *  of new contexts.  A failed check is GLGEMM_EWRONG and C is not written.
  *
+ * Costs: a context keeps the programs it built (least recently used out
+ * past 48) and, through the on-disk program cache (glhost/progcache.h:
+ * $GLGEMM_CACHE_DIR, else $XDG_CACHE_HOME/glgemm/programs, else
+ * ~/.cache/glgemm/programs; GLGEMM_CACHE=off), so does the next process;
+ * small problems go to the CPU BLAS below the crossover
+ * (glgemm_set_crossover).
+ *
+ * Floating point: the caller's exception flags come back as they were
+ * (the GL driver's own code may raise some); only a call served on the CPU
+ * (crossover, C scaled by beta) keeps what its arithmetic raised.
+ *
  * Threads: a context is used by one thread at a time; each call makes its
- * GL context current on the calling thread and leaves it current.
- * glgemm_last_error() is per thread. */
+ * GL context current on the calling thread and leaves it current.  Threads
+ * that call at once each open their own context (tests/check_lib.c runs
+ * two).  glgemm_last_error() is per thread. */
 #ifndef GLGEMM_H
 #define GLGEMM_H
 
