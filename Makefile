@@ -90,6 +90,7 @@ check: deps
 	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
 	$(MAKE) fuzz-smoke
 	tests/example/run.sh
+	tests/blas/run.sh $(BUILD)
 
 # ASan + UBSan build of the same suite, in its own build folder.  Leaks inside
 # the GL driver (Mesa, LLVM) are not ours: tests/lsan.supp names them.
@@ -202,7 +203,7 @@ install: all
 	  'Version: $(VERSION)' 'Requires.private: $(PKG_LIBS)' 'Cflags: -I$${includedir}' \
 	  'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lglgemm' 'Libs.private: -lm -lpthread' \
 	  > $(DEST)/lib/pkgconfig/glgemm.pc
-	for f in results/*/best-*.txt; do [ -f "$$f" ] || continue; \
+	for f in results/*/best-*.txt results/*/crossover.txt; do [ -f "$$f" ] || continue; \
 	  install -D -m 644 "$$f" "$(DEST)/share/glgemm/$$f"; done
 
 uninstall:
@@ -210,6 +211,39 @@ uninstall:
 	  $(DEST)/lib/libglgemm.so.$(VERSION) $(DEST)/lib/libglgemm.so.0 $(DEST)/lib/libglgemm.so \
 	  $(DEST)/lib/pkgconfig/glgemm.pc
 	rm -rf $(DEST)/share/glgemm
+
+# The drop-in BLAS (lib/blas.c; README "Drop-in BLAS"): libglgemm_blas.so
+# defines sgemm_ and cblas_sgemm over the core objects, for LD_PRELOAD into
+# unmodified programs.  lib/ is not in CORE_SRC, so ./glgemm and
+# libglgemm.so define no BLAS symbol.  `make blas` builds it, `make install`
+# installs it with glgemm_blas.pc, tests/blas/run.sh (part of check) tests it.
+BLAS_SRC := lib/blas.c
+BLAS_OBJ := $(BLAS_SRC:%.c=$(BUILD)/%.o)
+BLAS_SO  := $(BUILD)/libglgemm_blas.so
+DEPS     += $(BLAS_OBJ:.o=.d)
+PACKAGES += libblas-test libblas3 python3-numpy
+.PHONY: blas install-blas uninstall-blas
+all: $(BLAS_SO)
+blas: $(BLAS_SO)
+$(BLAS_SO): $(BLAS_OBJ) $(CORE_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libglgemm_blas.so.0 -o $@ $(BLAS_OBJ) $(CORE_OBJ) \
+	  $(ALL_LDFLAGS) $(LDLIBS)
+install: install-blas
+install-blas: $(BLAS_SO)
+	install -d $(DEST)/lib/pkgconfig
+	install -m 755 $(BLAS_SO) $(DEST)/lib/libglgemm_blas.so.$(VERSION)
+	ln -sf libglgemm_blas.so.$(VERSION) $(DEST)/lib/libglgemm_blas.so.0
+	ln -sf libglgemm_blas.so.0 $(DEST)/lib/libglgemm_blas.so
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' \
+	  'preload=$${libdir}/libglgemm_blas.so.0' '' \
+	  'Name: glgemm_blas' 'Description: drop-in BLAS: sgemm_ and cblas_sgemm on glgemm (LD_PRELOAD=$${preload})' \
+	  'Version: $(VERSION)' 'Requires.private: $(PKG_LIBS)' \
+	  'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lglgemm_blas' 'Libs.private: -lm -lpthread' \
+	  > $(DEST)/lib/pkgconfig/glgemm_blas.pc
+uninstall: uninstall-blas
+uninstall-blas:
+	rm -f $(DEST)/lib/libglgemm_blas.so.$(VERSION) $(DEST)/lib/libglgemm_blas.so.0 \
+	  $(DEST)/lib/libglgemm_blas.so $(DEST)/lib/pkgconfig/glgemm_blas.pc
 
 clean:
 	rm -rf build build-san build-fuzz $(BIN)
