@@ -310,8 +310,20 @@ static void clear_targets(int targets)
         glClearBufferfv(GL_COLOR, t, z);
 }
 
-/* A and B blocks into textures. */
-static bool upload_inputs(run_state *s)
+/* Packed data into an input texture made before (same geometry). */
+static void refill_input(const run_state *s, GLuint t, int w, int h, const void *data)
+{
+    bool half = s->v->store == GG_STORE_F16;
+    glBindTexture(GL_TEXTURE_2D, t);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, half ? 2 : 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, pixel_format(s->L->channels),
+                    half ? GL_HALF_FLOAT : GL_FLOAT, data);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
+/* A and B blocks into textures: new ones, or (refill) into s->atex and
+ * s->btex, made before for the same geometry (2D textures only). */
+static bool upload_inputs(run_state *s, bool refill)
 {
     const gg_layout *L = s->L;
     const gg_split *sp = &s->sp;
@@ -322,8 +334,10 @@ static bool upload_inputs(run_state *s)
     gg_store store = s->v->store;
     uint16_t *hbuf = store == GG_STORE_F16 ? malloc((na > nb ? na : nb) * sizeof *hbuf) : NULL;
     const void *data = store == GG_STORE_F16 ? (const void *)hbuf : (const void *)buf;
-    s->atex = calloc((size_t)sp->mblocks * sp->kblocks, sizeof *s->atex);
-    s->btex = calloc((size_t)sp->kblocks * sp->nblocks, sizeof *s->btex);
+    if (!refill) {
+        s->atex = calloc((size_t)sp->mblocks * sp->kblocks, sizeof *s->atex);
+        s->btex = calloc((size_t)sp->kblocks * sp->nblocks, sizeof *s->btex);
+    }
     if (!buf || (store == GG_STORE_F16 && !hbuf) || !s->atex || !s->btex) {
         free(buf);
         free(hbuf);
@@ -338,8 +352,11 @@ static bool upload_inputs(run_state *s)
             gg_pack_a(L, sa, &blk, buf);
             if (hbuf)
                 gg_floats_to_halves(hbuf, buf, na);
-            s->atex[bi * sp->kblocks + bk] = s->ubo ? make_ubo(s, buf)
-                                                    : make_input(s, L->a_w, L->a_h, data);
+            if (refill)
+                refill_input(s, s->atex[bi * sp->kblocks + bk], L->a_w, L->a_h, data);
+            else
+                s->atex[bi * sp->kblocks + bk] = s->ubo ? make_ubo(s, buf)
+                                                        : make_input(s, L->a_w, L->a_h, data);
         }
     for (int bk = 0; bk < sp->kblocks; bk++)
         for (int bj = 0; bj < sp->nblocks; bj++) {
@@ -347,7 +364,10 @@ static bool upload_inputs(run_state *s)
             gg_pack_b(L, sb, &blk, buf);
             if (hbuf)
                 gg_floats_to_halves(hbuf, buf, nb);
-            s->btex[bk * sp->nblocks + bj] = make_input(s, L->b_w, L->b_h, data);
+            if (refill)
+                refill_input(s, s->btex[bk * sp->nblocks + bj], L->b_w, L->b_h, data);
+            else
+                s->btex[bk * sp->nblocks + bj] = make_input(s, L->b_w, L->b_h, data);
         }
     free(buf);
     free(hbuf);
@@ -368,19 +388,24 @@ static void input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
 }
 
 /* A and B from the cache (same inputs), else packed and uploaded (and kept
- * by the cache when it may). */
+ * by the cache when it may).  Inputs that change from run to run (the
+ * library's calls) keep the textures only: packed and uploaded again into
+ * those of the same geometry (2D textures; buffer textures are made anew). */
 static bool inputs(run_state *s)
 {
     int key[GG_RC_INPUT_KEY];
-    bool keep = s->cache && s->same_inputs && !s->ubo; /* the cache keeps textures only */
+    bool keep = s->cache && !s->ubo; /* the cache keeps textures only */
+    bool refill = keep && !s->same_inputs;
+    if (refill && s->v->fetch == GG_FETCH_BUFFER)
+        keep = refill = false;
     if (keep) {
         input_key(s, key);
         if (gg_rc_inputs_find(s->cache, key, &s->atex, &s->btex)) {
             s->inputs_cached = true;
-            return true;
+            return !refill || upload_inputs(s, true);
         }
     }
-    if (!upload_inputs(s))
+    if (!upload_inputs(s, false))
         return false;
     if (keep && gg_rc_inputs_put(s->cache, key, s->atex, s->sp.mblocks * s->sp.kblocks, s->btex,
                                  s->sp.kblocks * s->sp.nblocks))

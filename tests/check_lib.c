@@ -240,14 +240,31 @@ START_TEST(lib_user_records)
 }
 END_TEST
 
-/* The context keeps its programs: calls of one size with new inputs each
- * give each its own right answer (no stale inputs kept). */
+/* The context keeps its programs and input textures: calls of one size
+ * with new inputs each give each its own right answer (the textures are
+ * filled again, never stale), for each way of reading A and B. */
+static const char *const repeat_variants[] = {
+    NULL, /* glgemm_sgemm's own choice */
+    "mrt=2x2,mc=2x2,np=4,profile=330",
+    "mc=1x4,np=3,profile=430,out=image,blk=8x8,fetch=texelfetch",
+    "mc=1x4,np=3,profile=430,out=image,blk=4x8,fetch=image",
+    "mc=1x4,np=all,profile=430,out=image,blk=4x4,fetch=buffer",
+};
+
 START_TEST(lib_repeated_calls)
 {
     glgemm_context *g = open_ok();
-    for (int r = 0; r < 4; r++) {
+    const char *v = repeat_variants[_i];
+    for (int r = 0; r < 3; r++) {
         prob p = prob_make(48, 40, 56, 10 + (uint64_t)r);
-        call_ok(g, &p, "gpu ");
+        if (!v) {
+            call_ok(g, &p, "gpu ");
+        } else {
+            int rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS,
+                                          p.m, p.n, p.k, 1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
+            ck_assert_msg(rc == GLGEMM_OK, "%s: %s", v, glgemm_last_error());
+            ck_assert_int_eq(prob_wrong(&p), 0);
+        }
         prob_free(&p);
     }
     glgemm_close(g);
@@ -330,7 +347,8 @@ Suite *make_lib_suite(void)
     tcase_add_test(gl, lib_cpu_function);
     tcase_add_test(gl, lib_fp_flags);
     tcase_add_test(gl, lib_user_records);
-    tcase_add_test(gl, lib_repeated_calls);
+    tcase_add_loop_test(gl, lib_repeated_calls, 0,
+                        (int)(sizeof repeat_variants / sizeof *repeat_variants));
     tcase_add_test(gl, lib_two_threads);
     tcase_add_test(gl, lib_bench_crossover);
     suite_add_tcase(s, gl);
