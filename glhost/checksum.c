@@ -145,7 +145,8 @@ static int check_rows(const state *s, const float *x, double *y, double *ya, cha
 
 /* w^T C against w^T R over the good rows. */
 static int check_cols(const state *s, const float *w, double *u, double *ua, double *r,
-                      double *sc, double *cw, double *cwa, char *why, size_t len)
+                      double *sc, double *cw, double *cwa, double *t, double *ta, char *why,
+                      size_t len)
 {
     const gg_gemm_operands *g = s->g;
     double al = g->alpha, be = g->beta;
@@ -173,14 +174,29 @@ static int check_cols(const state *s, const float *w, double *u, double *ua, dou
             }
         }
     }
-    for (int j = 0; j < g->n; j++) {
-        double t = 0, ta = 0;
+    /* u^T op(B), in the order op(B) is stored (a row of B at a time when
+     * it is not transposed: the strided walk down columns cost 5x). */
+    for (int j = 0; j < g->n; j++)
+        t[j] = ta[j] = 0;
+    if (!g->b.trans)
         for (int p = 0; p < g->k; p++) {
-            double v = op_at(g->b, p, j);
-            t += u[p] * v;
-            ta += ua[p] * fabs(v);
+            const float *row = g->b.data + (size_t)p * g->b.ld;
+            double up = u[p], uap = ua[p];
+            for (int j = 0; j < g->n; j++) {
+                t[j] += up * row[j];
+                ta[j] += uap * fabs((double)row[j]);
+            }
         }
-        double rj = al * t + r[j], sj = fabs(al) * ta + sc[j];
+    else
+        for (int j = 0; j < g->n; j++) {
+            const float *col = g->b.data + (size_t)j * g->b.ld;
+            for (int p = 0; p < g->k; p++) {
+                t[j] += u[p] * col[p];
+                ta[j] += ua[p] * fabs((double)col[p]);
+            }
+        }
+    for (int j = 0; j < g->n; j++) {
+        double rj = al * t[j] + r[j], sj = fabs(al) * ta[j] + sc[j];
         double tol = s->bound * sj + SLACK * (sj + cwa[j]);
         if (fabs(cw[j] - rj) > tol)
             return failed(why, len,
@@ -260,7 +276,7 @@ int gg_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint6
     s.good = malloc(m * sizeof *s.good);
     s.lim = malloc(m * sizeof *s.lim);
     float *x = malloc(mn * sizeof *x);
-    double *d = malloc((2 * k + 4 * n) * sizeof *d);
+    double *d = malloc((2 * k + 6 * n) * sizeof *d);
     int rc = -1;
     if (!s.good || !s.lim || !x || !d)
         goto done;
@@ -278,8 +294,9 @@ int gg_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint6
             gg_fill_uniform(x, m, seed, 8);
             for (size_t i = 0; i < m; i++)
                 x[i] = 1.5f + 0.5f * x[i];
-            rc = check_cols(&s, x, d, d + k, d + 2 * k, d + 2 * k + n, d + 2 * k + 2 * n,
-                            d + 2 * k + 3 * n, why, whylen);
+            double *dn = d + 2 * k;
+            rc = check_cols(&s, x, d, d + k, dn, dn + n, dn + 2 * n, dn + 3 * n, dn + 4 * n,
+                            dn + 5 * n, why, whylen);
         }
     }
     if (!rc)
