@@ -1,0 +1,520 @@
+/* lib/blas.c: libglgemm_blas.so, a drop-in BLAS for unmodified programs
+ * (LD_PRELOAD=libglgemm_blas.so prog, as NVBLAS).  It defines sgemm_ and
+ * cblas_sgemm only, with the reference BLAS's semantics (netlib sgemm.f and
+ * CBLAS cblas_sgemm.c: argument checks reported through xerbla_ /
+ * cblas_xerbla with the reference's argument numbers, quick returns, beta 0
+ * never reads C, alpha 0 reads neither A nor B), and serves them with
+ * glgemm_sgemm on a GL context of the calling thread.  Every other BLAS
+ * symbol is left to the program's own BLAS, and so is a call that glgemm
+ * cannot serve (no GL context, a GPU failure, a failed verification): the
+ * next definition of the same routine (dlsym RTLD_NEXT) computes it.
+ *
+ * Environment: GLGEMM_BACKEND (egl, glfw), GLGEMM_DEVICE (an index),
+ * GLGEMM_LOG (a file, or "stderr": one line a call), and what the library
+ * reads itself (GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_RESULTS, ...). */
+#define _GNU_SOURCE /* RTLD_NEXT, RTLD_DEFAULT */
+#include "glgemm.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fenv.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* cblas's values (glgemm.h uses the same). */
+enum { ROW = 101, COL = 102, NOTRANS = 111, TRANS = 112, CONJTRANS = 113 };
+
+typedef void (*f77_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
+                             const float *, const float *, const int *, const float *,
+                             const int *, const float *, float *, const int *, size_t, size_t);
+typedef void (*xerbla_fn)(const char *, const int *, size_t);
+typedef void (*cblas_xerbla_fn)(int, const char *, const char *, ...);
+
+/* The two routines this library defines (hidden string lengths of the
+ * Fortran one may follow; they are not read: one character counts). */
+EXPORT void sgemm_(const char *transa, const char *transb, const int *m, const int *n,
+                   const int *k, const float *alpha, const float *a, const int *lda,
+                   const float *b, const int *ldb, const float *beta, float *c, const int *ldc);
+EXPORT void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                        int ldc);
+
+/* ---- the program's own BLAS ---- */
+
+static f77_sgemm_fn next_f77;             /* the next sgemm_ */
+static glgemm_cpu_sgemm_fn next_cblas;    /* the next cblas_sgemm (may be NULL) */
+static pthread_once_t next_once = PTHREAD_ONCE_INIT;
+
+static void find_next(void)
+{
+    /* A cast between object and function pointers: POSIX's dlsym contract. */
+    next_f77 = (f77_sgemm_fn)dlsym(RTLD_NEXT, "sgemm_");
+    next_cblas = (glgemm_cpu_sgemm_fn)dlsym(RTLD_NEXT, "cblas_sgemm");
+}
+
+/* Set while this thread is inside one of our calls: a nested call (the
+ * program's cblas_sgemm calling sgemm_, which LD_PRELOAD makes ours; the
+ * core objects' own cblas_sgemm) goes straight to the next definition. */
+static _Thread_local int inside;
+
+static char tchar(int t) { return t == NOTRANS ? 'N' : t == TRANS ? 'T' : 'C'; }
+
+/* The crossover's CPU sgemm (and where a call is passed on), cblas
+ * arguments: through the next sgemm_, column-major as sgemm.f sees it. */
+static void cpu_via_f77(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                        int ldc)
+{
+    char ta = tchar(transa), tb = tchar(transb);
+    if (!next_f77) {
+        fprintf(stderr, "glgemm_blas: no other sgemm_ in the process to pass a call to\n");
+        abort();
+    }
+    if (layout == ROW) /* C^T = op(B)^T op(A)^T, as cblas_sgemm.c calls it */
+        next_f77(&tb, &ta, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc, 1, 1);
+    else
+        next_f77(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+}
+
+/* The same through the next cblas_sgemm, where there is one. */
+static void cpu_via_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                          const float *a, int lda, const float *b, int ldb, float beta,
+                          float *c, int ldc)
+{
+    if (next_cblas)
+        next_cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    else
+        cpu_via_f77(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* ---- the log (GLGEMM_LOG) ---- */
+
+static int log_fd = -1;
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+
+static void log_open(void)
+{
+    const char *p = getenv("GLGEMM_LOG");
+    if (!p || !*p)
+        return;
+    if (!strcmp(p, "stderr")) {
+        log_fd = 2;
+        return;
+    }
+    log_fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (log_fd < 0)
+        fprintf(stderr, "glgemm_blas: GLGEMM_LOG=%s: %s: no log\n", p, strerror(errno));
+}
+
+/* One line, one write(): lines of several threads and processes sharing
+ * the file (O_APPEND) never mix. */
+static void log_call(const char *routine, int layout, int transa, int transb, int m, int n,
+                     int k, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+static void log_call(const char *routine, int layout, int transa, int transb, int m, int n,
+                     int k, const char *fmt, ...)
+{
+    pthread_once(&log_once, log_open);
+    if (log_fd < 0)
+        return;
+    char line[1024];
+    int len = snprintf(line, sizeof line, "glgemm_blas %ld: %s %s %c%c m=%d n=%d k=%d: ",
+                       (long)getpid(), routine, layout == ROW ? "row" : "col", tchar(transa),
+                       tchar(transb), m, n, k);
+    if (len < 0)
+        return;
+    if ((size_t)len < sizeof line) {
+        va_list ap;
+        va_start(ap, fmt);
+        int more = vsnprintf(line + len, sizeof line - (size_t)len, fmt, ap);
+        va_end(ap);
+        if (more > 0)
+            len += more;
+    }
+    if ((size_t)len > sizeof line - 2)
+        len = (int)sizeof line - 2;
+    line[len++] = '\n';
+    ssize_t w = write(log_fd, line, (size_t)len);
+    (void)w;
+}
+
+/* "Said once on stderr" for each kind of hand-over. */
+static atomic_int told_open, told_call;
+
+static void tell_once(atomic_int *told, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tell_once(atomic_int *told, const char *fmt, ...)
+{
+    if (atomic_exchange(told, 1))
+        return;
+    char line[700];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return;
+    if ((size_t)len > sizeof line - 2)
+        len = (int)sizeof line - 2;
+    line[len++] = '\n';
+    ssize_t w = write(2, line, (size_t)len);
+    (void)w;
+}
+
+/* ---- one glgemm context a thread ---- */
+
+static _Thread_local glgemm_context *tl_ctx;
+static _Thread_local int tl_state; /* 0 not tried, 1 open, 2 failed */
+static _Thread_local pid_t tl_pid;
+static _Thread_local char tl_why[400];
+static pthread_key_t ctx_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static int key_ok;
+
+static void close_ctx(void *p)
+{
+    glgemm_close(p);
+    tl_ctx = NULL;
+    tl_state = 0;
+}
+
+static void make_key(void) { key_ok = pthread_key_create(&ctx_key, close_ctx) == 0; }
+
+/* The calling thread's context, opened on its first call; NULL when it
+ * cannot be (tl_why says why).  A forked child does not use its parent's
+ * GL context (it is left, not closed: it belongs to the parent's driver
+ * threads) and opens its own. */
+static glgemm_context *thread_ctx(void)
+{
+    pid_t pid = getpid();
+    if (tl_state && tl_pid != pid) {
+        tl_ctx = NULL;
+        tl_state = 0;
+        pthread_once(&key_once, make_key);
+        if (key_ok)
+            pthread_setspecific(ctx_key, NULL);
+    }
+    if (tl_state == 1)
+        return tl_ctx;
+    if (tl_state == 2)
+        return NULL;
+    tl_pid = pid;
+    tl_state = 2;
+    const char *backend = getenv("GLGEMM_BACKEND");
+    const char *dev = getenv("GLGEMM_DEVICE");
+    long device = 0;
+    if (backend && !*backend)
+        backend = NULL;
+    if (dev && *dev) {
+        char *end;
+        errno = 0;
+        device = strtol(dev, &end, 10);
+        if (errno || *end || device < 0 || device > 1 << 20) {
+            snprintf(tl_why, sizeof tl_why, "GLGEMM_DEVICE=%.100s is not a device index", dev);
+            return NULL;
+        }
+    }
+    glgemm_context *ctx = glgemm_open(backend, (int)device);
+    if (!ctx) {
+        snprintf(tl_why, sizeof tl_why, "%s", glgemm_last_error());
+        return NULL;
+    }
+    pthread_once(&key_once, make_key);
+    if (key_ok)
+        pthread_setspecific(ctx_key, ctx);
+    tl_ctx = ctx;
+    tl_state = 1;
+    return ctx;
+}
+
+/* ---- argument checks as the reference ---- */
+
+static int lsame(char c, char up) { return c == up || c == up + ('a' - 'A'); }
+static int max1(int x) { return x > 1 ? x : 1; }
+
+/* sgemm.f's checks: INFO, 0 when every argument is legal. */
+static int f77_info(char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc)
+{
+    int nota = lsame(ta, 'N'), notb = lsame(tb, 'N');
+    int nrowa = nota ? m : k, nrowb = notb ? k : n;
+    if (!nota && !lsame(ta, 'C') && !lsame(ta, 'T'))
+        return 1;
+    if (!notb && !lsame(tb, 'C') && !lsame(tb, 'T'))
+        return 2;
+    if (m < 0)
+        return 3;
+    if (n < 0)
+        return 4;
+    if (k < 0)
+        return 5;
+    if (lda < max1(nrowa))
+        return 8;
+    if (ldb < max1(nrowb))
+        return 10;
+    if (ldc < max1(m))
+        return 13;
+    return 0;
+}
+
+/* XERBLA('SGEMM ', INFO): the definition the normal lookup finds (the
+ * program's own first, as a test program's; else its BLAS's). */
+static void call_xerbla(int info)
+{
+    xerbla_fn x = (xerbla_fn)dlsym(RTLD_DEFAULT, "xerbla_");
+    if (x)
+        x("SGEMM ", &info, 6);
+    else
+        fprintf(stderr, " ** On entry to SGEMM  parameter number %2d had an illegal value\n",
+                info);
+}
+
+/* cblas_xerbla(info, "cblas_sgemm", ...) likewise; without one, the
+ * reference's message (and the call returns, where the reference exits). */
+static void call_cblas_xerbla(int info, const char *what, int value)
+{
+    char form[64];
+    snprintf(form, sizeof form, "Illegal %s setting, %%d\n", what);
+    cblas_xerbla_fn x = (cblas_xerbla_fn)dlsym(RTLD_DEFAULT, "cblas_xerbla");
+    if (x) {
+        x(info, "cblas_sgemm", form, value);
+    } else {
+        fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, "cblas_sgemm");
+        fprintf(stderr, form, value);
+    }
+}
+
+/* The reference CBLAS's globals (cblas_globals.c) that its cblas_xerbla,
+ * its xerbla_ and the CBLAS test program's own cblas_xerbla read: set as
+ * the reference cblas_sgemm sets them, where the program has them. */
+static int *row_major_strg, *call_from_c;
+static pthread_once_t globals_once = PTHREAD_ONCE_INIT;
+
+static void find_globals(void)
+{
+    row_major_strg = dlsym(RTLD_DEFAULT, "RowMajorStrg");
+    call_from_c = dlsym(RTLD_DEFAULT, "CBLAS_CallFromC");
+}
+
+static void set_globals(int row, int from_c)
+{
+    if (row_major_strg)
+        *row_major_strg = row;
+    if (call_from_c)
+        *call_from_c = from_c;
+}
+
+/* ---- floating-point exception flags ---- */
+
+/* The caller's flags are left as found (glgemm_sgemm does the same inside):
+ * the driver's work (context creation, JIT code, the verification) must not
+ * show in them.  fegetexceptflag covers FE_ALL_EXCEPT, which on x86 leaves
+ * out the denormal-operand flag (DE, bit 1 of MXCSR and of the x87 status
+ * word) that gfortran's runtime reports at STOP: saved and put back here. */
+typedef struct {
+    fexcept_t fe;
+    unsigned denorm; /* bit 0: MXCSR's DE, bit 1: the x87 status word's */
+} fp_flags;
+
+#if defined(__x86_64__)
+typedef struct {
+    unsigned short cw, r1, sw, r2, tw, r3;
+    unsigned ip;
+    unsigned short cs, op;
+    unsigned dp;
+    unsigned short ds, r4;
+} x87_env;
+
+static unsigned denorm_get(void)
+{
+    unsigned short sw;
+    __asm__ volatile("fnstsw %0" : "=am"(sw));
+    return (__builtin_ia32_stmxcsr() & 2u ? 1u : 0u) | (sw & 2u ? 2u : 0u);
+}
+
+static void denorm_put(unsigned want)
+{
+    unsigned now = denorm_get();
+    if ((now ^ want) & 1u)
+        __builtin_ia32_ldmxcsr((__builtin_ia32_stmxcsr() & ~2u) | (want & 1u ? 2u : 0u));
+    if ((now ^ want) & 2u) {
+        x87_env env;
+        __asm__ volatile("fnstenv %0" : "=m"(env));
+        env.sw = (unsigned short)((env.sw & ~2u) | (want & 2u));
+        __asm__ volatile("fldenv %0" : : "m"(env));
+    }
+}
+#else
+static unsigned denorm_get(void) { return 0; }
+static void denorm_put(unsigned want) { (void)want; }
+#endif
+
+static void fp_save(fp_flags *f)
+{
+    fegetexceptflag(&f->fe, FE_ALL_EXCEPT);
+    f->denorm = denorm_get();
+}
+
+static void fp_restore(const fp_flags *f)
+{
+    fesetexceptflag(&f->fe, FE_ALL_EXCEPT);
+    denorm_put(f->denorm);
+}
+
+/* ---- serving a legal call ---- */
+
+/* cblas terms, arguments legal and not a quick return.  glgemm_sgemm
+ * computes it, or the program's own BLAS (pass) does when it cannot. */
+static void serve(const char *routine, glgemm_cpu_sgemm_fn pass, int layout, int transa,
+                  int transb, int m, int n, int k, float alpha, const float *a, int lda,
+                  const float *b, int ldb, float beta, float *c, int ldc)
+{
+    fp_flags flags;
+    fp_save(&flags);
+    glgemm_context *ctx = thread_ctx();
+    fp_restore(&flags);
+    if (!ctx) {
+        tell_once(&told_open, "glgemm_blas: no GL context (%s): sgemm calls go to the "
+                  "program's own BLAS", tl_why);
+        log_call(routine, layout, transa, transb, m, n, k, "passed on: no GL context: %s",
+                 tl_why);
+        pass(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    glgemm_set_cpu_sgemm(ctx, pass); /* the crossover runs the same routine */
+    /* Transposes as glgemm's: 'C' of a real matrix is 'T'. */
+    int rc = glgemm_sgemm(ctx, (glgemm_layout)layout,
+                          transa == NOTRANS ? GLGEMM_NOTRANS : GLGEMM_TRANS,
+                          transb == NOTRANS ? GLGEMM_NOTRANS : GLGEMM_TRANS, m, n, k, alpha, a,
+                          lda, b, ldb, beta, c, ldc);
+    if (rc == GLGEMM_OK) {
+        /* glgemm_sgemm put FE_ALL_EXCEPT back, and kept what a CPU route
+         * (the crossover, C scaled) raised; the GPU route raises nothing. */
+        if (!strncmp(glgemm_last_route(ctx), "gpu", 3))
+            denorm_put(flags.denorm);
+        log_call(routine, layout, transa, transb, m, n, k, "%s", glgemm_last_route(ctx));
+        return;
+    }
+    /* The arguments passed the reference's checks, so an illegal one here
+     * is glgemm's own (a NULL pointer it would read): the program's BLAS
+     * does with it what it does.  C is untouched on every error. */
+    char why[600];
+    snprintf(why, sizeof why, "%s: %s", glgemm_strerror(rc), glgemm_last_error());
+    tell_once(&told_call, "glgemm_blas: an sgemm call failed on the GPU (%s): such calls go "
+              "to the program's own BLAS", why);
+    log_call(routine, layout, transa, transb, m, n, k, "passed on: %s", why);
+    fp_restore(&flags);
+    pass(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* ---- the exported routines ---- */
+
+void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+            const float *beta, float *c, const int *ldc)
+{
+    pthread_once(&next_once, find_next);
+    if (inside) {
+        if (!next_f77) {
+            fprintf(stderr, "glgemm_blas: no other sgemm_ in the process to pass a call to\n");
+            abort();
+        }
+        next_f77(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+        return;
+    }
+    int saved_errno = errno;
+    inside = 1;
+    int info = f77_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+    int ta = lsame(*transa, 'N') ? NOTRANS : lsame(*transa, 'T') ? TRANS : CONJTRANS;
+    int tb = lsame(*transb, 'N') ? NOTRANS : lsame(*transb, 'T') ? TRANS : CONJTRANS;
+    if (info) {
+        log_call("sgemm_", COL, ta, tb, *m, *n, *k, "illegal argument %d: xerbla", info);
+        inside = 0; /* xerbla may not return (the reference's STOPs) */
+        call_xerbla(info);
+        errno = saved_errno;
+        return;
+    }
+    if (*m == 0 || *n == 0 || ((*alpha == 0.0f || *k == 0) && *beta == 1.0f))
+        log_call("sgemm_", COL, ta, tb, *m, *n, *k, "quick return");
+    else
+        serve("sgemm_", cpu_via_f77, COL, ta, tb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta,
+              c, *ldc);
+    inside = 0;
+    errno = saved_errno;
+}
+
+/* Called from this library's own core objects (search/api.c's crossover
+ * when no CPU sgemm was set, as for a program that links this library and
+ * calls glgemm_sgemm itself; glhost/cpublas.c): the CPU BLAS they mean. */
+static int from_self(const void *ret)
+{
+    Dl_info self, caller;
+    return dladdr((void *)from_self, &self) && dladdr(ret, &caller) &&
+           self.dli_fbase == caller.dli_fbase;
+}
+
+void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                 const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                 int ldc)
+{
+    pthread_once(&next_once, find_next);
+    if (inside || from_self(__builtin_return_address(0))) {
+        cpu_via_cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    int saved_errno = errno;
+    inside = 1;
+    pthread_once(&globals_once, find_globals);
+    /* As netlib's cblas_sgemm.c: the transposes here (cblas_xerbla 2, 3),
+     * the rest as its call of sgemm_ (row-major: A and B, m and n swapped)
+     * reports them, through xerbla_ with CBLAS_CallFromC and RowMajorStrg
+     * set, so that the reference's xerbla_ / cblas_xerbla (or a test
+     * program's) renumber them as cblas positions. */
+    set_globals(0, 1);
+    int info = 0, cinfo = 0;
+    int valid_t[2] = {transa == NOTRANS || transa == TRANS || transa == CONJTRANS,
+                      transb == NOTRANS || transb == TRANS || transb == CONJTRANS};
+    if (layout == COL || layout == ROW) {
+        if (layout == ROW)
+            set_globals(1, 1);
+        if (!valid_t[0])
+            cinfo = 2;
+        else if (!valid_t[1])
+            cinfo = 3;
+        else if (layout == COL)
+            info = f77_info(tchar(transa), tchar(transb), m, n, k, lda, ldb, ldc);
+        else
+            info = f77_info(tchar(transb), tchar(transa), n, m, k, ldb, lda, ldc);
+    } else {
+        cinfo = 1;
+    }
+    if (cinfo || info) {
+        log_call("cblas_sgemm", layout, valid_t[0] ? transa : NOTRANS,
+                 valid_t[1] ? transb : NOTRANS, m, n, k, "illegal argument %d: %s",
+                 cinfo ? cinfo : info, cinfo ? "cblas_xerbla" : "xerbla");
+        inside = 0;
+        if (cinfo == 1)
+            call_cblas_xerbla(1, "layout", layout);
+        else if (cinfo)
+            call_cblas_xerbla(cinfo, cinfo == 2 ? "TransA" : "TransB",
+                              cinfo == 2 ? transa : transb);
+        else
+            call_xerbla(info);
+        set_globals(0, 0);
+        errno = saved_errno;
+        return;
+    }
+    if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f))
+        log_call("cblas_sgemm", layout, transa, transb, m, n, k, "quick return");
+    else
+        serve("cblas_sgemm", cpu_via_cblas, layout, transa, transb, m, n, k, alpha, a, lda, b,
+              ldb, beta, c, ldc);
+    set_globals(0, 0);
+    inside = 0;
+    errno = saved_errno;
+}
