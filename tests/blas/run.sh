@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# tests/blas/run.sh [BUILD]: the drop-in BLAS (libglgemm_blas.so) under
+# unmodified programs, headless (EGL).  `make check` runs it.
+#   0. build and install it (make install-blas into a temporary PREFIX):
+#      it defines sgemm_ and cblas_sgemm and no other BLAS routine.
+#   1. the reference BLAS test programs of Debian's libblas-test, xblat3s
+#      (Fortran) and xscblat3 (CBLAS, both layouts), every routine on, over
+#      the reference BLAS, with GLGEMM_CROSSOVER=0: every routine passes, the
+#      error exits too, and the log shows sgemm calls served on the GPU.
+#      Then xscblat3 below a crossover (the program's BLAS nested under ours)
+#      and xblat3s with no GL context (every call passed on).
+#   2. numpy's float32 matmul (Debian's python3-numpy) with and without
+#      the preload: both within the error bound of a float64 product.
+#   3. two processes of two threads calling sgemm_ at once (tests/blas/mt.c)
+#      sharing one log; and a program linked with the library that uses
+#      glgemm.h itself (tests/blas/direct.c).
+set -euo pipefail
+src="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${1:-build}"
+blasdir=/usr/lib/x86_64-linux-gnu/blas # Debian's reference BLAS and its tests
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export GLGEMM_CACHE_DIR="$tmp/program-cache" # not the user's ~/.cache
+export XDG_DATA_HOME="$tmp/data"              # nor the user's tuning records
+unset GLGEMM_BACKEND GLGEMM_DEVICE GLGEMM_VERIFY GLGEMM_LOG GLGEMM_CROSSOVER GLGEMM_RESULTS
+t0=$(date +%s.%N)
+step() { # step NAME: prints the seconds since the last step
+    local t; t=$(date +%s.%N)
+    awk -v n="$1" -v a="$t0" -v b="$t" 'BEGIN { printf "tests/blas/run.sh: %s: %.1f s\n", n, b - a }'
+    t0=$t
+}
+fail() { echo "tests/blas/run.sh: $*" >&2; exit 1; }
+
+# ---- 0. build, install, exports
+make -C "$src" -s BUILD="$build" install-blas PREFIX="$tmp/prefix"
+export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
+so="$(pkg-config --variable=preload glgemm_blas)"
+[ -f "$so" ] || fail "glgemm_blas.pc: preload=$so is not a file"
+exports="$(nm -D --defined-only "$so" | awk '{print $3}')"
+for s in sgemm_ cblas_sgemm glgemm_sgemm; do
+    grep -qx "$s" <<<"$exports" || fail "$so does not export $s"
+done
+if grep -vE '^(sgemm_|cblas_sgemm|glgemm_[a-z_]+|_edata|_end|__bss_start|_init|_fini)$' \
+    <<<"$exports" | grep .; then
+    fail "$so exports more than sgemm_, cblas_sgemm and glgemm.h (above)"
+fi
+[ "$(readelf -d "$so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')" = libglgemm_blas.so.0 ] ||
+    fail "$so: soname is not libglgemm_blas.so.0"
+if [ -f "$src/$build/libglgemm.so" ] && nm -D --defined-only "$src/$build/libglgemm.so" |
+    grep -qw sgemm_; then
+    fail "libglgemm.so defines sgemm_"
+fi
+step "build, install and exports"
+
+# ---- 1. the reference BLAS tests
+# Over the reference BLAS whatever the alternatives select: its CBLAS has
+# the globals (RowMajorStrg, CBLAS_CallFromC) its error exits read.
+ref_env=(LD_LIBRARY_PATH="$blasdir" LD_PRELOAD="$so")
+cd "$tmp"
+# Every routine on (T); the output files are named relative to $tmp, the
+# working folder (the names are CHARACTER*32 in the Fortran).
+sed -E 's/^(S[A-Z0-9]+ +)F /\1T /' "$blasdir/sblat3.in" > sblat3.in
+sed -E 's/^(cblas_s[a-z0-9]+ +)F /\1T /' "$blasdir/sin3" > sin3
+grep -q "^'sblat3.out'" sblat3.in || fail "sblat3.in: the summary file is not sblat3.out"
+
+# check_blat OUTPUT ROUTINE...: every routine passed its error exits and its
+# computational tests (the CBLAS test in both layouts), nothing failed.
+check_blat() {
+    local out="$1" r; shift
+    if grep -nE 'FAIL|SUSPECT|FATAL|\*\*\*\*\*|ERROR[^-]|ERROR$' "$out"; then
+        fail "$out: failures (above)"
+    fi
+    for r in "$@"; do
+        grep -qE "^ $r +PASSED THE TESTS OF ERROR-EXITS" "$out" || fail "$out: $r: error exits not passed"
+        if [[ $r == cblas_* ]]; then
+            grep -qE "^ $r +PASSED THE COLUMN-MAJOR COMPUTATIONAL TESTS" "$out" &&
+                grep -qE "^ $r +PASSED THE ROW-MAJOR +COMPUTATIONAL TESTS" "$out" ||
+                fail "$out: $r: computational tests not passed in both layouts"
+        else
+            grep -qE "^ $r +PASSED THE COMPUTATIONAL TESTS" "$out" || fail "$out: $r: computational tests not passed"
+        fi
+    done
+}
+FORTRAN_ROUTINES=(SGEMM SSYMM STRMM STRSM SSYRK SSYR2K)
+CBLAS_ROUTINES=(cblas_sgemm cblas_ssymm cblas_strmm cblas_strsm cblas_ssyrk cblas_ssyr2k)
+
+env "${ref_env[@]}" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/xblat3s.log" \
+    "$blasdir/xblat3s" < sblat3.in > xblat3s.stdout 2> xblat3s.stderr || fail "xblat3s failed"
+[ -s xblat3s.stderr ] && { cat xblat3s.stderr >&2; fail "xblat3s wrote on stderr (above)"; }
+check_blat sblat3.out "${FORTRAN_ROUTINES[@]}"
+ngpu=$(grep -c '^glgemm_blas [0-9]*: sgemm_ col .*: gpu mrt=' xblat3s.log || true)
+nerr=$(grep -c ': sgemm_ col .*: illegal argument [0-9]*: xerbla$' xblat3s.log || true)
+[ "$ngpu" -gt 1000 ] || fail "xblat3s: $ngpu sgemm_ calls on the GPU in the log"
+[ "$nerr" -gt 0 ] || fail "xblat3s: no error exit through xerbla in the log"
+grep -q 'passed on' xblat3s.log && fail "xblat3s: calls passed on (log: $(grep -m1 'passed on' xblat3s.log))"
+step "xblat3s (every routine; $ngpu sgemm_ calls on the GPU, $(wc -l < xblat3s.log) logged)"
+
+env "${ref_env[@]}" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/xscblat3.log" \
+    "$blasdir/xscblat3" < sin3 > xscblat3.out 2> xscblat3.stderr || fail "xscblat3 failed"
+[ -s xscblat3.stderr ] && { cat xscblat3.stderr >&2; fail "xscblat3 wrote on stderr (above)"; }
+check_blat xscblat3.out "${CBLAS_ROUTINES[@]}"
+for l in row col; do
+    n=$(grep -c "^glgemm_blas [0-9]*: cblas_sgemm $l .*: gpu mrt=" xscblat3.log || true)
+    [ "$n" -gt 1000 ] || fail "xscblat3: $n $l-major cblas_sgemm calls on the GPU in the log"
+done
+grep -q ': cblas_sgemm .*: illegal argument [0-9]*: cblas_xerbla$' xscblat3.log ||
+    fail "xscblat3: no error exit through cblas_xerbla in the log"
+grep -q 'passed on' xscblat3.log && fail "xscblat3: calls passed on"
+step "xscblat3 (every routine, both layouts; $(grep -c ': gpu ' xscblat3.log) on the GPU)"
+
+# Below a crossover every product runs on the program's own cblas_sgemm
+# (the reference's, which calls sgemm_: ours again, passed straight on).
+env "${ref_env[@]}" GLGEMM_CROSSOVER=64 GLGEMM_LOG="$tmp/cross.log" \
+    "$blasdir/xscblat3" < sin3 > cross.out 2> cross.stderr || fail "xscblat3 (crossover) failed"
+[ -s cross.stderr ] && { cat cross.stderr >&2; fail "xscblat3 (crossover) wrote on stderr"; }
+check_blat cross.out "${CBLAS_ROUTINES[@]}"
+grep -q ': cblas_sgemm .*: cpu crossover 64$' cross.log || fail "crossover: no 'cpu crossover 64' in the log"
+grep -q ': gpu ' cross.log && fail "crossover: a call below it went to the GPU"
+step "xscblat3 below GLGEMM_CROSSOVER=64 (the program's BLAS nested under ours)"
+
+# No GL context: every call passed on to the reference, said once.
+env "${ref_env[@]}" GLGEMM_BACKEND=none GLGEMM_LOG="$tmp/nogl.log" \
+    "$blasdir/xblat3s" < sblat3.in > nogl.stdout 2> nogl.stderr || fail "xblat3s (no GL) failed"
+check_blat sblat3.out "${FORTRAN_ROUTINES[@]}"
+[ "$(grep -c 'glgemm_blas: no GL context' nogl.stderr)" = 1 ] && [ "$(wc -l < nogl.stderr)" = 1 ] ||
+    { cat nogl.stderr >&2; fail "no GL context: not said exactly once on stderr"; }
+grep -q ': passed on: no GL context: ' nogl.log || fail "no GL context: no 'passed on' in the log"
+step "xblat3s with no GL context (passed on)"
+
+# ---- 2. numpy (Debian's, with its own BLAS through libblas.so.3)
+py=/usr/bin/python3
+cp "$src/tests/blas/matmul.py" "$tmp/"
+"$py" -W error matmul.py run own.npy
+env LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/numpy.log" \
+    "$py" -W error matmul.py run gl.npy 2> numpy.stderr || { cat numpy.stderr >&2; fail "numpy under the preload failed"; }
+[ -s numpy.stderr ] && { cat numpy.stderr >&2; fail "numpy under the preload wrote on stderr"; }
+"$py" -W error matmul.py compare gl.npy own.npy || fail "numpy: results differ"
+grep -q ': cblas_sgemm row NN m=300 n=250 k=200: gpu mrt=' numpy.log ||
+    { cat numpy.log >&2; fail "numpy: its matmul did not run on the GPU"; }
+step "numpy 300x200 @ 200x250"
+
+# ---- 3. threads and processes, and the API linked in
+cd "$tmp"
+cc -std=c11 -O2 -Wall -Wextra -Werror "$src/tests/blas/mt.c" -o mt -lblas -lpthread -lm
+env LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/mt.log" ./mt 1 > mt1.out &
+p1=$!
+env LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/mt.log" ./mt 2 > mt2.out &
+p2=$!
+wait $p1 || fail "mt 1 failed"
+wait $p2 || fail "mt 2 failed"
+cat mt1.out mt2.out
+if grep -vE '^glgemm_blas [0-9]+: sgemm_ col [NTC]{2} m=[0-9]+ n=[0-9]+ k=[0-9]+: gpu mrt=[^ ]+$' mt.log; then
+    fail "mt: log lines other than whole gpu lines (above)"
+fi
+[ "$(wc -l < mt.log)" = 128 ] || fail "mt: $(wc -l < mt.log) log lines, not 2 x 2 x 32"
+[ "$(cut -d: -f1 mt.log | sort -u | wc -l)" = 2 ] || fail "mt: not two processes in the log"
+# The crossover's CPU sgemm through the program's sgemm_ (row-major
+# arguments from glgemm turned back into sgemm_'s column-major).
+env LD_PRELOAD="$so" GLGEMM_CROSSOVER=200 GLGEMM_LOG="$tmp/mtx.log" ./mt 3 || fail "mt (crossover) failed"
+grep -q ': cpu crossover 200$' mtx.log || fail "mt: no 'cpu crossover 200' in the log"
+step "two processes x two threads of sgemm_, then below a crossover"
+
+cc -std=c11 -Wall -Wextra -Werror -I"$src" "$src/tests/blas/direct.c" \
+    $(pkg-config --libs glgemm_blas) -lm -o direct
+GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/direct.log" ./direct
+[ "$(grep -c . direct.log)" = 1 ] && grep -q ': cblas_sgemm row NN m=24 n=24 k=24: gpu ' direct.log ||
+    { cat direct.log >&2; fail "direct: the log is not one gpu line for the program's own call"; }
+step "a program linked with it using glgemm.h (the core's cblas_sgemm not re-entered)"
+
+echo "tests/blas/run.sh: the drop-in BLAS passes the reference BLAS tests, numpy, threads and processes"
