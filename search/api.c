@@ -11,6 +11,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fenv.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -223,16 +226,40 @@ static glgemm_context *open_ctx(const char *backend, int device)
     return ctx;
 }
 
+/* The caller's floating-point exception flags: <fenv.h>'s, and on x86 the
+ * SSE denormal-operand flag too (MXCSR bit 1, outside FE_ALL_EXCEPT; Mesa
+ * left it raised, and Fortran programs report it at STOP). */
+typedef struct {
+    fexcept_t flags;
+    unsigned csr_denormal;
+} fp_state;
+
+static void fp_save(fp_state *f)
+{
+    fegetexceptflag(&f->flags, FE_ALL_EXCEPT);
+#if defined(__SSE__)
+    f->csr_denormal = _mm_getcsr() & 0x2u;
+#endif
+}
+
+static void fp_restore(const fp_state *f)
+{
+    fesetexceptflag(&f->flags, FE_ALL_EXCEPT);
+#if defined(__SSE__)
+    _mm_setcsr((_mm_getcsr() & ~0x2u) | f->csr_denormal);
+#endif
+}
+
 /* The driver's work (context creation, compiling, JIT code) may leave
  * floating-point exception flags raised in this thread that the caller's
  * arithmetic did not raise: the public entry points put the flags back as
  * they found them. */
 glgemm_context *glgemm_open(const char *backend, int device)
 {
-    fexcept_t flags;
-    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    fp_state fp;
+    fp_save(&fp);
     glgemm_context *ctx = open_ctx(backend, device);
-    fesetexceptflag(&flags, FE_ALL_EXCEPT);
+    fp_restore(&fp);
     return ctx;
 }
 
@@ -240,11 +267,11 @@ void glgemm_close(glgemm_context *ctx)
 {
     if (!ctx)
         return;
-    fexcept_t flags;
-    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    fp_state fp;
+    fp_save(&fp);
     drop_gl(ctx);
     free(ctx);
-    fesetexceptflag(&flags, FE_ALL_EXCEPT);
+    fp_restore(&fp);
 }
 
 int glgemm_set_crossover(glgemm_context *ctx, long size)
@@ -736,21 +763,21 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
 
 /* After a call: the flags as found, unless the arithmetic ran on this CPU
  * (the crossover's CPU BLAS, C scaled by beta): then what it raised stays. */
-static void keep_flags(const glgemm_context *ctx, const fexcept_t *flags)
+static void keep_flags(const glgemm_context *ctx, const fp_state *flags)
 {
     if (ctx && !strncmp(ctx->route, "cpu", 3))
         return;
     if (ctx && !strcmp(ctx->route, "quick return"))
         return;
-    fesetexceptflag(flags, FE_ALL_EXCEPT);
+    fp_restore(flags);
 }
 
 int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
                  int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc)
 {
-    fexcept_t flags;
-    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    fp_state flags;
+    fp_save(&flags);
     int rc = sgemm(ctx, "glgemm_sgemm", false, NULL, layout, transa, transb, m, n, k, alpha, a,
                    lda, b, ldb, beta, c, ldc);
     keep_flags(ctx, &flags);
@@ -762,8 +789,8 @@ int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant, glgemm_layout
                          const float *a, int lda, const float *b, int ldb, float beta, float *c,
                          int ldc)
 {
-    fexcept_t flags;
-    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    fp_state flags;
+    fp_save(&flags);
     int rc = sgemm(ctx, "glgemm_sgemm_variant", true, variant, layout, transa, transb, m, n, k,
                    alpha, a, lda, b, ldb, beta, c, ldc);
     keep_flags(ctx, &flags);
