@@ -130,6 +130,13 @@ step "xblat3s with no GL context (passed on)"
 # ---- 2. numpy (Debian's, with its own BLAS through libblas.so.3)
 py=/usr/bin/python3
 cp "$src/tests/blas/matmul.py" "$tmp/"
+# A tuned record for this very problem in the per-user records folder (as
+# `glgemm tune` leaves it): the preloaded call must run that variant.
+card="$("$src/glgemm" info 2>/dev/null | sed -n 's/^slug: //p')"
+[ -n "$card" ] || fail "numpy: no card slug from glgemm info"
+tuned="mrt=2x2,mc=2x2,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"
+mkdir -p "$XDG_DATA_HOME/glgemm/results/$card"
+printf '%s\ngflops: 1\n' "$tuned" > "$XDG_DATA_HOME/glgemm/results/$card/best-300x250x200.txt"
 "$py" -W error matmul.py run own.npy
 env LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/numpy.log" \
     "$py" -W error matmul.py run gl.npy 2> numpy.stderr || { cat numpy.stderr >&2; fail "numpy under the preload failed"; }
@@ -137,6 +144,8 @@ env LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/numpy.log" \
 "$py" -W error matmul.py compare gl.npy own.npy || fail "numpy: results differ"
 grep -q ': cblas_sgemm row NN m=300 n=250 k=200: gpu mrt=' numpy.log ||
     { cat numpy.log >&2; fail "numpy: its matmul did not run on the GPU"; }
+grep -q ": gpu $tuned\$" numpy.log ||
+    { cat numpy.log >&2; fail "numpy: not the tuned variant of the user's records ($tuned)"; }
 step "numpy 300x200 @ 200x250"
 
 # ---- 3. threads and processes, and the API linked in
