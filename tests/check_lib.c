@@ -19,6 +19,7 @@
 
 #include "glgemm.h"
 #include "glhost/inputs.h"
+#include "glhost/progcache.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
 
@@ -327,6 +328,75 @@ START_TEST(lib_two_threads)
 }
 END_TEST
 
+/* The program cache's folder cannot be made (a file stands in its path):
+ * one warning line on stderr, and calls work uncached. */
+START_TEST(lib_cache_dir_unusable)
+{
+    char dir[200], path[400], errf[400];
+    tu_mkdtemp(dir, sizeof dir, "lib-cache-bad");
+    snprintf(path, sizeof path, "%s/file", dir);
+    tu_write(path, "not a folder\n");
+    snprintf(path, sizeof path, "%s/file/programs", dir);
+    setenv("GLGEMM_CACHE_DIR", path, 1);
+    gg_progcache_reset();
+    snprintf(errf, sizeof errf, "%s/stderr.txt", dir);
+    fflush(stderr);
+    int saved = dup(2);
+    ck_assert(freopen(errf, "w", stderr) != NULL);
+    glgemm_context *g = open_ok();
+    for (int r = 0; r < 2; r++) {
+        prob p = prob_make(33, 44, 55, 20 + (uint64_t)r);
+        call_ok(g, &p, "gpu ");
+        prob_free(&p);
+    }
+    glgemm_close(g);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char *text = tu_read(errf);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(tu_count_lines(text) == 1 && strstr(text, "program cache") &&
+                      strstr(text, "going on without it"),
+                  "stderr: '%s'", text);
+    free(text);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+/* Every entry of the cache spoilt between two contexts: the second
+ * compiles again, computes right, and writes the entries anew. */
+START_TEST(lib_cache_entries_corrupt)
+{
+    char dir[200], cmd[600];
+    tu_mkdtemp(dir, sizeof dir, "lib-cache-corrupt");
+    setenv("GLGEMM_CACHE_DIR", dir, 1);
+    gg_progcache_reset();
+    prob p = prob_make(40, 40, 40, 30);
+    glgemm_context *g = open_ok();
+    call_ok(g, &p, "gpu ");
+    glgemm_close(g);
+    snprintf(cmd, sizeof cmd, "cd '%s' && ls | grep -c '\\.bin$' > count && "
+                              "for f in *.bin; do head -c 100 \"$f\" > t && mv t \"$f\"; done", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/count", dir);
+    char *count = tu_read(cmd);
+    ck_assert_msg(count && atoi(count) >= 1, "no cache entry written");
+    int hits0, misses0, writes0, rejected0;
+    gg_progcache_stats(&hits0, &misses0, &writes0, &rejected0);
+    g = open_ok();
+    memset(p.c, 0, sizeof(float) * 40 * 40);
+    call_ok(g, &p, "gpu ");
+    glgemm_close(g);
+    int hits, misses, writes, rejected;
+    gg_progcache_stats(&hits, &misses, &writes, &rejected);
+    ck_assert_int_ge(rejected - rejected0, 1);
+    ck_assert_int_ge(writes - writes0, 1);
+    free(count);
+    prob_free(&p);
+    tu_rm_rf(dir);
+}
+END_TEST
+
 /* glgemm bench --crossover measures and writes the record the library reads. */
 START_TEST(lib_bench_crossover)
 {
@@ -377,6 +447,8 @@ Suite *make_lib_suite(void)
                         (int)(sizeof repeat_variants / sizeof *repeat_variants));
     tcase_add_test(gl, lib_two_threads);
     tcase_add_test(gl, lib_bench_crossover);
+    tcase_add_test(gl, lib_cache_dir_unusable);
+    tcase_add_test(gl, lib_cache_entries_corrupt);
     suite_add_tcase(s, gl);
     return s;
 }
