@@ -276,6 +276,7 @@ START_TEST(api_other_errors)
     ck_assert(mkdtemp(dir));
     ck_assert(!chdir(dir)); /* no ./results here */
     setenv("GLGEMM_RESULTS", dir, 1);
+    setenv("XDG_DATA_HOME", dir, 1); /* no user records (other cases' tunes write the suite's) */
     const char *bad[] = {NULL, "mrt=9x9", "nosuchkey=1", "best"};
     for (int i = 0; i < 4; i++) {
         int rc = glgemm_sgemm_variant(g, bad[i], GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS,
@@ -409,6 +410,7 @@ START_TEST(api_records_pick_variant)
     ck_assert(mkdtemp(dir));
     ck_assert(!chdir(dir));
     setenv("GLGEMM_RESULTS", dir, 1);
+    setenv("XDG_DATA_HOME", dir, 1); /* no user records (other cases' tunes write the suite's) */
     glgemm_context *g = open_ok();
     char v[200], want[200];
     gg_variant pv;
@@ -464,6 +466,7 @@ START_TEST(api_records_image_best)
     char dir[] = "/tmp/glgemm-rec-XXXXXX";
     ck_assert(mkdtemp(dir));
     setenv("GLGEMM_RESULTS", dir, 1);
+    setenv("XDG_DATA_HOME", dir, 1); /* no user records (other cases' tunes write the suite's) */
     glgemm_context *g = open_ok();
     write_best(dir, glgemm_card(g), 48, 48, 48,
                "mc=4x1,np=5,profile=430,out=image,blk=16x8,fetch=buffer");
@@ -512,6 +515,7 @@ START_TEST(api_skips_f16_records)
     ck_assert(mkdtemp(dir));
     ck_assert(!chdir(dir));
     setenv("GLGEMM_RESULTS", dir, 1);
+    setenv("XDG_DATA_HOME", dir, 1); /* no user records (other cases' tunes write the suite's) */
     glgemm_context *g = open_ok();
     char v[200];
     /* Only a store=f16 record: the default, not it. */
