@@ -15,7 +15,8 @@
  *   wrong_result    glhost/run.c: one element of the read-back changed
  *                   before verification -> wrong_result, gflops 0
  *   disk_full       search/records.c: a record row written half-way, as a
- *                   full disk does (a short write)
+ *                   full disk does (a short write); glhost/progcache.c: an
+ *                   entry's write fails with ENOSPC
  *   compile_hang    glhost/run.c, building the program: never finishes
  *                   -> the evaluator's compile deadline: compile_timeout
  *   lose_context    glhost/run.c, mid-pass: the run reports context_lost

@@ -1,5 +1,6 @@
 /* Program binaries on disk (see glhost/progcache.h). */
 #include "glhost/progcache.h"
+#include "glhost/fault.h"
 
 #include <GL/glew.h>
 #include <ctype.h>
@@ -327,6 +328,8 @@ void gg_progcache_store(unsigned prog, const char *vert, const char *frag, bool 
         give_up(pc.dir, err);
     else if (!(path = entry_path(&k)))
         give_up(pc.dir, "out of memory");
+    else if (gg_fault("disk_full")) /* tests only (fault.h): the write finds the disk full */
+        give_up(pc.dir, "writing an entry: No space left on device");
     else if (gg_write_atomic(path, (const char *)buf, off + (size_t)got, err, sizeof err) != 0)
         give_up(pc.dir, err);
     else
