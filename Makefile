@@ -25,14 +25,21 @@ ALL_CFLAGS = $(CFLAGS_BASE) $(PKG_CFLAGS) $(SAN) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 LDLIBS  += $(PKG_LDLIBS) -lm -lpthread
 
-# Every .c file of a layer folder belongs to the core library; the front end
-# lives in cli/, the Check suite in tests/.  New files need no Makefile edit.
-CORE_SRC := $(sort $(wildcard gen/*.c glhost/*.c search/*.c))
+# The layers, bottom first (README "Architecture"; `make layers` checks that
+# no file includes against this order and that only glhost/ calls GL).
+# Every .c file of a layer folder belongs to the core; the library
+# (libglgemm) is the layers up to lib/ (LIB_SRC: no tuner, evaluator, report
+# or gnuplot code); the front end lives in cli/, the Check suite in tests/.
+# New files need no Makefile edit.
+LAYERS   := gen base glhost store lib search eval report cli
+LIB_SRC  := $(sort $(wildcard gen/*.c base/*.c glhost/*.c store/*.c)) lib/api.c
+CORE_SRC := $(LIB_SRC) $(sort $(wildcard search/*.c eval/*.c report/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 DEPS     := $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_SRC:%.c=$(BUILD)/%.d)
 TESTBIN  := $(BUILD)/check_glgemm
@@ -42,7 +49,7 @@ PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-
 	libegl-mesa0 libgl1-mesa-dri libglew-dev libglfw3-dev check libsubunit-dev \
 	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools clang libclang-rt-14-dev
 
-.PHONY: all deps check sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke valgrind sanitize-ci \
+.PHONY: all deps check layers sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke valgrind sanitize-ci \
 	install uninstall
 .DEFAULT_GOAL := all
 
@@ -58,12 +65,16 @@ $(BUILD)/libglgemm-core.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The library of glgemm.h (search/api.c is its face: it runs through glhost/ and picks the variant from search/'s records): the core objects.
-$(LIB_A): $(BUILD)/libglgemm-core.a
-	cp $< $@
+# The library of glgemm.h (lib/api.c is its face: it runs through glhost/
+# and picks the variant from store/'s records): the layers up to lib/ only;
+# --no-undefined fails the link if any of them calls into the tuner.
+$(LIB_A): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
 
-$(LIB_SO): $(CORE_OBJ)
-	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libglgemm.so.0 -o $@ $(CORE_OBJ) $(ALL_LDFLAGS) $(LDLIBS)
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libglgemm.so.0 -Wl,--no-undefined -o $@ $(LIB_OBJ) \
+	  $(ALL_LDFLAGS) $(LDLIBS)
 
 # Objects follow the compile flags: a change of flags (a new -f option, SAN)
 # rebuilds them.
@@ -85,7 +96,13 @@ test-bin: $(BIN) $(TESTBIN)
 # an X server, so the runner goes under xvfb-run when there is no DISPLAY.
 # GLGEMM_BIN tells the CLI cases which binary to run.
 XVFB = $(if $(DISPLAY),,$(shell command -v xvfb-run >/dev/null 2>&1 && echo 'xvfb-run -a -s "-screen 0 640x480x24"'))
+# The layers' direction (tests/layers.py): includes only downward, GL only
+# in glhost/, no include cycle.
+layers:
+	python3 tests/layers.py
+
 check: deps
+	python3 tests/layers.py
 	$(MAKE) test-bin
 	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
 	$(MAKE) fuzz-smoke
@@ -214,7 +231,7 @@ uninstall:
 
 # The drop-in BLAS (lib/blas.c; README "Drop-in BLAS"): libglgemm_blas.so
 # defines sgemm_ and cblas_sgemm over the core objects, for LD_PRELOAD into
-# unmodified programs.  lib/ is not in CORE_SRC, so ./glgemm and
+# unmodified programs.  lib/blas.c is not in LIB_SRC, so ./glgemm and
 # libglgemm.so define no BLAS symbol.  `make blas` builds it, `make install`
 # installs it with glgemm_blas.pc, tests/blas/run.sh (part of check) tests it.
 BLAS_SRC := lib/blas.c
@@ -225,8 +242,8 @@ PACKAGES += libblas-test libblas3 python3-numpy
 .PHONY: blas install-blas uninstall-blas
 all: $(BLAS_SO)
 blas: $(BLAS_SO)
-$(BLAS_SO): $(BLAS_OBJ) $(CORE_OBJ)
-	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libglgemm_blas.so.0 -o $@ $(BLAS_OBJ) $(CORE_OBJ) \
+$(BLAS_SO): $(BLAS_OBJ) $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libglgemm_blas.so.0 -o $@ $(BLAS_OBJ) $(LIB_OBJ) \
 	  $(ALL_LDFLAGS) $(LDLIBS)
 install: install-blas
 install-blas: $(BLAS_SO)

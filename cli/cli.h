@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "glhost/context.h"
-#include "glhost/measure.h"
+#include "base/measure.h"
 
 enum { EXIT_GPU = 1, EXIT_USAGE = 2, EXIT_NOCTX = 3 };
 

@@ -4,7 +4,7 @@
  * best-f16 and the CPU's BLAS sgemm (OpenBLAS, all cores), each verified,
  * with GFLOP/s and the ratio to the CPU BLAS.
  *
- * Every GPU row runs in a child process under a watchdog (search/gpu.h);
+ * Every GPU row runs in a child process under a watchdog (eval/gpu.h);
  * this process never holds a GL context.  The rows are printed as a table
  * (or as CSV with --csv: SPEC's columns after `name`, then `ratio_to_cpu`)
  * and written atomically to DIR/<card>/bench-MxNxK.csv.
@@ -16,10 +16,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "gen/fileio.h"
-#include "glhost/cpublas.h"
-#include "search/crossover.h"
-#include "search/gpu.h"
+#include "base/fileio.h"
+#include "base/cpublas.h"
+#include "eval/crossover.h"
+#include "eval/gpu.h"
 
 enum { OPT_CSV = 1, OPT_RESULTS, OPT_CROSSOVER };
 

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "gen/fileio.h"
-#include "search/records.h"
+#include "base/fileio.h"
+#include "store/records.h"
 
 enum { OPT_O = 1, OPT_VERTEX, OPT_CARD, OPT_WRITE };
 
@@ -93,7 +93,7 @@ static int write_atomic(const cli_common *c, const char *path, const char *text)
 }
 
 /* The variant of that store's best file, results/<card>/best-MxNxK.txt or
- * best-f16-MxNxK.txt (search/records.h).  0, or -1 with why. */
+ * best-f16-MxNxK.txt (store/records.h).  0, or -1 with why. */
 static int read_best_file(const char *card, gg_store store, int m, int n, int k, gg_variant *v,
                           char *why, size_t len)
 {

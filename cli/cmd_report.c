@@ -2,7 +2,7 @@
  *               [--sweep-np N]: results/<card>/report.md and its figures.
  *
  * On this machine's card (no --card) report first measures what the files
- * lack, every GL step in a child process (search/gpu.h):
+ * lack, every GL step in a child process (eval/gpu.h):
  *  - the dense np sweep of Figure 7b: np = 1 .. min(N, k-steps) (N 64 by
  *    default) for two (mc, mrt) pairs (gg_report_sweep_pairs), visited
  *    through the tuner (search/tune.h), so the points land in the tuning
@@ -24,12 +24,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "gen/fileio.h"
-#include "gen/util.h"
-#include "glhost/cpublas.h"
-#include "search/gpu.h"
-#include "search/records.h"
-#include "search/report.h"
+#include "base/fileio.h"
+#include "base/clock.h"
+#include "base/cpublas.h"
+#include "eval/gpu.h"
+#include "store/records.h"
+#include "report/report.h"
 #include "search/tune.h"
 
 enum { OPT_RESULTS = 1, OPT_CARD, OPT_NOSWEEP, OPT_SWEEPNP, OPT_MEASURE, OPT_MD };

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "glhost/csv.h"
-#include "glhost/inputs.h"
-#include "glhost/npy.h"
-#include "glhost/reference.h"
-#include "search/evaluator.h"
-#include "search/records.h"
+#include "store/csv.h"
+#include "base/inputs.h"
+#include "base/npy.h"
+#include "base/reference.h"
+#include "eval/evaluator.h"
+#include "store/records.h"
 
 enum { OPT_CSV = 1 };
 
@@ -149,7 +149,7 @@ int cmd_run(int argc, char **argv)
         }
     }
     /* The reference: the worker makes the one of the variant's store (of
-     * the inputs rounded to halves for store=f16, glhost/reference.h). */
+     * the inputs rounded to halves for store=f16, base/reference.h). */
 
     gg_measurement m;
     if (gg_evaluator_eval(ev, &v, NULL, &m)) {

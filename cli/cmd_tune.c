@@ -1,5 +1,5 @@
 /* glgemm tune: the search (search/) over real evaluations, all through one
- * evaluator (search/evaluator.h: a worker process under deadlines).
+ * evaluator (eval/evaluator.h: a worker process under deadlines).
  *
  * Order: options, --fix and the inputs are checked before any GL (bad input
  * is exit 2 with no context).  The parent then prepares the inputs and the
@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "gen/util.h"
-#include "glhost/csv.h"
-#include "glhost/inputs.h"
-#include "glhost/reference.h"
+#include "base/clock.h"
+#include "store/csv.h"
+#include "base/inputs.h"
+#include "base/reference.h"
 #include "search/bound.h"
-#include "search/evaluator.h"
+#include "eval/evaluator.h"
 #include "search/tune.h"
 
 enum {
@@ -150,7 +150,7 @@ static int handler(void *self, int id, const char *value)
     return cli_error(o->c, "internal: unhandled option");
 }
 
-/* ---- the evaluation: one worker (search/evaluator.h) ---- */
+/* ---- the evaluation: one worker (eval/evaluator.h) ---- */
 
 /* Screening: a variant whose first timed run is this many times slower
  * than the best so far stops there (measured, verified, recorded). */

@@ -209,7 +209,7 @@ int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out);
 
 /* C as the host stores it: for out=rt the layout itself; for out=image a
  * copy that says one target of c_w x c_h texels (tr = tc = 1), which the
- * packing of C (glhost/pack.h) reads the same way. */
+ * packing of C (gen/pack.h) reads the same way. */
 void gg_layout_c_view(const gg_layout *L, gg_layout *view);
 
 /* Outputs (scalars of C) a fragment computes, and multiply-adds per texel

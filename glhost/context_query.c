@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gen/spirv.h"
+#include "base/spirv.h"
 #include "glhost/context_internal.h"
 
 typedef struct {

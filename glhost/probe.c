@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/util.h"
+#include "base/clock.h"
 #include "glhost/probe_internal.h"
 
 /* Longest single draw we aim for: far below the ~2 s at which NVIDIA draws

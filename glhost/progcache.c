@@ -1,6 +1,6 @@
 /* Program binaries on disk (see glhost/progcache.h). */
 #include "glhost/progcache.h"
-#include "glhost/fault.h"
+#include "base/fault.h"
 
 #include <GL/glew.h>
 #include <ctype.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gen/fileio.h"
+#include "base/fileio.h"
 #include "glhost/context.h"
 
 #define ENTRY_MAGIC "GGPROGBN"

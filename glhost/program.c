@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/spirv.h"
-#include "gen/util.h"
+#include "base/spirv.h"
+#include "base/clock.h"
 #include "glhost/context.h"
 #include "glhost/progcache.h"
 

@@ -2,7 +2,7 @@
  * context.  No GL header here.
  *
  * gg_program_build() emits the shaders (gen/), compiles them (GLSL source,
- * or SPIR-V from gen/spirv.c through glShaderBinary + glSpecializeShader),
+ * or SPIR-V from base/spirv.c through glShaderBinary + glSpecializeShader),
  * binds attribute 0 to aPos, links, and for the GLSL path sets the sampler
  * units of gen.h's contract (uA 0, uB 1, uPrev_t 2+t).  The program is left
  * in use (glUseProgram).  Failures are statuses, never aborts:
@@ -32,7 +32,7 @@
 #include <stdio.h>
 
 #include "gen/gen.h"
-#include "glhost/measure.h"
+#include "base/measure.h"
 
 typedef struct {
     unsigned prog;        /* GL program name; 0 unless status is GG_OK */

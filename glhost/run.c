@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include "gen/half.h"
-#include "gen/util.h"
-#include "glhost/fault.h"
-#include "glhost/pack.h"
+#include "base/clock.h"
+#include "base/fault.h"
+#include "gen/pack.h"
 #include "glhost/program.h"
 #include "glhost/run.h"
 #include "glhost/run_cache.h"

@@ -1,12 +1,12 @@
 /* glhost/run: one variant on one GEMM, on a GL context: the render-to-texture
- * host of the paper.  What it measures is glhost/measure.h's gg_measurement.
+ * host of the paper.  What it measures is base/measure.h's gg_measurement.
  *
  * Contract:
  *  - Card limits first (gg_variant_check_card on the context's limits):
  *    invalid / unsupported, nothing compiled.  Then the program (program.h),
  *    compile_error / link_error with the info log.
  *  - A and B go into float textures (GL_R32F .. GL_RGBA32F by the packing's
- *    channels, NEAREST, clamped), packed by glhost/pack.h; store=f16: half
+ *    channels, NEAREST, clamped), packed by gen/pack.h; store=f16: half
  *    textures (GL_R16F .. GL_RGBA16F), the halves made on the host by
  *    gen/half.h and uploaded as GL_HALF_FLOAT.  C is rendered into
  *    one float texture per target (RGBA32F for 3 channels) on an FBO, one
@@ -51,10 +51,10 @@
 
 #include "gen/gen.h"
 #include "glhost/context.h"
-#include "glhost/inputs.h"
-#include "glhost/measure.h"
+#include "base/inputs.h"
+#include "base/measure.h"
 #include "glhost/program.h"
-#include "glhost/reference.h"
+#include "base/reference.h"
 
 /* Programs and input textures kept between runs on one context (a
  * session keeps one per context kind): a program by the text that

@@ -448,9 +448,9 @@ void sgemm_(const char *transa, const char *transb, const int *m, const int *n, 
     errno = saved_errno;
 }
 
-/* Called from this library's own core objects (search/api.c's crossover
+/* Called from this library's own core objects (lib/api.c's crossover
  * when no CPU sgemm was set, as for a program that links this library and
- * calls glgemm_sgemm itself; glhost/cpublas.c): the CPU BLAS they mean. */
+ * calls glgemm_sgemm itself; base/cpublas.c): the CPU BLAS they mean. */
 static int from_self(const void *ret)
 {
     Dl_info self, caller;

@@ -69,7 +69,7 @@
 #include <stddef.h>
 
 #include "gen/gen.h"
-#include "glhost/probe.h"
+#include "base/probe_data.h"
 
 #define GG_BOUND_MARGIN 1.5
 

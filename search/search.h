@@ -51,7 +51,7 @@
 #include <stddef.h>
 
 #include "gen/gen.h"
-#include "glhost/measure.h"
+#include "base/measure.h"
 
 /* Measures one variant on the problem.  Fills out (any status; a failure of
  * the variant is a status) and returns 0, or returns nonzero to stop the

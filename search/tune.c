@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/util.h"
+#include "base/clock.h"
 
 struct gg_tune {
     gg_tune_config cfg;

@@ -20,7 +20,7 @@
 #ifndef GLGEMM_TUNE_H
 #define GLGEMM_TUNE_H
 
-#include "search/records.h"
+#include "store/records.h"
 #include "search/search.h"
 
 /* Progress: after every point the search looks at (fresh: measured now). */

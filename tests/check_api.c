@@ -3,7 +3,7 @@
  * written here, the padding untouched), quick returns, every argument error
  * with its code and nothing written, glgemm_open failures, the variant the
  * tuning records pick (nearest size, fallback to the default), and the
- * checksum judge (glhost/checksum.h) on right and wrong results.
+ * checksum judge (base/checksum.h) on right and wrong results.
  *
  * GL cases make their context inside the test (Check forks each one). */
 #include <float.h>
@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "glgemm.h"
-#include "glhost/checksum.h"
-#include "glhost/inputs.h"
-#include "search/nearest.h"
+#include "base/checksum.h"
+#include "base/inputs.h"
+#include "store/nearest.h"
 #include "tests/suites.h"
 
 #define SENTINEL (-7777.0f)

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/fileio.h"
-#include "glhost/cpublas.h"
-#include "glhost/inputs.h"
-#include "glhost/reference.h"
-#include "search/bench.h"
-#include "search/records.h"
+#include "base/fileio.h"
+#include "base/cpublas.h"
+#include "base/inputs.h"
+#include "base/reference.h"
+#include "eval/bench.h"
+#include "store/records.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "glhost/csv.h"
+#include "store/csv.h"
 #include "search/bound.h"
 #include "search/search.h"
 #include "search/tune.h"

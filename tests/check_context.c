@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gen/spirv.h"
+#include "base/spirv.h"
 #include "glhost/context.h"
 #include "tests/suites.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "glhost/csv.h"
+#include "store/csv.h"
 #include "tests/suites.h"
 
 /* SPEC.md's column list, written out here on purpose. */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glhost/fault.h"
-#include "search/evaluator.h"
+#include "base/fault.h"
+#include "eval/evaluator.h"
 #include "search/search.h"
 #include "tests/gemm_util.h"
 #include "tests/suites.h"

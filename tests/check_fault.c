@@ -1,4 +1,4 @@
-/* Fault injection (glhost/fault.h, tests only): each fault, injected where
+/* Fault injection (base/fault.h, tests only): each fault, injected where
  * it would really happen, gives its SPEC status; a tune goes on past it and
  * its records stay whole rows; a full disk stops the tune with one line, no
  * torn row, and the next tune resumes. */
@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "glhost/csv.h"
-#include "glhost/fault.h"
-#include "search/records.h"
+#include "store/csv.h"
+#include "base/fault.h"
+#include "store/records.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
 

@@ -16,11 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "glhost/csv.h"
-#include "glhost/inputs.h"
-#include "glhost/npy.h"
-#include "glhost/pack.h"
-#include "glhost/reference.h"
+#include "store/csv.h"
+#include "base/inputs.h"
+#include "base/npy.h"
+#include "gen/pack.h"
+#include "base/reference.h"
 #include "glhost/run.h"
 #include "tests/gemm_util.h"
 #include "tests/suites.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "gen/spirv.h"
+#include "base/spirv.h"
 #include "tests/gen_grid.h"
 #include "tests/suites.h"
 

@@ -1,6 +1,6 @@
 /* store=f16: the host's float -> half conversion (gen/half.h) on its edge
  * cases, and GEMMs with A and B in half textures on a real context, judged
- * against the reference of the half-rounded inputs (glhost/reference.h) by
+ * against the reference of the half-rounded inputs (base/reference.h) by
  * SPEC's unchanged rule.  One case proves the rounding really happened: its
  * result matches the rounded reference within the bound and misses the
  * unrounded one by far more, so a host that uploaded fp32 fails it. */
@@ -12,8 +12,8 @@
 
 #include "gen/gen.h"
 #include "gen/half.h"
-#include "glhost/inputs.h"
-#include "glhost/reference.h"
+#include "base/inputs.h"
+#include "base/reference.h"
 #include "glhost/run.h"
 #include "tests/cli_util.h"
 #include "tests/gemm_util.h"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "gen/gen.h"
-#include "gen/spirv.h"
-#include "glhost/pack.h"
+#include "base/spirv.h"
+#include "gen/pack.h"
 #include "tests/gemm_util.h"
 #include "tests/suites.h"
 

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "search/isolate.h"
+#include "eval/isolate.h"
 #include "tests/suites.h"
 
 static double now(void)

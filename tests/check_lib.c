@@ -18,7 +18,7 @@
 #endif
 
 #include "glgemm.h"
-#include "glhost/inputs.h"
+#include "base/inputs.h"
 #include "glhost/progcache.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glhost/pack.h"
+#include "gen/pack.h"
 #include "tests/suites.h"
 
 static const gg_shape packings[] = {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1},

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "gen/gen.h"
-#include "gen/spirv.h"
+#include "base/spirv.h"
 #include "glhost/context.h"
 #include "glhost/progcache.h"
 #include "glhost/program.h"

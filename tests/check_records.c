@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "glhost/csv.h"
-#include "search/records.h"
+#include "store/csv.h"
+#include "store/records.h"
 #include "search/tune.h"
 #include "tests/suites.h"
 

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "glhost/inputs.h"
-#include "glhost/npy.h"
-#include "glhost/reference.h"
+#include "base/inputs.h"
+#include "base/npy.h"
+#include "base/reference.h"
 #include "tests/suites.h"
 
 /* ---- helpers ---------------------------------------------------------- */

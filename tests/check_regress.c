@@ -6,7 +6,7 @@
  * last row used to stay (skipped), then be cut as the "torn last line" on the
  * next open: opening twice cut twice.  Now the bad lines right before a torn
  * row go with it, and a second open changes nothing.  (Fixed in
- * search/records.c, load().) */
+ * store/records.c, load().) */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "glhost/csv.h"
-#include "search/records.h"
+#include "store/csv.h"
+#include "store/records.h"
 #include "tests/suites.h"
 
 #define CARD "fuzz-card"

@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen/fileio.h"
-#include "glhost/csv.h"
-#include "search/bench.h"
-#include "search/gpu.h"
-#include "search/records.h"
-#include "search/report.h"
-#include "search/report_int.h"
+#include "base/fileio.h"
+#include "store/csv.h"
+#include "eval/bench.h"
+#include "eval/gpu.h"
+#include "store/records.h"
+#include "report/report.h"
+#include "report/report_int.h"
 #include "search/tune.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"

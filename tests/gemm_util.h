@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "gen/half.h"
-#include "glhost/inputs.h"
-#include "glhost/pack.h"
-#include "glhost/reference.h"
+#include "base/inputs.h"
+#include "gen/pack.h"
+#include "base/reference.h"
 #include "glhost/run.h"
 
 typedef struct {

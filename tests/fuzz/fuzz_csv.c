@@ -1,4 +1,4 @@
-/* Fuzz target: the tuning-record row reader (gg_csv_parse, glhost/csv.c).
+/* Fuzz target: the tuning-record row reader (gg_csv_parse, store/csv.c).
  * Invariants: an accepted row has a slug card, m, n, k >= 1, a status of
  * SPEC's list, finite seconds and gflops >= 0 and rel_err empty (-1) or
  * >= 0; gg_csv_format() writes it back (format after parse succeeds), that
@@ -7,7 +7,7 @@
  * leaves one line in err; the header line is never a row. */
 #include <math.h>
 
-#include "glhost/csv.h"
+#include "store/csv.h"
 #include "tests/fuzz/fuzz.h"
 
 static int same_double(double a, double b)

@@ -1,4 +1,4 @@
-/* Fuzz target: the .npy reader (gg_npy_parse and gg_npy_read, glhost/npy.c).
+/* Fuzz target: the .npy reader (gg_npy_parse and gg_npy_read, base/npy.c).
  * Invariants: an accepted image is a rows x cols float32 matrix whose data are
  * exactly the image's last rows*cols*4 bytes; gg_npy_encode() of it parses
  * back to the same shape and bytes, and encoding that again gives the same
@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "glhost/npy.h"
+#include "base/npy.h"
 #include "tests/fuzz/fuzz.h"
 
 static int memfd = -1;

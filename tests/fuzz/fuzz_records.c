@@ -1,5 +1,5 @@
 /* Fuzz target: the tuning-record file reader and the best file (resume in
- * gg_records_open and gg_best_read, search/records.c).  The input is written
+ * gg_records_open and gg_best_read, store/records.c).  The input is written
  * as results/<card>/tune-8x8x8.csv and as best-8x8x8.txt in a folder under
  * /dev/shm, then read back.
  * Invariants: a refused records file is left byte for byte as it was and err
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "glhost/csv.h"
-#include "search/records.h"
+#include "store/csv.h"
+#include "store/records.h"
 #include "tests/fuzz/fuzz.h"
 
 #define CARD "fuzz-card"

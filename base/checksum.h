@@ -1,0 +1,44 @@
+/* glhost/checksum: a cheap verdict on one GEMM result, without the O(mnk)
+ * double reference (the library's default check).  No GL here.
+ *
+ * Contract (R the exact result, S = |alpha| sum_p |op(A)_ip op(B)_pj| +
+ * |beta C0_ij|, g = k 2^-23 the bound of base/reference.h): every check
+ * passes when |C - R| <= g S element by element and C has R's class, so a
+ * result the full verification accepts is never refused.  Cost O(mk + kn + mn
+ * + samples*k), all in double:
+ *  - bound: per row i, b_i = |alpha| (sum_p |op(A)_ip|) max|op(B)| +
+ *    |beta| max_j |C0_ij| bounds S_ij.  Where the inputs are finite and
+ *    b_i (1 + g) fits a float, every C_ij of row i must be finite with
+ *    |C_ij| <= b_i (1 + g) (garbage, NaN and Inf are caught everywhere).
+ *  - Freivalds both sides on those rows, x and w random in [1, 2):
+ *    |(C x)_i - (R x)_i| <= g (S |x|)_i and |(w^T C)_j - (w^T R)_j| <= g (|w|^T S)_j,
+ *    R x = alpha op(A) (op(B) x) + beta C0 x, S |x| formed the same way with
+ *    absolute values (a gross error anywhere is caught).
+ *  - samples elements (the four corners, then random ones) computed exactly:
+ *    |C - R| <= g S and R's class (R NaN -> C NaN, R +-Inf -> the same Inf,
+ *    R finite -> C finite), C == R where S == 0.  With non-finite inputs
+ *    only these and the class rules apply.
+ * Operands are gg_src (row-major storage, row stride, transposed or not). */
+#ifndef GLGEMM_CHECKSUM_H
+#define GLGEMM_CHECKSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen/pack.h"
+
+typedef struct {
+    int m, n, k;
+    float alpha, beta;
+    gg_src a, b;     /* op(A) m x k, op(B) k x n */
+    const float *c0; /* m x n, row stride ldc0: read only when beta != 0 */
+    int ldc0;
+} gg_gemm_operands;
+
+/* c: m x n, row stride ldc.  seed picks x, w and the samples.  Returns 0
+ * (pass), 1 (fail, one line in why naming the check and where), or -1 (out
+ * of memory). */
+int gg_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,
+                       int samples, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,90 @@
+/* The CPU BLAS timing helper: see cpublas.h. */
+#include "base/cpublas.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+
+static void all_cores(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    openblas_set_num_threads(cpus > 0 ? (int)cpus : 1);
+}
+
+int gg_cpu_threads(void)
+{
+    return openblas_get_num_threads();
+}
+
+int gg_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
+                 gg_measurement *out, char *err, size_t errlen)
+{
+    gg_measurement_init(out);
+    int reps = p->reps > 0 ? p->reps : 1;
+    size_t mn = (size_t)in->m * (size_t)in->n;
+    float *c = malloc(mn * sizeof *c);
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (!c || !t) {
+        free(c);
+        free(t);
+        snprintf(err, errlen, "out of memory for the CPU BLAS result (%dx%d)", in->m, in->n);
+        return -1;
+    }
+    all_cores();
+    bool beta0 = p->beta == 0.0f;
+    for (int r = -1; r < reps; r++) {
+        if (beta0)
+            memset(c, 0, mn * sizeof *c); /* BLAS does not read C when beta is 0 */
+        else
+            memcpy(c, in->c0, mn * sizeof *c);
+        double t0 = gg_now_s();
+        cblas_sgemm(CblasRowMajor, in->transa ? CblasTrans : CblasNoTrans,
+                    in->transb ? CblasTrans : CblasNoTrans, in->m, in->n, in->k, p->alpha, in->a,
+                    in->lda, in->b, in->ldb, p->beta, c, in->n);
+        double dt = gg_now_s() - t0;
+        if (r >= 0)
+            t[r] = dt;
+    }
+    out->seconds = gg_median(t, reps);
+    out->passes = 0;
+    gg_verdict vd;
+    gg_verify(ref, c, &vd);
+    out->rel_err = vd.rel_err;
+    if (!vd.pass) {
+        out->status = GG_WRONG_RESULT;
+        snprintf(out->detail, sizeof out->detail, "CPU BLAS: %s", vd.detail);
+    } else if (out->seconds > 0) {
+        out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
+    }
+    free(c);
+    free(t);
+    return 0;
+}
+
+char *gg_cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return buf;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10))
+            continue;
+        char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        colon++;
+        colon += strspn(colon, " \t");
+        colon[strcspn(colon, "\r\n")] = '\0';
+        if (*colon)
+            snprintf(buf, len, "%s", colon);
+        break;
+    }
+    fclose(f);
+    return buf;
+}

@@ -1,0 +1,45 @@
+/* glhost/fault: fault injection, FOR TESTS ONLY (issue 9).  No GL here.
+ *
+ * Compiled in always, inert unless the environment variable GLGEMM_FAULT is
+ * set: GLGEMM_FAULT=<name>[:<n>] makes the hook of that name fire, in every
+ * evaluation, or with :n only in the n-th one (the parent counts the
+ * evaluations it isolates with gg_fault_next_eval(); the child inherits the
+ * count through fork; a process that counted none, glgemm run, is at
+ * evaluation 1).  The hooks sit where the fault would really happen:
+ *   hang            glhost/run.c, mid-pass: the evaluation never finishes
+ *                   (gg_fault_hang) -> the tuner's watchdog: timeout
+ *   crash           glhost/run.c, mid-pass: SIGSEGV (gg_fault_crash)
+ *                   -> the tuner: context_lost naming the signal
+ *   gl_error        glhost/run.c, mid-pass: an invalid GL call -> gl_error
+ *   fbo_incomplete  glhost/run.c: a zero-size render target -> fbo_incomplete
+ *   wrong_result    glhost/run.c: one element of the read-back changed
+ *                   before verification -> wrong_result, gflops 0
+ *   disk_full       store/records.c: a record row written half-way, as a
+ *                   full disk does (a short write); glhost/progcache.c: an
+ *                   entry's write fails with ENOSPC
+ *   compile_hang    glhost/run.c, building the program: never finishes
+ *                   -> the evaluator's compile deadline: compile_timeout
+ *   lose_context    glhost/run.c, mid-pass: the run reports context_lost
+ *                   (as a reset would) -> the evaluator replaces its worker
+ * An unknown name or a bad :n is reported once on stderr and fires nothing. */
+#ifndef GLGEMM_FAULT_H
+#define GLGEMM_FAULT_H
+
+#include <stdbool.h>
+
+/* True when GLGEMM_FAULT names this fault and the evaluation matches. */
+bool gg_fault(const char *name);
+
+/* The parent starts evaluation number (count + 1). */
+void gg_fault_next_eval(void);
+/* The count now (the evaluator sends it to its worker), and the worker's
+ * side: this is evaluation number n. */
+long gg_fault_eval_count(void);
+void gg_fault_set_eval(long n);
+
+/* The faults' actions: sleep until killed; die of SIGSEGV (the default
+ * action, whatever handler a sanitizer installed). */
+_Noreturn void gg_fault_hang(void);
+_Noreturn void gg_fault_crash(void);
+
+#endif

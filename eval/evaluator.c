@@ -1,0 +1,529 @@
+/* The evaluator and its worker process: see evaluator.h. */
+#include "eval/evaluator.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "base/clock.h"
+#include "gen/util.h"
+#include "base/fault.h"
+#include "glhost/run.h"
+#include "eval/isolate.h"
+
+/* ---- the messages ---- */
+
+enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT };
+enum { MSG_BUILT = 1, MSG_DONE, MSG_DEVICE };
+
+typedef struct {
+    int op;
+    long eval_no;        /* fault injection's count (base/fault.h) */
+    gg_variant v;
+    gg_eval_opts o;
+    int nhints;
+    gg_variant hints[GG_EVAL_HINTS];
+} request;
+
+typedef struct {
+    int type;
+    gg_measurement m;    /* MSG_BUILT: status and compile_s so far; MSG_DONE: all */
+} reply;
+
+typedef struct {
+    int type;
+    gg_device_info d;
+} device_reply;
+
+struct gg_evaluator {
+    gg_evaluator_config cfg;
+    pid_t pid;           /* the worker, 0 none */
+    int fd;              /* our end of its socket */
+    float *c;            /* shared with the workers (want_c), m*n floats */
+    size_t c_bytes;
+    bool have_c;
+    char *log;           /* want_log: the last failed build's text */
+    int nhints;
+    gg_variant hints[GG_EVAL_HINTS];
+    /* The smallest unrolled body (multiply-adds a fragment a pass) whose
+     * build ran past the compile deadline, by compiler and profile; 0 none. */
+    long too_big[2][GG_PROFILE_COUNT];
+    gg_evaluator_stats st;
+};
+
+/* An unrolled shader's text grows with the work of one pass. */
+static long unrolled_size(const gg_evaluator *e, const gg_variant *v)
+{
+    gg_layout L;
+    if (!v->unroll || gg_layout_compute(v, e->cfg.in->m, e->cfg.in->n, e->cfg.in->k, &L))
+        return 0;
+    return L.mads_per_frag_pass;
+}
+
+static bool send_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
+/* ---- the worker ---- */
+
+typedef struct {
+    const gg_evaluator *e;
+    int fd;
+    gg_session *s;
+    const request *req;
+    double ahead_s;      /* this evaluation's time building hinted programs */
+    bool sync_compile;   /* starting a build took long: the driver compiles in the calling
+                            thread whatever it says, so hints would only move (and waste) work */
+    gg_reference refs[GG_STORE_COUNT];
+    bool have_ref[GG_STORE_COUNT];
+} worker;
+
+static _Noreturn void worker_exit(int code)
+{
+    fflush(NULL);
+    _exit(code);
+}
+
+/* A build started in the background returns at once; one that takes this
+ * long compiled in the calling thread. */
+#define SYNC_START_S 0.05
+
+/* After the build: tell the parent (its compile deadline ends), then start
+ * the hinted programs so the driver compiles them while this one runs. */
+static void on_built(void *user, const gg_measurement *m)
+{
+    worker *w = user;
+    reply r = {.type = MSG_BUILT, .m = *m};
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0); /* the parent is gone */
+    const gg_inputs *in = w->e->cfg.in;
+    gg_ctx_kind kind = gg_ctx_kind_for(w->req->v.profile);
+    gg_ctx_info info;
+    char err[256];
+    if (w->sync_compile || gg_session_context(w->s, kind, &info, err, sizeof err, NULL) ||
+        !info.parallel_compile)
+        return;
+    gg_run_opts o;
+    gg_run_opts_default(&o);
+    o.max_texture_size = w->e->cfg.max_texture_size;
+    double t0 = gg_now_s();
+    for (int i = 0; i < w->req->nhints; i++) {
+        const gg_variant *h = &w->req->hints[i];
+        if (gg_ctx_kind_for(h->profile) != kind || h->compiler != GG_COMPILER_GLSL)
+            continue; /* the same context only (no switch mid-run); SPIR-V runs glslang here */
+        double s0 = gg_now_s();
+        gg_run_cache_prepare(gg_session_cache(w->s, kind), &info, h, in->m, in->n, in->k, &o);
+        if (gg_now_s() - s0 > SYNC_START_S) {
+            w->sync_compile = true;
+            break;
+        }
+    }
+    w->ahead_s = gg_now_s() - t0;
+}
+
+static const gg_reference *worker_ref(worker *w, gg_store store)
+{
+    const gg_reference *given = w->e->cfg.ref;
+    if (given && given->store == store)
+        return given;
+    if (!w->have_ref[store]) {
+        char err[200];
+        const gg_problem *p = w->e->cfg.prob;
+        if (gg_reference_compute_store(w->e->cfg.in, p->alpha, p->beta, store, &w->refs[store], err,
+                                       sizeof err))
+            return NULL; /* run.c makes its own and says why it cannot */
+        w->have_ref[store] = true;
+    }
+    return &w->refs[store];
+}
+
+static void worker_eval(worker *w, const request *q)
+{
+    const gg_evaluator *e = w->e;
+    gg_fault_set_eval(q->eval_no);
+    gg_problem p = *e->cfg.prob;
+    if (q->o.reps > 0)
+        p.reps = q->o.reps;
+    gg_run_opts o;
+    gg_run_opts_default(&o);
+    o.max_texture_size = e->cfg.max_texture_size;
+    o.min_reps = q->o.min_reps;
+    o.tight = q->o.tight;
+    o.screen_s = q->o.screen_s;
+    o.same_inputs = true;
+    o.built = on_built;
+    o.built_user = w;
+    w->req = q;
+    w->ahead_s = 0;
+    reply r = {.type = MSG_DONE};
+    char err[256] = "";
+    bool no_device = false;
+    gg_run_log log = {0};
+    if (gg_session_run(w->s, &q->v, &p, e->cfg.in, worker_ref(w, q->v.store), &o, &r.m, e->c,
+                       e->cfg.want_log ? &log : NULL, err, sizeof err, &no_device)) {
+        gg_measurement_init(&r.m);
+        r.m.status = GG_CONTEXT_LOST;
+        snprintf(r.m.detail, sizeof r.m.detail, "no context for this variant: %s", err);
+    }
+    r.m.ahead_s = w->ahead_s;
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+    if (e->cfg.want_log) { /* its length, then the text */
+        char *text = NULL;
+        size_t len = 0;
+        if (log.failed) {
+            FILE *f = open_memstream(&text, &len);
+            if (f) {
+                gg_program_print_failure(&log.program, f);
+                fclose(f);
+            }
+        }
+        unsigned n = text ? (unsigned)len : 0;
+        if (!send_all(w->fd, &n, sizeof n) || (n && !send_all(w->fd, text, n)))
+            worker_exit(0);
+        free(text);
+        gg_run_log_free(&log);
+    }
+}
+
+static void worker_device(worker *w)
+{
+    static device_reply r; /* large: off the stack */
+    memset(&r, 0, sizeof r);
+    r.type = MSG_DEVICE;
+    static const gg_ctx_kind kinds[3] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
+    for (int i = 0; i < 3; i++) {
+        gg_ctx_kind k = kinds[i];
+        bool nd = false;
+        r.d.ok[k] = gg_session_context(w->s, k, &r.d.info[k], r.d.err[k], sizeof r.d.err[k],
+                                       &nd) == 0;
+        r.d.no_device |= nd;
+    }
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+}
+
+static _Noreturn void worker_main(const gg_evaluator *e, int fd)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed tune leaves no worker behind */
+#endif
+    setpgid(0, 0);
+    signal(SIGPIPE, SIG_DFL);
+    worker w = {.e = e, .fd = fd};
+    w.s = gg_session_new(e->cfg.backend, e->cfg.device);
+    if (!w.s)
+        worker_exit(121);
+    static request q; /* the hook reads it during the run */
+    for (;;) {
+        int got = gg_iso_read(fd, &q, sizeof q, 0);
+        if (got <= 0 || q.op == OP_QUIT)
+            break;
+        if (q.op == OP_EVAL)
+            worker_eval(&w, &q);
+        else if (q.op == OP_DEVICE)
+            worker_device(&w);
+    }
+    /* No teardown of the contexts: the parent may already have killed the
+     * group, and the driver's exit handlers free them. */
+    close(fd);
+    worker_exit(0);
+}
+
+/* ---- the parent's side ---- */
+
+double gg_evaluator_default_timeout(const gg_problem *p)
+{
+    double flop = 2.0 * p->m * (double)p->n * p->k * (double)((p->reps > 0 ? p->reps : 1) + 1);
+    double t = 60.0 + flop / 1e8;
+    return t < 1800.0 ? t : 1800.0;
+}
+
+gg_evaluator *gg_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen)
+{
+    gg_evaluator *e = calloc(1, sizeof *e);
+    if (!e) {
+        gg_fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    e->cfg = *cfg;
+    e->fd = -1;
+    if (e->cfg.timeout_s <= 0)
+        e->cfg.timeout_s = cfg->prob ? gg_evaluator_default_timeout(cfg->prob) : 60.0;
+    if (e->cfg.compile_timeout_s <= 0)
+        e->cfg.compile_timeout_s = GG_COMPILE_TIMEOUT_S;
+    if (cfg->want_c && cfg->in) {
+        e->c_bytes = (size_t)cfg->in->m * (size_t)cfg->in->n * sizeof(float);
+        void *p = mmap(NULL, e->c_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            gg_fail(err, errlen, "no shared memory for C (%zu bytes): %s", e->c_bytes,
+                    strerror(errno));
+            free(e);
+            return NULL;
+        }
+        e->c = p;
+    }
+    return e;
+}
+
+/* Kills the worker's group and reaps it; *st gets its wait status. */
+static void drop_worker(gg_evaluator *e, int *st)
+{
+    int dummy;
+    if (!st)
+        st = &dummy;
+    *st = 0;
+    if (e->fd >= 0)
+        close(e->fd);
+    e->fd = -1;
+    if (e->pid > 0)
+        gg_iso_kill_reap(e->pid, st);
+    e->pid = 0;
+}
+
+static int start_worker(gg_evaluator *e, char *err, size_t errlen)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+        return gg_fail(err, errlen, "cannot make a socket for the evaluation worker: %s",
+                       strerror(errno));
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return gg_fail(err, errlen, "cannot fork an evaluation worker: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        worker_main(e, sv[1]);
+    }
+    setpgid(pid, pid); /* also here: no race with a kill of the group */
+    close(sv[1]);
+    e->pid = pid;
+    e->fd = sv[0];
+    e->st.workers++;
+    return 0;
+}
+
+void gg_evaluator_free(gg_evaluator *e)
+{
+    if (!e)
+        return;
+    if (e->pid > 0) {
+        request q = {.op = OP_QUIT};
+        int st;
+        if (send_all(e->fd, &q, sizeof q)) {
+            /* A moment to leave on its own, then the group is killed. */
+            double until = gg_now_s() + 2.0;
+            while (gg_now_s() < until && waitpid(e->pid, &st, WNOHANG) == 0) {
+                struct timespec ts = {0, 2 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+        }
+        drop_worker(e, NULL);
+    }
+    if (e->c)
+        munmap(e->c, e->c_bytes);
+    free(e->log);
+    free(e);
+}
+
+void gg_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n)
+{
+    e->nhints = n < 0 ? 0 : n > GG_EVAL_HINTS ? GG_EVAL_HINTS : n;
+    for (int i = 0; i < e->nhints; i++)
+        e->hints[i] = next[i];
+}
+
+/* The worker died or hung: its status, and the worker replaced next time. */
+static void lost_worker(gg_evaluator *e, gg_measurement *out, int got, bool building)
+{
+    int st = 0;
+    drop_worker(e, &st);
+    double compile_s = out->compile_s;
+    gg_measurement_init(out);
+    out->compile_s = compile_s;
+    if (got == 0) {
+        out->status = building ? GG_COMPILE_TIMEOUT : GG_TIMEOUT;
+        snprintf(out->detail, sizeof out->detail,
+                 "%s within %.3g s: the evaluation worker was killed (SIGKILL)",
+                 building ? "no program built" : "no result",
+                 building ? e->cfg.compile_timeout_s : e->cfg.timeout_s);
+        if (building)
+            e->st.compile_timeouts++;
+        else
+            e->st.timeouts++;
+    } else {
+        out->status = GG_CONTEXT_LOST;
+        gg_iso_describe_death(st, out->detail, sizeof out->detail);
+        e->st.lost++;
+    }
+}
+
+static void account(gg_evaluator *e, const gg_measurement *m, double wall)
+{
+    gg_evaluator_stats *s = &e->st;
+    s->evaluations++;
+    s->wall_s += wall;
+    s->compile_s += m->compile_s + m->ahead_s;
+    s->upload_s += m->upload_s;
+    s->run_s += m->run_s;
+    s->readback_s += m->readback_s;
+    s->verify_s += m->verify_s;
+    if (m->program_cached)
+        s->programs_cached++;
+}
+
+int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
+                      gg_measurement *out)
+{
+    double t0 = gg_now_s();
+    gg_measurement_init(out);
+    if (!e->cfg.prob || !e->cfg.in) {
+        out->status = GG_CONTEXT_LOST;
+        snprintf(out->detail, sizeof out->detail, "internal: an evaluator without a problem");
+        return -1;
+    }
+    gg_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
+    static request q;
+    memset(&q, 0, sizeof q);
+    q.op = OP_EVAL;
+    q.eval_no = gg_fault_eval_count();
+    q.v = *v;
+    if (o)
+        q.o = *o;
+    q.nhints = e->nhints;
+    memcpy(q.hints, e->hints, sizeof q.hints);
+    e->nhints = 0;
+    e->have_c = false;
+    free(e->log);
+    e->log = NULL;
+    long size = unrolled_size(e, v);
+    long limit = e->too_big[v->compiler][v->profile];
+    if (size > 0 && limit > 0 && size >= limit) {
+        out->status = GG_COMPILE_TIMEOUT;
+        snprintf(out->detail, sizeof out->detail,
+                 "not built: an unrolled shader of %ld multiply-adds a pass (this one: %ld) already "
+                 "took more than the %.3g s compile deadline with compiler=%s, profile=%s",
+                 limit, size, e->cfg.compile_timeout_s, gg_compiler_name(v->compiler),
+                 gg_profile_name(v->profile));
+        e->st.compile_timeouts++;
+        e->st.predicted++;
+        account(e, out, gg_now_s() - t0);
+        return 0;
+    }
+    char err[256];
+    /* A worker that died while idle shows only now: one fresh try. */
+    for (int attempt = 0;; attempt++) {
+        if (e->pid <= 0 && start_worker(e, err, sizeof err)) {
+            out->status = GG_CONTEXT_LOST;
+            snprintf(out->detail, sizeof out->detail, "%s", err);
+            return -1;
+        }
+        if (send_all(e->fd, &q, sizeof q))
+            break;
+        drop_worker(e, NULL);
+        if (attempt) {
+            out->status = GG_CONTEXT_LOST;
+            snprintf(out->detail, sizeof out->detail, "the evaluation worker does not take work");
+            return -1;
+        }
+    }
+    reply r;
+    int got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + e->cfg.compile_timeout_s);
+    /* A variant that ends before any build (the card cannot run it, its
+     * split fails, no context) sends its result first. */
+    bool ended = got == 1 && r.type == MSG_DONE;
+    if (!ended && (got != 1 || r.type != MSG_BUILT)) {
+        lost_worker(e, out, got == 1 ? -1 : got, true);
+        if (out->status == GG_COMPILE_TIMEOUT && size > 0 && (limit == 0 || size < limit))
+            e->too_big[v->compiler][v->profile] = size;
+        account(e, out, gg_now_s() - t0);
+        return 0;
+    }
+    out->compile_s = r.m.compile_s;
+    if (!ended)
+        got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + e->cfg.timeout_s);
+    if (got != 1 || r.type != MSG_DONE) {
+        lost_worker(e, out, got == 1 ? -1 : got, false);
+        account(e, out, gg_now_s() - t0);
+        return 0;
+    }
+    *out = r.m;
+    out->detail[sizeof out->detail - 1] = '\0';
+    if (e->cfg.want_log) {
+        unsigned n = 0;
+        char *text = NULL;
+        double until = gg_now_s() + 10.0;
+        if (gg_iso_read(e->fd, &n, sizeof n, until) != 1 || n > (64u << 20) ||
+            (n && (!(text = calloc(1, (size_t)n + 1)) || gg_iso_read(e->fd, text, n, until) != 1))) {
+            free(text);
+            text = NULL;
+            drop_worker(e, NULL); /* out of step: a new worker next time */
+        }
+        free(e->log);
+        e->log = text;
+    }
+    if (out->status == GG_CONTEXT_LOST) /* its contexts are gone: a new worker next time */
+        drop_worker(e, NULL);
+    e->have_c = e->c && out->passes > 0 && out->status != GG_CONTEXT_LOST;
+    account(e, out, gg_now_s() - t0);
+    return 0;
+}
+
+int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t errlen)
+{
+    static request q;
+    memset(&q, 0, sizeof q);
+    q.op = OP_DEVICE;
+    if (e->pid <= 0 && start_worker(e, err, errlen))
+        return -1;
+    if (!send_all(e->fd, &q, sizeof q)) {
+        drop_worker(e, NULL);
+        return gg_fail(err, errlen, "the evaluation worker does not take work");
+    }
+    static device_reply r;
+    int got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + 120.0);
+    if (got != 1 || r.type != MSG_DEVICE) {
+        int st = 0;
+        drop_worker(e, &st);
+        if (got == 0)
+            return gg_fail(err, errlen, "making the contexts took more than 120 s: the worker was "
+                                        "killed");
+        char why[256];
+        gg_iso_describe_death(st, why, sizeof why);
+        return gg_fail(err, errlen, "making the contexts: %s", why);
+    }
+    for (int k = 0; k < 3; k++)
+        r.d.err[k][sizeof r.d.err[k] - 1] = '\0';
+    *d = r.d;
+    return 0;
+}
+
+const float *gg_evaluator_c(const gg_evaluator *e) { return e->have_c ? e->c : NULL; }
+
+const char *gg_evaluator_log(const gg_evaluator *e) { return e->log; }
+
+const gg_evaluator_stats *gg_evaluator_get_stats(const gg_evaluator *e) { return &e->st; }

@@ -1,0 +1,131 @@
+/* search/evaluator: the one way glgemm measures a variant (tune, bench,
+ * report).  The problem and its inputs are set once; then a variant goes in
+ * and a measurement comes out.
+ *
+ * Contract:
+ *  - The work runs in a worker process that the evaluator forks (a GL
+ *    context does not survive fork(), so the calling process holds none).
+ *    The worker serves many evaluations over a socket: it keeps one
+ *    context per kind (glhost/run.h's session), the programs it built and
+ *    the A and B textures it uploaded (gg_run_cache), and one reference per
+ *    store, made once (the caller's, or computed in the worker for a store
+ *    the caller did not give).  It inherits the inputs copy-on-write: make
+ *    them before the first call.
+ *  - Two deadlines per evaluation, on the caller's monotonic clock: building
+ *    the program (compile_timeout_s; past it: status `compile_timeout`), then
+ *    the run, verification included (timeout_s; past it: `timeout`).  On
+ *    either the worker's process group is killed (SIGKILL) and the next call
+ *    forks a new worker.  An unrolled variant at least as large (its
+ *    multiply-adds a fragment a pass) as one that ran past the compile
+ *    deadline with the same compiler and profile is not built at all:
+ *    `compile_timeout` saying so (each such build would cost the whole
+ *    deadline and a new worker).  A worker that dies (a driver crash) is
+ *    `context_lost` naming the signal, and is replaced; so is one whose
+ *    context was lost.  Every failure is a status: the caller goes on.
+ *  - gg_evaluator_hint() names the variants likely to come next: where the
+ *    driver compiles in parallel (KHR/ARB_parallel_shader_compile, and
+ *    starting a build really returns at once: NVIDIA's and llvmpipe's do
+ *    not), the worker starts building the GLSL ones while the current
+ *    variant runs.
+ *  - gg_evaluator_device() asks the worker for each context kind's info
+ *    (the contexts stay for the evaluations).
+ *  - The worker dies with its parent (PR_SET_PDEATHSIG) and leaves when the
+ *    evaluator is freed.  One thread.
+ * No GL header here. */
+#ifndef GLGEMM_EVALUATOR_H
+#define GLGEMM_EVALUATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/gen.h"
+#include "glhost/context.h"
+#include "base/inputs.h"
+#include "base/measure.h"
+#include "base/reference.h"
+
+typedef struct {
+    gg_backend backend;
+    int device;
+    const gg_problem *prob;   /* alpha, beta, reps (the inputs give m, n, k); prob and in
+                                 may be NULL for a worker asked only gg_evaluator_device */
+    const gg_inputs *in;
+    const gg_reference *ref;  /* of one store; NULL: made in the worker when needed */
+    double timeout_s;         /* the run, after the build; 0: gg_evaluator_default_timeout() */
+    double compile_timeout_s; /* one program's build; 0: GG_COMPILE_TIMEOUT_S */
+    bool want_c;              /* C of each evaluation comes back (gg_evaluator_c) */
+    bool want_log;            /* a failed build's info log and numbered source come back
+                                 (gg_evaluator_log) */
+    int max_texture_size;     /* tests: a smaller texture limit (forces splits); 0 none */
+} gg_evaluator_config;
+
+/* A program that takes longer to build than this cannot pay for itself in a
+ * tune (the fastest variants build in well under a second everywhere seen). */
+#define GG_COMPILE_TIMEOUT_S 15.0
+
+/* How one evaluation times (glhost/run.h's gg_run_opts): reps 0 is the
+ * problem's; min_reps > 0 stops once the spread of the reps is <= tight;
+ * screen_s > 0 stops after the first two timed reps when both took longer. */
+typedef struct {
+    int reps;
+    int min_reps;
+    double tight;
+    double screen_s;
+} gg_eval_opts;
+
+/* What the device offers, per context kind (GG_CTX_COMPAT, CORE, ES3). */
+typedef struct {
+    bool ok[3];
+    gg_ctx_info info[3];
+    char err[3][256];
+    bool no_device;           /* the device index does not exist */
+} gg_device_info;
+
+/* Where the time went, summed over the evaluations (seconds). */
+typedef struct {
+    long evaluations;
+    long workers;             /* worker processes started */
+    long lost, timeouts, compile_timeouts;
+    long predicted;           /* of the compile timeouts: not built, a smaller one timed out */
+    long programs_cached;     /* evaluations whose program was built before (a hint, a repeat) */
+    double compile_s, upload_s, run_s, readback_s, verify_s;
+    double wall_s;            /* from sending the variant to its measurement */
+} gg_evaluator_stats;
+
+typedef struct gg_evaluator gg_evaluator;
+
+/* NULL with one line in err (out of memory, no shared memory for C). */
+gg_evaluator *gg_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen);
+void gg_evaluator_free(gg_evaluator *e);
+
+/* Measures v (o may be NULL: the problem's reps, no screening).  Returns 0
+ * with out filled (any status), or -1 when no worker can be made at all
+ * (out->detail says why; the tool, not the variant). */
+int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
+                      gg_measurement *out);
+
+/* The variants likely next (at most GG_EVAL_HINTS are kept; a new call
+ * replaces the list).  Sent with the next evaluation. */
+#define GG_EVAL_HINTS 4
+void gg_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n);
+
+/* 0 with *d filled, or -1 with one line in err (no worker, or it died or
+ * hung making the contexts). */
+int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t errlen);
+
+/* C (m x n floats, row-major) of the last evaluation that ran a GEMM, when
+ * want_c; NULL otherwise. */
+const float *gg_evaluator_c(const gg_evaluator *e);
+
+/* With want_log: the failed build of the last evaluation (its detail, info
+ * log and numbered source, as glhost/program.h prints them); NULL when its
+ * build did not fail. */
+const char *gg_evaluator_log(const gg_evaluator *e);
+
+const gg_evaluator_stats *gg_evaluator_get_stats(const gg_evaluator *e);
+
+/* 60 s plus the warm-up and reps at 0.1 GFLOP/s, at most 1800 s: a deadline
+ * that a working variant never meets. */
+double gg_evaluator_default_timeout(const gg_problem *p);
+
+#endif

@@ -1,0 +1,174 @@
+/* GL work in child processes: see gpu.h. */
+#include "eval/gpu.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cpublas.h"
+#include "store/records.h"
+#include "eval/isolate.h"
+
+/* g's evaluator, made on first use; NULL with err. */
+static gg_evaluator *evaluator(gg_gpu *g, char *err, size_t errlen)
+{
+    if (!g->ev) {
+        gg_evaluator_config c = {.backend = g->backend, .device = g->device, .prob = g->prob,
+                                 .in = g->in, .ref = g->ref, .timeout_s = g->timeout_s};
+        g->ev = gg_evaluator_new(&c, err, errlen);
+    }
+    return g->ev;
+}
+
+int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out)
+{
+    gg_gpu *g = user;
+    char err[256];
+    if (!evaluator(g, err, sizeof err)) {
+        gg_measurement_init(out);
+        out->status = GG_CONTEXT_LOST;
+        snprintf(out->detail, sizeof out->detail, "%s", err);
+        return -1;
+    }
+    return gg_evaluator_eval(g->ev, v, NULL, out);
+}
+
+int gg_gpu_device(gg_gpu *g, gg_device_info *d, char *err, size_t errlen)
+{
+    return evaluator(g, err, errlen) ? gg_evaluator_device(g->ev, d, err, errlen) : -1;
+}
+
+void gg_gpu_close(gg_gpu *g)
+{
+    gg_evaluator_free(g->ev);
+    g->ev = NULL;
+}
+
+int gg_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok[3],
+                    char *err, size_t errlen, bool *no_device)
+{
+    /* A worker of its own, without a problem: it only makes the contexts. */
+    gg_evaluator_config c = {.backend = backend, .device = device};
+    gg_evaluator *e = gg_evaluator_new(&c, err, errlen);
+    if (!e)
+        return -1;
+    static gg_device_info d; /* big: keep it off the stack */
+    int rc = gg_evaluator_device(e, &d, err, errlen);
+    gg_evaluator_free(e);
+    if (rc)
+        return -1;
+    if (no_device)
+        *no_device = d.no_device;
+    for (int kd = 0; kd < 3; kd++) {
+        ok[kd] = d.ok[kd];
+        if (ok[kd])
+            info[kd] = d.info[kd];
+    }
+    if (d.no_device || (!ok[0] && !ok[1] && !ok[2])) {
+        /* The first failure in the order compat, core, ES. */
+        static const gg_ctx_kind kinds[3] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
+        for (int i = 0; i < 3; i++)
+            if (!ok[kinds[i]]) {
+                snprintf(err, errlen, "%s", d.err[kinds[i]]);
+                break;
+            }
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    gg_backend backend;
+    int device;
+    const gg_probe_opts *o;
+} probe_job;
+
+typedef struct {
+    int ok;
+    char err[512];
+    gg_probe_result r;
+} probe_reply;
+
+static void probe_child(void *user, void *out, size_t outlen)
+{
+    const probe_job *j = user;
+    probe_reply *p = out;
+    (void)outlen;
+    memset(p, 0, sizeof *p);
+    gg_ctx *ctx = gg_ctx_create(j->backend, j->device, GG_CTX_CORE, p->err, sizeof p->err, NULL);
+    if (!ctx)
+        return;
+    gg_probe_opts o = *j->o;
+    o.progress = NULL; /* the parent cannot see the child's stdout order: quiet */
+    gg_probe_run(&o, &p->r);
+    gg_ctx_destroy(ctx);
+    p->ok = 1;
+}
+
+int gg_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
+                 gg_probe_result *r, char *err, size_t errlen)
+{
+    probe_job j = {backend, device, o};
+    static probe_reply p;
+    memset(&p, 0, sizeof p);
+    char detail[256] = "";
+    gg_iso_result res = gg_isolate_run(probe_child, &j, &p, sizeof p, timeout_s, detail,
+                                       sizeof detail);
+    if (res != GG_ISO_OK) {
+        snprintf(err, errlen, "probe: %s", detail[0] ? detail : "the child failed");
+        return -1;
+    }
+    p.err[sizeof p.err - 1] = '\0';
+    if (!p.ok) {
+        snprintf(err, errlen, "probe: %s", p.err);
+        return -1;
+    }
+    *r = p.r;
+    return 0;
+}
+
+typedef struct {
+    gg_gpu *g;
+    char err[512];
+} cpu_job;
+
+static int cpu_here(void *user, gg_measurement *out)
+{
+    cpu_job *j = user;
+    return gg_cpu_sgemm(j->g->prob, j->g->in, j->g->ref, out, j->err, sizeof j->err);
+}
+
+int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
+                 gg_bench_progress progress, void *progress_user, char *err, size_t errlen)
+{
+    const gg_inputs *in = g->in;
+    gg_variant best[GG_STORE_COUNT];
+    bool have[GG_STORE_COUNT];
+    for (int st = 0; st < GG_STORE_COUNT; st++) {
+        char path[1024];
+        gg_best_path_store(path, sizeof path, results_dir, card, in->m, in->n, in->k, (gg_store)st);
+        have[st] = access(path, F_OK) == 0;
+        if (have[st] && gg_best_read_store(results_dir, card, in->m, in->n, in->k, (gg_store)st,
+                                           &best[st], NULL, err, errlen))
+            return -1;
+    }
+    /* best-image: the fastest out=image variant the tuning records hold
+     * (no file of its own: the tuner's best file holds the fastest of any
+     * out). */
+    gg_variant image;
+    int found = gg_records_fastest(results_dir, card, in->m, in->n, in->k, gg_record_is_image_f32,
+                                   NULL, &image, NULL, err, errlen);
+    if (found < 0)
+        return -1;
+    cpu_job cj = {.g = g};
+    if (gg_bench_run(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
+                     found ? &image : NULL, have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
+                     gg_gpu_eval, g, cpu_here, &cj, progress, progress_user)) {
+        if (cj.err[0])
+            snprintf(err, errlen, "%s", cj.err);
+        else
+            snprintf(err, errlen, "bench stopped: no child process for a GPU row");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,171 @@
+/* Packing and unpacking by gen/gen.h's geometry; splitting by texture size. */
+#include "gen/pack.h"
+
+#include <string.h>
+
+gg_block gg_block_whole(const gg_layout *L)
+{
+    gg_block b = {0, 0, 0, L->m, L->n, L->k};
+    return b;
+}
+
+int gg_target_channels(const gg_layout *L) { return L->channels == 3 ? 4 : L->channels; }
+
+size_t gg_pack_a_floats(const gg_layout *L) { return (size_t)L->a_w * L->a_h * L->channels; }
+size_t gg_pack_b_floats(const gg_layout *L) { return (size_t)L->b_w * L->b_h * L->channels; }
+size_t gg_target_floats(const gg_layout *L, int stride)
+{
+    return (size_t)L->tgt_w * L->tgt_h * stride;
+}
+
+static inline float src_at(gg_src s, long i, long j)
+{
+    return s.trans ? s.data[j * s.ld + i] : s.data[i * s.ld + j];
+}
+
+/* One texture of r x c blocks: texel (x, y) channel i*c + j holds
+ * op(X)[row0 + y*r + i][col0 + x*c + j] while inside rows x cols, else 0. */
+static void pack_blocks(gg_src s, int r, int c, int w, int h, long row0, long col0,
+                        int rows, int cols, float *out)
+{
+    int ch = r * c;
+    memset(out, 0, (size_t)w * h * ch * sizeof *out);
+    for (int y = 0; y < h; y++)
+        for (int i = 0; i < r; i++) {
+            int row = y * r + i;
+            if (row >= rows)
+                break;
+            for (int x = 0; x < w; x++) {
+                float *texel = out + ((size_t)y * w + x) * ch + i * c;
+                for (int j = 0; j < c; j++) {
+                    int col = x * c + j;
+                    if (col >= cols)
+                        break;
+                    texel[j] = src_at(s, row0 + row, col0 + col);
+                }
+            }
+        }
+}
+
+void gg_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out)
+{
+    pack_blocks(a, L->r, L->c, L->a_w, L->a_h, blk->i0, blk->k0, blk->m, blk->k, out);
+}
+
+void gg_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out)
+{
+    pack_blocks(b, L->r, L->c, L->b_w, L->b_h, blk->k0, blk->j0, blk->k, blk->n, out);
+}
+
+/* Target t = ti*C + tj, fragment (x, y), channel i*c + j <-> C element
+ * ((y*R + ti)*r + i, (x*C + tj)*c + j), block-local. */
+#define FOR_TARGET_ELEMENTS(L, blk, BODY)                                              \
+    for (int ti = 0; ti < (L)->tr; ti++)                                               \
+        for (int tj = 0; tj < (L)->tc; tj++) {                                         \
+            int t = ti * (L)->tc + tj;                                                 \
+            for (int y = 0; y < (L)->tgt_h; y++)                                       \
+                for (int i = 0; i < (L)->r; i++) {                                     \
+                    int row = (y * (L)->tr + ti) * (L)->r + i;                         \
+                    if (row >= (blk)->m)                                               \
+                        break;                                                         \
+                    for (int x = 0; x < (L)->tgt_w; x++)                               \
+                        for (int j = 0; j < (L)->c; j++) {                             \
+                            int col = (x * (L)->tc + tj) * (L)->c + j;                 \
+                            if (col >= (blk)->n)                                       \
+                                break;                                                 \
+                            size_t at = ((size_t)y * (L)->tgt_w + x) * stride + i * (L)->c + j; \
+                            BODY;                                                      \
+                        }                                                              \
+                }                                                                      \
+        }
+
+void gg_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
+                const gg_block *blk, int stride, float *const *targets)
+{
+    for (int t = 0; t < L->targets; t++)
+        memset(targets[t], 0, gg_target_floats(L, stride) * sizeof(float));
+    if (beta == 0.0f)
+        return;
+    FOR_TARGET_ELEMENTS(L, blk, {
+        targets[t][at] = beta * c0[(size_t)(blk->i0 + row) * ldc + blk->j0 + col];
+    })
+}
+
+void gg_unpack_c(const gg_layout *L, const float *const *targets, int stride,
+                 const gg_block *blk, float *c, int ldc)
+{
+    FOR_TARGET_ELEMENTS(L, blk, {
+        c[(size_t)(blk->i0 + row) * ldc + blk->j0 + col] = targets[t][at];
+    })
+}
+
+static long ceil_div(long a, long b) { return (a + b - 1) / b; }
+
+/* Block size for `blocks` blocks of a dimension d, rounded up to the
+ * granularity g the layout pads to (so inner blocks carry no padding). */
+static int block_size(int d, int blocks, int g)
+{
+    long b = ceil_div(ceil_div(d, blocks), g) * g;
+    return b < d ? (int)b : d;
+}
+
+int gg_split_plan(const gg_variant *v, int m, int n, int k, int max_tex, gg_split *s)
+{
+    if (max_tex < 1)
+        return -1;
+    gg_layout L;
+    if (gg_layout_compute(v, 1, 1, 1, &L))
+        return -1;
+    int gm = L.r * L.tr, gn = L.c * L.tc, gk = L.step;
+    long mbl = 1, nbl = 1, kbl = 1;
+    for (;;) {
+        s->mb = block_size(m, (int)mbl, gm);
+        s->nb = block_size(n, (int)nbl, gn);
+        s->kb = block_size(k, (int)kbl, gk);
+        if (gg_layout_compute(v, s->mb, s->nb, s->kb, &s->L))
+            return -1;
+        bool fit_m = s->L.a_h <= max_tex && s->L.tgt_h <= max_tex;
+        bool fit_n = s->L.b_w <= max_tex && s->L.tgt_w <= max_tex;
+        bool fit_k = s->L.a_w <= max_tex && s->L.b_h <= max_tex;
+        if (fit_m && fit_n && fit_k)
+            break;
+        /* Grow the block counts of the dimensions that do not fit; stop when
+         * a block is already as small as the packing allows. */
+        if (!fit_m) {
+            if (s->mb <= gm)
+                return -1;
+            long want = ceil_div(mbl * s->L.a_h, max_tex);
+            mbl = want > mbl ? want : mbl + 1;
+        }
+        if (!fit_n) {
+            if (s->nb <= gn)
+                return -1;
+            long want = ceil_div(nbl * s->L.b_w, max_tex);
+            nbl = want > nbl ? want : nbl + 1;
+        }
+        if (!fit_k) {
+            if (s->kb <= gk)
+                return -1;
+            long big = s->L.a_w > s->L.b_h ? s->L.a_w : s->L.b_h;
+            long want = ceil_div(kbl * big, max_tex);
+            kbl = want > kbl ? want : kbl + 1;
+        }
+    }
+    s->mblocks = (int)ceil_div(m, s->mb);
+    s->nblocks = (int)ceil_div(n, s->nb);
+    s->kblocks = (int)ceil_div(k, s->kb);
+    return 0;
+}
+
+static int extent(int d, int bsize, int b)
+{
+    int rest = d - b * bsize;
+    return rest < bsize ? rest : bsize;
+}
+
+gg_block gg_split_block(const gg_split *s, int m, int n, int k, int bi, int bj, int bk)
+{
+    gg_block b = {bi * s->mb, bj * s->nb, bk * s->kb,
+                  extent(m, s->mb, bi), extent(n, s->nb, bj), extent(k, s->kb, bk)};
+    return b;
+}

@@ -1,0 +1,798 @@
+/* The library's face (glgemm.h at the repository root): BLAS argument
+ * rules, quick returns and layouts here, on the CPU; the GEMM itself is
+ * glhost/run.h's host with the variant the card's tuning records name
+ * (store/nearest.h); the result is judged by base/checksum.h (or the
+ * full reference) before C is written.  No GL header: contexts come from
+ * glhost/context.h. */
+#define _GNU_SOURCE /* dladdr */
+#include "glgemm.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fenv.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gen/gen.h"
+#include "base/checksum.h"
+#include "glhost/context.h"
+#include "base/inputs.h"
+#include "base/reference.h"
+#include "glhost/run.h"
+#include "store/nearest.h"
+#include "store/records.h"
+
+#define MAX_FAILED 16
+#define SAMPLES 64
+
+struct glgemm_context {
+    gg_backend backend;
+    int device;
+    gg_ctx *gl;         /* one GL context at a time, of kind `kind` */
+    gg_ctx_kind kind;
+    gg_ctx_info info;
+    char card[64];
+    int verify;
+    uint64_t calls;     /* seeds the checksums */
+    gg_variant failed[MAX_FAILED]; /* chosen variants that failed here */
+    int nfailed;
+    gg_run_cache *cache; /* programs kept between calls (of ctx->gl; NULL: uncached) */
+    long crossover;      /* in force: m*n*k below crossover^3 goes to the CPU */
+    long crossover_env;  /* from GLGEMM_CROSSOVER / the card's record (-1: none) */
+    glgemm_cpu_sgemm_fn cpu;
+    char route[GG_VARIANT_TEXT + 16];
+    /* The last few choices of choose(), by problem (records are read once). */
+    struct {
+        int m, n, k;
+        bool have;
+        gg_variant v;
+    } memo[8];
+    int memo_next;
+    uint64_t memo_stamp; /* of the records folders the memo was read from */
+};
+
+static _Thread_local char last_err[512];
+
+static int set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_err, sizeof last_err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *glgemm_last_error(void) { return last_err; }
+
+static const char *const arg_names[15] = {
+    NULL, "layout", "transa", "transb", "m", "n", "k", "alpha", "a", "lda", "b", "ldb",
+    "beta", "c", "ldc",
+};
+
+const char *glgemm_strerror(int code)
+{
+    static const char *const illegal[15] = {
+        NULL,
+        "illegal value of argument 1 (layout)",
+        "illegal value of argument 2 (transa)",
+        "illegal value of argument 3 (transb)",
+        "illegal value of argument 4 (m)",
+        "illegal value of argument 5 (n)",
+        "illegal value of argument 6 (k)",
+        "illegal value of argument 7 (alpha)",
+        "illegal value of argument 8 (a)",
+        "illegal value of argument 9 (lda)",
+        "illegal value of argument 10 (b)",
+        "illegal value of argument 11 (ldb)",
+        "illegal value of argument 12 (beta)",
+        "illegal value of argument 13 (c)",
+        "illegal value of argument 14 (ldc)",
+    };
+    switch (code) {
+    case GLGEMM_OK: return "success";
+    case GLGEMM_ENOCONTEXT: return "no GL context";
+    case GLGEMM_EVARIANT: return "bad variant";
+    case GLGEMM_EGPU: return "the variant failed on the GPU";
+    case GLGEMM_EWRONG: return "the GPU result failed verification";
+    case GLGEMM_ENOMEM: return "out of memory";
+    default: break;
+    }
+    if (code < 0 && code >= -14)
+        return illegal[-code];
+    return "unknown glgemm error code";
+}
+
+/* ---- contexts ---- */
+
+static int parse_verify(const char *s)
+{
+    if (!strcmp(s, "none"))
+        return GLGEMM_VERIFY_NONE;
+    if (!strcmp(s, "check"))
+        return GLGEMM_VERIFY_CHECK;
+    if (!strcmp(s, "full"))
+        return GLGEMM_VERIFY_FULL;
+    return -1;
+}
+
+/* Deletes the GL context and what was kept in it. */
+static void drop_gl(glgemm_context *ctx)
+{
+    char err[200];
+    if (ctx->cache) {
+        if (ctx->gl && gg_ctx_make_current(ctx->gl, err, sizeof err) == 0)
+            gg_run_cache_free(ctx->cache);
+        else
+            free(ctx->cache); /* no context to delete its objects in: the context's end does */
+        ctx->cache = NULL;
+    }
+    if (ctx->gl)
+        gg_ctx_destroy(ctx->gl);
+    ctx->gl = NULL;
+}
+
+/* Makes (or keeps) a GL context of kind, current on this thread. */
+static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
+{
+    char err[400] = "";
+    if (ctx->gl && ctx->kind == kind) {
+        if (gg_ctx_make_current(ctx->gl, err, sizeof err) == 0)
+            return GLGEMM_OK;
+        return set_error(GLGEMM_ENOCONTEXT, "%s", err);
+    }
+    drop_gl(ctx);
+    ctx->gl = gg_ctx_create(ctx->backend, ctx->device, kind, err, sizeof err, NULL);
+    if (!ctx->gl)
+        return set_error(GLGEMM_ENOCONTEXT, "%s", err);
+    ctx->kind = kind;
+    gg_ctx_query(ctx->gl, &ctx->info);
+    ctx->cache = gg_run_cache_new(); /* NULL: calls go uncached */
+    return GLGEMM_OK;
+}
+
+static long recorded_crossover(const char *card);
+
+/* GLGEMM_CROSSOVER: -1 unset, -2 bad, else the size. */
+static long env_crossover(void)
+{
+    const char *e = getenv("GLGEMM_CROSSOVER");
+    if (!e || !*e)
+        return -1;
+    char *end;
+    errno = 0;
+    long x = strtol(e, &end, 10);
+    if (errno || *end || end == e || x < 0 || x > 1L << 20)
+        return -2;
+    return x;
+}
+
+static glgemm_context *open_ctx(const char *backend, int device)
+{
+    last_err[0] = '\0';
+    int b = gg_backend_parse(backend ? backend : "egl");
+    if (b < 0) {
+        set_error(0, "glgemm_open: unknown backend '%.100s' (egl or glfw)", backend);
+        return NULL;
+    }
+    if (device < 0) {
+        set_error(0, "glgemm_open: device %d: the index must be >= 0", device);
+        return NULL;
+    }
+    int verify = GLGEMM_VERIFY_CHECK;
+    const char *env = getenv("GLGEMM_VERIFY");
+    if (env && *env && (verify = parse_verify(env)) < 0) {
+        set_error(0, "glgemm_open: GLGEMM_VERIFY=%.100s is not none, check or full", env);
+        return NULL;
+    }
+    long cross = env_crossover();
+    if (cross == -2) {
+        set_error(0, "glgemm_open: GLGEMM_CROSSOVER=%.100s is not a whole number from 0 to %ld",
+                  getenv("GLGEMM_CROSSOVER"), 1L << 20);
+        return NULL;
+    }
+    glgemm_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        set_error(0, "glgemm_open: out of memory");
+        return NULL;
+    }
+    ctx->backend = (gg_backend)b;
+    ctx->device = device;
+    ctx->verify = verify;
+    gg_variant dv;
+    char err[160];
+    if (gg_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &dv, err, sizeof err) ||
+        use_kind(ctx, gg_ctx_kind_for(dv.profile)) != GLGEMM_OK) {
+        if (!ctx->gl && !last_err[0])
+            set_error(0, "glgemm_open: default variant: %s", err);
+        free(ctx);
+        return NULL;
+    }
+    gg_slug(ctx->info.renderer, ctx->card, sizeof ctx->card);
+    ctx->crossover_env = cross >= 0 ? cross : recorded_crossover(ctx->card);
+    ctx->crossover = ctx->crossover_env > 0 ? ctx->crossover_env : 0;
+    last_err[0] = '\0';
+    return ctx;
+}
+
+/* The caller's floating-point exception flags: <fenv.h>'s, and on x86 the
+ * SSE denormal-operand flag too (MXCSR bit 1, outside FE_ALL_EXCEPT; Mesa
+ * left it raised, and Fortran programs report it at STOP). */
+typedef struct {
+    fexcept_t flags;
+    unsigned csr_denormal;
+} fp_state;
+
+static void fp_save(fp_state *f)
+{
+    fegetexceptflag(&f->flags, FE_ALL_EXCEPT);
+#if defined(__SSE__)
+    f->csr_denormal = _mm_getcsr() & 0x2u;
+#endif
+}
+
+static void fp_restore(const fp_state *f)
+{
+    fesetexceptflag(&f->flags, FE_ALL_EXCEPT);
+#if defined(__SSE__)
+    _mm_setcsr((_mm_getcsr() & ~0x2u) | f->csr_denormal);
+#endif
+}
+
+/* The driver's work (context creation, compiling, JIT code) may leave
+ * floating-point exception flags raised in this thread that the caller's
+ * arithmetic did not raise: the public entry points put the flags back as
+ * they found them. */
+glgemm_context *glgemm_open(const char *backend, int device)
+{
+    fp_state fp;
+    fp_save(&fp);
+    glgemm_context *ctx = open_ctx(backend, device);
+    fp_restore(&fp);
+    return ctx;
+}
+
+void glgemm_close(glgemm_context *ctx)
+{
+    if (!ctx)
+        return;
+    fp_state fp;
+    fp_save(&fp);
+    drop_gl(ctx);
+    free(ctx);
+    fp_restore(&fp);
+}
+
+int glgemm_set_crossover(glgemm_context *ctx, long size)
+{
+    if (!ctx)
+        return set_error(GLGEMM_ENOCONTEXT, "glgemm_set_crossover: ctx is NULL");
+    if (size < -1 || size > 1L << 20)
+        return set_error(GLGEMM_EINVAL, "glgemm_set_crossover: size %ld is not -1 or 0 .. %ld",
+                         size, 1L << 20);
+    ctx->crossover = size >= 0 ? size : ctx->crossover_env > 0 ? ctx->crossover_env : 0;
+    return GLGEMM_OK;
+}
+
+long glgemm_crossover(const glgemm_context *ctx) { return ctx ? ctx->crossover : 0; }
+
+int glgemm_set_cpu_sgemm(glgemm_context *ctx, glgemm_cpu_sgemm_fn fn)
+{
+    if (!ctx)
+        return set_error(GLGEMM_ENOCONTEXT, "glgemm_set_cpu_sgemm: ctx is NULL");
+    ctx->cpu = fn;
+    return GLGEMM_OK;
+}
+
+const char *glgemm_last_route(const glgemm_context *ctx) { return ctx ? ctx->route : ""; }
+
+const char *glgemm_card(const glgemm_context *ctx) { return ctx ? ctx->card : ""; }
+
+int glgemm_set_verify(glgemm_context *ctx, int level)
+{
+    if (!ctx)
+        return set_error(GLGEMM_ENOCONTEXT, "glgemm_set_verify: ctx is NULL");
+    if (level < GLGEMM_VERIFY_NONE || level > GLGEMM_VERIFY_FULL)
+        return set_error(GLGEMM_EINVAL, "glgemm_set_verify: level %d is not "
+                         "GLGEMM_VERIFY_NONE, _CHECK or _FULL", level);
+    ctx->verify = level;
+    return GLGEMM_OK;
+}
+
+/* ---- where the tuning records are ---- */
+
+/* PREFIX/share/glgemm/results for the file this code was loaded from
+ * (PREFIX/lib/libglgemm.so or PREFIX/bin/glgemm). */
+static bool installed_results(char *buf, size_t len)
+{
+    Dl_info di;
+    char self[PATH_MAX], real[PATH_MAX];
+    const char *file = NULL;
+    if (dladdr((void *)glgemm_open, &di) && di.dli_fname && strchr(di.dli_fname, '/'))
+        file = di.dli_fname;
+    else {
+        ssize_t r = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (r <= 0)
+            return false;
+        self[r] = '\0';
+        file = self;
+    }
+    if (!realpath(file, real))
+        return false;
+    char *slash = strrchr(real, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    return (size_t)snprintf(buf, len, "%s/../share/glgemm/results", real) < len;
+}
+
+/* The records folders in the order they count: $GLGEMM_RESULTS, the user's,
+ * the installation's, ./results.  Returns how many (at most 4). */
+typedef struct {
+    char user[PATH_MAX], inst[PATH_MAX + 32];
+    const char *dir[4];
+} records_dirs;
+
+static int find_records_dirs(records_dirs *d)
+{
+    int nd = 0;
+    const char *env = getenv("GLGEMM_RESULTS");
+    if (env && *env)
+        d->dir[nd++] = env;
+    if (gg_user_results(d->user, sizeof d->user))
+        d->dir[nd++] = d->user;
+    if (installed_results(d->inst, sizeof d->inst))
+        d->dir[nd++] = d->inst;
+    d->dir[nd++] = "results";
+    return nd;
+}
+
+/* The recorded variant nearest m x n x k for this card, if any: from the
+ * first folder with a record for the card. */
+static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+{
+    records_dirs d;
+    int nd = find_records_dirs(&d);
+    for (int i = 0; i < nd; i++) {
+        gg_nearest near;
+        /* fp32 records only: a caller of sgemm asked for fp32 inputs, and a
+         * store=f16 best rounds them to halves (a precision of its own, not
+         * what the library promises), so it is passed over, never used
+         * silently; the nearest fp32 best (or the default) serves. */
+        if (gg_best_nearest_store(d.dir[i], ctx->card, m, n, k, GG_STORE_F32, &near) == 0) {
+            *v = near.v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The same, remembered for the context's last few problems (a program
+ * calling sgemm in a loop reads the folders once). */
+static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+{
+    size_t nm = sizeof ctx->memo / sizeof *ctx->memo;
+    /* A best file written (atomically: a rename) changes its folder's
+     * modification time: then the memo is read again. */
+    records_dirs d;
+    int nd = find_records_dirs(&d);
+    uint64_t stamp = 1469598103934665603ULL;
+    for (int i = 0; i < nd; i++) {
+        char path[PATH_MAX + 200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", d.dir[i], ctx->card);
+        uint64_t t = stat(path, &st) ? 0
+                                     : (uint64_t)st.st_mtim.tv_sec * 1000000000ULL +
+                                           (uint64_t)st.st_mtim.tv_nsec + (uint64_t)st.st_ino;
+        stamp = (stamp ^ t) * 1099511628211ULL;
+    }
+    if (stamp != ctx->memo_stamp) {
+        memset(ctx->memo, 0, sizeof ctx->memo);
+        ctx->memo_next = 0;
+        ctx->memo_stamp = stamp;
+    }
+    for (size_t i = 0; i < nm; i++)
+        if (ctx->memo[i].m == m && ctx->memo[i].n == n && ctx->memo[i].k == k) {
+            *v = ctx->memo[i].v;
+            return ctx->memo[i].have;
+        }
+    bool have = recorded_uncached(ctx, m, n, k, v);
+    int i = ctx->memo_next;
+    ctx->memo_next = (int)((size_t)(i + 1) % nm);
+    ctx->memo[i].m = m;
+    ctx->memo[i].n = n;
+    ctx->memo[i].k = k;
+    ctx->memo[i].have = have;
+    if (have)
+        ctx->memo[i].v = *v;
+    return have;
+}
+
+/* The card's crossover record: "crossover: N" in <card>/crossover.txt of
+ * the first records folder that has the file; -1 when none says. */
+static long recorded_crossover(const char *card)
+{
+    records_dirs d;
+    int nd = find_records_dirs(&d);
+    for (int i = 0; i < nd; i++) {
+        char path[PATH_MAX + 200];
+        snprintf(path, sizeof path, "%s/%s/crossover.txt", d.dir[i], card);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        char line[200];
+        long x = -1;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "crossover: %ld", &x) == 1)
+                break;
+        fclose(f);
+        if (x >= 0 && x <= 1L << 20)
+            return x;
+    }
+    return -1;
+}
+
+static void default_variant(gg_variant *v)
+{
+    char err[160];
+    if (gg_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, v, err, sizeof err))
+        gg_variant_default(v); /* not reached: the suite parses the default */
+}
+
+/* What glgemm_sgemm runs for a row-major m x n x k problem. */
+static void choose(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+{
+    if (recorded(ctx, m, n, k, v)) {
+        bool bad = false;
+        for (int i = 0; i < ctx->nfailed; i++)
+            bad = bad || gg_variant_equal(&ctx->failed[i], v);
+        if (!bad)
+            return;
+    }
+    default_variant(v);
+}
+
+int glgemm_variant_for(glgemm_context *ctx, int m, int n, int k, char *buf, size_t len)
+{
+    if (!ctx)
+        return set_error(GLGEMM_ENOCONTEXT, "glgemm_variant_for: ctx is NULL");
+    if (m < 1 || n < 1 || k < 1)
+        return set_error(GLGEMM_EINVAL, "glgemm_variant_for: sizes %d x %d x %d must be >= 1", m, n, k);
+    if (!buf || len == 0)
+        return set_error(GLGEMM_EINVAL, "glgemm_variant_for: no buffer");
+    gg_variant v;
+    choose(ctx, m, n, k, &v);
+    char text[GG_VARIANT_TEXT];
+    gg_variant_format(&v, text, sizeof text);
+    if (strlen(text) >= len)
+        return set_error(GLGEMM_EINVAL, "glgemm_variant_for: buffer of %zu too small", len);
+    memcpy(buf, text, strlen(text) + 1);
+    return GLGEMM_OK;
+}
+
+/* ---- arguments ---- */
+
+/* One GEMM in row-major terms (a column-major call swaps the operands). */
+typedef struct {
+    bool transa, transb;
+    int m, n, k;
+    float alpha, beta;
+    const float *a, *b;
+    int lda, ldb;
+    float *c;
+    int ldc;
+} rm_gemm;
+
+static bool is_op(glgemm_op t)
+{
+    return t == GLGEMM_NOTRANS || t == GLGEMM_TRANS || t == GLGEMM_CONJTRANS;
+}
+
+static int illegal(const char *fn, int pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int illegal(const char *fn, int pos, const char *fmt, ...)
+{
+    char what[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return set_error(-pos, "%s: argument %d (%s) %s", fn, pos, arg_names[pos], what);
+}
+
+static int max1(int x) { return x > 1 ? x : 1; }
+
+/* cblas_sgemm's checks, in argument order; fills g on success. */
+static int check_args(const char *fn, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
+                      int m, int n, int k, float alpha, const float *a, int lda,
+                      const float *b, int ldb, float beta, float *c, int ldc, rm_gemm *g)
+{
+    bool row = layout == GLGEMM_ROW_MAJOR;
+    if (!row && layout != GLGEMM_COL_MAJOR)
+        return illegal(fn, 1, "is %d: not GLGEMM_ROW_MAJOR or GLGEMM_COL_MAJOR", (int)layout);
+    if (!is_op(transa))
+        return illegal(fn, 2, "is %d: not GLGEMM_NOTRANS, _TRANS or _CONJTRANS", (int)transa);
+    if (!is_op(transb))
+        return illegal(fn, 3, "is %d: not GLGEMM_NOTRANS, _TRANS or _CONJTRANS", (int)transb);
+    if (m < 0)
+        return illegal(fn, 4, "is %d: must be >= 0", m);
+    if (n < 0)
+        return illegal(fn, 5, "is %d: must be >= 0", n);
+    if (k < 0)
+        return illegal(fn, 6, "is %d: must be >= 0", k);
+    bool ta = transa != GLGEMM_NOTRANS, tb = transb != GLGEMM_NOTRANS;
+    /* Stored row counts (column-major) or column counts (row-major). */
+    int need_a = row ? (ta ? m : k) : (ta ? k : m);
+    int need_b = row ? (tb ? k : n) : (tb ? n : k);
+    int need_c = row ? n : m;
+    bool writes = m > 0 && n > 0 && !(beta == 1.0f && (alpha == 0.0f || k == 0));
+    bool reads_ab = writes && k > 0 && alpha != 0.0f;
+    if (reads_ab && !a)
+        return illegal(fn, 8, "is NULL");
+    if (lda < max1(need_a))
+        return illegal(fn, 9, "is %d: must be >= %d for this layout and transa", lda,
+                       max1(need_a));
+    if (reads_ab && !b)
+        return illegal(fn, 10, "is NULL");
+    if (ldb < max1(need_b))
+        return illegal(fn, 11, "is %d: must be >= %d for this layout and transb", ldb,
+                       max1(need_b));
+    if (writes && !c)
+        return illegal(fn, 13, "is NULL");
+    if (ldc < max1(need_c))
+        return illegal(fn, 14, "is %d: must be >= %d for this layout", ldc, max1(need_c));
+    /* C^T = op(B)^T op(A)^T: a column-major C is the row-major C^T. */
+    if (row)
+        *g = (rm_gemm){ta, tb, m, n, k, alpha, beta, a, b, lda, ldb, c, ldc};
+    else
+        *g = (rm_gemm){tb, ta, n, m, k, alpha, beta, b, a, ldb, lda, c, ldc};
+    return GLGEMM_OK;
+}
+
+/* alpha == 0 or k == 0: C = beta*C (zeros for beta == 0), as sgemm.f. */
+static void scale_c(const rm_gemm *g)
+{
+    for (int i = 0; i < g->m; i++) {
+        float *row = g->c + (size_t)i * g->ldc;
+        for (int j = 0; j < g->n; j++)
+            row[j] = g->beta == 0.0f ? 0.0f : g->beta * row[j];
+    }
+}
+
+/* ---- the GPU run ---- */
+
+static float *compact(const float *src, int rows, int cols, int ld)
+{
+    float *d = malloc((size_t)rows * (size_t)cols * sizeof *d);
+    if (d)
+        for (int i = 0; i < rows; i++)
+            memcpy(d + (size_t)i * cols, src + (size_t)i * ld, (size_t)cols * sizeof *d);
+    return d;
+}
+
+/* Every element against the double reference (GLGEMM_VERIFY_FULL). */
+static int verify_full(const rm_gemm *g, const float *c0, const float *out, char *why,
+                       size_t len)
+{
+    int ar = g->transa ? g->k : g->m, ac = g->transa ? g->m : g->k;
+    int br = g->transb ? g->n : g->k, bc = g->transb ? g->k : g->n;
+    gg_inputs in = {g->m, g->n, g->k, g->transa, g->transb, compact(g->a, ar, ac, g->lda),
+                    compact(g->b, br, bc, g->ldb), NULL, ac, bc};
+    int rc = -1;
+    gg_reference ref = {0};
+    in.c0 = (float *)c0; /* contiguous m x n, not freed here */
+    if (in.a && in.b && !gg_reference_compute(&in, g->alpha, g->beta, &ref, why, len)) {
+        gg_verdict vd;
+        gg_verify(&ref, out, &vd);
+        rc = vd.pass ? 0 : 1;
+        if (!vd.pass)
+            snprintf(why, len, "%s", vd.detail);
+    }
+    gg_reference_free(&ref);
+    free(in.a);
+    free(in.b);
+    return rc;
+}
+
+/* One run of variant v; C written only when everything passed. */
+static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
+                       const rm_gemm *g)
+{
+    char vt[GG_VARIANT_TEXT];
+    gg_variant_format(v, vt, sizeof vt);
+    int rc = use_kind(ctx, gg_ctx_kind_for(v->profile));
+    if (rc) {
+        char why[sizeof last_err];
+        memcpy(why, last_err, sizeof why);
+        return set_error(rc, "%s: %s: no GL context: %.300s", fn, vt, why);
+    }
+    size_t mn = (size_t)g->m * (size_t)g->n;
+    float *out = malloc(mn * sizeof *out);
+    float *c0 = NULL;
+    bool own_c0 = false;
+    if (g->beta != 0.0f) {
+        own_c0 = g->ldc != g->n;
+        c0 = own_c0 ? compact(g->c, g->m, g->n, g->ldc) : g->c;
+    }
+    if (!out || (g->beta != 0.0f && !c0)) {
+        rc = set_error(GLGEMM_ENOMEM, "%s: out of memory for %dx%d", fn, g->m, g->n);
+        goto done;
+    }
+    /* The host reads the operands only (gg_inputs is shared with owners). */
+    gg_inputs in = {g->m, g->n, g->k, g->transa, g->transb, (float *)g->a, (float *)g->b,
+                    c0, g->lda, g->ldb};
+    gg_problem p;
+    gg_problem_default(&p);
+    p.m = g->m;
+    p.n = g->n;
+    p.k = g->k;
+    p.transa = g->transa;
+    p.transb = g->transb;
+    p.alpha = g->alpha;
+    p.beta = g->beta;
+    p.reps = 1;
+    gg_run_opts o;
+    gg_run_opts_default(&o);
+    o.once = true;
+    o.cache = ctx->cache;
+    gg_measurement meas;
+    gg_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
+    if (meas.status != GG_OK) {
+        if (meas.status == GG_CONTEXT_LOST)
+            drop_gl(ctx); /* made again on the next call */
+        rc = set_error(GLGEMM_EGPU, "%s: %s: %s: %s", fn, vt, gg_status_name(meas.status),
+                       meas.detail);
+        goto done;
+    }
+    char why[400] = "";
+    int bad = 0;
+    if (ctx->verify == GLGEMM_VERIFY_CHECK) {
+        gg_gemm_operands ops = {g->m, g->n, g->k, g->alpha, g->beta,
+                                {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb},
+                                c0, g->n};
+        bad = gg_checksum_verify(&ops, out, g->n, ++ctx->calls, SAMPLES, why, sizeof why);
+    } else if (ctx->verify == GLGEMM_VERIFY_FULL) {
+        bad = verify_full(g, c0, out, why, sizeof why);
+    }
+    if (bad < 0) {
+        rc = set_error(GLGEMM_ENOMEM, "%s: out of memory verifying %dx%dx%d", fn, g->m, g->n,
+                       g->k);
+        goto done;
+    }
+    if (bad) {
+        rc = set_error(GLGEMM_EWRONG, "%s: %s: wrong result: %s", fn, vt, why);
+        goto done;
+    }
+    for (int i = 0; i < g->m; i++)
+        memcpy(g->c + (size_t)i * g->ldc, out + (size_t)i * g->n, (size_t)g->n * sizeof *out);
+    snprintf(ctx->route, sizeof ctx->route, "gpu %s", vt);
+    rc = GLGEMM_OK;
+done:
+    free(out);
+    if (own_c0)
+        free(c0);
+    return rc;
+}
+
+/* Below the crossover: the CPU BLAS, row-major (g is already in those terms). */
+static void cpu_sgemm(const glgemm_context *ctx, const rm_gemm *g)
+{
+    int ta = g->transa ? CblasTrans : CblasNoTrans, tb = g->transb ? CblasTrans : CblasNoTrans;
+    if (ctx->cpu)
+        ctx->cpu(CblasRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb,
+                 g->beta, g->c, g->ldc);
+    else
+        cblas_sgemm(CblasRowMajor, (CBLAS_TRANSPOSE)ta, (CBLAS_TRANSPOSE)tb, g->m, g->n, g->k,
+                    g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+}
+
+/* Checks, quick returns; then GPU: explicit variant, or the chosen one with
+ * the default as the one fallback. */
+static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
+                 const char *variant, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
+                 int m, int n, int k, float alpha, const float *a, int lda, const float *b,
+                 int ldb, float beta, float *c, int ldc)
+{
+    if (!ctx)
+        return set_error(GLGEMM_ENOCONTEXT, "%s: ctx is NULL (glgemm_open failed?)", fn);
+    snprintf(ctx->route, sizeof ctx->route, "error");
+    rm_gemm g;
+    int rc = check_args(fn, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                        ldc, &g);
+    if (rc)
+        return rc;
+    gg_variant v, rec;
+    if (explicit_variant) {
+        char err[200];
+        if (!variant)
+            return set_error(GLGEMM_EVARIANT, "%s: variant is NULL", fn);
+        /* `best` names the card's record nearest this problem. */
+        bool have_rec = g.m > 0 && g.n > 0 && g.k > 0 && recorded(ctx, g.m, g.n, g.k, &rec);
+        if (gg_variant_parse(variant, have_rec ? &rec : NULL, &v, err, sizeof err))
+            return set_error(GLGEMM_EVARIANT, "%s: variant '%.100s': %s", fn, variant, err);
+        if (v.store != GG_STORE_F32) /* the library's contract is fp32 inputs */
+            return set_error(GLGEMM_EVARIANT, "%s: variant '%.100s': store=%s rounds A and B "
+                             "to half floats; the library computes with fp32 inputs only "
+                             "(store=f32)", fn, variant, gg_store_name(v.store));
+    }
+    snprintf(ctx->route, sizeof ctx->route, "quick return");
+    if (g.m == 0 || g.n == 0 || ((g.alpha == 0.0f || g.k == 0) && g.beta == 1.0f))
+        return GLGEMM_OK;
+    if (g.alpha == 0.0f || g.k == 0) {
+        scale_c(&g);
+        return GLGEMM_OK;
+    }
+    snprintf(ctx->route, sizeof ctx->route, "error");
+    if (explicit_variant)
+        return run_variant(ctx, fn, &v, &g);
+    double c3 = (double)ctx->crossover * (double)ctx->crossover * (double)ctx->crossover;
+    if ((double)g.m * (double)g.n * (double)g.k < c3) {
+        cpu_sgemm(ctx, &g);
+        snprintf(ctx->route, sizeof ctx->route, "cpu crossover %ld", ctx->crossover);
+        return GLGEMM_OK;
+    }
+    choose(ctx, g.m, g.n, g.k, &v);
+    rc = run_variant(ctx, fn, &v, &g);
+    gg_variant dv;
+    default_variant(&dv);
+    if ((rc == GLGEMM_EGPU || rc == GLGEMM_EWRONG) && !gg_variant_equal(&v, &dv)) {
+        char first[sizeof last_err];
+        memcpy(first, last_err, sizeof first);
+        if (ctx->nfailed < MAX_FAILED)
+            ctx->failed[ctx->nfailed++] = v;
+        rc = run_variant(ctx, fn, &dv, &g);
+        if (rc) {
+            char second[sizeof last_err];
+            memcpy(second, last_err, sizeof second);
+            set_error(rc, "%.250s; then the default: %.250s", first, second);
+        }
+    }
+    return rc;
+}
+
+/* After a call: the flags as found, unless the arithmetic ran on this CPU
+ * (the crossover's CPU BLAS, C scaled by beta): then what it raised stays. */
+static void keep_flags(const glgemm_context *ctx, const fp_state *flags)
+{
+    if (ctx && !strncmp(ctx->route, "cpu", 3))
+        return;
+    if (ctx && !strcmp(ctx->route, "quick return"))
+        return;
+    fp_restore(flags);
+}
+
+int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
+                 int m, int n, int k, float alpha, const float *a, int lda, const float *b,
+                 int ldb, float beta, float *c, int ldc)
+{
+    fp_state flags;
+    fp_save(&flags);
+    int rc = sgemm(ctx, "glgemm_sgemm", false, NULL, layout, transa, transb, m, n, k, alpha, a,
+                   lda, b, ldb, beta, c, ldc);
+    keep_flags(ctx, &flags);
+    return rc;
+}
+
+int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant, glgemm_layout layout,
+                         glgemm_op transa, glgemm_op transb, int m, int n, int k, float alpha,
+                         const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                         int ldc)
+{
+    fp_state flags;
+    fp_save(&flags);
+    int rc = sgemm(ctx, "glgemm_sgemm_variant", true, variant, layout, transa, transb, m, n, k,
+                   alpha, a, lda, b, ldb, beta, c, ldc);
+    keep_flags(ctx, &flags);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/* One CSV row per evaluated variant (SPEC.md "Files"): format and parse.
+ * No GL here; search/ reads its tuning records with gg_csv_parse().
+ *
+ * Columns, in order (GG_CSV_HEADER):
+ *   card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,passes,status,
+ *   seconds,gflops,rel_err
+ *  - store, then out, blk and fetch (the variant keys, in the canonical
+ *    form's order) are newer than SPEC.md's list: rows and headers from
+ *    before them (GG_CSV_HEADER_V1, 16 columns, without store;
+ *    GG_CSV_HEADER_V2, 17 columns, without out, blk, fetch) still parse, as
+ *    store=f32, out=rt, fetch=texture; rows are written with all of them.
+ *  - blk is `-` for out=rt (a block is given only with out=image); fetch is
+ *    always written (texture by default).
+ *  - card: lower case letters, digits and dashes (the results/ folder's slug).
+ *  - the variant columns are the canonical values of gg_variant_format()
+ *    (mrt and mc as RxC, np an integer or `all`).
+ *  - status: SPEC.md's spelling.  seconds, gflops: finite, >= 0.
+ *  - rel_err: empty when not measured (gg_measurement.rel_err < 0), else a
+ *    number >= 0 (inf when an element had S == 0 and C != R).
+ *  - Numbers are printed in the shortest form that reads back to the same
+ *    double.  No quoting, no spaces; rows end without a newline here.
+ *  - Parsing is strict: exactly 20 fields (or 16 or 17, the old ones), every one well formed and
+ *    canonical (one optional trailing "\n" or "\r\n"); otherwise -1 and one
+ *    line naming the column and the value.
+ */
+#ifndef GLGEMM_CSV_H
+#define GLGEMM_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/gen.h"
+#include "base/measure.h"
+
+#define GG_CSV_HEADER                                                                      \
+    "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,passes,status,seconds," \
+    "gflops,rel_err"
+#define GG_CSV_HEADER_V2                                                                   \
+    "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,passes,status,seconds,gflops,rel_err"
+#define GG_CSV_HEADER_V1                                                                   \
+    "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,passes,status,seconds,gflops,rel_err"
+#define GG_CSV_COLUMNS 20
+#define GG_CSV_VARIANT_COLUMNS 11 /* mrt .. fetch */
+#define GG_CSV_ROW_MAX 512 /* enough for any row gg_csv_format() writes */
+#define GG_CARD_MAX 64     /* card slugs are shorter than this */
+
+/* Writes one row into buf (no newline).  v NULL leaves the eleven variant
+ * columns empty (the CPU BLAS row of bench).  Returns 0, or -1 when the card
+ * is not a slug, a number is out of its column's range, or len is too small
+ * (buf then holds an empty string). */
+int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
+                  const gg_variant *v, const gg_measurement *m);
+
+/* Parses one row.  Sets card (cardlen bytes), p->m, p->n, p->k (other
+ * problem fields untouched), *v, and *m (gg_measurement_init() then status,
+ * passes, seconds, gflops, rel_err).  Returns 0, or -1 with one line in err
+ * (outputs then unspecified). */
+int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg_variant *v,
+                 gg_measurement *m, char *err, size_t errlen);
+
+/* True when line is the header, or an older one (V1, V2; an optional
+ * trailing newline allowed). */
+bool gg_csv_is_header(const char *line);
+/* True when line is GG_CSV_HEADER_V1 or _V2, a header from before some of
+ * the variant columns (files with it are rewritten: store/records.c). */
+bool gg_csv_is_old_header(const char *line);
+
+/* True when s is a card slug: 1 to GG_CARD_MAX-1 of [a-z0-9-]. */
+bool gg_card_slug_ok(const char *s);
+
+#endif

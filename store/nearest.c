@@ -1,0 +1,89 @@
+/* The nearest recorded best: see nearest.h. */
+#include "store/nearest.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store/records.h"
+
+static double distance(int m, int n, int k, int M, int N, int K)
+{
+    return fabs(log((double)m / M)) + fabs(log((double)n / N)) + fabs(log((double)k / K));
+}
+
+/* a is a better candidate than b (equal distance handled here). */
+static bool better(double da, const int a[3], double db, const int b[3])
+{
+    if (da != db)
+        return da < db;
+    double va = (double)a[0] * a[1] * a[2], vb = (double)b[0] * b[1] * b[2];
+    if (va != vb)
+        return va > vb;
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i];
+    return false;
+}
+
+static int read_variant(const char *path, gg_variant *v)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[512] = "";
+    bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    line[strcspn(line, " \t\r\n")] = '\0';
+    char err[256];
+    return got && !gg_variant_parse(line, NULL, v, err, sizeof err) ? 0 : -1;
+}
+
+int gg_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out)
+{
+    return gg_best_nearest_store(dir, card, m, n, k, -1, out);
+}
+
+int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
+                          gg_nearest *out)
+{
+    if (m < 1 || n < 1 || k < 1)
+        return -1;
+    char sub[512];
+    if ((size_t)snprintf(sub, sizeof sub, "%s/%s", dir, card) >= sizeof sub)
+        return -1;
+    DIR *d = opendir(sub);
+    if (!d)
+        return -1;
+    bool have = false;
+    double best_d = 0;
+    int best[3] = {0, 0, 0};
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int dims[3];
+        gg_store named;
+        if (!gg_best_name_parse(e->d_name, &dims[0], &dims[1], &dims[2], &named) ||
+            named != GG_STORE_F32)
+            continue;
+        double dd = distance(m, n, k, dims[0], dims[1], dims[2]);
+        if (have && !better(dd, dims, best_d, best))
+            continue;
+        char path[sizeof out->path];
+        gg_variant v;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", sub, e->d_name) >= sizeof path ||
+            read_variant(path, &v) || (store >= 0 && (int)v.store != store))
+            continue;
+        have = true;
+        best_d = dd;
+        memcpy(best, dims, sizeof best);
+        out->v = v;
+        out->m = dims[0];
+        out->n = dims[1];
+        out->k = dims[2];
+        memcpy(out->path, path, sizeof path);
+    }
+    closedir(d);
+    return have ? 0 : -1;
+}

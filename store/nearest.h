@@ -1,0 +1,30 @@
+/* search/nearest: the tuned variant of the recorded problem size nearest to
+ * a problem, from a results directory (SPEC.md "Files").  No GL here.
+ *
+ * Contract: DIR/<card>/best-MxNxK.txt files are the candidates (their first
+ * line a variant, as store/records.h writes them; files whose name or first
+ * line does not parse are passed over).  Nearest is the smallest
+ * |ln(m/M)| + |ln(n/N)| + |ln(k/K)|; ties go to the larger M*N*K, then to the
+ * smaller (M, N, K) in order, so the choice does not depend on the order
+ * readdir() gives. */
+#ifndef GLGEMM_NEAREST_H
+#define GLGEMM_NEAREST_H
+
+#include <stddef.h>
+
+#include "gen/gen.h"
+
+typedef struct {
+    gg_variant v;
+    int m, n, k;     /* the recorded problem */
+    char path[768];  /* its best file */
+} gg_nearest;
+
+/* 0 and out filled, or -1 when DIR/<card>/ holds no usable best file. */
+int gg_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out);
+/* The same among best files whose variant has that store (gen/gen.h's
+ * gg_store; -1: any, as gg_best_nearest). */
+int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
+                          gg_nearest *out);
+
+#endif
