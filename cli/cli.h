@@ -6,12 +6,11 @@
 
 #include <stdbool.h>
 
+#include "glgemm.h"
 #include "glhost/context.h"
 #include "base/measure.h"
 
 enum { EXIT_GPU = 1, EXIT_USAGE = 2, EXIT_NOCTX = 3 };
-
-#define GLGEMM_VERSION "0.1.0"
 
 /* One option a command accepts.  id is the command's own; has_arg 1 when it
  * takes a value (--name V or --name=V). */

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("glgemm %s\n", GLGEMM_VERSION);
+        printf("glgemm %s\n", GLGEMM_VERSION_STRING);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -196,7 +196,7 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
             fputs(usage, stdout);
             return -1;
         } else if (o->id == OPT_VERSION) {
-            printf("glgemm %s\n", GLGEMM_VERSION);
+            printf("glgemm %s\n", GLGEMM_VERSION_STRING);
             return -1;
         } else if (is_own) {
             rc = handler(self, o->id, value);
