@@ -10,52 +10,68 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int gg_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
+int gg_write_full(int fd, const void *buf, size_t len)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
-        snprintf(err, errlen, "cannot write %s: out of memory", path);
-        return -1;
-    }
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; give the usual mode */
     size_t done = 0;
-    int e = 0;
     while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            e = errno;
-            break;
-        }
+        ssize_t w = write(fd, (const char *)buf + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
         done += (size_t)w;
     }
-    if (!e && fsync(fd) != 0)
-        e = errno;
-    if (close(fd) != 0 && !e)
-        e = errno;
-    if (!e && rename(tmp, path) != 0)
-        e = errno;
-    if (e) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
-        unlink(tmp);
+    return 0;
+}
+
+int gg_write_atomic_fill(const char *path, int mode, gg_fill_fn fill, void *user,
+                         const char **step, int *errnum)
+{
+    /* Temporary name ".<base>.tmp-XXXXXX" beside the destination. */
+    size_t plen = strlen(path);
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    char *tmp = malloc(plen + 16);
+    *step = "create";
+    if (!tmp) {
+        *errnum = ENOMEM;
+        return -1;
+    }
+    memcpy(tmp, path, dirlen);
+    sprintf(tmp + dirlen, ".%s.tmp-XXXXXX", path + dirlen);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        *errnum = errno;
         free(tmp);
         return -1;
     }
+    errno = 0;
+    *step = "write";
+    if (fill(fd, user) != 0)
+        goto fail_fd;
+    *step = "chmod";
+    if (mode < 0) { /* mkstemp makes 0600; give the usual mode (best effort) */
+        mode_t mask = umask(0);
+        umask(mask);
+        (void)fchmod(fd, 0666 & ~mask);
+    } else if (fchmod(fd, (mode_t)mode) != 0) {
+        goto fail_fd;
+    }
+    *step = "fsync";
+    if (fsync(fd) != 0)
+        goto fail_fd;
+    *step = "close";
+    if (close(fd) != 0) {
+        fd = -1;
+        goto fail_fd;
+    }
+    fd = -1;
+    *step = "rename";
+    if (rename(tmp, path) != 0)
+        goto fail_fd;
     free(tmp);
     /* Make the rename itself durable (a power cut keeps the new file); a
      * failure here loses nothing that was written. */
-    const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
     int dfd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
@@ -63,6 +79,36 @@ int gg_write_atomic(const char *path, const char *data, size_t len, char *err, s
         close(dfd);
     }
     free(dir);
+    return 0;
+fail_fd:
+    *errnum = errno ? errno : EIO;
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    free(tmp);
+    return -1;
+}
+
+typedef struct {
+    const char *data;
+    size_t len;
+} text_fill;
+
+static int fill_text(int fd, void *user)
+{
+    const text_fill *t = user;
+    return gg_write_full(fd, t->data, t->len);
+}
+
+int gg_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+    text_fill t = {data, len};
+    const char *step;
+    int e;
+    if (gg_write_atomic_fill(path, -1, fill_text, &t, &step, &e)) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+        return -1;
+    }
     return 0;
 }
 

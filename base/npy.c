@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "gen/util.h"
 
 static const unsigned char MAGIC[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
@@ -445,36 +446,30 @@ unsigned char *gg_npy_encode(const float *data, int rows, int cols, size_t *len)
     return out;
 }
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, (const char *)buf + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        done += (size_t)w;
-    }
-    return 0;
-}
+typedef struct {
+    const float *data;
+    int rows, cols;
+} image;
 
 /* Header then data (converted to little-endian in chunks when needed). */
-static int write_image(int fd, const float *data, int rows, int cols)
+static int write_image(int fd, void *user)
 {
+    const image *im = user;
+    const float *data = im->data;
+    int rows = im->rows, cols = im->cols;
     unsigned char head[256];
     size_t hl = build_header(head, sizeof head, rows, cols);
     size_t count = (size_t)rows * (size_t)cols;
-    if (write_full(fd, head, hl))
+    if (gg_write_full(fd, head, hl))
         return -1;
     if (little_endian())
-        return write_full(fd, data, count * sizeof *data);
+        return gg_write_full(fd, data, count * sizeof *data);
     float chunk[4096];
     for (size_t i = 0; i < count; i += 4096) {
         size_t c = count - i < 4096 ? count - i : 4096;
         memcpy(chunk, data + i, c * sizeof *chunk);
         swap4(chunk, c);
-        if (write_full(fd, chunk, c * sizeof *chunk))
+        if (gg_write_full(fd, chunk, c * sizeof *chunk))
             return -1;
     }
     return 0;
@@ -505,58 +500,13 @@ int gg_npy_write(const char *path, const float *data, int rows, int cols, char *
         return gg_fail(err, errlen, "%s: %s", path, strerror(errno));
     }
 
-    /* Temporary name ".<base>.tmp-XXXXXX" beside the destination. */
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = path + dirlen;
-    char *tmp = malloc(plen + 16);
-    if (!tmp)
-        return gg_fail(err, errlen, "%s: out of memory", path);
-    memcpy(tmp, path, dirlen);
-    sprintf(tmp + dirlen, ".%s.tmp-XXXXXX", base);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        gg_fail(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
-        free(tmp);
-        return -1;
-    }
-    const char *step = "write";
-    if (write_image(fd, data, rows, cols) != 0)
-        goto fail_fd;
-    step = "chmod";
-    if (fchmod(fd, mode) != 0)
-        goto fail_fd;
-    step = "fsync";
-    if (fsync(fd) != 0)
-        goto fail_fd;
-    step = "close";
-    if (close(fd) != 0) {
-        fd = -1;
-        goto fail_fd;
-    }
-    fd = -1;
-    step = "rename";
-    if (rename(tmp, path) != 0)
-        goto fail_fd;
-    /* Make the rename itself durable; a failure here loses nothing written. */
-    char *dir = strndup(path, dirlen ? dirlen : 1);
-    if (dir) {
-        int dfd = open(dirlen ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-        free(dir);
-    }
-    free(tmp);
-    return 0;
-fail_fd: {
-    int e = errno ? errno : EIO;
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-    free(tmp);
+    image im = {data, rows, cols};
+    const char *step;
+    int e;
+    if (gg_write_atomic_fill(path, (int)mode, write_image, &im, &step, &e) == 0)
+        return 0;
+    if (!strcmp(step, "create"))
+        return gg_fail(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
+                       strerror(e));
     return gg_fail(err, errlen, "%s: %s failed: %s; file not written", path, step, strerror(e));
-}
 }
