@@ -138,6 +138,38 @@ typedef struct {
 /* Defaults of SPEC.md's table. */
 void gg_variant_default(gg_variant *v);
 
+/* The keys of a variant, in the canonical form's order: key i is named
+ * gg_keys[i].name and has the bit gg_keys[i].bit == 1u << i (search's
+ * --fix holds a set of keys as these bits). */
+enum {
+    GG_KEY_MRT = 1 << 0, GG_KEY_MC = 1 << 1, GG_KEY_NP = 1 << 2, GG_KEY_UNROLL = 1 << 3,
+    GG_KEY_PROFILE = 1 << 4, GG_KEY_COMPILER = 1 << 5, GG_KEY_ACC = 1 << 6,
+    GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16 */
+    GG_KEY_OUT = 1 << 8, GG_KEY_BLK = 1 << 9, GG_KEY_FETCH = 1 << 10,
+};
+#define GG_KEY_COUNT 11
+#define GG_KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch"
+typedef struct {
+    const char *name;
+    unsigned bit;
+} gg_key;
+extern const gg_key gg_keys[GG_KEY_COUNT];
+
+/* The pruned shapes the phase search tries (search/space.c) and the report's
+ * Figure 8 shows: the paper's set first (GG_PAPER_MC, GG_PAPER_MRT of them:
+ * 1x1, 1x2, 1x4, 2x2), then (issue 7) mc 4x1 and the modern mrt 1x8, 2x4,
+ * 4x2: 4x1 and 4x2 the mirrors of 1x4 and 2x4: on the H200 at 4096^3,
+ * mrt=4x2,mc=1x4 ran at 611 GFLOP/s and mrt=2x4,mc=4x1 at 506, where the
+ * paper's set found 478 at best; on llvmpipe mrt=2x4,mc=4x1 is the fastest
+ * known. */
+#define GG_PRUNED_MC 5
+#define GG_PRUNED_MRT 7
+#define GG_PAPER_MC 4
+#define GG_PAPER_MRT 4
+extern const gg_shape gg_pruned_mc[GG_PRUNED_MC];
+extern const gg_shape gg_pruned_mrt[GG_PRUNED_MRT];
+
+
 /* Parses "key=value,..." or "preset[,key=value...]".  `best` may be NULL; a
  * text naming the preset `best` then fails with a message saying no best is
  * recorded.  Returns 0, or -1 with one line in err (no trailing newline). */

@@ -31,7 +31,6 @@
 
 #include "gen/util.h"
 
-#define KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch"
 #define PRESETS_LIST "larsen, nv-single, nv-multi, tfjs, best"
 
 enum {
@@ -39,9 +38,17 @@ enum {
     K_COUNT
 };
 
-static const char *const key_names[K_COUNT] = {
-    "mrt", "mc", "np", "unroll", "profile", "compiler", "acc", "store", "out", "blk", "fetch",
+const gg_key gg_keys[GG_KEY_COUNT] = {
+    {"mrt", GG_KEY_MRT},         {"mc", GG_KEY_MC},           {"np", GG_KEY_NP},
+    {"unroll", GG_KEY_UNROLL},   {"profile", GG_KEY_PROFILE}, {"compiler", GG_KEY_COMPILER},
+    {"acc", GG_KEY_ACC},         {"store", GG_KEY_STORE},     {"out", GG_KEY_OUT},
+    {"blk", GG_KEY_BLK},         {"fetch", GG_KEY_FETCH},
 };
+_Static_assert(K_COUNT == GG_KEY_COUNT, "one key table");
+
+const gg_shape gg_pruned_mc[GG_PRUNED_MC] = {{1, 1}, {1, 2}, {1, 4}, {2, 2}, {4, 1}};
+const gg_shape gg_pruned_mrt[GG_PRUNED_MRT] = {{1, 1}, {1, 2}, {1, 4}, {2, 2},
+                                               {1, 8}, {2, 4}, {4, 2}};
 
 /* What each key allows, for messages ("<key>: '<v>' is not allowed; use ..."). */
 static const char *const key_allowed[K_COUNT] = {
@@ -141,7 +148,7 @@ static long parse_count(const char *s, size_t n, long limit)
 static int find_key(const char *s, size_t n)
 {
     for (int k = 0; k < K_COUNT; k++)
-        if (strlen(key_names[k]) == n && !strncmp(key_names[k], s, n))
+        if (strlen(gg_keys[k].name) == n && !strncmp(gg_keys[k].name, s, n))
             return k;
     return -1;
 }
@@ -174,7 +181,7 @@ static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *er
         c = parse_count(x + 1, n - (size_t)(x - s) - 1, 1000000);
     }
     if (r < 1 || c < 1)
-        return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
+        return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", gg_keys[key].name,
                        (int)(n > 40 ? 40 : n), s, key_allowed[key]);
     long prod = r * c;
     if (key == K_MRT && prod > GG_MAX_TARGETS)
@@ -195,7 +202,7 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
     int i = -1;
     long x;
     if (n == 0)
-        return gg_fail(err, errlen, "%s: empty value; use %s", key_names[key], key_allowed[key]);
+        return gg_fail(err, errlen, "%s: empty value; use %s", gg_keys[key].name, key_allowed[key]);
     switch (key) {
     case K_MRT: return parse_shape(key, s, n, &v->mrt, err, errlen);
     case K_MC: return parse_shape(key, s, n, &v->mc, err, errlen);
@@ -253,7 +260,7 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
         }
         break;
     }
-    return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", key_names[key],
+    return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", gg_keys[key].name,
                    (int)(n > 40 ? 40 : n), s, key_allowed[key]);
 }
 
@@ -282,7 +289,7 @@ static int apply_preset(const char *s, size_t n, const gg_variant *best, gg_vari
     if (find_key(s, n) >= 0)
         return gg_fail(err, errlen, "%.*s: missing '=value'; use %s", (int)n, s, key_allowed[find_key(s, n)]);
     return gg_fail(err, errlen, "unknown preset '%.*s' (presets: " PRESETS_LIST "; or key=value pairs, keys: "
-                   KEYS_LIST ")", (int)(n > 40 ? 40 : n), s);
+                   GG_KEYS_LIST ")", (int)(n > 40 ? 40 : n), s);
 }
 
 /* The rules that tie out, blk and mrt (see the top). */
@@ -313,7 +320,7 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
     if (err && errlen)
         err[0] = '\0';
     if (!text || !*text)
-        return gg_fail(err, errlen, "empty variant; give key=value pairs (keys: " KEYS_LIST
+        return gg_fail(err, errlen, "empty variant; give key=value pairs (keys: " GG_KEYS_LIST
                                  ") or a preset (" PRESETS_LIST ")");
     for (const char *p = text; *p; p++)
         if (isspace((unsigned char)*p))
@@ -336,22 +343,22 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
                     return -1;
             } else if (find_key(item, n) >= 0) {
                 int k = find_key(item, n);
-                return gg_fail(err, errlen, "%s: missing '=value'; use %s", key_names[k], key_allowed[k]);
+                return gg_fail(err, errlen, "%s: missing '=value'; use %s", gg_keys[k].name, key_allowed[k]);
             } else if (is_preset_name(item, n)) {
                 return gg_fail(err, errlen, "preset '%.*s' must come first, then key=value overrides",
                                (int)n, item);
             } else {
-                return gg_fail(err, errlen, "'%.*s' is not key=value (keys: " KEYS_LIST ")",
+                return gg_fail(err, errlen, "'%.*s' is not key=value (keys: " GG_KEYS_LIST ")",
                                (int)(n > 40 ? 40 : n), item);
             }
         } else {
             size_t kn = (size_t)(eq - item);
             int k = find_key(item, kn);
             if (k < 0)
-                return gg_fail(err, errlen, "unknown key '%.*s' (keys: " KEYS_LIST ")",
+                return gg_fail(err, errlen, "unknown key '%.*s' (keys: " GG_KEYS_LIST ")",
                                (int)(kn > 40 ? 40 : kn), item);
             if (seen[k])
-                return gg_fail(err, errlen, "%s given twice; each key at most once", key_names[k]);
+                return gg_fail(err, errlen, "%s given twice; each key at most once", gg_keys[k].name);
             seen[k] = true;
             if (parse_value(k, eq + 1, n - kn - 1, &v, err, errlen))
                 return -1;

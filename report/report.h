@@ -23,9 +23,11 @@
  *                (mc, mrt) of the base's outer keys with 3 points or more.
  *      Figure 7b GFLOP/s over every recorded np for the (mc, mrt) with a
  *                dense sweep (8 or more np that are not powers of two).
- *      Figure 8  for each mrt x mc of the paper's pruned set, the best
- *                GFLOP/s over np in {2, 4, 8, 16, 32} (np at or past the
- *                k-steps is np=all), the base's outer keys.
+ *      Figure 8  for each mrt x mc of the phase search's pruned sets
+ *                (gen/gen.h: mc the paper's four; mrt the paper's four,
+ *                then 1x8, 2x4, 4x2 where recorded), the best GFLOP/s over
+ *                np in {2, 4, 8, 16, 32} (np at or past the k-steps is
+ *                np=all), the base's outer keys.
  *      outputs   GFLOP/s over outputs per fragment, a series per fetch
  *                path and out (the fastest ok store=f32 record at each
  *                outputs value), the best of each, and the paper's MRT
@@ -145,8 +147,8 @@ typedef struct {
 } gg_outputs_finding;
 
 #define GG_MAX_CURVES 8
-#define GG_F8_MRT 6 /* 1x1 1x2 1x4 2x2 (+1x8 2x4 where recorded) */
-#define GG_F8_MC 4  /* 1x1 1x2 1x4 2x2 */
+#define GG_F8_MRT GG_PRUNED_MRT /* 1x1 1x2 1x4 2x2 (+1x8 2x4 4x2 where recorded) */
+#define GG_F8_MC GG_PAPER_MC     /* 1x1 1x2 1x4 2x2 */
 #define GG_MAX_DIPS 32
 
 typedef struct {

@@ -265,24 +265,23 @@ static int build_curves(const gg_report_data *d, const gg_variant *base, bool de
     return n < GG_MAX_CURVES ? n : GG_MAX_CURVES;
 }
 
-static const gg_shape set4[4] = {{1, 1}, {1, 2}, {1, 4}, {2, 2}};
-static const gg_shape extra_mrt[2] = {{1, 8}, {2, 4}};
 static const int f8_nps[5] = {2, 4, 8, 16, 32};
 
+/* The phase search's pruned sets (gen/gen.h): mc the paper's; mrt the
+ * paper's, then each modern one where the base's outer keys recorded it. */
 static void figure8(const gg_report_data *d, gg_findings *f)
 {
     f->n_mrt = 0;
-    for (int i = 0; i < 4; i++)
-        f->f8_mrt[f->n_mrt++] = set4[i];
-    for (int i = 0; i < 2; i++) {
-        bool seen = false;
+    for (int i = 0; i < GG_PRUNED_MRT; i++) {
+        bool seen = i < GG_PAPER_MRT;
         for (long r = 0; r < d->nrecs && !seen; r++)
-            seen = same_outer(&d->recs[r].v, &f->base) && same_shape(d->recs[r].v.mrt, extra_mrt[i]);
+            seen = same_outer(&d->recs[r].v, &f->base) &&
+                   same_shape(d->recs[r].v.mrt, gg_pruned_mrt[i]);
         if (seen)
-            f->f8_mrt[f->n_mrt++] = extra_mrt[i];
+            f->f8_mrt[f->n_mrt++] = gg_pruned_mrt[i];
     }
     for (int c = 0; c < GG_F8_MC; c++)
-        f->f8_mc[c] = set4[c];
+        f->f8_mc[c] = gg_pruned_mc[c];
     for (int r = 0; r < f->n_mrt; r++)
         for (int c = 0; c < GG_F8_MC; c++) {
             f->f8[r][c] = -1;

@@ -16,8 +16,9 @@
  *      phase       screening of the outer keys (compiler, profile, unroll,
  *                  acc), then the paper's Algorithm 2 for each kept outer
  *                  combination: np over powers of two (and all) x every mc
- *                  in {1x1,1x2,1x4,2x2,4x1} x every mrt in {1x1,1x2,1x4,2x2}
- *                  (+1x8, 2x4, 4x2 where the card has 8 draw buffers), then
+ *                  of gg_pruned_mc x every mrt of gg_pruned_mrt (gen/gen.h:
+ *                  {1x1,1x2,1x4,2x2,4x1} and {1x1,1x2,1x4,2x2,1x8,2x4,4x2};
+ *                  the last three where the card has 8 draw buffers), then
  *                  Algorithm 1 for np around the best, mc and mrt fixed.
  *      exhaustive  every point the card and --fix allow: every mrt R x C
  *                  with R*C <= min(8, draw buffers), every mc r x c with
@@ -64,16 +65,8 @@ typedef enum { GG_SEARCH_PHASE, GG_SEARCH_EXHAUSTIVE, GG_SEARCH_RANDOM } gg_stra
 int gg_strategy_parse(const char *name);
 const char *gg_strategy_name(gg_strategy s);
 
-/* Keys --fix can hold, as bits. */
-enum {
-    GG_KEY_MRT = 1 << 0, GG_KEY_MC = 1 << 1, GG_KEY_NP = 1 << 2, GG_KEY_UNROLL = 1 << 3,
-    GG_KEY_PROFILE = 1 << 4, GG_KEY_COMPILER = 1 << 5, GG_KEY_ACC = 1 << 6,
-    GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16 */
-    GG_KEY_OUT = 1 << 8, GG_KEY_BLK = 1 << 9, GG_KEY_FETCH = 1 << 10,
-};
-
 typedef struct {
-    unsigned mask; /* GG_KEY_* held */
+    unsigned mask; /* GG_KEY_* held (gen/gen.h) */
     gg_variant v;  /* their values (the other fields are defaults) */
 } gg_fix;
 

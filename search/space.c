@@ -8,18 +8,6 @@
 
 /* ---- --fix ---- */
 
-static const struct {
-    const char *name;
-    unsigned bit;
-} fix_keys[] = {
-    {"mrt", GG_KEY_MRT},         {"mc", GG_KEY_MC},           {"np", GG_KEY_NP},
-    {"unroll", GG_KEY_UNROLL},   {"profile", GG_KEY_PROFILE}, {"compiler", GG_KEY_COMPILER},
-    {"acc", GG_KEY_ACC},         {"store", GG_KEY_STORE},     {"out", GG_KEY_OUT},
-    {"blk", GG_KEY_BLK},         {"fetch", GG_KEY_FETCH},
-};
-#define FIX_KEYS "mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch"
-#define NKEYS (sizeof fix_keys / sizeof *fix_keys)
-
 int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
 {
     memset(fix, 0, sizeof *fix);
@@ -39,16 +27,16 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
         item[len] = '\0';
         char *eq = strchr(item, '=');
         if (!eq) {
-            snprintf(err, errlen, "--fix: '%s' is not key=value (keys: " FIX_KEYS ")", item);
+            snprintf(err, errlen, "--fix: '%s' is not key=value (keys: " GG_KEYS_LIST ")", item);
             return -1;
         }
         size_t klen = (size_t)(eq - item);
         unsigned bit = 0;
-        for (size_t i = 0; i < NKEYS; i++)
-            if (strlen(fix_keys[i].name) == klen && !strncmp(item, fix_keys[i].name, klen))
-                bit = fix_keys[i].bit;
+        for (size_t i = 0; i < GG_KEY_COUNT; i++)
+            if (strlen(gg_keys[i].name) == klen && !strncmp(item, gg_keys[i].name, klen))
+                bit = gg_keys[i].bit;
         if (!bit) {
-            snprintf(err, errlen, "--fix: unknown key '%.*s' (keys: " FIX_KEYS ")", (int)klen, item);
+            snprintf(err, errlen, "--fix: unknown key '%.*s' (keys: " GG_KEYS_LIST ")", (int)klen, item);
             return -1;
         }
         if (fix->mask & bit) {
@@ -106,9 +94,9 @@ char *gg_fix_format(const gg_fix *fix, char *buf, size_t len)
     buf[0] = '\0';
     char *save = NULL;
     for (char *t = strtok_r(canon, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        for (size_t i = 0; i < NKEYS; i++) {
-            size_t kl = strlen(fix_keys[i].name);
-            if ((fix->mask & fix_keys[i].bit) && !strncmp(t, fix_keys[i].name, kl) && t[kl] == '=') {
+        for (size_t i = 0; i < GG_KEY_COUNT; i++) {
+            size_t kl = strlen(gg_keys[i].name);
+            if ((fix->mask & gg_keys[i].bit) && !strncmp(t, gg_keys[i].name, kl) && t[kl] == '=') {
                 int w = snprintf(buf + o, len > o ? len - o : 0, "%s%s", o ? "," : "", t);
                 if (w > 0)
                     o += (size_t)w;
@@ -174,14 +162,6 @@ int gs_outer(const gg_search *s, gg_variant out[36])
     return n;
 }
 
-/* The paper's shapes, plus (issue 7) mc 4x1 and mrt 4x2, the mirrors of 1x4
- * and 2x4: on the H200 at 4096^3, mrt=4x2,mc=1x4 ran at 611 GFLOP/s and
- * mrt=2x4,mc=4x1 at 506, where the paper's set found 478 at best; on
- * llvmpipe mrt=2x4,mc=4x1 is the fastest known. */
-static const gg_shape pruned_mc[] = {{1, 1}, {1, 2}, {1, 4}, {2, 2}, {4, 1}};
-static const gg_shape pruned_mrt[] = {{1, 1}, {1, 2}, {1, 4}, {2, 2}};
-static const gg_shape modern_mrt[] = {{1, 8}, {2, 4}, {4, 2}};
-
 int gs_mc_set(const gg_search *s, bool full, gg_shape out[8])
 {
     if (s->cfg.fix.mask & GG_KEY_MC) {
@@ -190,8 +170,8 @@ int gs_mc_set(const gg_search *s, bool full, gg_shape out[8])
     }
     int n = 0;
     if (!full) {
-        for (size_t i = 0; i < sizeof pruned_mc / sizeof *pruned_mc; i++)
-            out[n++] = pruned_mc[i];
+        for (int i = 0; i < GG_PRUNED_MC; i++)
+            out[n++] = gg_pruned_mc[i];
         return n;
     }
     for (int r = 1; r <= 4; r++)
@@ -208,10 +188,8 @@ int gs_mrt_set(const gg_search *s, bool full, gg_shape out[20])
     }
     int n = 0;
     if (!full) {
-        for (size_t i = 0; i < sizeof pruned_mrt / sizeof *pruned_mrt; i++)
-            out[n++] = pruned_mrt[i];
-        for (size_t i = 0; i < sizeof modern_mrt / sizeof *modern_mrt; i++)
-            out[n++] = modern_mrt[i];
+        for (int i = 0; i < GG_PRUNED_MRT; i++)
+            out[n++] = gg_pruned_mrt[i];
         return n;
     }
     for (int r = 1; r <= GG_MAX_TARGETS; r++)
