@@ -78,7 +78,7 @@ int cmd_info(int argc, char **argv)
     gg_ctx_query(ctx, &in);
     gg_ctx_destroy(ctx);
 
-    char slug[128];
+    char slug[GG_CARD_MAX];
     gg_slug(in.renderer, slug, sizeof slug);
     printf("backend: %s\n", in.backend);
     printf("device: %s\n", in.device);

@@ -132,7 +132,7 @@ int cmd_run(int argc, char **argv)
         status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;
         goto out;
     }
-    char slug[128];
+    char slug[GG_CARD_MAX];
     gg_slug(dev.info[kind].renderer, slug, sizeof slug);
     if (want_best) {
         gg_variant best;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "gen/gen.h"
+#include "base/slug.h" /* gg_slug: the card's slug from gg_ctx_info.renderer */
 
 typedef enum { GG_BACKEND_EGL, GG_BACKEND_GLFW } gg_backend;
 
@@ -82,14 +83,6 @@ bool gg_gl_has_extension(const char *name);
 /* The card limits variants care about, from an info.  spirv also needs a
  * SPIR-V compiler (gg_spirv_available()). */
 void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim);
-
-/* results/<slug>/: lower case letters, digits and dashes from the renderer
- * string, leaving out text in parentheses and everything from the first '/',
- * e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe",
- * "NVIDIA H100 80GB HBM3/PCIe/SSE2" -> "nvidia-h100-80gb-hbm3",
- * "Mesa Intel(R) UHD Graphics 620 (KBL GT2)" -> "mesa-intel-uhd-graphics-620".
- * Nothing left: "unknown".  Too long for len: whole words only. */
-void gg_slug(const char *renderer, char *out, size_t len);
 
 /* EGL devices, one line each into out[i] (up to max); returns the count, or
  * -1 with a message in err when EGL device enumeration is not available. */

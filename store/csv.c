@@ -19,17 +19,6 @@ enum { C_CARD, C_M, C_N, C_K, C_MRT, C_V0 = C_MRT, C_STORE = 11, C_OUT, C_BLK, C
        C_STATUS, C_SECONDS, C_GFLOPS, C_RELERR };
 #define VARIANT_COLUMNS 8 /* mrt .. store: canonical values; then out, blk, fetch */
 
-bool gg_card_slug_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= GG_CARD_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-            return false;
-    return true;
-}
-
 /* The shortest %g form that reads back as x. */
 static void shortest(char *out, size_t n, double x)
 {

@@ -11,7 +11,7 @@
  *    store=f32, out=rt, fetch=texture; rows are written with all of them.
  *  - blk is `-` for out=rt (a block is given only with out=image); fetch is
  *    always written (texture by default).
- *  - card: lower case letters, digits and dashes (the results/ folder's slug).
+ *  - card: a card slug (base/slug.h: the results/ folder's name).
  *  - the variant columns are the canonical values of gg_variant_format()
  *    (mrt and mc as RxC, np an integer or `all`).
  *  - status: SPEC.md's spelling.  seconds, gflops: finite, >= 0.
@@ -31,6 +31,7 @@
 
 #include "gen/gen.h"
 #include "base/measure.h"
+#include "base/slug.h"
 
 #define GG_CSV_HEADER                                                                      \
     "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,passes,status,seconds," \
@@ -42,7 +43,6 @@
 #define GG_CSV_COLUMNS 20
 #define GG_CSV_VARIANT_COLUMNS 11 /* mrt .. fetch */
 #define GG_CSV_ROW_MAX 512 /* enough for any row gg_csv_format() writes */
-#define GG_CARD_MAX 64     /* card slugs are shorter than this */
 
 /* Writes one row into buf (no newline).  v NULL leaves the eleven variant
  * columns empty (the CPU BLAS row of bench).  Returns 0, or -1 when the card
@@ -64,8 +64,5 @@ bool gg_csv_is_header(const char *line);
 /* True when line is GG_CSV_HEADER_V1 or _V2, a header from before some of
  * the variant columns (files with it are rewritten: store/records.c). */
 bool gg_csv_is_old_header(const char *line);
-
-/* True when s is a card slug: 1 to GG_CARD_MAX-1 of [a-z0-9-]. */
-bool gg_card_slug_ok(const char *s);
 
 #endif
