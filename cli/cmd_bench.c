@@ -183,8 +183,7 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "bench: best: no tuning record (run %s)\n", hint);
 
     char dir[1024], path[1200];
-    snprintf(dir, sizeof dir, "%s/%s", a.results, slug);
-    if (gg_mkdirs(dir, err, sizeof err) ||
+    if (gg_mkdirs(gg_card_dir(dir, sizeof dir, a.results, slug), err, sizeof err) ||
         gg_bench_write(&b, gg_bench_path(path, sizeof path, a.results, slug, in.m, in.n, in.k),
                        err, sizeof err)) {
         status = cli_error(&a.c, "%s", err);

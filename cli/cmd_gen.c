@@ -10,7 +10,6 @@
  *    for the presets at 1024^3, DIR/best-<card>-MxNxK.frag for every
  *    results/<card>/best-MxNxK.txt, and DIR/README.md saying so; stale .frag
  *    files in DIR are removed, so DIR is exactly the generator's output. */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -55,16 +54,6 @@ typedef struct {
     bool vertex;
 } gen_opts;
 
-static bool valid_slug(const char *s)
-{
-    if (!*s || *s == '-')
-        return false;
-    for (; *s; s++)
-        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-'))
-            return false;
-    return true;
-}
-
 static int handle(void *self, int id, const char *value)
 {
     gen_opts *o = self;
@@ -73,7 +62,7 @@ static int handle(void *self, int id, const char *value)
     case OPT_VERTEX: o->vertex = true; return 0;
     case OPT_WRITE: o->write_dir = value; return 0;
     case OPT_CARD:
-        if (!valid_slug(value))
+        if (!gg_card_slug_ok(value))
             return cli_error(o->common, "--card must be a card slug (lower case letters, digits "
                                         "and dashes, as glgemm info prints), got '%s'", value);
         o->card = value;
@@ -97,25 +86,15 @@ static int write_atomic(const cli_common *c, const char *path, const char *text)
 static int read_best_file(const char *card, gg_store store, int m, int n, int k, gg_variant *v,
                           char *why, size_t len)
 {
-    char path[512];
+    char path[512], err[160];
     gg_best_path_store(path, sizeof path, RESULTS_DIR, card, m, n, k, store);
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    int rc = gg_best_read_path(path, v, NULL, err, sizeof err);
+    if (rc == GG_BEST_NONE)
         snprintf(why, len, "best: no %s (run glgemm tune --m %d --n %d --k %d on that card first)",
                  path, m, n, k);
-        return -1;
-    }
-    char line[512] = "";
-    bool got = fgets(line, sizeof line, f) != NULL;
-    fclose(f);
-    line[strcspn(line, " \t\r\n")] = '\0';
-    char err[160];
-    if (!got || gg_variant_parse(line, NULL, v, err, sizeof err)) {
-        snprintf(why, len, "best: %.300s does not start with a variant (%.159s)", path,
-                 got ? err : "empty file");
-        return -1;
-    }
-    return 0;
+    else if (rc)
+        snprintf(why, len, "best: %.300s does not start with a variant (%.159s)", path, err);
+    return rc ? -1 : 0;
 }
 
 static int read_best(const char *card, int m, int n, int k, gg_variant *v, char *why, size_t len)
@@ -241,10 +220,10 @@ static int write_shaders(const cli_common *c, const char *dir)
     }
     char **cards = list_dir(RESULTS_DIR);
     for (char **card = cards; card && *card; card++) {
-        if (!valid_slug(*card))
+        if (!gg_card_slug_ok(*card))
             continue;
         char sub[600];
-        snprintf(sub, sizeof sub, RESULTS_DIR "/%s", *card);
+        gg_card_dir(sub, sizeof sub, RESULTS_DIR, *card);
         char **files = list_dir(sub);
         for (char **f = files; f && *f; f++) {
             int m, n, k;
@@ -320,7 +299,7 @@ int cmd_gen(int argc, char **argv)
     const gg_variant *bestp = NULL;
     char err[700];
     if (names_best(text)) {
-        char slug[128];
+        char slug[GG_CARD_MAX];
         const char *card = o.card;
         if (!card) {
             char cerr[512];

@@ -2,13 +2,13 @@
  * texel fetch by each fetch path, render-target write, imageStore,
  * read-back), as a table on stdout (or CSV rows with --csv) and in
  * results/<card>/probe.csv, written atomically. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "glhost/probe.h"
+#include "base/fileio.h"
+#include "store/paths.h"
 
 enum { OPT_QUICK = 1, OPT_CSV, OPT_RESULTS, OPT_PREPS };
 
@@ -58,33 +58,6 @@ static int handle(void *self, int id, const char *v)
         return 0;
     }
     return cli_error(&a->c, "internal: unhandled option %d", id);
-}
-
-/* mkdir -p; 0 or -1 with errno. */
-static int make_dirs(const char *path)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return -1;
-    struct stat st;
-    if (stat(buf, &st) != 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
 }
 
 static void on_progress(const char *line, void *user)
@@ -159,7 +132,7 @@ int cmd_probe(int argc, char **argv)
     }
     gg_ctx_info info;
     gg_ctx_query(ctx, &info);
-    char slug[128];
+    char slug[GG_CARD_MAX];
     gg_slug(info.renderer, slug, sizeof slug);
 
     gg_probe_opts o;
@@ -178,13 +151,13 @@ int cmd_probe(int argc, char **argv)
     }
 
     char dir[4096], path[4200];
-    if (snprintf(dir, sizeof dir, "%s/%s", a.results, slug) >= (int)sizeof dir)
+    if (gg_path_cut(gg_card_dir(dir, sizeof dir, a.results, slug), sizeof dir))
         return cli_error(&a.c, "--results path too long");
-    if (make_dirs(dir) != 0) {
-        fprintf(stderr, "glgemm probe: cannot make %s: %s\n", dir, strerror(errno));
+    if (gg_mkdirs(dir, err, sizeof err) != 0) {
+        fprintf(stderr, "glgemm probe: %s\n", err);
         return EXIT_USAGE;
     }
-    snprintf(path, sizeof path, "%s/probe.csv", dir);
+    gg_probe_path(path, sizeof path, a.results, slug);
     if (gg_probe_write_csv(&r, path, err, sizeof err) != 0) {
         fprintf(stderr, "glgemm probe: %s\n", err);
         return EXIT_USAGE;

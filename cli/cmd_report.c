@@ -345,7 +345,7 @@ static int measure(report_args *a, const char *slug, const gg_ctx_info info[3], 
         gg_probe_opts_default(&po, false);
         static gg_probe_result pr;
         char path[1200];
-        snprintf(path, sizeof path, "%s/%s/probe.csv", a->results, slug);
+        gg_probe_path(path, sizeof path, a->results, slug);
         if (gg_gpu_probe(a->c.backend, a->c.device, &po, 1800, &pr, err, sizeof err)) {
             fprintf(stderr, "glgemm report: %s\n", err);
             status = EXIT_GPU;
@@ -405,10 +405,8 @@ int cmd_report(int argc, char **argv)
                                  : ok[GG_CTX_COMPAT] ? &info[GG_CTX_COMPAT]
                                                      : &info[GG_CTX_ES3];
         gg_slug(any->renderer, slug, sizeof slug);
-        char dir[1024], path[1100];
-        snprintf(dir, sizeof dir, "%s/%s", a.results, slug);
-        snprintf(path, sizeof path, "%s/tune-%dx%dx%d.csv", dir, a.c.prob.m, a.c.prob.n,
-                 a.c.prob.k);
+        char path[1100];
+        gg_records_file(path, sizeof path, a.results, slug, a.c.prob.m, a.c.prob.n, a.c.prob.k);
         if (access(path, F_OK) != 0)
             return cli_error(&a.c, "no tuning records for %s at %dx%dx%d (%s): run glgemm tune "
                                    "--m %d --n %d --k %d first", slug, a.c.prob.m, a.c.prob.n,
@@ -417,7 +415,7 @@ int cmd_report(int argc, char **argv)
             return rc;
         gg_report_env env;
         fill_env(&env, &a, any);
-        snprintf(path, sizeof path, "%s/environment.txt", dir);
+        gg_environment_path(path, sizeof path, a.results, slug);
         if (gg_report_env_write(path, &env, err, sizeof err))
             return cli_error(&a.c, "%s", err);
         if (a.measure_only) {
@@ -449,6 +447,8 @@ int cmd_report(int argc, char **argv)
     gg_report_data_free(&d);
     if (rc)
         return cli_error(&a.c, "%s", err);
-    printf("report: wrote %s/%s/%s\n", a.results, slug, a.md ? a.md : "report.md");
+    char path[1200];
+    printf("report: wrote %s\n", gg_card_file(path, sizeof path, a.results, slug,
+                                              a.md ? a.md : GG_REPORT_MD));
     return 0;
 }

@@ -271,9 +271,3 @@ void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
     }
 }
 
-char *gg_bench_path(char *buf, size_t len, const char *results_dir, const char *card, int m,
-                    int n, int k)
-{
-    snprintf(buf, len, "%s/%s/bench-%dx%dx%d.csv", results_dir, card, m, n, k);
-    return buf;
-}

@@ -34,6 +34,7 @@
 #include <stdio.h>
 
 #include "store/csv.h"
+#include "store/paths.h" /* gg_bench_path */
 #include "search/search.h"
 
 #define GG_BENCH_NROWS 8
@@ -93,9 +94,5 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen);
  * ratio to CPU BLAS; a failed row adds its detail on the next line; an
  * absent best or best-image row a line saying why. */
 void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint);
-
-/* results_dir/<card>/bench-MxNxK.csv into buf. */
-char *gg_bench_path(char *buf, size_t len, const char *results_dir, const char *card, int m,
-                    int n, int k);
 
 #endif

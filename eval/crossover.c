@@ -13,6 +13,7 @@
 #include "gen/util.h"
 #include "glgemm.h"
 #include "base/inputs.h"
+#include "store/paths.h"
 
 static double median_call(glgemm_context *g, bool gpu, int s, const float *a, const float *b,
                           float *c, int reps, int *rc)
@@ -90,8 +91,8 @@ int gg_crossover_write(const char *dir, const gg_cross *c, char *path, size_t pa
                        size_t errlen)
 {
     char folder[1024];
-    snprintf(folder, sizeof folder, "%s/%s", dir, c->card);
-    snprintf(path, pathlen, "%s/crossover.txt", folder);
+    gg_card_dir(folder, sizeof folder, dir, c->card);
+    gg_crossover_path(path, pathlen, dir, c->card);
     gg_sbuf b;
     gg_sb_init(&b);
     gg_sb_printf(&b, "# glgemm bench --crossover: one glgemm_sgemm call (transfers and the\n"

@@ -391,7 +391,7 @@ static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
     for (int i = 0; i < nd; i++) {
         char path[PATH_MAX + 200];
         struct stat st;
-        snprintf(path, sizeof path, "%s/%s", d.dir[i], ctx->card);
+        gg_card_dir(path, sizeof path, d.dir[i], ctx->card);
         uint64_t t = stat(path, &st) ? 0
                                      : (uint64_t)st.st_mtim.tv_sec * 1000000000ULL +
                                            (uint64_t)st.st_mtim.tv_nsec + (uint64_t)st.st_ino;
@@ -427,7 +427,7 @@ static long recorded_crossover(const char *card)
     int nd = find_records_dirs(&d);
     for (int i = 0; i < nd; i++) {
         char path[PATH_MAX + 200];
-        snprintf(path, sizeof path, "%s/%s/crossover.txt", d.dir[i], card);
+        gg_crossover_path(path, sizeof path, d.dir[i], card);
         FILE *f = fopen(path, "r");
         if (!f)
             continue;

@@ -48,6 +48,7 @@
 
 #include "gen/gen.h"
 #include "store/csv.h"
+#include "store/paths.h" /* the files' names: gg_report_again_path, gg_report_figure_name */
 #include "base/probe_data.h"
 #include "eval/bench.h"
 
@@ -92,11 +93,9 @@ int gg_report_load(const char *results_dir, const char *card, int m, int n, int 
                    gg_report_data *d, char *err, size_t errlen);
 void gg_report_data_free(gg_report_data *d);
 
-/* The second measurements of dips: looked up like gg_report_find; the
- * file's path; written atomically from d->again. */
+/* The second measurements of dips: looked up like gg_report_find; written
+ * atomically from d->again (the file: gg_report_again_path, store/paths.h). */
 const gg_report_rec *gg_report_find_again(const gg_report_data *d, const gg_variant *v);
-char *gg_report_again_path(char *buf, size_t len, const char *results_dir, const char *card, int m,
-                           int n, int k);
 int gg_report_again_write(const char *path, const gg_report_data *d, char *err, size_t errlen);
 
 /* environment.txt: "key: value" lines.  0, or -1 with err. */
@@ -291,8 +290,6 @@ typedef struct {
 int gg_report_write(const gg_report_data *d, const gg_findings *f, const gg_report_opts *o,
                     char *err, size_t errlen);
 
-/* The figure file names (no folder), for tests: fig5-MxNxK.svg, ... */
-void gg_report_figure_name(char *buf, size_t len, const char *fig, int m, int n, int k);
 
 /* 0 when the program runs (`gnuplot --version`), else -1 with err. */
 int gg_gnuplot_check(const char *gnuplot, char *err, size_t errlen);

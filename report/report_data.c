@@ -115,7 +115,7 @@ int gg_report_load(const char *results_dir, const char *card, int m, int n, int 
     d->n = n;
     d->k = k;
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s/tune-%dx%dx%d.csv", results_dir, card, m, n, k);
+    gg_records_file(path, sizeof path, results_dir, card, m, n, k);
     long again_bad = 0;
     if (load_rows(path, d, false, &d->recs, &d->nrecs, &d->bad_lines, err, errlen)) {
         gg_report_data_free(d);
@@ -146,7 +146,7 @@ int gg_report_load(const char *results_dir, const char *card, int m, int n, int 
         }
         d->have_bench = true;
     }
-    snprintf(path, sizeof path, "%s/%s/probe.csv", results_dir, card);
+    gg_probe_path(path, sizeof path, results_dir, card);
     if (access(path, F_OK) == 0) {
         if (gg_probe_read_csv(path, &d->probe, err, errlen)) {
             gg_report_data_free(d);
@@ -154,13 +154,13 @@ int gg_report_load(const char *results_dir, const char *card, int m, int n, int 
         }
         d->have_probe = true;
     }
-    snprintf(path, sizeof path, "%s/%s/tune-%dx%dx%d-summary.txt", results_dir, card, m, n, k);
+    gg_summary_path(path, sizeof path, results_dir, card, m, n, k);
     if (access(path, F_OK) == 0 &&
         !(d->tune_summary = gg_read_text(path, 1 << 20, NULL, err, errlen))) {
         gg_report_data_free(d);
         return -1;
     }
-    snprintf(path, sizeof path, "%s/%s/environment.txt", results_dir, card);
+    gg_environment_path(path, sizeof path, results_dir, card);
     if (access(path, F_OK) == 0 && gg_report_env_read(path, &d->env, err, errlen)) {
         gg_report_data_free(d);
         return -1;
@@ -187,13 +187,6 @@ const gg_report_rec *gg_report_find(const gg_report_data *d, const gg_variant *v
 const gg_report_rec *gg_report_find_again(const gg_report_data *d, const gg_variant *v)
 {
     return find_in(d->again, d->nagain, d, v);
-}
-
-char *gg_report_again_path(char *buf, size_t len, const char *results_dir, const char *card, int m,
-                           int n, int k)
-{
-    snprintf(buf, len, "%s/%s/dips-%dx%dx%d.csv", results_dir, card, m, n, k);
-    return buf;
 }
 
 int gg_report_again_write(const char *path, const gg_report_data *d, char *err, size_t errlen)

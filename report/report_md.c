@@ -709,8 +709,7 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
 static void other_sizes(FILE *f, const gg_report_data *d, const char *results_dir)
 {
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s/%s", results_dir, d->card);
-    DIR *dp = opendir(dir);
+    DIR *dp = opendir(gg_card_dir(dir, sizeof dir, results_dir, d->card));
     if (!dp)
         return;
     char names[64][256];
@@ -739,9 +738,8 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
         if (gg_best_read(results_dir, d->card, m, nn, k, &v, &g, err, sizeof err))
             continue;
         char other[96], opath[1200];
-        snprintf(other, sizeof other, "report-%dx%dx%d.md", m, nn, k);
-        snprintf(opath, sizeof opath, "%s/%s", dir, other);
-        FILE *of = fopen(opath, "r");
+        gg_report_md_name(other, sizeof other, m, nn, k);
+        FILE *of = fopen(gg_card_file(opath, sizeof opath, results_dir, d->card, other), "r");
         if (of)
             fclose(of);
         fprintf(f, "| %dx%dx%d%s%s%s | `%s` | %.4g |\n", m, nn, k, of ? " ([report](" : "",
@@ -778,13 +776,11 @@ static void summary(FILE *f, const gg_report_data *d, const gg_findings *fd)
 int gg_report_write(const gg_report_data *d, const gg_findings *fd, const gg_report_opts *o,
                     char *err, size_t errlen)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/%s", o->results_dir, d->card);
     char names[5][128], paths[5][1700];
     const char *figs[5] = {"fig5", "fig7a", "fig7b", "fig8", "fig-outputs"};
     for (int i = 0; i < 5; i++) {
         gg_report_figure_name(names[i], sizeof names[i], figs[i], d->m, d->n, d->k);
-        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i]);
+        gg_card_file(paths[i], sizeof paths[i], o->results_dir, d->card, names[i]);
     }
     /* Figures first: report.md is written only when every figure it shows
      * was drawn. */
@@ -830,7 +826,7 @@ int gg_report_write(const gg_report_data *d, const gg_findings *fd, const gg_rep
         return -1;
     }
     char path[1200];
-    snprintf(path, sizeof path, "%s/%s", dir, o->md_name ? o->md_name : "report.md");
+    gg_card_file(path, sizeof path, o->results_dir, d->card, o->md_name ? o->md_name : GG_REPORT_MD);
     int rc = gg_write_atomic(path, text, len, err, errlen);
     free(text);
     return rc;

@@ -11,11 +11,6 @@
 
 #include "report/report_int.h"
 
-void gg_report_figure_name(char *buf, size_t len, const char *fig, int m, int n, int k)
-{
-    snprintf(buf, len, "%s-%dx%dx%d.svg", fig, m, n, k);
-}
-
 /* Runs `gnuplot args...`, stderr collected into msg (first line kept).
  * Returns the exit status, 127 when it could not be started, -1 when no
  * child could be made. */

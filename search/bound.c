@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store/paths.h"
+
 int gg_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts *c)
 {
     memset(c, 0, sizeof *c);
@@ -188,8 +190,8 @@ int gg_bound_load(const char *results_dir, const char *card, gg_probe_result *ou
                   size_t errlen)
 {
     char path[1024];
-    if (snprintf(path, sizeof path, "%s/%s/probe.csv", results_dir, card) >= (int)sizeof path) {
-        snprintf(err, errlen, "%s/%s/probe.csv: path too long", results_dir, card);
+    if (gg_path_cut(gg_probe_path(path, sizeof path, results_dir, card), sizeof path)) {
+        snprintf(err, errlen, "%s: path too long", path);
         return -1;
     }
     memset(out, 0, sizeof *out);

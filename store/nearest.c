@@ -28,19 +28,6 @@ static bool better(double da, const int a[3], double db, const int b[3])
     return false;
 }
 
-static int read_variant(const char *path, gg_variant *v)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[512] = "";
-    bool got = fgets(line, sizeof line, f) != NULL;
-    fclose(f);
-    line[strcspn(line, " \t\r\n")] = '\0';
-    char err[256];
-    return got && !gg_variant_parse(line, NULL, v, err, sizeof err) ? 0 : -1;
-}
-
 int gg_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out)
 {
     return gg_best_nearest_store(dir, card, m, n, k, -1, out);
@@ -52,7 +39,7 @@ int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k
     if (m < 1 || n < 1 || k < 1)
         return -1;
     char sub[512];
-    if ((size_t)snprintf(sub, sizeof sub, "%s/%s", dir, card) >= sizeof sub)
+    if (gg_path_cut(gg_card_dir(sub, sizeof sub, dir, card), sizeof sub))
         return -1;
     DIR *d = opendir(sub);
     if (!d)
@@ -70,10 +57,11 @@ int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k
         double dd = distance(m, n, k, dims[0], dims[1], dims[2]);
         if (have && !better(dd, dims, best_d, best))
             continue;
-        char path[sizeof out->path];
+        char path[sizeof out->path], why[256];
         gg_variant v;
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", sub, e->d_name) >= sizeof path ||
-            read_variant(path, &v) || (store >= 0 && (int)v.store != store))
+        if (gg_path_cut(gg_card_file(path, sizeof path, dir, card, e->d_name), sizeof path) ||
+            gg_best_read_path(path, &v, NULL, why, sizeof why) ||
+            (store >= 0 && (int)v.store != store))
             continue;
         have = true;
         best_d = dd;

@@ -320,7 +320,7 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
         return NULL;
     }
     char folder[400];
-    if (snprintf(folder, sizeof folder, "%s/%s", dir, card) >= (int)sizeof folder) {
+    if (gg_path_cut(gg_card_dir(folder, sizeof folder, dir, card), sizeof folder)) {
         snprintf(err, errlen, "results folder name too long");
         return NULL;
     }
@@ -336,7 +336,7 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
     r->m = m;
     r->n = n;
     r->k = k;
-    snprintf(r->path, sizeof r->path, "%s/tune-%dx%dx%d.csv", folder, m, n, k);
+    gg_records_file(r->path, sizeof r->path, dir, card, m, n, k);
 
     /* Lock first: neither read nor move aside a file another tune writes. */
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -438,53 +438,11 @@ void gg_records_close(gg_records *r)
     free(r);
 }
 
-char *gg_best_prefix(char *buf, size_t len, gg_store store)
-{
-    /* store=f32 keeps SPEC's name; another store's name goes where the
-     * size's digits would be, so no best-MxNxK.txt reader takes it for one. */
-    if (store == GG_STORE_F32)
-        snprintf(buf, len, "best-");
-    else
-        snprintf(buf, len, "best-%s-", gg_store_name(store));
-    return buf;
-}
-
-char *gg_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
-                         int k, gg_store store)
-{
-    char prefix[32];
-    snprintf(buf, len, "%s/%s/%s%dx%dx%d.txt", dir, card, gg_best_prefix(prefix, sizeof prefix, store),
-             m, n, k);
-    return buf;
-}
-
-bool gg_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store)
-{
-    for (int st = 0; st < GG_STORE_COUNT; st++) {
-        char prefix[32];
-        size_t pl = strlen(gg_best_prefix(prefix, sizeof prefix, (gg_store)st));
-        int used = 0;
-        if (!strncmp(name, prefix, pl) &&
-            sscanf(name + pl, "%dx%dx%d.txt%n", m, n, k, &used) == 3 && name[pl + (size_t)used] == '\0' &&
-            *m >= 1 && *n >= 1 && *k >= 1) {
-            *store = (gg_store)st;
-            return true;
-        }
-    }
-    return false;
-}
-
-char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
-{
-    return gg_best_path_store(buf, len, dir, card, m, n, k, GG_STORE_F32);
-}
-
 int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
                   const gg_measurement *meas, char *err, size_t errlen)
 {
     char path[512], folder[400];
-    snprintf(folder, sizeof folder, "%s/%s", dir, card);
-    if (gg_mkdirs(folder, err, errlen))
+    if (gg_mkdirs(gg_card_dir(folder, sizeof folder, dir, card), err, errlen))
         return -1;
     gg_best_path_store(path, sizeof path, dir, card, m, n, k, v->store);
     char canon[GG_VARIANT_TEXT], when[32], text[1024];
@@ -511,43 +469,48 @@ int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_vari
     return gg_best_read_store(dir, card, m, n, k, GG_STORE_F32, v, gflops, err, errlen);
 }
 
-int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
-                       gg_variant *v, double *gflops, char *err, size_t errlen)
+int gg_best_read_path(const char *path, gg_variant *v, double *gflops, char *why, size_t whylen)
 {
-    char path[512], line[256];
-    gg_best_path_store(path, sizeof path, dir, card, m, n, k, store);
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
+        snprintf(why, whylen, "%s", strerror(errno));
+        return GG_BEST_NONE;
     }
-    int rc = -1;
+    char line[512];
+    int rc = GG_BEST_EMPTY;
     if (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        char perr[256];
-        if (gg_variant_parse(line, NULL, v, perr, sizeof perr))
-            snprintf(err, errlen, "%s: first line is not a variant: %s", path, perr);
-        else if (store != GG_STORE_F32 && v->store != store) /* best-MxNxK.txt: as it says */
-            snprintf(err, errlen, "%s: holds a store=%s variant, not store=%s", path,
-                     gg_store_name(v->store), gg_store_name(store));
-        else
-            rc = 0;
+        line[strcspn(line, " \t\r\n")] = '\0';
+        rc = gg_variant_parse(line, NULL, v, why, whylen) ? GG_BEST_BAD : 0;
         if (rc == 0 && gflops) {
             *gflops = 0;
             if (fgets(line, sizeof line, f))
                 sscanf(line, "gflops: %lf", gflops);
         }
     } else {
-        snprintf(err, errlen, "%s is empty", path);
+        snprintf(why, whylen, "empty file");
     }
     fclose(f);
     return rc;
 }
 
-char *gg_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
+int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
+                       gg_variant *v, double *gflops, char *err, size_t errlen)
 {
-    snprintf(buf, len, "%s/%s/tune-%dx%dx%d.csv", dir, card, m, n, k);
-    return buf;
+    char path[512], why[256];
+    gg_best_path_store(path, sizeof path, dir, card, m, n, k, store);
+    switch (gg_best_read_path(path, v, gflops, why, sizeof why)) {
+    case GG_BEST_NONE: snprintf(err, errlen, "cannot read %s: %s", path, why); return -1;
+    case GG_BEST_EMPTY: snprintf(err, errlen, "%s is empty", path); return -1;
+    case GG_BEST_BAD:
+        snprintf(err, errlen, "%s: first line is not a variant: %s", path, why);
+        return -1;
+    }
+    if (store != GG_STORE_F32 && v->store != store) { /* best-MxNxK.txt: as it says */
+        snprintf(err, errlen, "%s: holds a store=%s variant, not store=%s", path,
+                 gg_store_name(v->store), gg_store_name(store));
+        return -1;
+    }
+    return 0;
 }
 
 int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
@@ -664,8 +627,7 @@ int gg_best_publish(const char *from_dir, const char *to_dir, const char *card, 
         char *text = gg_read_text(from, 1 << 16, &len, rerr, sizeof rerr);
         if (!text)
             continue; /* no best of this store */
-        snprintf(dir, sizeof dir, "%s/%s", to_dir, card);
-        int rc = gg_mkdirs(dir, err, errlen);
+        int rc = gg_mkdirs(gg_card_dir(dir, sizeof dir, to_dir, card), err, errlen);
         if (rc == 0)
             rc = gg_write_atomic(to, text, len, err, errlen);
         free(text);

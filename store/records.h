@@ -37,6 +37,7 @@
 
 #include "gen/gen.h"
 #include "base/measure.h"
+#include "store/paths.h" /* the files' names */
 
 typedef struct gg_records gg_records;
 
@@ -68,9 +69,6 @@ int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *
 const char *gg_records_path(const gg_records *r);
 void gg_records_close(gg_records *r);
 
-/* DIR/<card>/tune-MxNxK.csv, into buf. */
-char *gg_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
-
 /* Reads the records of card and problem m x n x k without opening them for
  * a tune (no lock, nothing created, rewritten or cut: a tune may be
  * appending meanwhile): fn (may be NULL) gets every row that parses and is
@@ -95,18 +93,6 @@ int gg_records_fastest(const char *dir, const char *card, int m, int n, int k,
 /* A gg_record_want: out=image and store=f32 (bench's best-image row). */
 bool gg_record_is_image_f32(void *user, const gg_variant *v);
 
-/* DIR/<card>/best-MxNxK.txt, into buf: the store=f32 best. */
-char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
-/* The best file of that store: store=f32's as above, another store's
- * DIR/<card>/best-<store>-MxNxK.txt (best-f16-MxNxK.txt). */
-char *gg_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
-                         int k, gg_store store);
-/* What that store's best file names start with: "best-", "best-f16-". */
-char *gg_best_prefix(char *buf, size_t len, gg_store store);
-/* Whether name is a best file's (best-MxNxK.txt or best-<store>-MxNxK.txt,
- * M, N, K >= 1), with its size and store. */
-bool gg_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store);
-
 /* Writes the best file of v's store atomically.  0, or -1 with one line in
  * err. */
 int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
@@ -121,6 +107,14 @@ int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_vari
  * hold a variant of that store (-1 otherwise). */
 int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
                        gg_variant *v, double *gflops, char *err, size_t errlen);
+/* The one reader of best files (the above, store/nearest.h, glgemm gen
+ * best): the variant of path's first line (up to the first blank) into v,
+ * the number of its `gflops:` second line into *gflops (may be NULL; 0
+ * without one).  0; GG_BEST_NONE when it cannot be opened, GG_BEST_EMPTY,
+ * GG_BEST_BAD when the first line is not a variant; why says (the system's
+ * reason, "empty file", the variant parser's message). */
+enum { GG_BEST_NONE = 1, GG_BEST_EMPTY, GG_BEST_BAD };
+int gg_best_read_path(const char *path, gg_variant *v, double *gflops, char *why, size_t whylen);
 
 /* The per-user records folder, which the library (glgemm.h) reads after
  * $GLGEMM_RESULTS and before the installed records: $XDG_DATA_HOME/glgemm/
