@@ -22,6 +22,36 @@ void gg_report_data_free(gg_report_data *d)
     d->nrecs = 0;
 }
 
+typedef struct {
+    const gg_report_data *d;
+    gg_report_rec *recs;
+    long n, cap;
+    bool nomem;
+} rows_state;
+
+static void add_row(void *user, const gg_variant *v, const gg_measurement *m)
+{
+    rows_state *s = user;
+    if (s->nomem)
+        return;
+    if (s->n == s->cap) {
+        long cap = s->cap ? 2 * s->cap : 256;
+        gg_report_rec *nr = realloc(s->recs, (size_t)cap * sizeof *nr);
+        if (!nr) {
+            s->nomem = true;
+            return;
+        }
+        s->recs = nr;
+        s->cap = cap;
+    }
+    /* The tuner records each variant once (its memo); rows are kept as
+     * they are, np normalised as gg_report_find looks them up. */
+    gg_report_rec *r = &s->recs[s->n++];
+    r->v = *v;
+    r->m = *m;
+    gg_variant_normalize(&r->v, s->d->m, s->d->n, s->d->k);
+}
+
 /* Reads a file of SPEC's rows (the records, or the dips measured again)
  * into *out / *count: rows of this card and problem; other lines counted in
  * *bad.  missing_ok: a missing file is no rows. */
@@ -32,61 +62,25 @@ static int load_rows(const char *path, const gg_report_data *d, bool missing_ok,
     *count = 0;
     if (missing_ok && access(path, F_OK) != 0)
         return 0;
-    char rerr[512];
-    char *text = gg_read_text(path, (size_t)1 << 30, NULL, rerr, sizeof rerr);
-    if (!text) {
-        snprintf(err, errlen, "no tuning records: %s (run glgemm tune --m %d --n %d --k %d)", rerr,
-                 d->m, d->n, d->k);
-        return -1;
+    rows_state s = {.d = d};
+    char rerr[1200];
+    int rc = gg_records_scan_path(path, d->card, d->m, d->n, d->k, add_row, &s, NULL, bad, rerr,
+                                  sizeof rerr);
+    if (rc == 0 && s.nomem) {
+        snprintf(rerr, sizeof rerr, "out of memory reading %s", path);
+        rc = -1;
     }
-    long cap = 256;
-    gg_report_rec *recs = malloc((size_t)cap * sizeof *recs);
-    int rc = recs ? 0 : -1;
-    if (rc)
-        snprintf(err, errlen, "out of memory reading %s", path);
-    long lineno = 0, n = 0;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line && !rc;
-         line = strtok_r(NULL, "\n", &save)) {
-        if (++lineno == 1) {
-            if (!gg_csv_is_header(line)) {
-                snprintf(err, errlen, "%s: the first line is not the records header (%s)", path,
-                         GG_CSV_HEADER);
-                rc = -1;
-            }
-            continue;
-        }
-        gg_report_rec r;
-        char card[GG_CARD_MAX], perr[256];
-        gg_problem p;
-        gg_problem_default(&p);
-        if (gg_csv_parse(line, card, sizeof card, &p, &r.v, &r.m, perr, sizeof perr) ||
-            strcmp(card, d->card) || p.m != d->m || p.n != d->n || p.k != d->k) {
-            (*bad)++;
-            continue;
-        }
-        /* The tuner records each variant once (its memo); rows are kept as
-         * they are, np normalised as gg_report_find looks them up. */
-        gg_variant_normalize(&r.v, d->m, d->n, d->k);
-        if (n == cap) {
-            gg_report_rec *nr = realloc(recs, 2 * (size_t)cap * sizeof *nr);
-            if (!nr) {
-                snprintf(err, errlen, "out of memory reading %s", path);
-                rc = -1;
-                break;
-            }
-            recs = nr;
-            cap *= 2;
-        }
-        recs[n++] = r;
-    }
-    free(text);
     if (rc) {
-        free(recs);
+        if (rc == 1)
+            snprintf(err, errlen, "no tuning records: %s (run glgemm tune --m %d --n %d --k %d)",
+                     rerr, d->m, d->n, d->k);
+        else
+            snprintf(err, errlen, "%s", rerr);
+        free(s.recs);
         return -1;
     }
-    *out = recs;
-    *count = n;
+    *out = s.recs;
+    *count = s.n;
     return 0;
 }
 

@@ -513,19 +513,14 @@ int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, g
     return 0;
 }
 
-int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
-                    void *user, long *rows, char *err, size_t errlen)
+int gg_records_scan_path(const char *path, const char *card, int m, int n, int k, gg_record_fn fn,
+                         void *user, long *rows, long *other, char *err, size_t errlen)
 {
-    char path[1024], rerr[512];
-    gg_records_file(path, sizeof path, dir, card, m, n, k);
-    if (rows)
-        *rows = 0;
-    if (access(path, F_OK) != 0)
-        return 1;
+    char rerr[512];
     char *text = gg_read_text(path, (size_t)1 << 30, NULL, rerr, sizeof rerr);
     if (!text) {
         snprintf(err, errlen, "%s", rerr);
-        return -1;
+        return 1;
     }
     int rc = 0;
     long lineno = 0;
@@ -546,8 +541,11 @@ int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_r
         gg_variant v;
         gg_measurement meas;
         if (gg_csv_parse(line, rcard, sizeof rcard, &p, &v, &meas, perr, sizeof perr) ||
-            strcmp(rcard, card) || p.m != m || p.n != n || p.k != k)
+            strcmp(rcard, card) || p.m != m || p.n != n || p.k != k) {
+            if (other)
+                (*other)++;
             continue;
+        }
         if (rows)
             (*rows)++;
         if (fn)
@@ -555,6 +553,18 @@ int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_r
     }
     free(text);
     return rc;
+}
+
+int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
+                    void *user, long *rows, char *err, size_t errlen)
+{
+    char path[1024];
+    gg_records_file(path, sizeof path, dir, card, m, n, k);
+    if (rows)
+        *rows = 0;
+    if (access(path, F_OK) != 0)
+        return 1;
+    return gg_records_scan_path(path, card, m, n, k, fn, user, rows, NULL, err, errlen) ? -1 : 0;
 }
 
 typedef struct {

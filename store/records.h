@@ -78,6 +78,13 @@ void gg_records_close(gg_records *r);
  * records header. */
 int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
                     void *user, long *rows, char *err, size_t errlen);
+/* The same for a file of record rows at path (the records, or the
+ * report's dips measured again), counting into *rows and *other (either
+ * may be NULL; not reset) the rows handed over and the other lines past
+ * the header.  0; 1 when it cannot be read, -1 when its first line is no
+ * records header, each with one line in err. */
+int gg_records_scan_path(const char *path, const char *card, int m, int n, int k, gg_record_fn fn,
+                         void *user, long *rows, long *other, char *err, size_t errlen);
 
 /* Which rows gg_records_fastest() looks at (user passed through). */
 typedef bool (*gg_record_want)(void *user, const gg_variant *v);
