@@ -2,7 +2,8 @@
  *               [--sweep-np N]: results/<card>/report.md and its figures.
  *
  * On this machine's card (no --card) report first measures what the files
- * lack, every GL step in a child process (eval/gpu.h):
+ * lack (report/report.h's gg_report_measure; every GL step in a child
+ * process, eval/gpu.h):
  *  - the dense np sweep of Figure 7b: np = 1 .. min(N, k-steps) (N 64 by
  *    default) for two (mc, mrt) pairs (gg_report_sweep_pairs), visited
  *    through the tuner (search/tune.h), so the points land in the tuning
@@ -24,13 +25,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "base/fileio.h"
-#include "base/clock.h"
 #include "base/cpublas.h"
 #include "eval/gpu.h"
 #include "store/records.h"
 #include "report/report.h"
-#include "search/tune.h"
 
 enum { OPT_RESULTS = 1, OPT_CARD, OPT_NOSWEEP, OPT_SWEEPNP, OPT_MEASURE, OPT_MD };
 
@@ -112,111 +110,6 @@ static int handler(void *self, int id, const char *value)
     return cli_error(&a->c, "internal: unhandled option %d", id);
 }
 
-typedef struct {
-    long done, total, fresh;
-    double last;
-} sweep_progress;
-
-static void on_point(void *user, const gg_search *s, const gg_variant *v, const gg_outcome *o,
-                     const gg_measurement *m, bool fresh)
-{
-    (void)s;
-    (void)m;
-    sweep_progress *p = user;
-    p->done++;
-    p->fresh += fresh;
-    double t = gg_now_s();
-    if (fresh && (t - p->last > 3 || p->done == p->total)) {
-        char vt[GG_VARIANT_TEXT];
-        fprintf(stderr, "report: sweep %ld/%ld %s %s %.3f GFLOP/s\n", p->done, p->total,
-                gg_variant_format(v, vt, sizeof vt), gg_status_name(o->status), o->gflops);
-        p->last = t;
-    }
-}
-
-/* The dense np sweep through the tuner.  0, or -1 with err; *measured:
- * the points measured now (the others were in the records). */
-static int sweep(const report_args *a, const char *slug, gg_gpu *g, const gg_ctx_info info[3],
-                 const bool ok[3], const gg_variant pairs[2], int npairs, long *measured,
-                 char *err, size_t errlen)
-{
-    gg_tune_config tc;
-    memset(&tc, 0, sizeof tc);
-    tc.results_dir = a->results;
-    tc.card = slug;
-    gg_search_config_default(&tc.search, g->prob->m, g->prob->n, g->prob->k);
-    for (int p = 0; p < GG_PROFILE_COUNT; p++) {
-        gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)p);
-        tc.search.profile_ok[p] = ok[kind];
-        if (ok[kind])
-            gg_ctx_limits(&info[kind], &tc.search.lim[p]);
-    }
-    tc.search.eval = gg_gpu_eval;
-    tc.search.user = g;
-    sweep_progress prog = {0, 0, 0, 0};
-    int npmax = a->sweep_np ? a->sweep_np : 64;
-    for (int i = 0; i < npairs; i++)
-        prog.total += gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
-    tc.progress = on_point;
-    tc.progress_user = &prog;
-    gg_records_info ri;
-    gg_tune *t = gg_tune_open(&tc, &ri, err, errlen);
-    if (!t)
-        return -1;
-    int rc = 0;
-    for (int i = 0; i < npairs && !rc; i++) {
-        int top = gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
-        for (int np = 1; np <= top && !rc; np++) {
-            gg_variant v = pairs[i];
-            v.np = np;
-            gg_outcome o;
-            rc = gg_tune_visit(t, &v, &o);
-        }
-    }
-    /* No gg_tune_finish: the tuner's hook rewrites the best file when a
-     * point beats it, and a sweep that found nothing better leaves it be. */
-    if (rc)
-        snprintf(err, errlen, "sweep stopped: %s", gg_tune_error(t));
-    gg_tune_close(t);
-    *measured = prog.fresh;
-    return rc;
-}
-
-/* A bench row that does not run this recorded best (have: a best file). */
-static bool row_stale(const gg_report_data *d, const gg_bench_row *r, bool have,
-                      const gg_variant *best)
-{
-    if (have != r->present)
-        return true;
-    if (!have)
-        return false;
-    gg_variant bv = r->v;
-    gg_variant_normalize(&bv, d->m, d->n, d->k);
-    return !gg_variant_equal(best, &bv);
-}
-
-/* No bench file, or its best, best-image or best-f16 row is not the
- * recorded one. */
-static bool bench_stale(const gg_report_data *d, const char *results)
-{
-    if (!d->have_bench)
-        return true;
-    gg_variant half, image;
-    char err[600];
-    bool have_half = gg_best_read_store(results, d->card, d->m, d->n, d->k, GG_STORE_F16, &half,
-                                        NULL, err, sizeof err) == 0;
-    if (have_half)
-        gg_variant_normalize(&half, d->m, d->n, d->k);
-    bool have_image = gg_records_fastest(results, d->card, d->m, d->n, d->k,
-                                         gg_record_is_image_f32, NULL, &image, NULL, err,
-                                         sizeof err) == 1;
-    if (have_image)
-        gg_variant_normalize(&image, d->m, d->n, d->k);
-    return row_stale(d, &d->bench.rows[GG_BENCH_BEST], d->have_best, &d->best) ||
-           row_stale(d, &d->bench.rows[GG_BENCH_BEST_IMAGE], have_image, &image) ||
-           row_stale(d, &d->bench.rows[GG_BENCH_BEST_F16], have_half, &half);
-}
-
 static void fill_env(gg_report_env *e, const report_args *a, const gg_ctx_info *info)
 {
     memset(e, 0, sizeof *e);
@@ -237,138 +130,6 @@ static void fill_env(gg_report_env *e, const report_args *a, const gg_ctx_info *
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(e->written, sizeof e->written, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* Everything that needs the card.  0, or an exit status after one line. */
-static int measure(report_args *a, const char *slug, const gg_ctx_info info[3], const bool ok[3],
-                   char *measured, size_t mlen)
-{
-    char err[1024];
-    static gg_report_data d;
-    if (gg_report_load(a->results, slug, a->c.prob.m, a->c.prob.n, a->c.prob.k, &d, err,
-                       sizeof err))
-        return cli_error(&a->c, "%s", err);
-    gg_inputs in = {0};
-    gg_reference ref = {0};
-    gg_gpu g = {a->c.backend, a->c.device, &a->c.prob, &in, &ref, 0, NULL};
-    int status = 0;
-    if (gg_inputs_make(&a->c.prob, &in, err, sizeof err) ||
-        gg_reference_compute(&in, a->c.prob.alpha, a->c.prob.beta, &ref, err, sizeof err)) {
-        status = cli_error(&a->c, "%s", err);
-        goto out;
-    }
-    measured[0] = '\0';
-    if (!a->no_sweep) {
-        gg_findings f;
-        if (gg_report_analyse(&d, &f)) {
-            status = cli_error(&a->c, "out of memory");
-            goto out;
-        }
-        gg_variant pairs[2];
-        int np = gg_report_sweep_pairs(&f, &d, pairs);
-        gg_findings_free(&f);
-        long fresh = 0;
-        if (np && sweep(a, slug, &g, info, ok, pairs, np, &fresh, err, sizeof err)) {
-            status = cli_error(&a->c, "%s", err);
-            goto out;
-        }
-        if (np && fresh) {
-            char p0[GG_VARIANT_TEXT], p1[GG_VARIANT_TEXT];
-            snprintf(measured, mlen, "%ld points of the dense np sweep (np 1..%d of %s and %s)",
-                     fresh, a->sweep_np ? a->sweep_np : 64,
-                     gg_variant_format(&pairs[0], p0, sizeof p0),
-                     gg_variant_format(&pairs[1], p1, sizeof p1));
-        }
-        gg_report_data_free(&d);
-        if (gg_report_load(a->results, slug, a->c.prob.m, a->c.prob.n, a->c.prob.k, &d, err,
-                           sizeof err)) {
-            status = cli_error(&a->c, "%s", err);
-            goto out;
-        }
-    }
-    if (!a->no_sweep) {
-        /* The dips of the dense sweeps, measured a second time: a dip that
-         * stays is the card's, one that goes was noise. */
-        gg_findings f;
-        if (gg_report_analyse(&d, &f)) {
-            status = cli_error(&a->c, "out of memory");
-            goto out;
-        }
-        gg_variant todo[2 * GG_MAX_DIPS];
-        int nt = gg_report_dips_to_check(&f, &d, todo, 2 * GG_MAX_DIPS);
-        gg_findings_free(&f);
-        if (nt) {
-            fprintf(stderr, "report: measuring %d dips of the np sweep again\n", nt);
-            gg_report_rec *more = realloc(d.again, (size_t)(d.nagain + nt) * sizeof *more);
-            if (!more) {
-                status = cli_error(&a->c, "out of memory");
-                goto out;
-            }
-            d.again = more;
-            for (int i = 0; i < nt; i++) {
-                gg_report_rec *r = &d.again[d.nagain];
-                r->v = todo[i];
-                if (gg_gpu_eval(&g, &todo[i], &r->m)) {
-                    fprintf(stderr, "glgemm report: %s\n", r->m.detail);
-                    status = EXIT_GPU;
-                    goto out;
-                }
-                d.nagain++;
-            }
-            char path[1200];
-            gg_report_again_path(path, sizeof path, a->results, slug, d.m, d.n, d.k);
-            if (gg_report_again_write(path, &d, err, sizeof err)) {
-                status = cli_error(&a->c, "%s", err);
-                goto out;
-            }
-            size_t l = strlen(measured);
-            snprintf(measured + l, mlen - l, "%s%d dips measured again", l ? ", " : "", nt);
-        }
-    }
-    if (bench_stale(&d, a->results)) {
-        fprintf(stderr, "report: running bench (%s)\n",
-                d.have_bench ? "its best rows are not the recorded bests" : "no bench file");
-        static gg_bench b;
-        char path[1200];
-        if (gg_gpu_bench(&g, a->results, slug, &b, NULL, NULL, err, sizeof err) ||
-            gg_bench_write(&b, gg_bench_path(path, sizeof path, a->results, slug, in.m, in.n, in.k),
-                           err, sizeof err)) {
-            status = cli_error(&a->c, "%s", err);
-            goto out;
-        }
-        size_t l = strlen(measured);
-        snprintf(measured + l, mlen - l, "%sbench", l ? ", " : "");
-    }
-    if (!d.have_probe) {
-        fprintf(stderr, "report: running probe (no probe.csv)\n");
-        gg_probe_opts po;
-        gg_probe_opts_default(&po, false);
-        static gg_probe_result pr;
-        char path[1200];
-        gg_probe_path(path, sizeof path, a->results, slug);
-        if (gg_gpu_probe(a->c.backend, a->c.device, &po, 1800, &pr, err, sizeof err)) {
-            fprintf(stderr, "glgemm report: %s\n", err);
-            status = EXIT_GPU;
-            goto out;
-        }
-        if (pr.status != GG_OK) {
-            fprintf(stderr, "glgemm report: probe: %s [%s]\n", pr.detail, gg_status_name(pr.status));
-            status = EXIT_GPU;
-            goto out;
-        }
-        if (gg_probe_write_csv(&pr, path, err, sizeof err)) {
-            status = cli_error(&a->c, "%s", err);
-            goto out;
-        }
-        size_t l = strlen(measured);
-        snprintf(measured + l, mlen - l, "%sprobe", l ? ", " : "");
-    }
-out:
-    gg_gpu_close(&g);
-    gg_report_data_free(&d);
-    gg_reference_free(&ref);
-    gg_inputs_free(&in);
-    return status;
 }
 
 int cmd_report(int argc, char **argv)
@@ -411,8 +172,15 @@ int cmd_report(int argc, char **argv)
             return cli_error(&a.c, "no tuning records for %s at %dx%dx%d (%s): run glgemm tune "
                                    "--m %d --n %d --k %d first", slug, a.c.prob.m, a.c.prob.n,
                              a.c.prob.k, path, a.c.prob.m, a.c.prob.n, a.c.prob.k);
-        if ((rc = measure(&a, slug, info, ok, measured, sizeof measured)))
-            return rc;
+        gg_report_measure_opts mo = {a.results, slug, a.c.backend, a.c.device, &a.c.prob,
+                                     a.no_sweep, a.sweep_np};
+        rc = gg_report_measure(&mo, info, ok, measured, sizeof measured, err, sizeof err);
+        if (rc == -1)
+            return cli_error(&a.c, "%s", err);
+        if (rc) {
+            fprintf(stderr, "glgemm report: %s\n", err);
+            return EXIT_GPU;
+        }
         gg_report_env env;
         fill_env(&env, &a, any);
         gg_environment_path(path, sizeof path, a.results, slug);

@@ -51,6 +51,7 @@
 #include "store/paths.h" /* the files' names: gg_report_again_path, gg_report_figure_name */
 #include "base/probe_data.h"
 #include "eval/bench.h"
+#include "glhost/context.h"
 
 typedef struct {
     gg_variant v;
@@ -293,5 +294,25 @@ int gg_report_write(const gg_report_data *d, const gg_findings *f, const gg_repo
 
 /* 0 when the program runs (`gnuplot --version`), else -1 with err. */
 int gg_gnuplot_check(const char *gnuplot, char *err, size_t errlen);
+
+/* Measuring on this machine's card what the report needs and the files
+ * lack (every GL step in a child process, eval/gpu.h): the dense np sweep
+ * of Figure 7b through the tuner (unless no_sweep; np 1 .. sweep_np, 64
+ * when 0), its dips a second time (dips-MxNxK.csv), bench when its best
+ * rows are not the recorded bests, probe when probe.csv is missing.
+ * measured gets what was measured, for the report ("" when nothing).
+ * 0; -1 with one line in err (bad or unreadable files: the CLI's exit 2);
+ * -2 with one line in err (a measurement failed on the card: exit 1). */
+typedef struct {
+    const char *results, *card;
+    gg_backend backend;
+    int device;
+    const gg_problem *prob;
+    bool no_sweep;
+    int sweep_np;
+} gg_report_measure_opts;
+
+int gg_report_measure(const gg_report_measure_opts *o, const gg_ctx_info info[3],
+                      const bool ok[3], char *measured, size_t mlen, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,252 @@
+/* report's measuring on this machine's card (report/report.h's
+ * gg_report_measure): what the report needs and the files lack, every GL
+ * step in a child process (eval/gpu.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/probe_data.h"
+#include "eval/gpu.h"
+#include "report/report.h"
+#include "search/tune.h"
+#include "store/paths.h"
+#include "store/records.h"
+
+typedef struct {
+    long done, total, fresh;
+    double last;
+} sweep_progress;
+
+static void on_point(void *user, const gg_search *s, const gg_variant *v, const gg_outcome *o,
+                     const gg_measurement *m, bool fresh)
+{
+    (void)s;
+    (void)m;
+    sweep_progress *p = user;
+    p->done++;
+    p->fresh += fresh;
+    double t = gg_now_s();
+    if (fresh && (t - p->last > 3 || p->done == p->total)) {
+        char vt[GG_VARIANT_TEXT];
+        fprintf(stderr, "report: sweep %ld/%ld %s %s %.3f GFLOP/s\n", p->done, p->total,
+                gg_variant_format(v, vt, sizeof vt), gg_status_name(o->status), o->gflops);
+        p->last = t;
+    }
+}
+
+/* The dense np sweep through the tuner.  0, or -1 with err; *measured:
+ * the points measured now (the others were in the records). */
+static int sweep(const gg_report_measure_opts *a, const char *slug, gg_gpu *g, const gg_ctx_info info[3],
+                 const bool ok[3], const gg_variant pairs[2], int npairs, long *measured,
+                 char *err, size_t errlen)
+{
+    gg_tune_config tc;
+    memset(&tc, 0, sizeof tc);
+    tc.results_dir = a->results;
+    tc.card = slug;
+    gg_search_config_default(&tc.search, g->prob->m, g->prob->n, g->prob->k);
+    for (int p = 0; p < GG_PROFILE_COUNT; p++) {
+        gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)p);
+        tc.search.profile_ok[p] = ok[kind];
+        if (ok[kind])
+            gg_ctx_limits(&info[kind], &tc.search.lim[p]);
+    }
+    tc.search.eval = gg_gpu_eval;
+    tc.search.user = g;
+    sweep_progress prog = {0, 0, 0, 0};
+    int npmax = a->sweep_np ? a->sweep_np : 64;
+    for (int i = 0; i < npairs; i++)
+        prog.total += gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
+    tc.progress = on_point;
+    tc.progress_user = &prog;
+    gg_records_info ri;
+    gg_tune *t = gg_tune_open(&tc, &ri, err, errlen);
+    if (!t)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < npairs && !rc; i++) {
+        int top = gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
+        for (int np = 1; np <= top && !rc; np++) {
+            gg_variant v = pairs[i];
+            v.np = np;
+            gg_outcome o;
+            rc = gg_tune_visit(t, &v, &o);
+        }
+    }
+    /* No gg_tune_finish: the tuner's hook rewrites the best file when a
+     * point beats it, and a sweep that found nothing better leaves it be. */
+    if (rc)
+        snprintf(err, errlen, "sweep stopped: %s", gg_tune_error(t));
+    gg_tune_close(t);
+    *measured = prog.fresh;
+    return rc;
+}
+
+/* A bench row that does not run this recorded best (have: a best file). */
+static bool row_stale(const gg_report_data *d, const gg_bench_row *r, bool have,
+                      const gg_variant *best)
+{
+    if (have != r->present)
+        return true;
+    if (!have)
+        return false;
+    gg_variant bv = r->v;
+    gg_variant_normalize(&bv, d->m, d->n, d->k);
+    return !gg_variant_equal(best, &bv);
+}
+
+/* No bench file, or its best, best-image or best-f16 row is not the
+ * recorded one. */
+static bool bench_stale(const gg_report_data *d, const char *results)
+{
+    if (!d->have_bench)
+        return true;
+    gg_variant half, image;
+    char err[600];
+    bool have_half = gg_best_read_store(results, d->card, d->m, d->n, d->k, GG_STORE_F16, &half,
+                                        NULL, err, sizeof err) == 0;
+    if (have_half)
+        gg_variant_normalize(&half, d->m, d->n, d->k);
+    bool have_image = gg_records_fastest(results, d->card, d->m, d->n, d->k,
+                                         gg_record_is_image_f32, NULL, &image, NULL, err,
+                                         sizeof err) == 1;
+    if (have_image)
+        gg_variant_normalize(&image, d->m, d->n, d->k);
+    return row_stale(d, &d->bench.rows[GG_BENCH_BEST], d->have_best, &d->best) ||
+           row_stale(d, &d->bench.rows[GG_BENCH_BEST_IMAGE], have_image, &image) ||
+           row_stale(d, &d->bench.rows[GG_BENCH_BEST_F16], have_half, &half);
+}
+
+int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3],
+                      const bool ok[3], char *measured, size_t mlen, char *err, size_t errlen)
+{
+    const char *slug = a->card;
+    static gg_report_data d;
+    if (gg_report_load(a->results, slug, a->prob->m, a->prob->n, a->prob->k, &d, err, errlen))
+        return -1;
+    gg_inputs in = {0};
+    gg_reference ref = {0};
+    gg_gpu g = {a->backend, a->device, a->prob, &in, &ref, 0, NULL};
+    int status = 0;
+    if (gg_inputs_make(a->prob, &in, err, errlen) ||
+        gg_reference_compute(&in, a->prob->alpha, a->prob->beta, &ref, err, errlen)) {
+        status = -1;
+        goto out;
+    }
+    measured[0] = '\0';
+    if (!a->no_sweep) {
+        gg_findings f;
+        if (gg_report_analyse(&d, &f)) {
+            status = -1;
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        gg_variant pairs[2];
+        int np = gg_report_sweep_pairs(&f, &d, pairs);
+        gg_findings_free(&f);
+        long fresh = 0;
+        if (np && sweep(a, slug, &g, info, ok, pairs, np, &fresh, err, errlen)) {
+            status = -1;
+            goto out;
+        }
+        if (np && fresh) {
+            char p0[GG_VARIANT_TEXT], p1[GG_VARIANT_TEXT];
+            snprintf(measured, mlen, "%ld points of the dense np sweep (np 1..%d of %s and %s)",
+                     fresh, a->sweep_np ? a->sweep_np : 64,
+                     gg_variant_format(&pairs[0], p0, sizeof p0),
+                     gg_variant_format(&pairs[1], p1, sizeof p1));
+        }
+        gg_report_data_free(&d);
+        if (gg_report_load(a->results, slug, a->prob->m, a->prob->n, a->prob->k, &d, err,
+                           errlen)) {
+            status = -1;
+            goto out;
+        }
+    }
+    if (!a->no_sweep) {
+        /* The dips of the dense sweeps, measured a second time: a dip that
+         * stays is the card's, one that goes was noise. */
+        gg_findings f;
+        if (gg_report_analyse(&d, &f)) {
+            status = -1;
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        gg_variant todo[2 * GG_MAX_DIPS];
+        int nt = gg_report_dips_to_check(&f, &d, todo, 2 * GG_MAX_DIPS);
+        gg_findings_free(&f);
+        if (nt) {
+            fprintf(stderr, "report: measuring %d dips of the np sweep again\n", nt);
+            gg_report_rec *more = realloc(d.again, (size_t)(d.nagain + nt) * sizeof *more);
+            if (!more) {
+                status = -1;
+            snprintf(err, errlen, "out of memory");
+                goto out;
+            }
+            d.again = more;
+            for (int i = 0; i < nt; i++) {
+                gg_report_rec *r = &d.again[d.nagain];
+                r->v = todo[i];
+                if (gg_gpu_eval(&g, &todo[i], &r->m)) {
+                    snprintf(err, errlen, "%s", r->m.detail);
+                    status = -2;
+                    goto out;
+                }
+                d.nagain++;
+            }
+            char path[1200];
+            gg_report_again_path(path, sizeof path, a->results, slug, d.m, d.n, d.k);
+            if (gg_report_again_write(path, &d, err, errlen)) {
+                status = -1;
+                goto out;
+            }
+            size_t l = strlen(measured);
+            snprintf(measured + l, mlen - l, "%s%d dips measured again", l ? ", " : "", nt);
+        }
+    }
+    if (bench_stale(&d, a->results)) {
+        fprintf(stderr, "report: running bench (%s)\n",
+                d.have_bench ? "its best rows are not the recorded bests" : "no bench file");
+        static gg_bench b;
+        char path[1200];
+        if (gg_gpu_bench(&g, a->results, slug, &b, NULL, NULL, err, errlen) ||
+            gg_bench_write(&b, gg_bench_path(path, sizeof path, a->results, slug, in.m, in.n, in.k),
+                           err, errlen)) {
+            status = -1;
+            goto out;
+        }
+        size_t l = strlen(measured);
+        snprintf(measured + l, mlen - l, "%sbench", l ? ", " : "");
+    }
+    if (!d.have_probe) {
+        fprintf(stderr, "report: running probe (no probe.csv)\n");
+        gg_probe_opts po;
+        gg_probe_opts_default(&po, false);
+        static gg_probe_result pr;
+        char path[1200];
+        gg_probe_path(path, sizeof path, a->results, slug);
+        if (gg_gpu_probe(a->backend, a->device, &po, 1800, &pr, err, errlen)) {
+            status = -2;
+            goto out;
+        }
+        if (pr.status != GG_OK) {
+            snprintf(err, errlen, "probe: %s [%s]", pr.detail, gg_status_name(pr.status));
+            status = -2;
+            goto out;
+        }
+        if (gg_probe_write_csv(&pr, path, err, errlen)) {
+            status = -1;
+            goto out;
+        }
+        size_t l = strlen(measured);
+        snprintf(measured + l, mlen - l, "%sprobe", l ? ", " : "");
+    }
+out:
+    gg_gpu_close(&g);
+    gg_report_data_free(&d);
+    gg_reference_free(&ref);
+    gg_inputs_free(&in);
+    return status;
+}
+
