@@ -1,4 +1,4 @@
-/* glhost/checksum: a cheap verdict on one GEMM result, without the O(mnk)
+/* base/checksum: a cheap verdict on one GEMM result, without the O(mnk)
  * double reference (the library's default check).  No GL here.
  *
  * Contract (R the exact result, S = |alpha| sum_p |op(A)_ip op(B)_pj| +

@@ -1,4 +1,4 @@
-/* glhost/cpublas: the CPU's BLAS sgemm on the same float inputs as the GPU,
+/* base/cpublas: the CPU's BLAS sgemm on the same float inputs as the GPU,
  * timed the same way, so `bench` and `report` compare like with like.
  * No GL here.
  *

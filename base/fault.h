@@ -1,4 +1,4 @@
-/* glhost/fault: fault injection, FOR TESTS ONLY (issue 9).  No GL here.
+/* base/fault: fault injection, FOR TESTS ONLY.  No GL here.
  *
  * Compiled in always, inert unless the environment variable GLGEMM_FAULT is
  * set: GLGEMM_FAULT=<name>[:<n>] makes the hook of that name fire, in every

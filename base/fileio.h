@@ -1,4 +1,4 @@
-/* gen/fileio: small file helpers every layer shares (shader files, records,
+/* base/fileio: small file helpers every layer shares (shader files, records,
  * bench, report, probe.csv, cli).  No GL: only the C library and POSIX.
  *  - gg_write_atomic(): the whole text or nothing: a temporary file beside
  *    path (mkstemp), written, fsync()ed, then renamed over path (and the

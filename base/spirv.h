@@ -1,4 +1,4 @@
-/* gen/spirv: GLSL -> OpenGL SPIR-V with Debian's glslangValidator
+/* base/spirv: GLSL -> OpenGL SPIR-V with Debian's glslangValidator
  * (glslang-tools), run as a child process.  No GL here: the host loads the
  * binary with glShaderBinary(GL_SHADER_BINARY_FORMAT_SPIR_V) and
  * glSpecializeShader.

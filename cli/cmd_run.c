@@ -3,7 +3,7 @@
  * Order: options, the variant's syntax and the inputs are checked before any
  * GL (bad input is exit 2 without a context); `best` needs the card's slug,
  * so it resolves after the first context, from results/<card>/best-MxNxK.txt
- * (read by search/records). */
+ * (read by store/records). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,7 @@ static bool names_best(const char *text)
     return !strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',');
 }
 
-/* results/<slug>/best-MxNxK.txt (search/records) -> *best.  0, or
+/* results/<slug>/best-MxNxK.txt (store/records) -> *best.  0, or
  * EXIT_USAGE after one line. */
 static int load_best(const cli_common *c, const char *slug, int m, int n, int k,
                      gg_variant *best)

@@ -1,4 +1,4 @@
-/* search/bench: `glgemm bench`'s rows, their table and their CSV.  No GL:
+/* eval/bench: `glgemm bench`'s rows, their table and their CSV.  No GL:
  * the GPU rows come from a gg_eval_fn (the CLI's runs a GEMM in a child
  * process; tests pass formulas), the CPU row from a gg_cpu_fn.
  *
@@ -18,8 +18,7 @@
  *  - ratio = gflops / cpu-blas gflops (the CPU row's is 1); 0 when the CPU
  *    row did not run ok.  A GPU row that fails keeps its status, gflops 0.
  *  - CSV (SPEC.md "bench --csv"): header GG_BENCH_CSV_HEADER = `name`, then
- *    SPEC's 16 columns (store/csv.h), then `ratio_to_cpu` (not in SPEC's
- *    list; the issue asks for the ratio).  The CPU row leaves the seven
+ *    SPEC's columns (store/csv.h), then `ratio_to_cpu`.  The CPU row leaves the seven
  *    variant columns empty and has passes 0.  ratio is printed with 6
  *    significant digits.
  *  - gg_bench_read() parses such a file back strictly (the header, every row

@@ -1,4 +1,4 @@
-/* search/crossover: where the library's calls start paying off on the GPU.
+/* eval/crossover: where the library's calls start paying off on the GPU.
  * Times glgemm_sgemm (glgemm.h: uploads, read-back and its default
  * verification included, crossover off) against the CPU BLAS (cblas_sgemm)
  * on square problems of 16, 32, ... up to a largest size, and writes the

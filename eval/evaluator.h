@@ -1,4 +1,4 @@
-/* search/evaluator: the one way glgemm measures a variant (tune, bench,
+/* eval/evaluator: the one way glgemm measures a variant (tune, bench,
  * report).  The problem and its inputs are set once; then a variant goes in
  * and a measurement comes out.
  *

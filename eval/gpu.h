@@ -1,4 +1,4 @@
-/* search/gpu: the GL work bench and report hand to other processes, so the
+/* eval/gpu: the GL work bench and report hand to other processes, so the
  * parent never holds a GL context (a context does not survive fork()) and a
  * hung or crashing driver costs one row.  No GL header here.
  *
@@ -60,7 +60,7 @@ int gg_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok
 int gg_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
                  gg_probe_result *r, char *err, size_t errlen);
 
-/* `bench` on the GPU and CPU: the CPU BLAS (glhost/cpublas) in this
+/* `bench` on the GPU and CPU: the CPU BLAS (base/cpublas) in this
  * process, the presets and the card's recorded bests (results_dir/<card>/
  * best-MxNxK.txt and best-f16-MxNxK.txt, each if any, and the fastest ok
  * out=image store=f32 row of tune-MxNxK.csv as best-image) through

@@ -1,4 +1,4 @@
-/* search/isolate: one piece of work in a child process under a watchdog,
+/* eval/isolate: one piece of work in a child process under a watchdog,
  * so that a shader that hangs or crashes the driver costs one evaluation,
  * not the tune.  No GL here: the child's work is a function pointer, and
  * the child makes whatever context it needs (a context does not survive

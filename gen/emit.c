@@ -31,9 +31,8 @@
  *    imageStore, so the block can pass 8 targets.  Its texels are strided
  *    over the image (fragment (x, y): columns x + j*tgt_w, rows y + i*tgt_h),
  *    not adjacent as the targets of mrt are: neighbouring fragments then
- *    read neighbouring texels of A and B.  On the H200 at 4096^3 (A/B in one
- *    run) that took mc=1x4,blk=16x8 from 757 to 1120 GFLOP/s and
- *    mc=4x1,blk=16x8 from 933 to 1048.
+ *    read neighbouring texels of A and B (README "Past the 32-output cap"
+ *    has the strided-against-adjacent measurements).
  *  - compiler=spirv: the 330 text plus explicit uniform locations and sampler
  *    bindings, which OpenGL SPIR-V requires (glslangValidator -G accepts
  *    `#version 330` with GL_ARB_explicit_uniform_location and

@@ -157,11 +157,9 @@ extern const gg_key gg_keys[GG_KEY_COUNT];
 
 /* The pruned shapes the phase search tries (search/space.c) and the report's
  * Figure 8 shows: the paper's set first (GG_PAPER_MC, GG_PAPER_MRT of them:
- * 1x1, 1x2, 1x4, 2x2), then (issue 7) mc 4x1 and the modern mrt 1x8, 2x4,
- * 4x2: 4x1 and 4x2 the mirrors of 1x4 and 2x4: on the H200 at 4096^3,
- * mrt=4x2,mc=1x4 ran at 611 GFLOP/s and mrt=2x4,mc=4x1 at 506, where the
- * paper's set found 478 at best; on llvmpipe mrt=2x4,mc=4x1 is the fastest
- * known. */
+ * 1x1, 1x2, 1x4, 2x2), then mc 4x1 and the modern mrt 1x8, 2x4, 4x2: 4x1
+ * and 4x2 the mirrors of 1x4 and 2x4, which beat the paper's set on the
+ * cards of results/ (their reports' Figure 8). */
 #define GG_PRUNED_MC 5
 #define GG_PRUNED_MRT 7
 #define GG_PAPER_MC 4

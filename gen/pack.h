@@ -1,4 +1,4 @@
-/* glhost/pack: matrices <-> texel arrays, by gen/gen.h's geometry.  No GL.
+/* gen/pack: matrices <-> texel arrays, by gen/gen.h's geometry.  No GL.
  *
  * Contract:
  *  - gg_pack_a / gg_pack_b fill an A or B texture's texels (L->channels

@@ -27,7 +27,7 @@
  *    the driver refuses (glProgramBinary, then GL_LINK_STATUS) is rejected:
  *    the caller compiles as if there were no entry and the entry is
  *    written again.
- *  - Writing: gen/fileio's gg_write_atomic (temporary file, fsync, rename),
+ *  - Writing: base/fileio's gg_write_atomic (temporary file, fsync, rename),
  *    so processes sharing the folder never see half an entry.  A write that
  *    fails (read-only folder, full disk, no HOME) prints one line on stderr,
  *    "glgemm: program cache: <folder>: <reason>; going on without it", and

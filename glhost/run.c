@@ -941,8 +941,8 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         if (once)
             break;
         /* Two timed reps past screen_s, not one: a single slow rep (a
-         * clock or power-state change on the card) dropped good variants
-         * from an H200 tune at 1024^3. */
+         * clock or power-state change on the card) would drop good
+         * variants. */
         if (r == 1 && o && o->screen_s > 0 && times[0] > o->screen_s && times[1] > o->screen_s) {
             out->screened = true;
             break;

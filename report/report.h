@@ -1,4 +1,4 @@
-/* search/report: results/<card>/report.md and the paper's Figures 5, 7
+/* report/report: results/<card>/report.md and the paper's Figures 5, 7
  * and 8 for one card and problem, and GFLOP/s over outputs per fragment
  * (fig-outputs: the fetch paths, and out=rt against out=image past the
  * render targets' cap), from the files the other commands write there.  No GL here: what needs the card (the dense np sweep, a missing

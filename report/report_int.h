@@ -1,4 +1,4 @@
-/* Internal to search/report*.c: the figure scripts and their runner. */
+/* Internal to report/: the figure scripts and their runner. */
 #ifndef GLGEMM_REPORT_INT_H
 #define GLGEMM_REPORT_INT_H
 

@@ -39,8 +39,8 @@
  *      R_write: out=rt: the fastest RGBA32F rate over 1 .. 8 targets, for
  *        variants whose targets are RGBA32F (3 and 4 channels).  1- and
  *        2-channel variants render into R32F / RG32F targets, which the
- *        probe does not measure (the H200 writes R32F at about 4x its
- *        RGBA32F texel rate): no write term for them.  out=image: the
+ *        probe does not measure (a card may write R32F at several times
+ *        its RGBA32F texel rate): no write term for them.  out=image: the
  *        fastest imageStore rate into RGBA32F over the texels a fragment
  *        the probe tried (1 .. 64), for 2 to 4 channels (the image is
  *        RGBA32F); none for 1 channel (R32F, not measured) nor when the
@@ -49,19 +49,11 @@
  *    lacks (0: not measured) is left out; with no term left, no bound.
  *  - A rate is a ceiling only as far as the probe saw it, so a search
  *    prunes a variant only when GG_BOUND_MARGIN x its bound is below the
- *    best measured so far (search.h's bound_margin).  Calibration, over
- *    every ok row of the committed tuning records against the committed
- *    probe.csv of the same card (tests/check_bound.c checks it stays so),
- *    the largest measured / bound:
- *      llvmpipe     1.24 at 256^3 (mrt=1x4,mc=1x1,np=32,acc=blend),
- *                   1.05 at 1024^3
- *      nvidia-h200  1.11 at 1024^3 (mrt=1x1,mc=1x2,np=all,acc=pingpong),
- *                   1.10 at 4096^3
- *    1.5 keeps a fifth of headroom over the worst of those; it would have
- *    spared every ok row of those files, and pruned 203 of llvmpipe's 523
- *    at 256^3 and 1378 of the H200's 1530 at 1024^3 against the file's
- *    best.  Those records are all fetch=texture, out=rt: the per-path
- *    fetch rates and the imageStore term are not calibrated yet.
+ *    best measured so far (search.h's bound_margin).  The margin is
+ *    calibrated on the committed results: tests/check_bound.c takes every
+ *    ok row of each card's tuning records against the same card's
+ *    probe.csv and fails when a row runs faster than the margin times its
+ *    bound (README "The search" gives the largest measured / bound).
  */
 #ifndef GLGEMM_BOUND_H
 #define GLGEMM_BOUND_H

@@ -367,8 +367,7 @@ out:
 /* ---- past the 32-output cap ---- */
 
 /* Rows x columns of C a fragment computes: around the 8 x 4-channel
- * targets' 32, up to the 256 where the outside measurements on the H200
- * collapsed. */
+ * targets' 32, up to 256 (larger blocks spill their registers). */
 static const gg_shape blk_set[] = {{4, 8}, {8, 4}, {8, 8}, {4, 16}, {16, 4},
                                    {8, 16}, {16, 8}, {16, 16}};
 static const gg_shape blk_mc[] = {{1, 4}, {2, 2}, {4, 1}};

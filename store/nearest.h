@@ -1,4 +1,4 @@
-/* search/nearest: the tuned variant of the recorded problem size nearest to
+/* store/nearest: the tuned variant of the recorded problem size nearest to
  * a problem, from a results directory (SPEC.md "Files").  No GL here.
  *
  * Contract: DIR/<card>/best-MxNxK.txt files are the candidates (their first

@@ -1,4 +1,4 @@
-/* search/records: the tuning records of one card and problem size, and its
+/* store/records: the tuning records of one card and problem size, and its
  * best file (SPEC.md "Files").  No GL here.
  *
  * Contract:
