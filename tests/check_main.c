@@ -1,4 +1,5 @@
-/* The one test main: every layer's suite, Check's summary at the end.
+/* The one test main: every suite of tests/suites.h's GG_SUITES, Check's
+ * summary at the end.
  * Programs built by the suites (and the glgemm processes they start) go
  * into a program cache (glhost/progcache.h) of their own: a fresh folder
  * under /tmp, removed at the end, unless GLGEMM_CACHE_DIR is set.  The
@@ -7,6 +8,8 @@
  * suite neither reads nor changes the records of the user running it. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,8 +49,59 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
     return remove(path);
 }
 
-int main(void)
+/* Every tests/check_<name>.c but this one must be in GG_SUITES (a suite
+ * left out of the list would build and never run).  Checked where the
+ * suite runs from the repository root; elsewhere there is nothing to see. */
+static const char *const suite_names[] = {
+#define GG_SUITE_NAME(name) #name,
+    GG_SUITES(GG_SUITE_NAME)
+#undef GG_SUITE_NAME
+};
+
+static bool all_suites_listed(void)
 {
+    DIR *d = opendir("tests");
+    if (!d)
+        return true;
+    bool ok = true;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "check_", 6) || n < 9 || strcmp(e->d_name + n - 2, ".c") ||
+            !strcmp(e->d_name, "check_main.c"))
+            continue;
+        bool found = false;
+        for (size_t i = 0; i < sizeof suite_names / sizeof *suite_names && !found; i++)
+            found = strlen(suite_names[i]) == n - 8 && !strncmp(e->d_name + 6, suite_names[i], n - 8);
+        if (!found) {
+            fprintf(stderr, "check_glgemm: tests/%s has no X(%.*s) in tests/suites.h's GG_SUITES\n",
+                    e->d_name, (int)(n - 8), e->d_name + 6);
+            ok = false;
+        }
+    }
+    closedir(d);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    /* --list: the suites' names, one a line (for CK_RUN_SUITE). */
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        for (size_t i = 0; i < sizeof suite_names / sizeof *suite_names; i++)
+            puts(suite_names[i]);
+        return EXIT_SUCCESS;
+    }
+    if (!all_suites_listed())
+        return EXIT_FAILURE;
+    /* The binary the CLI cases run (tests/cli_util.h): $GLGEMM_BIN, else
+     * ./glgemm, made absolute here once, since cases change folders. */
+    const char *bin = getenv("GLGEMM_BIN");
+    char abs_bin[PATH_MAX];
+    if (realpath(bin && *bin ? bin : "./glgemm", abs_bin))
+        setenv("GLGEMM_BIN", abs_bin, 1);
+    else if (bin && *bin)
+        fprintf(stderr, "check_glgemm: GLGEMM_BIN=%s: %s (the CLI cases will fail)\n", bin,
+                strerror(errno));
     if (!mkdtemp(data_dir)) {
         perror("check_glgemm: mkdtemp for XDG_DATA_HOME");
         return EXIT_FAILURE;
@@ -65,30 +119,10 @@ int main(void)
         }
         setenv("GLGEMM_CACHE_DIR", cache_dir, 1);
     }
-    SRunner *sr = srunner_create(make_gen_suite());
-    srunner_add_suite(sr, make_program_suite());
-    srunner_add_suite(sr, make_context_suite());
-    srunner_add_suite(sr, make_search_suite());
-    srunner_add_suite(sr, make_records_suite());
-    srunner_add_suite(sr, make_isolate_suite());
-    srunner_add_suite(sr, make_tune_suite());
-    srunner_add_suite(sr, make_pack_suite());
-    srunner_add_suite(sr, make_gemm_suite());
-    srunner_add_suite(sr, make_ref_suite());
-    srunner_add_suite(sr, make_csv_suite());
-    srunner_add_suite(sr, make_probe_suite());
-    srunner_add_suite(sr, make_badinput_suite());
-    srunner_add_suite(sr, make_api_suite());
-    srunner_add_suite(sr, make_bench_suite());
-    srunner_add_suite(sr, make_report_suite());
-    srunner_add_suite(sr, make_regress_suite());
-    srunner_add_suite(sr, make_fault_suite());
-    srunner_add_suite(sr, make_half_suite());
-    srunner_add_suite(sr, make_bound_suite());
-    srunner_add_suite(sr, make_evaluator_suite());
-    srunner_add_suite(sr, make_progcache_suite());
-    srunner_add_suite(sr, make_image_suite());
-    srunner_add_suite(sr, make_lib_suite());
+    SRunner *sr = srunner_create(NULL);
+#define GG_ADD_SUITE(name) srunner_add_suite(sr, make_##name##_suite());
+    GG_SUITES(GG_ADD_SUITE)
+#undef GG_ADD_SUITE
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
