@@ -21,9 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#define TU_RUN_TIMEOUT_S 60
+#include "tests/cli_util.h"
 #include "tests/suites.h"
 
-#define RUN_TIMEOUT_S 60
 #define PRE_TEXT "a file that was here before\n"
 
 typedef struct {
@@ -390,56 +391,15 @@ typedef struct {
     char out[4096], err[8192];
 } result;
 
-static void slurp(FILE *f, char *buf, size_t cap)
+static void run_bin(const char *const *args, result *r)
 {
-    rewind(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
-static void run_bin(const char *bin, const char *const *args, result *r)
-{
-    FILE *fo = tmpfile(), *fe = tmpfile();
-    ck_assert(fo && fe);
-    fflush(NULL);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        char *argv[20];
-        int n = 0;
-        argv[n++] = (char *)bin;
-        for (; args[n - 1] && n < 19; n++)
-            argv[n] = (char *)args[n - 1];
-        argv[n] = NULL;
-        int in = open("/dev/null", O_RDONLY);
-        dup2(in, 0);
-        dup2(fileno(fo), 1);
-        dup2(fileno(fe), 2);
-        execv(bin, argv);
-        _exit(127);
-    }
-    int st = 0;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid)
-            break;
-        ck_assert_int_eq(w, 0);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t.tv_sec - t0.tv_sec > RUN_TIMEOUT_S) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            ck_abort_msg("%s %s ... did not finish in %d s", bin, args[0] ? args[0] : "",
-                         RUN_TIMEOUT_S);
-        }
-        usleep(5000);
-    }
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r->sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-    slurp(fo, r->out, sizeof r->out);
-    slurp(fe, r->err, sizeof r->err);
+    tu_result t;
+    tu_exec(NULL, NULL, args, &t);
+    r->status = t.status;
+    r->sig = t.sig;
+    snprintf(r->out, sizeof r->out, "%s", t.out);
+    snprintf(r->err, sizeof r->err, "%s", t.err);
+    tu_result_free(&t);
 }
 
 static void describe(const char *const *args, char *buf, size_t cap)
@@ -452,10 +412,6 @@ static void describe(const char *const *args, char *buf, size_t cap)
 /* Runs one case in a fresh folder and checks everything the header says. */
 static void check_case(const bad_case *bc)
 {
-    const char *env = getenv("GLGEMM_BIN");
-    char bin[4096];
-    ck_assert_msg(realpath(env ? env : "./glgemm", bin) != NULL, "no binary at %s (GLGEMM_BIN)",
-                  env ? env : "./glgemm");
     char dir[] = "/tmp/glgemm-badinput-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(chdir(dir), 0);
@@ -468,7 +424,7 @@ static void check_case(const bad_case *bc)
     int nb = snapshot(before, 128);
 
     result r;
-    run_bin(bin, bc->args, &r);
+    run_bin(bc->args, &r);
     char what[512];
     describe(bc->args, what, sizeof what);
 
@@ -514,12 +470,9 @@ END_TEST
 /* The runner itself: a good command passes none of the checks above. */
 START_TEST(good_input_is_not_bad)
 {
-    const char *env = getenv("GLGEMM_BIN");
-    char bin[4096];
-    ck_assert_ptr_nonnull(realpath(env ? env : "./glgemm", bin));
     const char *args[] = {"gen", "larsen", "--size", "8", NULL};
     result r;
-    run_bin(bin, args, &r);
+    run_bin(args, &r);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.err, "");
     ck_assert_ptr_nonnull(strstr(r.out, "#version"));
@@ -530,7 +483,7 @@ Suite *make_badinput_suite(void)
 {
     Suite *s = suite_create("badinput");
     TCase *tc = tcase_create("catalogue");
-    tcase_set_timeout(tc, RUN_TIMEOUT_S + 30);
+    tcase_set_timeout(tc, TU_RUN_TIMEOUT_S + 30);
     tcase_add_loop_test(tc, bad_input, 0, sizeof cases / sizeof *cases);
     tcase_add_test(tc, good_input_is_not_bad);
     suite_add_tcase(s, tc);

@@ -16,6 +16,7 @@
 
 #include "base/spirv.h"
 #include "glhost/context.h"
+#include "tests/cli_util.h"
 #include "tests/suites.h"
 
 static const gg_ctx_kind kinds[] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
@@ -419,54 +420,17 @@ typedef struct {
     char out[8192], err[8192];
 } cli_result;
 
-static const char *bin(void)
-{
-    const char *b = getenv("GLGEMM_BIN");
-    if (b && *b)
-        return b;
-    ck_assert_msg(access("./glgemm", X_OK) == 0, "set GLGEMM_BIN to the glgemm binary");
-    return "./glgemm";
-}
-
-static void slurp(int fd, char *buf, size_t len)
-{
-    lseek(fd, 0, SEEK_SET);
-    ssize_t n = read(fd, buf, len - 1);
-    buf[n > 0 ? n : 0] = '\0';
-    close(fd);
-}
-
-/* Runs glgemm with args; env: "NAME=VALUE" to set or "NAME" to unset. */
+/* Runs glgemm with args (tests/cli_util.h); env: "NAME=VALUE" to set or
+ * "NAME" to unset. */
 static void run_cli(const char *const *args, const char *env, cli_result *r)
 {
-    char outp[] = "/tmp/glgemm-ctx-outXXXXXX", errp[] = "/tmp/glgemm-ctx-errXXXXXX";
-    int fo = mkstemp(outp), fe = mkstemp(errp);
-    ck_assert(fo >= 0 && fe >= 0);
-    unlink(outp);
-    unlink(errp);
-    const char *argv[16] = {bin()};
-    int n = 1;
-    for (; args[n - 1] && n < 15; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    ck_assert(pid >= 0);
-    if (pid == 0) {
-        dup2(fo, 1);
-        dup2(fe, 2);
-        if (env && strchr(env, '='))
-            putenv((char *)env);
-        else if (env)
-            unsetenv(env);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    int st = 0;
-    ck_assert(waitpid(pid, &st, 0) == pid);
-    ck_assert_msg(WIFEXITED(st), "glgemm did not exit (signal %d)", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    r->rc = WEXITSTATUS(st);
-    slurp(fo, r->out, sizeof r->out);
-    slurp(fe, r->err, sizeof r->err);
+    tu_result t;
+    tu_exec(NULL, env, args, &t);
+    ck_assert_msg(t.sig == 0, "glgemm did not exit (signal %d)", t.sig);
+    r->rc = t.status;
+    snprintf(r->out, sizeof r->out, "%s", t.out);
+    snprintf(r->err, sizeof r->err, "%s", t.err);
+    tu_result_free(&t);
 }
 
 static int count_lines(const char *s)

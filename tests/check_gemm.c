@@ -22,6 +22,7 @@
 #include "gen/pack.h"
 #include "base/reference.h"
 #include "glhost/run.h"
+#include "tests/cli_util.h"
 #include "tests/gemm_util.h"
 #include "tests/suites.h"
 
@@ -324,12 +325,6 @@ END_TEST
 
 static char tmpdir[64];
 
-static const char *bin(void)
-{
-    const char *b = getenv("GLGEMM_BIN");
-    return b && *b ? b : "./glgemm";
-}
-
 static void make_tmpdir(void)
 {
     strcpy(tmpdir, "/tmp/glgemm-gemm-XXXXXX");
@@ -364,30 +359,20 @@ static void remove_tmpdir(void)
     rmdir(tmpdir);
 }
 
-/* Runs `glgemm run ARGS` with stdout and stderr to files in tmpdir; returns
- * the exit status; out/errtext (may be NULL) get the texts. */
+/* Runs `glgemm run ARGS` in tmpdir (tests/cli_util.h); returns the exit
+ * status; out/errtext (may be NULL) get the texts (cut to fit). */
 static int run_cli(const char *args, char *out, size_t outlen, char *errtext, size_t errlen)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd %s && %s run %s >stdout.txt 2>stderr.txt", tmpdir, bin(), args);
-    int st = system(cmd);
-    ck_assert_msg(st != -1 && WIFEXITED(st), "could not run %s", cmd);
-    const char *names[2] = {"stdout.txt", "stderr.txt"};
-    char *bufs[2] = {out, errtext};
-    size_t lens[2] = {outlen, errlen};
-    for (int i = 0; i < 2; i++) {
-        char p[600];
-        snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
-        if (bufs[i]) {
-            FILE *f = fopen(p, "r");
-            size_t got = f ? fread(bufs[i], 1, lens[i] - 1, f) : 0;
-            bufs[i][got] = '\0';
-            if (f)
-                fclose(f);
-        }
-        unlink(p);
-    }
-    return WEXITSTATUS(st);
+    char full[2048], *o, *e;
+    snprintf(full, sizeof full, "run %s", args);
+    int rc = tu_run(tmpdir, NULL, full, &o, &e);
+    if (out)
+        snprintf(out, outlen, "%s", o);
+    if (errtext)
+        snprintf(errtext, errlen, "%s", e);
+    free(o);
+    free(e);
+    return rc;
 }
 
 START_TEST(cli_run_line_and_csv)

@@ -10,6 +10,7 @@
 
 #include "gen/gen.h"
 #include "base/spirv.h"
+#include "tests/cli_util.h"
 #include "tests/gen_grid.h"
 #include "tests/suites.h"
 
@@ -646,13 +647,13 @@ END_TEST
 /* The whole folder, through the CLI: same files, same bytes. */
 START_TEST(shaders_dir_matches_cli)
 {
-    const char *bin = getenv("GLGEMM_BIN");
-    if (!bin)
-        bin = "./glgemm";
     char dir[] = "/tmp/glgemm-shaders-XXXXXX", cmd[512];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "%s gen --write-shaders %s", bin, dir);
-    ck_assert_int_eq(system(cmd), 0);
+    const char *args[] = {"gen", "--write-shaders", dir, NULL};
+    tu_result r;
+    tu_exec(NULL, NULL, args, &r);
+    ck_assert_msg(r.status == 0, "glgemm gen --write-shaders: exit %d; stderr: %s", r.status, r.err);
+    tu_result_free(&r);
     snprintf(cmd, sizeof cmd, "diff -r shaders %s >&2", dir);
     int rc = system(cmd);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -663,19 +664,17 @@ END_TEST
 
 /* ---- glgemm gen on the command line ---- */
 
-static int run_cli(const char *args, char *out, size_t outlen)
+/* Runs glgemm ARGS (tests/cli_util.h): its exit status; stdout and stderr
+ * into the buffers. */
+static int run_cli(const char *args, char *out, size_t outlen, char *err, size_t errlen)
 {
-    const char *bin = getenv("GLGEMM_BIN");
-    if (!bin)
-        bin = "./glgemm";
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t n = fread(out, 1, outlen - 1, p);
-    out[n] = '\0';
-    int rc = pclose(p);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    char *o, *e;
+    int rc = tu_run(NULL, NULL, args, &o, &e);
+    snprintf(out, outlen, "%s", o);
+    snprintf(err, errlen, "%s", e);
+    free(o);
+    free(e);
+    return rc;
 }
 
 static const struct {
@@ -694,16 +693,18 @@ static const struct {
 
 START_TEST(cli_gen_bad)
 {
-    char out[1024];
-    ck_assert_int_eq(run_cli(cli_bad[_i].args, out, sizeof out), 2);
-    ck_assert_str_eq(out, cli_bad[_i].output);
+    char out[1024], err[1024];
+    ck_assert_int_eq(run_cli(cli_bad[_i].args, out, sizeof out, err, sizeof err), 2);
+    ck_assert_str_eq(err, cli_bad[_i].output);
+    ck_assert_str_eq(out, "");
 }
 END_TEST
 
 START_TEST(cli_gen_output)
 {
-    static char out[1 << 16];
-    ck_assert_int_eq(run_cli("gen nv-multi,mrt=1x2 --m 30 --n 20 --k 50", out, sizeof out), 0);
+    static char out[1 << 16], err[4096];
+    ck_assert_int_eq(run_cli("gen nv-multi,mrt=1x2 --m 30 --n 20 --k 50", out, sizeof out, err, sizeof err), 0);
+    ck_assert_str_eq(err, "");
     char *text = emit("nv-multi,mrt=1x2", 30, 20, 50);
     ck_assert_str_eq(out, text);
     free(text);
@@ -712,8 +713,9 @@ START_TEST(cli_gen_output)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/s.frag", dir);
     snprintf(args, sizeof args, "gen tfjs --size 48 -o %s", path);
-    ck_assert_int_eq(run_cli(args, out, sizeof out), 0);
+    ck_assert_int_eq(run_cli(args, out, sizeof out, err, sizeof err), 0);
     ck_assert_str_eq(out, "");
+    ck_assert_str_eq(err, "");
     char *file = read_file(path);
     text = emit("tfjs", 48, 48, 48);
     ck_assert_str_eq(file, text);
@@ -728,7 +730,7 @@ START_TEST(cli_gen_output)
     unlink(path);
     rmdir(dir);
     /* --vertex */
-    ck_assert_int_eq(run_cli("gen larsen,profile=120 --vertex", out, sizeof out), 0);
+    ck_assert_int_eq(run_cli("gen larsen,profile=120 --vertex", out, sizeof out, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(out, "attribute vec2 aPos;"));
     /* best from a card's record */
     char cwd[] = "/tmp/glgemm-best-XXXXXX";
@@ -737,17 +739,12 @@ START_TEST(cli_gen_output)
     snprintf(cmd, sizeof cmd, "mkdir -p %s/results/test-card && printf 'mrt=1x2,mc=2x2,np=8,unroll=0,"
              "profile=330,compiler=glsl,acc=blend 12.5\\n' > %s/results/test-card/best-32x32x32.txt", cwd, cwd);
     ck_assert_int_eq(system(cmd), 0);
-    const char *bin = getenv("GLGEMM_BIN");
-    char abs[1024];
-    ck_assert_ptr_nonnull(realpath(bin ? bin : "./glgemm", abs));
-    snprintf(cmd, sizeof cmd, "cd %s && %s gen best,np=4 --card test-card --size 32", cwd, abs);
-    FILE *p = popen(cmd, "r");
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    ck_assert_int_eq(pclose(p), 0);
+    char *best_out;
+    ck_assert_int_eq(tu_run(cwd, NULL, "gen best,np=4 --card test-card --size 32", &best_out, NULL), 0);
+    snprintf(out, sizeof out, "%s", best_out);
+    free(best_out);
     ck_assert_ptr_nonnull(strstr(out, "variant: mrt=1x2,mc=2x2,np=4,unroll=0,profile=330,compiler=glsl,acc=blend,store=f32\n"));
-    snprintf(cmd, sizeof cmd, "rm -rf %s", cwd);
-    ck_assert_int_eq(system(cmd), 0);
+    tu_rm_rf(cwd);
 }
 END_TEST
 

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +18,9 @@
 #include "glhost/context.h"
 #include "glhost/probe.h"
 #include "glhost/probe_internal.h"
+#include "tests/cli_util.h"
 #include "tests/suites.h"
 
-extern char **environ;
 
 static gg_ctx *make_ctx(void)
 {
@@ -501,33 +500,17 @@ END_TEST
 
 /* ---- the command -------------------------------------------------------- */
 
-static const char *glgemm_bin(void)
-{
-    const char *b = getenv("GLGEMM_BIN");
-    return b && *b ? b : "./glgemm";
-}
-
-/* Runs glgemm with args; stdout and stderr to files.  Returns the exit status. */
+/* Runs glgemm with args (tests/cli_util.h); stdout and stderr to the files
+ * out and errf.  Returns the exit status. */
 static int run_cli(const char *const *args, const char *out, const char *errf)
 {
-    const char *argv[16];
-    int n = 0;
-    argv[n++] = glgemm_bin();
-    for (; *args && n < 15; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    ck_assert_msg(rc == 0, "cannot run %s: %s (set GLGEMM_BIN)", argv[0], strerror(rc));
-    int status;
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    ck_assert_msg(WIFEXITED(status), "%s died by a signal", argv[0]);
-    return WEXITSTATUS(status);
+    tu_result r;
+    tu_exec(NULL, NULL, args, &r);
+    ck_assert_msg(r.sig == 0, "glgemm %s died by signal %d", args[0], r.sig);
+    tu_write(out, r.out);
+    tu_write(errf, r.err);
+    tu_result_free(&r);
+    return r.status;
 }
 
 static int count_lines(const char *path)

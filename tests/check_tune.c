@@ -10,34 +10,18 @@
 #include "tests/cli_util.h"
 #include "tests/suites.h"
 
-static const char *bin(void)
-{
-    const char *b = getenv("GLGEMM_BIN");
-    return b ? b : "./glgemm";
-}
-
-/* Runs the binary with args; stdout and stderr into the buffers. */
+/* Runs `glgemm tune ARGS` (tests/cli_util.h); stdout and stderr into the
+ * buffers (cut to fit). */
 static int run(const char *args, char *out, size_t outlen, char *err, size_t errlen)
 {
-    char dir[] = "/tmp/glgemm-tune-cli-XXXXXX", cmd[2048], po[128], pe[128];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(po, sizeof po, "%s/out", dir);
-    snprintf(pe, sizeof pe, "%s/err", dir);
-    snprintf(cmd, sizeof cmd, "%s tune %s >%s 2>%s", bin(), args, po, pe);
-    int st = system(cmd);
-    const char *paths[2] = {po, pe};
-    char *bufs[2] = {out, err};
-    size_t lens[2] = {outlen, errlen};
-    for (int i = 0; i < 2; i++) {
-        FILE *f = fopen(paths[i], "r");
-        size_t n = f ? fread(bufs[i], 1, lens[i] - 1, f) : 0;
-        bufs[i][n] = '\0';
-        if (f)
-            fclose(f);
-        unlink(paths[i]);
-    }
-    rmdir(dir);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char full[2048], *o, *e;
+    snprintf(full, sizeof full, "tune %s", args);
+    int rc = tu_run(NULL, NULL, full, &o, &e);
+    snprintf(out, outlen, "%s", o);
+    snprintf(err, errlen, "%s", e);
+    free(o);
+    free(e);
+    return rc;
 }
 
 static const struct {
@@ -159,8 +143,7 @@ START_TEST(test_real_tune_and_resume)
     ck_assert_int_eq(rc, 2);
     ck_assert_ptr_nonnull(strstr(err, "header"));
     ck_assert_int_eq(count_lines(rec), 1);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    tu_rm_rf(dir);
 }
 END_TEST
 
