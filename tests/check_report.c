@@ -1277,14 +1277,15 @@ END_TEST
 /* For every results/<card>/report.md in the repository (the suite runs from
  * its root): the figures it shows exist and are SVG, its Figure 5 table is
  * the bench CSV beside it, and `glgemm gen best --card` writes, for each
- * best file, exactly the shader committed in shaders/. */
+ * best file, exactly the shader committed in shaders/.  The repository
+ * holds results: no results/ folder, no report, no bench row or no best
+ * file fails the case rather than passing it with nothing looked at. */
 START_TEST(committed_results_are_whole)
 {
     DIR *top = opendir("results");
-    if (!top)
-        return; /* nothing committed yet */
+    ck_assert_msg(top != NULL, "no results/ folder: run the suite from the repository root");
     struct dirent *e;
-    int reports = 0;
+    int reports = 0, bench_rows = 0, bests = 0;
     while ((e = readdir(top))) {
         if (e->d_name[0] == '.')
             continue;
@@ -1306,25 +1307,29 @@ START_TEST(committed_results_are_whole)
             static gg_bench b;
             char err[512];
             gg_bench_path(path, sizeof path, "results", e->d_name, m, n, k);
-            if (gg_bench_read(path, &b, err, sizeof err) == 0)
-                for (int i = 0; i < GG_BENCH_NROWS; i++) {
-                    if (!b.rows[i].present)
-                        continue;
-                    char cells[12][256];
-                    ck_assert_int_eq(md_row(md, gg_bench_names[i], cells), 7);
-                    ck_assert_msg(near(strtod(cells[4], NULL), b.rows[i].m.gflops),
-                                  "%s: %s GFLOP/s %s vs %g", card, gg_bench_names[i], cells[4],
-                                  b.rows[i].m.gflops);
-                }
+            ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0,
+                          "%s/report.md: its bench CSV: %s", card, err);
+            for (int i = 0; i < GG_BENCH_NROWS; i++) {
+                if (!b.rows[i].present)
+                    continue;
+                bench_rows++;
+                char cells[12][256];
+                ck_assert_int_eq(md_row(md, gg_bench_names[i], cells), 7);
+                ck_assert_msg(near(strtod(cells[4], NULL), b.rows[i].m.gflops),
+                              "%s: %s GFLOP/s %s vs %g", card, gg_bench_names[i], cells[4],
+                              b.rows[i].m.gflops);
+            }
             free(md);
         }
         DIR *d = opendir(card);
+        ck_assert_msg(d != NULL, "cannot list %s", card);
         struct dirent *f;
-        while (d && (f = readdir(d))) {
+        while ((f = readdir(d))) {
             int m, n, k, used = 0;
             if (sscanf(f->d_name, "best-%dx%dx%d.txt%n", &m, &n, &k, &used) != 3 ||
                 f->d_name[used])
                 continue;
+            bests++;
             char args[512], *out, *err;
             snprintf(args, sizeof args, "gen best --card %s --m %d --n %d --k %d", e->d_name, m, n,
                      k);
@@ -1337,11 +1342,12 @@ START_TEST(committed_results_are_whole)
             free(out);
             free(err);
         }
-        if (d)
-            closedir(d);
+        closedir(d);
     }
     closedir(top);
-    (void)reports;
+    ck_assert_msg(reports > 0, "no results/<card>/report.md to check");
+    ck_assert_msg(bench_rows > 0, "no bench row in the reports' bench CSVs");
+    ck_assert_msg(bests > 0, "no results/<card>/best-MxNxK.txt to check");
 }
 END_TEST
 
