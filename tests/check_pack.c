@@ -244,6 +244,10 @@ Suite *make_pack_suite(void)
 {
     Suite *s = suite_create("pack");
     TCase *tc = tcase_create("pack");
+    /* "pure": no state outside the case (environment, folders, files), so
+     * the cases may run without a fork of their own (make sanitize-ci runs
+     * them so, sparing a leak check per case). */
+    tcase_set_tags(tc, "pure");
     tcase_add_loop_test(tc, pack_inputs, 0, NPACK * NMRT * NSIZE * 4);
     tcase_add_loop_test(tc, pack_targets_round_trip, 0, NPACK * NMRT * NSIZE * 2);
     tcase_add_loop_test(tc, pack_blocks_of_split, 0, NPACK * NMRT * 2);

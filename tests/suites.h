@@ -1,8 +1,10 @@
 /* One make_*_suite() per module, listed once in GG_SUITES below;
  * tests/check_main.c runs them all.
  * Tags: "gl" cases need a GL context (llvmpipe is enough), "glfw" an X
- * display, "slow" take more than a few seconds.  Select with Check's
- * CK_INCLUDE_TAGS / CK_EXCLUDE_TAGS, e.g. CK_EXCLUDE_TAGS=slow. */
+ * display, "slow" take more than a few seconds, "pure" change nothing
+ * outside the case (no environment, folder or file), so they may run
+ * without a fork each (CK_FORK=no).  Select with Check's CK_INCLUDE_TAGS /
+ * CK_EXCLUDE_TAGS, e.g. CK_EXCLUDE_TAGS=slow. */
 #ifndef GLGEMM_TEST_SUITES_H
 #define GLGEMM_TEST_SUITES_H
 
