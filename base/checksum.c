@@ -257,22 +257,22 @@ static int check_samples(const state *s, uint64_t seed, int samples, char *why, 
             return 1;
     uint64_t st = seed ^ 0x5A5A5A5A5A5A5A5Aull;
     for (int t = 4; t < samples; t++) {
-        int i = (int)(gg_splitmix64(&st) % (uint64_t)m);
-        int j = (int)(gg_splitmix64(&st) % (uint64_t)n);
+        int i = (int)(gen_splitmix64(&st) % (uint64_t)m);
+        int j = (int)(gen_splitmix64(&st) % (uint64_t)n);
         if (check_element(s, i, j, why, len))
             return 1;
     }
     return 0;
 }
 
-int gg_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,
+int base_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,
                        int samples, char *why, size_t whylen)
 {
     if (g->m <= 0 || g->n <= 0)
         return 0;
     size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)(g->k > 0 ? g->k : 1);
     size_t mn = m > n ? m : n;
-    state s = {g, c, ldc, gg_verify_bound(g->k), false, NULL, NULL};
+    state s = {g, c, ldc, base_verify_bound(g->k), false, NULL, NULL};
     s.good = malloc(m * sizeof *s.good);
     s.lim = malloc(m * sizeof *s.lim);
     float *x = malloc(mn * sizeof *x);
@@ -285,13 +285,13 @@ int gg_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint6
     if (s.finite_in) {
         rc = check_bounds(&s, why, whylen);
         if (!rc) {
-            gg_fill_uniform(x, n, seed, 7);
+            base_fill_uniform(x, n, seed, 7);
             for (size_t j = 0; j < n; j++)
                 x[j] = 1.5f + 0.5f * x[j];
             rc = check_rows(&s, x, d, d + k, why, whylen);
         }
         if (!rc) {
-            gg_fill_uniform(x, m, seed, 8);
+            base_fill_uniform(x, m, seed, 8);
             for (size_t i = 0; i < m; i++)
                 x[i] = 1.5f + 0.5f * x[i];
             double *dn = d + 2 * k;

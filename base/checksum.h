@@ -38,7 +38,7 @@ typedef struct {
 /* c: m x n, row stride ldc.  seed picks x, w and the samples.  Returns 0
  * (pass), 1 (fail, one line in why naming the check and where), or -1 (out
  * of memory). */
-int gg_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,
+int base_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,
                        int samples, char *why, size_t whylen);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-double gg_now_s(void)
+double base_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -17,14 +17,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double gg_median(double *v, int n)
+double base_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double gg_spread(double *v, int n)
+double base_spread(double *v, int n)
 {
-    double med = gg_median(v, n);
+    double med = base_median(v, n);
     return n > 1 && med > 0 ? (v[n - 1] - v[0]) / med : 0;
 }

@@ -15,15 +15,15 @@ static void all_cores(void)
     openblas_set_num_threads(cpus > 0 ? (int)cpus : 1);
 }
 
-int gg_cpu_threads(void)
+int base_cpu_threads(void)
 {
     return openblas_get_num_threads();
 }
 
-int gg_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
+int base_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
                  gg_measurement *out, char *err, size_t errlen)
 {
-    gg_measurement_init(out);
+    base_measurement_init(out);
     int reps = p->reps > 0 ? p->reps : 1;
     size_t mn = (size_t)in->m * (size_t)in->n;
     float *c = malloc(mn * sizeof *c);
@@ -41,18 +41,18 @@ int gg_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *r
             memset(c, 0, mn * sizeof *c); /* BLAS does not read C when beta is 0 */
         else
             memcpy(c, in->c0, mn * sizeof *c);
-        double t0 = gg_now_s();
+        double t0 = base_now_s();
         cblas_sgemm(CblasRowMajor, in->transa ? CblasTrans : CblasNoTrans,
                     in->transb ? CblasTrans : CblasNoTrans, in->m, in->n, in->k, p->alpha, in->a,
                     in->lda, in->b, in->ldb, p->beta, c, in->n);
-        double dt = gg_now_s() - t0;
+        double dt = base_now_s() - t0;
         if (r >= 0)
             t[r] = dt;
     }
-    out->seconds = gg_median(t, reps);
+    out->seconds = base_median(t, reps);
     out->passes = 0;
     gg_verdict vd;
-    gg_verify(ref, c, &vd);
+    base_verify(ref, c, &vd);
     out->rel_err = vd.rel_err;
     if (!vd.pass) {
         out->status = GG_WRONG_RESULT;
@@ -65,7 +65,7 @@ int gg_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *r
     return 0;
 }
 
-char *gg_cpu_model(char *buf, size_t len)
+char *base_cpu_model(char *buf, size_t len)
 {
     snprintf(buf, len, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");

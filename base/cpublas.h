@@ -10,7 +10,7 @@
  *    C is reset to C0 (beta != 0) outside the timed region; each call is
  *    timed on CLOCK_MONOTONIC; seconds is the median.  compile, upload and
  *    read-back are 0 (there are none); gpu_s is -1.
- *  - The last call's C is judged by gg_verify against ref, as a GPU result
+ *  - The last call's C is judged by base_verify against ref, as a GPU result
  *    is: wrong_result (gflops 0) on failure.  GFLOP/s = 2*m*n*k / seconds.
  *  - passes is 0 (no render passes).  Out of memory: status gl_error is not
  *    apt, so the function returns -1 with one line in err instead.
@@ -25,13 +25,13 @@
 #include "base/reference.h"
 
 /* 0 with *out filled (ok or wrong_result), or -1 with one line in err. */
-int gg_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
+int base_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
                  gg_measurement *out, char *err, size_t errlen);
 
-/* The threads OpenBLAS uses (after gg_cpu_sgemm: all online CPUs). */
-int gg_cpu_threads(void);
+/* The threads OpenBLAS uses (after base_cpu_sgemm: all online CPUs). */
+int base_cpu_threads(void);
 
 /* "AMD EPYC" (first "model name" of /proc/cpuinfo, else "unknown") into buf. */
-char *gg_cpu_model(char *buf, size_t len);
+char *base_cpu_model(char *buf, size_t len);
 
 #endif

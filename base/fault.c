@@ -12,11 +12,11 @@ static long eval_no; /* evaluations counted by this process (and its parents) */
 static const char *const known[] = {"hang", "crash", "gl_error", "fbo_incomplete",
                                     "wrong_result", "disk_full", "compile_hang", "lose_context"};
 
-void gg_fault_next_eval(void) { eval_no++; }
-long gg_fault_eval_count(void) { return eval_no; }
-void gg_fault_set_eval(long n) { eval_no = n; }
+void base_fault_next_eval(void) { eval_no++; }
+long base_fault_eval_count(void) { return eval_no; }
+void base_fault_set_eval(long n) { eval_no = n; }
 
-bool gg_fault(const char *name)
+bool base_fault(const char *name)
 {
     static bool warned;
     const char *spec = getenv("GLGEMM_FAULT");
@@ -44,13 +44,13 @@ bool gg_fault(const char *name)
     return want == 0 || want == (eval_no ? eval_no : 1);
 }
 
-void gg_fault_hang(void)
+void base_fault_hang(void)
 {
     for (;;)
         pause();
 }
 
-void gg_fault_crash(void)
+void base_fault_crash(void)
 {
     signal(SIGSEGV, SIG_DFL); /* ASan's handler would turn it into exit 1 */
     raise(SIGSEGV);

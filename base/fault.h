@@ -3,12 +3,12 @@
  * Compiled in always, inert unless the environment variable GLGEMM_FAULT is
  * set: GLGEMM_FAULT=<name>[:<n>] makes the hook of that name fire, in every
  * evaluation, or with :n only in the n-th one (the parent counts the
- * evaluations it isolates with gg_fault_next_eval(); the child inherits the
+ * evaluations it isolates with base_fault_next_eval(); the child inherits the
  * count through fork; a process that counted none, glgemm run, is at
  * evaluation 1).  The hooks sit where the fault would really happen:
  *   hang            glhost/run.c, mid-pass: the evaluation never finishes
- *                   (gg_fault_hang) -> the tuner's watchdog: timeout
- *   crash           glhost/run.c, mid-pass: SIGSEGV (gg_fault_crash)
+ *                   (base_fault_hang) -> the tuner's watchdog: timeout
+ *   crash           glhost/run.c, mid-pass: SIGSEGV (base_fault_crash)
  *                   -> the tuner: context_lost naming the signal
  *   gl_error        glhost/run.c, mid-pass: an invalid GL call -> gl_error
  *   fbo_incomplete  glhost/run.c: a zero-size render target -> fbo_incomplete
@@ -28,18 +28,18 @@
 #include <stdbool.h>
 
 /* True when GLGEMM_FAULT names this fault and the evaluation matches. */
-bool gg_fault(const char *name);
+bool base_fault(const char *name);
 
 /* The parent starts evaluation number (count + 1). */
-void gg_fault_next_eval(void);
+void base_fault_next_eval(void);
 /* The count now (the evaluator sends it to its worker), and the worker's
  * side: this is evaluation number n. */
-long gg_fault_eval_count(void);
-void gg_fault_set_eval(long n);
+long base_fault_eval_count(void);
+void base_fault_set_eval(long n);
 
 /* The faults' actions: sleep until killed; die of SIGSEGV (the default
  * action, whatever handler a sanitizer installed). */
-_Noreturn void gg_fault_hang(void);
-_Noreturn void gg_fault_crash(void);
+_Noreturn void base_fault_hang(void);
+_Noreturn void base_fault_crash(void);
 
 #endif

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int gg_write_full(int fd, const void *buf, size_t len)
+int base_write_full(int fd, const void *buf, size_t len)
 {
     size_t done = 0;
     while (done < len) {
@@ -24,7 +24,7 @@ int gg_write_full(int fd, const void *buf, size_t len)
     return 0;
 }
 
-int gg_write_atomic_fill(const char *path, int mode, gg_fill_fn fill, void *user,
+int base_write_atomic_fill(const char *path, int mode, gg_fill_fn fill, void *user,
                          const char **step, int *errnum)
 {
     /* Temporary name ".<base>.tmp-XXXXXX" beside the destination. */
@@ -97,22 +97,22 @@ typedef struct {
 static int fill_text(int fd, void *user)
 {
     const text_fill *t = user;
-    return gg_write_full(fd, t->data, t->len);
+    return base_write_full(fd, t->data, t->len);
 }
 
-int gg_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
+int base_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
     text_fill t = {data, len};
     const char *step;
     int e;
-    if (gg_write_atomic_fill(path, -1, fill_text, &t, &step, &e)) {
+    if (base_write_atomic_fill(path, -1, fill_text, &t, &step, &e)) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
         return -1;
     }
     return 0;
 }
 
-int gg_mkdirs(const char *path, char *err, size_t errlen)
+int base_mkdirs(const char *path, char *err, size_t errlen)
 {
     char buf[4096];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
@@ -140,7 +140,7 @@ int gg_mkdirs(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-char *gg_read_text(const char *path, size_t max, size_t *len, char *err, size_t errlen)
+char *base_read_text(const char *path, size_t max, size_t *len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {

@@ -8,19 +8,19 @@
 #include "gen/util.h"
 #include "base/npy.h"
 
-void gg_fill_uniform(float *dst, size_t count, uint64_t seed, unsigned stream)
+void base_fill_uniform(float *dst, size_t count, uint64_t seed, unsigned stream)
 {
     /* Each stream starts from a scrambled (seed, stream) pair. */
     uint64_t st = seed ^ ((uint64_t)(stream + 1) << 56);
-    st = gg_splitmix64(&st);
+    st = gen_splitmix64(&st);
     for (size_t i = 0; i < count; i++) {
         /* 24 random bits -> (u - 2^23) / 2^23: exact in float, in [-1, 1). */
-        int32_t u = (int32_t)(gg_splitmix64(&st) >> 40);
+        int32_t u = (int32_t)(gen_splitmix64(&st) >> 40);
         dst[i] = (float)(u - (1 << 23)) * (1.0f / 8388608.0f);
     }
 }
 
-void gg_inputs_free(gg_inputs *in)
+void base_inputs_free(gg_inputs *in)
 {
     free(in->a);
     free(in->b);
@@ -36,7 +36,7 @@ static float *alloc_matrix(int rows, int cols)
 static int from_seed(const gg_problem *p, gg_inputs *in, char *err, size_t n)
 {
     if (p->m < 1 || p->n < 1 || p->k < 1)
-        return gg_fail(err, n, "problem size %dx%dx%d: m, n and k must be at least 1", p->m, p->n,
+        return gen_fail(err, n, "problem size %dx%dx%d: m, n and k must be at least 1", p->m, p->n,
                        p->k);
     in->m = p->m;
     in->n = p->n;
@@ -46,11 +46,11 @@ static int from_seed(const gg_problem *p, gg_inputs *in, char *err, size_t n)
     if (p->beta != 0.0f)
         in->c0 = alloc_matrix(p->m, p->n);
     if (!in->a || !in->b || (p->beta != 0.0f && !in->c0))
-        return gg_fail(err, n, "out of memory for the %dx%dx%d inputs", p->m, p->n, p->k);
-    gg_fill_uniform(in->a, (size_t)p->m * (size_t)p->k, p->seed, 0);
-    gg_fill_uniform(in->b, (size_t)p->k * (size_t)p->n, p->seed, 1);
+        return gen_fail(err, n, "out of memory for the %dx%dx%d inputs", p->m, p->n, p->k);
+    base_fill_uniform(in->a, (size_t)p->m * (size_t)p->k, p->seed, 0);
+    base_fill_uniform(in->b, (size_t)p->k * (size_t)p->n, p->seed, 1);
     if (in->c0)
-        gg_fill_uniform(in->c0, (size_t)p->m * (size_t)p->n, p->seed, 2);
+        base_fill_uniform(in->c0, (size_t)p->m * (size_t)p->n, p->seed, 2);
     return 0;
 }
 
@@ -58,28 +58,28 @@ static int from_files(const gg_problem *p, gg_inputs *in, char *err, size_t n)
 {
     int ar, ac, br, bc, cr, cc;
     if (!p->a_path || !p->b_path)
-        return gg_fail(err, n, "%s",
+        return gen_fail(err, n, "%s",
                        p->c_path && !p->a_path && !p->b_path ? "--c needs --a and --b"
                                                           : "--a and --b go together");
-    if (gg_npy_read(p->a_path, &in->a, &ar, &ac, err, n) ||
-        gg_npy_read(p->b_path, &in->b, &br, &bc, err, n))
+    if (base_npy_read(p->a_path, &in->a, &ar, &ac, err, n) ||
+        base_npy_read(p->b_path, &in->b, &br, &bc, err, n))
         return -1;
     /* As stored: A is m x k (k x m with transa), B is k x n (n x k with transb). */
     int m = p->transa ? ac : ar, ka = p->transa ? ar : ac;
     int nn = p->transb ? br : bc, kb = p->transb ? bc : br;
     if (ka != kb)
-        return gg_fail(err, n,
+        return gen_fail(err, n,
                        "inner dimensions differ: %s is %dx%d%s, %s is %dx%d%s (k %d vs %d)",
                        p->a_path, ar, ac, p->transa ? " (transposed)" : "", p->b_path, br, bc,
                        p->transb ? " (transposed)" : "", ka, kb);
     if (p->c_path) {
-        if (gg_npy_read(p->c_path, &in->c0, &cr, &cc, err, n))
+        if (base_npy_read(p->c_path, &in->c0, &cr, &cc, err, n))
             return -1;
         if (cr != m || cc != nn)
-            return gg_fail(err, n, "%s is %dx%d but op(A)*op(B) is %dx%d", p->c_path, cr, cc, m,
+            return gen_fail(err, n, "%s is %dx%d but op(A)*op(B) is %dx%d", p->c_path, cr, cc, m,
                            nn);
     } else if (p->beta != 0.0f) {
-        return gg_fail(err, n, "--beta %g needs --c FILE with the C input when --a/--b are given",
+        return gen_fail(err, n, "--beta %g needs --c FILE with the C input when --a/--b are given",
                        (double)p->beta);
     }
     in->m = m;
@@ -88,7 +88,7 @@ static int from_files(const gg_problem *p, gg_inputs *in, char *err, size_t n)
     return 0;
 }
 
-int gg_inputs_make(const gg_problem *p, gg_inputs *in, char *err, size_t errlen)
+int base_inputs_make(const gg_problem *p, gg_inputs *in, char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
     in->transa = p->transa;
@@ -96,7 +96,7 @@ int gg_inputs_make(const gg_problem *p, gg_inputs *in, char *err, size_t errlen)
     int rc = (p->a_path || p->b_path || p->c_path) ? from_files(p, in, err, errlen)
                                       : from_seed(p, in, err, errlen);
     if (rc) {
-        gg_inputs_free(in);
+        base_inputs_free(in);
         return -1;
     }
     in->lda = in->transa ? in->m : in->k;

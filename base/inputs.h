@@ -34,8 +34,8 @@ typedef struct {
     int lda, ldb; /* stored column counts: transa ? m : k, transb ? k : n */
 } gg_inputs;
 
-int gg_inputs_make(const gg_problem *p, gg_inputs *in, char *err, size_t errlen);
-void gg_inputs_free(gg_inputs *in);
+int base_inputs_make(const gg_problem *p, gg_inputs *in, char *err, size_t errlen);
+void base_inputs_free(gg_inputs *in);
 
 /* op(A)[i][kk] and op(B)[kk][j], whatever the storage. */
 static inline float gg_op_a(const gg_inputs *in, int i, int kk)
@@ -49,6 +49,6 @@ static inline float gg_op_b(const gg_inputs *in, int kk, int j)
 
 /* The generator behind the seeded inputs: fills count floats uniform in
  * [-1, 1) from stream `stream` of `seed` (multiples of 2^-23, exact). */
-void gg_fill_uniform(float *dst, size_t count, uint64_t seed, unsigned stream);
+void base_fill_uniform(float *dst, size_t count, uint64_t seed, unsigned stream);
 
 #endif

@@ -10,12 +10,12 @@ static const char *const status_names[] = {
 _Static_assert(sizeof status_names / sizeof *status_names == GG_STATUS_COUNT,
                "a name for every gg_status");
 
-const char *gg_status_name(gg_status s)
+const char *base_status_name(gg_status s)
 {
     return (unsigned)s < GG_STATUS_COUNT ? status_names[s] : "unknown";
 }
 
-int gg_status_parse(const char *name)
+int base_status_parse(const char *name)
 {
     for (int i = 0; i < GG_STATUS_COUNT; i++)
         if (strcmp(name, status_names[i]) == 0)
@@ -23,7 +23,7 @@ int gg_status_parse(const char *name)
     return -1;
 }
 
-void gg_problem_default(gg_problem *p)
+void base_problem_default(gg_problem *p)
 {
     memset(p, 0, sizeof *p);
     p->m = p->n = p->k = 1024;
@@ -33,7 +33,7 @@ void gg_problem_default(gg_problem *p)
     p->reps = 10;
 }
 
-void gg_measurement_init(gg_measurement *m)
+void base_measurement_init(gg_measurement *m)
 {
     memset(m, 0, sizeof *m);
     m->status = GG_OK;

@@ -2,7 +2,7 @@
  * search/ and the front end.  No GL here, so search/ builds and tests with
  * no GL at all.
  *
- * gg_run_current() (glhost/run.h) runs one variant on one problem on the current
+ * host_run_current() (glhost/run.h) runs one variant on one problem on the current
  * context and fills a gg_measurement: a status from SPEC.md's list, the median
  * time of the passes, GFLOP/s, rel_err, and the compile, upload and read-back
  * times apart.  A failure of the variant is a status, never an abort. */
@@ -30,8 +30,8 @@ typedef enum {
 } gg_status;
 
 /* SPEC.md's spelling ("ok", "wrong_result", ...); parse returns -1 if unknown. */
-const char *gg_status_name(gg_status s);
-int gg_status_parse(const char *name);
+const char *base_status_name(gg_status s);
+int base_status_parse(const char *name);
 
 /* One GEMM problem: C = alpha*op(A)*op(B) + beta*C0, SPEC.md "Problem options". */
 typedef struct {
@@ -44,7 +44,7 @@ typedef struct {
     const char *out_path;                 /* optional .npy output */
 } gg_problem;
 
-void gg_problem_default(gg_problem *p); /* 1024^3, alpha 1, beta 0, seed 1, 10 reps */
+void base_problem_default(gg_problem *p); /* 1024^3, alpha 1, beta 0, seed 1, 10 reps */
 
 typedef struct {
     gg_status status;
@@ -64,6 +64,6 @@ typedef struct {
     char detail[512];     /* one line: why the status is not ok */
 } gg_measurement;
 
-void gg_measurement_init(gg_measurement *m);
+void base_measurement_init(gg_measurement *m);
 
 #endif

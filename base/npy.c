@@ -48,23 +48,23 @@ static int parse_preamble(const unsigned char *buf, size_t have, size_t total,
                           size_t *hoff, size_t *hlen, char *err, size_t n)
 {
     if (have < sizeof MAGIC || memcmp(buf, MAGIC, sizeof MAGIC) != 0)
-        return gg_fail(err, n, "not a .npy file (bad magic)");
+        return gen_fail(err, n, "not a .npy file (bad magic)");
     if (have < 8)
-        return gg_fail(err, n, "truncated .npy header (%zu bytes)", total);
+        return gen_fail(err, n, "truncated .npy header (%zu bytes)", total);
     int major = buf[6], minor = buf[7];
     if ((major != 1 && major != 2 && major != 3) || minor != 0)
-        return gg_fail(err, n, "unsupported .npy format version %d.%d (need 1.0, 2.0 or 3.0)",
+        return gen_fail(err, n, "unsupported .npy format version %d.%d (need 1.0, 2.0 or 3.0)",
                        major, minor);
     size_t off = major == 1 ? 10 : 12;
     if (have < off)
-        return gg_fail(err, n, "truncated .npy header (%zu bytes)", total);
+        return gen_fail(err, n, "truncated .npy header (%zu bytes)", total);
     size_t len = major == 1 ? (size_t)buf[8] | (size_t)buf[9] << 8
                             : (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
                                   (size_t)buf[11] << 24;
     if (len > MAX_HEADER)
-        return gg_fail(err, n, "header length %zu is absurd (more than %u bytes)", len, MAX_HEADER);
+        return gen_fail(err, n, "header length %zu is absurd (more than %u bytes)", len, MAX_HEADER);
     if (len > total - off)
-        return gg_fail(err, n, "header length %zu runs past the end of the file (%zu bytes)", len,
+        return gen_fail(err, n, "header length %zu runs past the end of the file (%zu bytes)", len,
                        total);
     *hoff = off;
     *hlen = len;
@@ -185,53 +185,53 @@ static int parse_dict(const char *s, size_t len, header_fields *h, char *err, si
     int seen_descr = 0, seen_fortran = 0, seen_shape = 0;
     memset(h, 0, sizeof *h);
     if (len == 0 || s[len - 1] != '\n')
-        return gg_fail(err, n, "malformed .npy header: it does not end with a newline");
+        return gen_fail(err, n, "malformed .npy header: it does not end with a newline");
     c.n = len - 1;
     if (!accept(&c, '{'))
-        return gg_fail(err, n, "malformed .npy header: not a dict");
+        return gen_fail(err, n, "malformed .npy header: not a dict");
     for (;;) {
         if (accept(&c, '}'))
             break;
         char key[32];
         if (string_lit(&c, key, sizeof key) || !accept(&c, ':'))
-            return gg_fail(err, n, "malformed .npy header: expected 'key': value at byte %zu",
+            return gen_fail(err, n, "malformed .npy header: expected 'key': value at byte %zu",
                            c.i);
         if (!strcmp(key, "descr")) {
             if (seen_descr++)
-                return gg_fail(err, n, "malformed .npy header: duplicate key 'descr'");
+                return gen_fail(err, n, "malformed .npy header: duplicate key 'descr'");
             if (string_lit(&c, h->descr, sizeof h->descr))
-                return gg_fail(err, n, "unsupported dtype: 'descr' is not a simple type string "
+                return gen_fail(err, n, "unsupported dtype: 'descr' is not a simple type string "
                                     "(need '<f4', little-endian float32)");
         } else if (!strcmp(key, "fortran_order")) {
             if (seen_fortran++)
-                return gg_fail(err, n, "malformed .npy header: duplicate key 'fortran_order'");
+                return gen_fail(err, n, "malformed .npy header: duplicate key 'fortran_order'");
             if (word(&c, "True"))
                 h->fortran = 1;
             else if (word(&c, "False"))
                 h->fortran = 0;
             else
-                return gg_fail(err, n, "malformed .npy header: fortran_order is not True or False");
+                return gen_fail(err, n, "malformed .npy header: fortran_order is not True or False");
         } else if (!strcmp(key, "shape")) {
             if (seen_shape++)
-                return gg_fail(err, n, "malformed .npy header: duplicate key 'shape'");
+                return gen_fail(err, n, "malformed .npy header: duplicate key 'shape'");
             if (shape_tuple(&c, h))
-                return gg_fail(err, n, "malformed .npy header: shape is not a tuple of integers");
+                return gen_fail(err, n, "malformed .npy header: shape is not a tuple of integers");
         } else {
-            return gg_fail(err, n, "malformed .npy header: unexpected key '%s'", key);
+            return gen_fail(err, n, "malformed .npy header: unexpected key '%s'", key);
         }
         if (accept(&c, ','))
             continue;
         if (accept(&c, '}'))
             break;
-        return gg_fail(err, n, "malformed .npy header: expected ',' or '}' at byte %zu", c.i);
+        return gen_fail(err, n, "malformed .npy header: expected ',' or '}' at byte %zu", c.i);
     }
     while (c.i < c.n && c.s[c.i] == ' ')
         c.i++;
     if (c.i != c.n)
-        return gg_fail(err, n, "malformed .npy header: unexpected text after the dict at byte %zu",
+        return gen_fail(err, n, "malformed .npy header: unexpected text after the dict at byte %zu",
                        c.i);
     if (!seen_descr || !seen_fortran || !seen_shape)
-        return gg_fail(err, n, "malformed .npy header: missing key '%s'",
+        return gen_fail(err, n, "malformed .npy header: missing key '%s'",
                        !seen_descr ? "descr" : !seen_fortran ? "fortran_order" : "shape");
     return 0;
 }
@@ -240,18 +240,18 @@ static int parse_dict(const char *s, size_t len, header_fields *h, char *err, si
 static int check_fields(const header_fields *h, int *rows, int *cols, char *err, size_t n)
 {
     if (strcmp(h->descr, "<f4") != 0)
-        return gg_fail(err, n, "unsupported dtype '%s' (need '<f4', little-endian float32)",
+        return gen_fail(err, n, "unsupported dtype '%s' (need '<f4', little-endian float32)",
                        h->descr);
     if (h->fortran)
-        return gg_fail(err, n, "Fortran-order arrays are not supported (fortran_order is True)");
+        return gen_fail(err, n, "Fortran-order arrays are not supported (fortran_order is True)");
     if (h->ndims != 2)
-        return gg_fail(err, n, "array is %d-D with shape %s; need a 2-D matrix", h->ndims,
+        return gen_fail(err, n, "array is %d-D with shape %s; need a 2-D matrix", h->ndims,
                        h->shape_text);
     if (h->dims[0] == 0 || h->dims[1] == 0)
-        return gg_fail(err, n, "shape %s has a zero dimension", h->shape_text);
+        return gen_fail(err, n, "shape %s has a zero dimension", h->shape_text);
     if (h->dim_overflow || h->dims[0] > GG_NPY_MAX_ELEMS || h->dims[1] > GG_NPY_MAX_ELEMS ||
         h->dims[0] * h->dims[1] > (unsigned long long)GG_NPY_MAX_ELEMS)
-        return gg_fail(err, n, "shape %s is absurd (more than %lld elements)", h->shape_text,
+        return gen_fail(err, n, "shape %s is absurd (more than %lld elements)", h->shape_text,
                        GG_NPY_MAX_ELEMS);
     *rows = (int)h->dims[0];
     *cols = (int)h->dims[1];
@@ -264,10 +264,10 @@ static int check_data(size_t data_off, int rows, int cols, size_t total, char *e
     size_t need = (size_t)rows * (size_t)cols * 4;
     size_t have = total - data_off;
     if (have < need)
-        return gg_fail(err, n, "truncated data: shape (%d, %d) needs %zu bytes, the file has %zu",
+        return gen_fail(err, n, "truncated data: shape (%d, %d) needs %zu bytes, the file has %zu",
                        rows, cols, need, have);
     if (have > need)
-        return gg_fail(err, n, "%zu bytes of trailing data after the (%d, %d) array", have - need,
+        return gen_fail(err, n, "%zu bytes of trailing data after the (%d, %d) array", have - need,
                        rows, cols);
     return 0;
 }
@@ -281,7 +281,7 @@ static int parse_meta(const unsigned char *buf, size_t have, size_t total, size_
     if (parse_preamble(buf, have, total, &hoff, &hlen, err, n))
         return -1;
     if (have < hoff + hlen)
-        return gg_fail(err, n, "internal: header not read");
+        return gen_fail(err, n, "internal: header not read");
     if (parse_dict((const char *)buf + hoff, hlen, &h, err, n) ||
         check_fields(&h, rows, cols, err, n))
         return -1;
@@ -289,7 +289,7 @@ static int parse_meta(const unsigned char *buf, size_t have, size_t total, size_
     return check_data(*data_off, *rows, *cols, total, err, n);
 }
 
-int gg_npy_parse(const unsigned char *buf, size_t len, float **data, int *rows, int *cols,
+int base_npy_parse(const unsigned char *buf, size_t len, float **data, int *rows, int *cols,
                  char *err, size_t errlen)
 {
     size_t off;
@@ -300,7 +300,7 @@ int gg_npy_parse(const unsigned char *buf, size_t len, float **data, int *rows, 
     size_t count = (size_t)r * (size_t)c;
     float *d = malloc(count * sizeof *d);
     if (!d)
-        return gg_fail(err, errlen, "out of memory for a (%d, %d) array", r, c);
+        return gen_fail(err, errlen, "out of memory for a (%d, %d) array", r, c);
     memcpy(d, buf + off, count * sizeof *d);
     if (!little_endian())
         swap4(d, count);
@@ -328,7 +328,7 @@ static ssize_t read_full(int fd, void *buf, size_t len)
     return (ssize_t)got;
 }
 
-int gg_npy_read(const char *path, float **data, int *rows, int *cols, char *err,
+int base_npy_read(const char *path, float **data, int *rows, int *cols, char *err,
                 size_t errlen)
 {
     char msg[256];
@@ -337,11 +337,11 @@ int gg_npy_read(const char *path, float **data, int *rows, int *cols, char *err,
     *data = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return gg_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return gen_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return gg_fail(err, errlen, "%s: not a regular file", path);
+        return gen_fail(err, errlen, "%s: not a regular file", path);
     }
     size_t total = (size_t)st.st_size;
     unsigned char pre[12];
@@ -395,7 +395,7 @@ bad:
     close(fd);
     free(head);
     free(d);
-    return gg_fail(err, errlen, "%s: %s", path, msg);
+    return gen_fail(err, errlen, "%s: %s", path, msg);
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -428,7 +428,7 @@ static int size_ok(int rows, int cols)
     return rows >= 1 && cols >= 1 && (long long)rows * cols <= GG_NPY_MAX_ELEMS;
 }
 
-unsigned char *gg_npy_encode(const float *data, int rows, int cols, size_t *len)
+unsigned char *base_npy_encode(const float *data, int rows, int cols, size_t *len)
 {
     unsigned char head[256];
     if (!size_ok(rows, cols))
@@ -460,53 +460,53 @@ static int write_image(int fd, void *user)
     unsigned char head[256];
     size_t hl = build_header(head, sizeof head, rows, cols);
     size_t count = (size_t)rows * (size_t)cols;
-    if (gg_write_full(fd, head, hl))
+    if (base_write_full(fd, head, hl))
         return -1;
     if (little_endian())
-        return gg_write_full(fd, data, count * sizeof *data);
+        return base_write_full(fd, data, count * sizeof *data);
     float chunk[4096];
     for (size_t i = 0; i < count; i += 4096) {
         size_t c = count - i < 4096 ? count - i : 4096;
         memcpy(chunk, data + i, c * sizeof *chunk);
         swap4(chunk, c);
-        if (gg_write_full(fd, chunk, c * sizeof *chunk))
+        if (base_write_full(fd, chunk, c * sizeof *chunk))
             return -1;
     }
     return 0;
 }
 
-int gg_npy_write(const char *path, const float *data, int rows, int cols, char *err,
+int base_npy_write(const char *path, const float *data, int rows, int cols, char *err,
                  size_t errlen)
 {
     if (!size_ok(rows, cols))
-        return gg_fail(err, errlen, "%s: cannot write a (%d, %d) array", path, rows, cols);
+        return gen_fail(err, errlen, "%s: cannot write a (%d, %d) array", path, rows, cols);
     size_t plen = strlen(path);
     if (plen == 0 || path[plen - 1] == '/')
-        return gg_fail(err, errlen, "'%s' is not a file name", path);
+        return gen_fail(err, errlen, "'%s' is not a file name", path);
 
     mode_t mode;
     struct stat st;
     if (lstat(path, &st) == 0) {
         if (!S_ISREG(st.st_mode))
-            return gg_fail(err, errlen, "%s: exists and is not a regular file; not replaced", path);
+            return gen_fail(err, errlen, "%s: exists and is not a regular file; not replaced", path);
         if ((st.st_mode & 0222) == 0)
-            return gg_fail(err, errlen, "%s: exists and is read-only; not replaced", path);
+            return gen_fail(err, errlen, "%s: exists and is read-only; not replaced", path);
         mode = st.st_mode & 07777;
     } else if (errno == ENOENT) {
         mode_t mask = umask(022);
         umask(mask);
         mode = 0666 & ~mask;
     } else {
-        return gg_fail(err, errlen, "%s: %s", path, strerror(errno));
+        return gen_fail(err, errlen, "%s: %s", path, strerror(errno));
     }
 
     image im = {data, rows, cols};
     const char *step;
     int e;
-    if (gg_write_atomic_fill(path, (int)mode, write_image, &im, &step, &e) == 0)
+    if (base_write_atomic_fill(path, (int)mode, write_image, &im, &step, &e) == 0)
         return 0;
     if (!strcmp(step, "create"))
-        return gg_fail(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
+        return gen_fail(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
                        strerror(e));
-    return gg_fail(err, errlen, "%s: %s failed: %s; file not written", path, step, strerror(e));
+    return gen_fail(err, errlen, "%s: %s failed: %s; file not written", path, step, strerror(e));
 }

@@ -9,7 +9,7 @@
  *  - The header is parsed strictly: a Python dict literal with exactly the
  *    keys 'descr', 'fortran_order' and 'shape' (any order, each once, an
  *    optional trailing comma), followed only by spaces and a newline.
- *  - gg_npy_write() is atomic: it writes a temporary file in the destination's
+ *  - base_npy_write() is atomic: it writes a temporary file in the destination's
  *    directory (named ".<name>.tmp-XXXXXX"), fsyncs it and renames it over
  *    the destination.  On any failure the temporary file is removed and the
  *    destination is untouched (absent or the old file).  A destination that
@@ -27,19 +27,19 @@
 /* Parses an in-memory .npy image (len bytes).  On success returns 0 with
  * *data malloc'd (rows*cols floats, row-major) and *rows, *cols set; on
  * failure returns -1, leaves *data NULL and writes one line to err. */
-int gg_npy_parse(const unsigned char *buf, size_t len, float **data, int *rows,
+int base_npy_parse(const unsigned char *buf, size_t len, float **data, int *rows,
                  int *cols, char *err, size_t errlen);
 
-/* Reads the file at path, as gg_npy_parse() does.  Messages name the path. */
-int gg_npy_read(const char *path, float **data, int *rows, int *cols, char *err,
+/* Reads the file at path, as base_npy_parse() does.  Messages name the path. */
+int base_npy_read(const char *path, float **data, int *rows, int *cols, char *err,
                 size_t errlen);
 
 /* Serialises rows x cols floats as a version 1.0 .npy image, malloc'd, its
  * length in *len.  NULL when out of memory or rows/cols are not >= 1. */
-unsigned char *gg_npy_encode(const float *data, int rows, int cols, size_t *len);
+unsigned char *base_npy_encode(const float *data, int rows, int cols, size_t *len);
 
 /* Writes atomically (see above).  Returns 0, or -1 with one line in err. */
-int gg_npy_write(const char *path, const float *data, int rows, int cols, char *err,
+int base_npy_write(const char *path, const float *data, int rows, int cols, char *err,
                  size_t errlen);
 
 #endif

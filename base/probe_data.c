@@ -6,7 +6,7 @@
  *   fetch,<fmt>-<path>-<pattern>,<Gtexel/s and GB/s>   (path: texelfetch,
  *     image, buffer; the GEMM patterns)
  *   imagestore,rgba32f-<n>-per-fragment,<Gtexel/s and GB/s>
- * Written whole or not at all (base/fileio.h's gg_write_atomic). */
+ * Written whole or not at all (base/fileio.h's base_write_atomic). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,57 +17,57 @@
 #include "base/probe_data.h"
 
 static const char *header = "metric,variant,value,unit";
-const char *const gg_fetch_fmt_names[GG_FETCH_NFMT] = {"r32f", "rgba32f", "rgba16f"};
-const char *const gg_fetch_pat_names[GG_FETCH_NPAT] = {"friendly", "hostile", "gemm-2x4-4x1",
+const char *const base_fetch_fmt_names[GG_FETCH_NFMT] = {"r32f", "rgba32f", "rgba16f"};
+const char *const base_fetch_pat_names[GG_FETCH_NPAT] = {"friendly", "hostile", "gemm-2x4-4x1",
                                                        "gemm-4x2-1x4"};
 
-const int gg_probe_store_texels[GG_PROBE_NSTORE] = {1, 4, 16, 64};
+const int base_probe_store_texels[GG_PROBE_NSTORE] = {1, 4, 16, 64};
 
-int gg_fetch_bytes(int fmt)
+int base_fetch_bytes(int fmt)
 {
     return fmt == GG_FETCH_R32F ? 4 : fmt == GG_FETCH_RGBA16F ? 8 : 16;
 }
 
-bool gg_probe_fetch_required(int fmt, int pat)
+bool base_probe_fetch_required(int fmt, int pat)
 {
     return fmt != GG_FETCH_RGBA16F && pat != GG_FETCH_GEMM24 && pat != GG_FETCH_GEMM42;
 }
 
-bool gg_probe_fetch_measured(int fmt, int pat)
+bool base_probe_fetch_measured(int fmt, int pat)
 {
-    if (gg_probe_fetch_required(fmt, pat))
+    if (base_probe_fetch_required(fmt, pat))
         return true;
     /* The GEMM patterns for the 4-channel formats the GEMM reads; RGBA16F
      * also cache-friendly, beside RGBA32F's. */
     return fmt != GG_FETCH_R32F && pat != GG_FETCH_HOSTILE;
 }
 
-bool gg_probe_path_measured(int fmt, int path, int pat)
+bool base_probe_path_measured(int fmt, int path, int pat)
 {
     if (path == GG_FETCH_TEXTURE)
-        return gg_probe_fetch_measured(fmt, pat);
+        return base_probe_fetch_measured(fmt, pat);
     return path > GG_FETCH_TEXTURE && path <= GG_PROBE_LAST_PATH &&
            (fmt == GG_FETCH_RGBA32F || fmt == GG_FETCH_RGBA16F) &&
            (pat == GG_FETCH_GEMM24 || pat == GG_FETCH_GEMM42);
 }
 
-char *gg_probe_fetch_variant(int fmt, int path, int pat, char *buf, size_t len)
+char *base_probe_fetch_variant(int fmt, int path, int pat, char *buf, size_t len)
 {
     if (path == GG_FETCH_TEXTURE)
-        snprintf(buf, len, "%s-%s", gg_fetch_fmt_names[fmt], gg_fetch_pat_names[pat]);
+        snprintf(buf, len, "%s-%s", base_fetch_fmt_names[fmt], base_fetch_pat_names[pat]);
     else
-        snprintf(buf, len, "%s-%s-%s", gg_fetch_fmt_names[fmt], gg_fetch_name((gg_fetch)path),
-                 gg_fetch_pat_names[pat]);
+        snprintf(buf, len, "%s-%s-%s", base_fetch_fmt_names[fmt], gen_fetch_name((gg_fetch)path),
+                 base_fetch_pat_names[pat]);
     return buf;
 }
 
-char *gg_probe_store_variant(int i, char *buf, size_t len)
+char *base_probe_store_variant(int i, char *buf, size_t len)
 {
-    snprintf(buf, len, "rgba32f-%d-per-fragment", gg_probe_store_texels[i]);
+    snprintf(buf, len, "rgba32f-%d-per-fragment", base_probe_store_texels[i]);
     return buf;
 }
 
-double gg_probe_path_rate(const gg_probe_result *r, int fmt, int path)
+double base_probe_path_rate(const gg_probe_result *r, int fmt, int path)
 {
     if (fmt < 0 || fmt >= GG_FETCH_NFMT || path < 0 || path >= GG_FETCH_COUNT)
         return 0;
@@ -81,7 +81,7 @@ double gg_probe_path_rate(const gg_probe_result *r, int fmt, int path)
     return g;
 }
 
-double gg_probe_store_rate(const gg_probe_result *r)
+double base_probe_store_rate(const gg_probe_result *r)
 {
     double g = 0;
     for (int i = 0; i < GG_PROBE_NSTORE; i++)
@@ -90,7 +90,7 @@ double gg_probe_store_rate(const gg_probe_result *r)
     return g;
 }
 
-double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt)
+double base_probe_fetch_ceiling(const gg_probe_result *r, int fmt)
 {
     if (fmt < 0 || fmt >= GG_FETCH_NFMT)
         return 0;
@@ -98,7 +98,7 @@ double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt)
     return g > 0 ? g : r->fetch_gtexels[fmt][GG_FETCH_FRIENDLY];
 }
 
-int gg_probe_write_csv(const gg_probe_result *r, const char *path, char *err, size_t errlen)
+int base_probe_write_csv(const gg_probe_result *r, const char *path, char *err, size_t errlen)
 {
     char *text = NULL;
     size_t len = 0;
@@ -115,7 +115,7 @@ int gg_probe_write_csv(const gg_probe_result *r, const char *path, char *err, si
     if (fclose(f) != 0 || !text)
         snprintf(err, errlen, "cannot write %s: out of memory", path);
     else
-        rc = gg_write_atomic(path, text, len, err, errlen);
+        rc = base_write_atomic(path, text, len, err, errlen);
     free(text);
     return rc;
 }
@@ -162,7 +162,7 @@ static int need(const gg_probe_result *r, const char *path, const char *metric,
     return 0;
 }
 
-int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t errlen)
+int base_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     FILE *f = fopen(path, "r");
@@ -242,8 +242,8 @@ int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t er
     for (int fm = 0; fm < GG_FETCH_NFMT; fm++)
         for (int pt = 0; pt < GG_FETCH_NPAT; pt++) {
             char variant[48];
-            gg_probe_fetch_variant(fm, GG_FETCH_TEXTURE, pt, variant, sizeof variant);
-            if (!gg_probe_fetch_required(fm, pt) && !find(r, "fetch", variant, "Gtexel/s"))
+            base_probe_fetch_variant(fm, GG_FETCH_TEXTURE, pt, variant, sizeof variant);
+            if (!base_probe_fetch_required(fm, pt) && !find(r, "fetch", variant, "Gtexel/s"))
                 continue; /* an older file: not measured */
             if (need(r, path, "fetch", variant, "Gtexel/s", &r->fetch_gtexels[fm][pt], err, errlen) ||
                 need(r, path, "fetch", variant, "GB/s", &r->fetch_gbs[fm][pt], err, errlen))
@@ -255,8 +255,8 @@ int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t er
         for (int pa = GG_FETCH_TEXTURE + 1; pa <= GG_PROBE_LAST_PATH; pa++)
             for (int pt = 0; pt < GG_FETCH_NPAT; pt++) {
                 char variant[48];
-                if (!gg_probe_path_measured(fm, pa, pt) ||
-                    !find(r, "fetch", gg_probe_fetch_variant(fm, pa, pt, variant, sizeof variant),
+                if (!base_probe_path_measured(fm, pa, pt) ||
+                    !find(r, "fetch", base_probe_fetch_variant(fm, pa, pt, variant, sizeof variant),
                           "Gtexel/s"))
                     continue;
                 if (need(r, path, "fetch", variant, "Gtexel/s", &r->path_gtexels[fm][pa][pt], err,
@@ -266,7 +266,7 @@ int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t er
             }
     for (int i = 0; i < GG_PROBE_NSTORE; i++) {
         char variant[48];
-        gg_probe_store_variant(i, variant, sizeof variant);
+        base_probe_store_variant(i, variant, sizeof variant);
         if (!find(r, "imagestore", variant, "Gtexel/s"))
             continue;
         if (need(r, path, "imagestore", variant, "Gtexel/s", &r->store_gtexels[i], err, errlen) ||

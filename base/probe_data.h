@@ -29,40 +29,40 @@ typedef struct {
  * fetch ceilings a GEMM meets. */
 enum { GG_FETCH_R32F, GG_FETCH_RGBA32F, GG_FETCH_RGBA16F, GG_FETCH_NFMT };
 enum { GG_FETCH_FRIENDLY, GG_FETCH_HOSTILE, GG_FETCH_GEMM24, GG_FETCH_GEMM42, GG_FETCH_NPAT };
-extern const char *const gg_fetch_fmt_names[GG_FETCH_NFMT]; /* "r32f", "rgba32f", "rgba16f" */
+extern const char *const base_fetch_fmt_names[GG_FETCH_NFMT]; /* "r32f", "rgba32f", "rgba16f" */
 /* "friendly", "hostile", "gemm-2x4-4x1", "gemm-4x2-1x4" */
-extern const char *const gg_fetch_pat_names[GG_FETCH_NPAT];
-int gg_fetch_bytes(int fmt);                                /* bytes a texel: 4, 16, 8 */
+extern const char *const base_fetch_pat_names[GG_FETCH_NPAT];
+int base_fetch_bytes(int fmt);                                /* bytes a texel: 4, 16, 8 */
 /* The points the probe measures; of those, the ones every probe.csv has
  * (files written before RGBA16F and the GEMM pattern lack the others, which
  * then read as 0: not measured). */
-bool gg_probe_fetch_measured(int fmt, int pat);
-bool gg_probe_fetch_required(int fmt, int pat);
+bool base_probe_fetch_measured(int fmt, int pat);
+bool base_probe_fetch_required(int fmt, int pat);
 
 /* Fetch paths (gen.h's gg_fetch: texture, texelfetch, image, buffer).  The
  * points above are the texture path (texture() at texel centres).  The other
  * paths read the same texels in the GEMM patterns, RGBA32F and RGBA16F:
  * texelFetch on the 2D texture, imageLoad on it bound as an image2D of its
  * format, texelFetch on a buffer texture holding its texels row by row.
- * gg_probe_path_measured(fmt, GG_FETCH_TEXTURE, pat) is
- * gg_probe_fetch_measured(fmt, pat).  Their rows are
+ * base_probe_path_measured(fmt, GG_FETCH_TEXTURE, pat) is
+ * base_probe_fetch_measured(fmt, pat).  Their rows are
  * fetch,<fmt>-<path>-<pattern> (e.g. rgba32f-texelfetch-gemm-2x4-4x1);
  * files from before them lack them (not measured: 0). */
-bool gg_probe_path_measured(int fmt, int path, int pat);
+bool base_probe_path_measured(int fmt, int path, int pat);
 /* The last path the probe measures: fetch=ubo (a uniform block per draw)
  * has no kernel of its own; the bound takes the fastest path for it. */
 #define GG_PROBE_LAST_PATH GG_FETCH_BUFFER
 /* The row's variant: "<fmt>-<pattern>" for the texture path, else
  * "<fmt>-<path>-<pattern>".  Returns buf. */
-char *gg_probe_fetch_variant(int fmt, int path, int pat, char *buf, size_t len);
+char *base_probe_fetch_variant(int fmt, int path, int pat, char *buf, size_t len);
 
 /* Image stores: a fragment writes N texels (a square block, sqrt(N) on a
  * side, as out=image's blk) of an RGBA32F image with imageStore.  Rows
  * imagestore,rgba32f-<N>-per-fragment (Gtexel/s and GB/s). */
 #define GG_PROBE_NSTORE 4
-extern const int gg_probe_store_texels[GG_PROBE_NSTORE]; /* 1, 4, 16, 64 */
-/* "rgba32f-<N>-per-fragment" for gg_probe_store_texels[i].  Returns buf. */
-char *gg_probe_store_variant(int i, char *buf, size_t len);
+extern const int base_probe_store_texels[GG_PROBE_NSTORE]; /* 1, 4, 16, 64 */
+/* "rgba32f-<N>-per-fragment" for base_probe_store_texels[i].  Returns buf. */
+char *base_probe_store_variant(int i, char *buf, size_t len);
 #define GG_PROBE_MAX_ROWS 128
 
 typedef struct {
@@ -80,7 +80,7 @@ typedef struct {
      * path's rates are fetch_gtexels. */
     double path_gtexels[GG_FETCH_NFMT][GG_FETCH_COUNT][GG_FETCH_NPAT];
     double path_gbs[GG_FETCH_NFMT][GG_FETCH_COUNT][GG_FETCH_NPAT];
-    /* imageStore into RGBA32F, index as gg_probe_store_texels; 0: not measured. */
+    /* imageStore into RGBA32F, index as base_probe_store_texels; 0: not measured. */
     double store_gtexels[GG_PROBE_NSTORE];
     double store_gbs[GG_PROBE_NSTORE];
     double readback_gbs;     /* glReadPixels of an RGBA32F target */
@@ -90,22 +90,22 @@ typedef struct {
 
 /* The fetch ceiling for a GEMM reading textures of that format: the faster
  * GEMM pattern where measured, else the cache-friendly rate; 0 if neither. */
-double gg_probe_fetch_ceiling(const gg_probe_result *r, int fmt);
+double base_probe_fetch_ceiling(const gg_probe_result *r, int fmt);
 
 /* The fastest rate (Gtexel/s) measured for reading that format by that
  * path: the texture path over every pattern (friendly, hostile, GEMM), the
  * others over their GEMM patterns; 0 if none was measured. */
-double gg_probe_path_rate(const gg_probe_result *r, int fmt, int path);
+double base_probe_path_rate(const gg_probe_result *r, int fmt, int path);
 /* The fastest imageStore rate (Gtexel/s) over the texels a fragment; 0 if
  * not measured. */
-double gg_probe_store_rate(const gg_probe_result *r);
+double base_probe_store_rate(const gg_probe_result *r);
 
 /* Writes "metric,variant,value,unit" then r's rows to path atomically (a
  * temporary file beside it, then rename).  0, or -1 with one line in err. */
-int gg_probe_write_csv(const gg_probe_result *r, const char *path, char *err, size_t errlen);
+int base_probe_write_csv(const gg_probe_result *r, const char *path, char *err, size_t errlen);
 
 /* Reads such a file back: rows and the summary fields.  0, or -1 with one
  * line in err (unreadable, bad header or row, a summary metric missing). */
-int gg_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t errlen);
+int base_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t errlen);
 
 #endif

@@ -10,7 +10,7 @@
 #include "gen/half.h"
 #include "gen/util.h"
 
-void gg_reference_free(gg_reference *ref)
+void base_reference_free(gg_reference *ref)
 {
     free(ref->r);
     free(ref->s);
@@ -24,7 +24,7 @@ static double *widen(const float *src, size_t count, gg_store store)
     double *d = malloc(count * sizeof *d);
     if (d)
         for (size_t i = 0; i < count; i++)
-            d[i] = store == GG_STORE_F16 ? gg_half_round(src[i]) : src[i];
+            d[i] = store == GG_STORE_F16 ? gen_half_round(src[i]) : src[i];
     return d;
 }
 
@@ -34,18 +34,18 @@ static void absolute(double *d, size_t count)
         d[i] = fabs(d[i]);
 }
 
-int gg_reference_compute(const gg_inputs *in, float alpha, float beta, gg_reference *ref,
+int base_reference_compute(const gg_inputs *in, float alpha, float beta, gg_reference *ref,
                          char *err, size_t errlen)
 {
-    return gg_reference_compute_store(in, alpha, beta, GG_STORE_F32, ref, err, errlen);
+    return base_reference_compute_store(in, alpha, beta, GG_STORE_F32, ref, err, errlen);
 }
 
-int gg_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_store store,
+int base_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_store store,
                                gg_reference *ref, char *err, size_t errlen)
 {
     memset(ref, 0, sizeof *ref);
     if (beta != 0.0f && !in->c0)
-        return gg_fail(err, errlen, "internal: beta is %g but there is no C input", (double)beta);
+        return gen_fail(err, errlen, "internal: beta is %g but there is no C input", (double)beta);
     size_t mk = (size_t)in->m * (size_t)in->k, kn = (size_t)in->k * (size_t)in->n;
     size_t mn = (size_t)in->m * (size_t)in->n;
     double *a = widen(in->a, mk, store), *b = widen(in->b, kn, store);
@@ -54,8 +54,8 @@ int gg_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_
     if (!a || !b || !ref->r || !ref->s) {
         free(a);
         free(b);
-        gg_reference_free(ref);
-        return gg_fail(err, errlen, "out of memory for the %dx%dx%d reference", in->m, in->n,
+        base_reference_free(ref);
+        return gen_fail(err, errlen, "out of memory for the %dx%dx%d reference", in->m, in->n,
                        in->k);
     }
     ref->m = in->m;
@@ -87,7 +87,7 @@ int gg_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_
     return 0;
 }
 
-double gg_verify_bound(int k)
+double base_verify_bound(int k)
 {
     return ldexp((double)k, -23);
 }
@@ -97,10 +97,10 @@ static const char *class_name(double x)
     return isnan(x) ? "nan" : isinf(x) ? (x > 0 ? "+inf" : "-inf") : "finite";
 }
 
-void gg_verify(const gg_reference *ref, const float *c, gg_verdict *v)
+void base_verify(const gg_reference *ref, const float *c, gg_verdict *v)
 {
     memset(v, 0, sizeof *v);
-    v->bound = gg_verify_bound(ref->k);
+    v->bound = base_verify_bound(ref->k);
     v->worst_i = v->worst_j = -1;
     long first_class = -1; /* first element of the wrong class */
     long worst = -1;

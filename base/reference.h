@@ -13,7 +13,7 @@
  *    (gen/half.h), the exact values the GPU samples; C0 stays fp32.  The
  *    verdict's rule is the same, so the check is as strict about the fp32
  *    sums as for store=f32.  ref->store says which inputs it was made from.
- *  - gg_verify(): rel_err = max over i, j of |C - R| / S (where S == 0, C must
+ *  - base_verify(): rel_err = max over i, j of |C - R| / S (where S == 0, C must
  *    equal R exactly, else that element's error is infinite).  Pass when
  *    rel_err <= K * 2^-23 and every element has R's class: R NaN -> C NaN,
  *    R +-Inf -> C the same infinity, R finite -> C finite.  rel_err counts
@@ -37,12 +37,12 @@ typedef struct {
 
 /* Returns 0, or -1 with one line in err (out of memory, C0 missing while
  * beta != 0); ref is then empty (safe to free). */
-int gg_reference_compute(const gg_inputs *in, float alpha, float beta, gg_reference *ref,
+int base_reference_compute(const gg_inputs *in, float alpha, float beta, gg_reference *ref,
                          char *err, size_t errlen);
-/* The same for the variant key store (gg_reference_compute is GG_STORE_F32). */
-int gg_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_store store,
+/* The same for the variant key store (base_reference_compute is GG_STORE_F32). */
+int base_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_store store,
                                gg_reference *ref, char *err, size_t errlen);
-void gg_reference_free(gg_reference *ref);
+void base_reference_free(gg_reference *ref);
 
 typedef struct {
     bool pass;
@@ -54,9 +54,9 @@ typedef struct {
 } gg_verdict;
 
 /* Judges c (m x n, row-major, contiguous) against ref. */
-void gg_verify(const gg_reference *ref, const float *c, gg_verdict *v);
+void base_verify(const gg_reference *ref, const float *c, gg_verdict *v);
 
 /* The bound for inner dimension k: k * 2^-23. */
-double gg_verify_bound(int k);
+double base_verify_bound(int k);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void gg_slug(const char *renderer, char *out, size_t len)
+void base_slug(const char *renderer, char *out, size_t len)
 {
     /* The model only: text in parentheses (llvmpipe's "(LLVM ...)", Intel's
      * "(R)", AMD's "(navi21, LLVM ..., DRM ...)") and everything from the
@@ -53,7 +53,7 @@ void gg_slug(const char *renderer, char *out, size_t len)
         snprintf(out, len, "unknown");
 }
 
-bool gg_card_slug_ok(const char *s)
+bool base_card_slug_ok(const char *s)
 {
     size_t n = strlen(s);
     if (n == 0 || n >= GG_CARD_MAX || s[0] == '-')

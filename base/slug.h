@@ -2,7 +2,7 @@
  * (store/paths.h) and the card column of its records (store/csv.h).  No GL.
  * The one rule: 1 to GG_CARD_MAX-1 lower case letters, digits and dashes,
  * not starting with a dash.
- *  - gg_slug() makes one from a renderer string: runs of letters and
+ *  - base_slug() makes one from a renderer string: runs of letters and
  *    digits, lower case, joined by single dashes, leaving out text in
  *    parentheses and everything from the first '/', e.g.
  *    "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe",
@@ -10,7 +10,7 @@
  *    "Mesa Intel(R) UHD Graphics 620 (KBL GT2)" -> "mesa-intel-uhd-graphics-620".
  *    Nothing left: "unknown".  At most len - 1 and GG_CARD_MAX - 1
  *    characters, whole words only.
- *  - gg_card_slug_ok() says whether a text is one (the records, --card). */
+ *  - base_card_slug_ok() says whether a text is one (the records, --card). */
 #ifndef GLGEMM_BASE_SLUG_H
 #define GLGEMM_BASE_SLUG_H
 
@@ -19,7 +19,7 @@
 
 #define GG_CARD_MAX 64 /* card slugs are shorter than this */
 
-void gg_slug(const char *renderer, char *out, size_t len);
-bool gg_card_slug_ok(const char *s);
+void base_slug(const char *renderer, char *out, size_t len);
+bool base_card_slug_ok(const char *s);
 
 #endif

@@ -46,7 +46,7 @@ static int write_all(const char *path, const char *text)
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
-bool gg_spirv_available(void)
+bool base_spirv_available(void)
 {
     static int cached = -1;
     if (cached >= 0)
@@ -68,14 +68,14 @@ bool gg_spirv_available(void)
     return cached;
 }
 
-gg_spirv_result gg_spirv_compile(const char *glsl, gg_stage stage, void **spv, size_t *spv_len,
+gg_spirv_result base_spirv_compile(const char *glsl, gg_stage stage, void **spv, size_t *spv_len,
                                  char **log)
 {
     *spv = NULL;
     *spv_len = 0;
     if (log)
         *log = NULL;
-    if (!gg_spirv_available()) {
+    if (!base_spirv_available()) {
         if (log)
             *log = dup_printf("%s: not found on PATH (install glslang-tools)", VALIDATOR);
         return GG_SPIRV_NO_COMPILER;
@@ -127,7 +127,7 @@ gg_spirv_result gg_spirv_compile(const char *glsl, gg_stage stage, void **spv, s
             goto done;
         }
     }
-    text = gg_read_text(msg, MAX_READ, NULL, NULL, 0);
+    text = base_read_text(msg, MAX_READ, NULL, NULL, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         if (log)
             *log = dup_printf("%s could not be run", VALIDATOR);
@@ -148,7 +148,7 @@ gg_spirv_result gg_spirv_compile(const char *glsl, gg_stage stage, void **spv, s
         goto done;
     }
     size_t n = 0;
-    char *bin = gg_read_text(out, MAX_READ, &n, NULL, 0);
+    char *bin = base_read_text(out, MAX_READ, &n, NULL, 0);
     if (!bin || n == 0 || n % 4 != 0) {
         free(bin);
         if (log)

@@ -25,10 +25,10 @@ typedef enum {
  * 32-bit words) and *spv_len (bytes) are set, else *spv is NULL.  When log
  * is not NULL, *log gets a malloc'd message or NULL: the compiler's output
  * on success or rejection, one line otherwise. */
-gg_spirv_result gg_spirv_compile(const char *glsl, gg_stage stage, void **spv, size_t *spv_len,
+gg_spirv_result base_spirv_compile(const char *glsl, gg_stage stage, void **spv, size_t *spv_len,
                                  char **log);
 
 /* True when glslangValidator is on PATH (checked once, then cached). */
-bool gg_spirv_available(void);
+bool base_spirv_available(void);
 
 #endif

@@ -76,8 +76,8 @@ static void on_row(void *user, const gg_bench *b, int i)
 {
     (void)user;
     const gg_bench_row *r = &b->rows[i];
-    fprintf(stderr, "bench: %-9s %s %.3f GFLOP/s\n", gg_bench_names[i],
-            gg_status_name(r->m.status), r->m.gflops);
+    fprintf(stderr, "bench: %-9s %s %.3f GFLOP/s\n", eval_bench_names[i],
+            base_status_name(r->m.status), r->m.gflops);
 }
 
 static bool row_failed(const gg_bench_row *r)
@@ -99,7 +99,7 @@ static int bench_crossover(bench_args *a)
         return cli_error(&a->c, "--crossover needs --size of at least 16, got %d", a->c.prob.m);
     static gg_cross x;
     char err[1024], path[1200];
-    int mrc = gg_crossover_measure(a->c.backend == GG_BACKEND_GLFW ? "glfw" : "egl",
+    int mrc = eval_crossover_measure(a->c.backend == GG_BACKEND_GLFW ? "glfw" : "egl",
                                    a->c.device, a->c.prob.m, a->c.prob.reps, &x, err, sizeof err);
     if (mrc) {
         fprintf(stderr, "glgemm bench: %s\n", err);
@@ -112,7 +112,7 @@ static int bench_crossover(bench_args *a)
                x.pt[i].gpu_s / x.pt[i].cpu_s);
     printf("crossover: %ld (calls below %ld^3 go to the CPU BLAS)\n", x.crossover, x.crossover);
     fflush(stdout);
-    if (gg_crossover_write(a->results, &x, path, sizeof path, err, sizeof err))
+    if (eval_crossover_write(a->results, &x, path, sizeof path, err, sizeof err))
         return cli_error(&a->c, "%s", err);
     fprintf(stderr, "bench: wrote %s\n", path);
     return 0;
@@ -136,12 +136,12 @@ int cmd_bench(int argc, char **argv)
 
     char err[1024];
     gg_inputs in;
-    if (gg_inputs_make(&a.c.prob, &in, err, sizeof err))
+    if (base_inputs_make(&a.c.prob, &in, err, sizeof err))
         return cli_error(&a.c, "%s", err);
     gg_reference ref = {0};
     int status = EXIT_GPU;
     static gg_bench b;
-    if (gg_reference_compute(&in, a.c.prob.alpha, a.c.prob.beta, &ref, err, sizeof err)) {
+    if (base_reference_compute(&in, a.c.prob.alpha, a.c.prob.beta, &ref, err, sizeof err)) {
         status = cli_error(&a.c, "%s", err);
         goto out;
     }
@@ -152,39 +152,39 @@ int cmd_bench(int argc, char **argv)
     gg_gpu g = {a.c.backend, a.c.device, &prob, &in, &ref, 0, NULL};
     /* The slug from the worker that then runs every row (its core context). */
     static gg_device_info dev;
-    int drc = gg_gpu_device(&g, &dev, err, sizeof err);
+    int drc = eval_gpu_device(&g, &dev, err, sizeof err);
     if (drc || !dev.ok[GG_CTX_CORE]) {
         fprintf(stderr, "glgemm bench: %s\n", drc ? err : dev.err[GG_CTX_CORE]);
         status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;
-        gg_gpu_close(&g);
+        eval_gpu_close(&g);
         goto out;
     }
     char slug[GG_CARD_MAX];
-    gg_slug(dev.info[GG_CTX_CORE].renderer, slug, sizeof slug);
-    if (gg_gpu_bench(&g, a.results, slug, &b, on_row, NULL, err, sizeof err)) {
-        gg_gpu_close(&g);
+    base_slug(dev.info[GG_CTX_CORE].renderer, slug, sizeof slug);
+    if (eval_gpu_bench(&g, a.results, slug, &b, on_row, NULL, err, sizeof err)) {
+        eval_gpu_close(&g);
         status = cli_error(&a.c, "%s", err);
         goto out;
     }
-    gg_gpu_close(&g);
+    eval_gpu_close(&g);
     char hint[256];
     snprintf(hint, sizeof hint, "glgemm tune --m %d --n %d --k %d", in.m, in.n, in.k);
     if (a.csv) {
-        char *text = gg_bench_csv(&b);
+        char *text = eval_bench_csv(&b);
         if (text)
             fputs(text, stdout);
         free(text);
     } else {
-        printf("cpu: %s, %d threads\n", gg_cpu_model(err, sizeof err), gg_cpu_threads());
-        gg_bench_print(stdout, &b, hint);
+        printf("cpu: %s, %d threads\n", base_cpu_model(err, sizeof err), base_cpu_threads());
+        eval_bench_print(stdout, &b, hint);
     }
     fflush(stdout);
     if (a.csv && !b.rows[GG_BENCH_BEST].present)
         fprintf(stderr, "bench: best: no tuning record (run %s)\n", hint);
 
     char dir[1024], path[1200];
-    if (gg_mkdirs(gg_card_dir(dir, sizeof dir, a.results, slug), err, sizeof err) ||
-        gg_bench_write(&b, gg_bench_path(path, sizeof path, a.results, slug, in.m, in.n, in.k),
+    if (base_mkdirs(store_card_dir(dir, sizeof dir, a.results, slug), err, sizeof err) ||
+        eval_bench_write(&b, store_bench_path(path, sizeof path, a.results, slug, in.m, in.n, in.k),
                        err, sizeof err)) {
         status = cli_error(&a.c, "%s", err);
         goto out;
@@ -195,7 +195,7 @@ int cmd_bench(int argc, char **argv)
         if (row_failed(&b.rows[i]))
             status = EXIT_GPU;
 out:
-    gg_reference_free(&ref);
-    gg_inputs_free(&in);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
     return status;
 }

@@ -34,11 +34,11 @@ int cmd_devices(int argc, char **argv)
     if (c.npositional > 0)
         return cli_error(&c, "takes no arguments, got '%s'", c.positional[0]);
     if (c.backend != GG_BACKEND_EGL)
-        return cli_error(&c, "lists EGL devices only; --backend %s has none", gg_backend_name(c.backend));
+        return cli_error(&c, "lists EGL devices only; --backend %s has none", host_backend_name(c.backend));
 
     static char lines[MAX_LISTED][256];
     char err[512];
-    int n = gg_egl_devices(lines, MAX_LISTED, err, sizeof err);
+    int n = host_egl_devices(lines, MAX_LISTED, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "glgemm devices: %s\n", err);
         return EXIT_NOCTX;
@@ -48,11 +48,11 @@ int cmd_devices(int argc, char **argv)
         return EXIT_NOCTX;
     }
     for (int i = 0; i < n; i++) {
-        gg_ctx *ctx = gg_ctx_create(GG_BACKEND_EGL, i, GG_CTX_CORE, err, sizeof err, NULL);
+        gg_ctx *ctx = host_ctx_create(GG_BACKEND_EGL, i, GG_CTX_CORE, err, sizeof err, NULL);
         if (ctx) {
             gg_ctx_info in;
-            gg_ctx_query(ctx, &in);
-            gg_ctx_destroy(ctx);
+            host_ctx_query(ctx, &in);
+            host_ctx_destroy(ctx);
             printf("%d: %s (%s)\n", i, in.renderer, lines[i]);
         } else {
             printf("%d: no context (%s) (%s)\n", i, err, lines[i]);

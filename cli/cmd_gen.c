@@ -62,7 +62,7 @@ static int handle(void *self, int id, const char *value)
     case OPT_VERTEX: o->vertex = true; return 0;
     case OPT_WRITE: o->write_dir = value; return 0;
     case OPT_CARD:
-        if (!gg_card_slug_ok(value))
+        if (!base_card_slug_ok(value))
             return cli_error(o->common, "--card must be a card slug (lower case letters, digits "
                                         "and dashes, as glgemm info prints), got '%s'", value);
         o->card = value;
@@ -76,7 +76,7 @@ static int handle(void *self, int id, const char *value)
 static int write_atomic(const cli_common *c, const char *path, const char *text)
 {
     char err[600];
-    if (gg_write_atomic(path, text, strlen(text), err, sizeof err) != 0)
+    if (base_write_atomic(path, text, strlen(text), err, sizeof err) != 0)
         return cli_error(c, "%s", err), -1;
     return 0;
 }
@@ -87,8 +87,8 @@ static int read_best_file(const char *card, gg_store store, int m, int n, int k,
                           char *why, size_t len)
 {
     char path[512], err[160];
-    gg_best_path_store(path, sizeof path, RESULTS_DIR, card, m, n, k, store);
-    int rc = gg_best_read_path(path, v, NULL, err, sizeof err);
+    store_best_path_store(path, sizeof path, RESULTS_DIR, card, m, n, k, store);
+    int rc = store_best_read_path(path, v, NULL, err, sizeof err);
     if (rc == GG_BEST_NONE)
         snprintf(why, len, "best: no %s (run glgemm tune --m %d --n %d --k %d on that card first)",
                  path, m, n, k);
@@ -106,13 +106,13 @@ static int read_best(const char *card, int m, int n, int k, gg_variant *v, char 
 static int this_card(const cli_common *c, char *slug, size_t len, char *err, size_t errlen)
 {
     bool no_device = false;
-    gg_ctx *ctx = gg_ctx_create(c->backend, c->device, GG_CTX_CORE, err, errlen, &no_device);
+    gg_ctx *ctx = host_ctx_create(c->backend, c->device, GG_CTX_CORE, err, errlen, &no_device);
     if (!ctx)
         return -1;
     gg_ctx_info in;
-    gg_ctx_query(ctx, &in);
-    gg_ctx_destroy(ctx);
-    gg_slug(in.renderer, slug, len);
+    host_ctx_query(ctx, &in);
+    host_ctx_destroy(ctx);
+    base_slug(in.renderer, slug, len);
     return 0;
 }
 
@@ -137,7 +137,7 @@ static int add_shader(const cli_common *c, const char *dir, const char *name, co
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text = gg_emit_fragment(v, m, n, k);
+    char *text = gen_emit_fragment(v, m, n, k);
     if (!text)
         return cli_error(c, "cannot generate %s (sizes out of range or no memory)", name);
     int rc = write_atomic(c, path, text) ? EXIT_USAGE : 0;
@@ -212,7 +212,7 @@ static int write_shaders(const cli_common *c, const char *dir)
     for (size_t i = 0; i < sizeof shader_presets / sizeof *shader_presets; i++) {
         gg_variant v;
         char err[256], name[64];
-        if (gg_variant_parse(shader_presets[i], NULL, &v, err, sizeof err))
+        if (gen_variant_parse(shader_presets[i], NULL, &v, err, sizeof err))
             return cli_error(c, "internal: %s", err);
         snprintf(name, sizeof name, "%s.frag", shader_presets[i]);
         if (add_shader(c, dir, name, &v, SHADER_SIZE, SHADER_SIZE, SHADER_SIZE, names, &count))
@@ -220,15 +220,15 @@ static int write_shaders(const cli_common *c, const char *dir)
     }
     char **cards = list_dir(RESULTS_DIR);
     for (char **card = cards; card && *card; card++) {
-        if (!gg_card_slug_ok(*card))
+        if (!base_card_slug_ok(*card))
             continue;
         char sub[600];
-        gg_card_dir(sub, sizeof sub, RESULTS_DIR, *card);
+        store_card_dir(sub, sizeof sub, RESULTS_DIR, *card);
         char **files = list_dir(sub);
         for (char **f = files; f && *f; f++) {
             int m, n, k;
             gg_store store; /* best-MxNxK.txt, or the half best best-f16-MxNxK.txt */
-            if (!gg_best_name_parse(*f, &m, &n, &k, &store))
+            if (!store_best_name_parse(*f, &m, &n, &k, &store))
                 continue;
             gg_variant v;
             char why[700], name[300], prefix[32];
@@ -238,11 +238,11 @@ static int write_shaders(const cli_common *c, const char *dir)
                 return cli_error(c, "%s", why);
             }
             snprintf(name, sizeof name, "%s%.100s-%dx%dx%d.frag",
-                     gg_best_prefix(prefix, sizeof prefix, store), *card, m, n, k);
+                     store_best_prefix(prefix, sizeof prefix, store), *card, m, n, k);
             char vt[GG_VARIANT_TEXT];
             if (rlen > 0 && (size_t)rlen < sizeof readme)
                 rlen += snprintf(readme + rlen, sizeof readme - (size_t)rlen, "  - `%s`: `%s`\n", name,
-                                 gg_variant_format(&v, vt, sizeof vt));
+                                 gen_variant_format(&v, vt, sizeof vt));
             if (add_shader(c, dir, name, &v, m, n, k, names, &count)) {
                 free_list(files);
                 free_list(cards);
@@ -312,9 +312,9 @@ int cmd_gen(int argc, char **argv)
             return cli_error(&c, "%s", err);
         bestp = &best;
     }
-    if (gg_variant_parse(text, bestp, &v, err, sizeof err))
+    if (gen_variant_parse(text, bestp, &v, err, sizeof err))
         return cli_error(&c, "%s", err);
-    char *shader = o.vertex ? gg_emit_vertex(&v) : gg_emit_fragment(&v, m, n, k);
+    char *shader = o.vertex ? gen_emit_vertex(&v) : gen_emit_fragment(&v, m, n, k);
     if (!shader)
         return cli_error(&c, "cannot generate for %dx%dx%d (padded sizes overflow)", m, n, k);
     if (o.out) {

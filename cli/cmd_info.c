@@ -29,7 +29,7 @@ static int kind_parse(const char *s)
 {
     static const gg_ctx_kind kinds[] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (!strcmp(s, gg_ctx_kind_name(kinds[i])))
+        if (!strcmp(s, host_ctx_kind_name(kinds[i])))
             return (int)kinds[i];
     return -1;
 }
@@ -69,17 +69,17 @@ int cmd_info(int argc, char **argv)
 
     char err[512];
     bool no_device = false;
-    gg_ctx *ctx = gg_ctx_create(c.backend, c.device, o.kind, err, sizeof err, &no_device);
+    gg_ctx *ctx = host_ctx_create(c.backend, c.device, o.kind, err, sizeof err, &no_device);
     if (!ctx) {
         fprintf(stderr, "glgemm info: %s\n", err);
         return no_device ? EXIT_USAGE : EXIT_NOCTX;
     }
     gg_ctx_info in;
-    gg_ctx_query(ctx, &in);
-    gg_ctx_destroy(ctx);
+    host_ctx_query(ctx, &in);
+    host_ctx_destroy(ctx);
 
     char slug[GG_CARD_MAX];
-    gg_slug(in.renderer, slug, sizeof slug);
+    base_slug(in.renderer, slug, sizeof slug);
     printf("backend: %s\n", in.backend);
     printf("device: %s\n", in.device);
     printf("context: %s\n", in.kind);
@@ -101,19 +101,19 @@ int cmd_info(int argc, char **argv)
     printf("contexts:\n");
     static const gg_ctx_kind kinds[] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-        const char *name = gg_ctx_kind_name(kinds[i]);
+        const char *name = host_ctx_kind_name(kinds[i]);
         if (kinds[i] == o.kind) {
             printf("  %-6s ok  %s\n", name, in.version);
             continue;
         }
-        gg_ctx *k = gg_ctx_create(c.backend, c.device, kinds[i], err, sizeof err, NULL);
+        gg_ctx *k = host_ctx_create(c.backend, c.device, kinds[i], err, sizeof err, NULL);
         if (!k) {
             printf("  %-6s no  %s\n", name, err);
             continue;
         }
         gg_ctx_info ki;
-        gg_ctx_query(k, &ki);
-        gg_ctx_destroy(k);
+        host_ctx_query(k, &ki);
+        host_ctx_destroy(k);
         printf("  %-6s ok  %s\n", name, ki.version);
     }
     printf("slug: %s\n", slug);

@@ -92,7 +92,7 @@ static void print_table(const gg_probe_result *r, const gg_ctx_info *info, const
             for (int q = 0; q < GG_FETCH_NPAT; q++)
                 if (r->path_gtexels[f][p][q] > 0) {
                     char label[32];
-                    snprintf(label, sizeof label, "%s %s", gg_fetch_name((gg_fetch)p), pat_names[q]);
+                    snprintf(label, sizeof label, "%s %s", gen_fetch_name((gg_fetch)p), pat_names[q]);
                     printf("  %-8s %-23s %12.3f %12.2f\n", fmt_names[f], label,
                            r->path_gtexels[f][p][q], r->path_gbs[f][p][q]);
                 }
@@ -100,12 +100,12 @@ static void print_table(const gg_probe_result *r, const gg_ctx_info *info, const
     for (int n = 1; n <= r->write_max_targets; n++)
         printf("  %d target%-24s %12.3f %12.2f\n", n, n == 1 ? "" : "s", r->write_gtexels[n],
                r->write_gbs[n]);
-    if (gg_probe_store_rate(r) > 0) {
+    if (base_probe_store_rate(r) > 0) {
         printf("\n%-34s %12s %12s\n", "imageStore (RGBA32F image)", "Gtexel/s", "GB/s");
         for (int i = 0; i < GG_PROBE_NSTORE; i++)
             if (r->store_gtexels[i] > 0)
-                printf("  %2d texel%s a fragment%-14s %12.3f %12.2f\n", gg_probe_store_texels[i],
-                       gg_probe_store_texels[i] == 1 ? " " : "s", "", r->store_gtexels[i],
+                printf("  %2d texel%s a fragment%-14s %12.3f %12.2f\n", base_probe_store_texels[i],
+                       base_probe_store_texels[i] == 1 ? " " : "s", "", r->store_gtexels[i],
                        r->store_gbs[i]);
     }
     printf("\n%-34s %12s %12s\n", "read-back (glReadPixels RGBA32F)", "", "GB/s");
@@ -125,40 +125,40 @@ int cmd_probe(int argc, char **argv)
 
     char err[512];
     bool no_device = false;
-    gg_ctx *ctx = gg_ctx_create(a.c.backend, a.c.device, GG_CTX_CORE, err, sizeof err, &no_device);
+    gg_ctx *ctx = host_ctx_create(a.c.backend, a.c.device, GG_CTX_CORE, err, sizeof err, &no_device);
     if (!ctx) {
         fprintf(stderr, "glgemm probe: %s\n", err);
         return no_device ? EXIT_USAGE : EXIT_NOCTX;
     }
     gg_ctx_info info;
-    gg_ctx_query(ctx, &info);
+    host_ctx_query(ctx, &info);
     char slug[GG_CARD_MAX];
-    gg_slug(info.renderer, slug, sizeof slug);
+    base_slug(info.renderer, slug, sizeof slug);
 
     gg_probe_opts o;
-    gg_probe_opts_default(&o, a.quick);
+    host_probe_opts_default(&o, a.quick);
     if (a.reps)
         o.reps = a.reps;
     o.progress = on_progress;
     static gg_probe_result r; /* large: keep it off the stack */
-    gg_status st = gg_probe_run(&o, &r);
-    gg_ctx_destroy(ctx);
+    gg_status st = host_probe_run(&o, &r);
+    host_ctx_destroy(ctx);
     if (st != GG_OK) {
         /* The detail names the probe already ("probe: mad c8 512x512: ..."). */
         fprintf(stderr, "glgemm %s%s [%s]\n", strncmp(r.detail, "probe: ", 7) ? "probe: " : "",
-                r.detail, gg_status_name(st));
+                r.detail, base_status_name(st));
         return EXIT_GPU;
     }
 
     char dir[4096], path[4200];
-    if (gg_path_cut(gg_card_dir(dir, sizeof dir, a.results, slug), sizeof dir))
+    if (store_path_cut(store_card_dir(dir, sizeof dir, a.results, slug), sizeof dir))
         return cli_error(&a.c, "--results path too long");
-    if (gg_mkdirs(dir, err, sizeof err) != 0) {
+    if (base_mkdirs(dir, err, sizeof err) != 0) {
         fprintf(stderr, "glgemm probe: %s\n", err);
         return EXIT_USAGE;
     }
-    gg_probe_path(path, sizeof path, a.results, slug);
-    if (gg_probe_write_csv(&r, path, err, sizeof err) != 0) {
+    store_probe_path(path, sizeof path, a.results, slug);
+    if (base_probe_write_csv(&r, path, err, sizeof err) != 0) {
         fprintf(stderr, "glgemm probe: %s\n", err);
         return EXIT_USAGE;
     }

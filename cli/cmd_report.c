@@ -2,10 +2,10 @@
  *               [--sweep-np N]: results/<card>/report.md and its figures.
  *
  * On this machine's card (no --card) report first measures what the files
- * lack (report/report.h's gg_report_measure; every GL step in a child
+ * lack (report/report.h's report_measure; every GL step in a child
  * process, eval/gpu.h):
  *  - the dense np sweep of Figure 7b: np = 1 .. min(N, k-steps) (N 64 by
- *    default) for two (mc, mrt) pairs (gg_report_sweep_pairs), visited
+ *    default) for two (mc, mrt) pairs (report_sweep_pairs), visited
  *    through the tuner (search/tune.h), so the points land in the tuning
  *    records and are never measured twice (--no-sweep skips it);
  *  - bench, when bench-MxNxK.csv is missing or its best or best-f16 row
@@ -80,7 +80,7 @@ static int handler(void *self, int id, const char *value)
         a->results = value;
         return 0;
     case OPT_CARD:
-        if (!gg_card_slug_ok(value))
+        if (!base_card_slug_ok(value))
             return cli_error(&a->c, "--card must be a card slug (lower case letters, digits and "
                                     "dashes, as glgemm info prints), got '%s'", value);
         a->card = value;
@@ -118,14 +118,14 @@ static void fill_env(gg_report_env *e, const report_args *a, const gg_ctx_info *
     snprintf(e->vendor, sizeof e->vendor, "%s", info->vendor);
     snprintf(e->version, sizeof e->version, "%s", info->version);
     snprintf(e->glsl, sizeof e->glsl, "%s", info->glsl);
-    snprintf(e->backend, sizeof e->backend, "%s", gg_backend_name(a->c.backend));
+    snprintf(e->backend, sizeof e->backend, "%s", host_backend_name(a->c.backend));
     e->device = a->c.device;
     e->max_draw_buffers = info->max_draw_buffers;
     e->max_texture_size = info->max_texture_size;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     e->nproc = cpus > 0 ? (int)cpus : 1;
     e->blas_threads = e->nproc; /* cpublas runs OpenBLAS on every online CPU */
-    gg_cpu_model(e->cpu, sizeof e->cpu);
+    base_cpu_model(e->cpu, sizeof e->cpu);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -149,7 +149,7 @@ int cmd_report(int argc, char **argv)
     char err[1024];
     if (a.measure_only && a.card)
         return cli_error(&a.c, "--measure-only measures this machine's card: it takes no --card");
-    if (!a.measure_only && gg_gnuplot_check(NULL, err, sizeof err))
+    if (!a.measure_only && report_gnuplot_check(NULL, err, sizeof err))
         return cli_error(&a.c, "%s", err);
 
     char slug[GG_CARD_MAX], measured[512] = "";
@@ -158,23 +158,23 @@ int cmd_report(int argc, char **argv)
     } else {
         gg_ctx_info info[3];
         bool ok[3], no_device = false;
-        if (gg_gpu_info_all(a.c.backend, a.c.device, info, ok, err, sizeof err, &no_device)) {
+        if (eval_gpu_info_all(a.c.backend, a.c.device, info, ok, err, sizeof err, &no_device)) {
             fprintf(stderr, "glgemm report: %s\n", err);
             return no_device ? EXIT_USAGE : EXIT_NOCTX;
         }
         const gg_ctx_info *any = ok[GG_CTX_CORE] ? &info[GG_CTX_CORE]
                                  : ok[GG_CTX_COMPAT] ? &info[GG_CTX_COMPAT]
                                                      : &info[GG_CTX_ES3];
-        gg_slug(any->renderer, slug, sizeof slug);
+        base_slug(any->renderer, slug, sizeof slug);
         char path[1100];
-        gg_records_file(path, sizeof path, a.results, slug, a.c.prob.m, a.c.prob.n, a.c.prob.k);
+        store_records_file(path, sizeof path, a.results, slug, a.c.prob.m, a.c.prob.n, a.c.prob.k);
         if (access(path, F_OK) != 0)
             return cli_error(&a.c, "no tuning records for %s at %dx%dx%d (%s): run glgemm tune "
                                    "--m %d --n %d --k %d first", slug, a.c.prob.m, a.c.prob.n,
                              a.c.prob.k, path, a.c.prob.m, a.c.prob.n, a.c.prob.k);
         gg_report_measure_opts mo = {a.results, slug, a.c.backend, a.c.device, &a.c.prob,
                                      a.no_sweep, a.sweep_np};
-        rc = gg_report_measure(&mo, info, ok, measured, sizeof measured, err, sizeof err);
+        rc = report_measure(&mo, info, ok, measured, sizeof measured, err, sizeof err);
         if (rc == -1)
             return cli_error(&a.c, "%s", err);
         if (rc) {
@@ -183,8 +183,8 @@ int cmd_report(int argc, char **argv)
         }
         gg_report_env env;
         fill_env(&env, &a, any);
-        gg_environment_path(path, sizeof path, a.results, slug);
-        if (gg_report_env_write(path, &env, err, sizeof err))
+        store_environment_path(path, sizeof path, a.results, slug);
+        if (report_env_write(path, &env, err, sizeof err))
             return cli_error(&a.c, "%s", err);
         if (a.measure_only) {
             printf("report: measured %s; write the report with glgemm report --card %s --m %d "
@@ -196,11 +196,11 @@ int cmd_report(int argc, char **argv)
     }
 
     static gg_report_data d;
-    if (gg_report_load(a.results, slug, a.c.prob.m, a.c.prob.n, a.c.prob.k, &d, err, sizeof err))
+    if (report_load(a.results, slug, a.c.prob.m, a.c.prob.n, a.c.prob.k, &d, err, sizeof err))
         return cli_error(&a.c, "%s", err);
     gg_findings f;
-    if (gg_report_analyse(&d, &f)) {
-        gg_report_data_free(&d);
+    if (report_analyse(&d, &f)) {
+        report_data_free(&d);
         return cli_error(&a.c, "out of memory");
     }
     /* The command line, as the report quotes it. */
@@ -210,13 +210,13 @@ int cmd_report(int argc, char **argv)
         snprintf(command + l, sizeof command - l, " %s", argv[i]);
     }
     gg_report_opts o = {a.results, command, NULL, measured, a.md};
-    rc = gg_report_write(&d, &f, &o, err, sizeof err);
-    gg_findings_free(&f);
-    gg_report_data_free(&d);
+    rc = report_write(&d, &f, &o, err, sizeof err);
+    report_findings_free(&f);
+    report_data_free(&d);
     if (rc)
         return cli_error(&a.c, "%s", err);
     char path[1200];
-    printf("report: wrote %s\n", gg_card_file(path, sizeof path, a.results, slug,
+    printf("report: wrote %s\n", store_card_file(path, sizeof path, a.results, slug,
                                               a.md ? a.md : GG_REPORT_MD));
     return 0;
 }

@@ -56,7 +56,7 @@ static int load_best(const cli_common *c, const char *slug, int m, int n, int k,
                      gg_variant *best)
 {
     char err[600];
-    if (gg_best_read("results", slug, m, n, k, best, NULL, err, sizeof err))
+    if (store_best_read("results", slug, m, n, k, best, NULL, err, sizeof err))
         return cli_error(c, "best: no variant recorded for card '%s' and %dx%dx%d (%s; run "
                             "glgemm tune --m %d --n %d --k %d first)", slug, m, n, k, err, m, n, k);
     return 0;
@@ -65,16 +65,16 @@ static int load_best(const cli_common *c, const char *slug, int m, int n, int k,
 static void print_line(const gg_variant *v, const gg_inputs *in, const gg_measurement *m)
 {
     char vt[GG_VARIANT_TEXT];
-    gg_variant_format(v, vt, sizeof vt);
+    gen_variant_format(v, vt, sizeof vt);
     printf("%s %dx%dx%d: ", vt, in->m, in->n, in->k);
     if (m->status != GG_OK && m->seconds <= 0) {
-        printf("%s: %s\n", gg_status_name(m->status), m->detail);
+        printf("%s: %s\n", base_status_name(m->status), m->detail);
         return;
     }
     printf("%s, %d pass%s, %.6f s, %.3f GFLOP/s, rel_err %.3g (bound %.3g); compile %.3f s, "
            "upload %.3f s, read-back %.3f s",
-           gg_status_name(m->status), m->passes, m->passes == 1 ? "" : "es", m->seconds,
-           m->gflops, m->rel_err, gg_verify_bound(in->k), m->compile_s, m->upload_s,
+           base_status_name(m->status), m->passes, m->passes == 1 ? "" : "es", m->seconds,
+           m->gflops, m->rel_err, base_verify_bound(in->k), m->compile_s, m->upload_s,
            m->readback_s);
     if (m->gpu_s >= 0)
         printf(", gpu timer %.6f s (beside, not instead)", m->gpu_s);
@@ -101,11 +101,11 @@ int cmd_run(int argc, char **argv)
     char err[512];
     gg_variant v;
     bool want_best = names_best(text);
-    if (!want_best && gg_variant_parse(text, NULL, &v, err, sizeof err))
+    if (!want_best && gen_variant_parse(text, NULL, &v, err, sizeof err))
         return cli_error(&c, "%s", err);
 
     gg_inputs in;
-    if (gg_inputs_make(&c.prob, &in, err, sizeof err))
+    if (base_inputs_make(&c.prob, &in, err, sizeof err))
         return cli_error(&c, "%s", err);
     int status = EXIT_GPU;
     gg_evaluator *ev = NULL;
@@ -116,34 +116,34 @@ int cmd_run(int argc, char **argv)
      * context's renderer, the same in every kind. */
     gg_evaluator_config ecfg = {.backend = c.backend, .device = c.device, .prob = &c.prob,
                                 .in = &in, .want_c = c.prob.out_path != NULL, .want_log = true};
-    if (!(ev = gg_evaluator_new(&ecfg, err, sizeof err))) {
+    if (!(ev = eval_evaluator_new(&ecfg, err, sizeof err))) {
         status = cli_error(&c, "%s", err);
         goto out;
     }
     gg_device_info dev;
-    if (gg_evaluator_device(ev, &dev, err, sizeof err)) {
+    if (eval_evaluator_device(ev, &dev, err, sizeof err)) {
         fprintf(stderr, "glgemm run: %s\n", err);
         status = EXIT_NOCTX;
         goto out;
     }
-    gg_ctx_kind kind = want_best ? GG_CTX_CORE : gg_ctx_kind_for(v.profile);
+    gg_ctx_kind kind = want_best ? GG_CTX_CORE : host_ctx_kind_for(v.profile);
     if (!dev.ok[kind]) {
         fprintf(stderr, "glgemm run: %s\n", dev.err[kind]);
         status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;
         goto out;
     }
     char slug[GG_CARD_MAX];
-    gg_slug(dev.info[kind].renderer, slug, sizeof slug);
+    base_slug(dev.info[kind].renderer, slug, sizeof slug);
     if (want_best) {
         gg_variant best;
         if ((status = load_best(&c, slug, in.m, in.n, in.k, &best)))
             goto out;
-        if (gg_variant_parse(text, &best, &v, err, sizeof err)) {
+        if (gen_variant_parse(text, &best, &v, err, sizeof err)) {
             status = cli_error(&c, "%s", err);
             goto out;
         }
-        if (!dev.ok[gg_ctx_kind_for(v.profile)]) {
-            fprintf(stderr, "glgemm run: %s\n", dev.err[gg_ctx_kind_for(v.profile)]);
+        if (!dev.ok[host_ctx_kind_for(v.profile)]) {
+            fprintf(stderr, "glgemm run: %s\n", dev.err[host_ctx_kind_for(v.profile)]);
             status = EXIT_NOCTX;
             goto out;
         }
@@ -152,19 +152,19 @@ int cmd_run(int argc, char **argv)
      * the inputs rounded to halves for store=f16, base/reference.h). */
 
     gg_measurement m;
-    if (gg_evaluator_eval(ev, &v, NULL, &m)) {
+    if (eval_evaluator_eval(ev, &v, NULL, &m)) {
         fprintf(stderr, "glgemm run: %s\n", m.detail);
         status = EXIT_NOCTX;
         goto out;
     }
-    cbuf = gg_evaluator_c(ev);
+    cbuf = eval_evaluator_c(ev);
     if (ro.csv) {
         gg_problem shape = c.prob; /* m, n, k as the inputs have them (files) */
         shape.m = in.m;
         shape.n = in.n;
         shape.k = in.k;
         char row[GG_CSV_ROW_MAX];
-        if (gg_csv_format(row, sizeof row, slug, &shape, &v, &m)) {
+        if (store_csv_format(row, sizeof row, slug, &shape, &v, &m)) {
             fprintf(stderr, "glgemm run: cannot format the CSV row (card '%s')\n", slug);
             status = EXIT_GPU;
             goto out;
@@ -175,15 +175,15 @@ int cmd_run(int argc, char **argv)
     }
     fflush(stdout);
     if (m.status != GG_OK) {
-        if (gg_evaluator_log(ev))
-            fputs(gg_evaluator_log(ev), stderr);
+        if (eval_evaluator_log(ev))
+            fputs(eval_evaluator_log(ev), stderr);
         else
-            fprintf(stderr, "glgemm run: status %s: %s\n", gg_status_name(m.status), m.detail);
+            fprintf(stderr, "glgemm run: status %s: %s\n", base_status_name(m.status), m.detail);
         status = EXIT_GPU;
         goto out;
     }
     if (c.prob.out_path &&
-        (!cbuf || gg_npy_write(c.prob.out_path, cbuf, in.m, in.n, err, sizeof err))) {
+        (!cbuf || base_npy_write(c.prob.out_path, cbuf, in.m, in.n, err, sizeof err))) {
         if (!cbuf)
             snprintf(err, sizeof err, "no result came back for %s", c.prob.out_path);
         status = cli_error(&c, "%s", err);
@@ -191,7 +191,7 @@ int cmd_run(int argc, char **argv)
     }
     status = 0;
 out:
-    gg_evaluator_free(ev);
-    gg_inputs_free(&in);
+    eval_evaluator_free(ev);
+    base_inputs_free(&in);
     return status;
 }

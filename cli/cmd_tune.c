@@ -116,7 +116,7 @@ static int handler(void *self, int id, const char *value)
     tune_opts *o = self;
     switch (id) {
     case OPT_SEARCH: {
-        int s = gg_strategy_parse(value);
+        int s = search_strategy_parse(value);
         if (s < 0)
             return cli_error(o->c, "--search must be phase, exhaustive or random, got '%s'", value);
         o->strategy = (gg_strategy)s;
@@ -176,7 +176,7 @@ static void trace(const gg_variant *v, const gg_measurement *m, double wall)
     double in = m->compile_s + m->ahead_s + m->upload_s + m->run_s + m->readback_s + m->verify_s;
     fprintf(stderr, "eval: %s %s %.4g GFLOP/s, %d rep%s%s: compile %.3f%s upload %.3f run %.3f "
                     "read-back+verify %.3f, building ahead %.3f, rest %.3f s\n",
-            gg_variant_format(v, vt, sizeof vt), gg_status_name(m->status), m->gflops, m->reps,
+            gen_variant_format(v, vt, sizeof vt), base_status_name(m->status), m->gflops, m->reps,
             m->reps == 1 ? "" : "s", m->screened ? " (screened)" : "", m->compile_s,
             m->program_cached ? " (built ahead)" : "", m->upload_s, m->run_s,
             m->readback_s + m->verify_s, m->ahead_s, wall - in);
@@ -193,32 +193,32 @@ static void eval_opts(const tune_eval *te, gg_eval_opts *o)
         o->tight = TIGHT;
     }
     gg_outcome best;
-    if (te->s && gg_search_memo_best_store(te->s, (int)te->store, NULL, &best) && best.seconds > 0)
+    if (te->s && search_memo_best_store(te->s, (int)te->store, NULL, &best) && best.seconds > 0)
         o->screen_s = SCREEN_FACTOR * best.seconds;
 }
 
 static int evaluate(void *user, const gg_variant *v, gg_measurement *out)
 {
     tune_eval *te = user;
-    if (!te->finals && te->stop_at > 0 && gg_now_s() > te->stop_at) {
+    if (!te->finals && te->stop_at > 0 && base_now_s() > te->stop_at) {
         te->out_of_time = true;
         return -1; /* stops the search; the tune finishes as usual */
     }
     gg_eval_opts o;
     eval_opts(te, &o);
-    double t0 = gg_now_s();
-    if (gg_evaluator_eval(te->ev, v, &o, out)) {
+    double t0 = base_now_s();
+    if (eval_evaluator_eval(te->ev, v, &o, out)) {
         fprintf(stderr, "\nglgemm tune: %s\n", out->detail);
         return -1; /* no worker at all: the tool, not the variant */
     }
     if (te->verbose)
-        trace(v, out, gg_now_s() - t0);
+        trace(v, out, base_now_s() - t0);
     return 0;
 }
 
 static void hint(void *user, const gg_variant *next, int n)
 {
-    gg_evaluator_hint(user, next, n);
+    eval_evaluator_hint(user, next, n);
 }
 
 /* ---- progress ---- */
@@ -248,8 +248,8 @@ typedef struct {
 
 static void show(progress *p, const gg_search *s, bool force)
 {
-    const gg_search_stats *st = gg_search_get_stats(s);
-    double t = gg_now_s();
+    const gg_search_stats *st = search_get_stats(s);
+    double t = base_now_s();
     if (!p->tty && !force && t - p->last_print < 5)
         return;
     p->last_print = t;
@@ -282,7 +282,7 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
 {
     progress *p = user;
     if (fresh) {
-        double t = gg_now_s();
+        double t = base_now_s();
         p->eval_time += t - p->last_fresh;
         p->last_fresh = t;
         p->fresh++;
@@ -294,11 +294,11 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
             if (p->drawn)
                 fputc('\n', stderr);
             p->drawn = false;
-            fprintf(stderr, "tune: %s: %s: %s\n", gg_variant_format(v, vt, sizeof vt),
-                    gg_status_name(o->status), m->detail);
+            fprintf(stderr, "tune: %s: %s: %s\n", gen_variant_format(v, vt, sizeof vt),
+                    base_status_name(o->status), m->detail);
         }
     } else {
-        p->last_fresh = gg_now_s();
+        p->last_fresh = base_now_s();
     }
     show(p, s, false);
 }
@@ -317,11 +317,11 @@ static double default_timeout(const gg_problem *p)
 static void publish_best(const char *results, const char *card, int m, int n, int k)
 {
     char user[1024], a[PATH_MAX], b[PATH_MAX], err[300];
-    if (!gg_user_results(user, sizeof user))
+    if (!store_user_results(user, sizeof user))
         return;
     if (realpath(results, a) && realpath(user, b) && !strcmp(a, b))
         return; /* --results is the user's folder already */
-    int nb = gg_best_publish(results, user, card, m, n, k, err, sizeof err);
+    int nb = store_best_publish(results, user, card, m, n, k, err, sizeof err);
     if (nb < 0)
         fprintf(stderr, "tune: warning: the best file was not copied to the user records "
                         "folder %s: %s\n", user, err);
@@ -332,12 +332,12 @@ static void publish_best(const char *results, const char *card, int m, int n, in
 static void print_preset(const char *name, const gg_variant *v, const gg_outcome *o, double best)
 {
     char vt[GG_VARIANT_TEXT];
-    gg_variant_format(v, vt, sizeof vt);
-    double g = gg_outcome_score(o);
+    gen_variant_format(v, vt, sizeof vt);
+    double g = search_outcome_score(o);
     if (g > 0)
         printf("vs %-9s  %.2fx  (%s: %.3f GFLOP/s)\n", name, best / g, vt, g);
     else
-        printf("vs %-9s  -      (%s: %s)\n", name, vt, gg_status_name(o->status));
+        printf("vs %-9s  -      (%s: %s)\n", name, vt, base_status_name(o->status));
 }
 
 int cmd_tune(int argc, char **argv)
@@ -358,12 +358,12 @@ int cmd_tune(int argc, char **argv)
         return cli_error(&c, "--search random needs --budget N");
     char err[512];
     gg_fix fix;
-    if (gg_fix_parse(o.fix, &fix, err, sizeof err))
+    if (search_fix_parse(o.fix, &fix, err, sizeof err))
         return cli_error(&c, "%s", err);
 
-    double t0 = gg_now_s();
+    double t0 = base_now_s();
     gg_inputs in;
-    if (gg_inputs_make(&c.prob, &in, err, sizeof err))
+    if (base_inputs_make(&c.prob, &in, err, sizeof err))
         return cli_error(&c, "%s", err);
     c.prob.m = in.m; /* files decide the shape */
     c.prob.n = in.n;
@@ -375,7 +375,7 @@ int cmd_tune(int argc, char **argv)
     /* The store is held (f32 unless --fix store=f16): one reference, of the
      * inputs as that store's textures hold them, made before the worker
      * forks (it reads it copy-on-write). */
-    if (gg_reference_compute_store(&in, c.prob.alpha, c.prob.beta, fix.v.store, &ref, err,
+    if (base_reference_compute_store(&in, c.prob.alpha, c.prob.beta, fix.v.store, &ref, err,
                                    sizeof err)) {
         status = cli_error(&c, "%s", err);
         goto out;
@@ -385,7 +385,7 @@ int cmd_tune(int argc, char **argv)
         .timeout_s = o.timeout > 0 ? o.timeout : default_timeout(&c.prob),
         .compile_timeout_s = o.compile_timeout,
     };
-    if (!(ev = gg_evaluator_new(&ecfg, err, sizeof err))) {
+    if (!(ev = eval_evaluator_new(&ecfg, err, sizeof err))) {
         fprintf(stderr, "glgemm tune: %s\n", err);
         goto out;
     }
@@ -393,35 +393,35 @@ int cmd_tune(int argc, char **argv)
     /* The device: slug and limits, from the worker's contexts (kept for
      * the evaluations). */
     gg_device_info dev;
-    if (gg_evaluator_device(ev, &dev, err, sizeof err)) {
+    if (eval_evaluator_device(ev, &dev, err, sizeof err)) {
         fprintf(stderr, "glgemm tune: asking the device for its limits failed: %s\n", err);
         status = EXIT_NOCTX;
         goto out;
     }
     int first = -1;
     for (int p = 2; p >= 0; p--)
-        if (dev.ok[gg_ctx_kind_for((gg_profile)p)])
+        if (dev.ok[host_ctx_kind_for((gg_profile)p)])
             first = p;
     if (first < 0) {
-        fprintf(stderr, "glgemm tune: %s\n", dev.err[gg_ctx_kind_for(GG_PROFILE_330)]);
+        fprintf(stderr, "glgemm tune: %s\n", dev.err[host_ctx_kind_for(GG_PROFILE_330)]);
         status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;
         goto out;
     }
     char slug[GG_CARD_MAX];
-    const gg_ctx_info *card_info = &dev.info[gg_ctx_kind_for((gg_profile)first)];
-    gg_slug(card_info->renderer, slug, sizeof slug);
+    const gg_ctx_info *card_info = &dev.info[host_ctx_kind_for((gg_profile)first)];
+    base_slug(card_info->renderer, slug, sizeof slug);
 
     gg_tune_config tc;
     memset(&tc, 0, sizeof tc);
     tc.results_dir = o.results;
     tc.card = slug;
     tc.fresh = o.fresh;
-    gg_search_config_default(&tc.search, in.m, in.n, in.k);
+    search_config_default(&tc.search, in.m, in.n, in.k);
     for (int p = 0; p < GG_PROFILE_COUNT; p++) {
-        gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)p);
+        gg_ctx_kind kind = host_ctx_kind_for((gg_profile)p);
         tc.search.profile_ok[p] = dev.ok[kind];
         if (dev.ok[kind])
-            gg_ctx_limits(&dev.info[kind], &tc.search.lim[p]);
+            host_ctx_limits(&dev.info[kind], &tc.search.lim[p]);
     }
     tc.search.fix = fix;
     tc.search.strategy = o.strategy;
@@ -438,28 +438,28 @@ int cmd_tune(int argc, char **argv)
     static gg_probe_result probe;
     gg_bound_user bu = {&probe, in.m, in.n, in.k};
     char perr[512];
-    bool have_probe = gg_bound_load(o.results, slug, &probe, perr, sizeof perr) == 0;
+    bool have_probe = search_bound_load(o.results, slug, &probe, perr, sizeof perr) == 0;
     if (have_probe) {
-        tc.search.bound = gg_bound_search_fn;
+        tc.search.bound = search_bound_search_fn;
         tc.search.bound_user = &bu;
     }
-    progress pg = {.tty = isatty(2), .t0 = t0, .last_print = gg_now_s(), .last_fresh = gg_now_s()};
+    progress pg = {.tty = isatty(2), .t0 = t0, .last_print = base_now_s(), .last_fresh = base_now_s()};
     tc.progress = on_point;
     tc.progress_user = &pg;
 
     gg_records_info info;
-    t = gg_tune_open(&tc, &info, err, sizeof err);
+    t = search_tune_open(&tc, &info, err, sizeof err);
     if (!t) {
         status = cli_error(&c, "%s", err);
         goto out;
     }
-    gg_search *s = gg_tune_search(t);
+    gg_search *s = search_tune_search(t);
     te.s = s;
     char fixt[256];
-    gg_fix_format(&fix, fixt, sizeof fixt);
+    search_fix_format(&fix, fixt, sizeof fixt);
     fprintf(stderr, "tune: %s search on %s (%s), %dx%dx%d, up to %d reps, timeout %.0f s per "
                     "evaluation%s%s\n",
-            gg_strategy_name(o.strategy), slug, card_info->renderer, in.m, in.n, in.k, c.prob.reps,
+            search_strategy_name(o.strategy), slug, card_info->renderer, in.m, in.n, in.k, c.prob.reps,
             ecfg.timeout_s, fixt[0] ? ", --fix " : "", fixt);
     if (!have_probe)
         fprintf(stderr, "tune: no bound pruning: %s (glgemm probe writes it)\n", perr);
@@ -467,23 +467,23 @@ int cmd_tune(int argc, char **argv)
         fprintf(stderr, "tune: --fresh: the old records went to %s\n", info.old_path);
     else if (info.rows)
         fprintf(stderr, "tune: resuming: %ld variants already in %s are not measured again\n",
-                info.rows, gg_tune_records_path(t));
+                info.rows, search_tune_records_path(t));
 
-    int run = gg_tune_run(t);
+    int run = search_tune_run(t);
     if (pg.drawn)
         fputc('\n', stderr);
     pg.drawn = false;
-    gg_search_stats st = *gg_search_get_stats(s); /* the search's own, before the presets */
+    gg_search_stats st = *search_get_stats(s); /* the search's own, before the presets */
     if (run && te.out_of_time) {
         fprintf(stderr, "tune: --max-time %.0f s reached: the search stopped here (run the same "
                         "tune again to resume from the records)\n", o.max_time);
         te.stop_at = 0; /* the presets and finalists still run */
-        gg_search_clear_stop(s);
+        search_clear_stop(s);
         run = 0;
     }
     if (run) {
         fprintf(stderr, "glgemm tune: stopped: %s\n",
-                gg_tune_error(t)[0] ? gg_tune_error(t) : "no evaluation worker could be made");
+                search_tune_error(t)[0] ? search_tune_error(t) : "no evaluation worker could be made");
         status = EXIT_GPU;
         goto out;
     }
@@ -491,10 +491,10 @@ int cmd_tune(int argc, char **argv)
     /* The presets on the same problem, recorded like the rest. */
     gg_variant nvs, nvm;
     gg_outcome os, om;
-    gg_variant_parse("nv-single", NULL, &nvs, err, sizeof err);
-    gg_variant_parse("nv-multi", NULL, &nvm, err, sizeof err);
-    if (gg_tune_visit(t, &nvs, &os) || gg_tune_visit(t, &nvm, &om) || gg_tune_finish(t)) {
-        fprintf(stderr, "glgemm tune: stopped: %s\n", gg_tune_error(t));
+    gen_variant_parse("nv-single", NULL, &nvs, err, sizeof err);
+    gen_variant_parse("nv-multi", NULL, &nvm, err, sizeof err);
+    if (search_tune_visit(t, &nvs, &os) || search_tune_visit(t, &nvm, &om) || search_tune_finish(t)) {
+        fprintf(stderr, "glgemm tune: stopped: %s\n", search_tune_error(t));
         status = EXIT_GPU;
         goto out;
     }
@@ -510,10 +510,10 @@ int cmd_tune(int argc, char **argv)
         fprintf(stderr, "tune: re-measuring the %ld best, %d interleaved rounds\n", o.finalists,
                 FINALIST_ROUNDS);
         te.finals = true;
-        nfin = gg_tune_finalists(t, fix.v.store, (int)o.finalists, FINALIST_ROUNDS, evaluate, &te,
+        nfin = search_tune_finalists(t, fix.v.store, (int)o.finalists, FINALIST_ROUNDS, evaluate, &te,
                                  fin);
         if (nfin < 0) {
-            fprintf(stderr, "glgemm tune: stopped: %s\n", gg_tune_error(t));
+            fprintf(stderr, "glgemm tune: stopped: %s\n", search_tune_error(t));
             status = EXIT_GPU;
             goto out;
         }
@@ -522,12 +522,12 @@ int cmd_tune(int argc, char **argv)
 
     char vt[GG_VARIANT_TEXT], el[32];
     if (nfin > 0 && fin[0].status == GG_OK) {
-        printf("best: %s\n", gg_variant_format(&fin[0].v, vt, sizeof vt));
+        printf("best: %s\n", gen_variant_format(&fin[0].v, vt, sizeof vt));
         printf("gflops: %.3f  (median of %d interleaved re-measurements, %.6f s, spread %.1f%%; "
                "first measured at %.3f)\n",
                fin[0].gflops, fin[0].rounds, fin[0].seconds, 100 * fin[0].spread, fin[0].recorded);
     } else if (st.have_best) {
-        printf("best: %s\n", gg_variant_format(&st.best, vt, sizeof vt));
+        printf("best: %s\n", gen_variant_format(&st.best, vt, sizeof vt));
         printf("gflops: %.3f  (%.6f s, %d pass%s, rel_err %.3g)\n", st.best_outcome.gflops,
                st.best_outcome.seconds, st.best_outcome.passes, st.best_outcome.passes == 1 ? "" : "es",
                st.best_outcome.rel_err);
@@ -537,7 +537,7 @@ int cmd_tune(int argc, char **argv)
     printf("problem: %dx%dx%d on %s, up to %d reps per evaluation\n", in.m, in.n, in.k, slug,
            c.prob.reps);
     printf("search: %s%s%s: %ld variants: %ld measured now, %ld from the records\n",
-           gg_strategy_name(o.strategy), fixt[0] ? ", --fix " : "", fixt, st.visited, st.measured,
+           search_strategy_name(o.strategy), fixt[0] ? ", --fix " : "", fixt, st.visited, st.measured,
            st.from_memo);
     if (te.out_of_time)
         printf("stopped: --max-time %.0f s reached after %ld of ~%ld variants; run again to "
@@ -545,19 +545,19 @@ int cmd_tune(int argc, char **argv)
     printf("status:");
     for (int i = 0; i < GG_STATUS_COUNT; i++)
         if (st.by_status[i])
-            printf(" %s %ld", gg_status_name((gg_status)i), st.by_status[i]);
+            printf(" %s %ld", base_status_name((gg_status)i), st.by_status[i]);
     printf("\n");
     if (pg.screened)
         printf("screened: %ld variants stopped after two timed runs (slower than %.0fx the best so "
                "far's time)\n", pg.screened, SCREEN_FACTOR);
     for (int i = 0; i < nfin; i++) {
-        gg_variant_format(&fin[i].v, vt, sizeof vt);
+        gen_variant_format(&fin[i].v, vt, sizeof vt);
         if (fin[i].status == GG_OK)
             printf("finalist %d: %s  %.3f GFLOP/s (median of %d, spread %.1f%%; recorded %.3f)\n",
                    i + 1, vt, fin[i].gflops, fin[i].rounds, 100 * fin[i].spread, fin[i].recorded);
         else
             printf("finalist %d: %s  out: %s on re-measuring (recorded %.3f)\n", i + 1, vt,
-                   gg_status_name(fin[i].status), fin[i].recorded);
+                   base_status_name(fin[i].status), fin[i].recorded);
     }
     double best_g = nfin > 0 && fin[0].status == GG_OK ? fin[0].gflops : st.best_outcome.gflops;
     if (have_best) {
@@ -566,17 +566,17 @@ int cmd_tune(int argc, char **argv)
     }
     gg_variant all_best;
     gg_outcome all_o;
-    if (gg_search_memo_best_store(s, (int)fix.v.store, &all_best, &all_o) &&
-        !gg_fix_matches(&fix, &all_best) && gg_outcome_score(&all_o) > best_g) {
+    if (search_memo_best_store(s, (int)fix.v.store, &all_best, &all_o) &&
+        !search_fix_matches(&fix, &all_best) && search_outcome_score(&all_o) > best_g) {
         printf("best of all records: %s, %.3f GFLOP/s (outside this search; written as best)\n",
-               gg_variant_format(&all_best, vt, sizeof vt), all_o.gflops);
+               gen_variant_format(&all_best, vt, sizeof vt), all_o.gflops);
     }
-    for (int i = 0; i < gg_search_nnotes(s); i++)
-        printf("note: %s\n", gg_search_note(s, i));
-    printf("records: %s\n", gg_tune_records_path(t));
+    for (int i = 0; i < search_nnotes(s); i++)
+        printf("note: %s\n", search_note(s, i));
+    printf("records: %s\n", search_tune_records_path(t));
     publish_best(o.results, slug, in.m, in.n, in.k);
-    const gg_evaluator_stats *es = gg_evaluator_get_stats(ev);
-    double wall = gg_now_s() - t0;
+    const gg_evaluator_stats *es = eval_evaluator_get_stats(ev);
+    double wall = base_now_s() - t0;
     double inside = es->compile_s + es->upload_s + es->run_s + es->readback_s + es->verify_s;
     printf("time: %s wall for %ld evaluations (%ld in the search, %ld presets and finalists): "
            "compile %.1f s, upload %.1f s, run %.1f s, read-back %.1f s, verify %.1f s, "
@@ -592,9 +592,9 @@ int cmd_tune(int argc, char **argv)
     status = have_best ? 0 : EXIT_GPU;
 out:
     fflush(stdout);
-    gg_tune_close(t);
-    gg_evaluator_free(ev);
-    gg_reference_free(&ref);
-    gg_inputs_free(&in);
+    search_tune_close(t);
+    eval_evaluator_free(ev);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
     return status;
 }

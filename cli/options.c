@@ -101,7 +101,7 @@ static int common_opt(cli_common *c, int id, const char *name, const char *v)
     double d;
     switch (id) {
     case OPT_BACKEND: {
-        int b = gg_backend_parse(v);
+        int b = host_backend_parse(v);
         if (b < 0)
             return cli_error(c, "--backend must be egl or glfw, got '%s'", v);
         c->backend = (gg_backend)b;
@@ -153,7 +153,7 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
     c->backend = GG_BACKEND_EGL;
-    gg_problem_default(&c->prob);
+    base_problem_default(&c->prob);
     bool options_done = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -209,7 +209,7 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
     return 0;
 }
 
-/* --out before any work: a file gg_npy_write() will be able to replace or
+/* --out before any work: a file base_npy_write() will be able to replace or
  * create (a regular, writable file, or a new name in an existing folder), so
  * a run does not do its work and then fail on the output. */
 static int check_out(cli_common *c, const char *path)

@@ -8,11 +8,11 @@
 #include "base/fileio.h"
 #include "gen/util.h"
 
-const char *const gg_bench_names[GG_BENCH_NROWS] = {
+const char *const eval_bench_names[GG_BENCH_NROWS] = {
     "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-image", "best-f16", "cpu-blas",
 };
 
-void gg_bench_ratios(gg_bench *b)
+void eval_bench_ratios(gg_bench *b)
 {
     const gg_bench_row *cpu = &b->rows[GG_BENCH_CPU];
     double base = cpu->present && cpu->m.status == GG_OK ? cpu->m.gflops : 0;
@@ -20,7 +20,7 @@ void gg_bench_ratios(gg_bench *b)
         b->rows[i].ratio = base > 0 && b->rows[i].present ? b->rows[i].m.gflops / base : 0;
 }
 
-int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
+int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
                  const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
                  void *eval_user, gg_cpu_fn cpu, void *cpu_user, gg_bench_progress progress,
                  void *progress_user)
@@ -31,13 +31,13 @@ int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_va
     b->n = n;
     b->k = k;
     for (int i = 0; i < GG_BENCH_NROWS; i++)
-        gg_measurement_init(&b->rows[i].m);
+        base_measurement_init(&b->rows[i].m);
 
     gg_bench_row *c = &b->rows[GG_BENCH_CPU];
     c->present = true;
     if (cpu(cpu_user, &c->m))
         return -1;
-    gg_bench_ratios(b);
+    eval_bench_ratios(b);
     if (progress)
         progress(progress_user, b, GG_BENCH_CPU);
 
@@ -52,7 +52,7 @@ int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_va
             r->v = *rec;
         } else {
             char err[256];
-            if (gg_variant_parse(gg_bench_names[i], NULL, &r->v, err, sizeof err))
+            if (gen_variant_parse(eval_bench_names[i], NULL, &r->v, err, sizeof err))
                 return -1; /* a preset that does not parse: cannot happen */
         }
         r->present = r->has_variant = true;
@@ -60,14 +60,14 @@ int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_va
             return -1;
         if (r->m.status != GG_OK)
             r->m.gflops = 0;
-        gg_bench_ratios(b);
+        eval_bench_ratios(b);
         if (progress)
             progress(progress_user, b, i);
     }
     return 0;
 }
 
-int gg_bench_format_row(char *buf, size_t len, const gg_bench *b, int i)
+int eval_bench_format_row(char *buf, size_t len, const gg_bench *b, int i)
 {
     if (len)
         buf[0] = '\0';
@@ -75,14 +75,14 @@ int gg_bench_format_row(char *buf, size_t len, const gg_bench *b, int i)
         return -1;
     const gg_bench_row *r = &b->rows[i];
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = b->m;
     p.n = b->n;
     p.k = b->k;
     char mid[GG_CSV_ROW_MAX];
-    if (gg_csv_format(mid, sizeof mid, b->card, &p, r->has_variant ? &r->v : NULL, &r->m))
+    if (store_csv_format(mid, sizeof mid, b->card, &p, r->has_variant ? &r->v : NULL, &r->m))
         return -1;
-    int w = snprintf(buf, len, "%s,%s,%.6g", gg_bench_names[i], mid, r->ratio);
+    int w = snprintf(buf, len, "%s,%s,%.6g", eval_bench_names[i], mid, r->ratio);
     if (w < 0 || (size_t)w >= len) {
         if (len)
             buf[0] = '\0';
@@ -91,7 +91,7 @@ int gg_bench_format_row(char *buf, size_t len, const gg_bench *b, int i)
     return 0;
 }
 
-char *gg_bench_csv(const gg_bench *b)
+char *eval_bench_csv(const gg_bench *b)
 {
     size_t cap = sizeof GG_BENCH_CSV_HEADER + 1 + GG_BENCH_NROWS * (GG_CSV_ROW_MAX + 64);
     char *out = malloc(cap);
@@ -102,7 +102,7 @@ char *gg_bench_csv(const gg_bench *b)
         if (!b->rows[i].present)
             continue;
         char row[GG_CSV_ROW_MAX + 64];
-        if (gg_bench_format_row(row, sizeof row, b, i)) {
+        if (eval_bench_format_row(row, sizeof row, b, i)) {
             free(out);
             return NULL;
         }
@@ -111,12 +111,12 @@ char *gg_bench_csv(const gg_bench *b)
     return out;
 }
 
-int gg_bench_write(const gg_bench *b, const char *path, char *err, size_t errlen)
+int eval_bench_write(const gg_bench *b, const char *path, char *err, size_t errlen)
 {
-    char *text = gg_bench_csv(b);
+    char *text = eval_bench_csv(b);
     if (!text)
-        return gg_fail(err, errlen, "cannot format the bench rows of card '%s'", b->card);
-    int rc = gg_write_atomic(path, text, strlen(text), err, errlen);
+        return gen_fail(err, errlen, "cannot format the bench rows of card '%s'", b->card);
+    int rc = base_write_atomic(path, text, strlen(text), err, errlen);
     free(text);
     return rc;
 }
@@ -124,7 +124,7 @@ int gg_bench_write(const gg_bench *b, const char *path, char *err, size_t errlen
 static int name_index(const char *s, size_t len)
 {
     for (int i = 0; i < GG_BENCH_NROWS; i++)
-        if (strlen(gg_bench_names[i]) == len && !strncmp(gg_bench_names[i], s, len))
+        if (strlen(eval_bench_names[i]) == len && !strncmp(eval_bench_names[i], s, len))
             return i;
     return -1;
 }
@@ -137,20 +137,20 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     char *comma = strchr(line, ',');
     char *last = strrchr(line, ',');
     if (!comma || comma == last)
-        return gg_fail(err, errlen, "%s line %d: not a bench row", path, lineno);
+        return gen_fail(err, errlen, "%s line %d: not a bench row", path, lineno);
     int idx = name_index(line, (size_t)(comma - line));
     if (idx < 0)
-        return gg_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
+        return gen_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
                                  "nv-single, tfjs, best, best-image, best-f16 or cpu-blas)",
                        path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
     gg_bench_row *r = &b->rows[idx];
     if (r->present)
-        return gg_fail(err, errlen, "%s line %d: a second %s row", path, lineno, gg_bench_names[idx]);
+        return gen_fail(err, errlen, "%s line %d: a second %s row", path, lineno, eval_bench_names[idx]);
     char *end;
     const char *rs = last + 1;
     double ratio = strtod(rs, &end);
     if (!*rs || *end || !isfinite(ratio) || ratio < 0)
-        return gg_fail(err, errlen, "%s line %d: ratio_to_cpu '%.40s' is not a number >= 0", path,
+        return gen_fail(err, errlen, "%s line %d: ratio_to_cpu '%.40s' is not a number >= 0", path,
                        lineno, rs);
     *last = '\0';
     char *mid = comma + 1;
@@ -169,7 +169,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
             f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
         if (!f || (nv != 7 && nv != 8 && nv != GG_CSV_VARIANT_COLUMNS) ||
             strncmp(f, ",,,,,,,,,,,", (size_t)nv))
-            return gg_fail(err, errlen, "%s line %d: the cpu-blas row must leave the variant "
+            return gen_fail(err, errlen, "%s line %d: the cpu-blas row must leave the variant "
                                      "columns empty", path, lineno);
         snprintf(fixed, sizeof fixed, "%.*s1x1,1x1,all,0,330,glsl,pingpong%s%s", (int)(f - mid),
                  mid, nv == 7 ? "" : nv == 8 ? ",f32" : ",f32,rt,-,texture", f + nv - 1);
@@ -177,15 +177,15 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     }
     char card[GG_CARD_MAX], perr[300];
     gg_problem p;
-    gg_problem_default(&p);
-    if (gg_csv_parse(mid, card, sizeof card, &p, &r->v, &r->m, perr, sizeof perr))
-        return gg_fail(err, errlen, "%s line %d: %s", path, lineno, perr);
+    base_problem_default(&p);
+    if (store_csv_parse(mid, card, sizeof card, &p, &r->v, &r->m, perr, sizeof perr))
+        return gen_fail(err, errlen, "%s line %d: %s", path, lineno, perr);
     if (idx == GG_BENCH_BEST_F16 && r->v.store != GG_STORE_F16)
-        return gg_fail(err, errlen, "%s line %d: the best-f16 row's store is %s, not f16", path,
-                       lineno, gg_store_name(r->v.store));
+        return gen_fail(err, errlen, "%s line %d: the best-f16 row's store is %s, not f16", path,
+                       lineno, gen_store_name(r->v.store));
     if (idx == GG_BENCH_BEST_IMAGE && r->v.out != GG_OUT_IMAGE)
-        return gg_fail(err, errlen, "%s line %d: the best-image row's out is %s, not image", path,
-                       lineno, gg_out_name(r->v.out));
+        return gen_fail(err, errlen, "%s line %d: the best-image row's out is %s, not image", path,
+                       lineno, gen_out_name(r->v.out));
     if (*first) {
         snprintf(b->card, sizeof b->card, "%s", card);
         b->m = p.m;
@@ -193,7 +193,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
         b->k = p.k;
         *first = false;
     } else if (strcmp(card, b->card) || p.m != b->m || p.n != b->n || p.k != b->k) {
-        return gg_fail(err, errlen, "%s line %d: card or problem differs from the first row", path,
+        return gen_fail(err, errlen, "%s line %d: card or problem differs from the first row", path,
                        lineno);
     }
     r->present = true;
@@ -202,15 +202,15 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     return 0;
 }
 
-int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
+int eval_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
     for (int i = 0; i < GG_BENCH_NROWS; i++)
-        gg_measurement_init(&b->rows[i].m);
+        base_measurement_init(&b->rows[i].m);
     char rerr[300];
-    char *text = gg_read_text(path, 1 << 20, NULL, rerr, sizeof rerr);
+    char *text = base_read_text(path, 1 << 20, NULL, rerr, sizeof rerr);
     if (!text)
-        return gg_fail(err, errlen, "%s", rerr);
+        return gen_fail(err, errlen, "%s", rerr);
     int rc = 0, lineno = 0;
     bool first = true;
     char *save = NULL;
@@ -220,7 +220,7 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
             line[strcspn(line, "\r")] = '\0';
             if (strcmp(line, GG_BENCH_CSV_HEADER) && strcmp(line, GG_BENCH_CSV_HEADER_V1) &&
                 strcmp(line, GG_BENCH_CSV_HEADER_V2)) {
-                rc = gg_fail(err, errlen, "%s: the first line is not the bench header (%s)", path,
+                rc = gen_fail(err, errlen, "%s: the first line is not the bench header (%s)", path,
                              GG_BENCH_CSV_HEADER);
                 break;
             }
@@ -230,14 +230,14 @@ int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
             break;
     }
     if (!rc && lineno == 0)
-        rc = gg_fail(err, errlen, "%s is empty", path);
+        rc = gen_fail(err, errlen, "%s is empty", path);
     else if (!rc && first)
-        rc = gg_fail(err, errlen, "%s has no rows", path);
+        rc = gen_fail(err, errlen, "%s has no rows", path);
     free(text);
     return rc;
 }
 
-void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
+void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
 {
     fprintf(f, "bench on %s, %dx%dx%d\n", b->card, b->m, b->n, b->k);
     /* The variant column as wide as the longest (out=image ones are longer). */
@@ -245,7 +245,7 @@ void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
     for (int i = 0; i < GG_BENCH_NROWS; i++)
         if (b->rows[i].present && b->rows[i].has_variant) {
             char vt[GG_VARIANT_TEXT];
-            int l = (int)strlen(gg_variant_format(&b->rows[i].v, vt, sizeof vt));
+            int l = (int)strlen(gen_variant_format(&b->rows[i].v, vt, sizeof vt));
             vw = l > vw ? l : vw;
         }
     fprintf(f, "%-10s %-*s %-14s %12s %12s %10s\n", "name", vw, "variant", "status", "seconds",
@@ -261,11 +261,11 @@ void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
         }
         char vt[GG_VARIANT_TEXT] = "-";
         if (r->has_variant)
-            gg_variant_format(&r->v, vt, sizeof vt);
+            gen_variant_format(&r->v, vt, sizeof vt);
         else
             snprintf(vt, sizeof vt, "cblas_sgemm (OpenBLAS)");
-        fprintf(f, "%-10s %-*s %-14s %12.6f %12.3f %10.4f\n", gg_bench_names[i], vw, vt,
-                gg_status_name(r->m.status), r->m.seconds, r->m.gflops, r->ratio);
+        fprintf(f, "%-10s %-*s %-14s %12.6f %12.3f %10.4f\n", eval_bench_names[i], vw, vt,
+                base_status_name(r->m.status), r->m.seconds, r->m.gflops, r->ratio);
         if (r->m.status != GG_OK && r->m.detail[0])
             fprintf(f, "%10s   %s\n", "", r->m.detail);
     }

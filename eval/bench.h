@@ -4,12 +4,12 @@
  *
  * Contract:
  *  - Rows, in this order: larsen, nv-multi, nv-single, tfjs, best,
- *    best-image, best-f16, cpu-blas (gg_bench_names).  best is the card's
+ *    best-image, best-f16, cpu-blas (eval_bench_names).  best is the card's
  *    recorded store=f32 best for this problem; when there is none the row
  *    is absent (present false): the table says "best: no tuning record (run
  *    glgemm tune ...)" and the CSV has no row.  best-image is the fastest
  *    ok out=image, store=f32 variant in the card's tuning records for this
- *    problem (records.h's gg_records_fastest: past the render targets'
+ *    problem (records.h's store_records_fastest: past the render targets'
  *    32-output cap, beside best, which may be one itself); absent when the
  *    records hold none, the table saying so in a line.  best-f16 is the
  *    recorded store=f16 best (its own precision class, verified against
@@ -21,8 +21,8 @@
  *    SPEC's columns (store/csv.h), then `ratio_to_cpu`.  The CPU row leaves the seven
  *    variant columns empty and has passes 0.  ratio is printed with 6
  *    significant digits.
- *  - gg_bench_read() parses such a file back strictly (the header, every row
- *    a known name at most once, the CSV columns by gg_csv_parse, the ratio a
+ *  - eval_bench_read() parses such a file back strictly (the header, every row
+ *    a known name at most once, the CSV columns by store_csv_parse, the ratio a
  *    number >= 0, best-image an out=image variant, best-f16 a store=f16
  *    one): 0, or -1 with one line naming the line and the problem.
  */
@@ -33,12 +33,12 @@
 #include <stdio.h>
 
 #include "store/csv.h"
-#include "store/paths.h" /* gg_bench_path */
+#include "store/paths.h" /* store_bench_path */
 #include "search/search.h"
 
 #define GG_BENCH_NROWS 8
 enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_CPU = 7 };
-extern const char *const gg_bench_names[GG_BENCH_NROWS];
+extern const char *const eval_bench_names[GG_BENCH_NROWS];
 
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
 /* Bench files from before the store column still read (store=f32). */
@@ -56,7 +56,7 @@ typedef struct {
 typedef struct {
     char card[GG_CARD_MAX];
     int m, n, k;
-    gg_bench_row rows[GG_BENCH_NROWS]; /* indexed as gg_bench_names */
+    gg_bench_row rows[GG_BENCH_NROWS]; /* indexed as eval_bench_names */
 } gg_bench;
 
 /* The CPU BLAS on the same problem: fills out, returns 0, or nonzero to stop. */
@@ -68,30 +68,30 @@ typedef void (*gg_bench_progress)(void *user, const gg_bench *b, int row);
 /* Runs the CPU row first, then the presets, best, best-image and best-f16
  * (each NULL: no record).  0, or -1 when eval or cpu asked to stop (rows
  * measured so far kept). */
-int gg_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
+int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
                  const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
                  void *eval_user, gg_cpu_fn cpu, void *cpu_user, gg_bench_progress progress,
                  void *progress_user);
 
 /* Recomputes every ratio from the rows' gflops. */
-void gg_bench_ratios(gg_bench *b);
+void eval_bench_ratios(gg_bench *b);
 
 /* One CSV row (no newline) of rows[i]; -1 when absent or unformattable. */
-int gg_bench_format_row(char *buf, size_t len, const gg_bench *b, int i);
+int eval_bench_format_row(char *buf, size_t len, const gg_bench *b, int i);
 
 /* The whole CSV text (header and present rows, each ending in '\n'),
  * malloc'd; NULL when a row cannot be formatted (a card that is no slug). */
-char *gg_bench_csv(const gg_bench *b);
+char *eval_bench_csv(const gg_bench *b);
 
-/* Writes gg_bench_csv() to path atomically.  0, or -1 with one line in err. */
-int gg_bench_write(const gg_bench *b, const char *path, char *err, size_t errlen);
+/* Writes eval_bench_csv() to path atomically.  0, or -1 with one line in err. */
+int eval_bench_write(const gg_bench *b, const char *path, char *err, size_t errlen);
 
 /* Reads a bench CSV back (see the top).  0, or -1 with one line in err. */
-int gg_bench_read(const char *path, gg_bench *b, char *err, size_t errlen);
+int eval_bench_read(const char *path, gg_bench *b, char *err, size_t errlen);
 
 /* The readable table: name, canonical variant, status, seconds, GFLOP/s,
  * ratio to CPU BLAS; a failed row adds its detail on the next line; an
  * absent best or best-image row a line saying why. */
-void gg_bench_print(FILE *f, const gg_bench *b, const char *tune_hint);
+void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint);
 
 #endif

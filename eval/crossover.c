@@ -24,7 +24,7 @@ static double median_call(glgemm_context *g, bool gpu, int s, const float *a, co
         return 0;
     }
     for (int r = -1; r < reps && *rc == GLGEMM_OK; r++) {
-        double t0 = gg_now_s();
+        double t0 = base_now_s();
         if (gpu)
             *rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, s, s, s, 1.0f,
                                a, s, b, s, 0.0f, c, s);
@@ -32,24 +32,24 @@ static double median_call(glgemm_context *g, bool gpu, int s, const float *a, co
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s, s, s, 1.0f, a, s, b, s,
                         0.0f, c, s);
         if (r >= 0)
-            t[r] = gg_now_s() - t0;
+            t[r] = base_now_s() - t0;
     }
     if (*rc == GLGEMM_OK)
-        med = gg_median(t, reps);
+        med = base_median(t, reps);
     free(t);
     return med;
 }
 
-int gg_crossover_measure(const char *backend, int device, int max_size, int reps, gg_cross *out,
+int eval_crossover_measure(const char *backend, int device, int max_size, int reps, gg_cross *out,
                          char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (max_size < 16 || reps < 1)
-        return gg_fail(err, errlen, "crossover: largest size %d must be >= 16, reps %d >= 1",
+        return gen_fail(err, errlen, "crossover: largest size %d must be >= 16, reps %d >= 1",
                        max_size, reps);
     glgemm_context *g = glgemm_open(backend, device);
     if (!g) {
-        gg_fail(err, errlen, "crossover: %s", glgemm_last_error());
+        gen_fail(err, errlen, "crossover: %s", glgemm_last_error());
         return -3;
     }
     glgemm_set_crossover(g, 0);
@@ -61,8 +61,8 @@ int gg_crossover_measure(const char *backend, int device, int max_size, int reps
         if (!a || !b || !c) {
             rc = GLGEMM_ENOMEM;
         } else {
-            gg_fill_uniform(a, n, (uint64_t)s, 0);
-            gg_fill_uniform(b, n, (uint64_t)s, 1);
+            base_fill_uniform(a, n, (uint64_t)s, 0);
+            base_fill_uniform(b, n, (uint64_t)s, 1);
             double gs = median_call(g, true, s, a, b, c, reps, &rc);
             snprintf(out->route, sizeof out->route, "%s", glgemm_last_route(g));
             double cs = median_call(g, false, s, a, b, c, reps, &rc);
@@ -76,7 +76,7 @@ int gg_crossover_measure(const char *backend, int device, int max_size, int reps
         free(c);
     }
     if (rc != GLGEMM_OK) {
-        gg_fail(err, errlen, "crossover: %s: %s", glgemm_strerror(rc), glgemm_last_error());
+        gen_fail(err, errlen, "crossover: %s: %s", glgemm_strerror(rc), glgemm_last_error());
         glgemm_close(g);
         return -1;
     }
@@ -87,30 +87,30 @@ int gg_crossover_measure(const char *backend, int device, int max_size, int reps
     return 0;
 }
 
-int gg_crossover_write(const char *dir, const gg_cross *c, char *path, size_t pathlen, char *err,
+int eval_crossover_write(const char *dir, const gg_cross *c, char *path, size_t pathlen, char *err,
                        size_t errlen)
 {
     char folder[1024];
-    gg_card_dir(folder, sizeof folder, dir, c->card);
-    gg_crossover_path(path, pathlen, dir, c->card);
+    store_card_dir(folder, sizeof folder, dir, c->card);
+    store_crossover_path(path, pathlen, dir, c->card);
     gg_sbuf b;
-    gg_sb_init(&b);
-    gg_sb_printf(&b, "# glgemm bench --crossover: one glgemm_sgemm call (transfers and the\n"
+    gen_sb_init(&b);
+    gen_sb_printf(&b, "# glgemm bench --crossover: one glgemm_sgemm call (transfers and the\n"
                        "# default verification included) against the CPU BLAS, medians, square\n"
                        "# sizes; calls whose m*n*k is below crossover^3 go to the CPU BLAS.\n"
                        "# GPU route at the largest size: %s\n"
                        "size,gpu_s,cpu_s\n",
                    c->route);
     for (int i = 0; i < c->n; i++)
-        gg_sb_printf(&b, "%d,%.6g,%.6g\n", c->pt[i].size, c->pt[i].gpu_s, c->pt[i].cpu_s);
-    gg_sb_printf(&b, "crossover: %ld\n", c->crossover);
+        gen_sb_printf(&b, "%d,%.6g,%.6g\n", c->pt[i].size, c->pt[i].gpu_s, c->pt[i].cpu_s);
+    gen_sb_printf(&b, "crossover: %ld\n", c->crossover);
     size_t len = b.len;
-    char *text = gg_sb_finish(&b);
+    char *text = gen_sb_finish(&b);
     int rc = -1;
     if (!text)
-        gg_fail(err, errlen, "crossover: out of memory");
-    else if (!gg_mkdirs(folder, err, errlen))
-        rc = gg_write_atomic(path, text, len, err, errlen);
+        gen_fail(err, errlen, "crossover: out of memory");
+    else if (!base_mkdirs(folder, err, errlen))
+        rc = base_write_atomic(path, text, len, err, errlen);
     free(text);
     return rc;
 }

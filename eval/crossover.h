@@ -33,12 +33,12 @@ typedef struct {
 } gg_cross;
 
 /* backend NULL: EGL.  max_size >= 16; reps >= 1.  0, or -1 / -3 with err. */
-int gg_crossover_measure(const char *backend, int device, int max_size, int reps, gg_cross *out,
+int eval_crossover_measure(const char *backend, int device, int max_size, int reps, gg_cross *out,
                          char *err, size_t errlen);
 
 /* DIR/<card>/crossover.txt, atomically: comment lines, the table as
  * "size,gpu_s,cpu_s" rows, and "crossover: N".  0, or -1 with err. */
-int gg_crossover_write(const char *dir, const gg_cross *c, char *path, size_t pathlen, char *err,
+int eval_crossover_write(const char *dir, const gg_cross *c, char *path, size_t pathlen, char *err,
                        size_t errlen);
 
 #endif

@@ -65,7 +65,7 @@ struct gg_evaluator {
 static long unrolled_size(const gg_evaluator *e, const gg_variant *v)
 {
     gg_layout L;
-    if (!v->unroll || gg_layout_compute(v, e->cfg.in->m, e->cfg.in->n, e->cfg.in->k, &L))
+    if (!v->unroll || gen_layout_compute(v, e->cfg.in->m, e->cfg.in->n, e->cfg.in->k, &L))
         return 0;
     return L.mads_per_frag_pass;
 }
@@ -118,28 +118,28 @@ static void on_built(void *user, const gg_measurement *m)
     if (!send_all(w->fd, &r, sizeof r))
         worker_exit(0); /* the parent is gone */
     const gg_inputs *in = w->e->cfg.in;
-    gg_ctx_kind kind = gg_ctx_kind_for(w->req->v.profile);
+    gg_ctx_kind kind = host_ctx_kind_for(w->req->v.profile);
     gg_ctx_info info;
     char err[256];
-    if (w->sync_compile || gg_session_context(w->s, kind, &info, err, sizeof err, NULL) ||
+    if (w->sync_compile || host_session_context(w->s, kind, &info, err, sizeof err, NULL) ||
         !info.parallel_compile)
         return;
     gg_run_opts o;
-    gg_run_opts_default(&o);
+    host_run_opts_default(&o);
     o.max_texture_size = w->e->cfg.max_texture_size;
-    double t0 = gg_now_s();
+    double t0 = base_now_s();
     for (int i = 0; i < w->req->nhints; i++) {
         const gg_variant *h = &w->req->hints[i];
-        if (gg_ctx_kind_for(h->profile) != kind || h->compiler != GG_COMPILER_GLSL)
+        if (host_ctx_kind_for(h->profile) != kind || h->compiler != GG_COMPILER_GLSL)
             continue; /* the same context only (no switch mid-run); SPIR-V runs glslang here */
-        double s0 = gg_now_s();
-        gg_run_cache_prepare(gg_session_cache(w->s, kind), &info, h, in->m, in->n, in->k, &o);
-        if (gg_now_s() - s0 > SYNC_START_S) {
+        double s0 = base_now_s();
+        host_run_cache_prepare(host_session_cache(w->s, kind), &info, h, in->m, in->n, in->k, &o);
+        if (base_now_s() - s0 > SYNC_START_S) {
             w->sync_compile = true;
             break;
         }
     }
-    w->ahead_s = gg_now_s() - t0;
+    w->ahead_s = base_now_s() - t0;
 }
 
 static const gg_reference *worker_ref(worker *w, gg_store store)
@@ -150,7 +150,7 @@ static const gg_reference *worker_ref(worker *w, gg_store store)
     if (!w->have_ref[store]) {
         char err[200];
         const gg_problem *p = w->e->cfg.prob;
-        if (gg_reference_compute_store(w->e->cfg.in, p->alpha, p->beta, store, &w->refs[store], err,
+        if (base_reference_compute_store(w->e->cfg.in, p->alpha, p->beta, store, &w->refs[store], err,
                                        sizeof err))
             return NULL; /* run.c makes its own and says why it cannot */
         w->have_ref[store] = true;
@@ -161,12 +161,12 @@ static const gg_reference *worker_ref(worker *w, gg_store store)
 static void worker_eval(worker *w, const request *q)
 {
     const gg_evaluator *e = w->e;
-    gg_fault_set_eval(q->eval_no);
+    base_fault_set_eval(q->eval_no);
     gg_problem p = *e->cfg.prob;
     if (q->o.reps > 0)
         p.reps = q->o.reps;
     gg_run_opts o;
-    gg_run_opts_default(&o);
+    host_run_opts_default(&o);
     o.max_texture_size = e->cfg.max_texture_size;
     o.min_reps = q->o.min_reps;
     o.tight = q->o.tight;
@@ -180,9 +180,9 @@ static void worker_eval(worker *w, const request *q)
     char err[256] = "";
     bool no_device = false;
     gg_run_log log = {0};
-    if (gg_session_run(w->s, &q->v, &p, e->cfg.in, worker_ref(w, q->v.store), &o, &r.m, e->c,
+    if (host_session_run(w->s, &q->v, &p, e->cfg.in, worker_ref(w, q->v.store), &o, &r.m, e->c,
                        e->cfg.want_log ? &log : NULL, err, sizeof err, &no_device)) {
-        gg_measurement_init(&r.m);
+        base_measurement_init(&r.m);
         r.m.status = GG_CONTEXT_LOST;
         snprintf(r.m.detail, sizeof r.m.detail, "no context for this variant: %s", err);
     }
@@ -195,7 +195,7 @@ static void worker_eval(worker *w, const request *q)
         if (log.failed) {
             FILE *f = open_memstream(&text, &len);
             if (f) {
-                gg_program_print_failure(&log.program, f);
+                host_program_print_failure(&log.program, f);
                 fclose(f);
             }
         }
@@ -203,7 +203,7 @@ static void worker_eval(worker *w, const request *q)
         if (!send_all(w->fd, &n, sizeof n) || (n && !send_all(w->fd, text, n)))
             worker_exit(0);
         free(text);
-        gg_run_log_free(&log);
+        host_run_log_free(&log);
     }
 }
 
@@ -216,7 +216,7 @@ static void worker_device(worker *w)
     for (int i = 0; i < 3; i++) {
         gg_ctx_kind k = kinds[i];
         bool nd = false;
-        r.d.ok[k] = gg_session_context(w->s, k, &r.d.info[k], r.d.err[k], sizeof r.d.err[k],
+        r.d.ok[k] = host_session_context(w->s, k, &r.d.info[k], r.d.err[k], sizeof r.d.err[k],
                                        &nd) == 0;
         r.d.no_device |= nd;
     }
@@ -232,12 +232,12 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd)
     setpgid(0, 0);
     signal(SIGPIPE, SIG_DFL);
     worker w = {.e = e, .fd = fd};
-    w.s = gg_session_new(e->cfg.backend, e->cfg.device);
+    w.s = host_session_new(e->cfg.backend, e->cfg.device);
     if (!w.s)
         worker_exit(121);
     static request q; /* the hook reads it during the run */
     for (;;) {
-        int got = gg_iso_read(fd, &q, sizeof q, 0);
+        int got = eval_iso_read(fd, &q, sizeof q, 0);
         if (got <= 0 || q.op == OP_QUIT)
             break;
         if (q.op == OP_EVAL)
@@ -253,31 +253,31 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd)
 
 /* ---- the parent's side ---- */
 
-double gg_evaluator_default_timeout(const gg_problem *p)
+double eval_evaluator_default_timeout(const gg_problem *p)
 {
     double flop = 2.0 * p->m * (double)p->n * p->k * (double)((p->reps > 0 ? p->reps : 1) + 1);
     double t = 60.0 + flop / 1e8;
     return t < 1800.0 ? t : 1800.0;
 }
 
-gg_evaluator *gg_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen)
+gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen)
 {
     gg_evaluator *e = calloc(1, sizeof *e);
     if (!e) {
-        gg_fail(err, errlen, "out of memory");
+        gen_fail(err, errlen, "out of memory");
         return NULL;
     }
     e->cfg = *cfg;
     e->fd = -1;
     if (e->cfg.timeout_s <= 0)
-        e->cfg.timeout_s = cfg->prob ? gg_evaluator_default_timeout(cfg->prob) : 60.0;
+        e->cfg.timeout_s = cfg->prob ? eval_evaluator_default_timeout(cfg->prob) : 60.0;
     if (e->cfg.compile_timeout_s <= 0)
         e->cfg.compile_timeout_s = GG_COMPILE_TIMEOUT_S;
     if (cfg->want_c && cfg->in) {
         e->c_bytes = (size_t)cfg->in->m * (size_t)cfg->in->n * sizeof(float);
         void *p = mmap(NULL, e->c_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) {
-            gg_fail(err, errlen, "no shared memory for C (%zu bytes): %s", e->c_bytes,
+            gen_fail(err, errlen, "no shared memory for C (%zu bytes): %s", e->c_bytes,
                     strerror(errno));
             free(e);
             return NULL;
@@ -298,7 +298,7 @@ static void drop_worker(gg_evaluator *e, int *st)
         close(e->fd);
     e->fd = -1;
     if (e->pid > 0)
-        gg_iso_kill_reap(e->pid, st);
+        eval_iso_kill_reap(e->pid, st);
     e->pid = 0;
 }
 
@@ -306,14 +306,14 @@ static int start_worker(gg_evaluator *e, char *err, size_t errlen)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-        return gg_fail(err, errlen, "cannot make a socket for the evaluation worker: %s",
+        return gen_fail(err, errlen, "cannot make a socket for the evaluation worker: %s",
                        strerror(errno));
     fflush(NULL); /* nothing buffered is written twice */
     pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
-        return gg_fail(err, errlen, "cannot fork an evaluation worker: %s", strerror(errno));
+        return gen_fail(err, errlen, "cannot fork an evaluation worker: %s", strerror(errno));
     }
     if (pid == 0) {
         close(sv[0]);
@@ -327,7 +327,7 @@ static int start_worker(gg_evaluator *e, char *err, size_t errlen)
     return 0;
 }
 
-void gg_evaluator_free(gg_evaluator *e)
+void eval_evaluator_free(gg_evaluator *e)
 {
     if (!e)
         return;
@@ -336,8 +336,8 @@ void gg_evaluator_free(gg_evaluator *e)
         int st;
         if (send_all(e->fd, &q, sizeof q)) {
             /* A moment to leave on its own, then the group is killed. */
-            double until = gg_now_s() + 2.0;
-            while (gg_now_s() < until && waitpid(e->pid, &st, WNOHANG) == 0) {
+            double until = base_now_s() + 2.0;
+            while (base_now_s() < until && waitpid(e->pid, &st, WNOHANG) == 0) {
                 struct timespec ts = {0, 2 * 1000 * 1000};
                 nanosleep(&ts, NULL);
             }
@@ -350,7 +350,7 @@ void gg_evaluator_free(gg_evaluator *e)
     free(e);
 }
 
-void gg_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n)
+void eval_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n)
 {
     e->nhints = n < 0 ? 0 : n > GG_EVAL_HINTS ? GG_EVAL_HINTS : n;
     for (int i = 0; i < e->nhints; i++)
@@ -363,7 +363,7 @@ static void lost_worker(gg_evaluator *e, gg_measurement *out, int got, bool buil
     int st = 0;
     drop_worker(e, &st);
     double compile_s = out->compile_s;
-    gg_measurement_init(out);
+    base_measurement_init(out);
     out->compile_s = compile_s;
     if (got == 0) {
         out->status = building ? GG_COMPILE_TIMEOUT : GG_TIMEOUT;
@@ -377,7 +377,7 @@ static void lost_worker(gg_evaluator *e, gg_measurement *out, int got, bool buil
             e->st.timeouts++;
     } else {
         out->status = GG_CONTEXT_LOST;
-        gg_iso_describe_death(st, out->detail, sizeof out->detail);
+        eval_iso_describe_death(st, out->detail, sizeof out->detail);
         e->st.lost++;
     }
 }
@@ -396,21 +396,21 @@ static void account(gg_evaluator *e, const gg_measurement *m, double wall)
         s->programs_cached++;
 }
 
-int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
+int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
                       gg_measurement *out)
 {
-    double t0 = gg_now_s();
-    gg_measurement_init(out);
+    double t0 = base_now_s();
+    base_measurement_init(out);
     if (!e->cfg.prob || !e->cfg.in) {
         out->status = GG_CONTEXT_LOST;
         snprintf(out->detail, sizeof out->detail, "internal: an evaluator without a problem");
         return -1;
     }
-    gg_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
+    base_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
     static request q;
     memset(&q, 0, sizeof q);
     q.op = OP_EVAL;
-    q.eval_no = gg_fault_eval_count();
+    q.eval_no = base_fault_eval_count();
     q.v = *v;
     if (o)
         q.o = *o;
@@ -427,11 +427,11 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
         snprintf(out->detail, sizeof out->detail,
                  "not built: an unrolled shader of %ld multiply-adds a pass (this one: %ld) already "
                  "took more than the %.3g s compile deadline with compiler=%s, profile=%s",
-                 limit, size, e->cfg.compile_timeout_s, gg_compiler_name(v->compiler),
-                 gg_profile_name(v->profile));
+                 limit, size, e->cfg.compile_timeout_s, gen_compiler_name(v->compiler),
+                 gen_profile_name(v->profile));
         e->st.compile_timeouts++;
         e->st.predicted++;
-        account(e, out, gg_now_s() - t0);
+        account(e, out, base_now_s() - t0);
         return 0;
     }
     char err[256];
@@ -452,7 +452,7 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
         }
     }
     reply r;
-    int got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + e->cfg.compile_timeout_s);
+    int got = eval_iso_read(e->fd, &r, sizeof r, base_now_s() + e->cfg.compile_timeout_s);
     /* A variant that ends before any build (the card cannot run it, its
      * split fails, no context) sends its result first. */
     bool ended = got == 1 && r.type == MSG_DONE;
@@ -460,15 +460,15 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
         lost_worker(e, out, got == 1 ? -1 : got, true);
         if (out->status == GG_COMPILE_TIMEOUT && size > 0 && (limit == 0 || size < limit))
             e->too_big[v->compiler][v->profile] = size;
-        account(e, out, gg_now_s() - t0);
+        account(e, out, base_now_s() - t0);
         return 0;
     }
     out->compile_s = r.m.compile_s;
     if (!ended)
-        got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + e->cfg.timeout_s);
+        got = eval_iso_read(e->fd, &r, sizeof r, base_now_s() + e->cfg.timeout_s);
     if (got != 1 || r.type != MSG_DONE) {
         lost_worker(e, out, got == 1 ? -1 : got, false);
-        account(e, out, gg_now_s() - t0);
+        account(e, out, base_now_s() - t0);
         return 0;
     }
     *out = r.m;
@@ -476,9 +476,9 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     if (e->cfg.want_log) {
         unsigned n = 0;
         char *text = NULL;
-        double until = gg_now_s() + 10.0;
-        if (gg_iso_read(e->fd, &n, sizeof n, until) != 1 || n > (64u << 20) ||
-            (n && (!(text = calloc(1, (size_t)n + 1)) || gg_iso_read(e->fd, text, n, until) != 1))) {
+        double until = base_now_s() + 10.0;
+        if (eval_iso_read(e->fd, &n, sizeof n, until) != 1 || n > (64u << 20) ||
+            (n && (!(text = calloc(1, (size_t)n + 1)) || eval_iso_read(e->fd, text, n, until) != 1))) {
             free(text);
             text = NULL;
             drop_worker(e, NULL); /* out of step: a new worker next time */
@@ -489,11 +489,11 @@ int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *
     if (out->status == GG_CONTEXT_LOST) /* its contexts are gone: a new worker next time */
         drop_worker(e, NULL);
     e->have_c = e->c && out->passes > 0 && out->status != GG_CONTEXT_LOST;
-    account(e, out, gg_now_s() - t0);
+    account(e, out, base_now_s() - t0);
     return 0;
 }
 
-int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t errlen)
+int eval_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t errlen)
 {
     static request q;
     memset(&q, 0, sizeof q);
@@ -502,19 +502,19 @@ int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t er
         return -1;
     if (!send_all(e->fd, &q, sizeof q)) {
         drop_worker(e, NULL);
-        return gg_fail(err, errlen, "the evaluation worker does not take work");
+        return gen_fail(err, errlen, "the evaluation worker does not take work");
     }
     static device_reply r;
-    int got = gg_iso_read(e->fd, &r, sizeof r, gg_now_s() + 120.0);
+    int got = eval_iso_read(e->fd, &r, sizeof r, base_now_s() + 120.0);
     if (got != 1 || r.type != MSG_DEVICE) {
         int st = 0;
         drop_worker(e, &st);
         if (got == 0)
-            return gg_fail(err, errlen, "making the contexts took more than 120 s: the worker was "
+            return gen_fail(err, errlen, "making the contexts took more than 120 s: the worker was "
                                         "killed");
         char why[256];
-        gg_iso_describe_death(st, why, sizeof why);
-        return gg_fail(err, errlen, "making the contexts: %s", why);
+        eval_iso_describe_death(st, why, sizeof why);
+        return gen_fail(err, errlen, "making the contexts: %s", why);
     }
     for (int k = 0; k < 3; k++)
         r.d.err[k][sizeof r.d.err[k] - 1] = '\0';
@@ -522,8 +522,8 @@ int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t er
     return 0;
 }
 
-const float *gg_evaluator_c(const gg_evaluator *e) { return e->have_c ? e->c : NULL; }
+const float *eval_evaluator_c(const gg_evaluator *e) { return e->have_c ? e->c : NULL; }
 
-const char *gg_evaluator_log(const gg_evaluator *e) { return e->log; }
+const char *eval_evaluator_log(const gg_evaluator *e) { return e->log; }
 
-const gg_evaluator_stats *gg_evaluator_get_stats(const gg_evaluator *e) { return &e->st; }
+const gg_evaluator_stats *eval_evaluator_get_stats(const gg_evaluator *e) { return &e->st; }

@@ -22,12 +22,12 @@
  *    deadline and a new worker).  A worker that dies (a driver crash) is
  *    `context_lost` naming the signal, and is replaced; so is one whose
  *    context was lost.  Every failure is a status: the caller goes on.
- *  - gg_evaluator_hint() names the variants likely to come next: where the
+ *  - eval_evaluator_hint() names the variants likely to come next: where the
  *    driver compiles in parallel (KHR/ARB_parallel_shader_compile, and
  *    starting a build really returns at once: NVIDIA's and llvmpipe's do
  *    not), the worker starts building the GLSL ones while the current
  *    variant runs.
- *  - gg_evaluator_device() asks the worker for each context kind's info
+ *  - eval_evaluator_device() asks the worker for each context kind's info
  *    (the contexts stay for the evaluations).
  *  - The worker dies with its parent (PR_SET_PDEATHSIG) and leaves when the
  *    evaluator is freed.  One thread.
@@ -48,14 +48,14 @@ typedef struct {
     gg_backend backend;
     int device;
     const gg_problem *prob;   /* alpha, beta, reps (the inputs give m, n, k); prob and in
-                                 may be NULL for a worker asked only gg_evaluator_device */
+                                 may be NULL for a worker asked only eval_evaluator_device */
     const gg_inputs *in;
     const gg_reference *ref;  /* of one store; NULL: made in the worker when needed */
-    double timeout_s;         /* the run, after the build; 0: gg_evaluator_default_timeout() */
+    double timeout_s;         /* the run, after the build; 0: eval_evaluator_default_timeout() */
     double compile_timeout_s; /* one program's build; 0: GG_COMPILE_TIMEOUT_S */
-    bool want_c;              /* C of each evaluation comes back (gg_evaluator_c) */
+    bool want_c;              /* C of each evaluation comes back (eval_evaluator_c) */
     bool want_log;            /* a failed build's info log and numbered source come back
-                                 (gg_evaluator_log) */
+                                 (eval_evaluator_log) */
     int max_texture_size;     /* tests: a smaller texture limit (forces splits); 0 none */
 } gg_evaluator_config;
 
@@ -95,37 +95,37 @@ typedef struct {
 typedef struct gg_evaluator gg_evaluator;
 
 /* NULL with one line in err (out of memory, no shared memory for C). */
-gg_evaluator *gg_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen);
-void gg_evaluator_free(gg_evaluator *e);
+gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen);
+void eval_evaluator_free(gg_evaluator *e);
 
 /* Measures v (o may be NULL: the problem's reps, no screening).  Returns 0
  * with out filled (any status), or -1 when no worker can be made at all
  * (out->detail says why; the tool, not the variant). */
-int gg_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
+int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
                       gg_measurement *out);
 
 /* The variants likely next (at most GG_EVAL_HINTS are kept; a new call
  * replaces the list).  Sent with the next evaluation. */
 #define GG_EVAL_HINTS 4
-void gg_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n);
+void eval_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n);
 
 /* 0 with *d filled, or -1 with one line in err (no worker, or it died or
  * hung making the contexts). */
-int gg_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t errlen);
+int eval_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t errlen);
 
 /* C (m x n floats, row-major) of the last evaluation that ran a GEMM, when
  * want_c; NULL otherwise. */
-const float *gg_evaluator_c(const gg_evaluator *e);
+const float *eval_evaluator_c(const gg_evaluator *e);
 
 /* With want_log: the failed build of the last evaluation (its detail, info
  * log and numbered source, as glhost/program.h prints them); NULL when its
  * build did not fail. */
-const char *gg_evaluator_log(const gg_evaluator *e);
+const char *eval_evaluator_log(const gg_evaluator *e);
 
-const gg_evaluator_stats *gg_evaluator_get_stats(const gg_evaluator *e);
+const gg_evaluator_stats *eval_evaluator_get_stats(const gg_evaluator *e);
 
 /* 60 s plus the warm-up and reps at 0.1 GFLOP/s, at most 1800 s: a deadline
  * that a working variant never meets. */
-double gg_evaluator_default_timeout(const gg_problem *p);
+double eval_evaluator_default_timeout(const gg_problem *p);
 
 #endif

@@ -15,46 +15,46 @@ static gg_evaluator *evaluator(gg_gpu *g, char *err, size_t errlen)
     if (!g->ev) {
         gg_evaluator_config c = {.backend = g->backend, .device = g->device, .prob = g->prob,
                                  .in = g->in, .ref = g->ref, .timeout_s = g->timeout_s};
-        g->ev = gg_evaluator_new(&c, err, errlen);
+        g->ev = eval_evaluator_new(&c, err, errlen);
     }
     return g->ev;
 }
 
-int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out)
+int eval_gpu_eval(void *user, const gg_variant *v, gg_measurement *out)
 {
     gg_gpu *g = user;
     char err[256];
     if (!evaluator(g, err, sizeof err)) {
-        gg_measurement_init(out);
+        base_measurement_init(out);
         out->status = GG_CONTEXT_LOST;
         snprintf(out->detail, sizeof out->detail, "%s", err);
         return -1;
     }
-    return gg_evaluator_eval(g->ev, v, NULL, out);
+    return eval_evaluator_eval(g->ev, v, NULL, out);
 }
 
-int gg_gpu_device(gg_gpu *g, gg_device_info *d, char *err, size_t errlen)
+int eval_gpu_device(gg_gpu *g, gg_device_info *d, char *err, size_t errlen)
 {
-    return evaluator(g, err, errlen) ? gg_evaluator_device(g->ev, d, err, errlen) : -1;
+    return evaluator(g, err, errlen) ? eval_evaluator_device(g->ev, d, err, errlen) : -1;
 }
 
-void gg_gpu_close(gg_gpu *g)
+void eval_gpu_close(gg_gpu *g)
 {
-    gg_evaluator_free(g->ev);
+    eval_evaluator_free(g->ev);
     g->ev = NULL;
 }
 
-int gg_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok[3],
+int eval_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok[3],
                     char *err, size_t errlen, bool *no_device)
 {
     /* A worker of its own, without a problem: it only makes the contexts. */
     gg_evaluator_config c = {.backend = backend, .device = device};
-    gg_evaluator *e = gg_evaluator_new(&c, err, errlen);
+    gg_evaluator *e = eval_evaluator_new(&c, err, errlen);
     if (!e)
         return -1;
     static gg_device_info d; /* big: keep it off the stack */
-    int rc = gg_evaluator_device(e, &d, err, errlen);
-    gg_evaluator_free(e);
+    int rc = eval_evaluator_device(e, &d, err, errlen);
+    eval_evaluator_free(e);
     if (rc)
         return -1;
     if (no_device)
@@ -95,24 +95,24 @@ static void probe_child(void *user, void *out, size_t outlen)
     probe_reply *p = out;
     (void)outlen;
     memset(p, 0, sizeof *p);
-    gg_ctx *ctx = gg_ctx_create(j->backend, j->device, GG_CTX_CORE, p->err, sizeof p->err, NULL);
+    gg_ctx *ctx = host_ctx_create(j->backend, j->device, GG_CTX_CORE, p->err, sizeof p->err, NULL);
     if (!ctx)
         return;
     gg_probe_opts o = *j->o;
     o.progress = NULL; /* the parent cannot see the child's stdout order: quiet */
-    gg_probe_run(&o, &p->r);
-    gg_ctx_destroy(ctx);
+    host_probe_run(&o, &p->r);
+    host_ctx_destroy(ctx);
     p->ok = 1;
 }
 
-int gg_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
+int eval_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
                  gg_probe_result *r, char *err, size_t errlen)
 {
     probe_job j = {backend, device, o};
     static probe_reply p;
     memset(&p, 0, sizeof p);
     char detail[256] = "";
-    gg_iso_result res = gg_isolate_run(probe_child, &j, &p, sizeof p, timeout_s, detail,
+    gg_iso_result res = eval_isolate_run(probe_child, &j, &p, sizeof p, timeout_s, detail,
                                        sizeof detail);
     if (res != GG_ISO_OK) {
         snprintf(err, errlen, "probe: %s", detail[0] ? detail : "the child failed");
@@ -135,10 +135,10 @@ typedef struct {
 static int cpu_here(void *user, gg_measurement *out)
 {
     cpu_job *j = user;
-    return gg_cpu_sgemm(j->g->prob, j->g->in, j->g->ref, out, j->err, sizeof j->err);
+    return base_cpu_sgemm(j->g->prob, j->g->in, j->g->ref, out, j->err, sizeof j->err);
 }
 
-int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
+int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
                  gg_bench_progress progress, void *progress_user, char *err, size_t errlen)
 {
     const gg_inputs *in = g->in;
@@ -146,9 +146,9 @@ int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench 
     bool have[GG_STORE_COUNT];
     for (int st = 0; st < GG_STORE_COUNT; st++) {
         char path[1024];
-        gg_best_path_store(path, sizeof path, results_dir, card, in->m, in->n, in->k, (gg_store)st);
+        store_best_path_store(path, sizeof path, results_dir, card, in->m, in->n, in->k, (gg_store)st);
         have[st] = access(path, F_OK) == 0;
-        if (have[st] && gg_best_read_store(results_dir, card, in->m, in->n, in->k, (gg_store)st,
+        if (have[st] && store_best_read_store(results_dir, card, in->m, in->n, in->k, (gg_store)st,
                                            &best[st], NULL, err, errlen))
             return -1;
     }
@@ -156,14 +156,14 @@ int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench 
      * (no file of its own: the tuner's best file holds the fastest of any
      * out). */
     gg_variant image;
-    int found = gg_records_fastest(results_dir, card, in->m, in->n, in->k, gg_record_is_image_f32,
+    int found = store_records_fastest(results_dir, card, in->m, in->n, in->k, store_record_is_image_f32,
                                    NULL, &image, NULL, err, errlen);
     if (found < 0)
         return -1;
     cpu_job cj = {.g = g};
-    if (gg_bench_run(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
+    if (eval_bench_run(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
                      found ? &image : NULL, have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
-                     gg_gpu_eval, g, cpu_here, &cj, progress, progress_user)) {
+                     eval_gpu_eval, g, cpu_here, &cj, progress, progress_user)) {
         if (cj.err[0])
             snprintf(err, errlen, "%s", cj.err);
         else

@@ -2,14 +2,14 @@
  * parent never holds a GL context (a context does not survive fork()) and a
  * hung or crashing driver costs one row.  No GL header here.
  *
- *  - gg_gpu_eval() is a gg_eval_fn over the problem's one evaluator
+ *  - eval_gpu_eval() is a gg_eval_fn over the problem's one evaluator
  *    (eval/evaluator.h: a worker process that keeps its contexts, made
- *    on the first call; gg_gpu_close() ends it); timeout and crash are
+ *    on the first call; eval_gpu_close() ends it); timeout and crash are
  *    statuses.
- *  - gg_gpu_device() and gg_gpu_info_all() ask an evaluator's worker for
+ *  - eval_gpu_device() and eval_gpu_info_all() ask an evaluator's worker for
  *    each context kind's info (renderer, limits: the slug and the search's
  *    card limits).
- *  - gg_gpu_probe() runs glhost/probe in a child on a core context.
+ *  - eval_gpu_probe() runs glhost/probe in a child on a core context.
  * Inputs and the reference are prepared once in the parent; the children
  * read them copy-on-write. */
 #ifndef GLGEMM_GPU_H
@@ -32,43 +32,43 @@ typedef struct {
     const gg_problem *prob;
     const gg_inputs *in;
     const gg_reference *ref;
-    double timeout_s; /* 0: gg_evaluator_default_timeout(prob) */
-    gg_evaluator *ev; /* made by the first gg_gpu_eval; NULL before */
+    double timeout_s; /* 0: eval_evaluator_default_timeout(prob) */
+    gg_evaluator *ev; /* made by the first eval_gpu_eval; NULL before */
 } gg_gpu;
 
 /* The gg_eval_fn: user is a gg_gpu.  Returns 0 with out filled (any
  * status), or -1 when no child could be made (out->detail says why). */
-int gg_gpu_eval(void *user, const gg_variant *v, gg_measurement *out);
+int eval_gpu_eval(void *user, const gg_variant *v, gg_measurement *out);
 
 /* Ends the evaluator's worker (nothing when none was made). */
-void gg_gpu_close(gg_gpu *g);
+void eval_gpu_close(gg_gpu *g);
 
 /* The info of each context kind from g's evaluator (made now if not yet;
  * its contexts then serve the evaluations).  0, or -1 with one line in err
  * (no worker, or it died or hung making the contexts). */
-int gg_gpu_device(gg_gpu *g, gg_device_info *d, char *err, size_t errlen);
+int eval_gpu_device(gg_gpu *g, gg_device_info *d, char *err, size_t errlen);
 
 /* The same without a problem, from a worker of its own: ok[kind] false
  * where that kind cannot be made; at least one must be, and the device
  * must exist (*no_device otherwise): 0, else -1 with err. */
-int gg_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok[3],
+int eval_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool ok[3],
                     char *err, size_t errlen, bool *no_device);
 
-/* glhost/probe's gg_probe_run on a core context, in a child under a
+/* glhost/probe's host_probe_run on a core context, in a child under a
  * watchdog of timeout_s.  0 with *r filled (r->status says whether it
  * measured), or -1 with one line in err (no child, no context, a timeout). */
-int gg_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
+int eval_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
                  gg_probe_result *r, char *err, size_t errlen);
 
 /* `bench` on the GPU and CPU: the CPU BLAS (base/cpublas) in this
  * process, the presets and the card's recorded bests (results_dir/<card>/
  * best-MxNxK.txt and best-f16-MxNxK.txt, each if any, and the fastest ok
  * out=image store=f32 row of tune-MxNxK.csv as best-image) through
- * gg_gpu_eval (a store=f16 row verified against its own reference,
+ * eval_gpu_eval (a store=f16 row verified against its own reference,
  * glhost/run.h).  A row without a record is absent (present false).  0, or
  * -1 with one line in err (a best file that does not parse, records that
  * cannot be read, no child, no memory). */
-int gg_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
+int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
                  gg_bench_progress progress, void *progress_user, char *err, size_t errlen);
 
 #endif

@@ -17,13 +17,13 @@
 #include "base/clock.h"
 #include "base/fault.h"
 
-int gg_iso_read(int fd, void *buf, size_t len, double deadline)
+int eval_iso_read(int fd, void *buf, size_t len, double deadline)
 {
     char *p = buf;
     while (len) {
         int ms = -1;
         if (deadline > 0) {
-            double left = deadline - gg_now_s();
+            double left = deadline - base_now_s();
             if (left <= 0)
                 return 0;
             ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
@@ -78,14 +78,14 @@ static int reap_until(pid_t pid, double deadline, int *st)
             return 1;
         if (r < 0 && errno != EINTR)
             return 1; /* not ours any more: nothing to wait for */
-        if (gg_now_s() >= deadline)
+        if (base_now_s() >= deadline)
             return 0;
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
 }
 
-void gg_iso_kill_reap(pid_t pid, int *st)
+void eval_iso_kill_reap(pid_t pid, int *st)
 {
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
@@ -93,7 +93,7 @@ void gg_iso_kill_reap(pid_t pid, int *st)
         ;
 }
 
-void gg_iso_describe_death(int st, char *detail, size_t detlen)
+void eval_iso_describe_death(int st, char *detail, size_t detlen)
 {
     if (WIFSIGNALED(st))
         snprintf(detail, detlen, "the evaluation process died of signal %d (%s) before sending its "
@@ -105,7 +105,7 @@ void gg_iso_describe_death(int st, char *detail, size_t detlen)
         snprintf(detail, detlen, "the evaluation process ended before sending its result");
 }
 
-gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outlen,
+gg_iso_result eval_isolate_run(gg_child_fn fn, void *user, void *out, size_t outlen,
                              double timeout_s, char *detail, size_t detlen)
 {
     if (detlen)
@@ -116,7 +116,7 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
         return GG_ISO_ERROR;
     }
     fflush(NULL); /* nothing buffered is written twice */
-    double deadline = gg_now_s() + timeout_s;
+    double deadline = base_now_s() + timeout_s;
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(detail, detlen, "cannot fork an evaluation process: %s", strerror(errno));
@@ -130,20 +130,20 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
     }
     setpgid(pid, pid); /* also here: no race with a kill of the group */
     close(fds[1]);
-    int got = gg_iso_read(fds[0], out, outlen, deadline);
+    int got = eval_iso_read(fds[0], out, outlen, deadline);
     close(fds[0]);
     int st = 0;
     if (got == 0) {
-        gg_iso_kill_reap(pid, &st);
+        eval_iso_kill_reap(pid, &st);
         snprintf(detail, detlen, "no result within %.3g s: the evaluation process was killed "
                                  "(SIGKILL)", timeout_s);
         return GG_ISO_TIMEOUT;
     }
     /* A child that sent everything may still hang in its teardown: give it a
      * moment, then kill it; the result stands. */
-    double grace = got == 1 ? gg_now_s() + 2.0 : deadline;
+    double grace = got == 1 ? base_now_s() + 2.0 : deadline;
     if (!reap_until(pid, grace, &st)) {
-        gg_iso_kill_reap(pid, &st);
+        eval_iso_kill_reap(pid, &st);
         if (got != 1) {
             snprintf(detail, detlen, "no result within %.3g s: the evaluation process was killed "
                                      "(SIGKILL)", timeout_s);
@@ -152,7 +152,7 @@ gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outle
         return GG_ISO_OK;
     }
     if (got != 1) {
-        gg_iso_describe_death(st, detail, detlen);
+        eval_iso_describe_death(st, detail, detlen);
         return GG_ISO_CRASHED;
     }
     return GG_ISO_OK;

@@ -5,7 +5,7 @@
  * fork(); the parent must hold none).
  *
  * Contract:
- *  - gg_isolate_run() forks.  The child (its own process group, killed if
+ *  - eval_isolate_run() forks.  The child (its own process group, killed if
  *    the parent dies) runs fn, sends outlen bytes back through a pipe and
  *    leaves with _exit.  It inherits the parent's memory copy-on-write: the
  *    parent prepares inputs and references once, before forking.
@@ -31,17 +31,17 @@ typedef enum { GG_ISO_OK, GG_ISO_TIMEOUT, GG_ISO_CRASHED, GG_ISO_ERROR } gg_iso_
 typedef void (*gg_child_fn)(void *user, void *out, size_t outlen);
 
 /* GG_ISO_ERROR: no child could be made (pipe, fork), detail says why. */
-gg_iso_result gg_isolate_run(gg_child_fn fn, void *user, void *out, size_t outlen,
+gg_iso_result eval_isolate_run(gg_child_fn fn, void *user, void *out, size_t outlen,
                              double timeout_s, char *detail, size_t detlen);
 
 /* Reads len bytes from fd (a pipe or a socket) by deadline (monotonic
- * seconds, gg_now_s; 0: none): 1 all of it, 0 the deadline passed, -1 the
+ * seconds, base_now_s; 0: none): 1 all of it, 0 the deadline passed, -1 the
  * stream ended or failed first. */
-int gg_iso_read(int fd, void *buf, size_t len, double deadline);
+int eval_iso_read(int fd, void *buf, size_t len, double deadline);
 
 /* SIGKILL to pid's process group and pid, then reaped (*st: its status). */
-void gg_iso_kill_reap(pid_t pid, int *st);
+void eval_iso_kill_reap(pid_t pid, int *st);
 /* One line on how a process ended before sending its result. */
-void gg_iso_describe_death(int st, char *detail, size_t detlen);
+void eval_iso_describe_death(int st, char *detail, size_t detlen);
 
 #endif

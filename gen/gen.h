@@ -2,14 +2,14 @@
  *
  * Contract of this layer:
  *  - A variant (one point of the tuning space, SPEC.md "Variants") is one struct.
- *    gg_variant_parse() turns text into it (keys in any order, presets with
- *    overrides), gg_variant_format() prints the canonical form.
+ *    gen_variant_parse() turns text into it (keys in any order, presets with
+ *    overrides), gen_variant_format() prints the canonical form.
  *  - Validation has two steps.  Syntax and static rules (known keys and values,
  *    R*C <= 4 for mc, np >= 1) are bad input: parse fails with one line naming
  *    the key and what is allowed.  Card limits (draw buffers, SPIR-V, float
- *    blending) are checked by gg_variant_check_card() and make a variant
+ *    blending) are checked by gen_variant_check_card() and make a variant
  *    invalid or unsupported, a status, not an error.
- *  - gg_layout_compute() fixes the geometry every other layer relies on: how
+ *  - gen_layout_compute() fixes the geometry every other layer relies on: how
  *    A, B and C are packed into textures, how many passes run, what each
  *    fragment computes.  The host packs and unpacks by it; the emitter writes
  *    shaders by it.
@@ -136,10 +136,10 @@ typedef struct {
 } gg_variant;
 
 /* Defaults of SPEC.md's table. */
-void gg_variant_default(gg_variant *v);
+void gen_variant_default(gg_variant *v);
 
 /* The keys of a variant, in the canonical form's order: key i is named
- * gg_keys[i].name and has the bit gg_keys[i].bit == 1u << i (search's
+ * gen_keys[i].name and has the bit gen_keys[i].bit == 1u << i (search's
  * --fix holds a set of keys as these bits). */
 enum {
     GG_KEY_MRT = 1 << 0, GG_KEY_MC = 1 << 1, GG_KEY_NP = 1 << 2, GG_KEY_UNROLL = 1 << 3,
@@ -153,7 +153,7 @@ typedef struct {
     const char *name;
     unsigned bit;
 } gg_key;
-extern const gg_key gg_keys[GG_KEY_COUNT];
+extern const gg_key gen_keys[GG_KEY_COUNT];
 
 /* The pruned shapes the phase search tries (search/space.c) and the report's
  * Figure 8 shows: the paper's set first (GG_PAPER_MC, GG_PAPER_MRT of them:
@@ -164,29 +164,29 @@ extern const gg_key gg_keys[GG_KEY_COUNT];
 #define GG_PRUNED_MRT 7
 #define GG_PAPER_MC 4
 #define GG_PAPER_MRT 4
-extern const gg_shape gg_pruned_mc[GG_PRUNED_MC];
-extern const gg_shape gg_pruned_mrt[GG_PRUNED_MRT];
+extern const gg_shape gen_pruned_mc[GG_PRUNED_MC];
+extern const gg_shape gen_pruned_mrt[GG_PRUNED_MRT];
 
 
 /* Parses "key=value,..." or "preset[,key=value...]".  `best` may be NULL; a
  * text naming the preset `best` then fails with a message saying no best is
  * recorded.  Returns 0, or -1 with one line in err (no trailing newline). */
-int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
+int gen_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
                      char *err, size_t errlen);
 
 /* Canonical form: every key in the table's order. Returns buf. */
-char *gg_variant_format(const gg_variant *v, char *buf, size_t len);
+char *gen_variant_format(const gg_variant *v, char *buf, size_t len);
 /* Whether two variants have the same value for every key (the canonical
  * forms are equal). */
-bool gg_variant_equal(const gg_variant *a, const gg_variant *b);
+bool gen_variant_equal(const gg_variant *a, const gg_variant *b);
 
 /* Value names, for printing and CSV columns. */
-const char *gg_profile_name(gg_profile p);
-const char *gg_compiler_name(gg_compiler c);
-const char *gg_acc_name(gg_acc a);
-const char *gg_store_name(gg_store s);
-const char *gg_out_name(gg_out o);
-const char *gg_fetch_name(gg_fetch f);
+const char *gen_profile_name(gg_profile p);
+const char *gen_compiler_name(gg_compiler c);
+const char *gen_acc_name(gg_acc a);
+const char *gen_store_name(gg_store s);
+const char *gen_out_name(gg_out o);
+const char *gen_fetch_name(gg_fetch f);
 
 /* What the card offers, as far as variants care. */
 typedef struct {
@@ -205,7 +205,7 @@ typedef enum { GG_CARD_OK, GG_CARD_INVALID, GG_CARD_UNSUPPORTED } gg_card_verdic
 /* Card-dependent validity: INVALID for variants that cannot exist (a profile
  * that cannot go to SPIR-V), UNSUPPORTED for what this card lacks (targets
  * beyond max_draw_buffers, no float blending, no SPIR-V).  why gets a reason. */
-gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
+gg_card_verdict gen_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
                                       char *why, size_t whylen);
 
 /* Derived geometry of a variant on an m x n x k problem (see the top). */
@@ -235,28 +235,28 @@ typedef struct {
 } gg_layout;
 
 /* Fills out; returns 0, or -1 if m, n or k < 1 or the sizes overflow int. */
-int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out);
+int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out);
 
 /* C as the host stores it: for out=rt the layout itself; for out=image a
  * copy that says one target of c_w x c_h texels (tr = tc = 1), which the
  * packing of C (gen/pack.h) reads the same way. */
-void gg_layout_c_view(const gg_layout *L, gg_layout *view);
+void gen_layout_c_view(const gg_layout *L, gg_layout *view);
 
 /* Outputs (scalars of C) a fragment computes, and multiply-adds per texel
  * of A and B it fetches: the figures the fetch bound turns on. */
-int gg_layout_outputs(const gg_layout *L);
-double gg_layout_mads_per_fetch(const gg_layout *L);
+int gen_layout_outputs(const gg_layout *L);
+double gen_layout_mads_per_fetch(const gg_layout *L);
 
 /* Scalar k per k-step of a packing: lcm(r, c) (gg_layout.step). */
-int gg_mc_step(gg_shape mc);
+int gen_mc_step(gg_shape mc);
 
 /* Shaders for the variant and problem, as the host compiles them, malloc'd
- * (NULL when out of memory or when gg_layout_compute fails).  The fragment
+ * (NULL when out of memory or when gen_layout_compute fails).  The fragment
  * shader's first line is #version (glslang accepts nothing before it in ES
  * shaders), then a comment naming the generator, the canonical variant, the
  * problem and the derived figures.  For compiler=spirv the text is the GLSL
  * handed to glslang. */
-char *gg_emit_fragment(const gg_variant *v, int m, int n, int k);
-char *gg_emit_vertex(const gg_variant *v);
+char *gen_emit_fragment(const gg_variant *v, int m, int n, int k);
+char *gen_emit_vertex(const gg_variant *v);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-uint16_t gg_float_to_half(float f)
+uint16_t gen_float_to_half(float f)
 {
     uint32_t x;
     memcpy(&x, &f, sizeof x);
@@ -31,7 +31,7 @@ uint16_t gg_float_to_half(float f)
     return (uint16_t)(sign | h);
 }
 
-float gg_half_to_float(uint16_t h)
+float gen_half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
     if (e == 0) {
@@ -47,10 +47,10 @@ float gg_half_to_float(uint16_t h)
     return f;
 }
 
-float gg_half_round(float f) { return gg_half_to_float(gg_float_to_half(f)); }
+float gen_half_round(float f) { return gen_half_to_float(gen_float_to_half(f)); }
 
-void gg_floats_to_halves(uint16_t *dst, const float *src, size_t n)
+void gen_floats_to_halves(uint16_t *dst, const float *src, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        dst[i] = gg_float_to_half(src[i]);
+        dst[i] = gen_float_to_half(src[i]);
 }

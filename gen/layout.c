@@ -15,9 +15,9 @@ static int gcd(int a, int b)
 
 static long ceil_div(long a, long b) { return (a + b - 1) / b; }
 
-int gg_mc_step(gg_shape mc) { return mc.rows / gcd(mc.rows, mc.cols) * mc.cols; }
+int gen_mc_step(gg_shape mc) { return mc.rows / gcd(mc.rows, mc.cols) * mc.cols; }
 
-int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
+int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
 {
     bool image = v->out == GG_OUT_IMAGE;
     if (m < 1 || n < 1 || k < 1 || v->mc.rows < 1 || v->mc.cols < 1 ||
@@ -36,7 +36,7 @@ int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->tc = image ? v->blk.cols / v->mc.cols : v->mrt.cols;
     L->targets = L->tr * L->tc;
     L->channels = L->r * L->c;
-    L->step = gg_mc_step(v->mc);
+    L->step = gen_mc_step(v->mc);
     L->a_texels_per_step = L->step / L->c;
     L->b_texels_per_step = L->step / L->r;
     L->ksteps = (int)ceil_div(k, L->step);
@@ -69,7 +69,7 @@ int gg_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     return 0;
 }
 
-void gg_layout_c_view(const gg_layout *L, gg_layout *view)
+void gen_layout_c_view(const gg_layout *L, gg_layout *view)
 {
     *view = *L;
     if (!L->image)
@@ -79,9 +79,9 @@ void gg_layout_c_view(const gg_layout *L, gg_layout *view)
     view->tgt_h = L->c_h;
 }
 
-int gg_layout_outputs(const gg_layout *L) { return L->targets * L->channels; }
+int gen_layout_outputs(const gg_layout *L) { return L->targets * L->channels; }
 
-double gg_layout_mads_per_fetch(const gg_layout *L)
+double gen_layout_mads_per_fetch(const gg_layout *L)
 {
     long per_step = (long)L->tr * L->a_texels_per_step + (long)L->tc * L->b_texels_per_step;
     return (double)L->targets * L->channels * L->step / (double)per_step;

@@ -3,17 +3,17 @@
 
 #include <string.h>
 
-gg_block gg_block_whole(const gg_layout *L)
+gg_block gen_block_whole(const gg_layout *L)
 {
     gg_block b = {0, 0, 0, L->m, L->n, L->k};
     return b;
 }
 
-int gg_target_channels(const gg_layout *L) { return L->channels == 3 ? 4 : L->channels; }
+int gen_target_channels(const gg_layout *L) { return L->channels == 3 ? 4 : L->channels; }
 
-size_t gg_pack_a_floats(const gg_layout *L) { return (size_t)L->a_w * L->a_h * L->channels; }
-size_t gg_pack_b_floats(const gg_layout *L) { return (size_t)L->b_w * L->b_h * L->channels; }
-size_t gg_target_floats(const gg_layout *L, int stride)
+size_t gen_pack_a_floats(const gg_layout *L) { return (size_t)L->a_w * L->a_h * L->channels; }
+size_t gen_pack_b_floats(const gg_layout *L) { return (size_t)L->b_w * L->b_h * L->channels; }
+size_t gen_target_floats(const gg_layout *L, int stride)
 {
     return (size_t)L->tgt_w * L->tgt_h * stride;
 }
@@ -47,12 +47,12 @@ static void pack_blocks(gg_src s, int r, int c, int w, int h, long row0, long co
         }
 }
 
-void gg_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out)
+void gen_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out)
 {
     pack_blocks(a, L->r, L->c, L->a_w, L->a_h, blk->i0, blk->k0, blk->m, blk->k, out);
 }
 
-void gg_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out)
+void gen_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out)
 {
     pack_blocks(b, L->r, L->c, L->b_w, L->b_h, blk->k0, blk->j0, blk->k, blk->n, out);
 }
@@ -79,11 +79,11 @@ void gg_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out)
                 }                                                                      \
         }
 
-void gg_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
+void gen_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
                 const gg_block *blk, int stride, float *const *targets)
 {
     for (int t = 0; t < L->targets; t++)
-        memset(targets[t], 0, gg_target_floats(L, stride) * sizeof(float));
+        memset(targets[t], 0, gen_target_floats(L, stride) * sizeof(float));
     if (beta == 0.0f)
         return;
     FOR_TARGET_ELEMENTS(L, blk, {
@@ -91,7 +91,7 @@ void gg_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
     })
 }
 
-void gg_unpack_c(const gg_layout *L, const float *const *targets, int stride,
+void gen_unpack_c(const gg_layout *L, const float *const *targets, int stride,
                  const gg_block *blk, float *c, int ldc)
 {
     FOR_TARGET_ELEMENTS(L, blk, {
@@ -109,12 +109,12 @@ static int block_size(int d, int blocks, int g)
     return b < d ? (int)b : d;
 }
 
-int gg_split_plan(const gg_variant *v, int m, int n, int k, int max_tex, gg_split *s)
+int gen_split_plan(const gg_variant *v, int m, int n, int k, int max_tex, gg_split *s)
 {
     if (max_tex < 1)
         return -1;
     gg_layout L;
-    if (gg_layout_compute(v, 1, 1, 1, &L))
+    if (gen_layout_compute(v, 1, 1, 1, &L))
         return -1;
     int gm = L.r * L.tr, gn = L.c * L.tc, gk = L.step;
     long mbl = 1, nbl = 1, kbl = 1;
@@ -122,7 +122,7 @@ int gg_split_plan(const gg_variant *v, int m, int n, int k, int max_tex, gg_spli
         s->mb = block_size(m, (int)mbl, gm);
         s->nb = block_size(n, (int)nbl, gn);
         s->kb = block_size(k, (int)kbl, gk);
-        if (gg_layout_compute(v, s->mb, s->nb, s->kb, &s->L))
+        if (gen_layout_compute(v, s->mb, s->nb, s->kb, &s->L))
             return -1;
         bool fit_m = s->L.a_h <= max_tex && s->L.tgt_h <= max_tex;
         bool fit_n = s->L.b_w <= max_tex && s->L.tgt_w <= max_tex;
@@ -163,7 +163,7 @@ static int extent(int d, int bsize, int b)
     return rest < bsize ? rest : bsize;
 }
 
-gg_block gg_split_block(const gg_split *s, int m, int n, int k, int bi, int bj, int bk)
+gg_block gen_split_block(const gg_split *s, int m, int n, int k, int bi, int bj, int bk)
 {
     gg_block b = {bi * s->mb, bj * s->nb, bk * s->kb,
                   extent(m, s->mb, bi), extent(n, s->nb, bj), extent(k, s->kb, bk)};

@@ -1,21 +1,21 @@
 /* gen/pack: matrices <-> texel arrays, by gen/gen.h's geometry.  No GL.
  *
  * Contract:
- *  - gg_pack_a / gg_pack_b fill an A or B texture's texels (L->channels
+ *  - gen_pack_a / gen_pack_b fill an A or B texture's texels (L->channels
  *    floats a texel, tightly packed, row 0 first: what glTexImage2D takes
  *    with GL_RED/GL_RG/GL_RGB/GL_RGBA) from op(A) / op(B), zero where the
  *    padded geometry runs past the block's valid extent.  Transposes are
  *    taken while filling (op(A)[i][p] read as A[p][i]); no transposed copy.
- *  - gg_pack_c0 fills the initial running sums of every render target:
+ *  - gen_pack_c0 fills the initial running sums of every render target:
  *    beta*C0 in the target layout, or zeros when beta == 0 (C0 is then not
- *    read, as BLAS does; it may be NULL).  gg_unpack_c takes the targets'
+ *    read, as BLAS does; it may be NULL).  gen_unpack_c takes the targets'
  *    read-back and writes C, dropping padding.  Target buffers hold `stride`
  *    floats a texel (1, 2 or 4 as uploaded, 4 as glReadPixels GL_RGBA gives).
- *  - gg_split_plan cuts a problem into equal blocks whose textures (A, B and
+ *  - gen_split_plan cuts a problem into equal blocks whose textures (A, B and
  *    the render targets) all fit a texture size limit, so one shader (made
  *    for the block size) serves every block; the last block along a
  *    dimension is shorter and its padding is zeros.
- * Everything works on one block of the problem (gg_block); gg_block_whole
+ * Everything works on one block of the problem (gg_block); gen_block_whole
  * gives the block that is the whole problem. */
 #ifndef GLGEMM_PACK_H
 #define GLGEMM_PACK_H
@@ -39,26 +39,26 @@ typedef struct {
     int m, n, k;
 } gg_block;
 
-gg_block gg_block_whole(const gg_layout *L);
+gg_block gen_block_whole(const gg_layout *L);
 
 /* Floats a target texel holds as uploaded: 1, 2 or 4 (3-channel packings
  * render into RGBA). */
-int gg_target_channels(const gg_layout *L);
+int gen_target_channels(const gg_layout *L);
 
-size_t gg_pack_a_floats(const gg_layout *L); /* a_w*a_h*channels */
-size_t gg_pack_b_floats(const gg_layout *L); /* b_w*b_h*channels */
-size_t gg_target_floats(const gg_layout *L, int stride); /* tgt_w*tgt_h*stride */
+size_t gen_pack_a_floats(const gg_layout *L); /* a_w*a_h*channels */
+size_t gen_pack_b_floats(const gg_layout *L); /* b_w*b_h*channels */
+size_t gen_target_floats(const gg_layout *L, int stride); /* tgt_w*tgt_h*stride */
 
-void gg_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out);
-void gg_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out);
+void gen_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out);
+void gen_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out);
 
-/* targets[t], t < L->targets, each gg_target_floats(L, stride) floats.
+/* targets[t], t < L->targets, each gen_target_floats(L, stride) floats.
  * c0: row-major C0 with row stride ldc (read only when beta != 0). */
-void gg_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
+void gen_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
                 const gg_block *blk, int stride, float *const *targets);
 
 /* Writes C[blk->i0 + i][blk->j0 + j] for the block's valid i, j. */
-void gg_unpack_c(const gg_layout *L, const float *const *targets, int stride,
+void gen_unpack_c(const gg_layout *L, const float *const *targets, int stride,
                  const gg_block *blk, float *c, int ldc);
 
 /* Blocks of a problem for a texture size limit. */
@@ -70,10 +70,10 @@ typedef struct {
 
 /* Returns 0, or -1 when no split fits (limit too small for the variant's
  * packing, or sizes overflow). */
-int gg_split_plan(const gg_variant *v, int m, int n, int k, int max_texture_size,
+int gen_split_plan(const gg_variant *v, int m, int n, int k, int max_texture_size,
                   gg_split *out);
 
 /* Block (bi, bj, bk) of a plan, with its valid extents. */
-gg_block gg_split_block(const gg_split *s, int m, int n, int k, int bi, int bj, int bk);
+gg_block gen_split_block(const gg_split *s, int m, int n, int k, int bi, int bj, int bk);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gg_sb_init(gg_sbuf *sb)
+void gen_sb_init(gg_sbuf *sb)
 {
     sb->buf = NULL;
     sb->len = sb->cap = 0;
@@ -37,7 +37,7 @@ static bool reserve(gg_sbuf *sb, size_t extra)
     return true;
 }
 
-void gg_sb_puts(gg_sbuf *sb, const char *s)
+void gen_sb_puts(gg_sbuf *sb, const char *s)
 {
     size_t n = strlen(s);
     if (!reserve(sb, n))
@@ -46,7 +46,7 @@ void gg_sb_puts(gg_sbuf *sb, const char *s)
     sb->len += n;
 }
 
-void gg_sb_printf(gg_sbuf *sb, const char *fmt, ...)
+void gen_sb_printf(gg_sbuf *sb, const char *fmt, ...)
 {
     if (sb->failed)
         return;
@@ -66,15 +66,15 @@ void gg_sb_printf(gg_sbuf *sb, const char *fmt, ...)
     sb->len += (size_t)n;
 }
 
-char *gg_sb_finish(gg_sbuf *sb)
+char *gen_sb_finish(gg_sbuf *sb)
 {
     if (sb->failed || !reserve(sb, 0)) {
         free(sb->buf);
-        gg_sb_init(sb);
+        gen_sb_init(sb);
         return NULL;
     }
     sb->buf[sb->len] = '\0';
     char *out = sb->buf;
-    gg_sb_init(sb);
+    gen_sb_init(sb);
     return out;
 }

@@ -12,10 +12,10 @@ typedef struct {
     bool failed; /* out of memory (sticky): every later append is a no-op */
 } gg_sbuf;
 
-void gg_sb_init(gg_sbuf *sb);
-void gg_sb_puts(gg_sbuf *sb, const char *s);
-void gg_sb_printf(gg_sbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gen_sb_init(gg_sbuf *sb);
+void gen_sb_puts(gg_sbuf *sb, const char *s);
+void gen_sb_printf(gg_sbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The text (caller frees), or NULL if any append failed. */
-char *gg_sb_finish(gg_sbuf *sb);
+char *gen_sb_finish(gg_sbuf *sb);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-int gg_fail(char *err, size_t n, const char *fmt, ...)
+int gen_fail(char *err, size_t n, const char *fmt, ...)
 {
     if (err && n) {
         va_list ap;
@@ -15,7 +15,7 @@ int gg_fail(char *err, size_t n, const char *fmt, ...)
     return -1;
 }
 
-uint64_t gg_splitmix64(uint64_t *state)
+uint64_t gen_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

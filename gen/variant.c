@@ -8,7 +8,7 @@
  *    every other item is key=value, each key at most once; a key given after
  *    a preset overrides the preset's value;
  *  - mrt=RxC with R, C >= 1 and R*C <= GG_MAX_TARGETS (the card's
- *    GL_MAX_DRAW_BUFFERS is checked later, by gg_variant_check_card);
+ *    GL_MAX_DRAW_BUFFERS is checked later, by gen_variant_check_card);
  *  - mc=RxC with R*C <= 4: a texel has four channels;
  *  - np: an integer >= 1 or `all`; unroll 0 or 1; profile 120, 330, 300es,
  *    430, 310es; compiler glsl or spirv; acc copy, pingpong or blend; store
@@ -38,7 +38,7 @@ enum {
     K_COUNT
 };
 
-const gg_key gg_keys[GG_KEY_COUNT] = {
+const gg_key gen_keys[GG_KEY_COUNT] = {
     {"mrt", GG_KEY_MRT},         {"mc", GG_KEY_MC},           {"np", GG_KEY_NP},
     {"unroll", GG_KEY_UNROLL},   {"profile", GG_KEY_PROFILE}, {"compiler", GG_KEY_COMPILER},
     {"acc", GG_KEY_ACC},         {"store", GG_KEY_STORE},     {"out", GG_KEY_OUT},
@@ -46,8 +46,8 @@ const gg_key gg_keys[GG_KEY_COUNT] = {
 };
 _Static_assert(K_COUNT == GG_KEY_COUNT, "one key table");
 
-const gg_shape gg_pruned_mc[GG_PRUNED_MC] = {{1, 1}, {1, 2}, {1, 4}, {2, 2}, {4, 1}};
-const gg_shape gg_pruned_mrt[GG_PRUNED_MRT] = {{1, 1}, {1, 2}, {1, 4}, {2, 2},
+const gg_shape gen_pruned_mc[GG_PRUNED_MC] = {{1, 1}, {1, 2}, {1, 4}, {2, 2}, {4, 1}};
+const gg_shape gen_pruned_mrt[GG_PRUNED_MRT] = {{1, 1}, {1, 2}, {1, 4}, {2, 2},
                                                {1, 8}, {2, 4}, {4, 2}};
 
 /* What each key allows, for messages ("<key>: '<v>' is not allowed; use ..."). */
@@ -74,37 +74,37 @@ static const char *const out_names[GG_OUT_COUNT] = {"rt", "image"};
 static const char *const fetch_names[GG_FETCH_COUNT] = {"texture", "texelfetch", "image", "buffer",
                                                         "ubo"};
 
-const char *gg_profile_name(gg_profile p)
+const char *gen_profile_name(gg_profile p)
 {
     return (unsigned)p < GG_PROFILE_COUNT ? profile_names[p] : "?";
 }
 
-const char *gg_compiler_name(gg_compiler c)
+const char *gen_compiler_name(gg_compiler c)
 {
     return (unsigned)c < 2 ? compiler_names[c] : "?";
 }
 
-const char *gg_acc_name(gg_acc a)
+const char *gen_acc_name(gg_acc a)
 {
     return (unsigned)a < 3 ? acc_names[a] : "?";
 }
 
-const char *gg_store_name(gg_store s)
+const char *gen_store_name(gg_store s)
 {
     return (unsigned)s < GG_STORE_COUNT ? store_names[s] : "?";
 }
 
-const char *gg_out_name(gg_out o)
+const char *gen_out_name(gg_out o)
 {
     return (unsigned)o < GG_OUT_COUNT ? out_names[o] : "?";
 }
 
-const char *gg_fetch_name(gg_fetch f)
+const char *gen_fetch_name(gg_fetch f)
 {
     return (unsigned)f < GG_FETCH_COUNT ? fetch_names[f] : "?";
 }
 
-void gg_variant_default(gg_variant *v)
+void gen_variant_default(gg_variant *v)
 {
     v->mrt.rows = v->mrt.cols = 1;
     v->mc.rows = v->mc.cols = 1;
@@ -148,7 +148,7 @@ static long parse_count(const char *s, size_t n, long limit)
 static int find_key(const char *s, size_t n)
 {
     for (int k = 0; k < K_COUNT; k++)
-        if (strlen(gg_keys[k].name) == n && !strncmp(gg_keys[k].name, s, n))
+        if (strlen(gen_keys[k].name) == n && !strncmp(gen_keys[k].name, s, n))
             return k;
     return -1;
 }
@@ -181,16 +181,16 @@ static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *er
         c = parse_count(x + 1, n - (size_t)(x - s) - 1, 1000000);
     }
     if (r < 1 || c < 1)
-        return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", gg_keys[key].name,
+        return gen_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", gen_keys[key].name,
                        (int)(n > 40 ? 40 : n), s, key_allowed[key]);
     long prod = r * c;
     if (key == K_MRT && prod > GG_MAX_TARGETS)
-        return gg_fail(err, errlen, "mrt: %ldx%ld needs %ld render targets; R*C must be at most %d",
+        return gen_fail(err, errlen, "mrt: %ldx%ld needs %ld render targets; R*C must be at most %d",
                        r, c, prod, GG_MAX_TARGETS);
     if (key == K_MC && prod > 4)
-        return gg_fail(err, errlen, "mc: %ldx%ld packs %ld values; R*C must be at most 4", r, c, prod);
+        return gen_fail(err, errlen, "mc: %ldx%ld packs %ld values; R*C must be at most 4", r, c, prod);
     if (key == K_BLK && prod > GG_MAX_BLK)
-        return gg_fail(err, errlen, "blk: %ldx%ld is %ld outputs a fragment; R*C must be at most %d",
+        return gen_fail(err, errlen, "blk: %ldx%ld is %ld outputs a fragment; R*C must be at most %d",
                        r, c, prod, GG_MAX_BLK);
     out->rows = (int)r;
     out->cols = (int)c;
@@ -202,7 +202,7 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
     int i = -1;
     long x;
     if (n == 0)
-        return gg_fail(err, errlen, "%s: empty value; use %s", gg_keys[key].name, key_allowed[key]);
+        return gen_fail(err, errlen, "%s: empty value; use %s", gen_keys[key].name, key_allowed[key]);
     switch (key) {
     case K_MRT: return parse_shape(key, s, n, &v->mrt, err, errlen);
     case K_MC: return parse_shape(key, s, n, &v->mc, err, errlen);
@@ -260,7 +260,7 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
         }
         break;
     }
-    return gg_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", gg_keys[key].name,
+    return gen_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", gen_keys[key].name,
                    (int)(n > 40 ? 40 : n), s, key_allowed[key]);
 }
 
@@ -269,14 +269,14 @@ static int apply_preset(const char *s, size_t n, const gg_variant *best, gg_vari
 {
     if (n == 4 && !strncmp(s, "best", 4)) {
         if (!best)
-            return gg_fail(err, errlen, "best: no best variant is recorded for this card and problem "
+            return gen_fail(err, errlen, "best: no best variant is recorded for this card and problem "
                                      "(run glgemm tune first)");
         *v = *best;
         return 0;
     }
     for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
         if (strlen(presets[i].name) == n && !strncmp(presets[i].name, s, n)) {
-            gg_variant_default(v);
+            gen_variant_default(v);
             v->mrt.rows = presets[i].mrt_r;
             v->mrt.cols = presets[i].mrt_c;
             v->mc.rows = presets[i].mc_r;
@@ -287,8 +287,8 @@ static int apply_preset(const char *s, size_t n, const gg_variant *best, gg_vari
         }
     }
     if (find_key(s, n) >= 0)
-        return gg_fail(err, errlen, "%.*s: missing '=value'; use %s", (int)n, s, key_allowed[find_key(s, n)]);
-    return gg_fail(err, errlen, "unknown preset '%.*s' (presets: " PRESETS_LIST "; or key=value pairs, keys: "
+        return gen_fail(err, errlen, "%.*s: missing '=value'; use %s", (int)n, s, key_allowed[find_key(s, n)]);
+    return gen_fail(err, errlen, "unknown preset '%.*s' (presets: " PRESETS_LIST "; or key=value pairs, keys: "
                    GG_KEYS_LIST ")", (int)(n > 40 ? 40 : n), s);
 }
 
@@ -297,44 +297,44 @@ static int check_blk(gg_variant *v, char *err, size_t errlen)
 {
     if (v->out == GG_OUT_RT) {
         if (v->blk.rows)
-            return gg_fail(err, errlen, "blk: only with out=image (out=rt computes mrt x mc texels "
+            return gen_fail(err, errlen, "blk: only with out=image (out=rt computes mrt x mc texels "
                                      "a fragment)");
         return 0;
     }
     if (!v->blk.rows)
-        return gg_fail(err, errlen, "out=image needs blk=RxC, the rows x columns of C one fragment "
+        return gen_fail(err, errlen, "out=image needs blk=RxC, the rows x columns of C one fragment "
                                  "computes (e.g. blk=8x16)");
     if (v->mrt.rows != 1 || v->mrt.cols != 1)
-        return gg_fail(err, errlen, "mrt: out=image writes no render target; leave mrt at 1x1 and "
+        return gen_fail(err, errlen, "mrt: out=image writes no render target; leave mrt at 1x1 and "
                                  "give the block with blk (here mrt=%dx%d)", v->mrt.rows, v->mrt.cols);
     if (v->blk.rows % v->mc.rows || v->blk.cols % v->mc.cols)
-        return gg_fail(err, errlen, "blk: %dx%d is not whole texels of mc=%dx%d; its rows must be a "
+        return gen_fail(err, errlen, "blk: %dx%d is not whole texels of mc=%dx%d; its rows must be a "
                                  "multiple of %d and its columns of %d", v->blk.rows, v->blk.cols,
                        v->mc.rows, v->mc.cols, v->mc.rows, v->mc.cols);
     return 0;
 }
 
-int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
+int gen_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
                      char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
     if (!text || !*text)
-        return gg_fail(err, errlen, "empty variant; give key=value pairs (keys: " GG_KEYS_LIST
+        return gen_fail(err, errlen, "empty variant; give key=value pairs (keys: " GG_KEYS_LIST
                                  ") or a preset (" PRESETS_LIST ")");
     for (const char *p = text; *p; p++)
         if (isspace((unsigned char)*p))
-            return gg_fail(err, errlen, "whitespace is not allowed in a variant; write "
+            return gen_fail(err, errlen, "whitespace is not allowed in a variant; write "
                                      "key=value,key=value (e.g. nv-single,np=64)");
     gg_variant v;
-    gg_variant_default(&v);
+    gen_variant_default(&v);
     bool seen[K_COUNT] = {false};
     const char *item = text;
     for (int idx = 0;; idx++) {
         const char *end = strchr(item, ',');
         size_t n = end ? (size_t)(end - item) : strlen(item);
         if (n == 0)
-            return gg_fail(err, errlen, "empty item in variant (a stray comma); write "
+            return gen_fail(err, errlen, "empty item in variant (a stray comma); write "
                                      "key=value,key=value");
         const char *eq = memchr(item, '=', n);
         if (!eq) {
@@ -343,22 +343,22 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
                     return -1;
             } else if (find_key(item, n) >= 0) {
                 int k = find_key(item, n);
-                return gg_fail(err, errlen, "%s: missing '=value'; use %s", gg_keys[k].name, key_allowed[k]);
+                return gen_fail(err, errlen, "%s: missing '=value'; use %s", gen_keys[k].name, key_allowed[k]);
             } else if (is_preset_name(item, n)) {
-                return gg_fail(err, errlen, "preset '%.*s' must come first, then key=value overrides",
+                return gen_fail(err, errlen, "preset '%.*s' must come first, then key=value overrides",
                                (int)n, item);
             } else {
-                return gg_fail(err, errlen, "'%.*s' is not key=value (keys: " GG_KEYS_LIST ")",
+                return gen_fail(err, errlen, "'%.*s' is not key=value (keys: " GG_KEYS_LIST ")",
                                (int)(n > 40 ? 40 : n), item);
             }
         } else {
             size_t kn = (size_t)(eq - item);
             int k = find_key(item, kn);
             if (k < 0)
-                return gg_fail(err, errlen, "unknown key '%.*s' (keys: " GG_KEYS_LIST ")",
+                return gen_fail(err, errlen, "unknown key '%.*s' (keys: " GG_KEYS_LIST ")",
                                (int)(kn > 40 ? 40 : kn), item);
             if (seen[k])
-                return gg_fail(err, errlen, "%s given twice; each key at most once", gg_keys[k].name);
+                return gen_fail(err, errlen, "%s given twice; each key at most once", gen_keys[k].name);
             seen[k] = true;
             if (parse_value(k, eq + 1, n - kn - 1, &v, err, errlen))
                 return -1;
@@ -373,7 +373,7 @@ int gg_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
     return 0;
 }
 
-char *gg_variant_format(const gg_variant *v, char *buf, size_t len)
+char *gen_variant_format(const gg_variant *v, char *buf, size_t len)
 {
     char np[16];
     if (v->np == GG_NP_ALL)
@@ -382,18 +382,18 @@ char *gg_variant_format(const gg_variant *v, char *buf, size_t len)
         snprintf(np, sizeof np, "%d", v->np);
     snprintf(buf, len, "mrt=%dx%d,mc=%dx%d,np=%s,unroll=%d,profile=%s,compiler=%s,acc=%s,store=%s",
              v->mrt.rows, v->mrt.cols, v->mc.rows, v->mc.cols, np, v->unroll,
-             gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc),
-             gg_store_name(v->store));
+             gen_profile_name(v->profile), gen_compiler_name(v->compiler), gen_acc_name(v->acc),
+             gen_store_name(v->store));
     size_t used = strlen(buf);
     if (v->out == GG_OUT_IMAGE && used < len)
         used += (size_t)snprintf(buf + used, len - used, ",out=image,blk=%dx%d", v->blk.rows,
                                  v->blk.cols);
     if (v->fetch != GG_FETCH_TEXTURE && used < len)
-        snprintf(buf + used, len - used, ",fetch=%s", gg_fetch_name(v->fetch));
+        snprintf(buf + used, len - used, ",fetch=%s", gen_fetch_name(v->fetch));
     return buf;
 }
 
-bool gg_variant_equal(const gg_variant *a, const gg_variant *b)
+bool gen_variant_equal(const gg_variant *a, const gg_variant *b)
 {
     return a->mrt.rows == b->mrt.rows && a->mrt.cols == b->mrt.cols && a->mc.rows == b->mc.rows &&
            a->mc.cols == b->mc.cols && a->np == b->np && a->unroll == b->unroll &&
@@ -408,53 +408,53 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
     bool modern = v->profile == GG_PROFILE_430 || v->profile == GG_PROFILE_310ES;
     int ch = v->mc.rows * v->mc.cols;
     if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_120)
-        return gg_fail(why, whylen, "compiler=spirv needs profile=330: glslang makes OpenGL SPIR-V "
+        return gen_fail(why, whylen, "compiler=spirv needs profile=330: glslang makes OpenGL SPIR-V "
                                  "only from desktop GLSL 3.30 or later, not GLSL 1.20");
     if (v->compiler == GG_COMPILER_SPIRV && (v->profile == GG_PROFILE_300ES ||
                                              v->profile == GG_PROFILE_310ES))
-        return gg_fail(why, whylen, "compiler=spirv needs profile=330: OpenGL SPIR-V "
+        return gen_fail(why, whylen, "compiler=spirv needs profile=330: OpenGL SPIR-V "
                                  "(GL_ARB_gl_spirv) has no GLSL ES input, so glslang cannot make it "
                                  "from GLSL ES %s", v->profile == GG_PROFILE_300ES ? "3.00" : "3.10");
     if (v->compiler == GG_COMPILER_SPIRV && v->profile != GG_PROFILE_330)
-        return gg_fail(why, whylen, "compiler=spirv needs profile=330: the SPIR-V path is built "
+        return gen_fail(why, whylen, "compiler=spirv needs profile=330: the SPIR-V path is built "
                                  "from the GLSL 3.30 text");
     if (v->compiler == GG_COMPILER_SPIRV &&
         (v->out != GG_OUT_RT || v->fetch > GG_FETCH_TEXELFETCH))
-        return gg_fail(why, whylen, "compiler=spirv covers out=rt with fetch=texture or texelfetch "
+        return gen_fail(why, whylen, "compiler=spirv covers out=rt with fetch=texture or texelfetch "
                                  "only");
     if (v->out == GG_OUT_IMAGE && !modern)
-        return gg_fail(why, whylen, "out=image needs profile=430 or 310es: imageStore is GLSL 4.20 "
-                                 "and GLSL ES 3.10, not profile %s", gg_profile_name(v->profile));
+        return gen_fail(why, whylen, "out=image needs profile=430 or 310es: imageStore is GLSL 4.20 "
+                                 "and GLSL ES 3.10, not profile %s", gen_profile_name(v->profile));
     if (v->out == GG_OUT_IMAGE && v->acc == GG_ACC_BLEND)
-        return gg_fail(why, whylen, "acc=blend needs render targets; out=image accumulates with "
+        return gen_fail(why, whylen, "acc=blend needs render targets; out=image accumulates with "
                                  "acc=pingpong or copy");
     if (v->out == GG_OUT_IMAGE && v->acc == GG_ACC_COPY && v->profile == GG_PROFILE_310ES)
-        return gg_fail(why, whylen, "out=image,acc=copy reads and writes one image in place, which "
+        return gen_fail(why, whylen, "out=image,acc=copy reads and writes one image in place, which "
                                  "GLSL ES 3.10 allows for r32f only; use acc=pingpong");
     if (v->fetch == GG_FETCH_TEXELFETCH && v->profile == GG_PROFILE_120)
-        return gg_fail(why, whylen, "fetch=texelfetch needs GLSL 1.30 or later, not profile 120");
+        return gen_fail(why, whylen, "fetch=texelfetch needs GLSL 1.30 or later, not profile 120");
     if (v->fetch == GG_FETCH_IMAGE && !modern)
-        return gg_fail(why, whylen, "fetch=image needs profile=430 or 310es: imageLoad is GLSL 4.20 "
-                                 "and GLSL ES 3.10, not profile %s", gg_profile_name(v->profile));
+        return gen_fail(why, whylen, "fetch=image needs profile=430 or 310es: imageLoad is GLSL 4.20 "
+                                 "and GLSL ES 3.10, not profile %s", gen_profile_name(v->profile));
     if (v->fetch == GG_FETCH_IMAGE && (ch == 3 || (ch == 2 && v->profile == GG_PROFILE_310ES)))
-        return gg_fail(why, whylen, "fetch=image has no image format of %d channels%s (mc=%dx%d)",
+        return gen_fail(why, whylen, "fetch=image has no image format of %d channels%s (mc=%dx%d)",
                        ch, ch == 2 ? " in GLSL ES" : "", v->mc.rows, v->mc.cols);
     if (v->fetch == GG_FETCH_BUFFER && v->profile != GG_PROFILE_330 && v->profile != GG_PROFILE_430)
-        return gg_fail(why, whylen, "fetch=buffer needs profile=330 or 430: buffer textures are not "
+        return gen_fail(why, whylen, "fetch=buffer needs profile=330 or 430: buffer textures are not "
                                  "in GLSL 1.20 nor GLSL ES before 3.20");
     if (v->fetch == GG_FETCH_UBO && v->profile == GG_PROFILE_120)
-        return gg_fail(why, whylen, "fetch=ubo needs uniform blocks (GLSL 1.40 or ES 3.00), not "
+        return gen_fail(why, whylen, "fetch=ubo needs uniform blocks (GLSL 1.40 or ES 3.00), not "
                                  "profile 120");
     if (v->fetch == GG_FETCH_UBO && v->store == GG_STORE_F16)
-        return gg_fail(why, whylen, "fetch=ubo holds A as fp32 vec4s in the uniform block; "
+        return gen_fail(why, whylen, "fetch=ubo holds A as fp32 vec4s in the uniform block; "
                                  "store=f16 has no such path");
     if (v->fetch == GG_FETCH_BUFFER && ch == 3)
-        return gg_fail(why, whylen, "fetch=buffer takes 1, 2 or 4 channels a texel, not 3 (mc=%dx%d)",
+        return gen_fail(why, whylen, "fetch=buffer takes 1, 2 or 4 channels a texel, not 3 (mc=%dx%d)",
                        v->mc.rows, v->mc.cols);
     return 0;
 }
 
-gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
+gg_card_verdict gen_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
                                       char *why, size_t whylen)
 {
     if (why && whylen)
@@ -463,39 +463,39 @@ gg_card_verdict gg_variant_check_card(const gg_variant *v, const gg_card_limits 
         return GG_CARD_INVALID;
     bool modern = v->profile == GG_PROFILE_430 || v->profile == GG_PROFILE_310ES;
     if (v->profile == GG_PROFILE_430 && (lim->es || lim->gl_version < 43)) {
-        gg_fail(why, whylen, "profile=430 needs desktop OpenGL 4.3; this context is %s %d.%d",
+        gen_fail(why, whylen, "profile=430 needs desktop OpenGL 4.3; this context is %s %d.%d",
                 lim->es ? "OpenGL ES" : "OpenGL", lim->gl_version / 10, lim->gl_version % 10);
         return GG_CARD_UNSUPPORTED;
     }
     if (v->profile == GG_PROFILE_310ES && (!lim->es || lim->gl_version < 31)) {
-        gg_fail(why, whylen, "profile=310es needs OpenGL ES 3.1; this context is %s %d.%d",
+        gen_fail(why, whylen, "profile=310es needs OpenGL ES 3.1; this context is %s %d.%d",
                 lim->es ? "OpenGL ES" : "OpenGL", lim->gl_version / 10, lim->gl_version % 10);
         return GG_CARD_UNSUPPORTED;
     }
     int images = (v->out == GG_OUT_IMAGE) + 2 * (v->fetch == GG_FETCH_IMAGE);
     if (modern && images > lim->max_fragment_images) {
-        gg_fail(why, whylen, "out=%s,fetch=%s needs %d image unit(s) in the fragment shader; this "
-                          "card has %d (GL_MAX_FRAGMENT_IMAGE_UNIFORMS)", gg_out_name(v->out),
-                gg_fetch_name(v->fetch), images, lim->max_fragment_images);
+        gen_fail(why, whylen, "out=%s,fetch=%s needs %d image unit(s) in the fragment shader; this "
+                          "card has %d (GL_MAX_FRAGMENT_IMAGE_UNIFORMS)", gen_out_name(v->out),
+                gen_fetch_name(v->fetch), images, lim->max_fragment_images);
         return GG_CARD_UNSUPPORTED;
     }
     if (v->fetch == GG_FETCH_BUFFER && lim->max_texture_buffer < 1) {
-        gg_fail(why, whylen, "fetch=buffer needs buffer textures, which this context lacks");
+        gen_fail(why, whylen, "fetch=buffer needs buffer textures, which this context lacks");
         return GG_CARD_UNSUPPORTED;
     }
     int targets = v->out == GG_OUT_IMAGE ? 0 : v->mrt.rows * v->mrt.cols;
     if (targets > lim->max_draw_buffers) {
-        gg_fail(why, whylen, "mrt=%dx%d needs %d render targets; this card has %d (GL_MAX_DRAW_BUFFERS)",
+        gen_fail(why, whylen, "mrt=%dx%d needs %d render targets; this card has %d (GL_MAX_DRAW_BUFFERS)",
                 v->mrt.rows, v->mrt.cols, targets, lim->max_draw_buffers);
         return GG_CARD_UNSUPPORTED;
     }
     if (v->acc == GG_ACC_BLEND && !lim->float_blend) {
-        gg_fail(why, whylen, "acc=blend needs blending into float render targets, which this %s "
+        gen_fail(why, whylen, "acc=blend needs blending into float render targets, which this %s "
                           "context lacks", v->profile == GG_PROFILE_300ES ? "ES (EXT_float_blend)" : "GL");
         return GG_CARD_UNSUPPORTED;
     }
     if (v->compiler == GG_COMPILER_SPIRV && !lim->spirv) {
-        gg_fail(why, whylen, "compiler=spirv needs GL_ARB_gl_spirv and glslangValidator, which this "
+        gen_fail(why, whylen, "compiler=spirv needs GL_ARB_gl_spirv and glslangValidator, which this "
                           "context or machine lacks");
         return GG_CARD_UNSUPPORTED;
     }

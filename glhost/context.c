@@ -1,6 +1,6 @@
 /* Backend table, GL loading and the names shared by both backends.
  *
- * gg_ctx_create(): the backend makes a current context; GLEW then loads the
+ * host_ctx_create(): the backend makes a current context; GLEW then loads the
  * entry points (glewExperimental, so core and ES contexts get them too).  On a
  * context that sits on EGL, glewInit() returns GLEW_ERROR_NO_GLX_DISPLAY after
  * loading the GL entry points (GLEW's GLX part finds no GLX display): that one
@@ -17,11 +17,11 @@
 #include "glhost/context_internal.h"
 
 static const gg_ctx_backend *const backends[] = {
-    [GG_BACKEND_EGL] = &gg_ctx_backend_egl,
-    [GG_BACKEND_GLFW] = &gg_ctx_backend_glfw,
+    [GG_BACKEND_EGL] = &host_ctx_backend_egl,
+    [GG_BACKEND_GLFW] = &host_ctx_backend_glfw,
 };
 
-void gg_ctx_err(char *err, size_t errlen, const char *backend, const char *fmt, ...)
+void host_ctx_err(char *err, size_t errlen, const char *backend, const char *fmt, ...)
 {
     if (!err || errlen == 0)
         return;
@@ -94,7 +94,7 @@ static int load_gl(const char *be, gg_ctx_kind kind, bool via_egl, char *err, si
     glewExperimental = GL_TRUE;
     GLenum g = glewInit();
     if (g != GLEW_OK && !(via_egl && g == GLEW_ERROR_NO_GLX_DISPLAY)) {
-        gg_ctx_err(err, errlen, be, "glewInit failed: %s (GLEW error %u)",
+        host_ctx_err(err, errlen, be, "glewInit failed: %s (GLEW error %u)",
                    (const char *)glewGetErrorString(g), (unsigned)g);
         return -1;
     }
@@ -105,7 +105,7 @@ static int load_gl(const char *be, gg_ctx_kind kind, bool via_egl, char *err, si
     int major, minor;
     parse_version(ver, &es, &major, &minor);
     if (!ver || major == 0) {
-        gg_ctx_err(err, errlen, be, "the %s context gives no GL version", gg_ctx_kind_name(kind));
+        host_ctx_err(err, errlen, be, "the %s context gives no GL version", host_ctx_kind_name(kind));
         return -1;
     }
     bool fits;
@@ -116,15 +116,15 @@ static int load_gl(const char *be, gg_ctx_kind kind, bool via_egl, char *err, si
     default: fits = es && major >= 3; want = "OpenGL ES 3.0"; break;
     }
     if (!fits) {
-        gg_ctx_err(err, errlen, be, "a %s context needs %s or later; the driver gave \"%s\"",
-                   gg_ctx_kind_name(kind), want, ver);
+        host_ctx_err(err, errlen, be, "a %s context needs %s or later; the driver gave \"%s\"",
+                   host_ctx_kind_name(kind), want, ver);
         return -1;
     }
     for (size_t i = 0; i < sizeof entry_points / sizeof *entry_points; i++) {
         if (entry_points[i].modern && kind == GG_CTX_COMPAT && major < 3)
             continue;
         if (*entry_points[i].ptr == NULL) {
-            gg_ctx_err(err, errlen, be, "GLEW loaded no %s on \"%s\" (glewInit: %s)", entry_points[i].name,
+            host_ctx_err(err, errlen, be, "GLEW loaded no %s on \"%s\" (glewInit: %s)", entry_points[i].name,
                        ver, (const char *)glewGetErrorString(g));
             return -1;
         }
@@ -132,19 +132,19 @@ static int load_gl(const char *be, gg_ctx_kind kind, bool via_egl, char *err, si
     return 0;
 }
 
-gg_ctx *gg_ctx_create(gg_backend backend, int device, gg_ctx_kind kind, char *err, size_t errlen,
+gg_ctx *host_ctx_create(gg_backend backend, int device, gg_ctx_kind kind, char *err, size_t errlen,
                       bool *no_device)
 {
     if (no_device)
         *no_device = false;
     if ((unsigned)backend >= sizeof backends / sizeof *backends || !backends[backend]) {
-        gg_ctx_err(err, errlen, "glgemm", "unknown context backend %d", (int)backend);
+        host_ctx_err(err, errlen, "glgemm", "unknown context backend %d", (int)backend);
         return NULL;
     }
     const gg_ctx_backend *be = backends[backend];
     gg_ctx *c = calloc(1, sizeof *c);
     if (!c) {
-        gg_ctx_err(err, errlen, be->name, "out of memory");
+        host_ctx_err(err, errlen, be->name, "out of memory");
         return NULL;
     }
     bool via_egl = false;
@@ -157,18 +157,18 @@ gg_ctx *gg_ctx_create(gg_backend backend, int device, gg_ctx_kind kind, char *er
         return NULL;
     }
     if (load_gl(be->name, kind, via_egl, err, errlen)) {
-        gg_ctx_destroy(c);
+        host_ctx_destroy(c);
         return NULL;
     }
     return c;
 }
 
-int gg_ctx_make_current(gg_ctx *ctx, char *err, size_t errlen)
+int host_ctx_make_current(gg_ctx *ctx, char *err, size_t errlen)
 {
     return ctx->be->make_current(ctx->native, err, errlen);
 }
 
-void gg_ctx_destroy(gg_ctx *ctx)
+void host_ctx_destroy(gg_ctx *ctx)
 {
     if (!ctx)
         return;
@@ -176,7 +176,7 @@ void gg_ctx_destroy(gg_ctx *ctx)
     free(ctx);
 }
 
-int gg_backend_parse(const char *name)
+int host_backend_parse(const char *name)
 {
     if (!strcmp(name, "egl"))
         return GG_BACKEND_EGL;
@@ -185,9 +185,9 @@ int gg_backend_parse(const char *name)
     return -1;
 }
 
-const char *gg_backend_name(gg_backend b) { return b == GG_BACKEND_GLFW ? "glfw" : "egl"; }
+const char *host_backend_name(gg_backend b) { return b == GG_BACKEND_GLFW ? "glfw" : "egl"; }
 
-const char *gg_ctx_kind_name(gg_ctx_kind k)
+const char *host_ctx_kind_name(gg_ctx_kind k)
 {
     switch (k) {
     case GG_CTX_COMPAT: return "compat";
@@ -197,14 +197,14 @@ const char *gg_ctx_kind_name(gg_ctx_kind k)
     return "?";
 }
 
-gg_ctx_kind gg_ctx_kind_for(gg_profile p)
+gg_ctx_kind host_ctx_kind_for(gg_profile p)
 {
     switch (p) {
     case GG_PROFILE_120: return GG_CTX_COMPAT;
     case GG_PROFILE_330: return GG_CTX_CORE;
     case GG_PROFILE_300ES: return GG_CTX_ES3;
     /* The newer profiles run on the same contexts: EGL and GLFW give the
-     * newest version of the kind (checked per variant: gg_variant_check_card). */
+     * newest version of the kind (checked per variant: gen_variant_check_card). */
     case GG_PROFILE_430: return GG_CTX_CORE;
     case GG_PROFILE_310ES: return GG_CTX_ES3;
     case GG_PROFILE_COUNT: break;

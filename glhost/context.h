@@ -5,13 +5,13 @@
  * does not survive fork()), made current on creation, and loaded with GLEW.
  *
  * Backends fill one table of function pointers (context_egl.c,
- * context_glfw.c); gg_ctx_create() picks one by name.  Every failure gives one
+ * context_glfw.c); host_ctx_create() picks one by name.  Every failure gives one
  * line naming the backend and decoding its native error, e.g.
  * "EGL: eglCreateContext failed: EGL_BAD_ATTRIBUTE".
  *
  * Do not test GLEW's GLEW_<extension> flags: with glewExperimental under
  * GLVND every entry point resolves, so GLEW claims e.g. GLEW_ARB_gl_spirv on
- * an ES context.  Use gg_ctx_query(), which reads the extension strings. */
+ * an ES context.  Use host_ctx_query(), which reads the extension strings. */
 #ifndef GLGEMM_CONTEXT_H
 #define GLGEMM_CONTEXT_H
 
@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "gen/gen.h"
-#include "base/slug.h" /* gg_slug: the card's slug from gg_ctx_info.renderer */
+#include "base/slug.h" /* base_slug: the card's slug from gg_ctx_info.renderer */
 
 typedef enum { GG_BACKEND_EGL, GG_BACKEND_GLFW } gg_backend;
 
@@ -33,10 +33,10 @@ typedef enum {
 typedef struct gg_ctx gg_ctx;
 
 /* "egl" / "glfw" -> backend; -1 if unknown. */
-int gg_backend_parse(const char *name);
-const char *gg_backend_name(gg_backend b);
-const char *gg_ctx_kind_name(gg_ctx_kind k);
-gg_ctx_kind gg_ctx_kind_for(gg_profile p);
+int host_backend_parse(const char *name);
+const char *host_backend_name(gg_backend b);
+const char *host_ctx_kind_name(gg_ctx_kind k);
+gg_ctx_kind host_ctx_kind_for(gg_profile p);
 
 /* Makes and makes current a context of that kind.  device: the EGL device
  * index, as `glgemm devices` lists them: hardware devices first, Mesa's
@@ -45,13 +45,13 @@ gg_ctx_kind gg_ctx_kind_for(gg_profile p);
  * current is current.  NULL on failure with one line in err.  *no_device
  * (may be NULL) is set when the failure is a device index that does not exist,
  * which is bad usage (exit 2) rather than no context (exit 3). */
-gg_ctx *gg_ctx_create(gg_backend backend, int device, gg_ctx_kind kind,
+gg_ctx *host_ctx_create(gg_backend backend, int device, gg_ctx_kind kind,
                       char *err, size_t errlen, bool *no_device);
-void gg_ctx_destroy(gg_ctx *ctx);
+void host_ctx_destroy(gg_ctx *ctx);
 
 /* Makes ctx current again (after another context was made).  0, or -1 with
  * one line in err. */
-int gg_ctx_make_current(gg_ctx *ctx, char *err, size_t errlen);
+int host_ctx_make_current(gg_ctx *ctx, char *err, size_t errlen);
 
 typedef struct {
     char backend[16];
@@ -74,18 +74,18 @@ typedef struct {
 } gg_ctx_info;
 
 /* Reads the current context's strings, limits and features. */
-void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info);
+void host_ctx_query(const gg_ctx *ctx, gg_ctx_info *info);
 
 /* Whether the current context lists the extension (its extension strings,
  * not GLEW's flags: see above). */
-bool gg_gl_has_extension(const char *name);
+bool host_gl_has_extension(const char *name);
 
 /* The card limits variants care about, from an info.  spirv also needs a
- * SPIR-V compiler (gg_spirv_available()). */
-void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim);
+ * SPIR-V compiler (base_spirv_available()). */
+void host_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim);
 
 /* EGL devices, one line each into out[i] (up to max); returns the count, or
  * -1 with a message in err when EGL device enumeration is not available. */
-int gg_egl_devices(char out[][256], int max, char *err, size_t errlen);
+int host_egl_devices(char out[][256], int max, char *err, size_t errlen);
 
 #endif

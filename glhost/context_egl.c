@@ -51,7 +51,7 @@ static const char *egl_error_name(EGLint e)
 }
 
 #define EGL_FAIL(err, errlen, what) \
-    gg_ctx_err(err, errlen, "EGL", "%s failed: %s", what, egl_error_name(eglGetError()))
+    host_ctx_err(err, errlen, "EGL", "%s failed: %s", what, egl_error_name(eglGetError()))
 
 /* Is name a whole word of the space-separated list? */
 static bool has_ext(const char *list, const char *name)
@@ -89,13 +89,13 @@ static int list_devices(EGLDeviceEXT *out, int max, char *err, size_t errlen)
 {
     const char *ce = client_exts();
     if (!has_ext(ce, "EGL_EXT_device_enumeration") && !has_ext(ce, "EGL_EXT_device_base")) {
-        gg_ctx_err(err, errlen, "EGL", "device enumeration is not available (no EGL_EXT_device_enumeration)");
+        host_ctx_err(err, errlen, "EGL", "device enumeration is not available (no EGL_EXT_device_enumeration)");
         return -1;
     }
     PFNEGLQUERYDEVICESEXTPROC query =
         (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
     if (!query) {
-        gg_ctx_err(err, errlen, "EGL", "eglQueryDevicesEXT is not available");
+        host_ctx_err(err, errlen, "EGL", "eglQueryDevicesEXT is not available");
         return -1;
     }
     EGLDeviceEXT devs[MAX_DEVICES];
@@ -158,20 +158,20 @@ static EGLDisplay open_display(int device, char *desc, size_t desclen, char *err
     bool fallback = false;
 
     if (device < 0) {
-        gg_ctx_err(err, errlen, "EGL", "no device %d: device indices start at 0", device);
+        host_ctx_err(err, errlen, "EGL", "no device %d: device indices start at 0", device);
         if (no_device)
             *no_device = true;
         return EGL_NO_DISPLAY;
     }
     if (n > 0 && device >= n) {
-        gg_ctx_err(err, errlen, "EGL", "no device %d: EGL lists %d device%s (0..%d; see glgemm devices)",
+        host_ctx_err(err, errlen, "EGL", "no device %d: EGL lists %d device%s (0..%d; see glgemm devices)",
                    device, n, n == 1 ? "" : "s", n - 1);
         if (no_device)
             *no_device = true;
         return EGL_NO_DISPLAY;
     }
     if (n <= 0 && device > 0) {
-        gg_ctx_err(err, errlen, "EGL", "no device %d: EGL lists no devices, only device 0 (the default display) exists",
+        host_ctx_err(err, errlen, "EGL", "no device %d: EGL lists no devices, only device 0 (the default display) exists",
                    device);
         if (no_device)
             *no_device = true;
@@ -215,7 +215,7 @@ static EGLDisplay open_display(int device, char *desc, size_t desclen, char *err
     if (dpy == EGL_NO_DISPLAY) {
         /* enum_err reads "EGL: why"; keep the why. */
         const char *why = n < 0 ? enum_err + (strncmp(enum_err, "EGL: ", 5) ? 0 : 5) : "EGL lists no devices";
-        gg_ctx_err(err, errlen, "EGL", "no display: eglGetDisplay(EGL_DEFAULT_DISPLAY) failed: %s; "
+        host_ctx_err(err, errlen, "EGL", "no display: eglGetDisplay(EGL_DEFAULT_DISPLAY) failed: %s; "
                    "no surfaceless platform; %s", egl_error_name(eglGetError()), why);
         return EGL_NO_DISPLAY;
     }
@@ -250,7 +250,7 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
     bool create_ctx = egl15 || has_ext(de, "EGL_KHR_create_context");
 
     if (!has_ext(de, "EGL_KHR_surfaceless_context")) {
-        gg_ctx_err(err, errlen, "EGL", "%s has no EGL_KHR_surfaceless_context", desc);
+        host_ctx_err(err, errlen, "EGL", "%s has no EGL_KHR_surfaceless_context", desc);
         goto fail;
     }
     bool es = kind == GG_CTX_ES3;
@@ -269,7 +269,7 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
             goto fail;
         }
         if (count < 1) {
-            gg_ctx_err(err, errlen, "EGL", "eglChooseConfig found no config for %s",
+            host_ctx_err(err, errlen, "EGL", "eglChooseConfig found no config for %s",
                        es ? "OpenGL ES 3" : "desktop OpenGL");
             goto fail;
         }
@@ -296,7 +296,7 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
         attr[a++] = kind == GG_CTX_CORE ? EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT
                                         : EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT;
     } else if (kind == GG_CTX_CORE) {
-        gg_ctx_err(err, errlen, "EGL", "%s cannot ask for a core profile (EGL %d.%d, no EGL_KHR_create_context)",
+        host_ctx_err(err, errlen, "EGL", "%s cannot ask for a core profile (EGL %d.%d, no EGL_KHR_create_context)",
                    desc, major, minor);
         goto fail;
     }
@@ -314,7 +314,7 @@ static void *egl_create(int device, gg_ctx_kind kind, char *desc, size_t desclen
     }
     egl_native *nat = malloc(sizeof *nat);
     if (!nat) {
-        gg_ctx_err(err, errlen, "EGL", "out of memory");
+        host_ctx_err(err, errlen, "EGL", "out of memory");
         eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         eglDestroyContext(dpy, ctx);
         goto fail;
@@ -348,9 +348,9 @@ static void egl_destroy(void *native)
     free(nat);
 }
 
-const gg_ctx_backend gg_ctx_backend_egl = {"EGL", egl_create, egl_make_current, egl_destroy};
+const gg_ctx_backend host_ctx_backend_egl = {"EGL", egl_create, egl_make_current, egl_destroy};
 
-int gg_egl_devices(char out[][256], int max, char *err, size_t errlen)
+int host_egl_devices(char out[][256], int max, char *err, size_t errlen)
 {
     EGLDeviceEXT devs[MAX_DEVICES];
     int n = list_devices(devs, MAX_DEVICES, err, errlen);

@@ -108,7 +108,7 @@ static void *glfw_create(int device, gg_ctx_kind kind, char *desc, size_t descle
             ok = glfwInit();
         }
         if (!ok) {
-            gg_ctx_err(err, errlen, "GLFW", "glfwInit failed: %s",
+            host_ctx_err(err, errlen, "GLFW", "glfwInit failed: %s",
                        last_error[0] ? last_error : "no reason given");
             return NULL;
         }
@@ -122,14 +122,14 @@ static void *glfw_create(int device, gg_ctx_kind kind, char *desc, size_t descle
         snprintf(native, sizeof native, "%s", last_error);
         w = make_window(kind, GLFW_EGL_CONTEXT_API);
         if (!w) {
-            gg_ctx_err(err, errlen, "GLFW", "cannot make an OpenGL ES 3.0 context: native: %s; EGL: %s",
+            host_ctx_err(err, errlen, "GLFW", "cannot make an OpenGL ES 3.0 context: native: %s; EGL: %s",
                        native, last_error);
         } else {
             *via_egl = true;
             snprintf(desc, desclen, "GLFW hidden window (EGL context API)");
         }
     } else {
-        gg_ctx_err(err, errlen, "GLFW", "glfwCreateWindow (%s context) failed: %s", gg_ctx_kind_name(kind),
+        host_ctx_err(err, errlen, "GLFW", "glfwCreateWindow (%s context) failed: %s", host_ctx_kind_name(kind),
                    last_error[0] ? last_error : "no reason given");
     }
     if (!w)
@@ -143,7 +143,7 @@ static int glfw_make_current(void *native, char *err, size_t errlen)
     last_error[0] = '\0';
     glfwMakeContextCurrent(native);
     if (last_error[0]) {
-        gg_ctx_err(err, errlen, "GLFW", "glfwMakeContextCurrent failed: %s", last_error);
+        host_ctx_err(err, errlen, "GLFW", "glfwMakeContextCurrent failed: %s", last_error);
         return -1;
     }
     return 0;
@@ -158,4 +158,4 @@ static void glfw_destroy(void *native)
     glfwDestroyWindow(native);
 }
 
-const gg_ctx_backend gg_ctx_backend_glfw = {"GLFW", glfw_create, glfw_make_current, glfw_destroy};
+const gg_ctx_backend host_ctx_backend_glfw = {"GLFW", glfw_create, glfw_make_current, glfw_destroy};

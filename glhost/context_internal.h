@@ -3,7 +3,7 @@
  * A backend makes a native context of one kind and makes it current; the
  * common code (context.c) then loads GL entry points with GLEW, checks them and
  * the version, and wraps the result in a gg_ctx.  Errors are one line that
- * names the backend and decodes its native error (gg_ctx_err). */
+ * names the backend and decodes its native error (host_ctx_err). */
 #ifndef GLGEMM_CONTEXT_INTERNAL_H
 #define GLGEMM_CONTEXT_INTERNAL_H
 
@@ -25,8 +25,8 @@ typedef struct {
     void (*destroy)(void *native);
 } gg_ctx_backend;
 
-extern const gg_ctx_backend gg_ctx_backend_egl;
-extern const gg_ctx_backend gg_ctx_backend_glfw;
+extern const gg_ctx_backend host_ctx_backend_egl;
+extern const gg_ctx_backend host_ctx_backend_glfw;
 
 struct gg_ctx {
     const gg_ctx_backend *be;
@@ -37,7 +37,7 @@ struct gg_ctx {
 };
 
 /* "<backend>: <formatted>" into err. */
-void gg_ctx_err(char *err, size_t errlen, const char *backend, const char *fmt, ...)
+void host_ctx_err(char *err, size_t errlen, const char *backend, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -64,7 +64,7 @@ static gl_version current_version(const char *version)
     return v;
 }
 
-bool gg_gl_has_extension(const char *name)
+bool host_gl_has_extension(const char *name)
 {
     const char *version = (const char *)glGetString(GL_VERSION);
     return version && has_ext(current_version(version), name);
@@ -76,11 +76,11 @@ static void copy_str(char *dst, size_t len, GLenum name)
     snprintf(dst, len, "%s", s ? s : "(none)");
 }
 
-void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
+void host_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
 {
     memset(info, 0, sizeof *info);
-    snprintf(info->backend, sizeof info->backend, "%s", gg_backend_name(ctx->backend));
-    snprintf(info->kind, sizeof info->kind, "%s", gg_ctx_kind_name(ctx->kind));
+    snprintf(info->backend, sizeof info->backend, "%s", host_backend_name(ctx->backend));
+    snprintf(info->kind, sizeof info->kind, "%s", host_ctx_kind_name(ctx->kind));
     snprintf(info->device, sizeof info->device, "%s", ctx->device);
     copy_str(info->vendor, sizeof info->vendor, GL_VENDOR);
     copy_str(info->renderer, sizeof info->renderer, GL_RENDERER);
@@ -134,7 +134,7 @@ void gg_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
         ;
 }
 
-void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
+void host_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
 {
     memset(lim, 0, sizeof *lim);
     lim->max_draw_buffers = info->max_draw_buffers;
@@ -145,5 +145,5 @@ void gg_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
     lim->max_fragment_images = info->max_fragment_images;
     lim->max_texture_buffer = info->max_texture_buffer;
     /* gen.h: SPIR-V needs the extension and a compiler (glslangValidator). */
-    lim->spirv = info->spirv && gg_spirv_available();
+    lim->spirv = info->spirv && base_spirv_available();
 }

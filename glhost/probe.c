@@ -36,7 +36,7 @@ typedef struct {
     long max_tbuf;     /* GL_MAX_TEXTURE_BUFFER_SIZE, texels; 0: no buffer textures */
 } probe;
 
-void gg_probe_opts_default(gg_probe_opts *o, bool quick)
+void host_probe_opts_default(gg_probe_opts *o, bool quick)
 {
     memset(o, 0, sizeof *o);
     o->quick = quick;
@@ -92,13 +92,13 @@ static gg_status gl_check(probe *p, const char *what)
 static double time_rep(const pk_kernel *k, int iters, int draws)
 {
     glFinish();
-    double t0 = gg_now_s();
+    double t0 = base_now_s();
     for (int d = 0; d < draws; d++) {
         pk_draw(k, iters);
         glFlush(); /* else llvmpipe's binner drops an opaque draw the next one covers */
     }
     glFinish();
-    return gg_now_s() - t0;
+    return base_now_s() - t0;
 }
 
 /* Picks the iteration count (iters0 .. iters_max, a multiple of iters0's
@@ -132,7 +132,7 @@ static double time_point(const probe *p, const pk_kernel *k, int iters, int draw
     time_rep(k, iters, draws);
     for (int i = 0; i < p->reps; i++)
         v[i] = time_rep(k, iters, draws);
-    return gg_median(v, p->reps);
+    return base_median(v, p->reps);
 }
 
 /* Compares a few fragments of every target with the CPU model. */
@@ -236,7 +236,7 @@ static gg_status fetch_point(probe *p, int f, int path, int pat, int l, int s)
     pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .path = path, .tex_log2w = l,
                    .tex_log2h = l, .w = s, .h = s};
     char variant[48], name[64];
-    gg_probe_fetch_variant(f, path, pat, variant, sizeof variant);
+    base_probe_fetch_variant(f, path, pat, variant, sizeof variant);
     snprintf(name, sizeof name, "fetch %s", variant);
     int iters, draws;
     double sec;
@@ -251,7 +251,7 @@ static gg_status fetch_point(probe *p, int f, int path, int pat, int l, int s)
         return st;
     double texels = (double)s * s * iters * per_iter * draws;
     double gt = texels / sec / 1e9;
-    double gbs = gt * gg_fetch_bytes(f);
+    double gbs = gt * base_fetch_bytes(f);
     if (path == GG_FETCH_TEXTURE) {
         r->fetch_gtexels[f][pat] = gt;
         r->fetch_gbs[f][pat] = gbs;
@@ -274,7 +274,7 @@ static gg_status probe_fetch(probe *p)
     int lmax = ilog2_floor(p->max_tex);
     for (int f = 0; f < GG_FETCH_NFMT; f++)
         for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
-            if (!gg_probe_fetch_measured(f, pat))
+            if (!base_probe_fetch_measured(f, pat))
                 continue;
             /* Friendly: a texture of the viewport's size.  GEMM: coordinates
              * reach 4 * s (wrapped beyond).  Hostile: large. */
@@ -307,12 +307,12 @@ static gg_status probe_fetch_paths(probe *p)
                           : path == GG_FETCH_BUFFER && l < 4   ? "no buffer textures"
                                                                : NULL;
         if (why) {
-            progress(p, "fetch    %-31s not measured: %s", gg_fetch_name((gg_fetch)path), why);
+            progress(p, "fetch    %-31s not measured: %s", gen_fetch_name((gg_fetch)path), why);
             continue;
         }
         for (int f = 0; f < GG_FETCH_NFMT; f++)
             for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
-                if (!gg_probe_path_measured(f, path, pat))
+                if (!base_probe_path_measured(f, path, pat))
                     continue;
                 gg_status st = fetch_point(p, f, path, pat, l, s);
                 if (st != GG_OK)
@@ -361,11 +361,11 @@ static gg_status probe_store(probe *p)
     int s = p->o->quick ? 32 : 2048;
     for (int i = 0; i < GG_PROBE_NSTORE; i++) {
         int blk = 1;
-        while (blk * blk < gg_probe_store_texels[i])
+        while (blk * blk < base_probe_store_texels[i])
             blk++;
         pk_kernel k = {.kind = PK_STORE, .blk = blk, .w = s, .h = s};
         char variant[48], name[80];
-        gg_probe_store_variant(i, variant, sizeof variant);
+        base_probe_store_variant(i, variant, sizeof variant);
         snprintf(name, sizeof name, "imagestore %s", variant);
         int iters, draws;
         double sec;
@@ -386,11 +386,11 @@ static gg_status probe_store(probe *p)
 static double time_read(const pk_kernel *k, float *buf, int reads)
 {
     glFinish();
-    double t0 = gg_now_s();
+    double t0 = base_now_s();
     for (int i = 0; i < reads; i++)
         glReadPixels(0, 0, k->w, k->h, GL_RGBA, GL_FLOAT, buf);
     glFinish();
-    return gg_now_s() - t0;
+    return base_now_s() - t0;
 }
 
 static gg_status probe_readback(probe *p)
@@ -418,7 +418,7 @@ static gg_status probe_readback(probe *p)
     time_read(&k, buf, reads);
     for (int i = 0; i < p->reps; i++)
         v[i] = time_read(&k, buf, reads);
-    double sec = gg_median(v, p->reps);
+    double sec = base_median(v, p->reps);
     st = gl_check(p, "read-back");
     for (int y = 0; st == GG_OK && y < s; y += s / 4 ? s / 4 : 1)
         for (int x = 0; st == GG_OK && x < s; x += s / 3 ? s / 3 : 1) {
@@ -443,7 +443,7 @@ static gg_status probe_readback(probe *p)
     return GG_OK;
 }
 
-gg_status gg_probe_run(const gg_probe_opts *o, gg_probe_result *r)
+gg_status host_probe_run(const gg_probe_opts *o, gg_probe_result *r)
 {
     memset(r, 0, sizeof *r);
     r->status = GG_OK;

@@ -2,15 +2,15 @@
  * card's own ceilings (SPEC.md `glgemm probe`).
  *
  * Contract:
- *  - gg_probe_run() measures on the current context (3.3 core or later, or
- *    any context with GLSL 3.30; made by gg_ctx_create): vec4 multiply-add
+ *  - host_probe_run() measures on the current context (3.3 core or later, or
+ *    any context with GLSL 3.30; made by host_ctx_create): vec4 multiply-add
  *    rate, texel fetch rate (R32F, RGBA32F and RGBA16F; cache-friendly,
  *    cache-hostile, and the access pattern of the GEMM's 8-target shaders:
- *    see gg_probe_fetch_measured), the GEMM pattern's fetch rate by each
+ *    see base_probe_fetch_measured), the GEMM pattern's fetch rate by each
  *    other fetch path of the generator (texelFetch, imageLoad, texelFetch on
- *    a buffer texture: see gg_probe_path_measured), render-target write rate
+ *    a buffer texture: see base_probe_path_measured), render-target write rate
  *    (1 .. min(8, max draw buffers) RGBA32F targets), the imageStore rate
- *    into an RGBA32F image (gg_probe_store_texels texels a fragment) and
+ *    into an RGBA32F image (base_probe_store_texels texels a fragment) and
  *    glReadPixels read-back rate.  imageLoad and imageStore need GL 4.3
  *    (GLSL 4.30, framebuffers without attachments): a context without
  *    them leaves those points unmeasured (0, no row), not an error; a
@@ -47,25 +47,25 @@ typedef struct {
     void *user;
 } gg_probe_opts;
 
-void gg_probe_opts_default(gg_probe_opts *o, bool quick);
+void host_probe_opts_default(gg_probe_opts *o, bool quick);
 
 
 /* Runs every microbenchmark on the current context.  Returns r->status. */
-gg_status gg_probe_run(const gg_probe_opts *o, gg_probe_result *r);
+gg_status host_probe_run(const gg_probe_opts *o, gg_probe_result *r);
 
 /* The multiply-add shader, exposed so tests can check that it computes what
  * the rate claims.  Each fragment (x, y) runs `chains` independent vec4
  * chains v = v * uMul + uAdd, `unroll` steps of each per iteration of a loop
  * of `iters` iterations, and writes their sum: chains*unroll*iters*8 flops.
- * gg_probe_mad_values() draws it on a w x h RGBA32F target of the current
+ * host_probe_mad_values() draws it on a w x h RGBA32F target of the current
  * context and reads back w*h*4 floats; 0, or -1 with one line in err. */
-int gg_probe_mad_values(int w, int h, int chains, int unroll, int iters, float *rgba,
+int host_probe_mad_values(int w, int h, int chains, int unroll, int iters, float *rgba,
                         char *err, size_t errlen);
 /* The same arithmetic on the CPU, in float, for fragment (x, y), after
  * `steps` (= unroll * iters) steps of every chain. */
-void gg_probe_mad_reference(int x, int y, int chains, int steps, float out[4]);
+void host_probe_mad_reference(int x, int y, int chains, int steps, float out[4]);
 /* Largest |gpu - cpu| accepted in lanes x, y, z (FMA contraction, the sum's
  * order); lane w is exact: chains*(chains-1)/2 + chains*steps/1024. */
-double gg_probe_mad_tolerance(int chains, int steps, const float ref[4]);
+double host_probe_mad_tolerance(int chains, int steps, const float ref[4]);
 
 #endif

@@ -414,7 +414,7 @@ static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
             return GG_GL_ERROR;
         }
         if (half)
-            gg_floats_to_halves(halves, data, n);
+            gen_floats_to_halves(halves, data, n);
         glGenBuffers(1, &k->srcbuf);
         glBindBuffer(GL_TEXTURE_BUFFER, k->srcbuf);
         glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(n * (half ? 2 : 4)),
@@ -648,7 +648,7 @@ void pk_read(const pk_kernel *k, int t, int x, int y, float out[4])
 
 /* ---- CPU models ---------------------------------------------------------- */
 
-void gg_probe_mad_reference(int x, int y, int chains, int steps, float out[4])
+void host_probe_mad_reference(int x, int y, int chains, int steps, float out[4])
 {
     static const float mul[4] = {PK_MUL_X, PK_MUL_Y, PK_MUL_Z, PK_MUL_W};
     static const float add[4] = {PK_ADD_X, PK_ADD_Y, PK_ADD_Z, PK_ADD_W};
@@ -667,7 +667,7 @@ void gg_probe_mad_reference(int x, int y, int chains, int steps, float out[4])
     }
 }
 
-double gg_probe_mad_tolerance(int chains, int steps, const float ref[4])
+double host_probe_mad_tolerance(int chains, int steps, const float ref[4])
 {
     /* Lanes x, y, z contract (|mul| <= 0.99), so a rounding difference per
      * step (an FMA, or a reordered sum) stays within about 100 ulp of values
@@ -684,7 +684,7 @@ void pk_expect(const pk_kernel *k, int t, int x, int y, int iters, float out[4])
 {
     switch (k->kind) {
     case PK_MAD:
-        gg_probe_mad_reference(x, y, k->chains, iters * k->unroll, out);
+        host_probe_mad_reference(x, y, k->chains, iters * k->unroll, out);
         return;
     case PK_WRITE:
         out[0] = (float)x + 0.5f;
@@ -747,11 +747,11 @@ double pk_tolerance(const pk_kernel *k, int iters, const float expect[4], int ch
     /* Multiply-add lane w, fetch sums (multiples of 2^-10 below 8192) and
      * written values are exact in any order of evaluation. */
     if (k->kind == PK_MAD && channel != 3)
-        return gg_probe_mad_tolerance(k->chains, iters * k->unroll, expect);
+        return host_probe_mad_tolerance(k->chains, iters * k->unroll, expect);
     return 0.0;
 }
 
-int gg_probe_mad_values(int w, int h, int chains, int unroll, int iters, float *rgba,
+int host_probe_mad_values(int w, int h, int chains, int unroll, int iters, float *rgba,
                         char *err, size_t errlen)
 {
     pk_kernel k = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .w = w, .h = h};

@@ -191,7 +191,7 @@ static bool context_can(void)
         return false;
     bool can = es ? major >= 3
                   : major > 4 || (major == 4 && minor >= 1) ||
-                        gg_gl_has_extension("GL_ARB_get_program_binary");
+                        host_gl_has_extension("GL_ARB_get_program_binary");
     if (!can || !glProgramBinary || !glGetProgramBinary || !glProgramParameteri)
         return false;
     GLint formats = 0;
@@ -219,13 +219,13 @@ static bool entry_ok(const unsigned char *d, size_t n, const key *k, GLenum *for
         return false;
     *bin = s + k->rlen + k->vlen;
     *binlen = (size_t)blen;
-    if (gg_progcache_checksum(*bin, *binlen) != get64(d + 56))
+    if (host_progcache_checksum(*bin, *binlen) != get64(d + 56))
         return false;
     *format = (GLenum)get32(d + 12);
     return true;
 }
 
-unsigned gg_progcache_load(const char *vert, const char *frag, bool spirv)
+unsigned host_progcache_load(const char *vert, const char *frag, bool spirv)
 {
     read_env();
     if (pc.off || !context_can())
@@ -238,7 +238,7 @@ unsigned gg_progcache_load(const char *vert, const char *frag, bool spirv)
     char *path = entry_path(&k);
     size_t n = 0;
     char err[256];
-    char *data = path ? gg_read_text(path, ENTRY_MAX, &n, err, sizeof err) : NULL;
+    char *data = path ? base_read_text(path, ENTRY_MAX, &n, err, sizeof err) : NULL;
     struct stat st;
     bool present = !data && path && stat(path, &st) == 0; /* but unreadable or too large */
     free(path);
@@ -275,7 +275,7 @@ unsigned gg_progcache_load(const char *vert, const char *frag, bool spirv)
     return prog;
 }
 
-bool gg_progcache_prepare(unsigned prog)
+bool host_progcache_prepare(unsigned prog)
 {
     read_env();
     if (pc.off || !context_can())
@@ -284,7 +284,7 @@ bool gg_progcache_prepare(unsigned prog)
     return true;
 }
 
-void gg_progcache_store(unsigned prog, const char *vert, const char *frag, bool spirv)
+void host_progcache_store(unsigned prog, const char *vert, const char *frag, bool spirv)
 {
     read_env();
     if (pc.off)
@@ -316,7 +316,7 @@ void gg_progcache_store(unsigned prog, const char *vert, const char *frag, bool 
     put32(buf + 40, k.spirv);
     put32(buf + 44, 0);
     put64(buf + 48, (uint64_t)got);
-    put64(buf + 56, gg_progcache_checksum(buf + off, (size_t)got));
+    put64(buf + 56, host_progcache_checksum(buf + off, (size_t)got));
     memcpy(buf + HEADER_LEN, k.renderer, k.rlen);
     memcpy(buf + HEADER_LEN + k.rlen, k.version, k.vlen);
 
@@ -324,13 +324,13 @@ void gg_progcache_store(unsigned prog, const char *vert, const char *frag, bool 
     char *path = NULL;
     if (!pc.dir)
         give_up("~/.cache/glgemm/programs", "neither GLGEMM_CACHE_DIR, XDG_CACHE_HOME nor HOME is set");
-    else if (gg_mkdirs(pc.dir, err, sizeof err) != 0)
+    else if (base_mkdirs(pc.dir, err, sizeof err) != 0)
         give_up(pc.dir, err);
     else if (!(path = entry_path(&k)))
         give_up(pc.dir, "out of memory");
-    else if (gg_fault("disk_full")) /* tests only (fault.h): the write finds the disk full */
+    else if (base_fault("disk_full")) /* tests only (fault.h): the write finds the disk full */
         give_up(pc.dir, "writing an entry: No space left on device");
-    else if (gg_write_atomic(path, (const char *)buf, off + (size_t)got, err, sizeof err) != 0)
+    else if (base_write_atomic(path, (const char *)buf, off + (size_t)got, err, sizeof err) != 0)
         give_up(pc.dir, err);
     else
         pc.writes++;
@@ -338,12 +338,12 @@ void gg_progcache_store(unsigned prog, const char *vert, const char *frag, bool 
     free(buf);
 }
 
-unsigned long long gg_progcache_checksum(const void *data, size_t len)
+unsigned long long host_progcache_checksum(const void *data, size_t len)
 {
     return hash64(data, len, SEED_SUM);
 }
 
-void gg_progcache_stats(int *hits, int *misses, int *writes, int *rejected)
+void host_progcache_stats(int *hits, int *misses, int *writes, int *rejected)
 {
     if (hits)
         *hits = pc.hits;
@@ -355,13 +355,13 @@ void gg_progcache_stats(int *hits, int *misses, int *writes, int *rejected)
         *rejected = pc.rejected;
 }
 
-const char *gg_progcache_dir(void)
+const char *host_progcache_dir(void)
 {
     read_env();
     return pc.off ? NULL : pc.dir;
 }
 
-void gg_progcache_reset(void)
+void host_progcache_reset(void)
 {
     free(pc.dir);
     memset(&pc, 0, sizeof pc);

@@ -8,7 +8,7 @@
  *    $XDG_CACHE_HOME/glgemm/programs (an absolute XDG_CACHE_HOME), else
  *    $HOME/.cache/glgemm/programs; made (mkdir -p) on the first write.
  *    GLGEMM_CACHE=off turns the cache off.  The environment is read once per
- *    process (gg_progcache_reset() reads it again).
+ *    process (host_progcache_reset() reads it again).
  *  - Only where the context can: GL 4.1+, ES 3.0+ or ARB_get_program_binary,
  *    and GL_NUM_PROGRAM_BINARY_FORMATS > 0; elsewhere silently off.
  *  - Key: the renderer and GL version strings, the vertex and fragment text
@@ -19,7 +19,7 @@
  *    (another seed), 24 .. 40 the lengths of the renderer and version
  *    strings and of the vertex and fragment text and the spirv flag (u32
  *    each), 44 zero, 48 the binary's length (u64), 56 its checksum
- *    (gg_progcache_checksum); then the renderer and version strings and the
+ *    (host_progcache_checksum); then the renderer and version strings and the
  *    binary.
  *  - Reading checks all of it: a wrong magic or version, another key (a
  *    colliding name, another renderer or driver, a file copied from another
@@ -27,7 +27,7 @@
  *    the driver refuses (glProgramBinary, then GL_LINK_STATUS) is rejected:
  *    the caller compiles as if there were no entry and the entry is
  *    written again.
- *  - Writing: base/fileio's gg_write_atomic (temporary file, fsync, rename),
+ *  - Writing: base/fileio's base_write_atomic (temporary file, fsync, rename),
  *    so processes sharing the folder never see half an entry.  A write that
  *    fails (read-only folder, full disk, no HOME) prints one line on stderr,
  *    "glgemm: program cache: <folder>: <reason>; going on without it", and
@@ -43,27 +43,27 @@
 
 /* The entry for these sources: a new program object linked from its binary
  * (a hit), or 0 (off, no entry, or the entry rejected). */
-unsigned gg_progcache_load(const char *vert, const char *frag, bool spirv);
+unsigned host_progcache_load(const char *vert, const char *frag, bool spirv);
 
 /* Before linking prog: whether its binary will be wanted (the cache is on
  * and the context can); if so, sets GL_PROGRAM_BINARY_RETRIEVABLE_HINT. */
-bool gg_progcache_prepare(unsigned prog);
+bool host_progcache_prepare(unsigned prog);
 
 /* After prog (prepared) linked from these sources: writes its entry. */
-void gg_progcache_store(unsigned prog, const char *vert, const char *frag, bool spirv);
+void host_progcache_store(unsigned prog, const char *vert, const char *frag, bool spirv);
 
 /* The checksum of an entry's binary (64 bits; tests make entries with it). */
-unsigned long long gg_progcache_checksum(const void *data, size_t len);
+unsigned long long host_progcache_checksum(const void *data, size_t len);
 
 /* The counters; any pointer may be NULL. */
-void gg_progcache_stats(int *hits, int *misses, int *writes, int *rejected);
+void host_progcache_stats(int *hits, int *misses, int *writes, int *rejected);
 
 /* The folder in use, or NULL when the cache is off (GLGEMM_CACHE=off, no
  * folder, or after a failed write). */
-const char *gg_progcache_dir(void);
+const char *host_progcache_dir(void);
 
 /* Forgets the folder, the off state and the counters: the next call reads
  * the environment again (tests). */
-void gg_progcache_reset(void);
+void host_progcache_reset(void);
 
 #endif

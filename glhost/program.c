@@ -125,7 +125,7 @@ static gg_spirv_result spirv_of(const char *src, GLenum type, void **spv, size_t
         *log = NULL;
         return GG_SPIRV_OK;
     }
-    gg_spirv_result r = gg_spirv_compile(src, vert ? GG_STAGE_VERTEX : GG_STAGE_FRAGMENT, spv, len, log);
+    gg_spirv_result r = base_spirv_compile(src, vert ? GG_STAGE_VERTEX : GG_STAGE_FRAGMENT, spv, len, log);
     if (vert && r == GG_SPIRV_OK) {
         char *s = strdup(src);
         void *b = malloc(*len);
@@ -237,8 +237,8 @@ static bool link_ok(gg_program *p, GLuint prog)
  * context can say a compile is done. */
 static bool parallel_setup(void)
 {
-    bool khr = gg_gl_has_extension("GL_KHR_parallel_shader_compile");
-    bool arb = !khr && gg_gl_has_extension("GL_ARB_parallel_shader_compile");
+    bool khr = host_gl_has_extension("GL_KHR_parallel_shader_compile");
+    bool arb = !khr && host_gl_has_extension("GL_ARB_parallel_shader_compile");
     if (!khr && !arb)
         return false;
     GLint threads = 0;
@@ -262,7 +262,7 @@ static void start_gl(gg_program *p, bool spirv)
         ; /* errors of earlier work are not ours */
     p->pending.spirv = spirv;
     p->pending.parallel = parallel_setup();
-    GLuint prog = gg_progcache_load(p->vert_src, p->frag_src, spirv);
+    GLuint prog = host_progcache_load(p->vert_src, p->frag_src, spirv);
     if (prog) {
         p->cached = true;
         p->pending.prog = prog;
@@ -288,7 +288,7 @@ static void start_gl(gg_program *p, bool spirv)
         set_detail(p, "glCreateProgram failed (GL error 0x%04x)", glGetError());
         return;
     }
-    p->pending.store = gg_progcache_prepare(prog);
+    p->pending.store = host_progcache_prepare(prog);
     glAttachShader(prog, vs);
     glAttachShader(prog, fs);
     if (!spirv)
@@ -361,11 +361,11 @@ static void setup_program(gg_program *p, GLuint prog, bool spirv, GLenum start_e
     p->prog = prog;
 }
 
-gg_status gg_program_finish(gg_program *p)
+gg_status host_program_finish(gg_program *p)
 {
     if (!p->pending.active)
         return p->status;
-    double t0 = gg_now_s();
+    double t0 = base_now_s();
     while (glGetError() != GL_NO_ERROR)
         ; /* errors of work between start and finish are not ours */
     bool spirv = p->pending.spirv, store = p->pending.store;
@@ -378,13 +378,13 @@ gg_status gg_program_finish(gg_program *p)
     if (ok) {
         setup_program(p, prog, spirv, start_err);
         if (p->status == GG_OK && store)
-            gg_progcache_store(prog, p->vert_src, p->frag_src, spirv);
+            host_progcache_store(prog, p->vert_src, p->frag_src, spirv);
     }
-    p->compile_s += gg_now_s() - t0;
+    p->compile_s += base_now_s() - t0;
     return p->status;
 }
 
-bool gg_program_ready(const gg_program *p)
+bool host_program_ready(const gg_program *p)
 {
     if (!p->pending.active || !p->pending.parallel)
         return true;
@@ -406,7 +406,7 @@ static void start(gg_program *p)
 
 static bool spirv_usable(gg_program *p)
 {
-    if (!gg_spirv_available()) {
+    if (!base_spirv_available()) {
         p->status = GG_UNSUPPORTED;
         set_detail(p, "compiler=spirv: glslangValidator is not installed (glslang-tools)");
         return false;
@@ -419,10 +419,10 @@ static bool spirv_usable(gg_program *p)
     return true;
 }
 
-gg_status gg_program_start(gg_program *p, const gg_variant *v, int m, int n, int k)
+gg_status host_program_start(gg_program *p, const gg_variant *v, int m, int n, int k)
 {
     start(p);
-    double t0 = gg_now_s();
+    double t0 = base_now_s();
     bool spirv = v->compiler == GG_COMPILER_SPIRV;
     if (spirv && v->profile != GG_PROFILE_330) {
         p->status = GG_INVALID;
@@ -431,8 +431,8 @@ gg_status gg_program_start(gg_program *p, const gg_variant *v, int m, int n, int
     }
     if (spirv && !spirv_usable(p))
         return p->status;
-    p->frag_src = gg_emit_fragment(v, m, n, k);
-    p->vert_src = gg_emit_vertex(v);
+    p->frag_src = gen_emit_fragment(v, m, n, k);
+    p->vert_src = gen_emit_vertex(v);
     if (!p->frag_src || !p->vert_src) {
         p->status = GG_GL_ERROR;
         set_detail(p, "cannot emit the shaders for %dx%dx%d (sizes out of range or no memory)", m, n,
@@ -440,14 +440,14 @@ gg_status gg_program_start(gg_program *p, const gg_variant *v, int m, int n, int
         return p->status;
     }
     start_gl(p, spirv);
-    p->compile_s = gg_now_s() - t0;
+    p->compile_s = base_now_s() - t0;
     return p->status;
 }
 
-gg_status gg_program_start_text(gg_program *p, const char *vert, const char *frag, bool spirv)
+gg_status host_program_start_text(gg_program *p, const char *vert, const char *frag, bool spirv)
 {
     start(p);
-    double t0 = gg_now_s();
+    double t0 = base_now_s();
     if (spirv && !spirv_usable(p))
         return p->status;
     p->vert_src = strdup(vert);
@@ -458,23 +458,23 @@ gg_status gg_program_start_text(gg_program *p, const char *vert, const char *fra
         return p->status;
     }
     start_gl(p, spirv);
-    p->compile_s = gg_now_s() - t0;
+    p->compile_s = base_now_s() - t0;
     return p->status;
 }
 
-gg_status gg_program_build(gg_program *p, const gg_variant *v, int m, int n, int k)
+gg_status host_program_build(gg_program *p, const gg_variant *v, int m, int n, int k)
 {
-    gg_program_start(p, v, m, n, k);
-    return gg_program_finish(p);
+    host_program_start(p, v, m, n, k);
+    return host_program_finish(p);
 }
 
-gg_status gg_program_build_text(gg_program *p, const char *vert, const char *frag, bool spirv)
+gg_status host_program_build_text(gg_program *p, const char *vert, const char *frag, bool spirv)
 {
-    gg_program_start_text(p, vert, frag, spirv);
-    return gg_program_finish(p);
+    host_program_start_text(p, vert, frag, spirv);
+    return host_program_finish(p);
 }
 
-void gg_program_free(gg_program *p)
+void host_program_free(gg_program *p)
 {
     drop_pending(p, false);
     if (p->prog) {
@@ -504,9 +504,9 @@ static void print_numbered(FILE *f, const char *src)
     }
 }
 
-void gg_program_print_failure(const gg_program *p, FILE *f)
+void host_program_print_failure(const gg_program *p, FILE *f)
 {
-    fprintf(f, "status %s: %s\n", gg_status_name(p->status), p->detail);
+    fprintf(f, "status %s: %s\n", base_status_name(p->status), p->detail);
     if (p->log)
         fprintf(f, "--- info log ---\n%s", p->log);
     bool vert = !strcmp(p->failed_stage, "vertex");

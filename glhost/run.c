@@ -14,14 +14,14 @@
 #include "glhost/run.h"
 #include "glhost/run_cache.h"
 
-void gg_run_opts_default(gg_run_opts *o) { memset(o, 0, sizeof *o); }
+void host_run_opts_default(gg_run_opts *o) { memset(o, 0, sizeof *o); }
 
-void gg_run_log_free(gg_run_log *log)
+void host_run_log_free(gg_run_log *log)
 {
     if (!log)
         return;
     if (log->failed)
-        gg_program_free(&log->program); /* its GL name is 0: texts only */
+        host_program_free(&log->program); /* its GL name is 0: texts only */
     log->failed = false;
 }
 
@@ -329,7 +329,7 @@ static bool upload_inputs(run_state *s, bool refill)
     const gg_split *sp = &s->sp;
     const gg_inputs *in = s->in;
     gg_src sa = {in->a, in->lda, in->transa}, sb = {in->b, in->ldb, in->transb};
-    size_t na = gg_pack_a_floats(L), nb = gg_pack_b_floats(L);
+    size_t na = gen_pack_a_floats(L), nb = gen_pack_b_floats(L);
     float *buf = malloc((na > nb ? na : nb) * sizeof *buf);
     gg_store store = s->v->store;
     uint16_t *hbuf = store == GG_STORE_F16 ? malloc((na > nb ? na : nb) * sizeof *hbuf) : NULL;
@@ -348,10 +348,10 @@ static bool upload_inputs(run_state *s, bool refill)
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     for (int bi = 0; bi < sp->mblocks; bi++)
         for (int bk = 0; bk < sp->kblocks; bk++) {
-            gg_block blk = gg_split_block(sp, in->m, in->n, in->k, bi, 0, bk);
-            gg_pack_a(L, sa, &blk, buf);
+            gg_block blk = gen_split_block(sp, in->m, in->n, in->k, bi, 0, bk);
+            gen_pack_a(L, sa, &blk, buf);
             if (hbuf)
-                gg_floats_to_halves(hbuf, buf, na);
+                gen_floats_to_halves(hbuf, buf, na);
             if (refill)
                 refill_input(s, s->atex[bi * sp->kblocks + bk], L->a_w, L->a_h, data);
             else
@@ -360,10 +360,10 @@ static bool upload_inputs(run_state *s, bool refill)
         }
     for (int bk = 0; bk < sp->kblocks; bk++)
         for (int bj = 0; bj < sp->nblocks; bj++) {
-            gg_block blk = gg_split_block(sp, in->m, in->n, in->k, 0, bj, bk);
-            gg_pack_b(L, sb, &blk, buf);
+            gg_block blk = gen_split_block(sp, in->m, in->n, in->k, 0, bj, bk);
+            gen_pack_b(L, sb, &blk, buf);
             if (hbuf)
-                gg_floats_to_halves(hbuf, buf, nb);
+                gen_floats_to_halves(hbuf, buf, nb);
             if (refill)
                 refill_input(s, s->btex[bk * sp->nblocks + bj], L->b_w, L->b_h, data);
             else
@@ -400,14 +400,14 @@ static bool inputs(run_state *s)
         keep = refill = false;
     if (keep) {
         input_key(s, key);
-        if (gg_rc_inputs_find(s->cache, key, &s->atex, &s->btex)) {
+        if (host_rc_inputs_find(s->cache, key, &s->atex, &s->btex)) {
             s->inputs_cached = true;
             return !refill || upload_inputs(s, true);
         }
     }
     if (!upload_inputs(s, false))
         return false;
-    if (keep && gg_rc_inputs_put(s->cache, key, s->atex, s->sp.mblocks * s->sp.kblocks, s->btex,
+    if (keep && host_rc_inputs_put(s->cache, key, s->atex, s->sp.mblocks * s->sp.kblocks, s->btex,
                                  s->sp.kblocks * s->sp.nblocks))
         s->inputs_cached = true;
     return true;
@@ -437,11 +437,11 @@ static bool make_targets(run_state *s)
      * than uploaded (each set gets an FBO for it: copy's prev set too). */
     bool zero = zero_start(s);
     int sets_with_fbo = zero || s->img ? sets : s->v->acc == GG_ACC_PINGPONG ? 2 : 1;
-    size_t tf = gg_target_floats(L, s->tch);
+    size_t tf = gen_target_floats(L, s->tch);
     for (int c = 0; c < s->ncb; c++) {
         cblock *cb = &s->cb[c];
         int bi = c / sp->nblocks, bj = c % sp->nblocks;
-        gg_block blk = gg_split_block(sp, in->m, in->n, in->k, bi, bj, 0);
+        gg_block blk = gen_split_block(sp, in->m, in->n, in->k, bi, bj, 0);
         for (int t = 0; t < L->targets && !zero; t++) {
             cb->init[t] = malloc(tf * sizeof(float));
             if (!cb->init[t]) {
@@ -450,7 +450,7 @@ static bool make_targets(run_state *s)
             }
         }
         if (!zero)
-            gg_pack_c0(L, in->c0, in->n, s->p->beta, &blk, s->tch, cb->init);
+            gen_pack_c0(L, in->c0, in->n, s->p->beta, &blk, s->tch, cb->init);
         for (int set = 0; set < sets; set++)
             for (int t = 0; t < L->targets; t++) {
                 glGenTextures(1, &cb->tex[set][t]);
@@ -470,7 +470,7 @@ static bool make_targets(run_state *s)
                 glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + (GLenum)t,
                                        GL_TEXTURE_2D, cb->tex[set][t], 0);
             glDrawBuffers(L->targets, draw);
-            if (gg_fault("fbo_incomplete")) { /* tests only (fault.h): a zero-size target */
+            if (base_fault("fbo_incomplete")) { /* tests only (fault.h): a zero-size target */
                 glBindTexture(GL_TEXTURE_2D, cb->tex[set][0]);
                 glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, 0, 0, 0, pixel_format(s->tch),
                              GL_FLOAT, NULL);
@@ -547,18 +547,18 @@ static void bind_prev(const run_state *s, const GLuint *tex)
 /* Tests only (fault.h): what a driver may do between two passes. */
 static void faults_mid_pass(void)
 {
-    if (gg_fault("hang"))
-        gg_fault_hang(); /* the shader never finishes */
-    if (gg_fault("crash"))
-        gg_fault_crash(); /* the driver dies */
-    if (gg_fault("gl_error"))
+    if (base_fault("hang"))
+        base_fault_hang(); /* the shader never finishes */
+    if (base_fault("crash"))
+        base_fault_crash(); /* the driver dies */
+    if (base_fault("gl_error"))
         glBindTexture(GL_FLOAT, 0); /* not a texture target: GL_INVALID_ENUM */
 }
 
 /* Tests only (fault.h): a context reset seen mid-run. */
 static void fault_lost(run_state *s)
 {
-    if (gg_fault("lose_context"))
+    if (base_fault("lose_context"))
         fail(s, GG_CONTEXT_LOST, "timed run: the context was reset (fault injected)");
 }
 
@@ -651,7 +651,7 @@ static GLuint result_fbo(const run_state *s, const cblock *cb)
 static bool read_back(run_state *s, float *c)
 {
     const gg_layout *L = s->CL;
-    size_t tf = gg_target_floats(L, 4);
+    size_t tf = gen_target_floats(L, 4);
     float *buf[GG_MAX_TARGETS] = {0};
     bool ok = true;
     for (int t = 0; t < L->targets && ok; t++)
@@ -669,8 +669,8 @@ static bool read_back(run_state *s, float *c)
             glReadPixels(0, 0, L->tgt_w, L->tgt_h, GL_RGBA, GL_FLOAT, buf[t]);
         }
         int bi = cbi / s->sp.nblocks, bj = cbi % s->sp.nblocks;
-        gg_block blk = gg_split_block(&s->sp, s->in->m, s->in->n, s->in->k, bi, bj, 0);
-        gg_unpack_c(L, (const float *const *)buf, 4, &blk, c, s->in->n);
+        gg_block blk = gen_split_block(&s->sp, s->in->m, s->in->n, s->in->k, bi, bj, 0);
+        gen_unpack_c(L, (const float *const *)buf, 4, &blk, c, s->in->n);
     }
     for (int t = 0; t < L->targets; t++)
         free(buf[t]);
@@ -718,7 +718,7 @@ static void cleanup(run_state *s)
     if (s->query)
         glDeleteQueries(1, &s->query);
     if (s->have_prog)
-        gg_program_free(&s->prog);
+        host_program_free(&s->prog);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glDisable(GL_BLEND);
     glUseProgram(0);
@@ -731,25 +731,25 @@ static void cleanup(run_state *s)
 static bool build(run_state *s, gg_run_log *log)
 {
     const gg_split *sp = &s->sp;
-    double t0 = gg_now_s();
-    if (gg_fault("compile_hang")) /* tests only (fault.h): a compiler that never returns */
-        gg_fault_hang();
+    double t0 = base_now_s();
+    if (base_fault("compile_hang")) /* tests only (fault.h): a compiler that never returns */
+        base_fault_hang();
     char key[GG_RC_KEY];
     if (s->cache) {
-        gg_rc_program_key(key, s->v, sp->mb, sp->nb, sp->kb);
-        if ((s->cprog = gg_rc_program_find(s->cache, key))) {
+        host_rc_program_key(key, s->v, sp->mb, sp->nb, sp->kb);
+        if ((s->cprog = host_rc_program_find(s->cache, key))) {
             glUseProgram(s->cprog->prog);
-            s->out->compile_s = gg_now_s() - t0;
+            s->out->compile_s = base_now_s() - t0;
             s->out->program_cached = true;
             return stage_ok(s, "using the cached program");
         }
     }
-    gg_status st = gg_program_build(&s->prog, s->v, sp->mb, sp->nb, sp->kb);
-    s->out->compile_s = gg_now_s() - t0;
+    gg_status st = host_program_build(&s->prog, s->v, sp->mb, sp->nb, sp->kb);
+    s->out->compile_s = base_now_s() - t0;
     s->have_prog = true;
     s->cprog = &s->prog;
     if (st == GG_OK && s->cache) {
-        gg_program *kept = gg_rc_program_put(s->cache, key, &s->prog, false);
+        gg_program *kept = host_rc_program_put(s->cache, key, &s->prog, false);
         if (kept) {
             s->cprog = kept;
             s->have_prog = false;
@@ -804,11 +804,11 @@ static int texture_limit(const gg_ctx_info *info, const gg_run_opts *o)
     return o && o->max_texture_size > 0 && o->max_texture_size < lim ? o->max_texture_size : lim;
 }
 
-void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
+void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
                     const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                     gg_measurement *out, float *c_out, gg_run_log *log)
 {
-    gg_measurement_init(out);
+    base_measurement_init(out);
     if (log)
         log->failed = false;
     gg_reference own = {0}; /* a reference of v's store, when ref is not one */
@@ -826,24 +826,24 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
         ;
 
     gg_card_limits lim;
-    gg_ctx_limits(info, &lim);
+    host_ctx_limits(info, &lim);
     char why[256] = "";
-    gg_card_verdict cv = gg_variant_check_card(v, &lim, why, sizeof why);
+    gg_card_verdict cv = gen_variant_check_card(v, &lim, why, sizeof why);
     if (cv != GG_CARD_OK) {
         fail(s, cv == GG_CARD_INVALID ? GG_INVALID : GG_UNSUPPORTED, "%s", why);
         return;
     }
     int max_tex = texture_limit(info, o);
-    if (gg_split_plan(v, in->m, in->n, in->k, max_tex, &s->sp)) {
+    if (gen_split_plan(v, in->m, in->n, in->k, max_tex, &s->sp)) {
         fail(s, GG_UNSUPPORTED, "no block of %dx%dx%d fits a %d-texel texture limit with "
              "this packing and mrt", in->m, in->n, in->k, max_tex);
         return;
     }
     s->L = &s->sp.L;
     s->img = v->out == GG_OUT_IMAGE;
-    gg_layout_c_view(s->L, &s->cview);
+    gen_layout_c_view(s->L, &s->cview);
     s->CL = &s->cview;
-    s->tch = s->img ? (s->L->channels == 1 ? 1 : 4) : gg_target_channels(s->L);
+    s->tch = s->img ? (s->L->channels == 1 ? 1 : 4) : gen_target_channels(s->L);
     if (v->fetch == GG_FETCH_BUFFER &&
         ((long)s->L->a_w * s->L->a_h > lim.max_texture_buffer ||
          (long)s->L->b_w * s->L->b_h > lim.max_texture_buffer)) {
@@ -855,8 +855,8 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     if ((s->img || v->fetch == GG_FETCH_IMAGE) && (!glBindImageTexture || !glMemoryBarrier ||
                                                   !glFramebufferParameteri)) {
         fail(s, GG_UNSUPPORTED, "out=%s,fetch=%s: this context has no glBindImageTexture, "
-             "glMemoryBarrier or glFramebufferParameteri", gg_out_name(v->out),
-             gg_fetch_name(v->fetch));
+             "glMemoryBarrier or glFramebufferParameteri", gen_out_name(v->out),
+             gen_fetch_name(v->fetch));
         return;
     }
     s->ubo = v->fetch == GG_FETCH_UBO;
@@ -897,17 +897,17 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     if (!built || !setup_draw(s))
         goto done;
 
-    double t0 = gg_now_s();
+    double t0 = base_now_s();
     bool ok = inputs(s) && make_targets(s);
     glFinish();
-    out->upload_s = gg_now_s() - t0;
+    out->upload_s = base_now_s() - t0;
     if (!ok || !stage_ok(s, "uploading"))
         goto done;
 
     bool use_query = timer_queries(s);
     if (use_query)
         glGenQueries(1, &s->query);
-    double run0 = gg_now_s();
+    double run0 = base_now_s();
     /* Warm-up (the targets hold their first value already); once: none,
      * the one run starts from that first value. */
     if (!once) {
@@ -922,12 +922,12 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
             goto done;
         if (use_query)
             glBeginQuery(GL_TIME_ELAPSED, s->query);
-        double a = gg_now_s();
+        double a = base_now_s();
         all_passes(s);
         if (use_query)
             glEndQuery(GL_TIME_ELAPSED);
         glFinish();
-        times[r] = gg_now_s() - a;
+        times[r] = base_now_s() - a;
         if (use_query) {
             GLuint64 ns = 0;
             glGetQueryObjectui64v(s->query, GL_QUERY_RESULT, &ns);
@@ -948,19 +948,19 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
             break;
         }
         if (o && o->min_reps > 0 && done_reps >= o->min_reps && done_reps < reps &&
-            gg_spread(times, done_reps) <= o->tight)
+            base_spread(times, done_reps) <= o->tight)
             break;
     }
-    out->run_s = gg_now_s() - run0;
+    out->run_s = base_now_s() - run0;
     out->reps = done_reps;
-    out->seconds = gg_median(times, done_reps);
-    out->spread = gg_spread(times, done_reps);
+    out->seconds = base_median(times, done_reps);
+    out->spread = base_spread(times, done_reps);
     if (use_query)
-        out->gpu_s = gg_median(gpu, done_reps);
+        out->gpu_s = base_median(gpu, done_reps);
 
-    t0 = gg_now_s();
+    t0 = base_now_s();
     ok = read_back(s, c);
-    out->readback_s = gg_now_s() - t0;
+    out->readback_s = base_now_s() - t0;
     if (!ok)
         goto done;
 
@@ -970,19 +970,19 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
      * made right here rather than judging with the wrong one. */
     if (ref && ref->store != v->store) {
         char rerr[200];
-        if (gg_reference_compute_store(in, p->alpha, p->beta, v->store, &own, rerr, sizeof rerr)) {
-            fail(s, GG_GL_ERROR, "reference for store=%s: %s", gg_store_name(v->store), rerr);
+        if (base_reference_compute_store(in, p->alpha, p->beta, v->store, &own, rerr, sizeof rerr)) {
+            fail(s, GG_GL_ERROR, "reference for store=%s: %s", gen_store_name(v->store), rerr);
             goto done;
         }
         ref = &own;
     }
     if (ref) {
-        if (gg_fault("wrong_result")) /* tests only (fault.h): one element wrong */
+        if (base_fault("wrong_result")) /* tests only (fault.h): one element wrong */
             c[(size_t)in->m * in->n / 2] += 1000.0f;
         gg_verdict verdict;
-        double v0 = gg_now_s();
-        gg_verify(ref, c, &verdict);
-        out->verify_s = gg_now_s() - v0;
+        double v0 = base_now_s();
+        base_verify(ref, c, &verdict);
+        out->verify_s = base_now_s() - v0;
         out->rel_err = verdict.rel_err;
         if (!verdict.pass) {
             fail(s, GG_WRONG_RESULT, "%s", verdict.detail);
@@ -992,7 +992,7 @@ void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_probl
     out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
 
 done:
-    gg_reference_free(&own);
+    base_reference_free(&own);
     if (s->failed)
         out->gflops = 0;
     cleanup(s);
@@ -1002,25 +1002,25 @@ done:
         free(c);
 }
 
-void gg_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_variant *v,
+void host_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_variant *v,
                           int m, int n, int k, const gg_run_opts *o)
 {
     gg_card_limits lim;
-    gg_ctx_limits(info, &lim);
-    if (!c || gg_variant_check_card(v, &lim, NULL, 0) != GG_CARD_OK)
+    host_ctx_limits(info, &lim);
+    if (!c || gen_variant_check_card(v, &lim, NULL, 0) != GG_CARD_OK)
         return;
     gg_split sp;
-    if (gg_split_plan(v, m, n, k, texture_limit(info, o), &sp))
+    if (gen_split_plan(v, m, n, k, texture_limit(info, o), &sp))
         return;
     char key[GG_RC_KEY];
-    gg_rc_program_key(key, v, sp.mb, sp.nb, sp.kb);
-    if (gg_rc_program_find(c, key))
+    host_rc_program_key(key, v, sp.mb, sp.nb, sp.kb);
+    if (host_rc_program_find(c, key))
         return;
     /* Started only: where the driver compiles in parallel, it goes on while
      * the current variant runs; finished when its run looks it up. */
     gg_program p;
-    if (gg_program_start(&p, v, sp.mb, sp.nb, sp.kb) != GG_OK || !gg_rc_program_put(c, key, &p, true))
-        gg_program_free(&p); /* the run builds it again and reports why */
+    if (host_program_start(&p, v, sp.mb, sp.nb, sp.kb) != GG_OK || !host_rc_program_put(c, key, &p, true))
+        host_program_free(&p); /* the run builds it again and reports why */
     glUseProgram(0);
     while (glGetError() != GL_NO_ERROR)
         ;
@@ -1035,7 +1035,7 @@ struct gg_session {
     int current;           /* the kind current now, -1 none */
 };
 
-gg_session *gg_session_new(gg_backend backend, int device)
+gg_session *host_session_new(gg_backend backend, int device)
 {
     gg_session *s = calloc(1, sizeof *s);
     if (s) {
@@ -1046,23 +1046,23 @@ gg_session *gg_session_new(gg_backend backend, int device)
     return s;
 }
 
-void gg_session_free(gg_session *s)
+void host_session_free(gg_session *s)
 {
     if (!s)
         return;
     for (int k = 0; k < 3; k++)
         if (s->ctx[k]) {
             char err[256];
-            if (s->cache[k] && (s->current == k || !gg_ctx_make_current(s->ctx[k], err, sizeof err)))
-                gg_run_cache_free(s->cache[k]);
+            if (s->cache[k] && (s->current == k || !host_ctx_make_current(s->ctx[k], err, sizeof err)))
+                host_run_cache_free(s->cache[k]);
             else
                 free(s->cache[k]); /* no context to delete its objects in: the context's end does */
-            gg_ctx_destroy(s->ctx[k]);
+            host_ctx_destroy(s->ctx[k]);
         }
     free(s);
 }
 
-int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char *err,
+int host_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char *err,
                        size_t errlen, bool *no_device)
 {
     if (no_device)
@@ -1072,12 +1072,12 @@ int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char 
         return -1;
     }
     if (!s->ctx[kind]) {
-        s->ctx[kind] = gg_ctx_create(s->backend, s->device, kind, err, errlen, no_device);
+        s->ctx[kind] = host_ctx_create(s->backend, s->device, kind, err, errlen, no_device);
         if (!s->ctx[kind])
             return -1;
-        gg_ctx_query(s->ctx[kind], &s->info[kind]);
-        s->cache[kind] = gg_run_cache_new(); /* NULL: runs go uncached */
-    } else if (s->current != (int)kind && gg_ctx_make_current(s->ctx[kind], err, errlen)) {
+        host_ctx_query(s->ctx[kind], &s->info[kind]);
+        s->cache[kind] = host_run_cache_new(); /* NULL: runs go uncached */
+    } else if (s->current != (int)kind && host_ctx_make_current(s->ctx[kind], err, errlen)) {
         return -1;
     }
     s->current = (int)kind;
@@ -1086,26 +1086,26 @@ int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char 
     return 0;
 }
 
-int gg_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
+int host_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
                    const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                    gg_measurement *out, float *c_out, gg_run_log *log, char *err,
                    size_t errlen, bool *no_device)
 {
-    gg_ctx_kind kind = gg_ctx_kind_for(v->profile);
-    if (gg_session_context(s, kind, NULL, err, errlen, no_device))
+    gg_ctx_kind kind = host_ctx_kind_for(v->profile);
+    if (host_session_context(s, kind, NULL, err, errlen, no_device))
         return -1;
     gg_run_opts own;
     if (o)
         own = *o;
     else
-        gg_run_opts_default(&own);
+        host_run_opts_default(&own);
     if (!own.cache)
         own.cache = s->cache[kind];
-    gg_run_current(&s->info[kind], v, p, in, ref, &own, out, c_out, log);
+    host_run_current(&s->info[kind], v, p, in, ref, &own, out, c_out, log);
     return 0;
 }
 
-gg_run_cache *gg_session_cache(gg_session *s, gg_ctx_kind kind)
+gg_run_cache *host_session_cache(gg_session *s, gg_ctx_kind kind)
 {
     return (unsigned)kind < 3 ? s->cache[kind] : NULL;
 }

@@ -2,7 +2,7 @@
  * host of the paper.  What it measures is base/measure.h's gg_measurement.
  *
  * Contract:
- *  - Card limits first (gg_variant_check_card on the context's limits):
+ *  - Card limits first (gen_variant_check_card on the context's limits):
  *    invalid / unsupported, nothing compiled.  Then the program (program.h),
  *    compile_error / link_error with the info log.
  *  - A and B go into float textures (GL_R32F .. GL_RGBA32F by the packing's
@@ -15,7 +15,7 @@
  *    attachment into the prev textures after each pass but the last; blend:
  *    GL_ONE/GL_ONE into targets that start as beta*C0).
  *  - Matrices whose textures would pass the texture size limit are cut into
- *    equal blocks (gg_split_plan): C blocks x K blocks, one shader for all;
+ *    equal blocks (gen_split_plan): C blocks x K blocks, one shader for all;
  *    the K blocks after the first go on accumulating into the same targets.
  *    The limit is GL_MAX_TEXTURE_SIZE, or gg_run_opts.max_texture_size when
  *    that is smaller and not 0 (the tests force the split with it; the CLI
@@ -29,7 +29,7 @@
  *    compile_s (emit, compile, link), upload_s (packing and uploading A and
  *    B, making and first filling the targets, the FBOs checked) and
  *    readback_s (glReadPixels of every attachment of every block) apart.
- *  - The last timed rep's C is read back, unpacked and judged with gg_verify
+ *  - The last timed rep's C is read back, unpacked and judged with base_verify
  *    against ref: a failure is wrong_result with gflops 0.  A ref whose
  *    store is not the variant's is not used: the right one (store=f16: of
  *    the inputs rounded to halves) is computed here instead.  GL errors after
@@ -87,55 +87,55 @@ typedef struct {
     void *built_user;
 } gg_run_opts;
 
-gg_run_cache *gg_run_cache_new(void);       /* NULL: out of memory */
-void gg_run_cache_free(gg_run_cache *c);    /* its context current: deletes what it holds */
+gg_run_cache *host_run_cache_new(void);       /* NULL: out of memory */
+void host_run_cache_free(gg_run_cache *c);    /* its context current: deletes what it holds */
 /* Builds v's program for the problem into the cache ahead of its run (a
  * hint: errors are kept for the run to report). */
-void gg_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_variant *v,
+void host_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_variant *v,
                           int m, int n, int k, const gg_run_opts *o);
 
-void gg_run_opts_default(gg_run_opts *o);
+void host_run_opts_default(gg_run_opts *o);
 
 /* What a failed build leaves for the user and the tuner's records: the
  * failed program (GL name 0; status, detail, info log and sources kept) for
- * gg_program_print_failure.  failed is false when no build failed.
- * gg_run_log_free frees the texts (no GL call). */
+ * host_program_print_failure.  failed is false when no build failed.
+ * host_run_log_free frees the texts (no GL call). */
 typedef struct {
     bool failed;
     gg_program program;
 } gg_run_log;
 
-void gg_run_log_free(gg_run_log *log);
+void host_run_log_free(gg_run_log *log);
 
-/* Runs on the current context (info: its gg_ctx_query).  c_out (may be
+/* Runs on the current context (info: its host_ctx_query).  c_out (may be
  * NULL): m x n floats, row-major, gets C of the last timed rep whatever the
  * verdict (left untouched when no GEMM ran).  log (may be NULL) gets the
  * info log and source of a compile or link error. */
-void gg_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
+void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
                     const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                     gg_measurement *out, float *c_out, gg_run_log *log);
 
 /* A session keeps one context per kind, made on first use and made current
- * again when a variant of its profile comes back (gg_ctx_make_current), so
+ * again when a variant of its profile comes back (host_ctx_make_current), so
  * bench or an evaluation worker makes each kind once, and one gg_run_cache
- * per kind, used by gg_session_run when the options name none.  One thread
+ * per kind, used by host_session_run when the options name none.  One thread
  * only. */
 typedef struct gg_session gg_session;
 
-gg_session *gg_session_new(gg_backend backend, int device); /* NULL: out of memory */
-void gg_session_free(gg_session *s);
+gg_session *host_session_new(gg_backend backend, int device); /* NULL: out of memory */
+void host_session_free(gg_session *s);
 
 /* Makes (or keeps) a context of that kind, current, and gives its info.
- * Returns 0, or -1 with one line in err (*no_device as gg_ctx_create). */
-int gg_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char *err,
+ * Returns 0, or -1 with one line in err (*no_device as host_ctx_create). */
+int host_session_context(gg_session *s, gg_ctx_kind kind, gg_ctx_info *info, char *err,
                        size_t errlen, bool *no_device);
 /* The cache of that kind's context (NULL before the context exists). */
-gg_run_cache *gg_session_cache(gg_session *s, gg_ctx_kind kind);
+gg_run_cache *host_session_cache(gg_session *s, gg_ctx_kind kind);
 
-/* gg_session_context for the variant's profile, then gg_run_current.
+/* host_session_context for the variant's profile, then host_run_current.
  * Returns 0 when a measurement was made (whatever its status), -1 when no
  * context could be made (err, *no_device as above; out then untouched). */
-int gg_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
+int host_session_run(gg_session *s, const gg_variant *v, const gg_problem *p,
                    const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                    gg_measurement *out, float *c_out, gg_run_log *log, char *err,
                    size_t errlen, bool *no_device);

@@ -9,7 +9,7 @@
 typedef struct {
     char key[GG_RC_KEY]; /* "" marks a free slot */
     gg_program prog;
-    bool started;        /* gg_program_start only: finished on first use */
+    bool started;        /* host_program_start only: finished on first use */
     unsigned long used;
 } prog_slot;
 
@@ -28,7 +28,7 @@ struct gg_run_cache {
     long hits, misses;
 };
 
-gg_run_cache *gg_run_cache_new(void) { return calloc(1, sizeof(gg_run_cache)); }
+gg_run_cache *host_run_cache_new(void) { return calloc(1, sizeof(gg_run_cache)); }
 
 static void drop_inputs(input_slot *s)
 {
@@ -41,33 +41,33 @@ static void drop_inputs(input_slot *s)
     memset(s, 0, sizeof *s);
 }
 
-void gg_run_cache_free(gg_run_cache *c)
+void host_run_cache_free(gg_run_cache *c)
 {
     if (!c)
         return;
     for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++)
         if (c->prog[i].key[0])
-            gg_program_free(&c->prog[i].prog);
+            host_program_free(&c->prog[i].prog);
     for (int i = 0; i < GG_RUN_CACHE_INPUTS; i++)
         drop_inputs(&c->inp[i]);
     free(c);
 }
 
-void gg_rc_program_key(char key[GG_RC_KEY], const gg_variant *v, int mb, int nb, int kb)
+void host_rc_program_key(char key[GG_RC_KEY], const gg_variant *v, int mb, int nb, int kb)
 {
     char vt[GG_VARIANT_TEXT];
-    snprintf(key, GG_RC_KEY, "%s@%dx%dx%d", gg_variant_format(v, vt, sizeof vt), mb, nb, kb);
+    snprintf(key, GG_RC_KEY, "%s@%dx%dx%d", gen_variant_format(v, vt, sizeof vt), mb, nb, kb);
 }
 
-gg_program *gg_rc_program_find(gg_run_cache *c, const char *key)
+gg_program *host_rc_program_find(gg_run_cache *c, const char *key)
 {
     for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++)
         if (c->prog[i].key[0] && !strcmp(c->prog[i].key, key)) {
             prog_slot *s = &c->prog[i];
             if (s->started) {
                 s->started = false;
-                if (gg_program_finish(&s->prog) != GG_OK) {
-                    gg_program_free(&s->prog);
+                if (host_program_finish(&s->prog) != GG_OK) {
+                    host_program_free(&s->prog);
                     memset(s, 0, sizeof *s);
                     return NULL;
                 }
@@ -79,7 +79,7 @@ gg_program *gg_rc_program_find(gg_run_cache *c, const char *key)
     return NULL;
 }
 
-gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, bool started)
+gg_program *host_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, bool started)
 {
     if (p->status != GG_OK || strlen(key) >= GG_RC_KEY)
         return NULL;
@@ -94,7 +94,7 @@ gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, b
             victim = s;
     }
     if (victim->key[0])
-        gg_program_free(&victim->prog);
+        host_program_free(&victim->prog);
     snprintf(victim->key, sizeof victim->key, "%s", key);
     victim->prog = *p;
     victim->started = started;
@@ -105,7 +105,7 @@ gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, b
     return &victim->prog;
 }
 
-bool gg_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
+bool host_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
                        unsigned **btex)
 {
     for (int i = 0; i < GG_RUN_CACHE_INPUTS; i++) {
@@ -120,7 +120,7 @@ bool gg_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned
     return false;
 }
 
-bool gg_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
+bool host_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
                       unsigned *btex, int nb)
 {
     input_slot *victim = &c->inp[0];
@@ -144,7 +144,7 @@ bool gg_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned 
     return true;
 }
 
-void gg_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses)
+void host_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses)
 {
     *prog_hits = c ? c->hits : 0;
     *prog_misses = c ? c->misses : 0;

@@ -13,30 +13,30 @@
 /* The key of a program: what its text depends on (the canonical variant,
  * the block size it was emitted for). */
 #define GG_RC_KEY (GG_VARIANT_TEXT + 64)
-void gg_rc_program_key(char key[GG_RC_KEY], const gg_variant *v, int mb, int nb, int kb);
+void host_rc_program_key(char key[GG_RC_KEY], const gg_variant *v, int mb, int nb, int kb);
 
 /* The built program of that key, NULL when absent.  A program put there
- * started (gg_program_start) is finished here first; one that fails to
+ * started (host_program_start) is finished here first; one that fails to
  * build is dropped (NULL: the run builds it again and reports why).  The
  * slot stays the cache's. */
-gg_program *gg_rc_program_find(gg_run_cache *c, const char *key);
+gg_program *host_rc_program_find(gg_run_cache *c, const char *key);
 /* Puts a program in the cache, built (status GG_OK) or only started
- * (started: gg_program_start returned GG_OK), taking it over (*p is
+ * (started: host_program_start returned GG_OK), taking it over (*p is
  * zeroed); evicts the least recently used slot when full.  Returns the
  * cache's copy, or NULL (then *p is untouched and stays the caller's). */
-gg_program *gg_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, bool started);
+gg_program *host_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, bool started);
 
 /* Input textures: key is an array of GG_RC_INPUT_KEY ints (packing,
  * geometry, split); na A textures and nb B textures. */
 #define GG_RC_INPUT_KEY 15
-bool gg_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
+bool host_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
                        unsigned **btex);
 /* Takes over the arrays (malloc'd) and their textures; false: not kept (the
  * caller keeps them). */
-bool gg_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
+bool host_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
                       unsigned *btex, int nb);
 
 /* Counters: programs found / built and kept. */
-void gg_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses);
+void host_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses);
 
 #endif

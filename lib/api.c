@@ -132,14 +132,14 @@ static void drop_gl(glgemm_context *ctx)
 {
     char err[200];
     if (ctx->cache) {
-        if (ctx->gl && gg_ctx_make_current(ctx->gl, err, sizeof err) == 0)
-            gg_run_cache_free(ctx->cache);
+        if (ctx->gl && host_ctx_make_current(ctx->gl, err, sizeof err) == 0)
+            host_run_cache_free(ctx->cache);
         else
             free(ctx->cache); /* no context to delete its objects in: the context's end does */
         ctx->cache = NULL;
     }
     if (ctx->gl)
-        gg_ctx_destroy(ctx->gl);
+        host_ctx_destroy(ctx->gl);
     ctx->gl = NULL;
 }
 
@@ -148,17 +148,17 @@ static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
 {
     char err[400] = "";
     if (ctx->gl && ctx->kind == kind) {
-        if (gg_ctx_make_current(ctx->gl, err, sizeof err) == 0)
+        if (host_ctx_make_current(ctx->gl, err, sizeof err) == 0)
             return GLGEMM_OK;
         return set_error(GLGEMM_ENOCONTEXT, "%s", err);
     }
     drop_gl(ctx);
-    ctx->gl = gg_ctx_create(ctx->backend, ctx->device, kind, err, sizeof err, NULL);
+    ctx->gl = host_ctx_create(ctx->backend, ctx->device, kind, err, sizeof err, NULL);
     if (!ctx->gl)
         return set_error(GLGEMM_ENOCONTEXT, "%s", err);
     ctx->kind = kind;
-    gg_ctx_query(ctx->gl, &ctx->info);
-    ctx->cache = gg_run_cache_new(); /* NULL: calls go uncached */
+    host_ctx_query(ctx->gl, &ctx->info);
+    ctx->cache = host_run_cache_new(); /* NULL: calls go uncached */
     return GLGEMM_OK;
 }
 
@@ -181,7 +181,7 @@ static long env_crossover(void)
 static glgemm_context *open_ctx(const char *backend, int device)
 {
     last_err[0] = '\0';
-    int b = gg_backend_parse(backend ? backend : "egl");
+    int b = host_backend_parse(backend ? backend : "egl");
     if (b < 0) {
         set_error(0, "glgemm_open: unknown backend '%.100s' (egl or glfw)", backend);
         return NULL;
@@ -212,14 +212,14 @@ static glgemm_context *open_ctx(const char *backend, int device)
     ctx->verify = verify;
     gg_variant dv;
     char err[160];
-    if (gg_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &dv, err, sizeof err) ||
-        use_kind(ctx, gg_ctx_kind_for(dv.profile)) != GLGEMM_OK) {
+    if (gen_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &dv, err, sizeof err) ||
+        use_kind(ctx, host_ctx_kind_for(dv.profile)) != GLGEMM_OK) {
         if (!ctx->gl && !last_err[0])
             set_error(0, "glgemm_open: default variant: %s", err);
         free(ctx);
         return NULL;
     }
-    gg_slug(ctx->info.renderer, ctx->card, sizeof ctx->card);
+    base_slug(ctx->info.renderer, ctx->card, sizeof ctx->card);
     ctx->crossover_env = cross >= 0 ? cross : recorded_crossover(ctx->card);
     ctx->crossover = ctx->crossover_env > 0 ? ctx->crossover_env : 0;
     last_err[0] = '\0';
@@ -350,7 +350,7 @@ static int find_records_dirs(records_dirs *d)
     const char *env = getenv("GLGEMM_RESULTS");
     if (env && *env)
         d->dir[nd++] = env;
-    if (gg_user_results(d->user, sizeof d->user))
+    if (store_user_results(d->user, sizeof d->user))
         d->dir[nd++] = d->user;
     if (installed_results(d->inst, sizeof d->inst))
         d->dir[nd++] = d->inst;
@@ -370,7 +370,7 @@ static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg
          * store=f16 best rounds them to halves (a precision of its own, not
          * what the library promises), so it is passed over, never used
          * silently; the nearest fp32 best (or the default) serves. */
-        if (gg_best_nearest_store(d.dir[i], ctx->card, m, n, k, GG_STORE_F32, &near) == 0) {
+        if (store_best_nearest_store(d.dir[i], ctx->card, m, n, k, GG_STORE_F32, &near) == 0) {
             *v = near.v;
             return true;
         }
@@ -391,7 +391,7 @@ static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
     for (int i = 0; i < nd; i++) {
         char path[PATH_MAX + 200];
         struct stat st;
-        gg_card_dir(path, sizeof path, d.dir[i], ctx->card);
+        store_card_dir(path, sizeof path, d.dir[i], ctx->card);
         uint64_t t = stat(path, &st) ? 0
                                      : (uint64_t)st.st_mtim.tv_sec * 1000000000ULL +
                                            (uint64_t)st.st_mtim.tv_nsec + (uint64_t)st.st_ino;
@@ -427,7 +427,7 @@ static long recorded_crossover(const char *card)
     int nd = find_records_dirs(&d);
     for (int i = 0; i < nd; i++) {
         char path[PATH_MAX + 200];
-        gg_crossover_path(path, sizeof path, d.dir[i], card);
+        store_crossover_path(path, sizeof path, d.dir[i], card);
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
@@ -446,8 +446,8 @@ static long recorded_crossover(const char *card)
 static void default_variant(gg_variant *v)
 {
     char err[160];
-    if (gg_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, v, err, sizeof err))
-        gg_variant_default(v); /* not reached: the suite parses the default */
+    if (gen_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, v, err, sizeof err))
+        gen_variant_default(v); /* not reached: the suite parses the default */
 }
 
 /* What glgemm_sgemm runs for a row-major m x n x k problem. */
@@ -456,7 +456,7 @@ static void choose(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
     if (recorded(ctx, m, n, k, v)) {
         bool bad = false;
         for (int i = 0; i < ctx->nfailed; i++)
-            bad = bad || gg_variant_equal(&ctx->failed[i], v);
+            bad = bad || gen_variant_equal(&ctx->failed[i], v);
         if (!bad)
             return;
     }
@@ -474,7 +474,7 @@ int glgemm_variant_for(glgemm_context *ctx, int m, int n, int k, char *buf, size
     gg_variant v;
     choose(ctx, m, n, k, &v);
     char text[GG_VARIANT_TEXT];
-    gg_variant_format(&v, text, sizeof text);
+    gen_variant_format(&v, text, sizeof text);
     if (strlen(text) >= len)
         return set_error(GLGEMM_EINVAL, "glgemm_variant_for: buffer of %zu too small", len);
     memcpy(buf, text, strlen(text) + 1);
@@ -592,14 +592,14 @@ static int verify_full(const rm_gemm *g, const float *c0, const float *out, char
     int rc = -1;
     gg_reference ref = {0};
     in.c0 = (float *)c0; /* contiguous m x n, not freed here */
-    if (in.a && in.b && !gg_reference_compute(&in, g->alpha, g->beta, &ref, why, len)) {
+    if (in.a && in.b && !base_reference_compute(&in, g->alpha, g->beta, &ref, why, len)) {
         gg_verdict vd;
-        gg_verify(&ref, out, &vd);
+        base_verify(&ref, out, &vd);
         rc = vd.pass ? 0 : 1;
         if (!vd.pass)
             snprintf(why, len, "%s", vd.detail);
     }
-    gg_reference_free(&ref);
+    base_reference_free(&ref);
     free(in.a);
     free(in.b);
     return rc;
@@ -610,8 +610,8 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                        const rm_gemm *g)
 {
     char vt[GG_VARIANT_TEXT];
-    gg_variant_format(v, vt, sizeof vt);
-    int rc = use_kind(ctx, gg_ctx_kind_for(v->profile));
+    gen_variant_format(v, vt, sizeof vt);
+    int rc = use_kind(ctx, host_ctx_kind_for(v->profile));
     if (rc) {
         char why[sizeof last_err];
         memcpy(why, last_err, sizeof why);
@@ -633,7 +633,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     gg_inputs in = {g->m, g->n, g->k, g->transa, g->transb, (float *)g->a, (float *)g->b,
                     c0, g->lda, g->ldb};
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = g->m;
     p.n = g->n;
     p.k = g->k;
@@ -643,15 +643,15 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     p.beta = g->beta;
     p.reps = 1;
     gg_run_opts o;
-    gg_run_opts_default(&o);
+    host_run_opts_default(&o);
     o.once = true;
     o.cache = ctx->cache;
     gg_measurement meas;
-    gg_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
+    host_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
     if (meas.status != GG_OK) {
         if (meas.status == GG_CONTEXT_LOST)
             drop_gl(ctx); /* made again on the next call */
-        rc = set_error(GLGEMM_EGPU, "%s: %s: %s: %s", fn, vt, gg_status_name(meas.status),
+        rc = set_error(GLGEMM_EGPU, "%s: %s: %s: %s", fn, vt, base_status_name(meas.status),
                        meas.detail);
         goto done;
     }
@@ -661,7 +661,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         gg_gemm_operands ops = {g->m, g->n, g->k, g->alpha, g->beta,
                                 {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb},
                                 c0, g->n};
-        bad = gg_checksum_verify(&ops, out, g->n, ++ctx->calls, SAMPLES, why, sizeof why);
+        bad = base_checksum_verify(&ops, out, g->n, ++ctx->calls, SAMPLES, why, sizeof why);
     } else if (ctx->verify == GLGEMM_VERIFY_FULL) {
         bad = verify_full(g, c0, out, why, sizeof why);
     }
@@ -719,12 +719,12 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
             return set_error(GLGEMM_EVARIANT, "%s: variant is NULL", fn);
         /* `best` names the card's record nearest this problem. */
         bool have_rec = g.m > 0 && g.n > 0 && g.k > 0 && recorded(ctx, g.m, g.n, g.k, &rec);
-        if (gg_variant_parse(variant, have_rec ? &rec : NULL, &v, err, sizeof err))
+        if (gen_variant_parse(variant, have_rec ? &rec : NULL, &v, err, sizeof err))
             return set_error(GLGEMM_EVARIANT, "%s: variant '%.100s': %s", fn, variant, err);
         if (v.store != GG_STORE_F32) /* the library's contract is fp32 inputs */
             return set_error(GLGEMM_EVARIANT, "%s: variant '%.100s': store=%s rounds A and B "
                              "to half floats; the library computes with fp32 inputs only "
-                             "(store=f32)", fn, variant, gg_store_name(v.store));
+                             "(store=f32)", fn, variant, gen_store_name(v.store));
     }
     snprintf(ctx->route, sizeof ctx->route, "quick return");
     if (g.m == 0 || g.n == 0 || ((g.alpha == 0.0f || g.k == 0) && g.beta == 1.0f))
@@ -746,7 +746,7 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
     rc = run_variant(ctx, fn, &v, &g);
     gg_variant dv;
     default_variant(&dv);
-    if ((rc == GLGEMM_EGPU || rc == GLGEMM_EWRONG) && !gg_variant_equal(&v, &dv)) {
+    if ((rc == GLGEMM_EGPU || rc == GLGEMM_EWRONG) && !gen_variant_equal(&v, &dv)) {
         char first[sizeof last_err];
         memcpy(first, last_err, sizeof first);
         if (ctx->nfailed < MAX_FAILED)

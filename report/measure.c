@@ -1,5 +1,5 @@
 /* report's measuring on this machine's card (report/report.h's
- * gg_report_measure): what the report needs and the files lack, every GL
+ * report_measure): what the report needs and the files lack, every GL
  * step in a child process (eval/gpu.h). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +26,11 @@ static void on_point(void *user, const gg_search *s, const gg_variant *v, const 
     sweep_progress *p = user;
     p->done++;
     p->fresh += fresh;
-    double t = gg_now_s();
+    double t = base_now_s();
     if (fresh && (t - p->last > 3 || p->done == p->total)) {
         char vt[GG_VARIANT_TEXT];
         fprintf(stderr, "report: sweep %ld/%ld %s %s %.3f GFLOP/s\n", p->done, p->total,
-                gg_variant_format(v, vt, sizeof vt), gg_status_name(o->status), o->gflops);
+                gen_variant_format(v, vt, sizeof vt), base_status_name(o->status), o->gflops);
         p->last = t;
     }
 }
@@ -45,40 +45,40 @@ static int sweep(const gg_report_measure_opts *a, const char *slug, gg_gpu *g, c
     memset(&tc, 0, sizeof tc);
     tc.results_dir = a->results;
     tc.card = slug;
-    gg_search_config_default(&tc.search, g->prob->m, g->prob->n, g->prob->k);
+    search_config_default(&tc.search, g->prob->m, g->prob->n, g->prob->k);
     for (int p = 0; p < GG_PROFILE_COUNT; p++) {
-        gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)p);
+        gg_ctx_kind kind = host_ctx_kind_for((gg_profile)p);
         tc.search.profile_ok[p] = ok[kind];
         if (ok[kind])
-            gg_ctx_limits(&info[kind], &tc.search.lim[p]);
+            host_ctx_limits(&info[kind], &tc.search.lim[p]);
     }
-    tc.search.eval = gg_gpu_eval;
+    tc.search.eval = eval_gpu_eval;
     tc.search.user = g;
     sweep_progress prog = {0, 0, 0, 0};
     int npmax = a->sweep_np ? a->sweep_np : 64;
     for (int i = 0; i < npairs; i++)
-        prog.total += gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
+        prog.total += report_sweep_npmax(&pairs[i], g->prob->k, npmax);
     tc.progress = on_point;
     tc.progress_user = &prog;
     gg_records_info ri;
-    gg_tune *t = gg_tune_open(&tc, &ri, err, errlen);
+    gg_tune *t = search_tune_open(&tc, &ri, err, errlen);
     if (!t)
         return -1;
     int rc = 0;
     for (int i = 0; i < npairs && !rc; i++) {
-        int top = gg_report_sweep_npmax(&pairs[i], g->prob->k, npmax);
+        int top = report_sweep_npmax(&pairs[i], g->prob->k, npmax);
         for (int np = 1; np <= top && !rc; np++) {
             gg_variant v = pairs[i];
             v.np = np;
             gg_outcome o;
-            rc = gg_tune_visit(t, &v, &o);
+            rc = search_tune_visit(t, &v, &o);
         }
     }
-    /* No gg_tune_finish: the tuner's hook rewrites the best file when a
+    /* No search_tune_finish: the tuner's hook rewrites the best file when a
      * point beats it, and a sweep that found nothing better leaves it be. */
     if (rc)
-        snprintf(err, errlen, "sweep stopped: %s", gg_tune_error(t));
-    gg_tune_close(t);
+        snprintf(err, errlen, "sweep stopped: %s", search_tune_error(t));
+    search_tune_close(t);
     *measured = prog.fresh;
     return rc;
 }
@@ -92,8 +92,8 @@ static bool row_stale(const gg_report_data *d, const gg_bench_row *r, bool have,
     if (!have)
         return false;
     gg_variant bv = r->v;
-    gg_variant_normalize(&bv, d->m, d->n, d->k);
-    return !gg_variant_equal(best, &bv);
+    search_variant_normalize(&bv, d->m, d->n, d->k);
+    return !gen_variant_equal(best, &bv);
 }
 
 /* No bench file, or its best, best-image or best-f16 row is not the
@@ -104,47 +104,47 @@ static bool bench_stale(const gg_report_data *d, const char *results)
         return true;
     gg_variant half, image;
     char err[600];
-    bool have_half = gg_best_read_store(results, d->card, d->m, d->n, d->k, GG_STORE_F16, &half,
+    bool have_half = store_best_read_store(results, d->card, d->m, d->n, d->k, GG_STORE_F16, &half,
                                         NULL, err, sizeof err) == 0;
     if (have_half)
-        gg_variant_normalize(&half, d->m, d->n, d->k);
-    bool have_image = gg_records_fastest(results, d->card, d->m, d->n, d->k,
-                                         gg_record_is_image_f32, NULL, &image, NULL, err,
+        search_variant_normalize(&half, d->m, d->n, d->k);
+    bool have_image = store_records_fastest(results, d->card, d->m, d->n, d->k,
+                                         store_record_is_image_f32, NULL, &image, NULL, err,
                                          sizeof err) == 1;
     if (have_image)
-        gg_variant_normalize(&image, d->m, d->n, d->k);
+        search_variant_normalize(&image, d->m, d->n, d->k);
     return row_stale(d, &d->bench.rows[GG_BENCH_BEST], d->have_best, &d->best) ||
            row_stale(d, &d->bench.rows[GG_BENCH_BEST_IMAGE], have_image, &image) ||
            row_stale(d, &d->bench.rows[GG_BENCH_BEST_F16], have_half, &half);
 }
 
-int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3],
+int report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3],
                       const bool ok[3], char *measured, size_t mlen, char *err, size_t errlen)
 {
     const char *slug = a->card;
     static gg_report_data d;
-    if (gg_report_load(a->results, slug, a->prob->m, a->prob->n, a->prob->k, &d, err, errlen))
+    if (report_load(a->results, slug, a->prob->m, a->prob->n, a->prob->k, &d, err, errlen))
         return -1;
     gg_inputs in = {0};
     gg_reference ref = {0};
     gg_gpu g = {a->backend, a->device, a->prob, &in, &ref, 0, NULL};
     int status = 0;
-    if (gg_inputs_make(a->prob, &in, err, errlen) ||
-        gg_reference_compute(&in, a->prob->alpha, a->prob->beta, &ref, err, errlen)) {
+    if (base_inputs_make(a->prob, &in, err, errlen) ||
+        base_reference_compute(&in, a->prob->alpha, a->prob->beta, &ref, err, errlen)) {
         status = -1;
         goto out;
     }
     measured[0] = '\0';
     if (!a->no_sweep) {
         gg_findings f;
-        if (gg_report_analyse(&d, &f)) {
+        if (report_analyse(&d, &f)) {
             status = -1;
             snprintf(err, errlen, "out of memory");
             goto out;
         }
         gg_variant pairs[2];
-        int np = gg_report_sweep_pairs(&f, &d, pairs);
-        gg_findings_free(&f);
+        int np = report_sweep_pairs(&f, &d, pairs);
+        report_findings_free(&f);
         long fresh = 0;
         if (np && sweep(a, slug, &g, info, ok, pairs, np, &fresh, err, errlen)) {
             status = -1;
@@ -154,11 +154,11 @@ int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3]
             char p0[GG_VARIANT_TEXT], p1[GG_VARIANT_TEXT];
             snprintf(measured, mlen, "%ld points of the dense np sweep (np 1..%d of %s and %s)",
                      fresh, a->sweep_np ? a->sweep_np : 64,
-                     gg_variant_format(&pairs[0], p0, sizeof p0),
-                     gg_variant_format(&pairs[1], p1, sizeof p1));
+                     gen_variant_format(&pairs[0], p0, sizeof p0),
+                     gen_variant_format(&pairs[1], p1, sizeof p1));
         }
-        gg_report_data_free(&d);
-        if (gg_report_load(a->results, slug, a->prob->m, a->prob->n, a->prob->k, &d, err,
+        report_data_free(&d);
+        if (report_load(a->results, slug, a->prob->m, a->prob->n, a->prob->k, &d, err,
                            errlen)) {
             status = -1;
             goto out;
@@ -168,14 +168,14 @@ int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3]
         /* The dips of the dense sweeps, measured a second time: a dip that
          * stays is the card's, one that goes was noise. */
         gg_findings f;
-        if (gg_report_analyse(&d, &f)) {
+        if (report_analyse(&d, &f)) {
             status = -1;
             snprintf(err, errlen, "out of memory");
             goto out;
         }
         gg_variant todo[2 * GG_MAX_DIPS];
-        int nt = gg_report_dips_to_check(&f, &d, todo, 2 * GG_MAX_DIPS);
-        gg_findings_free(&f);
+        int nt = report_dips_to_check(&f, &d, todo, 2 * GG_MAX_DIPS);
+        report_findings_free(&f);
         if (nt) {
             fprintf(stderr, "report: measuring %d dips of the np sweep again\n", nt);
             gg_report_rec *more = realloc(d.again, (size_t)(d.nagain + nt) * sizeof *more);
@@ -188,7 +188,7 @@ int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3]
             for (int i = 0; i < nt; i++) {
                 gg_report_rec *r = &d.again[d.nagain];
                 r->v = todo[i];
-                if (gg_gpu_eval(&g, &todo[i], &r->m)) {
+                if (eval_gpu_eval(&g, &todo[i], &r->m)) {
                     snprintf(err, errlen, "%s", r->m.detail);
                     status = -2;
                     goto out;
@@ -196,8 +196,8 @@ int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3]
                 d.nagain++;
             }
             char path[1200];
-            gg_report_again_path(path, sizeof path, a->results, slug, d.m, d.n, d.k);
-            if (gg_report_again_write(path, &d, err, errlen)) {
+            store_report_again_path(path, sizeof path, a->results, slug, d.m, d.n, d.k);
+            if (report_again_write(path, &d, err, errlen)) {
                 status = -1;
                 goto out;
             }
@@ -210,8 +210,8 @@ int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3]
                 d.have_bench ? "its best rows are not the recorded bests" : "no bench file");
         static gg_bench b;
         char path[1200];
-        if (gg_gpu_bench(&g, a->results, slug, &b, NULL, NULL, err, errlen) ||
-            gg_bench_write(&b, gg_bench_path(path, sizeof path, a->results, slug, in.m, in.n, in.k),
+        if (eval_gpu_bench(&g, a->results, slug, &b, NULL, NULL, err, errlen) ||
+            eval_bench_write(&b, store_bench_path(path, sizeof path, a->results, slug, in.m, in.n, in.k),
                            err, errlen)) {
             status = -1;
             goto out;
@@ -222,20 +222,20 @@ int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3]
     if (!d.have_probe) {
         fprintf(stderr, "report: running probe (no probe.csv)\n");
         gg_probe_opts po;
-        gg_probe_opts_default(&po, false);
+        host_probe_opts_default(&po, false);
         static gg_probe_result pr;
         char path[1200];
-        gg_probe_path(path, sizeof path, a->results, slug);
-        if (gg_gpu_probe(a->backend, a->device, &po, 1800, &pr, err, errlen)) {
+        store_probe_path(path, sizeof path, a->results, slug);
+        if (eval_gpu_probe(a->backend, a->device, &po, 1800, &pr, err, errlen)) {
             status = -2;
             goto out;
         }
         if (pr.status != GG_OK) {
-            snprintf(err, errlen, "probe: %s [%s]", pr.detail, gg_status_name(pr.status));
+            snprintf(err, errlen, "probe: %s [%s]", pr.detail, base_status_name(pr.status));
             status = -2;
             goto out;
         }
-        if (gg_probe_write_csv(&pr, path, err, errlen)) {
+        if (base_probe_write_csv(&pr, path, err, errlen)) {
             status = -1;
             goto out;
         }
@@ -243,10 +243,10 @@ int gg_report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3]
         snprintf(measured + l, mlen - l, "%sprobe", l ? ", " : "");
     }
 out:
-    gg_gpu_close(&g);
-    gg_report_data_free(&d);
-    gg_reference_free(&ref);
-    gg_inputs_free(&in);
+    eval_gpu_close(&g);
+    report_data_free(&d);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
     return status;
 }
 

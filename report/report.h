@@ -5,7 +5,7 @@
  * bench or probe) is measured by the caller (cli/cmd_report.c) before.
  *
  * Contract:
- *  - gg_report_load() reads, from DIR/<card>/: tune-MxNxK.csv (every row of
+ *  - report_load() reads, from DIR/<card>/: tune-MxNxK.csv (every row of
  *    this card and problem; a bad line is counted and skipped),
  *    best-MxNxK.txt, bench-MxNxK.csv (eval/bench.h), probe.csv
  *    (glhost/probe.h), environment.txt (gg_report_env) and
@@ -14,7 +14,7 @@
  *    dense sweeps measured a second time, SPEC's rows: a dip that is still
  *    there is the card's, one that is gone was noise).  Only the records
  *    are required.
- *  - The analysis (gg_report_analyse) is pure arithmetic on the loaded
+ *  - The analysis (report_analyse) is pure arithmetic on the loaded
  *    data, so tests check it against synthetic records:
  *      base      the variant whose outer keys (unroll, profile, compiler,
  *                acc) the figures hold: those with the most ok records
@@ -36,7 +36,7 @@
  *                fetch=texture: one series.
  *      findings  each of the paper's claims computed from those numbers
  *                (see gg_findings) and a verdict from fixed thresholds.
- *  - gg_report_write() draws the figures with gnuplot (fork/exec of a
+ *  - report_write() draws the figures with gnuplot (fork/exec of a
  *    generated script, SVG) and writes report.md; every file is written to
  *    a temporary name and renamed, so a failure leaves the old files.
  *    Failed points plot as 0, unmeasured ones are left out. */
@@ -48,7 +48,7 @@
 
 #include "gen/gen.h"
 #include "store/csv.h"
-#include "store/paths.h" /* the files' names: gg_report_again_path, gg_report_figure_name */
+#include "store/paths.h" /* the files' names: store_report_again_path, store_report_figure_name */
 #include "base/probe_data.h"
 #include "eval/bench.h"
 #include "glhost/context.h"
@@ -90,22 +90,22 @@ typedef struct {
 
 /* 0, or -1 with one line in err (no records file, unreadable files, a
  * bench or probe file that does not parse, a best file that does not). */
-int gg_report_load(const char *results_dir, const char *card, int m, int n, int k,
+int report_load(const char *results_dir, const char *card, int m, int n, int k,
                    gg_report_data *d, char *err, size_t errlen);
-void gg_report_data_free(gg_report_data *d);
+void report_data_free(gg_report_data *d);
 
-/* The second measurements of dips: looked up like gg_report_find; written
- * atomically from d->again (the file: gg_report_again_path, store/paths.h). */
-const gg_report_rec *gg_report_find_again(const gg_report_data *d, const gg_variant *v);
-int gg_report_again_write(const char *path, const gg_report_data *d, char *err, size_t errlen);
+/* The second measurements of dips: looked up like report_find; written
+ * atomically from d->again (the file: store_report_again_path, store/paths.h). */
+const gg_report_rec *report_find_again(const gg_report_data *d, const gg_variant *v);
+int report_again_write(const char *path, const gg_report_data *d, char *err, size_t errlen);
 
 /* environment.txt: "key: value" lines.  0, or -1 with err. */
-int gg_report_env_write(const char *path, const gg_report_env *e, char *err, size_t errlen);
-int gg_report_env_read(const char *path, gg_report_env *e, char *err, size_t errlen);
+int report_env_write(const char *path, const gg_report_env *e, char *err, size_t errlen);
+int report_env_read(const char *path, gg_report_env *e, char *err, size_t errlen);
 
 /* The recorded outcome of v (np normalised against the problem): the
  * record, or NULL when v was not measured. */
-const gg_report_rec *gg_report_find(const gg_report_data *d, const gg_variant *v);
+const gg_report_rec *report_find(const gg_report_data *d, const gg_variant *v);
 
 #define GG_CURVE_MAX 1024
 typedef struct {
@@ -118,7 +118,7 @@ typedef struct {
     int kpad[GG_CURVE_MAX];   /* padded k of that np (gg_layout) */
 } gg_np_curve;
 
-/* Outputs per fragment (gg_layout_outputs: render targets x channels for
+/* Outputs per fragment (gen_layout_outputs: render targets x channels for
  * out=rt, blk's rows x columns for out=image) against GFLOP/s, one series
  * per fetch path and out: at each outputs value the fastest ok store=f32
  * record. */
@@ -188,7 +188,7 @@ typedef struct {
     double dense_max[GG_MAX_CURVES];
     int dense_pow2_argmax[GG_MAX_CURVES];        /* np of the best power of two */
     double dense_pow2_max[GG_MAX_CURVES];
-    double dense_scatter[GG_MAX_CURVES];         /* gg_curve_scatter away from the dips */
+    double dense_scatter[GG_MAX_CURVES];         /* report_curve_scatter away from the dips */
     double dip_again[GG_MAX_CURVES][GG_MAX_DIPS]; /* second measurement, -1 if none */
     int dips_checked[GG_MAX_CURVES];             /* dips measured a second time */
     int dips_repro[GG_MAX_CURVES];               /* ... and still a dip */
@@ -228,56 +228,56 @@ typedef struct {
     gg_outputs_finding *outs;
 } gg_findings;
 
-/* Fills f from d.  0, or -1 when out of memory.  gg_findings_free frees
+/* Fills f from d.  0, or -1 when out of memory.  report_findings_free frees
  * the curves. */
-int gg_report_analyse(const gg_report_data *d, gg_findings *f);
-void gg_findings_free(gg_findings *f);
+int report_analyse(const gg_report_data *d, gg_findings *f);
+void report_findings_free(gg_findings *f);
 
 /* Verdicts against the paper, one short phrase each. */
-const char *gg_verdict_mc(double ratio);      /* paper: 2.0 .. 2.5 */
-const char *gg_verdict_mrt(double ratio);     /* paper: about 1.10 */
-const char *gg_verdict_unroll(int pairs, int unroll0_wins, double geomean);
-const char *gg_verdict_unimodal(int curves, int unimodal);
-const char *gg_verdict_search(double best_vs_single);
+const char *report_verdict_mc(double ratio);      /* paper: 2.0 .. 2.5 */
+const char *report_verdict_mrt(double ratio);     /* paper: about 1.10 */
+const char *report_verdict_unroll(int pairs, int unroll0_wins, double geomean);
+const char *report_verdict_unimodal(int curves, int unimodal);
+const char *report_verdict_search(double best_vs_single);
 /* More outputs per fragment than the render targets hold (out=image)
  * against the best out=rt: g_image and g_rt the fastest of each (0: none),
  * q_image the outputs of that out=image one, cap out=rt's most. */
-const char *gg_verdict_outputs(double g_image, double g_rt, int q_image, int cap);
+const char *report_verdict_outputs(double g_image, double g_rt, int q_image, int cap);
 
 /* Single maximum within tol: left of the peak no point falls below
  * (1 - tol) x the running maximum from the left, right of it likewise
  * from the right. */
-bool gg_curve_unimodal(const double *g, int n, double tol);
+bool report_curve_unimodal(const double *g, int n, double tol);
 
 /* Dips of a dense curve: interior points below (1 - drop) x the smaller of
  * the maxima of their w neighbours on each side.  Writes up to max indexes;
  * returns the count. */
-int gg_curve_dips(const double *g, int n, int w, double drop, int *idx, int max);
+int report_curve_dips(const double *g, int n, int w, double drop, int *idx, int max);
 
 /* Point-to-point scatter of a curve: the median over interior points i
  * (skip[i-1..i+1] all false; skip may be NULL) of
  * |g[i] - (g[i-1] + g[i+1]) / 2| / g[i]; 0 when there is no such point.
  * A noise level, reported beside the dips. */
-double gg_curve_scatter(const double *g, const bool *skip, int n);
+double report_curve_scatter(const double *g, const bool *skip, int n);
 
 /* Dips are taken as the card's (the paper's Figure 7b) when they are
  * sparse: at most a quarter of the curve's points.  Denser ones are what
  * timing noise looks like. */
-bool gg_dips_sparse(int ndips, int npoints);
+bool report_dips_sparse(int ndips, int npoints);
 
 /* The dips of Figure 7b with no second measurement yet, as variants, up to
  * max.  Returns the count. */
-int gg_report_dips_to_check(const gg_findings *f, const gg_report_data *d, gg_variant *out,
+int report_dips_to_check(const gg_findings *f, const gg_report_data *d, gg_variant *out,
                             int max);
 
 /* The (mc, mrt) pairs `report` sweeps densely, as variants (np to vary):
  * the base's, and the best other pair recorded with the base's outer keys
  * (mc=1x1, mrt=1x1 when there is none, or mc=2x2 if the base is that).
  * Returns the count (0 without a base). */
-int gg_report_sweep_pairs(const gg_findings *f, const gg_report_data *d, gg_variant out[2]);
+int report_sweep_pairs(const gg_findings *f, const gg_report_data *d, gg_variant out[2]);
 
 /* The np a dense sweep of base visits: 1 .. min(npmax, ksteps). */
-int gg_report_sweep_npmax(const gg_variant *base, int k, int npmax);
+int report_sweep_npmax(const gg_variant *base, int k, int npmax);
 
 typedef struct {
     const char *results_dir;
@@ -288,12 +288,12 @@ typedef struct {
 } gg_report_opts;
 
 /* Figures and report.md into DIR/<card>/.  0, or -1 with one line in err. */
-int gg_report_write(const gg_report_data *d, const gg_findings *f, const gg_report_opts *o,
+int report_write(const gg_report_data *d, const gg_findings *f, const gg_report_opts *o,
                     char *err, size_t errlen);
 
 
 /* 0 when the program runs (`gnuplot --version`), else -1 with err. */
-int gg_gnuplot_check(const char *gnuplot, char *err, size_t errlen);
+int report_gnuplot_check(const char *gnuplot, char *err, size_t errlen);
 
 /* Measuring on this machine's card what the report needs and the files
  * lack (every GL step in a child process, eval/gpu.h): the dense np sweep
@@ -312,7 +312,7 @@ typedef struct {
     int sweep_np;
 } gg_report_measure_opts;
 
-int gg_report_measure(const gg_report_measure_opts *o, const gg_ctx_info info[3],
+int report_measure(const gg_report_measure_opts *o, const gg_ctx_info info[3],
                       const bool ok[3], char *measured, size_t mlen, char *err, size_t errlen);
 
 #endif

@@ -32,7 +32,7 @@ static bool is_pow2(int x)
     return x > 0 && (x & (x - 1)) == 0;
 }
 
-bool gg_curve_unimodal(const double *g, int n, double tol)
+bool report_curve_unimodal(const double *g, int n, double tol)
 {
     if (n < 1)
         return false;
@@ -57,7 +57,7 @@ bool gg_curve_unimodal(const double *g, int n, double tol)
     return true;
 }
 
-int gg_curve_dips(const double *g, int n, int w, double drop, int *idx, int max)
+int report_curve_dips(const double *g, int n, int w, double drop, int *idx, int max)
 {
     int count = 0;
     for (int i = 1; i + 1 < n; i++) {
@@ -78,12 +78,12 @@ int gg_curve_dips(const double *g, int n, int w, double drop, int *idx, int max)
     return count < max ? count : max;
 }
 
-bool gg_dips_sparse(int ndips, int npoints)
+bool report_dips_sparse(int ndips, int npoints)
 {
     return 4 * ndips <= npoints;
 }
 
-double gg_curve_scatter(const double *g, const bool *skip, int n)
+double report_curve_scatter(const double *g, const bool *skip, int n)
 {
     if (n < 3)
         return 0;
@@ -96,7 +96,7 @@ double gg_curve_scatter(const double *g, const bool *skip, int n)
             d[k++] = fabs(g[i] - 0.5 * (g[i - 1] + g[i + 1])) / g[i];
     double med = 0;
     if (k) {
-        med = gg_median(d, k);
+        med = base_median(d, k);
     }
     free(d);
     return med;
@@ -152,7 +152,7 @@ static void curve_add(gg_np_curve *c, const gg_report_data *d, const gg_report_r
     if (c->n >= GG_CURVE_MAX)
         return;
     gg_layout L;
-    if (gg_layout_compute(&r->v, d->m, d->n, d->k, &L))
+    if (gen_layout_compute(&r->v, d->m, d->n, d->k, &L))
         return;
     int np = L.np;
     int at = c->n;
@@ -276,12 +276,12 @@ static void figure8(const gg_report_data *d, gg_findings *f)
         bool seen = i < GG_PAPER_MRT;
         for (long r = 0; r < d->nrecs && !seen; r++)
             seen = same_outer(&d->recs[r].v, &f->base) &&
-                   same_shape(d->recs[r].v.mrt, gg_pruned_mrt[i]);
+                   same_shape(d->recs[r].v.mrt, gen_pruned_mrt[i]);
         if (seen)
-            f->f8_mrt[f->n_mrt++] = gg_pruned_mrt[i];
+            f->f8_mrt[f->n_mrt++] = gen_pruned_mrt[i];
     }
     for (int c = 0; c < GG_F8_MC; c++)
-        f->f8_mc[c] = gg_pruned_mc[c];
+        f->f8_mc[c] = gen_pruned_mc[c];
     for (int r = 0; r < f->n_mrt; r++)
         for (int c = 0; c < GG_F8_MC; c++) {
             f->f8[r][c] = -1;
@@ -291,7 +291,7 @@ static void figure8(const gg_report_data *d, gg_findings *f)
                 v.mrt = f->f8_mrt[r];
                 v.mc = f->f8_mc[c];
                 v.np = f8_nps[i];
-                const gg_report_rec *rec = gg_report_find(d, &v);
+                const gg_report_rec *rec = report_find(d, &v);
                 if (!rec)
                     continue;
                 if (score(rec) > f->f8[r][c]) {
@@ -349,7 +349,7 @@ static void unroll_finding(const gg_report_data *d, gg_findings *f)
             continue;
         gg_variant w = r->v;
         w.unroll = 1;
-        const gg_report_rec *p = gg_report_find(d, &w);
+        const gg_report_rec *p = report_find(d, &w);
         if (!p || score(p) <= 0)
             continue;
         f->unroll_pairs++;
@@ -363,16 +363,16 @@ static void np_finding(const gg_report_data *d, gg_findings *f)
 {
     f->pow2_curves = f->n7a;
     for (int i = 0; i < f->n7a; i++)
-        f->pow2_unimodal += gg_curve_unimodal(f->c7a[i].gflops, f->c7a[i].n, 0.05);
+        f->pow2_unimodal += report_curve_unimodal(f->c7a[i].gflops, f->c7a[i].n, 0.05);
     for (int i = 0; i < f->n7b; i++) {
         const gg_np_curve *c = &f->c7b[i];
         int idx[GG_MAX_DIPS];
-        f->ndips[i] = gg_curve_dips(c->gflops, c->n, 2, 0.10, idx, GG_MAX_DIPS);
+        f->ndips[i] = report_curve_dips(c->gflops, c->n, 2, 0.10, idx, GG_MAX_DIPS);
         for (int j = 0; j < f->ndips[i]; j++) {
             /* Measured again: still 10% below the neighbourhoods' smaller maximum? */
             gg_variant v = c->base;
             v.np = c->all[idx[j]] ? GG_NP_ALL : c->np[idx[j]];
-            const gg_report_rec *a = gg_report_find_again(d, &v);
+            const gg_report_rec *a = report_find_again(d, &v);
             f->dip_again[i][j] = a ? score(a) : -1;
             if (!a)
                 continue;
@@ -411,7 +411,7 @@ static void np_finding(const gg_report_data *d, gg_findings *f)
             }
         }
         f->dense_mean_pad[i] = npad ? pad / npad : 0;
-        f->dense_scatter[i] = gg_curve_scatter(c->gflops, dip, c->n);
+        f->dense_scatter[i] = report_curve_scatter(c->gflops, dip, c->n);
     }
 }
 
@@ -454,7 +454,7 @@ typedef struct {
 
 static int fetch_cost_of(const gg_report_data *d, const gg_variant *v, double gflops, fetch_cost *c)
 {
-    if (gflops <= 0 || gg_bound_counts_of(v, d->m, d->n, d->k, &c->n))
+    if (gflops <= 0 || search_bound_counts_of(v, d->m, d->n, d->k, &c->n))
         return -1;
     c->L = c->n.L;
     const gg_layout *L = &c->L;
@@ -464,11 +464,11 @@ static int fetch_cost_of(const gg_report_data *d, const gg_variant *v, double gf
              : L->channels == 1       ? GG_FETCH_R32F
                                       : GG_FETCH_RGBA32F;
     c->gtexels = c->n.fetches / c->seconds / 1e9;
-    c->ceiling = gg_probe_fetch_ceiling(&d->probe, c->fmt);
+    c->ceiling = base_probe_fetch_ceiling(&d->probe, c->fmt);
     /* A path other than texture() is held to its own GEMM-pattern rate
      * where the probe measured it (it may be faster or slower). */
-    if (v->fetch != GG_FETCH_TEXTURE && gg_probe_path_rate(&d->probe, c->fmt, (int)v->fetch) > 0)
-        c->ceiling = gg_probe_path_rate(&d->probe, c->fmt, (int)v->fetch);
+    if (v->fetch != GG_FETCH_TEXTURE && base_probe_path_rate(&d->probe, c->fmt, (int)v->fetch) > 0)
+        c->ceiling = base_probe_path_rate(&d->probe, c->fmt, (int)v->fetch);
     /* Any variant: T targets of 4 channels hold 4T outputs, an r x c block;
      * a k-step of 4 fetches (r + c) 4-channel texels for 4rc multiply-adds,
      * at most 2 sqrt(4T) a texel (r = c).  Texel-bound: ceiling * that * 2. */
@@ -510,7 +510,7 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
     static const char *const upper[GG_FETCH_NFMT] = {"R32F", "RGBA32F", "RGBA16F"};
     f->fetch_format = upper[c.fmt];
     f->fetch_own_path = d->best.fetch != GG_FETCH_TEXTURE &&
-                        gg_probe_path_rate(&d->probe, c.fmt, (int)d->best.fetch) > 0;
+                        base_probe_path_rate(&d->probe, c.fmt, (int)d->best.fetch) > 0;
     f->fetch_gtexels = c.gtexels;
     f->fetch_ceiling = c.ceiling;
     f->fetch_gemm_pattern = d->probe.fetch_gtexels[c.fmt][GG_FETCH_GEMM24] > 0 ||
@@ -524,7 +524,7 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
     int t = targets <= d->probe.write_max_targets ? targets : d->probe.write_max_targets;
     /* out=image stores its block with imageStore, no render target: the
      * probe's fastest imageStore rate (0 in a probe.csv from before it). */
-    f->write_ceiling = c.L.image ? gg_probe_store_rate(&d->probe)
+    f->write_ceiling = c.L.image ? base_probe_store_rate(&d->probe)
                        : t >= 1  ? d->probe.write_gtexels[t]
                                  : 0;
     f->mad_frac = d->probe.mad_gflops > 0 ? f->best_gflops / d->probe.mad_gflops : 0;
@@ -544,7 +544,7 @@ static void ceiling_finding(const gg_report_data *d, gg_findings *f)
 static int outputs_of(const gg_report_data *d, const gg_variant *v)
 {
     gg_layout L;
-    return gg_layout_compute(v, d->m, d->n, d->k, &L) ? 0 : gg_layout_outputs(&L);
+    return gen_layout_compute(v, d->m, d->n, d->k, &L) ? 0 : gen_layout_outputs(&L);
 }
 
 /* The fastest of the records at index a and b (-1: none). */
@@ -638,7 +638,7 @@ static void outputs_finding(const gg_report_data *d, gg_outputs_finding *o)
     }
 }
 
-int gg_report_analyse(const gg_report_data *d, gg_findings *f)
+int report_analyse(const gg_report_data *d, gg_findings *f)
 {
     memset(f, 0, sizeof *f);
     pick_base(d, f);
@@ -649,7 +649,7 @@ int gg_report_analyse(const gg_report_data *d, gg_findings *f)
         f->n7a = n < 6 ? n : 6;
         n = build_curves(d, &f->base, true, &f->c7b);
         if (n < 0) {
-            gg_findings_free(f);
+            report_findings_free(f);
             return -1;
         }
         f->n7b = n < 3 ? n : 3;
@@ -664,14 +664,14 @@ int gg_report_analyse(const gg_report_data *d, gg_findings *f)
     half_finding(d, f);
     f->outs = malloc(sizeof *f->outs);
     if (!f->outs) {
-        gg_findings_free(f);
+        report_findings_free(f);
         return -1;
     }
     outputs_finding(d, f->outs);
     return 0;
 }
 
-void gg_findings_free(gg_findings *f)
+void report_findings_free(gg_findings *f)
 {
     free(f->c7a);
     free(f->c7b);
@@ -681,7 +681,7 @@ void gg_findings_free(gg_findings *f)
     f->n7a = f->n7b = 0;
 }
 
-const char *gg_verdict_outputs(double g_image, double g_rt, int q_image, int cap)
+const char *report_verdict_outputs(double g_image, double g_rt, int q_image, int cap)
 {
     if (g_image <= 0)
         return "not measured: no out=image variant ran ok";
@@ -698,7 +698,7 @@ const char *gg_verdict_outputs(double g_image, double g_rt, int q_image, int cap
     return "about even: past the cap neither gain nor loss";
 }
 
-const char *gg_verdict_mc(double r)
+const char *report_verdict_mc(double r)
 {
     if (r >= 1.8 && r <= 2.8)
         return "agrees";
@@ -711,7 +711,7 @@ const char *gg_verdict_mc(double r)
     return "disagrees: mc=2x2 is slower";
 }
 
-const char *gg_verdict_mrt(double r)
+const char *report_verdict_mrt(double r)
 {
     if (r >= 1.03 && r <= 1.20)
         return "agrees";
@@ -722,7 +722,7 @@ const char *gg_verdict_mrt(double r)
     return "disagrees: mrt=2x2 is slower";
 }
 
-const char *gg_verdict_unroll(int pairs, int wins, double geomean)
+const char *report_verdict_unroll(int pairs, int wins, double geomean)
 {
     if (pairs == 0)
         return "not measured (no pair differing only in unroll)";
@@ -733,7 +733,7 @@ const char *gg_verdict_unroll(int pairs, int wins, double geomean)
     return "agrees on the whole: no gain from unrolling on average, though unroll=1 wins some pairs";
 }
 
-const char *gg_verdict_unimodal(int curves, int unimodal)
+const char *report_verdict_unimodal(int curves, int unimodal)
 {
     if (curves == 0)
         return "not measured";
@@ -744,7 +744,7 @@ const char *gg_verdict_unimodal(int curves, int unimodal)
     return "disagrees: most curves have several maxima";
 }
 
-const char *gg_verdict_search(double r)
+const char *report_verdict_search(double r)
 {
     if (r <= 0)
         return "not measured";
@@ -755,7 +755,7 @@ const char *gg_verdict_search(double r)
     return "disagrees: search far below nv-single";
 }
 
-int gg_report_sweep_pairs(const gg_findings *f, const gg_report_data *d, gg_variant out[2])
+int report_sweep_pairs(const gg_findings *f, const gg_report_data *d, gg_variant out[2])
 {
     if (!f->have_base)
         return 0;
@@ -791,7 +791,7 @@ int gg_report_sweep_pairs(const gg_findings *f, const gg_report_data *d, gg_vari
     return 2;
 }
 
-int gg_report_dips_to_check(const gg_findings *f, const gg_report_data *d, gg_variant *out,
+int report_dips_to_check(const gg_findings *f, const gg_report_data *d, gg_variant *out,
                             int max)
 {
     int n = 0;
@@ -801,14 +801,14 @@ int gg_report_dips_to_check(const gg_findings *f, const gg_report_data *d, gg_va
                 continue;
             gg_variant v = f->c7b[i].base;
             v.np = f->dip_np[i][j];
-            gg_variant_normalize(&v, d->m, d->n, d->k);
+            search_variant_normalize(&v, d->m, d->n, d->k);
             out[n++] = v;
         }
     return n;
 }
 
-int gg_report_sweep_npmax(const gg_variant *base, int k, int npmax)
+int report_sweep_npmax(const gg_variant *base, int k, int npmax)
 {
-    int ks = gg_ksteps(base->mc, k);
+    int ks = search_ksteps(base->mc, k);
     return ks < npmax ? ks : npmax;
 }

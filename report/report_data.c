@@ -10,7 +10,7 @@
 #include "store/records.h"
 #include "report/report.h"
 
-void gg_report_data_free(gg_report_data *d)
+void report_data_free(gg_report_data *d)
 {
     free(d->recs);
     free(d->again);
@@ -45,11 +45,11 @@ static void add_row(void *user, const gg_variant *v, const gg_measurement *m)
         s->cap = cap;
     }
     /* The tuner records each variant once (its memo); rows are kept as
-     * they are, np normalised as gg_report_find looks them up. */
+     * they are, np normalised as report_find looks them up. */
     gg_report_rec *r = &s->recs[s->n++];
     r->v = *v;
     r->m = *m;
-    gg_variant_normalize(&r->v, s->d->m, s->d->n, s->d->k);
+    search_variant_normalize(&r->v, s->d->m, s->d->n, s->d->k);
 }
 
 /* Reads a file of SPEC's rows (the records, or the dips measured again)
@@ -64,7 +64,7 @@ static int load_rows(const char *path, const gg_report_data *d, bool missing_ok,
         return 0;
     rows_state s = {.d = d};
     char rerr[1200];
-    int rc = gg_records_scan_path(path, d->card, d->m, d->n, d->k, add_row, &s, NULL, bad, rerr,
+    int rc = store_records_scan_path(path, d->card, d->m, d->n, d->k, add_row, &s, NULL, bad, rerr,
                                   sizeof rerr);
     if (rc == 0 && s.nomem) {
         snprintf(rerr, sizeof rerr, "out of memory reading %s", path);
@@ -87,20 +87,20 @@ static int load_rows(const char *path, const gg_report_data *d, bool missing_ok,
 static void load_best(const char *dir, gg_report_data *d)
 {
     char path[1024], err[512];
-    gg_best_path(path, sizeof path, dir, d->card, d->m, d->n, d->k);
+    store_best_path(path, sizeof path, dir, d->card, d->m, d->n, d->k);
     size_t len;
-    char *text = gg_read_text(path, 1 << 16, &len, err, sizeof err);
+    char *text = base_read_text(path, 1 << 16, &len, err, sizeof err);
     if (!text)
         return;
     snprintf(d->best_text, sizeof d->best_text, "%s", text);
     free(text);
-    if (gg_best_read(dir, d->card, d->m, d->n, d->k, &d->best, &d->best_gflops, err, sizeof err))
+    if (store_best_read(dir, d->card, d->m, d->n, d->k, &d->best, &d->best_gflops, err, sizeof err))
         return;
-    gg_variant_normalize(&d->best, d->m, d->n, d->k);
+    search_variant_normalize(&d->best, d->m, d->n, d->k);
     d->have_best = true;
 }
 
-int gg_report_load(const char *results_dir, const char *card, int m, int n, int k,
+int report_load(const char *results_dir, const char *card, int m, int n, int k,
                    gg_report_data *d, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
@@ -109,54 +109,54 @@ int gg_report_load(const char *results_dir, const char *card, int m, int n, int 
     d->n = n;
     d->k = k;
     char path[1024];
-    gg_records_file(path, sizeof path, results_dir, card, m, n, k);
+    store_records_file(path, sizeof path, results_dir, card, m, n, k);
     long again_bad = 0;
     if (load_rows(path, d, false, &d->recs, &d->nrecs, &d->bad_lines, err, errlen)) {
-        gg_report_data_free(d);
+        report_data_free(d);
         return -1;
     }
-    gg_report_again_path(path, sizeof path, results_dir, card, m, n, k);
+    store_report_again_path(path, sizeof path, results_dir, card, m, n, k);
     if (load_rows(path, d, true, &d->again, &d->nagain, &again_bad, err, errlen)) {
-        gg_report_data_free(d);
+        report_data_free(d);
         return -1;
     }
     load_best(results_dir, d);
     if (!d->have_best && d->best_text[0]) {
         snprintf(err, errlen, "the best file of %s %dx%dx%d does not start with a variant", card,
                  m, n, k);
-        gg_report_data_free(d);
+        report_data_free(d);
         return -1;
     }
-    gg_bench_path(path, sizeof path, results_dir, card, m, n, k);
+    store_bench_path(path, sizeof path, results_dir, card, m, n, k);
     if (access(path, F_OK) == 0) {
-        if (gg_bench_read(path, &d->bench, err, errlen)) {
-            gg_report_data_free(d);
+        if (eval_bench_read(path, &d->bench, err, errlen)) {
+            report_data_free(d);
             return -1;
         }
         if (strcmp(d->bench.card, card) || d->bench.m != m || d->bench.n != n || d->bench.k != k) {
             snprintf(err, errlen, "%s is for another card or problem", path);
-            gg_report_data_free(d);
+            report_data_free(d);
             return -1;
         }
         d->have_bench = true;
     }
-    gg_probe_path(path, sizeof path, results_dir, card);
+    store_probe_path(path, sizeof path, results_dir, card);
     if (access(path, F_OK) == 0) {
-        if (gg_probe_read_csv(path, &d->probe, err, errlen)) {
-            gg_report_data_free(d);
+        if (base_probe_read_csv(path, &d->probe, err, errlen)) {
+            report_data_free(d);
             return -1;
         }
         d->have_probe = true;
     }
-    gg_summary_path(path, sizeof path, results_dir, card, m, n, k);
+    store_summary_path(path, sizeof path, results_dir, card, m, n, k);
     if (access(path, F_OK) == 0 &&
-        !(d->tune_summary = gg_read_text(path, 1 << 20, NULL, err, errlen))) {
-        gg_report_data_free(d);
+        !(d->tune_summary = base_read_text(path, 1 << 20, NULL, err, errlen))) {
+        report_data_free(d);
         return -1;
     }
-    gg_environment_path(path, sizeof path, results_dir, card);
-    if (access(path, F_OK) == 0 && gg_report_env_read(path, &d->env, err, errlen)) {
-        gg_report_data_free(d);
+    store_environment_path(path, sizeof path, results_dir, card);
+    if (access(path, F_OK) == 0 && report_env_read(path, &d->env, err, errlen)) {
+        report_data_free(d);
         return -1;
     }
     return 0;
@@ -166,24 +166,24 @@ static const gg_report_rec *find_in(const gg_report_rec *recs, long n, const gg_
                                     const gg_variant *v)
 {
     gg_variant w = *v;
-    gg_variant_normalize(&w, d->m, d->n, d->k);
+    search_variant_normalize(&w, d->m, d->n, d->k);
     for (long i = 0; i < n; i++)
-        if (gg_variant_equal(&recs[i].v, &w))
+        if (gen_variant_equal(&recs[i].v, &w))
             return &recs[i];
     return NULL;
 }
 
-const gg_report_rec *gg_report_find(const gg_report_data *d, const gg_variant *v)
+const gg_report_rec *report_find(const gg_report_data *d, const gg_variant *v)
 {
     return find_in(d->recs, d->nrecs, d, v);
 }
 
-const gg_report_rec *gg_report_find_again(const gg_report_data *d, const gg_variant *v)
+const gg_report_rec *report_find_again(const gg_report_data *d, const gg_variant *v)
 {
     return find_in(d->again, d->nagain, d, v);
 }
 
-int gg_report_again_write(const char *path, const gg_report_data *d, char *err, size_t errlen)
+int report_again_write(const char *path, const gg_report_data *d, char *err, size_t errlen)
 {
     size_t cap = 64 + (size_t)(d->nagain + 1) * GG_CSV_ROW_MAX;
     char *text = malloc(cap);
@@ -193,25 +193,25 @@ int gg_report_again_write(const char *path, const gg_report_data *d, char *err, 
     }
     size_t o = (size_t)snprintf(text, cap, "%s\n", GG_CSV_HEADER);
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = d->m;
     p.n = d->n;
     p.k = d->k;
     for (long i = 0; i < d->nagain; i++) {
         char row[GG_CSV_ROW_MAX];
-        if (gg_csv_format(row, sizeof row, d->card, &p, &d->again[i].v, &d->again[i].m)) {
+        if (store_csv_format(row, sizeof row, d->card, &p, &d->again[i].v, &d->again[i].m)) {
             free(text);
             snprintf(err, errlen, "cannot format a row of %s", path);
             return -1;
         }
         o += (size_t)snprintf(text + o, cap - o, "%s\n", row);
     }
-    int rc = gg_write_atomic(path, text, o, err, errlen);
+    int rc = base_write_atomic(path, text, o, err, errlen);
     free(text);
     return rc;
 }
 
-int gg_report_env_write(const char *path, const gg_report_env *e, char *err, size_t errlen)
+int report_env_write(const char *path, const gg_report_env *e, char *err, size_t errlen)
 {
     char text[4096];
     int w = snprintf(text, sizeof text,
@@ -225,13 +225,13 @@ int gg_report_env_write(const char *path, const gg_report_env *e, char *err, siz
         snprintf(err, errlen, "environment too long for %s", path);
         return -1;
     }
-    return gg_write_atomic(path, text, (size_t)w, err, errlen);
+    return base_write_atomic(path, text, (size_t)w, err, errlen);
 }
 
-int gg_report_env_read(const char *path, gg_report_env *e, char *err, size_t errlen)
+int report_env_read(const char *path, gg_report_env *e, char *err, size_t errlen)
 {
     memset(e, 0, sizeof *e);
-    char *text = gg_read_text(path, 1 << 16, NULL, err, errlen);
+    char *text = base_read_text(path, 1 << 16, NULL, err, errlen);
     if (!text)
         return -1;
     char *save = NULL;

@@ -20,7 +20,7 @@ static const char *shape(gg_shape s, char *buf, size_t len)
 static int outputs_of_md(const gg_report_data *d, const gg_variant *v)
 {
     gg_layout L;
-    return gg_layout_compute(v, d->m, d->n, d->k, &L) ? 0 : gg_layout_outputs(&L);
+    return gen_layout_compute(v, d->m, d->n, d->k, &L) ? 0 : gen_layout_outputs(&L);
 }
 
 static const char *np_text(int np, char *buf, size_t len)
@@ -84,7 +84,7 @@ static void cost(FILE *f, const gg_report_data *d)
     bool first = true;
     for (int s = 0; s < GG_STATUS_COUNT; s++)
         if (by[s]) {
-            fprintf(f, "%s%s %ld", first ? "" : ", ", gg_status_name(s), by[s]);
+            fprintf(f, "%s%s %ld", first ? "" : ", ", base_status_name(s), by[s]);
             first = false;
         }
     fprintf(f, ")%s.  ", d->nrecs ? "" : "none");
@@ -120,19 +120,19 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
         if (!r->present && (i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_IMAGE))
             continue; /* half storage not tuned, no out=image record: no row, as in the CSV */
         if (!r->present) {
-            fprintf(f, "| %s | no tuning record | | | | | |\n", gg_bench_names[i]);
+            fprintf(f, "| %s | no tuning record | | | | | |\n", eval_bench_names[i]);
             continue;
         }
         char vt[GG_VARIANT_TEXT];
         if (r->has_variant)
-            gg_variant_format(&r->v, vt, sizeof vt);
+            gen_variant_format(&r->v, vt, sizeof vt);
         else
             snprintf(vt, sizeof vt, "cblas_sgemm (OpenBLAS)");
         char vs[32] = "";
         if (fd->vs[i] > 0)
             snprintf(vs, sizeof vs, "%.4g", fd->vs[i]);
-        fprintf(f, "| %s | `%s` | %s | %.6g | %.4g | %s | %.4g |\n", gg_bench_names[i], vt,
-                gg_status_name(r->m.status), r->m.seconds, r->m.gflops, vs, r->ratio);
+        fprintf(f, "| %s | `%s` | %s | %.6g | %.4g | %s | %.4g |\n", eval_bench_names[i], vt,
+                base_status_name(r->m.status), r->m.seconds, r->m.gflops, vs, r->ratio);
     }
     fprintf(f, "\n");
     const gg_bench_row *b = &d->bench.rows[GG_BENCH_BEST];
@@ -170,7 +170,7 @@ static void curve_table(FILE *f, const gg_np_curve *c, int n)
     fprintf(f, "| np |");
     for (int i = 0; i < n; i++) {
         char label[64];
-        gg_curve_label(label, sizeof label, &c[i]);
+        report_curve_label(label, sizeof label, &c[i]);
         fprintf(f, " %s |", label);
     }
     fprintf(f, "\n|---|");
@@ -207,9 +207,9 @@ static void fig7(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
     fprintf(f, "Every curve holds unroll=%d, profile=%s, compiler=%s, acc=%s%s%s, out=rt (the "
                "outer keys with the most records%s); GFLOP/s, 0 where the variant failed.  np=all "
                "is plotted at the number of k-steps.\n\n",
-            fd->base.unroll, gg_profile_name(fd->base.profile), gg_compiler_name(fd->base.compiler),
-            gg_acc_name(fd->base.acc), fd->base.fetch != GG_FETCH_TEXTURE ? ", fetch=" : "",
-            fd->base.fetch != GG_FETCH_TEXTURE ? gg_fetch_name(fd->base.fetch) : "",
+            fd->base.unroll, gen_profile_name(fd->base.profile), gen_compiler_name(fd->base.compiler),
+            gen_acc_name(fd->base.acc), fd->base.fetch != GG_FETCH_TEXTURE ? ", fetch=" : "",
+            fd->base.fetch != GG_FETCH_TEXTURE ? gen_fetch_name(fd->base.fetch) : "",
             !d->have_best || (d->best.unroll == fd->base.unroll &&
                               d->best.profile == fd->base.profile &&
                               d->best.compiler == fd->base.compiler && d->best.acc == fd->base.acc &&
@@ -276,14 +276,14 @@ static void rec_cell(FILE *f, const gg_report_data *d, long i, bool mads)
     const gg_report_rec *r = &d->recs[i];
     gg_layout L;
     char vt[GG_VARIANT_TEXT];
-    if (gg_layout_compute(&r->v, d->m, d->n, d->k, &L)) {
+    if (gen_layout_compute(&r->v, d->m, d->n, d->k, &L)) {
         fprintf(f, "%.4g GFLOP/s", r->m.gflops);
         return;
     }
-    fprintf(f, "%.4g GFLOP/s at %d outputs (`%s`)", r->m.gflops, gg_layout_outputs(&L),
-            gg_variant_format(&r->v, vt, sizeof vt));
+    fprintf(f, "%.4g GFLOP/s at %d outputs (`%s`)", r->m.gflops, gen_layout_outputs(&L),
+            gen_variant_format(&r->v, vt, sizeof vt));
     if (mads)
-        fprintf(f, ", %.3g multiply-adds a texel of A and B", gg_layout_mads_per_fetch(&L));
+        fprintf(f, ", %.3g multiply-adds a texel of A and B", gen_layout_mads_per_fetch(&L));
 }
 
 /* "  By outputs, the best (any fetch path): 4: 1.2, 8: 3.4, ..." for one
@@ -313,7 +313,7 @@ static void envelope(FILE *f, const gg_report_data *d, const gg_outputs_finding 
     if (n < 2)
         return;
     fprintf(f, "  The best `out=%s` by outputs per fragment (GFLOP/s, any fetch path):",
-            gg_out_name((gg_out)out));
+            gen_out_name((gg_out)out));
     int top = 0;
     for (int x = 0; x < n; x++) {
         fprintf(f, "%s %d: %.4g", x ? "," : "", q[x], g[x]);
@@ -346,7 +346,7 @@ static void outputs_section(FILE *f, const gg_report_data *d, const gg_findings 
         const gg_outputs_series *r = &o->s[fe][GG_OUT_RT], *m = &o->s[fe][GG_OUT_IMAGE];
         if (!r->total && !m->total)
             continue;
-        fprintf(f, "| %s | ", gg_fetch_name((gg_fetch)fe));
+        fprintf(f, "| %s | ", gen_fetch_name((gg_fetch)fe));
         rec_cell(f, d, r->best >= 0 ? r->rec[r->best] : -1, true);
         fprintf(f, " | ");
         rec_cell(f, d, m->best >= 0 ? m->rec[m->best] : -1, true);
@@ -372,11 +372,11 @@ static void outputs_section(FILE *f, const gg_report_data *d, const gg_findings 
     for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
         paths += o->s[fe][GG_OUT_RT].ok + o->s[fe][GG_OUT_IMAGE].ok > 0;
     if (paths > 1)
-        fprintf(f, "The fastest fetch path is `fetch=%s` (%.4g GFLOP/s).", gg_fetch_name((gg_fetch)top),
+        fprintf(f, "The fastest fetch path is `fetch=%s` (%.4g GFLOP/s).", gen_fetch_name((gg_fetch)top),
                 gtop);
     else
         fprintf(f, "Only `fetch=%s` ran ok: the fetch paths are not compared on this card.",
-                gg_fetch_name((gg_fetch)top));
+                gen_fetch_name((gg_fetch)top));
     fprintf(f, "\n\n");
 
     fprintf(f, "### The paper's MRT finding, revisited\n\n");
@@ -394,7 +394,7 @@ static void outputs_section(FILE *f, const gg_report_data *d, const gg_findings 
     if (rt) {
         fprintf(f, "- The best `out=rt` variant computes %d outputs a fragment and runs at %.4g "
                    "GFLOP/s (`%s`).",
-                outputs_of_md(d, &rt->v), rt->m.gflops, gg_variant_format(&rt->v, vt, sizeof vt));
+                outputs_of_md(d, &rt->v), rt->m.gflops, gen_variant_format(&rt->v, vt, sizeof vt));
         if (o->rt_at_cap == o->best[GG_OUT_RT])
             fprintf(f, "  That is the cap: as many outputs as render targets hold.");
         else if (o->rt_at_cap >= 0)
@@ -410,7 +410,7 @@ static void outputs_section(FILE *f, const gg_report_data *d, const gg_findings 
     if (im) {
         fprintf(f, "- The best `out=image` variant computes %d outputs a fragment and runs at %.4g "
                    "GFLOP/s (`%s`)",
-                outputs_of_md(d, &im->v), im->m.gflops, gg_variant_format(&im->v, vt, sizeof vt));
+                outputs_of_md(d, &im->v), im->m.gflops, gen_variant_format(&im->v, vt, sizeof vt));
         if (rt)
             fprintf(f, ", %.3gx the best `out=rt`", im->m.gflops / rt->m.gflops);
         fprintf(f, ".");
@@ -438,7 +438,7 @@ static void outputs_section(FILE *f, const gg_report_data *d, const gg_findings 
                 o->common, a, b, a / b);
     }
     fprintf(f, "- Verdict: %s.\n\n",
-            gg_verdict_outputs(im ? im->m.gflops : 0, rt ? rt->m.gflops : 0,
+            report_verdict_outputs(im ? im->m.gflops : 0, rt ? rt->m.gflops : 0,
                                im ? outputs_of_md(d, &im->v) : 0, o->cap));
 }
 
@@ -461,7 +461,7 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
             if (d->probe.fetch_gtexels[fm][pt] > 0) {
                 fprintf(f, "%s %s %s %.4g Gtexel/s (%.4g GB/s)",
                         any ? ";" : "  With the GEMM's own fetch patterns:",
-                        fm == GG_FETCH_RGBA16F ? "RGBA16F" : "RGBA32F", gg_fetch_pat_names[pt],
+                        fm == GG_FETCH_RGBA16F ? "RGBA16F" : "RGBA32F", base_fetch_pat_names[pt],
                         d->probe.fetch_gtexels[fm][pt], d->probe.fetch_gbs[fm][pt]);
                 any = true;
             }
@@ -473,7 +473,7 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
         return;
     }
     gg_layout L;
-    gg_layout_compute(&d->best, d->m, d->n, d->k, &L);
+    gen_layout_compute(&d->best, d->m, d->n, d->k, &L);
     if (L.image)
         fprintf(f, "The best variant runs %d pass%s over %d x %d fragments; each fragment fetches "
                    "%ld texels and does %ld scalar multiply-adds per pass and writes its %dx%d "
@@ -507,7 +507,7 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
     fprintf(f, "The texel-fetch ceiling is the probe's %s%s rate of %s texels.  The best does "
                "%.2f multiply-adds a texel fetched, so fetching alone caps it at %.4g GFLOP/s "
                "(%.1f%% of the multiply-add ceiling).",
-            own_path ? gg_fetch_name(d->best.fetch) : "",
+            own_path ? gen_fetch_name(d->best.fetch) : "",
             own_path ? " GEMM-pattern" : fd->fetch_gemm_pattern ? "GEMM-pattern" : "cache-friendly",
             fd->fetch_format,
             fd->mads_per_fetch, fd->fetch_bound_gflops,
@@ -537,7 +537,7 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "Gtexel/s against the probe's %.4g (%.1f%%); with %.2f multiply-adds a texel "
                    "that ceiling allows it %.4g GFLOP/s (%.1f%%), and any %svariant %.4g "
                    "(%.1f%%).\n\n",
-                gg_variant_format(&fd->half, vt, sizeof vt), fd->half_gflops,
+                gen_variant_format(&fd->half, vt, sizeof vt), fd->half_gflops,
                 100 * fd->half_mad_frac, fd->half_fetch_gtexels, fd->half_fetch_ceiling,
                 fd->half_fetch_ceiling > 0 ? 100 * fd->half_fetch_gtexels / fd->half_fetch_ceiling
                                            : 0,
@@ -564,11 +564,11 @@ static const char *dip_verdict(const gg_findings *fd, int i)
     if (fd->dips_checked[i]) {
         if (!fd->dips_repro[i])
             return "disagrees: every dip went away when measured again (timing noise)";
-        if (!gg_dips_sparse(fd->dips_repro[i], fd->c7b[i].n))
+        if (!report_dips_sparse(fd->dips_repro[i], fd->c7b[i].n))
             return "partly agrees: dips that stay, but more than a quarter of the points";
         return "agrees: dips that stay when measured again";
     }
-    if (!gg_dips_sparse(fd->ndips[i], fd->c7b[i].n))
+    if (!report_dips_sparse(fd->ndips[i], fd->c7b[i].n))
         return "inconclusive: dips too many to tell from timing noise";
     return "agrees: dips exist (not measured again)";
 }
@@ -580,12 +580,12 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                "|---|---|---|---|\n");
     if (fd->mc_have)
         fprintf(f, "| mc=2x2 over mc=1x1 | 2x to 2.5x | %.3gx (per mrt: %.3gx to %.3gx) | %s |\n",
-                fd->mc_ratio, fd->mc_lo, fd->mc_hi, gg_verdict_mc(fd->mc_ratio));
+                fd->mc_ratio, fd->mc_lo, fd->mc_hi, report_verdict_mc(fd->mc_ratio));
     else
         fprintf(f, "| mc=2x2 over mc=1x1 | 2x to 2.5x | not measured | not measured |\n");
     if (fd->mrt_have)
         fprintf(f, "| mrt=2x2 over mrt=1x1 | about 1.1x | %.3gx (per mc: %.3gx to %.3gx) | %s |\n",
-                fd->mrt_ratio, fd->mrt_lo, fd->mrt_hi, gg_verdict_mrt(fd->mrt_ratio));
+                fd->mrt_ratio, fd->mrt_lo, fd->mrt_hi, report_verdict_mrt(fd->mrt_ratio));
     else
         fprintf(f, "| mrt=2x2 over mrt=1x1 | about 1.1x | not measured | not measured |\n");
     if (fd->unroll_pairs)
@@ -593,17 +593,17 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "or faster in %d of %d pairs; unroll=1 / unroll=0 geometric mean %.3g; best "
                    "%.4g (unroll=0) vs %.4g (unroll=1) GFLOP/s | %s |\n",
                 fd->unroll0_wins, fd->unroll_pairs, fd->unroll_geomean, fd->best_u0, fd->best_u1,
-                gg_verdict_unroll(fd->unroll_pairs, fd->unroll0_wins, fd->unroll_geomean));
+                report_verdict_unroll(fd->unroll_pairs, fd->unroll0_wins, fd->unroll_geomean));
     else
         fprintf(f, "| unroll=0 against unroll=1 | unroll=0 almost always better | %s | %s |\n",
-                "no pair differing only in unroll", gg_verdict_unroll(0, 0, 0));
+                "no pair differing only in unroll", report_verdict_unroll(0, 0, 0));
     fprintf(f, "| np over powers of two | a single maximum | %d of %d curves have one maximum "
                "(within 5%%) | %s |\n",
             fd->pow2_unimodal, fd->pow2_curves,
-            gg_verdict_unimodal(fd->pow2_curves, fd->pow2_unimodal));
+            report_verdict_unimodal(fd->pow2_curves, fd->pow2_unimodal));
     for (int i = 0; i < fd->n7b; i++) {
         char label[64];
-        gg_curve_label(label, sizeof label, &fd->c7b[i]);
+        report_curve_label(label, sizeof label, &fd->c7b[i]);
         fprintf(f, "| np over 1..N, %s | drops off the curve at some np, recovering gradually; "
                    "algorithm 1 still finds the optimum | %d dips (10%% below both "
                    "neighbourhoods)",
@@ -630,7 +630,7 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
         fprintf(f, "| search against hand-tuned | search 0.56x to 1.15x nv-single; nv-multi the "
                    "worst | best / nv-single %.3g, best / nv-multi %.3g; nv-multi %s | %s |\n",
                 fd->vs[2], fd->vs[1], fd->multi_worst ? "the worst of the three" : "not the worst",
-                gg_verdict_search(fd->vs[2]));
+                report_verdict_search(fd->vs[2]));
         (void)names;
     } else {
         fprintf(f, "| search against hand-tuned | search 0.56x to 1.15x nv-single | no bench | "
@@ -645,19 +645,19 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "(over np in {2..32} and every mrt); the paper saw 2x to 2.5x on the 6800 "
                    "Ultra, whose fragment units were 4-wide vector ALUs fed by one fetch per "
                    "texel: packing four values in a texel cut fetches by up to 4x.  Here: %s.\n",
-                fd->mc_ratio, gg_verdict_mc(fd->mc_ratio));
+                fd->mc_ratio, report_verdict_mc(fd->mc_ratio));
     if (fd->mrt_have)
         fprintf(f, "- Render targets (mrt): mrt=2x2 over mrt=1x1 is %.3gx (paper: about 1.1x).  "
                    "Here: %s.\n",
-                fd->mrt_ratio, gg_verdict_mrt(fd->mrt_ratio));
+                fd->mrt_ratio, report_verdict_mrt(fd->mrt_ratio));
     fprintf(f, "- Unrolling: %s.  The paper's reason (the Cg and fxc compilers unrolled loops "
                "themselves) has a modern counterpart: the driver's GLSL compiler decides.\n",
-            gg_verdict_unroll(fd->unroll_pairs, fd->unroll0_wins, fd->unroll_geomean));
+            report_verdict_unroll(fd->unroll_pairs, fd->unroll0_wins, fd->unroll_geomean));
     for (int i = 0; i < fd->n7b; i++) {
         if (!fd->ndips[i])
             continue;
         char label[64];
-        gg_curve_label(label, sizeof label, &fd->c7b[i]);
+        report_curve_label(label, sizeof label, &fd->c7b[i]);
         double pad = 0;
         for (int j = 0; j < fd->ndips[i]; j++)
             pad += fd->dip_pad[i][j];
@@ -673,7 +673,7 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                     padded ? "when np does not divide the k-steps the last pass computes zero "
                              "padding; that wasted work explains part of it."
                            : "padding does not explain them.");
-        else if (!gg_dips_sparse(fd->ndips[i], fd->c7b[i].n))
+        else if (!report_dips_sparse(fd->ndips[i], fd->c7b[i].n))
             fprintf(f, "- Dips (%s): %d dips in %d points (more than a quarter) look like timing "
                        "noise rather than the paper's isolated drops (away from them the curve "
                        "scatters by %.1f%% from point to point; padded k %.3gx K at the dips, "
@@ -709,7 +709,7 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
 static void other_sizes(FILE *f, const gg_report_data *d, const char *results_dir)
 {
     char dir[1024];
-    DIR *dp = opendir(gg_card_dir(dir, sizeof dir, results_dir, d->card));
+    DIR *dp = opendir(store_card_dir(dir, sizeof dir, results_dir, d->card));
     if (!dp)
         return;
     char names[64][256];
@@ -718,7 +718,7 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
     while ((e = readdir(dp)) && n < 64) {
         int m, nn, k;
         gg_store st;
-        if (gg_best_name_parse(e->d_name, &m, &nn, &k, &st) && st == GG_STORE_F32 &&
+        if (store_best_name_parse(e->d_name, &m, &nn, &k, &st) && st == GG_STORE_F32 &&
             !(m == d->m && nn == d->n && k == d->k))
             snprintf(names[n++], sizeof names[0], "%s", e->d_name);
     }
@@ -731,19 +731,19 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
     for (int i = 0; i < n; i++) {
         int m, nn, k;
         gg_store st;
-        gg_best_name_parse(names[i], &m, &nn, &k, &st);
+        store_best_name_parse(names[i], &m, &nn, &k, &st);
         gg_variant v;
         double g = 0;
         char err[256], vt[GG_VARIANT_TEXT];
-        if (gg_best_read(results_dir, d->card, m, nn, k, &v, &g, err, sizeof err))
+        if (store_best_read(results_dir, d->card, m, nn, k, &v, &g, err, sizeof err))
             continue;
         char other[96], opath[1200];
-        gg_report_md_name(other, sizeof other, m, nn, k);
-        FILE *of = fopen(gg_card_file(opath, sizeof opath, results_dir, d->card, other), "r");
+        store_report_md_name(other, sizeof other, m, nn, k);
+        FILE *of = fopen(store_card_file(opath, sizeof opath, results_dir, d->card, other), "r");
         if (of)
             fclose(of);
         fprintf(f, "| %dx%dx%d%s%s%s | `%s` | %.4g |\n", m, nn, k, of ? " ([report](" : "",
-                of ? other : "", of ? "))" : "", gg_variant_format(&v, vt, sizeof vt), g);
+                of ? other : "", of ? "))" : "", gen_variant_format(&v, vt, sizeof vt), g);
     }
     fprintf(f, "\nRun `glgemm report --m M --n N --k K` for the report of another size.\n\n");
 }
@@ -758,7 +758,7 @@ static void summary(FILE *f, const gg_report_data *d, const gg_findings *fd)
                "below is computed from the files beside it.\n\n");
     if (d->have_best) {
         char vt[GG_VARIANT_TEXT];
-        fprintf(f, "**Best:** `%s` at %.4g GFLOP/s", gg_variant_format(&d->best, vt, sizeof vt),
+        fprintf(f, "**Best:** `%s` at %.4g GFLOP/s", gen_variant_format(&d->best, vt, sizeof vt),
                 fd->best_gflops > 0 ? fd->best_gflops : d->best_gflops);
         if (d->have_bench && d->bench.rows[GG_BENCH_CPU].m.gflops > 0 && fd->best_gflops > 0)
             fprintf(f, ", %.3gx the CPU BLAS", fd->best_gflops / d->bench.rows[GG_BENCH_CPU].m.gflops);
@@ -773,14 +773,14 @@ static void summary(FILE *f, const gg_report_data *d, const gg_findings *fd)
     }
 }
 
-int gg_report_write(const gg_report_data *d, const gg_findings *fd, const gg_report_opts *o,
+int report_write(const gg_report_data *d, const gg_findings *fd, const gg_report_opts *o,
                     char *err, size_t errlen)
 {
     char names[5][128], paths[5][1700];
     const char *figs[5] = {"fig5", "fig7a", "fig7b", "fig8", "fig-outputs"};
     for (int i = 0; i < 5; i++) {
-        gg_report_figure_name(names[i], sizeof names[i], figs[i], d->m, d->n, d->k);
-        gg_card_file(paths[i], sizeof paths[i], o->results_dir, d->card, names[i]);
+        store_report_figure_name(names[i], sizeof names[i], figs[i], d->m, d->n, d->k);
+        store_card_file(paths[i], sizeof paths[i], o->results_dir, d->card, names[i]);
     }
     /* Figures first: report.md is written only when every figure it shows
      * was drawn. */
@@ -789,15 +789,15 @@ int gg_report_write(const gg_report_data *d, const gg_findings *fd, const gg_rep
     for (int i = 0; i < 5; i++) {
         if (!want[i])
             continue;
-        char *script = i == 0   ? gg_script_fig5(d)
-                       : i == 3 ? gg_script_fig8(d, fd)
-                       : i == 4 ? gg_script_outputs(d, fd)
-                                : gg_script_fig7(d, fd, i == 2);
+        char *script = i == 0   ? report_script_fig5(d)
+                       : i == 3 ? report_script_fig8(d, fd)
+                       : i == 4 ? report_script_outputs(d, fd)
+                                : report_script_fig7(d, fd, i == 2);
         if (!script) {
             snprintf(err, errlen, "out of memory for the script of %s", names[i]);
             return -1;
         }
-        int rc = gg_plot_svg(o->gnuplot, script, paths[i], err, errlen);
+        int rc = report_plot_svg(o->gnuplot, script, paths[i], err, errlen);
         free(script);
         if (rc)
             return -1;
@@ -826,8 +826,8 @@ int gg_report_write(const gg_report_data *d, const gg_findings *fd, const gg_rep
         return -1;
     }
     char path[1200];
-    gg_card_file(path, sizeof path, o->results_dir, d->card, o->md_name ? o->md_name : GG_REPORT_MD);
-    int rc = gg_write_atomic(path, text, len, err, errlen);
+    store_card_file(path, sizeof path, o->results_dir, d->card, o->md_name ? o->md_name : GG_REPORT_MD);
+    int rc = base_write_atomic(path, text, len, err, errlen);
     free(text);
     return rc;
 }

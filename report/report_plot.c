@@ -72,7 +72,7 @@ static int run_prog(const char *prog, const char *arg, char *msg, size_t msglen)
     return -1;
 }
 
-int gg_gnuplot_check(const char *gnuplot, char *err, size_t errlen)
+int report_gnuplot_check(const char *gnuplot, char *err, size_t errlen)
 {
     const char *prog = gnuplot ? gnuplot : "gnuplot";
     char msg[512];
@@ -89,7 +89,7 @@ int gg_gnuplot_check(const char *gnuplot, char *err, size_t errlen)
     return 0;
 }
 
-int gg_plot_svg(const char *gnuplot, const char *script_body, const char *out_path, char *err,
+int report_plot_svg(const char *gnuplot, const char *script_body, const char *out_path, char *err,
                 size_t errlen)
 {
     if (strchr(out_path, '\'')) {
@@ -176,7 +176,7 @@ static void shape_str(char *buf, size_t len, gg_shape s)
     snprintf(buf, len, "%dx%d", s.rows, s.cols);
 }
 
-void gg_curve_label(char *buf, size_t len, const gg_np_curve *c)
+void report_curve_label(char *buf, size_t len, const gg_np_curve *c)
 {
     char mc[16], mrt[16];
     shape_str(mc, sizeof mc, c->base.mc);
@@ -184,7 +184,7 @@ void gg_curve_label(char *buf, size_t len, const gg_np_curve *c)
     snprintf(buf, len, "mc=%s, mrt=%s", mc, mrt);
 }
 
-char *gg_script_fig5(const gg_report_data *d)
+char *report_script_fig5(const gg_report_data *d)
 {
     char *text = NULL;
     size_t len = 0;
@@ -200,7 +200,7 @@ char *gg_script_fig5(const gg_report_data *d)
             hi = fmax(hi, r->m.gflops);
         }
     }
-    /* The bars, in gg_bench_names' order; best-image and best-f16 only where
+    /* The bars, in eval_bench_names' order; best-image and best-f16 only where
      * there is one. */
     int rows[GG_BENCH_NROWS], nbars = 0;
     for (int i = 0; i < GG_BENCH_NROWS; i++)
@@ -227,10 +227,10 @@ char *gg_script_fig5(const gg_report_data *d)
                                                                                             : 1;
         bool ok = r->present && r->m.status == GG_OK && r->m.gflops > 0;
         if (ok)
-            fprintf(f, "%d \"%s\" %.6g %d \"%.4g\"\n", x, gg_bench_names[i], r->m.gflops, colour,
+            fprintf(f, "%d \"%s\" %.6g %d \"%.4g\"\n", x, eval_bench_names[i], r->m.gflops, colour,
                     r->m.gflops);
         else
-            fprintf(f, "%d \"%s\" NaN %d \"\"\n", x, gg_bench_names[i], colour);
+            fprintf(f, "%d \"%s\" NaN %d \"\"\n", x, eval_bench_names[i], colour);
     }
     fprintf(f, "EOD\n");
     for (int x = 0; x < nbars; x++) {
@@ -240,7 +240,7 @@ char *gg_script_fig5(const gg_report_data *d)
                     logy ? base * 1.5 : (hi > 0 ? hi * 0.05 : 0.05));
         else if (r->m.status != GG_OK)
             fprintf(f, "set label '%s' at %d,%g center rotate by 90 offset 0,4\n",
-                    gg_status_name(r->m.status), x, logy ? base * 1.5 : (hi > 0 ? hi * 0.05 : 0.05));
+                    base_status_name(r->m.status), x, logy ? base * 1.5 : (hi > 0 ? hi * 0.05 : 0.05));
     }
     fprintf(f, "plot $d using 1:3:4:xtic(2) with boxes lc variable, "
                "'' using 1:3:5 with labels offset 0,0.8\n");
@@ -254,9 +254,9 @@ char *gg_script_fig5(const gg_report_data *d)
 static void outer_keys(char *buf, size_t len, const gg_variant *v)
 {
     snprintf(buf, len, "unroll=%d, profile=%s, compiler=%s, acc=%s%s%s", v->unroll,
-             gg_profile_name(v->profile), gg_compiler_name(v->compiler), gg_acc_name(v->acc),
+             gen_profile_name(v->profile), gen_compiler_name(v->compiler), gen_acc_name(v->acc),
              v->fetch != GG_FETCH_TEXTURE ? ", fetch=" : "",
-             v->fetch != GG_FETCH_TEXTURE ? gg_fetch_name(v->fetch) : "");
+             v->fetch != GG_FETCH_TEXTURE ? gen_fetch_name(v->fetch) : "");
 }
 
 static void curves_block(FILE *f, const gg_np_curve *c, int n, bool mark_all)
@@ -271,14 +271,14 @@ static void curves_block(FILE *f, const gg_np_curve *c, int n, bool mark_all)
     fprintf(f, "plot ");
     for (int i = 0; i < n; i++) {
         char label[64];
-        gg_curve_label(label, sizeof label, &c[i]);
+        report_curve_label(label, sizeof label, &c[i]);
         fprintf(f, "%s$c%d using 1:2 with linespoints lw 2 pt %d title '%s'", i ? ", " : "", i,
                 5 + i, label);
     }
     fprintf(f, "\n");
 }
 
-char *gg_script_fig7(const gg_report_data *d, const gg_findings *fd, bool dense)
+char *report_script_fig7(const gg_report_data *d, const gg_findings *fd, bool dense)
 {
     char *text = NULL;
     size_t len = 0;
@@ -302,7 +302,7 @@ char *gg_script_fig7(const gg_report_data *d, const gg_findings *fd, bool dense)
     return text;
 }
 
-char *gg_script_fig8(const gg_report_data *d, const gg_findings *fd)
+char *report_script_fig8(const gg_report_data *d, const gg_findings *fd)
 {
     char outer[GG_VARIANT_TEXT];
     outer_keys(outer, sizeof outer, &fd->base);
@@ -354,7 +354,7 @@ done:
     return text;
 }
 
-char *gg_script_outputs(const gg_report_data *d, const gg_findings *fd)
+char *report_script_outputs(const gg_report_data *d, const gg_findings *fd)
 {
     const gg_outputs_finding *o = fd->outs;
     if (!o)
@@ -409,8 +409,8 @@ char *gg_script_outputs(const gg_report_data *d, const gg_findings *fd)
             fprintf(f, "%s$s%d_%d using 1:2 with linespoints lw 2 lc rgb '%s' pt %d ps 1.2 dt %d "
                        "title 'fetch=%s, out=%s'",
                     k++ ? ", " : "", fe, out, colour[fe], out == GG_OUT_RT ? 7 : 5,
-                    out == GG_OUT_RT ? 1 : 2, gg_fetch_name((gg_fetch)fe),
-                    gg_out_name((gg_out)out));
+                    out == GG_OUT_RT ? 1 : 2, gen_fetch_name((gg_fetch)fe),
+                    gen_out_name((gg_out)out));
         }
     if (!n)
         fprintf(f, "2 notitle");

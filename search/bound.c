@@ -7,10 +7,10 @@
 
 #include "store/paths.h"
 
-int gg_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts *c)
+int search_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts *c)
 {
     memset(c, 0, sizeof *c);
-    if (gg_layout_compute(v, m, n, k, &c->L))
+    if (gen_layout_compute(v, m, n, k, &c->L))
         return -1;
     const gg_layout *L = &c->L;
     c->fragments = (double)L->tgt_w * L->tgt_h * L->passes;
@@ -33,7 +33,7 @@ static double any_path_rate(const gg_probe_result *p, int fmt)
     for (int f = 0; f < GG_FETCH_NFMT; f++)
         if (fmt < 0 || f == fmt)
             for (int path = 0; path < GG_FETCH_COUNT; path++)
-                r = fmax(r, gg_probe_path_rate(p, f, path));
+                r = fmax(r, base_probe_path_rate(p, f, path));
     return r;
 }
 
@@ -69,7 +69,7 @@ typedef struct {
 static read_rate rate_of_read(const gg_probe_result *p, int fmt, int path)
 {
     read_rate r = {0, fmt, path};
-    if (fmt >= 0 && (r.rate = gg_probe_path_rate(p, fmt, path)) > 0)
+    if (fmt >= 0 && (r.rate = base_probe_path_rate(p, fmt, path)) > 0)
         return r;
     r.path = -1;
     if (fmt >= 0 && (r.rate = any_path_rate(p, fmt)) > 0)
@@ -79,11 +79,11 @@ static read_rate rate_of_read(const gg_probe_result *p, int fmt, int path)
     return r;
 }
 
-double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
+double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
                         gg_bound_detail *d)
 {
     memset(d, 0, sizeof *d);
-    if (gg_bound_counts_of(v, m, n, k, &d->c))
+    if (search_bound_counts_of(v, m, n, k, &d->c))
         return 0;
     const gg_layout *L = &d->c.L;
     static const char *const names[GG_FETCH_NFMT] = {"r32f", "rgba32f", "rgba16f"};
@@ -104,7 +104,7 @@ double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe
     d->fetch_rate = rd.rate;
     d->fetch_texels = d->c.fetches;
     d->fetch_fmt = rd.fmt >= 0 ? names[rd.fmt] : "any format";
-    d->fetch_path = rd.path >= 0 ? gg_fetch_name((gg_fetch)rd.path) : "any path";
+    d->fetch_path = rd.path >= 0 ? gen_fetch_name((gg_fetch)rd.path) : "any path";
     if (d->fetch_rate > 0 && d->c.fetches > 0)
         d->fetch_s = d->c.fetches / (d->fetch_rate * 1e9);
     else
@@ -117,7 +117,7 @@ double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe
         d->fetch_rate = in.rate;
         d->fetch_texels = d->c.input_fetches;
         d->fetch_fmt = names[in.fmt];
-        d->fetch_path = gg_fetch_name(v->fetch);
+        d->fetch_path = gen_fetch_name(v->fetch);
         d->fetch_s = d->c.input_fetches / (in.rate * 1e9);
     }
 
@@ -130,7 +130,7 @@ double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe
         /* imageStore into the RGBA32F image (2 to 4 channels); none into
          * R32F, which the probe does not measure. */
         if (L->channels >= 2)
-            d->write_rate = gg_probe_store_rate(probe);
+            d->write_rate = base_probe_store_rate(probe);
         if (d->write_rate > 0)
             d->write_s = d->c.writes / (d->write_rate * 1e9);
     } else if (sums_fmt(L) == GG_FETCH_RGBA32F) {
@@ -161,11 +161,11 @@ double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe
     return d->gflops;
 }
 
-double gg_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
+double search_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
                        char *why, size_t len)
 {
     gg_bound_detail d;
-    double g = gg_bound_compute(v, m, n, k, probe, &d);
+    double g = search_bound_compute(v, m, n, k, probe, &d);
     if (!why || !len)
         return g;
     if (g <= 0) {
@@ -186,22 +186,22 @@ double gg_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_probe_
     return g;
 }
 
-int gg_bound_load(const char *results_dir, const char *card, gg_probe_result *out, char *err,
+int search_bound_load(const char *results_dir, const char *card, gg_probe_result *out, char *err,
                   size_t errlen)
 {
     char path[1024];
-    if (gg_path_cut(gg_probe_path(path, sizeof path, results_dir, card), sizeof path)) {
+    if (store_path_cut(store_probe_path(path, sizeof path, results_dir, card), sizeof path)) {
         snprintf(err, errlen, "%s: path too long", path);
         return -1;
     }
     memset(out, 0, sizeof *out);
-    return gg_probe_read_csv(path, out, err, errlen);
+    return base_probe_read_csv(path, out, err, errlen);
 }
 
-double gg_bound_search_fn(void *user, const gg_variant *v)
+double search_bound_search_fn(void *user, const gg_variant *v)
 {
     const gg_bound_user *u = user;
     if (!u || !u->probe)
         return 0;
-    return gg_bound_gflops(v, u->m, u->n, u->k, u->probe, NULL, 0);
+    return search_bound_gflops(v, u->m, u->n, u->k, u->probe, NULL, 0);
 }

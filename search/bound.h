@@ -76,7 +76,7 @@ typedef struct {
 } gg_bound_counts;
 
 /* 0, or -1 when the layout cannot be computed. */
-int gg_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts *c);
+int search_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts *c);
 
 /* The bound and its terms. */
 typedef struct {
@@ -98,17 +98,17 @@ typedef struct {
 
 /* Fills d; returns d->gflops (<= 0: no bound: the layout fails or the probe
  * has none of the rates). */
-double gg_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
+double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
                         gg_bound_detail *d);
 
 /* The bound in GFLOP/s (<= 0: none), and one line in why (may be NULL)
  * naming the unit that binds and the numbers. */
-double gg_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
+double search_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_probe_result *probe,
                        char *why, size_t len);
 
 /* Reads results_dir/card/probe.csv.  0, or -1 with one line in err when
  * absent or unreadable. */
-int gg_bound_load(const char *results_dir, const char *card, gg_probe_result *out, char *err,
+int search_bound_load(const char *results_dir, const char *card, gg_probe_result *out, char *err,
                   size_t errlen);
 
 /* A ready-made gg_search_config.bound: user is a gg_bound_user. */
@@ -116,6 +116,6 @@ typedef struct {
     const gg_probe_result *probe;
     int m, n, k;
 } gg_bound_user;
-double gg_bound_search_fn(void *user, const gg_variant *v);
+double search_bound_search_fn(void *user, const gg_variant *v);
 
 #endif

@@ -85,7 +85,7 @@ int gs_random(gg_search *s)
     long drawn = 0;          /* distinct points of this space looked at */
     long misses = 0;         /* draws of a point already looked at */
     while (drawn < want && misses < 64 * total + 1024) {
-        long idx = (long)(gg_splitmix64(&state) % (uint64_t)total);
+        long idx = (long)(gen_splitmix64(&state) % (uint64_t)total);
         int lo = 0, hi = n; /* the cell: pre[lo] <= idx < pre[lo + 1] */
         while (hi - lo > 1) {
             int mid = (lo + hi) / 2;
@@ -97,7 +97,7 @@ int gs_random(gg_search *s)
         gg_variant v = cells[lo].v;
         v.np = gs_cell_np(s, &cells[lo], (int)(idx - pre[lo]));
         gg_variant nv = v;
-        gg_variant_normalize(&nv, s->cfg.m, s->cfg.n, s->cfg.k);
+        search_variant_normalize(&nv, s->cfg.m, s->cfg.n, s->cfg.k);
         gs_entry *e = gs_memo_find(s, gs_key(&nv));
         if (e && e->visited) {
             misses++;

@@ -105,7 +105,7 @@ static int pow2_above(int x)
  * gaps to the nearest powers of two on each side, which step 4 evaluated. */
 static int refine_np(gg_search *s, const gg_variant *best, long *evals)
 {
-    np_search ns = {s, *best, gg_ksteps(best->mc, s->cfg.k), 0, 0};
+    np_search ns = {s, *best, search_ksteps(best->mc, s->cfg.k), 0, 0};
     int np0 = best->np == GG_NP_ALL ? ns.ksteps : best->np;
     int left = pow2_below(np0);
     int right = pow2_above(np0);
@@ -125,8 +125,8 @@ static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
     int nmc = gs_mc_set(s, false, mcs), nmrt = gs_mrt_set(s, false, mrts);
     int maxks = 1;
     for (int i = 0; i < nmc; i++)
-        if (gg_ksteps(mcs[i], s->cfg.k) > maxks)
-            maxks = gg_ksteps(mcs[i], s->cfg.k);
+        if (search_ksteps(mcs[i], s->cfg.k) > maxks)
+            maxks = search_ksteps(mcs[i], s->cfg.k);
     int cap = 64 * nmc * nmrt, n = 0;
     gg_variant *pts = malloc((size_t)cap * sizeof *pts);
     if (!pts)
@@ -134,7 +134,7 @@ static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
     bool np_fixed = s->cfg.fix.mask & GG_KEY_NP;
     for (long p = 1; p < 2L * maxks && n < cap; p *= 2) {
         for (int i = 0; i < nmc; i++) {
-            int ks = gg_ksteps(mcs[i], s->cfg.k), np;
+            int ks = search_ksteps(mcs[i], s->cfg.k), np;
             if (np_fixed)
                 np = s->cfg.fix.v.np;
             else if (p < ks)
@@ -148,7 +148,7 @@ static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
                 v.mc = mcs[i];
                 v.mrt = mrts[j];
                 v.np = np;
-                gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k);
+                search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k);
                 if (gs_allowed(s, &v, 1))
                     pts[n++] = v;
             }
@@ -162,8 +162,8 @@ static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
 
 static char *outer_text(const gg_variant *v, char *buf, size_t len)
 {
-    snprintf(buf, len, "compiler=%s,profile=%s,unroll=%d,acc=%s", gg_compiler_name(v->compiler),
-             gg_profile_name(v->profile), v->unroll, gg_acc_name(v->acc));
+    snprintf(buf, len, "compiler=%s,profile=%s,unroll=%d,acc=%s", gen_compiler_name(v->compiler),
+             gen_profile_name(v->profile), v->unroll, gen_acc_name(v->acc));
     return buf;
 }
 
@@ -208,7 +208,7 @@ static long alg1_estimate(const gg_search *s)
     if (s->cfg.fix.mask & GG_KEY_NP)
         return 0;
     long e = 2;
-    for (int ks = gg_ksteps((gg_shape){1, 1}, s->cfg.k); ks > 1; ks /= 2)
+    for (int ks = search_ksteps((gg_shape){1, 1}, s->cfg.k); ks > 1; ks /= 2)
         e += 2;
     return e;
 }
@@ -261,7 +261,7 @@ static int rt_phase(gg_search *s)
                 goto out;
             }
             gs_entry *e = NULL;
-            gg_variant_normalize(&r, s->cfg.m, s->cfg.n, s->cfg.k);
+            search_variant_normalize(&r, s->cfg.m, s->cfg.n, s->cfg.k);
             e = gs_memo_find(s, gs_key(&r));
             if (e)
                 cs[i].rep = e->o;
@@ -282,7 +282,7 @@ static int rt_phase(gg_search *s)
                 outer_text(&cs[i].outer, ot, sizeof ot);
                 if (cs[i].score <= 0) {
                     gs_note(s, "screening dropped %s: %s at the representative %s", ot,
-                            gg_status_name(cs[i].rep.status), gg_variant_format(&r, rt, sizeof rt));
+                            base_status_name(cs[i].rep.status), gen_variant_format(&r, rt, sizeof rt));
                 } else if (cs[i].score < (1 - s->cfg.screen_within) * top) {
                     gs_note(s, "screening dropped %s: %.3g GFLOP/s at the representative, %.0f%% of "
                                "the best combination's %.3g (keeps those within %.0f%%)",
@@ -330,26 +330,26 @@ static int rt_phase(gg_search *s)
             continue;
         }
         if (s->cfg.fix.mask & GG_KEY_NP) {
-            gs_note(s, "phase %s: best %s, %.3g GFLOP/s", ot, gg_variant_format(&best, bt, sizeof bt), bs);
+            gs_note(s, "phase %s: best %s, %.3g GFLOP/s", ot, gen_variant_format(&best, bt, sizeof bt), bs);
             continue;
         }
         long evals = 0;
         int lr = refine_np(s, &best, &evals);
         gg_variant b2 = best;
         double s2 = bs;
-        int ks = gg_ksteps(best.mc, s->cfg.k);
+        int ks = search_ksteps(best.mc, s->cfg.k);
         for (int np = 1; np <= ks; np++) { /* the best Algorithm 1 saw, from the memo */
             gg_variant v = best;
             v.np = np >= ks ? GG_NP_ALL : np;
             gs_entry *e = gs_memo_find(s, gs_key(&v));
-            if (e && e->visited && gg_outcome_score(&e->o) > s2) {
-                s2 = gg_outcome_score(&e->o);
+            if (e && e->visited && search_outcome_score(&e->o) > s2) {
+                s2 = search_outcome_score(&e->o);
                 b2 = v;
             }
         }
         char st4[GG_VARIANT_TEXT];
         gs_note(s, "phase %s: step 4 best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> np=%s%s, %.3g GFLOP/s",
-                ot, gg_variant_format(&best, st4, sizeof st4), bs, evals,
+                ot, gen_variant_format(&best, st4, sizeof st4), bs, evals,
                 b2.np == GG_NP_ALL ? "all" : (snprintf(bt, sizeof bt, "%d", b2.np), bt),
                 lr > 0 ? " (budget spent)" : "", s2);
         if (lr) {
@@ -393,9 +393,9 @@ static bool memo_best(const gg_search *s, gg_out out, gg_variant *v, double *sco
     for (size_t i = 0; i < s->cap; i++) {
         const gs_entry *e = &s->tab[i];
         if (!e->key || e->v.store != s->cfg.fix.v.store || e->v.out != out ||
-            !gg_fix_matches(&s->cfg.fix, &e->v))
+            !search_fix_matches(&s->cfg.fix, &e->v))
             continue;
-        double sc = gg_outcome_score(&e->o);
+        double sc = search_outcome_score(&e->o);
         if (sc > *score) {
             *score = sc;
             *v = e->v;
@@ -448,7 +448,7 @@ static int fetch_step(gg_search *s, int prof, gg_fetch paths[2])
         if (top < 0)
             break;
         o += (size_t)snprintf(note + o, o < sizeof note ? sizeof note - o : 0, "%s%s %.3g",
-                              k ? ", " : "", gg_fetch_name((gg_fetch)top), score[top]);
+                              k ? ", " : "", gen_fetch_name((gg_fetch)top), score[top]);
         if (n < 2)
             paths[n++] = (gg_fetch)top;
         score[top] = 0;
@@ -456,8 +456,8 @@ static int fetch_step(gg_search *s, int prof, gg_fetch paths[2])
             break;
     }
     char bt[GG_VARIANT_TEXT];
-    gs_note(s, "fetch paths on %s: %s GFLOP/s; blocks try %s%s%s", gg_variant_format(&best, bt, sizeof bt),
-            note, gg_fetch_name(paths[0]), n > 1 ? " and " : "", n > 1 ? gg_fetch_name(paths[1]) : "");
+    gs_note(s, "fetch paths on %s: %s GFLOP/s; blocks try %s%s%s", gen_variant_format(&best, bt, sizeof bt),
+            note, gen_fetch_name(paths[0]), n > 1 ? " and " : "", n > 1 ? gen_fetch_name(paths[1]) : "");
     return n;
 }
 
@@ -491,7 +491,7 @@ static int blocks_phase(gg_search *s)
             for (int q = 0; q < np_paths; q++)
                 for (int z = 0; z < nnp; z++) {
                     gg_variant v;
-                    gg_variant_default(&v);
+                    gen_variant_default(&v);
                     v.out = GG_OUT_IMAGE;
                     v.mc = (f->mask & GG_KEY_MC) ? f->v.mc : blk_mc[i];
                     v.blk = (f->mask & GG_KEY_BLK) ? f->v.blk : blk_set[j];
@@ -504,11 +504,11 @@ static int blocks_phase(gg_search *s)
                     v.store = f->v.store;
                     if (v.blk.rows % v.mc.rows || v.blk.cols % v.mc.cols)
                         continue;
-                    if (gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
+                    if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
                         continue;
                     bool dup = false;
                     for (int d = 0; d < n && !dup; d++)
-                        dup = gg_variant_equal(&pts[d], &v);
+                        dup = gen_variant_equal(&pts[d], &v);
                     if (!dup && gs_allowed(s, &v, 1))
                         pts[n++] = v;
                 }
@@ -541,8 +541,8 @@ static int blocks_phase(gg_search *s)
     double s2;
     memo_best(s, GG_OUT_IMAGE, &b2, &s2);
     gs_note(s, "blocks: %d points, best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> %s, %.3g "
-               "GFLOP/s%s", n, gg_variant_format(&best, bt, sizeof bt), bs, evals,
-            gg_variant_format(&b2, (char[GG_VARIANT_TEXT]){0}, GG_VARIANT_TEXT), s2,
+               "GFLOP/s%s", n, gen_variant_format(&best, bt, sizeof bt), bs, evals,
+            gen_variant_format(&b2, (char[GG_VARIANT_TEXT]){0}, GG_VARIANT_TEXT), s2,
             rs > 0 ? "" : " (no out=rt point to compare)");
 out:
     free(pts);

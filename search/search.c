@@ -13,7 +13,7 @@
 
 static const char *const strategy_names[] = {"phase", "exhaustive", "random"};
 
-int gg_strategy_parse(const char *name)
+int search_strategy_parse(const char *name)
 {
     for (int i = 0; i < 3; i++)
         if (!strcmp(name, strategy_names[i]))
@@ -21,19 +21,19 @@ int gg_strategy_parse(const char *name)
     return -1;
 }
 
-const char *gg_strategy_name(gg_strategy s)
+const char *search_strategy_name(gg_strategy s)
 {
     return (unsigned)s < 3 ? strategy_names[s] : "?";
 }
 
-double gg_outcome_score(const gg_outcome *o)
+double search_outcome_score(const gg_outcome *o)
 {
     if (o->status != GG_OK || !isfinite(o->gflops) || o->gflops <= 0)
         return 0;
     return o->gflops;
 }
 
-void gg_outcome_from_measurement(gg_outcome *o, const gg_measurement *m)
+void search_outcome_from_measurement(gg_outcome *o, const gg_measurement *m)
 {
     o->status = m->status;
     o->passes = m->passes;
@@ -42,23 +42,23 @@ void gg_outcome_from_measurement(gg_outcome *o, const gg_measurement *m)
     o->rel_err = m->rel_err;
 }
 
-int gg_ksteps(gg_shape mc, int k)
+int search_ksteps(gg_shape mc, int k)
 {
-    int step = gg_mc_step(mc);
+    int step = gen_mc_step(mc);
     return (int)(((long)k + step - 1) / step);
 }
 
-int gg_variant_normalize(gg_variant *v, int m, int n, int k)
+int search_variant_normalize(gg_variant *v, int m, int n, int k)
 {
     gg_layout L;
-    if (gg_layout_compute(v, m, n, k, &L))
+    if (gen_layout_compute(v, m, n, k, &L))
         return -1;
     if (v->np != GG_NP_ALL && v->np >= L.ksteps)
         v->np = GG_NP_ALL;
     return 0;
 }
 
-void gg_search_config_default(gg_search_config *c, int m, int n, int k)
+void search_config_default(gg_search_config *c, int m, int n, int k)
 {
     memset(c, 0, sizeof *c);
     c->m = m;
@@ -76,7 +76,7 @@ void gg_search_config_default(gg_search_config *c, int m, int n, int k)
         c->lim[p].spirv = true;
         c->profile_ok[p] = true;
     }
-    gg_variant_default(&c->fix.v);
+    gen_variant_default(&c->fix.v);
     c->strategy = GG_SEARCH_PHASE;
     c->seed = 1;
     c->np_threshold = 1;
@@ -85,7 +85,7 @@ void gg_search_config_default(gg_search_config *c, int m, int n, int k)
     c->bound_margin = GG_BOUND_MARGIN;
 }
 
-gg_search *gg_search_new(const gg_search_config *cfg, char *err, size_t errlen)
+gg_search *search_new(const gg_search_config *cfg, char *err, size_t errlen)
 {
     if (cfg->m < 1 || cfg->n < 1 || cfg->k < 1 || !cfg->eval) {
         snprintf(err, errlen, "search needs a problem and an evaluator");
@@ -120,7 +120,7 @@ gg_search *gg_search_new(const gg_search_config *cfg, char *err, size_t errlen)
     return s;
 }
 
-void gg_search_free(gg_search *s)
+void search_free(gg_search *s)
 {
     if (!s)
         return;
@@ -141,7 +141,7 @@ void gg_search_free(gg_search *s)
 uint64_t gs_key(const gg_variant *v)
 {
     char t[GG_VARIANT_TEXT];
-    gg_variant_format(v, t, sizeof t);
+    gen_variant_format(v, t, sizeof t);
     uint64_t h = 0xcbf29ce484222325ULL;
     for (const char *p = t; *p; p++) {
         h ^= (unsigned char)*p;
@@ -196,15 +196,15 @@ gs_entry *gs_memo_insert(gg_search *s, const gg_variant *v, const gg_outcome *o)
     s->tab[i].o = *o;
     s->tab[i].visited = false;
     s->count++;
-    if (v->store == s->cfg.fix.v.store && gg_outcome_score(o) > s->store_best)
-        s->store_best = gg_outcome_score(o);
+    if (v->store == s->cfg.fix.v.store && search_outcome_score(o) > s->store_best)
+        s->store_best = search_outcome_score(o);
     return &s->tab[i];
 }
 
-int gg_search_preload(gg_search *s, const gg_variant *v0, const gg_outcome *o)
+int search_preload(gg_search *s, const gg_variant *v0, const gg_outcome *o)
 {
     gg_variant v = *v0;
-    if (gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
+    if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
         return 0;
     if (gs_memo_find(s, gs_key(&v)))
         return 0;
@@ -223,8 +223,8 @@ static void count_visit(gg_search *s, gs_entry *e, bool fresh)
         s->st.from_memo++;
     if ((unsigned)e->o.status < GG_STATUS_COUNT)
         s->st.by_status[e->o.status]++;
-    double sc = gg_outcome_score(&e->o);
-    if (sc > 0 && (!s->st.have_best || sc > gg_outcome_score(&s->st.best_outcome))) {
+    double sc = search_outcome_score(&e->o);
+    if (sc > 0 && (!s->st.have_best || sc > search_outcome_score(&s->st.best_outcome))) {
         s->st.have_best = true;
         s->st.best = e->v;
         s->st.best_outcome = e->o;
@@ -250,13 +250,13 @@ static bool bound_prunes(gg_search *s, const gg_variant *v, gg_measurement *m)
 }
 
 /* budgeted: a strategy's look (the budget applies, the bound may prune);
- * else a point asked for by name (gg_search_visit). */
+ * else a point asked for by name (search_visit). */
 static int visit(gg_search *s, const gg_variant *v0, bool budgeted, gg_outcome *out)
 {
     gg_variant v = *v0;
     gg_measurement m;
-    gg_measurement_init(&m);
-    bool layout_ok = gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k) == 0;
+    base_measurement_init(&m);
+    bool layout_ok = search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k) == 0;
     gs_entry *e = gs_memo_find(s, gs_key(&v));
     if (e && e->visited) {
         if (out)
@@ -292,7 +292,7 @@ static int visit(gg_search *s, const gg_variant *v0, bool budgeted, gg_outcome *
         return -1;
     }
     gg_outcome o;
-    gg_outcome_from_measurement(&o, &m);
+    search_outcome_from_measurement(&o, &m);
     e = gs_memo_insert(s, &v, &o);
     if (!e) {
         s->st.stopped = true;
@@ -315,7 +315,7 @@ int gs_look(gg_search *s, const gg_variant *v, double *score)
     gg_outcome o;
     int rc = visit(s, v, true, &o);
     if (rc == 0 && score)
-        *score = gg_outcome_score(&o);
+        *score = search_outcome_score(&o);
     return rc;
 }
 
@@ -327,7 +327,7 @@ void gs_hint(gg_search *s, const gg_variant *next, int n)
     int nh = 0;
     for (int i = 0; i < n && nh < 4; i++) {
         gg_variant v = next[i];
-        if (gg_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k) || gs_memo_find(s, gs_key(&v)))
+        if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k) || gs_memo_find(s, gs_key(&v)))
             continue;
         char why[256];
         gg_measurement m;
@@ -338,14 +338,14 @@ void gs_hint(gg_search *s, const gg_variant *next, int n)
         s->cfg.hint(s->cfg.hint_user, h, nh);
 }
 
-int gg_search_visit(gg_search *s, const gg_variant *v, gg_outcome *o)
+int search_visit(gg_search *s, const gg_variant *v, gg_outcome *o)
 {
     if (s->st.stopped)
         return -1;
     return visit(s, v, false, o) < 0 ? -1 : 0;
 }
 
-int gg_search_run(gg_search *s)
+int search_run(gg_search *s)
 {
     int rc;
     switch (s->cfg.strategy) {
@@ -364,22 +364,22 @@ int gg_search_run(gg_search *s)
     return s->st.stopped ? -1 : rc < 0 ? -1 : 0;
 }
 
-const gg_search_stats *gg_search_get_stats(const gg_search *s) { return &s->st; }
+const gg_search_stats *search_get_stats(const gg_search *s) { return &s->st; }
 
-void gg_search_clear_stop(gg_search *s) { s->st.stopped = false; }
+void search_clear_stop(gg_search *s) { s->st.stopped = false; }
 
-bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o)
+bool search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o)
 {
-    return gg_search_memo_best_store(s, -1, v, o);
+    return search_memo_best_store(s, -1, v, o);
 }
 
-bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_outcome *o)
+bool search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_outcome *o)
 {
     const gs_entry *best = NULL;
     for (size_t i = 0; i < s->cap; i++) {
         const gs_entry *e = &s->tab[i];
-        if (e->key && gg_outcome_score(&e->o) > 0 && (store < 0 || (int)e->v.store == store) &&
-            (!best || gg_outcome_score(&e->o) > gg_outcome_score(&best->o)))
+        if (e->key && search_outcome_score(&e->o) > 0 && (store < 0 || (int)e->v.store == store) &&
+            (!best || search_outcome_score(&e->o) > search_outcome_score(&best->o)))
             best = e;
     }
     if (!best)
@@ -391,7 +391,7 @@ bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_
     return true;
 }
 
-bool gg_fix_matches(const gg_fix *fix, const gg_variant *v)
+bool search_fix_matches(const gg_fix *fix, const gg_variant *v)
 {
     const gg_variant *f = &fix->v;
     unsigned m = fix->mask;
@@ -408,12 +408,12 @@ bool gg_fix_matches(const gg_fix *fix, const gg_variant *v)
 
 static int by_score_desc(const void *a, const void *b)
 {
-    double x = gg_outcome_score(&(*(const gs_entry *const *)a)->o);
-    double y = gg_outcome_score(&(*(const gs_entry *const *)b)->o);
+    double x = search_outcome_score(&(*(const gs_entry *const *)a)->o);
+    double y = search_outcome_score(&(*(const gs_entry *const *)b)->o);
     return x > y ? -1 : x < y ? 1 : 0;
 }
 
-int gg_search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, int n,
+int search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, int n,
                              gg_variant *v, double *gflops)
 {
     const gs_entry **all = malloc((s->count ? s->count : 1) * sizeof *all);
@@ -422,24 +422,24 @@ int gg_search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, i
     size_t na = 0;
     for (size_t i = 0; i < s->cap; i++) {
         const gs_entry *e = &s->tab[i];
-        if (e->key && gg_outcome_score(&e->o) > 0 && (store < 0 || (int)e->v.store == store) &&
-            (!fix || gg_fix_matches(fix, &e->v)))
+        if (e->key && search_outcome_score(&e->o) > 0 && (store < 0 || (int)e->v.store == store) &&
+            (!fix || search_fix_matches(fix, &e->v)))
             all[na++] = e;
     }
     qsort(all, na, sizeof *all, by_score_desc);
     int got = 0;
     for (; got < n && (size_t)got < na; got++) {
         v[got] = all[got]->v;
-        gflops[got] = gg_outcome_score(&all[got]->o);
+        gflops[got] = search_outcome_score(&all[got]->o);
     }
     free(all);
     return got;
 }
 
-bool gg_search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o)
+bool search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o)
 {
     gg_variant nv = *v;
-    if (gg_variant_normalize(&nv, s->cfg.m, s->cfg.n, s->cfg.k))
+    if (search_variant_normalize(&nv, s->cfg.m, s->cfg.n, s->cfg.k))
         return false;
     const gs_entry *e = gs_memo_find(s, gs_key(&nv));
     if (e && o)
@@ -476,9 +476,9 @@ void gs_note(gg_search *s, const char *fmt, ...)
         s->notes[s->nnotes++] = d;
 }
 
-int gg_search_nnotes(const gg_search *s) { return s->nnotes; }
+int search_nnotes(const gg_search *s) { return s->nnotes; }
 
-const char *gg_search_note(const gg_search *s, int i)
+const char *search_note(const gg_search *s, int i)
 {
     return i >= 0 && i < s->nnotes ? s->notes[i] : NULL;
 }

@@ -9,14 +9,14 @@
  *  - Points are normalised first: np >= ksteps (ksteps depends on mc) is
  *    np=all, so two spellings of one layout are one point.
  *  - A memo holds every point measured or preloaded (from the tuning
- *    records, gg_search_preload): no point is ever evaluated twice.
- *  - What --fix holds and what the card cannot run (gg_variant_check_card)
+ *    records, search_preload): no point is ever evaluated twice.
+ *  - What --fix holds and what the card cannot run (gen_variant_check_card)
  *    is never enumerated; what the card prunes is said in the notes.
- *  - Strategies (gg_search_run):
+ *  - Strategies (search_run):
  *      phase       screening of the outer keys (compiler, profile, unroll,
  *                  acc), then the paper's Algorithm 2 for each kept outer
  *                  combination: np over powers of two (and all) x every mc
- *                  of gg_pruned_mc x every mrt of gg_pruned_mrt (gen/gen.h:
+ *                  of gen_pruned_mc x every mrt of gen_pruned_mrt (gen/gen.h:
  *                  {1x1,1x2,1x4,2x2,4x1} and {1x1,1x2,1x4,2x2,1x8,2x4,4x2};
  *                  the last three where the card has 8 draw buffers), then
  *                  Algorithm 1 for np around the best, mc and mrt fixed.
@@ -37,7 +37,7 @@
  *    detail naming the bound and the best), goes to the hook as fresh (the
  *    tune records it, so a resumed tune does not look at it again) and
  *    counts in the stats (bound_pruned) and the budget like any point
- *    looked at; the notes say how many.  gg_search_visit() (the presets:
+ *    looked at; the notes say how many.  search_visit() (the presets:
  *    a point asked for by name) is never pruned.  A pruned point cannot be
  *    the best (its bound is below the best), so exhaustive and random find
  *    the same best with or without it; phase can take another path where a
@@ -62,8 +62,8 @@ typedef int (*gg_eval_fn)(void *user, const gg_variant *v, gg_measurement *out);
 typedef enum { GG_SEARCH_PHASE, GG_SEARCH_EXHAUSTIVE, GG_SEARCH_RANDOM } gg_strategy;
 
 /* "phase" / "exhaustive" / "random" -> strategy; -1 if unknown. */
-int gg_strategy_parse(const char *name);
-const char *gg_strategy_name(gg_strategy s);
+int search_strategy_parse(const char *name);
+const char *search_strategy_name(gg_strategy s);
 
 typedef struct {
     unsigned mask; /* GG_KEY_* held (gen/gen.h) */
@@ -71,12 +71,12 @@ typedef struct {
 } gg_fix;
 
 /* Parses "profile=300es,acc=blend": the keys and values of SPEC.md's table
- * (values checked by gg_variant_parse's rules), each key at most once, no
+ * (values checked by gen_variant_parse's rules), each key at most once, no
  * presets.  NULL or "" holds nothing.  0, or -1 with one line in err. */
-int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen);
+int search_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen);
 
 /* "profile=300es,acc=blend" of what fix holds ("" if nothing). */
-char *gg_fix_format(const gg_fix *fix, char *buf, size_t len);
+char *search_fix_format(const gg_fix *fix, char *buf, size_t len);
 
 /* One point's outcome, as the memo keeps it. */
 typedef struct {
@@ -114,7 +114,7 @@ typedef struct {
     void (*hint)(void *user, const gg_variant *next, int n);
     void *hint_user;
     /* Optional upper bound on a variant's GFLOP/s (search/bound.h's
-     * gg_bound_search_fn; <= 0: no bound for that variant).  NULL: no
+     * search_bound_search_fn; <= 0: no bound for that variant).  NULL: no
      * pruning.  See "Bound pruning" above. */
     double (*bound)(void *user, const gg_variant *v);
     void *bound_user;
@@ -125,7 +125,7 @@ typedef struct {
  * bound (margin GG_BOUND_MARGIN);
  * every profile available with 8 draw buffers, float blending and SPIR-V
  * (callers overwrite lim and profile_ok with the card's). */
-void gg_search_config_default(gg_search_config *c, int m, int n, int k);
+void search_config_default(gg_search_config *c, int m, int n, int k);
 
 typedef struct {
     long visited;                   /* distinct points looked at in this search */
@@ -143,61 +143,61 @@ typedef struct {
 } gg_search_stats;
 
 /* NULL only when out of memory or the config is unusable (err says why). */
-gg_search *gg_search_new(const gg_search_config *cfg, char *err, size_t errlen);
-void gg_search_free(gg_search *s);
+gg_search *search_new(const gg_search_config *cfg, char *err, size_t errlen);
+void search_free(gg_search *s);
 
 /* Puts a known outcome in the memo (resume): it is not measured again.
  * Points of another problem cannot be told apart here: the caller passes
  * only this problem's.  Returns 1 when new, 0 when already known. */
-int gg_search_preload(gg_search *s, const gg_variant *v, const gg_outcome *o);
+int search_preload(gg_search *s, const gg_variant *v, const gg_outcome *o);
 
 /* Runs the configured strategy.  0, or -1 when stopped by the evaluator or
  * the hook (the stats say so). */
-int gg_search_run(gg_search *s);
+int search_run(gg_search *s);
 
 /* Looks at one point through the memo (evaluating it when new), outside any
  * strategy (presets).  The budget does not apply.  Fills *o when o is not
  * NULL.  0, or -1 when the evaluator or the hook asked to stop. */
-int gg_search_visit(gg_search *s, const gg_variant *v, gg_outcome *o);
+int search_visit(gg_search *s, const gg_variant *v, gg_outcome *o);
 
-const gg_search_stats *gg_search_get_stats(const gg_search *s);
+const gg_search_stats *search_get_stats(const gg_search *s);
 
-/* After a stop the caller chose (a time limit), lets gg_search_visit look
+/* After a stop the caller chose (a time limit), lets search_visit look
  * at points again. */
-void gg_search_clear_stop(gg_search *s);
+void search_clear_stop(gg_search *s);
 
 /* The best scoring point in the whole memo (this search's and the
  * preloaded ones).  false when nothing scored > 0. */
-bool gg_search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o);
+bool search_memo_best(const gg_search *s, gg_variant *v, gg_outcome *o);
 /* The same among the points of that store (gen/gen.h's gg_store; -1 any). */
-bool gg_search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_outcome *o);
+bool search_memo_best_store(const gg_search *s, int store, gg_variant *v, gg_outcome *o);
 
 /* Whether v has every value fix holds (np compared as given). */
-bool gg_fix_matches(const gg_fix *fix, const gg_variant *v);
+bool search_fix_matches(const gg_fix *fix, const gg_variant *v);
 
 /* The n best scoring points of that store (-1 any) in the whole memo that
  * fix allows (NULL: all), best first, into v[] and their GFLOP/s into
  * gflops[].  Returns how many (<= n), -1 when out of memory. */
-int gg_search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, int n,
+int search_memo_top_store(const gg_search *s, int store, const gg_fix *fix, int n,
                              gg_variant *v, double *gflops);
 /* The memo's outcome of v (normalised here): false when not in the memo. */
-bool gg_search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o);
+bool search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o);
 
 /* Notes for the summary, one line each: what screening pruned and why,
  * what the card ruled out, how many points the bound pruned. */
-int gg_search_nnotes(const gg_search *s);
-const char *gg_search_note(const gg_search *s, int i);
+int search_nnotes(const gg_search *s);
+const char *search_note(const gg_search *s, int i);
 
 /* v with np normalised against the problem (np >= ksteps of v's mc -> all).
  * -1 when the layout cannot be computed. */
-int gg_variant_normalize(gg_variant *v, int m, int n, int k);
+int search_variant_normalize(gg_variant *v, int m, int n, int k);
 
 /* ksteps of a packing on this problem: ceil(k / lcm(r, c)). */
-int gg_ksteps(gg_shape mc, int k);
+int search_ksteps(gg_shape mc, int k);
 
 /* Score of an outcome: GFLOP/s when ok, else 0. */
-double gg_outcome_score(const gg_outcome *o);
+double search_outcome_score(const gg_outcome *o);
 
-void gg_outcome_from_measurement(gg_outcome *o, const gg_measurement *m);
+void search_outcome_from_measurement(gg_outcome *o, const gg_measurement *m);
 
 #endif

@@ -8,10 +8,10 @@
 
 /* ---- --fix ---- */
 
-int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
+int search_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
 {
     memset(fix, 0, sizeof *fix);
-    gg_variant_default(&fix->v);
+    gen_variant_default(&fix->v);
     if (!text || !*text)
         return 0;
     const char *p = text;
@@ -33,8 +33,8 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
         size_t klen = (size_t)(eq - item);
         unsigned bit = 0;
         for (size_t i = 0; i < GG_KEY_COUNT; i++)
-            if (strlen(gg_keys[i].name) == klen && !strncmp(item, gg_keys[i].name, klen))
-                bit = gg_keys[i].bit;
+            if (strlen(gen_keys[i].name) == klen && !strncmp(item, gen_keys[i].name, klen))
+                bit = gen_keys[i].bit;
         if (!bit) {
             snprintf(err, errlen, "--fix: unknown key '%.*s' (keys: " GG_KEYS_LIST ")", (int)klen, item);
             return -1;
@@ -54,7 +54,7 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
             snprintf(text, sizeof text, "%s,blk=1x1", item);
         else
             snprintf(text, sizeof text, "%s", item);
-        if (gg_variant_parse(text, NULL, &one, perr, sizeof perr)) {
+        if (gen_variant_parse(text, NULL, &one, perr, sizeof perr)) {
             snprintf(err, errlen, "--fix: %s", perr);
             return -1;
         }
@@ -82,21 +82,21 @@ int gg_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
     }
 }
 
-char *gg_fix_format(const gg_fix *fix, char *buf, size_t len)
+char *search_fix_format(const gg_fix *fix, char *buf, size_t len)
 {
     /* Cut the canonical form down to the held keys, in the table's order. */
     char canon[GG_VARIANT_TEXT];
     gg_variant v = fix->v;
     if (fix->mask & GG_KEY_BLK)
         v.out = GG_OUT_IMAGE; /* the canonical form writes blk only with out=image */
-    gg_variant_format(&v, canon, sizeof canon);
+    gen_variant_format(&v, canon, sizeof canon);
     size_t o = 0;
     buf[0] = '\0';
     char *save = NULL;
     for (char *t = strtok_r(canon, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         for (size_t i = 0; i < GG_KEY_COUNT; i++) {
-            size_t kl = strlen(gg_keys[i].name);
-            if ((fix->mask & gg_keys[i].bit) && !strncmp(t, gg_keys[i].name, kl) && t[kl] == '=') {
+            size_t kl = strlen(gen_keys[i].name);
+            if ((fix->mask & gen_keys[i].bit) && !strncmp(t, gen_keys[i].name, kl) && t[kl] == '=') {
                 int w = snprintf(buf + o, len > o ? len - o : 0, "%s%s", o ? "," : "", t);
                 if (w > 0)
                     o += (size_t)w;
@@ -115,13 +115,13 @@ gg_status gs_card_status(const gg_search *s, const gg_variant *v, char *why, siz
         return GG_INVALID;
     }
     if (!s->cfg.profile_ok[v->profile]) {
-        snprintf(why, len, "profile=%s: this device has no %s context", gg_profile_name(v->profile),
+        snprintf(why, len, "profile=%s: this device has no %s context", gen_profile_name(v->profile),
                  v->profile == GG_PROFILE_120   ? "compatibility"
                  : v->profile == GG_PROFILE_330 || v->profile == GG_PROFILE_430 ? "core"
                                                 : "OpenGL ES 3");
         return GG_UNSUPPORTED;
     }
-    switch (gg_variant_check_card(v, &s->cfg.lim[v->profile], why, len)) {
+    switch (gen_variant_check_card(v, &s->cfg.lim[v->profile], why, len)) {
     case GG_CARD_OK: return GG_OK;
     case GG_CARD_INVALID: return GG_INVALID;
     default: return GG_UNSUPPORTED;
@@ -171,7 +171,7 @@ int gs_mc_set(const gg_search *s, bool full, gg_shape out[8])
     int n = 0;
     if (!full) {
         for (int i = 0; i < GG_PRUNED_MC; i++)
-            out[n++] = gg_pruned_mc[i];
+            out[n++] = gen_pruned_mc[i];
         return n;
     }
     for (int r = 1; r <= 4; r++)
@@ -189,7 +189,7 @@ int gs_mrt_set(const gg_search *s, bool full, gg_shape out[20])
     int n = 0;
     if (!full) {
         for (int i = 0; i < GG_PRUNED_MRT; i++)
-            out[n++] = gg_pruned_mrt[i];
+            out[n++] = gen_pruned_mrt[i];
         return n;
     }
     for (int r = 1; r <= GG_MAX_TARGETS; r++)
@@ -216,7 +216,7 @@ int gs_cells(gg_search *s, bool full, gs_cell **out, gg_variant *first_pruned)
                 c.v.mc = mcs[i];
                 c.v.mrt = mrts[j];
                 if (!(s->cfg.fix.mask & GG_KEY_NP))
-                    c.nnp = gg_ksteps(c.v.mc, s->cfg.k);
+                    c.nnp = search_ksteps(c.v.mc, s->cfg.k);
                 if (!gs_allowed(s, &c.v, c.nnp)) {
                     if (!have_pruned && first_pruned)
                         *first_pruned = c.v;

@@ -20,13 +20,13 @@ static void preload(void *user, const gg_variant *v, const gg_measurement *m)
 {
     gg_tune *t = user;
     gg_outcome o;
-    gg_outcome_from_measurement(&o, m);
-    gg_search_preload(t->search, v, &o);
+    search_outcome_from_measurement(&o, m);
+    search_preload(t->search, v, &o);
 }
 
 static void outcome_measurement(const gg_outcome *o, gg_measurement *m)
 {
-    gg_measurement_init(m);
+    base_measurement_init(m);
     m->status = o->status;
     m->passes = o->passes;
     m->seconds = o->seconds;
@@ -39,10 +39,10 @@ static int write_best(gg_tune *t, const gg_variant *v, const gg_outcome *o)
     gg_measurement m;
     outcome_measurement(o, &m);
     const gg_search_config *c = &t->cfg.search;
-    if (gg_best_write(t->cfg.results_dir, t->cfg.card, c->m, c->n, c->k, v, &m, t->err,
+    if (store_best_write(t->cfg.results_dir, t->cfg.card, c->m, c->n, c->k, v, &m, t->err,
                       sizeof t->err))
         return -1;
-    t->best_score[v->store] = gg_outcome_score(o);
+    t->best_score[v->store] = search_outcome_score(o);
     return 0;
 }
 
@@ -51,9 +51,9 @@ static int hook(void *user, gg_search *s, const gg_variant *v, const gg_outcome 
 {
     gg_tune *t = user;
     if (fresh) {
-        if (gg_records_append(t->rec, v, m, t->err, sizeof t->err))
+        if (store_records_append(t->rec, v, m, t->err, sizeof t->err))
             return 1;
-        if (gg_outcome_score(o) > t->best_score[v->store] && write_best(t, v, o))
+        if (search_outcome_score(o) > t->best_score[v->store] && write_best(t, v, o))
             return 1;
     }
     if (t->cfg.progress)
@@ -61,7 +61,7 @@ static int hook(void *user, gg_search *s, const gg_variant *v, const gg_outcome 
     return 0;
 }
 
-gg_tune *gg_tune_open(const gg_tune_config *cfg, gg_records_info *info, char *err, size_t errlen)
+gg_tune *search_tune_open(const gg_tune_config *cfg, gg_records_info *info, char *err, size_t errlen)
 {
     gg_tune *t = calloc(1, sizeof *t);
     if (!t) {
@@ -71,44 +71,44 @@ gg_tune *gg_tune_open(const gg_tune_config *cfg, gg_records_info *info, char *er
     t->cfg = *cfg;
     t->cfg.search.hook = hook;
     t->cfg.search.hook_user = t;
-    t->search = gg_search_new(&t->cfg.search, err, errlen);
+    t->search = search_new(&t->cfg.search, err, errlen);
     if (!t->search) {
         free(t);
         return NULL;
     }
     const gg_search_config *c = &cfg->search;
-    t->rec = gg_records_open(cfg->results_dir, cfg->card, c->m, c->n, c->k, cfg->fresh, preload, t,
+    t->rec = store_records_open(cfg->results_dir, cfg->card, c->m, c->n, c->k, cfg->fresh, preload, t,
                              info, err, errlen);
     if (!t->rec) {
-        gg_search_free(t->search);
+        search_free(t->search);
         free(t);
         return NULL;
     }
     /* Each store's recorded best is the one to beat; its best file follows
-     * the records (rewritten by gg_tune_finish). */
+     * the records (rewritten by search_tune_finish). */
     for (int st = 0; st < GG_STORE_COUNT; st++) {
         gg_outcome o;
-        t->best_score[st] = gg_search_memo_best_store(t->search, st, NULL, &o) ? gg_outcome_score(&o) : 0;
+        t->best_score[st] = search_memo_best_store(t->search, st, NULL, &o) ? search_outcome_score(&o) : 0;
     }
     return t;
 }
 
-int gg_tune_run(gg_tune *t)
+int search_tune_run(gg_tune *t)
 {
-    return gg_search_run(t->search);
+    return search_run(t->search);
 }
 
-int gg_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o)
+int search_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o)
 {
-    return gg_search_visit(t->search, v, o);
+    return search_visit(t->search, v, o);
 }
 
-int gg_tune_finish(gg_tune *t)
+int search_tune_finish(gg_tune *t)
 {
     for (int st = 0; st < GG_STORE_COUNT; st++) {
         gg_variant v;
         gg_outcome o;
-        if (gg_search_memo_best_store(t->search, st, &v, &o) && write_best(t, &v, &o))
+        if (search_memo_best_store(t->search, st, &v, &o) && write_best(t, &v, &o))
             return -1;
     }
     return 0;
@@ -121,7 +121,7 @@ static int by_rate(const void *a, const void *b)
     return sx > sy ? -1 : sx < sy ? 1 : 0;
 }
 
-int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn eval,
+int search_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn eval,
                       void *eval_user, gg_finalist out[GG_FINALISTS_MAX])
 {
     if (n > GG_FINALISTS_MAX)
@@ -132,7 +132,7 @@ int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn 
      * finalists). */
     gg_variant v[GG_FINALISTS_MAX];
     double rec[GG_FINALISTS_MAX];
-    int nf = gg_search_memo_top_store(t->search, (int)store, &t->cfg.search.fix, n, v, rec);
+    int nf = search_memo_top_store(t->search, (int)store, &t->cfg.search.fix, n, v, rec);
     if (nf < 0) {
         snprintf(t->err, sizeof t->err, "out of memory");
         return -1;
@@ -153,7 +153,7 @@ int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn 
             if (out[i].status != GG_OK)
                 continue;
             gg_measurement m;
-            gg_measurement_init(&m);
+            base_measurement_init(&m);
             if (eval(eval_user, &out[i].v, &m)) {
                 snprintf(t->err, sizeof t->err, "re-measuring the finalists stopped: %.400s", m.detail);
                 free(times);
@@ -168,28 +168,28 @@ int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn 
     for (int i = 0; i < nf; i++)
         if (out[i].status == GG_OK) {
             double *ti = &times[(size_t)i * rounds];
-            out[i].seconds = gg_median(ti, out[i].rounds);
-            out[i].spread = gg_spread(ti, out[i].rounds);
+            out[i].seconds = base_median(ti, out[i].rounds);
+            out[i].spread = base_spread(ti, out[i].rounds);
             out[i].gflops = flop / out[i].seconds / 1e9;
         }
     free(times);
     qsort(out, (size_t)nf, sizeof *out, by_rate);
     /* A recorded point outside --fix that beats the winner keeps the best
-     * file gg_tune_finish wrote (the best for the card and problem). */
+     * file search_tune_finish wrote (the best for the card and problem). */
     gg_outcome all;
     gg_variant allv;
-    bool outside = gg_search_memo_best_store(t->search, (int)store, &allv, &all) &&
-                   !gg_fix_matches(&t->cfg.search.fix, &allv) && all.gflops > out[0].gflops;
+    bool outside = search_memo_best_store(t->search, (int)store, &allv, &all) &&
+                   !search_fix_matches(&t->cfg.search.fix, &allv) && all.gflops > out[0].gflops;
     if (out[0].status == GG_OK && !outside) {
         gg_measurement m;
-        gg_measurement_init(&m);
+        base_measurement_init(&m);
         m.seconds = out[0].seconds;
         m.gflops = out[0].gflops;
         m.spread = out[0].spread;
         m.reps = out[0].rounds;
         gg_outcome o;
-        m.rel_err = gg_search_memo_get(t->search, &out[0].v, &o) ? o.rel_err : -1;
-        if (gg_best_write(t->cfg.results_dir, t->cfg.card, c->m, c->n, c->k, &out[0].v, &m, t->err,
+        m.rel_err = search_memo_get(t->search, &out[0].v, &o) ? o.rel_err : -1;
+        if (store_best_write(t->cfg.results_dir, t->cfg.card, c->m, c->n, c->k, &out[0].v, &m, t->err,
                           sizeof t->err))
             return -1;
         t->best_score[store] = out[0].gflops;
@@ -197,15 +197,15 @@ int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn 
     return nf;
 }
 
-gg_search *gg_tune_search(gg_tune *t) { return t->search; }
-const char *gg_tune_records_path(const gg_tune *t) { return gg_records_path(t->rec); }
-const char *gg_tune_error(const gg_tune *t) { return t->err; }
+gg_search *search_tune_search(gg_tune *t) { return t->search; }
+const char *search_tune_records_path(const gg_tune *t) { return store_records_path(t->rec); }
+const char *search_tune_error(const gg_tune *t) { return t->err; }
 
-void gg_tune_close(gg_tune *t)
+void search_tune_close(gg_tune *t)
 {
     if (!t)
         return;
-    gg_records_close(t->rec);
-    gg_search_free(t->search);
+    store_records_close(t->rec);
+    search_free(t->search);
     free(t);
 }

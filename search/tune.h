@@ -3,7 +3,7 @@
  * process; the tests' are formulas).
  *
  * Contract:
- *  - gg_tune_open() opens the records (records.h: resume, torn rows,
+ *  - search_tune_open() opens the records (records.h: resume, torn rows,
  *    --fresh, the lock) and preloads every recorded row into the search's
  *    memo: what is recorded is never measured again.
  *  - Every point measured now is appended to the records as it is
@@ -11,10 +11,10 @@
  *    written again, so the records hold each variant once.
  *  - Each store's best file (records.h) follows the best scoring point of
  *    that store in the whole memo (records included): rewritten
- *    (atomically) whenever it improves, and by gg_tune_finish().  A
+ *    (atomically) whenever it improves, and by search_tune_finish().  A
  *    store=f16 point never becomes best-MxNxK.txt: the halves are a
  *    precision of their own.
- *  - A failure to write the records stops the search (gg_tune_error says
+ *  - A failure to write the records stops the search (search_tune_error says
  *    why); failures of variants never do.
  */
 #ifndef GLGEMM_TUNE_H
@@ -39,18 +39,18 @@ typedef struct {
 typedef struct gg_tune gg_tune;
 
 /* NULL with one line in err on failure (records unusable, out of memory). */
-gg_tune *gg_tune_open(const gg_tune_config *cfg, gg_records_info *info, char *err, size_t errlen);
+gg_tune *search_tune_open(const gg_tune_config *cfg, gg_records_info *info, char *err, size_t errlen);
 
-/* Runs the configured strategy.  0, or -1 when stopped (gg_tune_error). */
-int gg_tune_run(gg_tune *t);
+/* Runs the configured strategy.  0, or -1 when stopped (search_tune_error). */
+int search_tune_run(gg_tune *t);
 
 /* Looks at one variant outside the strategy (the presets), recorded like
  * any other.  0, or -1 when stopped. */
-int gg_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o);
+int search_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o);
 
 /* Writes each store's best file from the memo's best of that store.  0
- * (also when there is none: nothing written), or -1 with gg_tune_error. */
-int gg_tune_finish(gg_tune *t);
+ * (also when there is none: nothing written), or -1 with search_tune_error. */
+int search_tune_finish(gg_tune *t);
 
 /* Finalists: the n best points of that store in the memo (records
  * included), measured again in `rounds` interleaved rounds (round r runs
@@ -63,7 +63,7 @@ int gg_tune_finish(gg_tune *t);
  * outside --fix scores higher (then the best file stays that one's).  The records are not
  * touched.  Returns the finalists measured (out[0..), best first; those out
  * last, with their status), 0 when there is none, -1 when eval asked to
- * stop or the best file cannot be written (gg_tune_error). */
+ * stop or the best file cannot be written (search_tune_error). */
 #define GG_FINALISTS_MAX 16
 typedef struct {
     gg_variant v;
@@ -73,12 +73,12 @@ typedef struct {
     double seconds, gflops, spread;
 } gg_finalist;
 
-int gg_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn eval,
+int search_tune_finalists(gg_tune *t, gg_store store, int n, int rounds, gg_eval_fn eval,
                       void *eval_user, gg_finalist out[GG_FINALISTS_MAX]);
 
-gg_search *gg_tune_search(gg_tune *t);
-const char *gg_tune_records_path(const gg_tune *t);
-const char *gg_tune_error(const gg_tune *t); /* "" when none */
-void gg_tune_close(gg_tune *t);
+gg_search *search_tune_search(gg_tune *t);
+const char *search_tune_records_path(const gg_tune *t);
+const char *search_tune_error(const gg_tune *t); /* "" when none */
+void search_tune_close(gg_tune *t);
 
 #endif

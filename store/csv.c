@@ -29,12 +29,12 @@ static void shortest(char *out, size_t n, double x)
     }
 }
 
-int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
+int store_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
                   const gg_variant *v, const gg_measurement *m)
 {
     if (len)
         buf[0] = '\0';
-    if (!gg_card_slug_ok(card) || p->m < 1 || p->n < 1 || p->k < 1 || m->passes < 0 ||
+    if (!base_card_slug_ok(card) || p->m < 1 || p->n < 1 || p->k < 1 || m->passes < 0 ||
         !(m->seconds >= 0) || !isfinite(m->seconds) || !(m->gflops >= 0) ||
         !isfinite(m->gflops) || isnan(m->rel_err) || (unsigned)m->status >= GG_STATUS_COUNT)
         return -1;
@@ -42,7 +42,7 @@ int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
     char vcols[GG_VARIANT_TEXT + 32] = ",,,,,,,,,,";
     if (v) {
         char canon[GG_VARIANT_TEXT];
-        gg_variant_format(v, canon, sizeof canon);
+        gen_variant_format(v, canon, sizeof canon);
         size_t o = 0;
         int items = 0;
         for (const char *s = canon; *s && items < VARIANT_COLUMNS; items++) {
@@ -66,8 +66,8 @@ int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
             snprintf(blk, sizeof blk, "%dx%d", v->blk.rows, v->blk.cols);
         if (o + 64 > sizeof vcols)
             return -1;
-        snprintf(vcols + o, sizeof vcols - o, ",%s,%s,%s", gg_out_name(v->out), blk,
-                 gg_fetch_name(v->fetch));
+        snprintf(vcols + o, sizeof vcols - o, ",%s,%s,%s", gen_out_name(v->out), blk,
+                 gen_fetch_name(v->fetch));
     }
     char secs[32], gf[32], rel[32] = "";
     shortest(secs, sizeof secs, m->seconds);
@@ -75,7 +75,7 @@ int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
     if (m->rel_err >= 0)
         shortest(rel, sizeof rel, m->rel_err);
     int w = snprintf(buf, len, "%s,%d,%d,%d,%s,%d,%s,%s,%s,%s", card, p->m, p->n, p->k, vcols,
-                     m->passes, gg_status_name(m->status), secs, gf, rel);
+                     m->passes, base_status_name(m->status), secs, gf, rel);
     if (w < 0 || (size_t)w >= len) {
         if (len)
             buf[0] = '\0';
@@ -95,14 +95,14 @@ static size_t content_length(const char *line)
     return n;
 }
 
-bool gg_csv_is_header(const char *line)
+bool store_csv_is_header(const char *line)
 {
     size_t n = content_length(line);
     return (n == strlen(GG_CSV_HEADER) && !strncmp(line, GG_CSV_HEADER, n)) ||
-           gg_csv_is_old_header(line);
+           store_csv_is_old_header(line);
 }
 
-bool gg_csv_is_old_header(const char *line)
+bool store_csv_is_old_header(const char *line)
 {
     size_t n = content_length(line);
     return (n == strlen(GG_CSV_HEADER_V1) && !strncmp(line, GG_CSV_HEADER_V1, n)) ||
@@ -163,26 +163,26 @@ static int field_double(const char *s, bool allow_inf, double *out)
     return 0;
 }
 
-int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg_variant *v,
+int store_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg_variant *v,
                  gg_measurement *m, char *err, size_t errlen)
 {
     char buf[GG_CSV_ROW_MAX];
     size_t n = content_length(line);
     if (n >= sizeof buf)
-        return gg_fail(err, errlen, "CSV row too long (%zu characters)", n);
+        return gen_fail(err, errlen, "CSV row too long (%zu characters)", n);
     if (memchr(line, '\n', n) || memchr(line, '\r', n))
-        return gg_fail(err, errlen, "CSV row has a line break inside");
+        return gen_fail(err, errlen, "CSV row has a line break inside");
     memcpy(buf, line, n);
     buf[n] = '\0';
-    if (gg_csv_is_header(buf))
-        return gg_fail(err, errlen, "CSV row is the header line");
+    if (store_csv_is_header(buf))
+        return gen_fail(err, errlen, "CSV row is the header line");
 
     char *f[GG_CSV_COLUMNS];
     int count = 0;
     static char f32[] = "f32", rt[] = "rt", none[] = "-", texture[] = "texture";
     for (char *s = buf;; s++) {
         if (count == GG_CSV_COLUMNS)
-            return gg_fail(err, errlen, "CSV row has more than %d columns", GG_CSV_COLUMNS);
+            return gen_fail(err, errlen, "CSV row has more than %d columns", GG_CSV_COLUMNS);
         f[count++] = s;
         s = strchr(s, ',');
         if (!s)
@@ -204,15 +204,15 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
         count += 3;
     }
     if (count != GG_CSV_COLUMNS)
-        return gg_fail(err, errlen, "CSV row has %d columns, need %d (%s), or 17 or 16 (older "
+        return gen_fail(err, errlen, "CSV row has %d columns, need %d (%s), or 17 or 16 (older "
                        "files)", count, GG_CSV_COLUMNS, GG_CSV_HEADER);
 
-    if (!gg_card_slug_ok(f[C_CARD]) || strlen(f[C_CARD]) >= cardlen)
-        return gg_fail(err, errlen, "CSV column card: '%.40s' is not a card slug", f[C_CARD]);
+    if (!base_card_slug_ok(f[C_CARD]) || strlen(f[C_CARD]) >= cardlen)
+        return gen_fail(err, errlen, "CSV column card: '%.40s' is not a card slug", f[C_CARD]);
     long dims[3];
     for (int i = 0; i < 3; i++)
         if (field_int(f[C_M + i], 1, INT_MAX, &dims[i]))
-            return gg_fail(err, errlen, "CSV column %s: '%.40s' is not an integer >= 1",
+            return gen_fail(err, errlen, "CSV column %s: '%.40s' is not an integer >= 1",
                            columns[C_M + i], f[C_M + i]);
 
     /* The variant: its columns as key=value pairs, parsed by gen/, and
@@ -222,7 +222,7 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
     for (int i = 0; i < VARIANT_COLUMNS; i++) {
         const char *val = f[C_V0 + i];
         if (!*val || strpbrk(val, "= \t"))
-            return gg_fail(err, errlen, "CSV column %s: '%.40s' is not a value of %s",
+            return gen_fail(err, errlen, "CSV column %s: '%.40s' is not a value of %s",
                            columns[C_V0 + i], val, columns[C_V0 + i]);
         o += (size_t)snprintf(text + o, sizeof text - o, "%s%s=%s", i ? "," : "",
                               columns[C_V0 + i], val);
@@ -231,49 +231,49 @@ int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg
      * form has them (blk `-` exactly with out=rt). */
     bool image = !strcmp(f[C_OUT], "image");
     if (!image && strcmp(f[C_OUT], "rt"))
-        return gg_fail(err, errlen, "CSV column out: '%.40s' is not rt or image", f[C_OUT]);
+        return gen_fail(err, errlen, "CSV column out: '%.40s' is not rt or image", f[C_OUT]);
     if (image == !strcmp(f[C_BLK], "-"))
-        return gg_fail(err, errlen, "CSV column blk: '%.40s' %s", f[C_BLK],
+        return gen_fail(err, errlen, "CSV column blk: '%.40s' %s", f[C_BLK],
                        image ? "must be RxC with out=image" : "must be - with out=rt");
     if (image)
         o += (size_t)snprintf(text + o, sizeof text - o, ",out=image,blk=%s", f[C_BLK]);
     if (strcmp(f[C_FETCH], "texture"))
         o += (size_t)snprintf(text + o, sizeof text - o, ",fetch=%s", f[C_FETCH]);
     if (o >= sizeof text || strpbrk(f[C_BLK], "= \t") || strpbrk(f[C_FETCH], "= \t"))
-        return gg_fail(err, errlen, "CSV columns blk, fetch: '%.40s', '%.40s' are not values",
+        return gen_fail(err, errlen, "CSV columns blk, fetch: '%.40s', '%.40s' are not values",
                        f[C_BLK], f[C_FETCH]);
     char verr[256];
-    if (gg_variant_parse(text, NULL, v, verr, sizeof verr))
-        return gg_fail(err, errlen, "CSV variant columns: %s", verr);
+    if (gen_variant_parse(text, NULL, v, verr, sizeof verr))
+        return gen_fail(err, errlen, "CSV variant columns: %s", verr);
     char canon[GG_VARIANT_TEXT];
-    gg_variant_format(v, canon, sizeof canon);
+    gen_variant_format(v, canon, sizeof canon);
     if (strcmp(canon, text) != 0)
-        return gg_fail(err, errlen, "CSV variant columns '%.160s' are not canonical ('%s')", text,
+        return gen_fail(err, errlen, "CSV variant columns '%.160s' are not canonical ('%s')", text,
                        canon);
 
     long passes;
     if (field_int(f[C_PASSES], 0, INT_MAX, &passes))
-        return gg_fail(err, errlen, "CSV column passes: '%.40s' is not an integer >= 0",
+        return gen_fail(err, errlen, "CSV column passes: '%.40s' is not an integer >= 0",
                        f[C_PASSES]);
-    int st = gg_status_parse(f[C_STATUS]);
+    int st = base_status_parse(f[C_STATUS]);
     if (st < 0)
-        return gg_fail(err, errlen, "CSV column status: unknown status '%.40s'", f[C_STATUS]);
+        return gen_fail(err, errlen, "CSV column status: unknown status '%.40s'", f[C_STATUS]);
     double secs, gf, rel = -1;
     if (field_double(f[C_SECONDS], false, &secs) || secs < 0)
-        return gg_fail(err, errlen, "CSV column seconds: '%.40s' is not a number >= 0",
+        return gen_fail(err, errlen, "CSV column seconds: '%.40s' is not a number >= 0",
                        f[C_SECONDS]);
     if (field_double(f[C_GFLOPS], false, &gf) || gf < 0)
-        return gg_fail(err, errlen, "CSV column gflops: '%.40s' is not a number >= 0",
+        return gen_fail(err, errlen, "CSV column gflops: '%.40s' is not a number >= 0",
                        f[C_GFLOPS]);
     if (*f[C_RELERR] && (field_double(f[C_RELERR], true, &rel) || rel < 0))
-        return gg_fail(err, errlen, "CSV column rel_err: '%.40s' is not empty or a number >= 0",
+        return gen_fail(err, errlen, "CSV column rel_err: '%.40s' is not empty or a number >= 0",
                        f[C_RELERR]);
 
     strcpy(card, f[C_CARD]);
     p->m = (int)dims[0];
     p->n = (int)dims[1];
     p->k = (int)dims[2];
-    gg_measurement_init(m);
+    base_measurement_init(m);
     m->status = (gg_status)st;
     m->passes = (int)passes;
     m->seconds = secs;

@@ -1,5 +1,5 @@
 /* One CSV row per evaluated variant (SPEC.md "Files"): format and parse.
- * No GL here; search/ reads its tuning records with gg_csv_parse().
+ * No GL here; search/ reads its tuning records with store_csv_parse().
  *
  * Columns, in order (GG_CSV_HEADER):
  *   card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,passes,status,
@@ -12,7 +12,7 @@
  *  - blk is `-` for out=rt (a block is given only with out=image); fetch is
  *    always written (texture by default).
  *  - card: a card slug (base/slug.h: the results/ folder's name).
- *  - the variant columns are the canonical values of gg_variant_format()
+ *  - the variant columns are the canonical values of gen_variant_format()
  *    (mrt and mc as RxC, np an integer or `all`).
  *  - status: SPEC.md's spelling.  seconds, gflops: finite, >= 0.
  *  - rel_err: empty when not measured (gg_measurement.rel_err < 0), else a
@@ -42,27 +42,27 @@
     "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,passes,status,seconds,gflops,rel_err"
 #define GG_CSV_COLUMNS 20
 #define GG_CSV_VARIANT_COLUMNS 11 /* mrt .. fetch */
-#define GG_CSV_ROW_MAX 512 /* enough for any row gg_csv_format() writes */
+#define GG_CSV_ROW_MAX 512 /* enough for any row store_csv_format() writes */
 
 /* Writes one row into buf (no newline).  v NULL leaves the eleven variant
  * columns empty (the CPU BLAS row of bench).  Returns 0, or -1 when the card
  * is not a slug, a number is out of its column's range, or len is too small
  * (buf then holds an empty string). */
-int gg_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
+int store_csv_format(char *buf, size_t len, const char *card, const gg_problem *p,
                   const gg_variant *v, const gg_measurement *m);
 
 /* Parses one row.  Sets card (cardlen bytes), p->m, p->n, p->k (other
- * problem fields untouched), *v, and *m (gg_measurement_init() then status,
+ * problem fields untouched), *v, and *m (base_measurement_init() then status,
  * passes, seconds, gflops, rel_err).  Returns 0, or -1 with one line in err
  * (outputs then unspecified). */
-int gg_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg_variant *v,
+int store_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p, gg_variant *v,
                  gg_measurement *m, char *err, size_t errlen);
 
 /* True when line is the header, or an older one (V1, V2; an optional
  * trailing newline allowed). */
-bool gg_csv_is_header(const char *line);
+bool store_csv_is_header(const char *line);
 /* True when line is GG_CSV_HEADER_V1 or _V2, a header from before some of
  * the variant columns (files with it are rewritten: store/records.c). */
-bool gg_csv_is_old_header(const char *line);
+bool store_csv_is_old_header(const char *line);
 
 #endif

@@ -28,18 +28,18 @@ static bool better(double da, const int a[3], double db, const int b[3])
     return false;
 }
 
-int gg_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out)
+int store_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out)
 {
-    return gg_best_nearest_store(dir, card, m, n, k, -1, out);
+    return store_best_nearest_store(dir, card, m, n, k, -1, out);
 }
 
-int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
+int store_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
                           gg_nearest *out)
 {
     if (m < 1 || n < 1 || k < 1)
         return -1;
     char sub[512];
-    if (gg_path_cut(gg_card_dir(sub, sizeof sub, dir, card), sizeof sub))
+    if (store_path_cut(store_card_dir(sub, sizeof sub, dir, card), sizeof sub))
         return -1;
     DIR *d = opendir(sub);
     if (!d)
@@ -51,7 +51,7 @@ int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k
     while ((e = readdir(d))) {
         int dims[3];
         gg_store named;
-        if (!gg_best_name_parse(e->d_name, &dims[0], &dims[1], &dims[2], &named) ||
+        if (!store_best_name_parse(e->d_name, &dims[0], &dims[1], &dims[2], &named) ||
             named != GG_STORE_F32)
             continue;
         double dd = distance(m, n, k, dims[0], dims[1], dims[2]);
@@ -59,8 +59,8 @@ int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k
             continue;
         char path[sizeof out->path], why[256];
         gg_variant v;
-        if (gg_path_cut(gg_card_file(path, sizeof path, dir, card, e->d_name), sizeof path) ||
-            gg_best_read_path(path, &v, NULL, why, sizeof why) ||
+        if (store_path_cut(store_card_file(path, sizeof path, dir, card, e->d_name), sizeof path) ||
+            store_best_read_path(path, &v, NULL, why, sizeof why) ||
             (store >= 0 && (int)v.store != store))
             continue;
         have = true;

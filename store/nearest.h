@@ -21,10 +21,10 @@ typedef struct {
 } gg_nearest;
 
 /* 0 and out filled, or -1 when DIR/<card>/ holds no usable best file. */
-int gg_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out);
+int store_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out);
 /* The same among best files whose variant has that store (gen/gen.h's
- * gg_store; -1: any, as gg_best_nearest). */
-int gg_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
+ * gg_store; -1: any, as store_best_nearest). */
+int store_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
                           gg_nearest *out);
 
 #endif

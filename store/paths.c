@@ -5,15 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
-bool gg_path_cut(const char *buf, size_t len) { return len == 0 || strlen(buf) + 1 >= len; }
+bool store_path_cut(const char *buf, size_t len) { return len == 0 || strlen(buf) + 1 >= len; }
 
-char *gg_card_dir(char *buf, size_t len, const char *dir, const char *card)
+char *store_card_dir(char *buf, size_t len, const char *dir, const char *card)
 {
     snprintf(buf, len, "%s/%s", dir, card);
     return buf;
 }
 
-char *gg_card_file(char *buf, size_t len, const char *dir, const char *card, const char *name)
+char *store_card_file(char *buf, size_t len, const char *dir, const char *card, const char *name)
 {
     snprintf(buf, len, "%s/%s/%s", dir, card, name);
     return buf;
@@ -29,43 +29,43 @@ __attribute__((format(printf, 5, 6))) static char *card_path(char *buf, size_t l
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
-    return gg_card_file(buf, len, dir, card, name);
+    return store_card_file(buf, len, dir, card, name);
 }
 
-char *gg_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
+char *store_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
 {
     return card_path(buf, len, dir, card, "tune-%dx%dx%d.csv", m, n, k);
 }
 
-char *gg_best_prefix(char *buf, size_t len, gg_store store)
+char *store_best_prefix(char *buf, size_t len, gg_store store)
 {
     /* store=f32 keeps SPEC's name; another store's name goes where the
      * size's digits would be, so no best-MxNxK.txt reader takes it for one. */
     if (store == GG_STORE_F32)
         snprintf(buf, len, "best-");
     else
-        snprintf(buf, len, "best-%s-", gg_store_name(store));
+        snprintf(buf, len, "best-%s-", gen_store_name(store));
     return buf;
 }
 
-char *gg_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
+char *store_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                          int k, gg_store store)
 {
     char prefix[32];
     return card_path(buf, len, dir, card, "%s%dx%dx%d.txt",
-                     gg_best_prefix(prefix, sizeof prefix, store), m, n, k);
+                     store_best_prefix(prefix, sizeof prefix, store), m, n, k);
 }
 
-char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
+char *store_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
 {
-    return gg_best_path_store(buf, len, dir, card, m, n, k, GG_STORE_F32);
+    return store_best_path_store(buf, len, dir, card, m, n, k, GG_STORE_F32);
 }
 
-bool gg_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store)
+bool store_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store)
 {
     for (int st = 0; st < GG_STORE_COUNT; st++) {
         char prefix[32];
-        size_t pl = strlen(gg_best_prefix(prefix, sizeof prefix, (gg_store)st));
+        size_t pl = strlen(store_best_prefix(prefix, sizeof prefix, (gg_store)st));
         int used = 0;
         if (!strncmp(name, prefix, pl) &&
             sscanf(name + pl, "%dx%dx%d.txt%n", m, n, k, &used) == 3 && name[pl + (size_t)used] == '\0' &&
@@ -77,45 +77,45 @@ bool gg_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *stor
     return false;
 }
 
-char *gg_bench_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
+char *store_bench_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k)
 {
     return card_path(buf, len, dir, card, "bench-%dx%dx%d.csv", m, n, k);
 }
 
-char *gg_probe_path(char *buf, size_t len, const char *dir, const char *card)
+char *store_probe_path(char *buf, size_t len, const char *dir, const char *card)
 {
-    return gg_card_file(buf, len, dir, card, "probe.csv");
+    return store_card_file(buf, len, dir, card, "probe.csv");
 }
 
-char *gg_crossover_path(char *buf, size_t len, const char *dir, const char *card)
+char *store_crossover_path(char *buf, size_t len, const char *dir, const char *card)
 {
-    return gg_card_file(buf, len, dir, card, "crossover.txt");
+    return store_card_file(buf, len, dir, card, "crossover.txt");
 }
 
-char *gg_report_again_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
+char *store_report_again_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                            int k)
 {
     return card_path(buf, len, dir, card, "dips-%dx%dx%d.csv", m, n, k);
 }
 
-char *gg_summary_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
+char *store_summary_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                       int k)
 {
     return card_path(buf, len, dir, card, "tune-%dx%dx%d-summary.txt", m, n, k);
 }
 
-char *gg_environment_path(char *buf, size_t len, const char *dir, const char *card)
+char *store_environment_path(char *buf, size_t len, const char *dir, const char *card)
 {
-    return gg_card_file(buf, len, dir, card, "environment.txt");
+    return store_card_file(buf, len, dir, card, "environment.txt");
 }
 
-char *gg_report_md_name(char *buf, size_t len, int m, int n, int k)
+char *store_report_md_name(char *buf, size_t len, int m, int n, int k)
 {
     snprintf(buf, len, "report-%dx%dx%d.md", m, n, k);
     return buf;
 }
 
-void gg_report_figure_name(char *buf, size_t len, const char *fig, int m, int n, int k)
+void store_report_figure_name(char *buf, size_t len, const char *fig, int m, int n, int k)
 {
     snprintf(buf, len, "%s-%dx%dx%d.svg", fig, m, n, k);
 }

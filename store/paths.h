@@ -14,7 +14,7 @@
  *    environment.txt           the report's record of the machine
  *    report.md, report-MxNxK.md, fig5-MxNxK.svg, ...: the report
  * Each function writes its path into buf (cut to len, as snprintf) and
- * returns buf; gg_path_cut() says whether it was cut. */
+ * returns buf; store_path_cut() says whether it was cut. */
 #ifndef GLGEMM_STORE_PATHS_H
 #define GLGEMM_STORE_PATHS_H
 
@@ -26,45 +26,45 @@
 #define GG_REPORT_MD "report.md" /* the report's default name */
 
 /* Whether a path written into buf (len bytes) was cut short. */
-bool gg_path_cut(const char *buf, size_t len);
+bool store_path_cut(const char *buf, size_t len);
 
 /* DIR/<card>, and DIR/<card>/name (a name listed there, the report's). */
-char *gg_card_dir(char *buf, size_t len, const char *dir, const char *card);
-char *gg_card_file(char *buf, size_t len, const char *dir, const char *card, const char *name);
+char *store_card_dir(char *buf, size_t len, const char *dir, const char *card);
+char *store_card_file(char *buf, size_t len, const char *dir, const char *card, const char *name);
 
 /* DIR/<card>/tune-MxNxK.csv. */
-char *gg_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
+char *store_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
 
 /* DIR/<card>/best-MxNxK.txt: the store=f32 best. */
-char *gg_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
+char *store_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
 /* The best file of that store: store=f32's as above, another store's
  * DIR/<card>/best-<store>-MxNxK.txt (best-f16-MxNxK.txt). */
-char *gg_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
+char *store_best_path_store(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                          int k, gg_store store);
 /* What that store's best file names start with: "best-", "best-f16-". */
-char *gg_best_prefix(char *buf, size_t len, gg_store store);
+char *store_best_prefix(char *buf, size_t len, gg_store store);
 /* Whether name is a best file's (best-MxNxK.txt or best-<store>-MxNxK.txt,
  * M, N, K >= 1), with its size and store. */
-bool gg_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store);
+bool store_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store);
 
 /* DIR/<card>/bench-MxNxK.csv. */
-char *gg_bench_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
+char *store_bench_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
 /* DIR/<card>/probe.csv. */
-char *gg_probe_path(char *buf, size_t len, const char *dir, const char *card);
+char *store_probe_path(char *buf, size_t len, const char *dir, const char *card);
 /* DIR/<card>/crossover.txt. */
-char *gg_crossover_path(char *buf, size_t len, const char *dir, const char *card);
+char *store_crossover_path(char *buf, size_t len, const char *dir, const char *card);
 /* DIR/<card>/dips-MxNxK.csv. */
-char *gg_report_again_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
+char *store_report_again_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                            int k);
 /* DIR/<card>/tune-MxNxK-summary.txt. */
-char *gg_summary_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
+char *store_summary_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                       int k);
 /* DIR/<card>/environment.txt. */
-char *gg_environment_path(char *buf, size_t len, const char *dir, const char *card);
+char *store_environment_path(char *buf, size_t len, const char *dir, const char *card);
 
 /* File names (no folder) in DIR/<card>/: the report of another problem
  * size, report-MxNxK.md; a figure, <fig>-MxNxK.svg (fig5, fig7a, ...). */
-char *gg_report_md_name(char *buf, size_t len, int m, int n, int k);
-void gg_report_figure_name(char *buf, size_t len, const char *fig, int m, int n, int k);
+char *store_report_md_name(char *buf, size_t len, int m, int n, int k);
+void store_report_figure_name(char *buf, size_t len, const char *fig, int m, int n, int k);
 
 #endif

@@ -168,7 +168,7 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
         }
         pos += n;
     }
-    int rc = gg_write_atomic(r->path, text, o, err, errlen);
+    int rc = base_write_atomic(r->path, text, o, err, errlen);
     free(text);
     if (rc)
         return -1;
@@ -223,13 +223,13 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
         return rc;
     }
     *nl = '\0';
-    if (memchr(buf, '\0', (size_t)(nl - buf)) || !gg_csv_is_header(buf)) {
+    if (memchr(buf, '\0', (size_t)(nl - buf)) || !store_csv_is_header(buf)) {
         snprintf(err, errlen, "%s does not start with the tuning records header (%s); move it "
                               "away or use --fresh", r->path, GG_CSV_HEADER);
         free(buf);
         return -1;
     }
-    if (gg_csv_is_old_header(buf)) {
+    if (store_csv_is_old_header(buf)) {
         *nl = '\n';
         rc = migrate(r, buf, len, err, errlen);
         free(buf);
@@ -256,14 +256,14 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
         *end = '\0';
         char card[GG_CARD_MAX], perr[256];
         gg_problem p;
-        gg_problem_default(&p);
+        base_problem_default(&p);
         gg_variant v;
         gg_measurement m;
         /* A NUL byte would hide the rest of the line from the parser. */
         bool nul = memchr(line, '\0', (size_t)(end - line)) != NULL;
         if (nul)
             snprintf(perr, sizeof perr, "a NUL byte inside the line");
-        if (nul || gg_csv_parse(line, card, sizeof card, &p, &v, &m, perr, sizeof perr)) {
+        if (nul || store_csv_parse(line, card, sizeof card, &p, &v, &m, perr, sizeof perr)) {
             if (last) {
                 fprintf(stderr, "warning: %s: last line %ld does not parse (%s): a row torn by a "
                                 "crash; dropped\n", r->path, lineno, perr);
@@ -301,7 +301,7 @@ static int load(gg_records *r, gg_record_fn fn, void *user, gg_records_info *inf
     return rc;
 }
 
-gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int k, bool fresh,
+gg_records *store_records_open(const char *dir, const char *card, int m, int n, int k, bool fresh,
                             gg_record_fn fn, void *user, gg_records_info *info, char *err,
                             size_t errlen)
 {
@@ -311,7 +311,7 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
     memset(info, 0, sizeof *info);
     if (err && errlen)
         err[0] = '\0';
-    if (!gg_card_slug_ok(card)) {
+    if (!base_card_slug_ok(card)) {
         snprintf(err, errlen, "'%s' is not a card slug (lower case letters, digits, dashes)", card);
         return NULL;
     }
@@ -320,11 +320,11 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
         return NULL;
     }
     char folder[400];
-    if (gg_path_cut(gg_card_dir(folder, sizeof folder, dir, card), sizeof folder)) {
+    if (store_path_cut(store_card_dir(folder, sizeof folder, dir, card), sizeof folder)) {
         snprintf(err, errlen, "results folder name too long");
         return NULL;
     }
-    if (gg_mkdirs(folder, err, errlen))
+    if (base_mkdirs(folder, err, errlen))
         return NULL;
     gg_records *r = calloc(1, sizeof *r);
     if (!r) {
@@ -336,7 +336,7 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
     r->m = m;
     r->n = n;
     r->k = k;
-    gg_records_file(r->path, sizeof r->path, dir, card, m, n, k);
+    store_records_file(r->path, sizeof r->path, dir, card, m, n, k);
 
     /* Lock first: neither read nor move aside a file another tune writes. */
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -359,7 +359,7 @@ gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int
         info->moved_aside = moved;
         for (int st = 0; st < GG_STORE_COUNT; st++) { /* each store's best file */
             char best[512], best_old[512];
-            gg_best_path_store(best, sizeof best, dir, card, m, n, k, (gg_store)st);
+            store_best_path_store(best, sizeof best, dir, card, m, n, k, (gg_store)st);
             if (move_aside(best, best_old, sizeof best_old, &moved, err, errlen))
                 goto fail;
         }
@@ -376,7 +376,7 @@ fail:
     return NULL;
 }
 
-int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *m0, char *err,
+int store_records_append(gg_records *r, const gg_variant *v, const gg_measurement *m0, char *err,
                       size_t errlen)
 {
     gg_measurement m = *m0;
@@ -389,12 +389,12 @@ int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *
     if (m.passes < 0)
         m.passes = 0;
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = r->m;
     p.n = r->n;
     p.k = r->k;
     char row[GG_CSV_ROW_MAX + 2];
-    if (gg_csv_format(row, sizeof row - 1, r->card, &p, v, &m)) {
+    if (store_csv_format(row, sizeof row - 1, r->card, &p, v, &m)) {
         snprintf(err, errlen, "cannot format a record row (internal)");
         return -1;
     }
@@ -408,7 +408,7 @@ int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *
         return -1;
     }
     /* disk_full (tests only, base/fault.h): the disk fills mid-row. */
-    size_t want = gg_fault("disk_full") ? len / 2 : len;
+    size_t want = base_fault("disk_full") ? len / 2 : len;
     ssize_t w;
     do
         w = write(r->fd, row, want);
@@ -427,9 +427,9 @@ int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *
     return 0;
 }
 
-const char *gg_records_path(const gg_records *r) { return r->path; }
+const char *store_records_path(const gg_records *r) { return r->path; }
 
-void gg_records_close(gg_records *r)
+void store_records_close(gg_records *r)
 {
     if (!r)
         return;
@@ -438,15 +438,15 @@ void gg_records_close(gg_records *r)
     free(r);
 }
 
-int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
+int store_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
                   const gg_measurement *meas, char *err, size_t errlen)
 {
     char path[512], folder[400];
-    if (gg_mkdirs(gg_card_dir(folder, sizeof folder, dir, card), err, errlen))
+    if (base_mkdirs(store_card_dir(folder, sizeof folder, dir, card), err, errlen))
         return -1;
-    gg_best_path_store(path, sizeof path, dir, card, m, n, k, v->store);
+    store_best_path_store(path, sizeof path, dir, card, m, n, k, v->store);
     char canon[GG_VARIANT_TEXT], when[32], text[1024];
-    gg_variant_format(v, canon, sizeof canon);
+    gen_variant_format(v, canon, sizeof canon);
     time_t t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
@@ -460,16 +460,16 @@ int gg_best_write(const char *dir, const char *card, int m, int n, int k, const 
                         "remeasured: median of %d interleaved runs, spread %.1f%% "
                         "((slowest - fastest) / median)\n",
                         meas->reps, 100 * meas->spread);
-    return gg_write_atomic(path, text, (size_t)len, err, errlen);
+    return base_write_atomic(path, text, (size_t)len, err, errlen);
 }
 
-int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
+int store_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
                  double *gflops, char *err, size_t errlen)
 {
-    return gg_best_read_store(dir, card, m, n, k, GG_STORE_F32, v, gflops, err, errlen);
+    return store_best_read_store(dir, card, m, n, k, GG_STORE_F32, v, gflops, err, errlen);
 }
 
-int gg_best_read_path(const char *path, gg_variant *v, double *gflops, char *why, size_t whylen)
+int store_best_read_path(const char *path, gg_variant *v, double *gflops, char *why, size_t whylen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -480,7 +480,7 @@ int gg_best_read_path(const char *path, gg_variant *v, double *gflops, char *why
     int rc = GG_BEST_EMPTY;
     if (fgets(line, sizeof line, f)) {
         line[strcspn(line, " \t\r\n")] = '\0';
-        rc = gg_variant_parse(line, NULL, v, why, whylen) ? GG_BEST_BAD : 0;
+        rc = gen_variant_parse(line, NULL, v, why, whylen) ? GG_BEST_BAD : 0;
         if (rc == 0 && gflops) {
             *gflops = 0;
             if (fgets(line, sizeof line, f))
@@ -493,12 +493,12 @@ int gg_best_read_path(const char *path, gg_variant *v, double *gflops, char *why
     return rc;
 }
 
-int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
+int store_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
                        gg_variant *v, double *gflops, char *err, size_t errlen)
 {
     char path[512], why[256];
-    gg_best_path_store(path, sizeof path, dir, card, m, n, k, store);
-    switch (gg_best_read_path(path, v, gflops, why, sizeof why)) {
+    store_best_path_store(path, sizeof path, dir, card, m, n, k, store);
+    switch (store_best_read_path(path, v, gflops, why, sizeof why)) {
     case GG_BEST_NONE: snprintf(err, errlen, "cannot read %s: %s", path, why); return -1;
     case GG_BEST_EMPTY: snprintf(err, errlen, "%s is empty", path); return -1;
     case GG_BEST_BAD:
@@ -507,17 +507,17 @@ int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, g
     }
     if (store != GG_STORE_F32 && v->store != store) { /* best-MxNxK.txt: as it says */
         snprintf(err, errlen, "%s: holds a store=%s variant, not store=%s", path,
-                 gg_store_name(v->store), gg_store_name(store));
+                 gen_store_name(v->store), gen_store_name(store));
         return -1;
     }
     return 0;
 }
 
-int gg_records_scan_path(const char *path, const char *card, int m, int n, int k, gg_record_fn fn,
+int store_records_scan_path(const char *path, const char *card, int m, int n, int k, gg_record_fn fn,
                          void *user, long *rows, long *other, char *err, size_t errlen)
 {
     char rerr[512];
-    char *text = gg_read_text(path, (size_t)1 << 30, NULL, rerr, sizeof rerr);
+    char *text = base_read_text(path, (size_t)1 << 30, NULL, rerr, sizeof rerr);
     if (!text) {
         snprintf(err, errlen, "%s", rerr);
         return 1;
@@ -527,7 +527,7 @@ int gg_records_scan_path(const char *path, const char *card, int m, int n, int k
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (++lineno == 1) {
-            if (!gg_csv_is_header(line)) {
+            if (!store_csv_is_header(line)) {
                 snprintf(err, errlen, "%s: the first line is not the records header (%s)", path,
                          GG_CSV_HEADER);
                 rc = -1;
@@ -537,10 +537,10 @@ int gg_records_scan_path(const char *path, const char *card, int m, int n, int k
         }
         char rcard[GG_CARD_MAX], perr[256];
         gg_problem p;
-        gg_problem_default(&p);
+        base_problem_default(&p);
         gg_variant v;
         gg_measurement meas;
-        if (gg_csv_parse(line, rcard, sizeof rcard, &p, &v, &meas, perr, sizeof perr) ||
+        if (store_csv_parse(line, rcard, sizeof rcard, &p, &v, &meas, perr, sizeof perr) ||
             strcmp(rcard, card) || p.m != m || p.n != n || p.k != k) {
             if (other)
                 (*other)++;
@@ -555,16 +555,16 @@ int gg_records_scan_path(const char *path, const char *card, int m, int n, int k
     return rc;
 }
 
-int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
+int store_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
                     void *user, long *rows, char *err, size_t errlen)
 {
     char path[1024];
-    gg_records_file(path, sizeof path, dir, card, m, n, k);
+    store_records_file(path, sizeof path, dir, card, m, n, k);
     if (rows)
         *rows = 0;
     if (access(path, F_OK) != 0)
         return 1;
-    return gg_records_scan_path(path, card, m, n, k, fn, user, rows, NULL, err, errlen) ? -1 : 0;
+    return store_records_scan_path(path, card, m, n, k, fn, user, rows, NULL, err, errlen) ? -1 : 0;
 }
 
 typedef struct {
@@ -587,12 +587,12 @@ static void fastest_row(void *user, const gg_variant *v, const gg_measurement *m
     }
 }
 
-int gg_records_fastest(const char *dir, const char *card, int m, int n, int k,
+int store_records_fastest(const char *dir, const char *card, int m, int n, int k,
                        gg_record_want want, void *user, gg_variant *v, gg_measurement *meas,
                        char *err, size_t errlen)
 {
     fastest_state s = {.want = want, .user = user};
-    int rc = gg_records_scan(dir, card, m, n, k, fastest_row, &s, NULL, err, errlen);
+    int rc = store_records_scan(dir, card, m, n, k, fastest_row, &s, NULL, err, errlen);
     if (rc < 0)
         return -1;
     if (!s.found)
@@ -604,13 +604,13 @@ int gg_records_fastest(const char *dir, const char *card, int m, int n, int k,
     return 1;
 }
 
-bool gg_record_is_image_f32(void *user, const gg_variant *v)
+bool store_record_is_image_f32(void *user, const gg_variant *v)
 {
     (void)user;
     return v->out == GG_OUT_IMAGE && v->store == GG_STORE_F32;
 }
 
-bool gg_user_results(char *buf, size_t len)
+bool store_user_results(char *buf, size_t len)
 {
     const char *xdg = getenv("XDG_DATA_HOME");
     const char *home = getenv("HOME");
@@ -624,22 +624,22 @@ bool gg_user_results(char *buf, size_t len)
     return w > 0 && (size_t)w < len;
 }
 
-int gg_best_publish(const char *from_dir, const char *to_dir, const char *card, int m, int n,
+int store_best_publish(const char *from_dir, const char *to_dir, const char *card, int m, int n,
                     int k, char *err, size_t errlen)
 {
     int copied = 0;
     for (int st = 0; st < GG_STORE_COUNT; st++) {
         char from[1024], to[1024], dir[1024];
-        gg_best_path_store(from, sizeof from, from_dir, card, m, n, k, (gg_store)st);
-        gg_best_path_store(to, sizeof to, to_dir, card, m, n, k, (gg_store)st);
+        store_best_path_store(from, sizeof from, from_dir, card, m, n, k, (gg_store)st);
+        store_best_path_store(to, sizeof to, to_dir, card, m, n, k, (gg_store)st);
         size_t len = 0;
         char rerr[256];
-        char *text = gg_read_text(from, 1 << 16, &len, rerr, sizeof rerr);
+        char *text = base_read_text(from, 1 << 16, &len, rerr, sizeof rerr);
         if (!text)
             continue; /* no best of this store */
-        int rc = gg_mkdirs(gg_card_dir(dir, sizeof dir, to_dir, card), err, errlen);
+        int rc = base_mkdirs(store_card_dir(dir, sizeof dir, to_dir, card), err, errlen);
         if (rc == 0)
-            rc = gg_write_atomic(to, text, len, err, errlen);
+            rc = base_write_atomic(to, text, len, err, errlen);
         free(text);
         if (rc)
             return -1;

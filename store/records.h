@@ -56,18 +56,18 @@ typedef struct {
  * of card and problem m x n x k.  fn (may be NULL) gets every good row.
  * NULL on failure with one line in err (an unreadable or foreign file, a
  * locked file, no permission). */
-gg_records *gg_records_open(const char *dir, const char *card, int m, int n, int k, bool fresh,
+gg_records *store_records_open(const char *dir, const char *card, int m, int n, int k, bool fresh,
                             gg_record_fn fn, void *user, gg_records_info *info, char *err,
                             size_t errlen);
 
 /* Appends one row (one write(), then fsync).  Non-finite numbers are
  * written as 0 (rel_err: empty); gflops is 0 unless the status is ok.
  * 0, or -1 with one line in err. */
-int gg_records_append(gg_records *r, const gg_variant *v, const gg_measurement *m, char *err,
+int store_records_append(gg_records *r, const gg_variant *v, const gg_measurement *m, char *err,
                       size_t errlen);
 
-const char *gg_records_path(const gg_records *r);
-void gg_records_close(gg_records *r);
+const char *store_records_path(const gg_records *r);
+void store_records_close(gg_records *r);
 
 /* Reads the records of card and problem m x n x k without opening them for
  * a tune (no lock, nothing created, rewritten or cut: a tune may be
@@ -76,43 +76,43 @@ void gg_records_close(gg_records *r);
  * *rows (may be NULL) counts them.  0; 1 when there is no records file;
  * -1 with one line in err when it cannot be read or its first line is no
  * records header. */
-int gg_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
+int store_records_scan(const char *dir, const char *card, int m, int n, int k, gg_record_fn fn,
                     void *user, long *rows, char *err, size_t errlen);
 /* The same for a file of record rows at path (the records, or the
  * report's dips measured again), counting into *rows and *other (either
  * may be NULL; not reset) the rows handed over and the other lines past
  * the header.  0; 1 when it cannot be read, -1 when its first line is no
  * records header, each with one line in err. */
-int gg_records_scan_path(const char *path, const char *card, int m, int n, int k, gg_record_fn fn,
+int store_records_scan_path(const char *path, const char *card, int m, int n, int k, gg_record_fn fn,
                          void *user, long *rows, long *other, char *err, size_t errlen);
 
-/* Which rows gg_records_fastest() looks at (user passed through). */
+/* Which rows store_records_fastest() looks at (user passed through). */
 typedef bool (*gg_record_want)(void *user, const gg_variant *v);
 
-/* The fastest row with status ok of the records (gg_records_scan) that want
+/* The fastest row with status ok of the records (store_records_scan) that want
  * accepts (NULL: any): 1 with *v and *meas (either may be NULL) filled (the
  * first of equal ones); 0 when there is none, or no records file; -1 with
- * err as gg_records_scan. */
-int gg_records_fastest(const char *dir, const char *card, int m, int n, int k,
+ * err as store_records_scan. */
+int store_records_fastest(const char *dir, const char *card, int m, int n, int k,
                        gg_record_want want, void *user, gg_variant *v, gg_measurement *meas,
                        char *err, size_t errlen);
 
 /* A gg_record_want: out=image and store=f32 (bench's best-image row). */
-bool gg_record_is_image_f32(void *user, const gg_variant *v);
+bool store_record_is_image_f32(void *user, const gg_variant *v);
 
 /* Writes the best file of v's store atomically.  0, or -1 with one line in
  * err. */
-int gg_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
+int store_best_write(const char *dir, const char *card, int m, int n, int k, const gg_variant *v,
                   const gg_measurement *meas, char *err, size_t errlen);
 
 /* Reads the first line of best-MxNxK.txt into v (its store as written: a
  * file from before the split may hold store=f16).  0, or -1 with err (no
  * file, no variant). */
-int gg_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
+int store_best_read(const char *dir, const char *card, int m, int n, int k, gg_variant *v,
                  double *gflops, char *err, size_t errlen);
 /* The same for the best file of that store; another store's file must
  * hold a variant of that store (-1 otherwise). */
-int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
+int store_best_read_store(const char *dir, const char *card, int m, int n, int k, gg_store store,
                        gg_variant *v, double *gflops, char *err, size_t errlen);
 /* The one reader of best files (the above, store/nearest.h, glgemm gen
  * best): the variant of path's first line (up to the first blank) into v,
@@ -121,18 +121,18 @@ int gg_best_read_store(const char *dir, const char *card, int m, int n, int k, g
  * GG_BEST_BAD when the first line is not a variant; why says (the system's
  * reason, "empty file", the variant parser's message). */
 enum { GG_BEST_NONE = 1, GG_BEST_EMPTY, GG_BEST_BAD };
-int gg_best_read_path(const char *path, gg_variant *v, double *gflops, char *why, size_t whylen);
+int store_best_read_path(const char *path, gg_variant *v, double *gflops, char *why, size_t whylen);
 
 /* The per-user records folder, which the library (glgemm.h) reads after
  * $GLGEMM_RESULTS and before the installed records: $XDG_DATA_HOME/glgemm/
  * results (an absolute XDG_DATA_HOME), else $HOME/.local/share/glgemm/
  * results, into buf; false when neither is set (or buf is too small). */
-bool gg_user_results(char *buf, size_t len);
+bool store_user_results(char *buf, size_t len);
 
 /* Copies the best files of m x n x k (each store's that exists) from
  * from_dir/<card>/ to to_dir/<card>/, each written atomically.  Returns
  * how many were copied, or -1 with one line in err. */
-int gg_best_publish(const char *from_dir, const char *to_dir, const char *card, int m, int n,
+int store_best_publish(const char *from_dir, const char *to_dir, const char *card, int m, int n,
                     int k, char *err, size_t errlen);
 
 #endif

@@ -53,7 +53,7 @@ static mat mat_make(int rows, int cols, int row_major, int pad, uint64_t seed, u
         x.v[i] = SENTINEL;
     size_t n = (size_t)rows * cols;
     float *t = malloc((n ? n : 1) * sizeof *t);
-    gg_fill_uniform(t, n, seed, stream);
+    base_fill_uniform(t, n, seed, stream);
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++)
             x.v[idx(&x, r, c)] = t[(size_t)r * cols + c];
@@ -365,7 +365,7 @@ START_TEST(api_nearest_records)
     char dir[] = "/tmp/glgemm-near-XXXXXX";
     ck_assert(mkdtemp(dir));
     gg_nearest near;
-    ck_assert_int_eq(gg_best_nearest(dir, "card", 64, 64, 64, &near), -1);
+    ck_assert_int_eq(store_best_nearest(dir, "card", 64, 64, 64, &near), -1);
     write_best(dir, "card", 64, 64, 64, "larsen");
     write_best(dir, "card", 512, 512, 512, "nv-single");
     write_best(dir, "card", 256, 256, 256, "not a variant");
@@ -385,16 +385,16 @@ START_TEST(api_nearest_records)
         {10000, 3, 700, 512, 512, 512},
     };
     for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
-        ck_assert_int_eq(gg_best_nearest(dir, "card", q[i].m, q[i].n, q[i].k, &near), 0);
+        ck_assert_int_eq(store_best_nearest(dir, "card", q[i].m, q[i].n, q[i].k, &near), 0);
         ck_assert_msg(near.m == q[i].wm && near.n == q[i].wn && near.k == q[i].wk,
                       "%dx%dx%d: got %dx%dx%d", q[i].m, q[i].n, q[i].k, near.m, near.n, near.k);
     }
-    ck_assert_int_eq(gg_best_nearest(dir, "other", 64, 64, 64, &near), -1);
+    ck_assert_int_eq(store_best_nearest(dir, "other", 64, 64, 64, &near), -1);
     /* Ties: the larger volume, then the smaller (M, N, K). */
     write_best(dir, "tie", 32, 64, 64, "larsen");
     write_best(dir, "tie", 128, 64, 64, "larsen");
     write_best(dir, "tie", 64, 128, 64, "larsen");
-    ck_assert_int_eq(gg_best_nearest(dir, "tie", 64, 64, 64, &near), 0);
+    ck_assert_int_eq(store_best_nearest(dir, "tie", 64, 64, 64, &near), 0);
     ck_assert_msg(near.m == 64 && near.n == 128 && near.k == 64, "tie: %dx%dx%d", near.m,
                   near.n, near.k);
     ck_assert(strstr(near.path, "/tie/best-64x128x64.txt"));
@@ -418,8 +418,8 @@ START_TEST(api_records_pick_variant)
     /* Nothing recorded: the default. */
     ck_assert_int_eq(glgemm_variant_for(g, 40, 40, 40, v, sizeof v), GLGEMM_OK);
     ck_assert_str_eq(v, GLGEMM_DEFAULT_VARIANT);
-    ck_assert_int_eq(gg_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &pv, err, sizeof err), 0);
-    ck_assert_str_eq(gg_variant_format(&pv, want, sizeof want), GLGEMM_DEFAULT_VARIANT);
+    ck_assert_int_eq(gen_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &pv, err, sizeof err), 0);
+    ck_assert_str_eq(gen_variant_format(&pv, want, sizeof want), GLGEMM_DEFAULT_VARIANT);
     /* Records of this card: the nearest size's. */
     write_best(dir, glgemm_card(g), 32, 32, 32, "nv-multi");
     write_best(dir, glgemm_card(g), 256, 256, 256, "mc=2x2,profile=120,compiler=spirv"); /* invalid */
@@ -523,7 +523,7 @@ START_TEST(api_skips_f16_records)
     ck_assert_int_eq(glgemm_variant_for(g, 40, 40, 40, v, sizeof v), GLGEMM_OK);
     ck_assert_str_eq(v, GLGEMM_DEFAULT_VARIANT);
     gg_nearest near;
-    ck_assert_int_eq(gg_best_nearest(dir, glgemm_card(g), 40, 40, 40, &near), 0); /* it is there */
+    ck_assert_int_eq(store_best_nearest(dir, glgemm_card(g), 40, 40, 40, &near), 0); /* it is there */
     ck_assert_int_eq(near.v.store, GG_STORE_F16);
     /* An fp32 record further away is the one used. */
     write_best(dir, glgemm_card(g), 32, 32, 32, "nv-multi");
@@ -613,9 +613,9 @@ static judge_case judge_make(int m, int n, int k, float alpha, float beta, uint6
     judge_case j = {m, n, k, alpha, beta, malloc(sizeof(float) * m * k),
                     malloc(sizeof(float) * k * n), malloc(sizeof(float) * m * n),
                     malloc(sizeof(float) * m * n)};
-    gg_fill_uniform(j.a, (size_t)m * k, seed, 0);
-    gg_fill_uniform(j.b, (size_t)k * n, seed, 1);
-    gg_fill_uniform(j.c0, (size_t)m * n, seed, 2);
+    base_fill_uniform(j.a, (size_t)m * k, seed, 0);
+    base_fill_uniform(j.b, (size_t)k * n, seed, 1);
+    base_fill_uniform(j.c0, (size_t)m * n, seed, 2);
     for (int i = 0; i < m; i++)
         for (int q = 0; q < n; q++) {
             float acc = 0; /* float accumulation, as a GPU does */
@@ -630,7 +630,7 @@ static int judge(const judge_case *j, int samples, uint64_t seed, char *why, siz
 {
     gg_gemm_operands g = {j->m, j->n, j->k, j->alpha, j->beta, {j->a, j->k, false},
                           {j->b, j->n, false}, j->c0, j->n};
-    return gg_checksum_verify(&g, j->c, j->n, seed, samples, why, len);
+    return base_checksum_verify(&g, j->c, j->n, seed, samples, why, len);
 }
 
 static void judge_free(judge_case *j) { free(j->a), free(j->b), free(j->c0), free(j->c); }

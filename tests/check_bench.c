@@ -40,8 +40,8 @@ static double fake_rate(const gg_variant *v)
 static int fake_eval(void *user, const gg_variant *v, gg_measurement *out)
 {
     fake_gpu *g = user;
-    gg_variant_format(v, g->seen[g->calls++], GG_VARIANT_TEXT + 64);
-    gg_measurement_init(out);
+    gen_variant_format(v, g->seen[g->calls++], GG_VARIANT_TEXT + 64);
+    base_measurement_init(out);
     out->passes = 3;
     out->gflops = fake_rate(v);
     out->seconds = 2.0 * 64 * 64 * 64 / (out->gflops * 1e9);
@@ -57,7 +57,7 @@ static int fake_eval(void *user, const gg_variant *v, gg_measurement *out)
 static int fake_cpu(void *user, gg_measurement *out)
 {
     (void)user;
-    gg_measurement_init(out);
+    base_measurement_init(out);
     out->gflops = 40;
     out->seconds = 2.0 * 64 * 64 * 64 / 40e9;
     out->rel_err = 2e-7;
@@ -67,7 +67,7 @@ static int fake_cpu(void *user, gg_measurement *out)
 static int stop_cpu(void *user, gg_measurement *out)
 {
     (void)user;
-    gg_measurement_init(out);
+    base_measurement_init(out);
     return 1;
 }
 
@@ -76,13 +76,13 @@ START_TEST(rows_in_order_with_ratios)
     fake_gpu g = {0};
     gg_variant best;
     char err[256];
-    ck_assert_int_eq(gg_variant_parse("mrt=2x2,mc=1x4,np=16", NULL, &best, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("mrt=2x2,mc=1x4,np=16", NULL, &best, err, sizeof err), 0);
     gg_variant best16, image;
-    ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &best16, err, sizeof err), 0);
-    ck_assert_int_eq(gg_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &image, err,
+    ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &best16, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &image, err,
                                       sizeof err), 0);
     static gg_bench b;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &image, &best16, fake_eval, &g,
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &best, &image, &best16, fake_eval, &g,
                                   fake_cpu, NULL, NULL, NULL),
                      0);
     /* The presets in SPEC's order, then best, best-image, best-f16. */
@@ -97,8 +97,8 @@ START_TEST(rows_in_order_with_ratios)
         "mrt=2x4,mc=4x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16",
     };
     ck_assert_int_eq(g.calls, 7);
-    ck_assert_str_eq(gg_bench_names[GG_BENCH_BEST_IMAGE], "best-image");
-    ck_assert_str_eq(gg_bench_names[GG_BENCH_BEST_F16], "best-f16");
+    ck_assert_str_eq(eval_bench_names[GG_BENCH_BEST_IMAGE], "best-image");
+    ck_assert_str_eq(eval_bench_names[GG_BENCH_BEST_F16], "best-f16");
     for (int i = 0; i < 7; i++)
         ck_assert_str_eq(g.seen[i], want[i]);
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
@@ -116,7 +116,7 @@ START_TEST(failed_row_and_missing_best)
 {
     fake_gpu g = {.fail_nv_single = true};
     static gg_bench b;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, NULL, fake_eval, &g,
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, NULL, fake_eval, &g,
                                   fake_cpu, NULL, NULL, NULL),
                      0);
     ck_assert_int_eq(g.calls, 4); /* no best evaluated */
@@ -126,7 +126,7 @@ START_TEST(failed_row_and_missing_best)
     ck_assert_int_eq(b.rows[2].m.status, GG_WRONG_RESULT);
     ck_assert_double_eq(b.rows[2].m.gflops, 0);
     ck_assert_double_eq(b.rows[2].ratio, 0);
-    char *csv = gg_bench_csv(&b);
+    char *csv = eval_bench_csv(&b);
     ck_assert_ptr_nonnull(csv);
     ck_assert_int_eq(tu_count_lines(csv), 1 + 5);
     ck_assert_ptr_null(strstr(csv, "\nbest,"));
@@ -141,7 +141,7 @@ START_TEST(failed_row_and_missing_best)
     char *table = NULL;
     size_t tlen = 0;
     FILE *mf = open_memstream(&table, &tlen);
-    gg_bench_print(mf, &b, "glgemm tune --size 64");
+    eval_bench_print(mf, &b, "glgemm tune --size 64");
     fclose(mf);
     ck_assert_ptr_nonnull(strstr(table, "\nbest: no tuning record (run glgemm tune --size 64)\n"));
     ck_assert_ptr_nonnull(strstr(table, "\nbest-image: no out=image variant ran ok in the tuning "
@@ -149,7 +149,7 @@ START_TEST(failed_row_and_missing_best)
     ck_assert_ptr_null(strstr(table, "best-f16"));
     free(table);
     /* The CPU asking to stop stops the bench. */
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, NULL, fake_eval, &g, stop_cpu,
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, NULL, fake_eval, &g, stop_cpu,
                                   NULL, NULL, NULL),
                      -1);
 }
@@ -161,20 +161,20 @@ START_TEST(csv_round_trip)
     tu_mkdtemp(dir, sizeof dir, "bench");
     fake_gpu g = {0};
     gg_variant best;
-    ck_assert_int_eq(gg_variant_parse("mrt=1x2,mc=2x2,np=3,acc=blend", NULL, &best, err, sizeof err),
+    ck_assert_int_eq(gen_variant_parse("mrt=1x2,mc=2x2,np=3,acc=blend", NULL, &best, err, sizeof err),
                      0);
     gg_variant best16, image;
-    ck_assert_int_eq(gg_variant_parse("mrt=1x8,mc=1x4,np=2,store=f16", NULL, &best16, err,
+    ck_assert_int_eq(gen_variant_parse("mrt=1x8,mc=1x4,np=2,store=f16", NULL, &best16, err,
                                       sizeof err), 0);
-    ck_assert_int_eq(gg_variant_parse("mc=1x4,np=4,profile=310es,out=image,blk=16x8,fetch=image",
+    ck_assert_int_eq(gen_variant_parse("mc=1x4,np=4,profile=310es,out=image,blk=16x8,fetch=image",
                                       NULL, &image, err, sizeof err), 0);
     static gg_bench b, back;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &image, &best16, fake_eval, &g,
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &best, &image, &best16, fake_eval, &g,
                                   fake_cpu, NULL, NULL, NULL),
                      0);
     snprintf(path, sizeof path, "%s/bench.csv", dir);
-    ck_assert_int_eq(gg_bench_write(&b, path, err, sizeof err), 0);
-    ck_assert_msg(gg_bench_read(path, &back, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(eval_bench_write(&b, path, err, sizeof err), 0);
+    ck_assert_msg(eval_bench_read(path, &back, err, sizeof err) == 0, "%s", err);
     ck_assert_str_eq(back.card, "synth");
     ck_assert_int_eq(back.m, 64);
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
@@ -182,8 +182,8 @@ START_TEST(csv_round_trip)
         ck_assert_int_eq(back.rows[i].has_variant, b.rows[i].has_variant);
         char x[GG_VARIANT_TEXT], y[GG_VARIANT_TEXT];
         if (b.rows[i].has_variant)
-            ck_assert_str_eq(gg_variant_format(&back.rows[i].v, x, sizeof x),
-                             gg_variant_format(&b.rows[i].v, y, sizeof y));
+            ck_assert_str_eq(gen_variant_format(&back.rows[i].v, x, sizeof x),
+                             gen_variant_format(&b.rows[i].v, y, sizeof y));
         ck_assert_double_eq(back.rows[i].m.gflops, b.rows[i].m.gflops); /* shortest exact form */
         ck_assert_double_eq(back.rows[i].m.seconds, b.rows[i].m.seconds);
         ck_assert_double_eq_tol(back.rows[i].ratio, b.rows[i].ratio, 1e-5 * b.rows[i].ratio);
@@ -205,16 +205,16 @@ START_TEST(old_and_f16_files_read)
                    "best,synth,8,8,8,1x8,2x2,all,1,330,glsl,blend,1,ok,0.25,4,2e-07,1\n"
                    "cpu-blas,synth,8,8,8,,,,,,,,0,ok,0.25,4,2e-07,1\n");
     static gg_bench b;
-    ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(eval_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
     char x[GG_VARIANT_TEXT];
-    ck_assert_str_eq(gg_variant_format(&b.rows[GG_BENCH_BEST].v, x, sizeof x),
+    ck_assert_str_eq(gen_variant_format(&b.rows[GG_BENCH_BEST].v, x, sizeof x),
                      "mrt=1x8,mc=2x2,np=all,unroll=1,profile=330,compiler=glsl,acc=blend,store=f32");
     ck_assert(b.rows[GG_BENCH_CPU].present && !b.rows[GG_BENCH_CPU].has_variant);
     ck_assert_double_eq(b.rows[GG_BENCH_CPU].m.gflops, 4);
     tu_write(path, GG_BENCH_CSV_HEADER "\n"
                    "best,synth,8,8,8,1x8,2x2,all,1,330,glsl,blend,f16,1,ok,0.25,4,2e-07,1\n"
                    "cpu-blas,synth,8,8,8,,,,,,,,,0,ok,0.25,4,2e-07,1\n");
-    ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(eval_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(b.rows[GG_BENCH_BEST].v.store, GG_STORE_F16);
     ck_assert(b.rows[GG_BENCH_CPU].present);
     ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
@@ -222,29 +222,29 @@ START_TEST(old_and_f16_files_read)
     tu_write(path, GG_BENCH_CSV_HEADER "\n"
                    "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f16,1,ok,0.125,8,3e-07,2\n"
                    "cpu-blas,synth,8,8,8,,,,,,,,,0,ok,0.25,4,2e-07,1\n");
-    ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(eval_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
     ck_assert(b.rows[GG_BENCH_BEST_F16].present && !b.rows[GG_BENCH_BEST].present);
     ck_assert_double_eq(b.rows[GG_BENCH_BEST_F16].m.gflops, 8);
     ck_assert_double_eq(b.rows[GG_BENCH_BEST_F16].ratio, 2);
     tu_write(path, GG_BENCH_CSV_HEADER "\n"
                    "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f32,1,ok,0.125,8,3e-07,2\n");
-    ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "line 2: the best-f16 row's store is f32, not f16"), "%s", err);
     /* best-image reads when its out is image, and is refused otherwise. */
     tu_write(path, GG_BENCH_CSV_HEADER "\n"
                    "best-image,synth,8,8,8,1x1,2x2,all,0,430,glsl,pingpong,f32,image,4x4,texture,1,"
                    "ok,0.125,8,3e-07,2\n");
-    ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(eval_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
     ck_assert(b.rows[GG_BENCH_BEST_IMAGE].present && !b.rows[GG_BENCH_BEST].present);
     ck_assert_int_eq(b.rows[GG_BENCH_BEST_IMAGE].v.blk.rows, 4);
     tu_write(path, GG_BENCH_CSV_HEADER "\n"
                    "best-image,synth,8,8,8,1x1,2x2,all,0,430,glsl,pingpong,f32,rt,-,texture,1,"
                    "ok,0.125,8,3e-07,2\n");
-    ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "line 2: the best-image row's out is rt, not image"), "%s", err);
     /* The CPU row of today's file with only seven empty columns is refused. */
     tu_write(path, GG_BENCH_CSV_HEADER "\ncpu-blas,synth,8,8,8,,,,,,,,f32,0,ok,0.25,4,2e-07,1\n");
-    ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "variant columns empty"));
     tu_rm_rf(dir);
 }
@@ -275,38 +275,38 @@ START_TEST(best_image_from_records)
     snprintf(path, sizeof path, "%s/synth", dir);
     ck_assert_int_eq(mkdir(path, 0755), 0);
     char rec[300];
-    gg_records_file(rec, sizeof rec, dir, "synth", 64, 64, 64);
+    store_records_file(rec, sizeof rec, dir, "synth", 64, 64, 64);
     ck_assert_str_eq(strrchr(rec, '/'), "/tune-64x64x64.csv");
     gg_variant v;
     gg_measurement m;
     /* No records file: none. */
-    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, gg_record_is_image_f32, NULL, &v,
+    ck_assert_int_eq(store_records_fastest(dir, "synth", 64, 64, 64, store_record_is_image_f32, NULL, &v,
                                         &m, err, sizeof err), 0);
     tu_write(rec, image_records);
-    ck_assert_msg(gg_records_fastest(dir, "synth", 64, 64, 64, gg_record_is_image_f32, NULL, &v, &m,
+    ck_assert_msg(store_records_fastest(dir, "synth", 64, 64, 64, store_record_is_image_f32, NULL, &v, &m,
                                      err, sizeof err) == 1, "%s", err);
     char vt[GG_VARIANT_TEXT];
-    ck_assert_str_eq(gg_variant_format(&v, vt, sizeof vt),
+    ck_assert_str_eq(gen_variant_format(&v, vt, sizeof vt),
                      "mrt=1x1,mc=1x4,np=8,unroll=0,profile=430,compiler=glsl,acc=pingpong,"
                      "store=f32,out=image,blk=16x8,fetch=texelfetch");
     ck_assert_double_eq(m.gflops, 55.5);
     ck_assert_int_eq(m.passes, 2);
     /* Any out: the rt row is the fastest. */
     gg_variant any;
-    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, NULL, NULL, &any, NULL, err,
+    ck_assert_int_eq(store_records_fastest(dir, "synth", 64, 64, 64, NULL, NULL, &any, NULL, err,
                                         sizeof err), 1);
     ck_assert_int_eq(any.out, GG_OUT_RT);
     long rows = 0;
-    ck_assert_int_eq(gg_records_scan(dir, "synth", 64, 64, 64, NULL, NULL, &rows, err, sizeof err),
+    ck_assert_int_eq(store_records_scan(dir, "synth", 64, 64, 64, NULL, NULL, &rows, err, sizeof err),
                      0);
     ck_assert_int_eq(rows, 6);
 
     /* bench runs it as the best-image row, after best, before best-f16. */
     fake_gpu g = {0};
     gg_variant best;
-    ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=2x2", NULL, &best, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=2x2", NULL, &best, err, sizeof err), 0);
     static gg_bench b;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, &v, NULL, fake_eval, &g, fake_cpu,
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &best, &v, NULL, fake_eval, &g, fake_cpu,
                                   NULL, NULL, NULL),
                      0);
     ck_assert_int_eq(g.calls, 6);
@@ -314,7 +314,7 @@ START_TEST(best_image_from_records)
     ck_assert(b.rows[GG_BENCH_BEST_IMAGE].present && b.rows[GG_BENCH_BEST_IMAGE].has_variant);
     ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
     ck_assert_double_eq_tol(b.rows[GG_BENCH_BEST_IMAGE].m.gflops, fake_rate(&v), 1e-12);
-    char *csv = gg_bench_csv(&b);
+    char *csv = eval_bench_csv(&b);
     ck_assert_ptr_nonnull(csv);
     ck_assert_ptr_nonnull(strstr(csv, "\nbest,synth,64,64,64,2x4,2x2,all,"));
     ck_assert_ptr_nonnull(strstr(csv, "\nbest-image,synth,64,64,64,1x1,1x4,8,0,430,glsl,pingpong,f32,"
@@ -328,23 +328,23 @@ START_TEST(best_image_from_records)
     tu_write(rec, GG_CSV_HEADER_V2 "\n"
                   "synth,64,64,64,2x4,2x2,all,0,330,glsl,pingpong,f32,1,ok,0.001,90,1e-07\n"
                   "synth,64,64,64,1x1,2x2,4,0,330,glsl,pingpong,f32,2,ok,0.001,20,1e-07\n");
-    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, gg_record_is_image_f32, NULL, &v,
+    ck_assert_int_eq(store_records_fastest(dir, "synth", 64, 64, 64, store_record_is_image_f32, NULL, &v,
                                         &m, err, sizeof err), 0);
-    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, NULL, NULL, &v, &m, err,
+    ck_assert_int_eq(store_records_fastest(dir, "synth", 64, 64, 64, NULL, NULL, &v, &m, err,
                                         sizeof err), 1);
     ck_assert_double_eq(m.gflops, 90);
     g.calls = 0;
-    ck_assert_int_eq(gg_bench_run(&b, "synth", 64, 64, 64, &best, NULL, NULL, fake_eval, &g, fake_cpu,
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &best, NULL, NULL, fake_eval, &g, fake_cpu,
                                   NULL, NULL, NULL),
                      0);
     ck_assert_int_eq(g.calls, 5);
     ck_assert(!b.rows[GG_BENCH_BEST_IMAGE].present);
-    csv = gg_bench_csv(&b);
+    csv = eval_bench_csv(&b);
     ck_assert_ptr_null(strstr(csv, "best-image"));
     free(csv);
     /* Someone else's file is an error, named. */
     tu_write(rec, "time,gflops\n1,2\n");
-    ck_assert_int_eq(gg_records_fastest(dir, "synth", 64, 64, 64, gg_record_is_image_f32, NULL, &v,
+    ck_assert_int_eq(store_records_fastest(dir, "synth", 64, 64, 64, store_record_is_image_f32, NULL, &v,
                                         &m, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "tune-64x64x64.csv: the first line is not the records header"), "%s",
                   err);
@@ -383,11 +383,11 @@ START_TEST(bad_csv_refused)
     char dir[64], path[128], err[512] = "";
     tu_mkdtemp(dir, sizeof dir, "bench");
     snprintf(path, sizeof path, "%s/bench.csv", dir);
-    ck_assert_int_eq(gg_write_atomic(path, bad_csv[_i].text, strlen(bad_csv[_i].text), err,
+    ck_assert_int_eq(base_write_atomic(path, bad_csv[_i].text, strlen(bad_csv[_i].text), err,
                                      sizeof err),
                      0);
     static gg_bench b;
-    ck_assert_int_eq(gg_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, bad_csv[_i].msg) != NULL, "'%s' lacks '%s'", err, bad_csv[_i].msg);
     ck_assert_ptr_null(strchr(err, '\n'));
     tu_rm_rf(dir);
@@ -409,7 +409,7 @@ static const struct {
 START_TEST(cpu_sgemm_verified)
 {
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = cpu_cases[_i].m;
     p.n = cpu_cases[_i].n;
     p.k = cpu_cases[_i].k;
@@ -421,25 +421,25 @@ START_TEST(cpu_sgemm_verified)
     char err[256];
     gg_inputs in;
     gg_reference ref, other;
-    ck_assert_int_eq(gg_inputs_make(&p, &in, err, sizeof err), 0);
-    ck_assert_int_eq(gg_reference_compute(&in, p.alpha, p.beta, &ref, err, sizeof err), 0);
+    ck_assert_int_eq(base_inputs_make(&p, &in, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(&in, p.alpha, p.beta, &ref, err, sizeof err), 0);
     gg_measurement m;
-    ck_assert_int_eq(gg_cpu_sgemm(&p, &in, &ref, &m, err, sizeof err), 0);
+    ck_assert_int_eq(base_cpu_sgemm(&p, &in, &ref, &m, err, sizeof err), 0);
     ck_assert_msg(m.status == GG_OK, "%s", m.detail);
     ck_assert(m.seconds > 0 && m.gflops > 0);
     ck_assert_double_eq_tol(m.gflops, 2.0 * p.m * p.n * p.k / m.seconds / 1e9, 1e-9 * m.gflops);
-    ck_assert(m.rel_err >= 0 && m.rel_err <= gg_verify_bound(p.k));
+    ck_assert(m.rel_err >= 0 && m.rel_err <= base_verify_bound(p.k));
     ck_assert_int_eq(m.passes, 0);
-    ck_assert_int_ge(gg_cpu_threads(), 1);
+    ck_assert_int_ge(base_cpu_threads(), 1);
     /* Judged against the reference of another alpha, the same result is wrong. */
-    ck_assert_int_eq(gg_reference_compute(&in, p.alpha * 3, p.beta, &other, err, sizeof err), 0);
-    ck_assert_int_eq(gg_cpu_sgemm(&p, &in, &other, &m, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(&in, p.alpha * 3, p.beta, &other, err, sizeof err), 0);
+    ck_assert_int_eq(base_cpu_sgemm(&p, &in, &other, &m, err, sizeof err), 0);
     ck_assert_int_eq(m.status, GG_WRONG_RESULT);
     ck_assert_double_eq(m.gflops, 0);
     ck_assert_ptr_nonnull(strstr(m.detail, "CPU BLAS"));
-    gg_reference_free(&other);
-    gg_reference_free(&ref);
-    gg_inputs_free(&in);
+    base_reference_free(&other);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
 }
 END_TEST
 
@@ -482,7 +482,7 @@ START_TEST(cli_bench_rows_and_ratios)
     ck_assert_str_eq(file, out);
     static gg_bench b;
     char perr[512];
-    ck_assert_msg(gg_bench_read(path, &b, perr, sizeof perr) == 0, "%s", perr);
+    ck_assert_msg(eval_bench_read(path, &b, perr, sizeof perr) == 0, "%s", perr);
     ck_assert(!b.rows[GG_BENCH_BEST].present);
     ck_assert_int_eq(tu_count_lines(out), 1 + 5);
     const char *cpu = find_row(out, "cpu-blas");
@@ -508,7 +508,7 @@ START_TEST(cli_bench_rows_and_ratios)
     snprintf(path, sizeof path, "%s/res/llvmpipe/best-24x24x24.txt", dir);
     const char *best = "mrt=1x2,mc=1x4,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32\n"
                        "gflops: 1\n";
-    ck_assert_int_eq(gg_write_atomic(path, best, strlen(best), perr, sizeof perr), 0);
+    ck_assert_int_eq(base_write_atomic(path, best, strlen(best), perr, sizeof perr), 0);
     rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --results res", &out, &err);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
     ck_assert_ptr_nonnull(strstr(out, "best       mrt=1x2,mc=1x4,np=2,unroll=0"));
@@ -516,7 +516,7 @@ START_TEST(cli_bench_rows_and_ratios)
     free(out);
     free(err);
     snprintf(path, sizeof path, "%s/res/llvmpipe/bench-24x24x24.csv", dir);
-    ck_assert_int_eq(gg_bench_read(path, &b, perr, sizeof perr), 0);
+    ck_assert_int_eq(eval_bench_read(path, &b, perr, sizeof perr), 0);
     ck_assert(b.rows[GG_BENCH_BEST].present);
     ck_assert_int_eq(b.rows[GG_BENCH_BEST].m.status, GG_OK);
     ck_assert_int_eq(b.rows[GG_BENCH_BEST].v.mrt.cols, 2);
@@ -529,7 +529,7 @@ START_TEST(cli_bench_rows_and_ratios)
     snprintf(path, sizeof path, "%s/res/llvmpipe/best-f16-24x24x24.txt", dir);
     const char *b16 = "mrt=2x1,mc=2x2,np=3,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16\n"
                       "gflops: 1\n";
-    ck_assert_int_eq(gg_write_atomic(path, b16, strlen(b16), perr, sizeof perr), 0);
+    ck_assert_int_eq(base_write_atomic(path, b16, strlen(b16), perr, sizeof perr), 0);
     snprintf(path, sizeof path, "%s/res/llvmpipe/tune-24x24x24.csv", dir);
     tu_write(path, GG_CSV_HEADER "\n"
                    "llvmpipe,24,24,24,1x2,1x4,2,0,330,glsl,pingpong,f32,rt,-,texture,3,ok,0.001,9,"
@@ -553,7 +553,7 @@ START_TEST(cli_bench_rows_and_ratios)
     /* One holding another store is bad input, named. */
     snprintf(path, sizeof path, "%s/res/llvmpipe/best-f16-24x24x24.txt", dir);
     b16 = "mrt=2x1,mc=2x2,np=3,store=f32\n";
-    ck_assert_int_eq(gg_write_atomic(path, b16, strlen(b16), perr, sizeof perr), 0);
+    ck_assert_int_eq(base_write_atomic(path, b16, strlen(b16), perr, sizeof perr), 0);
     rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --results res", &out, &err);
     ck_assert_int_eq(rc, 2);
     ck_assert_msg(strstr(err, "best-f16-24x24x24.txt: holds a store=f32 variant, not store=f16"),

@@ -23,7 +23,7 @@ static gg_variant var(const char *text)
 {
     gg_variant v;
     char err[256];
-    ck_assert_msg(gg_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gen_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
     return v;
 }
 
@@ -67,7 +67,7 @@ START_TEST(test_arithmetic)
      * 11.264 us; 262144 multiply-adds at 100 GFLOP/s: 5.24 us; 1024 target
      * texels at 1 Gtexel/s: 1.024 us.  Fetch binds: 524288 / 11264 = 46.5. */
     gg_variant v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong");
-    double g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    double g = search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.c.fragments, 256);
     near(d.c.fetches, 33792);
     near(d.c.mads, 262144);
@@ -79,24 +79,24 @@ START_TEST(test_arithmetic)
     near(d.write_s, 1024 / 1e9);
     near(g, flops / (33792 / 3.0));
     ck_assert_str_eq(d.unit, "texel fetch");
-    near(gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why), g);
+    near(search_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why), g);
     ck_assert_msg(strstr(why, "texel fetch") && strstr(why, "rgba32f") && strstr(why, "46.55"),
                   "%s", why);
 
     /* store=f16: A and B RGBA16F (5), the sums RGBA32F (3): every texel at
      * the faster, 5: 6.7584 us, still above the multiply-adds' 5.24. */
     v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong,store=f16");
-    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    g = search_bound_compute(&v, 64, 64, 64, &p, &d);
     ck_assert_str_eq(d.fetch_fmt, "rgba16f");
     near(g, flops / (33792 / 5.0));
 
     /* The same on a card whose multiply-adds are slower (20 GFLOP/s): with
      * no padding, the bound is that rate. */
     p.mad_gflops = 20;
-    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    g = search_bound_compute(&v, 64, 64, 64, &p, &d);
     ck_assert_str_eq(d.unit, "multiply-add");
     near(g, 20);
-    gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
+    search_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
     ck_assert_msg(strstr(why, "multiply-add") == why, "%s", why);
     p.mad_gflops = 100;
 
@@ -104,7 +104,7 @@ START_TEST(test_arithmetic)
      * + 1 B + 1 running sum, all R32F (4): 786432 texels, 196.6 us.  R32F
      * targets: no write term. */
     v = var("mrt=1x1,mc=1x1,np=1,acc=copy");
-    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    g = search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.c.fragments, 262144);
     near(d.c.fetches, 786432);
     ck_assert_str_eq(d.fetch_fmt, "r32f");
@@ -116,7 +116,7 @@ START_TEST(test_arithmetic)
      * any format (5).  32 x 64 fragments, 32 k-steps of 1 A + 2 B texels:
      * 196608 texels, 39.32 us: 13.33 GFLOP/s. */
     v = var("mrt=1x1,mc=1x2,np=all,acc=blend");
-    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    g = search_bound_compute(&v, 64, 64, 64, &p, &d);
     ck_assert_str_eq(d.fetch_fmt, "any format");
     near(d.c.fetches, 196608);
     near(g, flops / (196608 / 5.0));
@@ -127,12 +127,12 @@ START_TEST(test_arithmetic)
     for (int t = 1; t <= 8; t++)
         p.write_gtexels[t] = 0.1;
     v = var("mrt=1x1,mc=4x1,np=1,acc=blend");
-    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    g = search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.c.fragments, 16384);
     near(d.c.fetches, 81920);
     ck_assert_str_eq(d.unit, "render-target write");
     near(g, flops / (16384 / 0.1));
-    gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
+    search_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
     ck_assert_msg(strstr(why, "render-target write") == why, "%s", why);
     synthetic(&p);
 
@@ -141,7 +141,7 @@ START_TEST(test_arithmetic)
     for (int pat = 0; pat < GG_FETCH_NPAT; pat++)
         p.fetch_gtexels[GG_FETCH_RGBA16F][pat] = 0;
     v = var("mrt=2x2,mc=2x2,np=all,acc=blend,store=f16");
-    g = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    g = search_bound_compute(&v, 64, 64, 64, &p, &d);
     ck_assert_str_eq(d.fetch_fmt, "any format");
     near(d.fetch_rate, 4);
 
@@ -149,19 +149,19 @@ START_TEST(test_arithmetic)
     gg_probe_result q;
     memset(&q, 0, sizeof q);
     q.mad_gflops = 50;
-    near(gg_bound_compute(&v, 64, 64, 64, &q, &d), 50);
+    near(search_bound_compute(&v, 64, 64, 64, &q, &d), 50);
     /* Nothing: no bound. */
     q.mad_gflops = 0;
-    ck_assert(gg_bound_gflops(&v, 64, 64, 64, &q, why, sizeof why) <= 0);
+    ck_assert(search_bound_gflops(&v, 64, 64, 64, &q, why, sizeof why) <= 0);
     ck_assert_msg(!strncmp(why, "no bound", 8), "%s", why);
     /* A layout that cannot be computed: no bound. */
-    ck_assert(gg_bound_gflops(&v, 0, 64, 64, &p, why, sizeof why) <= 0);
+    ck_assert(search_bound_gflops(&v, 0, 64, 64, &p, why, sizeof why) <= 0);
 
     /* The search's callback is the same number. */
     synthetic(&p);
     v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong");
     gg_bound_user u = {&p, 64, 64, 64};
-    near(gg_bound_search_fn(&u, &v), flops / (33792 / 3.0));
+    near(search_bound_search_fn(&u, &v), flops / (33792 / 3.0));
 }
 END_TEST
 
@@ -178,7 +178,7 @@ START_TEST(test_paths_and_image_store)
     /* mrt=2x2,mc=2x2,np=all,acc=blend: 16 x 16 fragments, 32 k-steps of 2 A
      * + 2 B texels: 32768 texels.  By texture(): RGBA32F's fastest, 3. */
     gg_variant v = var("mrt=2x2,mc=2x2,np=all,acc=blend");
-    double tex = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    double tex = search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.c.fetches, 32768);
     near(d.c.input_fetches, 32768);
     near(tex, flops / (32768 / 3.0));
@@ -187,30 +187,30 @@ START_TEST(test_paths_and_image_store)
     /* fetch=texelfetch, which this probe lacks: the fastest measured path
      * of RGBA32F stands in (texture's 3), the same bound. */
     v = var("mrt=2x2,mc=2x2,np=all,acc=blend,fetch=texelfetch");
-    near(gg_bound_compute(&v, 64, 64, 64, &p, &d), tex);
+    near(search_bound_compute(&v, 64, 64, 64, &p, &d), tex);
     ck_assert_str_eq(d.fetch_path, "any path");
 
     /* The probe measures texelFetch at 1.5 (1.25 in the other pattern):
      * the variant's path is its rate, the bound halves. */
     p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM24] = 1.25;
     p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM42] = 1.5;
-    double tf = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    double tf = search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.fetch_rate, 1.5);
     ck_assert_str_eq(d.fetch_fmt, "rgba32f");
     ck_assert_str_eq(d.fetch_path, "texelfetch");
     near(tf, flops / (32768 / 1.5));
     ck_assert(tf < tex);
-    gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
+    search_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
     ck_assert_msg(strstr(why, "texel fetch") == why && strstr(why, "texelfetch"), "%s", why);
     /* The texture path's variant keeps its bound. */
     v = var("mrt=2x2,mc=2x2,np=all,acc=blend");
-    near(gg_bound_compute(&v, 64, 64, 64, &p, &d), tex);
+    near(search_bound_compute(&v, 64, 64, 64, &p, &d), tex);
 
     /* With running sums (pingpong: 4 texels a fragment more, read by
      * texture() at 3): every texel at 3 takes 33792 / 3 = 11264 ns, A and B
      * alone at texelFetch's 1.5 32768 / 1.5 = 21845 ns, the longer. */
     v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong,fetch=texelfetch");
-    double pp = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    double pp = search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.c.fetches, 33792);
     near(d.c.input_fetches, 32768);
     near(d.fetch_texels, 32768);
@@ -218,13 +218,13 @@ START_TEST(test_paths_and_image_store)
     /* A path faster than texture(): the sums do not slow it, all at 6. */
     p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_BUFFER][GG_FETCH_GEMM42] = 6;
     v = var("mrt=2x2,mc=2x2,np=all,acc=pingpong,fetch=buffer");
-    near(gg_bound_compute(&v, 64, 64, 64, &p, &d), flops / (33792 / 6.0));
+    near(search_bound_compute(&v, 64, 64, 64, &p, &d), flops / (33792 / 6.0));
     near(d.fetch_texels, 33792);
     ck_assert_str_eq(d.fetch_path, "buffer");
     /* store=f16 by texelFetch, not measured for RGBA16F: its fastest path
      * (texture, 5). */
     v = var("mrt=2x2,mc=2x2,np=all,acc=blend,store=f16,fetch=texelfetch");
-    near(gg_bound_compute(&v, 64, 64, 64, &p, &d), flops / (32768 / 5.0));
+    near(search_bound_compute(&v, 64, 64, 64, &p, &d), flops / (32768 / 5.0));
     ck_assert_str_eq(d.fetch_fmt, "rgba16f");
     ck_assert_str_eq(d.fetch_path, "any path");
 
@@ -237,7 +237,7 @@ START_TEST(test_paths_and_image_store)
         p.write_gtexels[t] = 0.1;
     p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM24] = 1.5;
     v = var("mc=2x2,np=all,profile=430,acc=pingpong,out=image,blk=4x4");
-    double img = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    double img = search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.c.fragments, 256);
     near(d.c.writes, 1024);
     near(d.write_rate, 0);
@@ -249,21 +249,21 @@ START_TEST(test_paths_and_image_store)
     const double st[GG_PROBE_NSTORE] = {0.004, 0.01, 0.008, 0.002};
     for (int i = 0; i < GG_PROBE_NSTORE; i++)
         p.store_gtexels[i] = st[i];
-    double img_st = gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    double img_st = search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.write_rate, 0.01);
     near(img_st, flops / (1024 / 0.01));
     ck_assert_str_eq(d.unit, "image store");
     ck_assert(img_st < img);
-    gg_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
+    search_bound_gflops(&v, 64, 64, 64, &p, why, sizeof why);
     ck_assert_msg(strstr(why, "image store: 1024 texels at 0.01 Gtexel/s") == why, "%s", why);
     /* One channel: an R32F image, whose stores the probe does not measure. */
     v = var("mc=1x1,np=all,profile=430,acc=pingpong,out=image,blk=2x2");
-    gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.write_rate, 0);
     ck_assert(d.unit && strcmp(d.unit, "image store"));
     /* Render targets never take the imageStore rate. */
     v = var("mrt=1x1,mc=4x1,np=1,acc=blend");
-    gg_bound_compute(&v, 64, 64, 64, &p, &d);
+    search_bound_compute(&v, 64, 64, 64, &p, &d);
     near(d.write_rate, 0.1);
     ck_assert_str_eq(d.unit, "render-target write");
 }
@@ -295,7 +295,7 @@ static double old_rate_of(const gg_probe_result *p, int fmt)
 static double old_bound(const gg_variant *v, int m, int n, int k, const gg_probe_result *p)
 {
     gg_bound_counts c;
-    ck_assert_int_eq(gg_bound_counts_of(v, m, n, k, &c), 0);
+    ck_assert_int_eq(search_bound_counts_of(v, m, n, k, &c), 0);
     int ch = c.L.channels;
     int in = ch == 4 ? (v->store == GG_STORE_F16 ? GG_FETCH_RGBA16F : GG_FETCH_RGBA32F)
              : ch == 1 && v->store == GG_STORE_F32 ? GG_FETCH_R32F
@@ -339,7 +339,7 @@ static void each_variant(void (*f)(const gg_variant *v, void *user), void *user)
                         for (int st = 0; st < GG_STORE_COUNT; st++)
                             for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
                                 gg_variant v;
-                                gg_variant_default(&v);
+                                gen_variant_default(&v);
                                 v.mc = mcs[mc];
                                 v.np = nps[np];
                                 v.acc = (gg_acc)acc;
@@ -371,9 +371,9 @@ static void compare_one(const gg_variant *v, void *user)
     for (int i = 0; i < 2; i++) {
         int m = sizes[i][0], n = sizes[i][1], k = sizes[i][2];
         char vt[GG_VARIANT_TEXT];
-        gg_variant_format(v, vt, sizeof vt);
+        gen_variant_format(v, vt, sizeof vt);
         double before = old_bound(v, m, n, k, j->old);
-        double now = gg_bound_gflops(v, m, n, k, j->old, NULL, 0);
+        double now = search_bound_gflops(v, m, n, k, j->old, NULL, 0);
         /* Without the new rows: the same for render targets, never lower
          * for out=image (its render-target write term is gone). */
         if (v->out == GG_OUT_RT)
@@ -392,7 +392,7 @@ static void compare_one(const gg_variant *v, void *user)
         bool measured_fmt = in >= 0 && old_fmt_rate(j->old, in) > 0 &&
                             (v->acc == GG_ACC_BLEND || (tg >= 0 && old_fmt_rate(j->old, tg) > 0));
         if (j->paths && v->out == GG_OUT_RT && v->fetch == GG_FETCH_TEXTURE && measured_fmt)
-            ck_assert_msg(gg_bound_gflops(v, m, n, k, j->paths, NULL, 0) == before,
+            ck_assert_msg(search_bound_gflops(v, m, n, k, j->paths, NULL, 0) == before,
                           "%s %dx%dx%d with the per-path rows", vt, m, n, k);
         j->n++;
     }
@@ -421,15 +421,15 @@ START_TEST(test_old_probe_same_bound)
     for (int pat = 0; pat < GG_FETCH_NPAT; pat++)
         p[1].fetch_gtexels[GG_FETCH_RGBA16F][pat] = 0;
     char err[512];
-    ck_assert_msg(gg_bound_load("results", "llvmpipe", &p[2], err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(gg_bound_load("results", "nvidia-h200", &p[3], err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(search_bound_load("results", "llvmpipe", &p[2], err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(search_bound_load("results", "nvidia-h200", &p[3], err, sizeof err) == 0, "%s", err);
     for (int i = 0; i < 4; i++) {
         /* The committed files may be re-run with the new rows: then only
          * the synthetic probes stand for an older file. */
-        bool old = gg_probe_store_rate(&p[i]) == 0;
+        bool old = base_probe_store_rate(&p[i]) == 0;
         for (int f = 0; f < GG_FETCH_NFMT; f++)
             for (int pa = GG_FETCH_TEXTURE + 1; pa <= GG_PROBE_LAST_PATH; pa++)
-                old = old && gg_probe_path_rate(&p[i], f, pa) == 0;
+                old = old && base_probe_path_rate(&p[i], f, pa) == 0;
         if (!old)
             continue;
         q = p[i];
@@ -458,20 +458,20 @@ static long calibrate_file(const char *path, const gg_probe_result *p, calib *c,
     long ok = 0, n = 0, cap = 0;
     double best = 0, *bounds = NULL;
     while (fgets(line, sizeof line, f)) {
-        if (gg_csv_is_header(line))
+        if (store_csv_is_header(line))
             continue;
         char card[GG_CARD_MAX], err[256];
         gg_problem pr;
         gg_variant v;
         gg_measurement m;
-        ck_assert_msg(gg_csv_parse(line, card, sizeof card, &pr, &v, &m, err, sizeof err) == 0,
+        ck_assert_msg(store_csv_parse(line, card, sizeof card, &pr, &v, &m, err, sizeof err) == 0,
                       "%s: %s", path, err);
         if (m.status != GG_OK)
             continue;
         char why[256];
-        double b = gg_bound_gflops(&v, pr.m, pr.n, pr.k, p, why, sizeof why);
+        double b = search_bound_gflops(&v, pr.m, pr.n, pr.k, p, why, sizeof why);
         char vt[GG_VARIANT_TEXT];
-        gg_variant_format(&v, vt, sizeof vt);
+        gen_variant_format(&v, vt, sizeof vt);
         ck_assert_msg(b > 0, "%s: %s: %s", path, vt, why);
         double r = m.gflops / b;
         ck_assert_msg(m.gflops <= GG_BOUND_MARGIN * b,
@@ -517,7 +517,7 @@ START_TEST(test_calibration)
         snprintf(path, sizeof path, "%s/probe.csv", dir);
         if (access(path, F_OK) != 0)
             continue;
-        ck_assert_msg(gg_bound_load("results", e->d_name, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(search_bound_load("results", e->d_name, &p, err, sizeof err) == 0, "%s", err);
         DIR *d = opendir(dir);
         ck_assert_ptr_nonnull(d);
         struct dirent *f;
@@ -555,9 +555,9 @@ START_TEST(test_load)
 {
     static gg_probe_result p;
     char err[512];
-    ck_assert_int_eq(gg_bound_load("results", "llvmpipe", &p, err, sizeof err), 0);
+    ck_assert_int_eq(search_bound_load("results", "llvmpipe", &p, err, sizeof err), 0);
     ck_assert(p.mad_gflops > 0 && p.write_max_targets >= 1);
-    ck_assert_int_eq(gg_bound_load("results", "no-such-card", &p, err, sizeof err), -1);
+    ck_assert_int_eq(search_bound_load("results", "no-such-card", &p, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "no-such-card/probe.csv"), "%s", err);
 }
 END_TEST
@@ -594,7 +594,7 @@ typedef struct {
 
 static double value(const world *w, const gg_variant *v)
 {
-    int ks = gg_ksteps(v->mc, w->k);
+    int ks = search_ksteps(v->mc, w->k);
     int np = v->np == GG_NP_ALL ? ks : v->np;
     return formula(v) * (100 - 0.8 * fabs(np - 12.0));
 }
@@ -606,7 +606,7 @@ static void push(char (**list)[GG_VARIANT_TEXT], long *n, long *cap, const gg_va
         *list = realloc(*list, (size_t)*cap * sizeof **list);
         ck_assert_ptr_nonnull(*list);
     }
-    gg_variant_format(v, (*list)[(*n)++], GG_VARIANT_TEXT);
+    gen_variant_format(v, (*list)[(*n)++], GG_VARIANT_TEXT);
 }
 
 static int eval(void *user, const gg_variant *v, gg_measurement *m)
@@ -652,7 +652,7 @@ static void world_free(world *w)
 static gg_search *make(gg_search_config *c, world *w, const char *fix, bool with_bound)
 {
     char err[256];
-    ck_assert_msg(gg_fix_parse(fix, &c->fix, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(search_fix_parse(fix, &c->fix, err, sizeof err) == 0, "%s", err);
     w->k = c->k;
     if (w->bound_factor == 0)
         w->bound_factor = 1.2;
@@ -664,7 +664,7 @@ static gg_search *make(gg_search_config *c, world *w, const char *fix, bool with
         c->bound = bound;
         c->bound_user = w;
     }
-    gg_search *s = gg_search_new(c, err, sizeof err);
+    gg_search *s = search_new(c, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     return s;
 }
@@ -679,8 +679,8 @@ static bool listed(char (*list)[GG_VARIANT_TEXT], long n, const char *t)
 
 static bool has_note(const gg_search *s, const char *prefix)
 {
-    for (int i = 0; i < gg_search_nnotes(s); i++)
-        if (!strncmp(gg_search_note(s, i), prefix, strlen(prefix)))
+    for (int i = 0; i < search_nnotes(s); i++)
+        if (!strncmp(search_note(s, i), prefix, strlen(prefix)))
             return true;
     return false;
 }
@@ -695,15 +695,15 @@ static void same_best(gg_strategy strategy, const char *fix, int mnk, long budge
     long calls[2];
     for (int with = 0; with < 2; with++) {
         gg_search_config c;
-        gg_search_config_default(&c, mnk, mnk, mnk);
+        search_config_default(&c, mnk, mnk, mnk);
         c.strategy = strategy;
         c.budget = budget;
         world w = {0};
         gg_search *s = make(&c, &w, fix, with);
-        ck_assert_int_eq(gg_search_run(s), 0);
-        const gg_search_stats *st = gg_search_get_stats(s);
+        ck_assert_int_eq(search_run(s), 0);
+        const gg_search_stats *st = search_get_stats(s);
         ck_assert(st->have_best);
-        gg_variant_format(&st->best, bt[with], sizeof bt[with]);
+        gen_variant_format(&st->best, bt[with], sizeof bt[with]);
         bg[with] = st->best_outcome.gflops;
         calls[with] = w.calls;
         ck_assert_int_eq(st->bound_pruned, w.npruned);
@@ -729,14 +729,14 @@ static void same_best(gg_strategy strategy, const char *fix, int mnk, long budge
             ck_assert_int_eq(w.bound_calls, 0);
             ck_assert(!has_note(s, "bound: "));
         }
-        gg_search_free(s);
+        search_free(s);
         world_free(&w);
     }
     ck_assert_str_eq(bt[0], bt[1]);
     ck_assert_double_eq(bg[0], bg[1]);
     ck_assert_int_lt(calls[1], calls[0]);
     fprintf(stderr, "bound pruning, %s %s: %ld evaluations without, %ld with (%s)\n",
-            gg_strategy_name(strategy), fix ? fix : "", calls[0], calls[1], bt[1]);
+            search_strategy_name(strategy), fix ? fix : "", calls[0], calls[1], bt[1]);
 }
 
 START_TEST(test_search_exhaustive)
@@ -772,73 +772,73 @@ START_TEST(test_search_preload_and_visit)
     long base;
     {
         gg_search_config c;
-        gg_search_config_default(&c, 64, 64, 64);
+        search_config_default(&c, 64, 64, 64);
         c.strategy = GG_SEARCH_EXHAUSTIVE;
         world w = {0};
         gg_search *s = make(&c, &w, fix, true);
-        ck_assert_int_eq(gg_search_run(s), 0);
+        ck_assert_int_eq(search_run(s), 0);
         base = w.npruned;
-        gg_search_free(s);
+        search_free(s);
         world_free(&w);
     }
     /* An f16 point scoring 1e9 from the records: not this search's store. */
     gg_search_config c;
-    gg_search_config_default(&c, 64, 64, 64);
+    search_config_default(&c, 64, 64, 64);
     c.strategy = GG_SEARCH_EXHAUSTIVE;
     world w = {0};
     gg_search *s = make(&c, &w, fix, true);
     gg_outcome huge = {GG_OK, 1, 1e-9, 1e9, 1e-7};
     gg_variant h = var("mrt=4x2,mc=2x2,np=3,store=f16");
-    ck_assert_int_eq(gg_search_preload(s, &h, &huge), 1);
-    ck_assert_int_eq(gg_search_run(s), 0);
+    ck_assert_int_eq(search_preload(s, &h, &huge), 1);
+    ck_assert_int_eq(search_run(s), 0);
     ck_assert_int_eq(w.npruned, base);
-    gg_search_free(s);
+    search_free(s);
     world_free(&w);
 
     /* An f32 record above anything this space reaches: every new point the
      * strategy looks at is pruned, from the first on. */
     memset(&w, 0, sizeof w);
-    gg_search_config_default(&c, 64, 64, 64);
+    search_config_default(&c, 64, 64, 64);
     c.strategy = GG_SEARCH_EXHAUSTIVE;
     s = make(&c, &w, fix, true);
     h = var("mrt=4x2,mc=2x2,np=3,profile=120");
-    ck_assert_int_eq(gg_search_preload(s, &h, &huge), 1);
-    ck_assert_int_eq(gg_search_run(s), 0);
+    ck_assert_int_eq(search_preload(s, &h, &huge), 1);
+    ck_assert_int_eq(search_run(s), 0);
     ck_assert_int_eq(w.calls, 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    const gg_search_stats *st = search_get_stats(s);
     ck_assert_int_eq(st->bound_pruned, st->visited);
     ck_assert_int_gt(st->visited, 1000);
     ck_assert(!st->have_best); /* nothing this search looked at scored */
     gg_variant b;
-    ck_assert(gg_search_memo_best_store(s, GG_STORE_F32, &b, NULL));
+    ck_assert(search_memo_best_store(s, GG_STORE_F32, &b, NULL));
     ck_assert_int_eq(b.profile, GG_PROFILE_120);
     /* By name: evaluated, pruned or not. */
     gg_variant v = var("mrt=1x1,mc=1x1,np=1,profile=330,compiler=glsl,unroll=1,acc=copy");
     gg_outcome o;
-    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(search_visit(s, &v, &o), 0);
     ck_assert_int_eq(w.calls, 1);
     ck_assert_int_eq(o.status, GG_OK);
     /* A pruned point asked for again by name: the memo's (pruned_bound). */
     v = var("mrt=1x1,mc=1x1,np=1,profile=330,compiler=glsl,unroll=0,acc=copy");
-    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(search_visit(s, &v, &o), 0);
     ck_assert_int_eq(o.status, GG_PRUNED_BOUND);
     ck_assert_int_eq(w.calls, 1);
-    gg_search_free(s);
+    search_free(s);
     world_free(&w);
 
     /* A margin below 1 could prune the winner. */
-    gg_search_config_default(&c, 64, 64, 64);
+    search_config_default(&c, 64, 64, 64);
     ck_assert_double_eq(c.bound_margin, GG_BOUND_MARGIN);
     c.eval = eval;
     c.bound = bound;
     c.bound_margin = 0.9;
     char err[256];
-    ck_assert_ptr_null(gg_search_new(&c, err, sizeof err));
+    ck_assert_ptr_null(search_new(&c, err, sizeof err));
     ck_assert_msg(strstr(err, "margin"), "%s", err);
     c.bound = NULL; /* no bound: the margin is not used */
-    s = gg_search_new(&c, err, sizeof err);
+    s = search_new(&c, err, sizeof err);
     ck_assert_ptr_nonnull(s);
-    gg_search_free(s);
+    search_free(s);
 }
 END_TEST
 
@@ -853,10 +853,10 @@ START_TEST(test_tune_records_pruned)
     for (int run = 0; run < 2; run++) {
         world w = {.bound_factor = 1.2};
         gg_tune_config tc = {.results_dir = dir, .card = "test-card"};
-        gg_search_config_default(&tc.search, 64, 64, 64);
+        search_config_default(&tc.search, 64, 64, 64);
         tc.search.strategy = GG_SEARCH_EXHAUSTIVE;
         char err[256];
-        ck_assert_int_eq(gg_fix_parse("profile=330,compiler=glsl,unroll=0,acc=copy,mrt=2x2",
+        ck_assert_int_eq(search_fix_parse("profile=330,compiler=glsl,unroll=0,acc=copy,mrt=2x2",
                                       &tc.search.fix, err, sizeof err), 0);
         w.k = 64;
         tc.search.eval = eval;
@@ -864,11 +864,11 @@ START_TEST(test_tune_records_pruned)
         tc.search.bound = bound;
         tc.search.bound_user = &w;
         gg_records_info info;
-        gg_tune *t = gg_tune_open(&tc, &info, err, sizeof err);
+        gg_tune *t = search_tune_open(&tc, &info, err, sizeof err);
         ck_assert_msg(t != NULL, "%s", err);
-        ck_assert_int_eq(gg_tune_run(t), 0);
-        ck_assert_int_eq(gg_tune_finish(t), 0);
-        const gg_search_stats *st = gg_search_get_stats(gg_tune_search(t));
+        ck_assert_int_eq(search_tune_run(t), 0);
+        ck_assert_int_eq(search_tune_finish(t), 0);
+        const gg_search_stats *st = search_get_stats(search_tune_search(t));
         if (run == 0) {
             pruned = st->bound_pruned;
             ck_assert_int_gt(pruned, 0);
@@ -880,14 +880,14 @@ START_TEST(test_tune_records_pruned)
             ck_assert_int_eq(st->by_status[GG_PRUNED_BOUND], pruned); /* from the records */
         }
         char path[400];
-        snprintf(path, sizeof path, "%s", gg_tune_records_path(t));
-        gg_tune_close(t);
+        snprintf(path, sizeof path, "%s", search_tune_records_path(t));
+        search_tune_close(t);
         FILE *f = fopen(path, "r");
         ck_assert_ptr_nonnull(f);
         char line[GG_CSV_ROW_MAX + 8];
         long rows = 0, prows = 0;
         while (fgets(line, sizeof line, f)) {
-            if (gg_csv_is_header(line))
+            if (store_csv_is_header(line))
                 continue;
             rows++;
             if (strstr(line, ",pruned_bound,")) {

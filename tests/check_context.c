@@ -26,8 +26,8 @@ static gg_ctx *make(gg_backend b, gg_ctx_kind k)
 {
     char err[512] = "";
     bool no_device = true;
-    gg_ctx *ctx = gg_ctx_create(b, 0, k, err, sizeof err, &no_device);
-    ck_assert_msg(ctx != NULL, "%s %s context: %s", gg_backend_name(b), gg_ctx_kind_name(k), err);
+    gg_ctx *ctx = host_ctx_create(b, 0, k, err, sizeof err, &no_device);
+    ck_assert_msg(ctx != NULL, "%s %s context: %s", host_backend_name(b), host_ctx_kind_name(k), err);
     ck_assert(!no_device);
     return ctx;
 }
@@ -145,9 +145,9 @@ static void check_kind(const gg_ctx_info *in, gg_ctx_kind k)
     ck_assert_str_eq(in->renderer, (const char *)glGetString(GL_RENDERER));
     ck_assert_str_eq(in->vendor, (const char *)glGetString(GL_VENDOR));
     ck_assert_str_eq(in->glsl, (const char *)glGetString(GL_SHADING_LANGUAGE_VERSION));
-    ck_assert_str_eq(in->kind, gg_ctx_kind_name(k));
+    ck_assert_str_eq(in->kind, host_ctx_kind_name(k));
     bool es = strncmp(ver, "OpenGL ES", 9) == 0;
-    ck_assert_msg(es == (k == GG_CTX_ES3), "kind %s got \"%s\"", gg_ctx_kind_name(k), ver);
+    ck_assert_msg(es == (k == GG_CTX_ES3), "kind %s got \"%s\"", host_ctx_kind_name(k), ver);
     GLint major = 0, minor = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
     glGetIntegerv(GL_MINOR_VERSION, &minor);
@@ -159,7 +159,7 @@ static void check_kind(const gg_ctx_info *in, gg_ctx_kind k)
         glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
         ck_assert_msg(mask & (k == GG_CTX_CORE ? GL_CONTEXT_CORE_PROFILE_BIT
                                                : GL_CONTEXT_COMPATIBILITY_PROFILE_BIT),
-                      "kind %s: profile mask 0x%x", gg_ctx_kind_name(k), (unsigned)mask);
+                      "kind %s: profile mask 0x%x", host_ctx_kind_name(k), (unsigned)mask);
     }
     ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 }
@@ -168,8 +168,8 @@ static void render_case(gg_backend b, int i)
 {
     gg_ctx *ctx = make(b, kinds[i]);
     gg_ctx_info in;
-    gg_ctx_query(ctx, &in);
-    ck_assert_str_eq(in.backend, gg_backend_name(b));
+    host_ctx_query(ctx, &in);
+    ck_assert_str_eq(in.backend, host_backend_name(b));
     check_kind(&in, kinds[i]);
     ck_assert_msg(in.float_render, "%s: no float render targets", in.version);
     scene sc;
@@ -177,7 +177,7 @@ static void render_case(gg_backend b, int i)
     static const float once[4] = {0.25f, -1.5f, 3.0f, 1.0e6f};
     scene_draw_check(&sc, once, "draw");
     scene_free(&sc);
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
 }
 
 START_TEST(egl_kind_renders) { render_case(GG_BACKEND_EGL, _i); }
@@ -193,7 +193,7 @@ static void spirv_compiles(void)
     void *spv = NULL;
     size_t len = 0;
     char *log = NULL;
-    gg_spirv_result r = gg_spirv_compile("#version 450\nlayout(location = 0) uniform vec4 uVal;\n"
+    gg_spirv_result r = base_spirv_compile("#version 450\nlayout(location = 0) uniform vec4 uVal;\n"
                                          "layout(location = 0) out vec4 o;\nvoid main() { o = uVal; }\n",
                                          GG_STAGE_FRAGMENT, &spv, &len, &log);
     ck_assert_msg(r == GG_SPIRV_OK, "glslang: %d: %s", (int)r, log ? log : "");
@@ -217,7 +217,7 @@ START_TEST(info_matches_gl)
 {
     gg_ctx *ctx = make(GG_BACKEND_EGL, kinds[_i]);
     gg_ctx_info in;
-    gg_ctx_query(ctx, &in);
+    host_ctx_query(ctx, &in);
     GLint x = -1;
     glGetIntegerv(GL_MAX_DRAW_BUFFERS, &x);
     ck_assert_int_eq(in.max_draw_buffers, x);
@@ -286,7 +286,7 @@ START_TEST(info_matches_gl)
     ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 
     gg_card_limits lim;
-    gg_ctx_limits(&in, &lim);
+    host_ctx_limits(&in, &lim);
     ck_assert_int_eq(lim.max_draw_buffers, in.max_draw_buffers);
     ck_assert_int_eq(lim.max_texture_size, in.max_texture_size);
     ck_assert(lim.float_blend == in.float_blend);
@@ -304,7 +304,7 @@ START_TEST(info_matches_gl)
             ck_assert(in.texture_barrier && in.spirv);
     }
     scene_free(&sc);
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -316,17 +316,17 @@ START_TEST(two_contexts)
     gg_ctx *es = make(GG_BACKEND_EGL, GG_CTX_ES3);
     ck_assert(strncmp((const char *)glGetString(GL_VERSION), "OpenGL ES", 9) == 0);
     char err[256];
-    ck_assert_int_eq(gg_ctx_make_current(core, err, sizeof err), 0);
+    ck_assert_int_eq(host_ctx_make_current(core, err, sizeof err), 0);
     ck_assert(strncmp((const char *)glGetString(GL_VERSION), "OpenGL ES", 9) != 0);
-    gg_ctx_destroy(core);
-    ck_assert_int_eq(gg_ctx_make_current(es, err, sizeof err), 0);
+    host_ctx_destroy(core);
+    ck_assert_int_eq(host_ctx_make_current(es, err, sizeof err), 0);
     scene sc;
     scene_make(&sc, 2);
     static const float once[4] = {0.25f, -1.5f, 3.0f, 1.0e6f};
     scene_draw_check(&sc, once, "draw after the other context went");
     scene_free(&sc);
-    gg_ctx_destroy(es);
-    gg_ctx_destroy(make(GG_BACKEND_EGL, GG_CTX_COMPAT)); /* the display opens again */
+    host_ctx_destroy(es);
+    host_ctx_destroy(make(GG_BACKEND_EGL, GG_CTX_COMPAT)); /* the display opens again */
 }
 END_TEST
 
@@ -336,7 +336,7 @@ START_TEST(egl_no_such_device)
     static const int devices[] = {-1, 9, 1023};
     char err[512] = "";
     bool no_device = false;
-    gg_ctx *ctx = gg_ctx_create(GG_BACKEND_EGL, devices[_i], GG_CTX_CORE, err, sizeof err, &no_device);
+    gg_ctx *ctx = host_ctx_create(GG_BACKEND_EGL, devices[_i], GG_CTX_CORE, err, sizeof err, &no_device);
     ck_assert_ptr_null(ctx);
     ck_assert(no_device);
     char want[64];
@@ -352,7 +352,7 @@ START_TEST(glfw_without_display)
     unsetenv("DISPLAY");
     char err[512] = "";
     bool no_device = true;
-    gg_ctx *ctx = gg_ctx_create(GG_BACKEND_GLFW, 0, GG_CTX_CORE, err, sizeof err, &no_device);
+    gg_ctx *ctx = host_ctx_create(GG_BACKEND_GLFW, 0, GG_CTX_CORE, err, sizeof err, &no_device);
     ck_assert_ptr_null(ctx);
     ck_assert(!no_device);
     ck_assert_msg(strncmp(err, "GLFW: ", 6) == 0 && strstr(err, "(GLFW_PLATFORM_ERROR)") &&
@@ -364,17 +364,17 @@ END_TEST
 START_TEST(egl_devices_listed)
 {
     char lines[8][256], err[256];
-    int n = gg_egl_devices(lines, 8, err, sizeof err);
+    int n = host_egl_devices(lines, 8, err, sizeof err);
     ck_assert_msg(n >= 1, "devices: %d (%s)", n, err);
     /* Every listed index makes a context; the next one is no device. */
     for (int i = 0; i < n; i++) {
         char e[512];
-        gg_ctx *ctx = gg_ctx_create(GG_BACKEND_EGL, i, GG_CTX_CORE, e, sizeof e, NULL);
+        gg_ctx *ctx = host_ctx_create(GG_BACKEND_EGL, i, GG_CTX_CORE, e, sizeof e, NULL);
         ck_assert_msg(ctx != NULL, "device %d (%s): %s", i, lines[i], e);
-        gg_ctx_destroy(ctx);
+        host_ctx_destroy(ctx);
     }
     bool no_device = false;
-    ck_assert_ptr_null(gg_ctx_create(GG_BACKEND_EGL, n, GG_CTX_CORE, err, sizeof err, &no_device));
+    ck_assert_ptr_null(host_ctx_create(GG_BACKEND_EGL, n, GG_CTX_CORE, err, sizeof err, &no_device));
     ck_assert(no_device);
 }
 END_TEST
@@ -407,7 +407,7 @@ START_TEST(slug_rule)
 {
     char out[64];
     memset(out, 'Z', sizeof out);
-    gg_slug(slugs[_i].renderer, out, slugs[_i].len);
+    base_slug(slugs[_i].renderer, out, slugs[_i].len);
     ck_assert_str_eq(out, slugs[_i].slug);
     for (const char *p = out; *p; p++)
         ck_assert(strchr("abcdefghijklmnopqrstuvwxyz0123456789-", *p) != NULL);
@@ -510,7 +510,7 @@ static void check_info_output(const char *backend)
     char renderer[256];
     snprintf(renderer, sizeof renderer, "%.*s", (int)(strchr(ren, '\n') - ren), ren);
     char slug[128], last[160];
-    gg_slug(renderer, slug, sizeof slug);
+    base_slug(renderer, slug, sizeof slug);
     snprintf(last, sizeof last, "\nslug: %s\n", slug);
     size_t lo = strlen(r.out), ll = strlen(last);
     ck_assert_msg(lo > ll && strcmp(r.out + lo - ll, last) == 0, "info does not end with '%s': %s", last + 1,

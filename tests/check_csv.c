@@ -14,20 +14,20 @@ START_TEST(csv_header)
     /* SPEC.md's list from before out, blk and fetch: still a header, an old one. */
     ck_assert_str_eq(GG_CSV_HEADER_V2, "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,"
                                        "passes,status,seconds,gflops,rel_err");
-    ck_assert(gg_csv_is_header(GG_CSV_HEADER_V2));
-    ck_assert(gg_csv_is_old_header(GG_CSV_HEADER_V2));
-    ck_assert(!gg_csv_is_old_header(GG_CSV_HEADER));
+    ck_assert(store_csv_is_header(GG_CSV_HEADER_V2));
+    ck_assert(store_csv_is_old_header(GG_CSV_HEADER_V2));
+    ck_assert(!store_csv_is_old_header(GG_CSV_HEADER));
     /* SPEC.md's list from before the store column: still a header. */
     ck_assert_str_eq(GG_CSV_HEADER_V1, "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,"
                                        "passes,status,seconds,gflops,rel_err");
-    ck_assert(gg_csv_is_header(GG_CSV_HEADER_V1 "\n"));
-    ck_assert(gg_csv_is_old_header(GG_CSV_HEADER_V1 "\n"));
-    ck_assert(!gg_csv_is_old_header(GG_CSV_HEADER));
-    ck_assert(gg_csv_is_header(GG_CSV_HEADER));
-    ck_assert(gg_csv_is_header(GG_CSV_HEADER "\n"));
-    ck_assert(gg_csv_is_header(GG_CSV_HEADER "\r\n"));
-    ck_assert(!gg_csv_is_header(GG_CSV_HEADER ","));
-    ck_assert(!gg_csv_is_header("card,m,n,k"));
+    ck_assert(store_csv_is_header(GG_CSV_HEADER_V1 "\n"));
+    ck_assert(store_csv_is_old_header(GG_CSV_HEADER_V1 "\n"));
+    ck_assert(!store_csv_is_old_header(GG_CSV_HEADER));
+    ck_assert(store_csv_is_header(GG_CSV_HEADER));
+    ck_assert(store_csv_is_header(GG_CSV_HEADER "\n"));
+    ck_assert(store_csv_is_header(GG_CSV_HEADER "\r\n"));
+    ck_assert(!store_csv_is_header(GG_CSV_HEADER ","));
+    ck_assert(!store_csv_is_header("card,m,n,k"));
 }
 END_TEST
 
@@ -71,15 +71,15 @@ static const struct {
 START_TEST(csv_round_trip)
 {
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = rows[_i].m;
     p.n = rows[_i].n;
     p.k = rows[_i].k;
     gg_variant v;
     char err[256];
-    ck_assert_msg(gg_variant_parse(rows[_i].variant, NULL, &v, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gen_variant_parse(rows[_i].variant, NULL, &v, err, sizeof err) == 0, "%s", err);
     gg_measurement m;
-    gg_measurement_init(&m);
+    base_measurement_init(&m);
     m.status = rows[_i].status;
     m.passes = rows[_i].passes;
     m.seconds = rows[_i].seconds;
@@ -87,18 +87,18 @@ START_TEST(csv_round_trip)
     m.rel_err = rows[_i].rel_err;
     m.compile_s = 3; /* not a column: not written */
     char row[GG_CSV_ROW_MAX];
-    ck_assert_int_eq(gg_csv_format(row, sizeof row, rows[_i].card, &p, &v, &m), 0);
+    ck_assert_int_eq(store_csv_format(row, sizeof row, rows[_i].card, &p, &v, &m), 0);
     if (rows[_i].row)
         ck_assert_str_eq(row, rows[_i].row);
     ck_assert_ptr_null(strchr(row, '\n'));
 
     char card[GG_CARD_MAX];
     gg_problem q;
-    gg_problem_default(&q);
+    base_problem_default(&q);
     q.reps = 77;
     gg_variant w;
     gg_measurement n;
-    ck_assert_msg(gg_csv_parse(row, card, sizeof card, &q, &w, &n, err, sizeof err) == 0, "%s: %s",
+    ck_assert_msg(store_csv_parse(row, card, sizeof card, &q, &w, &n, err, sizeof err) == 0, "%s: %s",
                   row, err);
     ck_assert_str_eq(card, rows[_i].card);
     ck_assert_int_eq(q.m, p.m);
@@ -106,7 +106,7 @@ START_TEST(csv_round_trip)
     ck_assert_int_eq(q.k, p.k);
     ck_assert_int_eq(q.reps, 77); /* untouched */
     char a[GG_VARIANT_TEXT], b[GG_VARIANT_TEXT];
-    ck_assert_str_eq(gg_variant_format(&w, a, sizeof a), gg_variant_format(&v, b, sizeof b));
+    ck_assert_str_eq(gen_variant_format(&w, a, sizeof a), gen_variant_format(&v, b, sizeof b));
     ck_assert_int_eq(n.status, m.status);
     ck_assert_int_eq(n.passes, m.passes);
     ck_assert(n.seconds == m.seconds); /* exact: the text round-trips */
@@ -116,11 +116,11 @@ START_TEST(csv_round_trip)
     /* With a newline, as read from a file. */
     char line[GG_CSV_ROW_MAX + 2];
     snprintf(line, sizeof line, "%s\n", row);
-    ck_assert_int_eq(gg_csv_parse(line, card, sizeof card, &q, &w, &n, err, sizeof err), 0);
+    ck_assert_int_eq(store_csv_parse(line, card, sizeof card, &q, &w, &n, err, sizeof err), 0);
     ck_assert(n.seconds == m.seconds);
     /* Formatting what was parsed gives the same text. */
     char again[GG_CSV_ROW_MAX];
-    ck_assert_int_eq(gg_csv_format(again, sizeof again, card, &q, &w, &n), 0);
+    ck_assert_int_eq(store_csv_format(again, sizeof again, card, &q, &w, &n), 0);
     ck_assert_str_eq(again, row);
 }
 END_TEST
@@ -128,33 +128,33 @@ END_TEST
 START_TEST(csv_format_rejects)
 {
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     gg_variant v;
-    gg_variant_default(&v);
+    gen_variant_default(&v);
     gg_measurement m;
-    gg_measurement_init(&m);
+    base_measurement_init(&m);
     char row[GG_CSV_ROW_MAX];
-    ck_assert_int_eq(gg_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), 0);
+    ck_assert_int_eq(store_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), 0);
     ck_assert_str_eq(row, "llvmpipe,1024,1024,1024,1x1,1x1,all,0,330,glsl,pingpong,f32,rt,-,texture,"
                           "0,ok,0,0,");
     /* No variant: the CPU BLAS row of bench. */
-    ck_assert_int_eq(gg_csv_format(row, sizeof row, "llvmpipe", &p, NULL, &m), 0);
+    ck_assert_int_eq(store_csv_format(row, sizeof row, "llvmpipe", &p, NULL, &m), 0);
     ck_assert_str_eq(row, "llvmpipe,1024,1024,1024,,,,,,,,,,,,0,ok,0,0,");
     const char *bad_cards[] = {"", "LLVMpipe", "a b", "a,b", "x_y",
                                "0123456789012345678901234567890123456789012345678901234567890123"};
     for (size_t i = 0; i < sizeof bad_cards / sizeof *bad_cards; i++) {
-        ck_assert_int_eq(gg_csv_format(row, sizeof row, bad_cards[i], &p, &v, &m), -1);
+        ck_assert_int_eq(store_csv_format(row, sizeof row, bad_cards[i], &p, &v, &m), -1);
         ck_assert_str_eq(row, "");
     }
     m.seconds = NAN;
-    ck_assert_int_eq(gg_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), -1);
+    ck_assert_int_eq(store_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), -1);
     m.seconds = -1;
-    ck_assert_int_eq(gg_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), -1);
+    ck_assert_int_eq(store_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), -1);
     m.seconds = 1;
     m.gflops = INFINITY;
-    ck_assert_int_eq(gg_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), -1);
+    ck_assert_int_eq(store_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), -1);
     m.gflops = 1;
-    ck_assert_int_eq(gg_csv_format(row, 20, "llvmpipe", &p, &v, &m), -1); /* too small */
+    ck_assert_int_eq(store_csv_format(row, 20, "llvmpipe", &p, &v, &m), -1); /* too small */
     ck_assert_str_eq(row, "");
 }
 END_TEST
@@ -236,7 +236,7 @@ START_TEST(csv_rejects)
     gg_problem p;
     gg_variant v;
     gg_measurement m;
-    ck_assert_msg(gg_csv_parse(bad_rows[_i].row, card, sizeof card, &p, &v, &m, err,
+    ck_assert_msg(store_csv_parse(bad_rows[_i].row, card, sizeof card, &p, &v, &m, err,
                                sizeof err) == -1,
                   "accepted '%s'", bad_rows[_i].row);
     ck_assert_msg(strstr(err, bad_rows[_i].expect) != NULL, "'%s': message '%s' lacks '%s'",
@@ -254,11 +254,11 @@ START_TEST(csv_rejects_long_rows)
     gg_problem p;
     gg_variant v;
     gg_measurement m;
-    ck_assert_int_eq(gg_csv_parse(line, card, sizeof card, &p, &v, &m, err, sizeof err), -1);
+    ck_assert_int_eq(store_csv_parse(line, card, sizeof card, &p, &v, &m, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "too long"));
     /* A card longer than the caller's buffer. */
-    ck_assert_int_eq(gg_csv_parse(GOOD, card, 4, &p, &v, &m, err, sizeof err), -1);
-    ck_assert_int_eq(gg_csv_parse(GOOD, card, sizeof card, &p, &v, &m, err, sizeof err), 0);
+    ck_assert_int_eq(store_csv_parse(GOOD, card, 4, &p, &v, &m, err, sizeof err), -1);
+    ck_assert_int_eq(store_csv_parse(GOOD, card, sizeof card, &p, &v, &m, err, sizeof err), 0);
 }
 END_TEST
 
@@ -268,19 +268,19 @@ START_TEST(csv_old_rows_read_as_f32)
 {
     char card[GG_CARD_MAX], err[256], row[GG_CSV_ROW_MAX], a[GG_VARIANT_TEXT];
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     gg_variant v;
     gg_measurement m;
-    ck_assert_msg(gg_csv_parse(GOOD, card, sizeof card, &p, &v, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(store_csv_parse(GOOD, card, sizeof card, &p, &v, &m, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(v.store, GG_STORE_F32);
     ck_assert_int_eq(m.passes, 1);
     ck_assert(m.rel_err == 1.5e-07);
-    ck_assert_str_eq(gg_variant_format(&v, a, sizeof a),
+    ck_assert_str_eq(gen_variant_format(&v, a, sizeof a),
                      "mrt=2x2,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
-    ck_assert_int_eq(gg_csv_format(row, sizeof row, card, &p, &v, &m), 0);
+    ck_assert_int_eq(store_csv_format(row, sizeof row, card, &p, &v, &m), 0);
     ck_assert_str_eq(row, "llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,1,ok,0.25,"
                           "0.00364,1.5e-07");
-    ck_assert_int_eq(gg_csv_parse(GOOD17, card, sizeof card, &p, &v, &m, err, sizeof err), 0);
+    ck_assert_int_eq(store_csv_parse(GOOD17, card, sizeof card, &p, &v, &m, err, sizeof err), 0);
     ck_assert_int_eq(v.store, GG_STORE_F16);
     ck_assert_int_eq(m.passes, 1);
 }

@@ -31,13 +31,13 @@ static void open_fixture(fixture *f, double timeout, double compile_timeout, boo
                              .ref = &f->r.ref, .timeout_s = timeout,
                              .compile_timeout_s = compile_timeout, .want_c = want_c};
     char err[512];
-    f->ev = gg_evaluator_new(&c, err, sizeof err);
+    f->ev = eval_evaluator_new(&c, err, sizeof err);
     ck_assert_msg(f->ev != NULL, "%s", err);
 }
 
 static void close_fixture(fixture *f)
 {
-    gg_evaluator_free(f->ev);
+    eval_evaluator_free(f->ev);
     free_case(&f->r);
 }
 
@@ -45,7 +45,7 @@ static gg_variant variant(const char *text)
 {
     gg_variant v;
     char err[256];
-    ck_assert_msg(gg_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gen_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
     return v;
 }
 
@@ -53,7 +53,7 @@ static gg_measurement eval(fixture *f, const char *text, const gg_eval_opts *o)
 {
     gg_variant v = variant(text);
     gg_measurement m;
-    ck_assert_int_eq(gg_evaluator_eval(f->ev, &v, o, &m), 0);
+    ck_assert_int_eq(eval_evaluator_eval(f->ev, &v, o, &m), 0);
     return m;
 }
 
@@ -63,7 +63,7 @@ START_TEST(test_one_worker_many_variants)
     open_fixture(&f, 60, 60, true);
     gg_device_info d;
     char err[256];
-    ck_assert_msg(gg_evaluator_device(f.ev, &d, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(eval_evaluator_device(f.ev, &d, err, sizeof err) == 0, "%s", err);
     ck_assert(d.ok[GG_CTX_CORE]);
     ck_assert_int_gt(d.info[GG_CTX_CORE].max_draw_buffers, 0);
     static const char *const vs[] = {
@@ -73,10 +73,10 @@ START_TEST(test_one_worker_many_variants)
     };
     for (int i = 0; i < 5; i++) {
         gg_measurement m = eval(&f, vs[i], NULL);
-        ck_assert_msg(m.status == GG_OK, "%s: %s %s", vs[i], gg_status_name(m.status), m.detail);
+        ck_assert_msg(m.status == GG_OK, "%s: %s %s", vs[i], base_status_name(m.status), m.detail);
         ck_assert_int_eq(m.reps, 4);
         ck_assert(m.gflops > 0 && m.rel_err >= 0);
-        const float *c = gg_evaluator_c(f.ev);
+        const float *c = eval_evaluator_c(f.ev);
         ck_assert_ptr_nonnull(c);
         memcpy(f.r.c, c, (size_t)f.r.in.m * f.r.in.n * sizeof *c);
         f.r.v = variant(vs[i]);
@@ -84,15 +84,15 @@ START_TEST(test_one_worker_many_variants)
         if (i == 4)
             ck_assert_msg(m.program_cached, "the repeated variant was compiled again");
     }
-    const gg_evaluator_stats *st = gg_evaluator_get_stats(f.ev);
+    const gg_evaluator_stats *st = eval_evaluator_get_stats(f.ev);
     ck_assert_int_eq(st->workers, 1);
     ck_assert_int_eq(st->evaluations, 5); /* (the stats are a pointer: read here) */
     ck_assert_int_ge(st->programs_cached, 1);
     /* A variant the card cannot run ends before any build: a status, the
      * same worker. */
     gg_measurement inv = eval(&f, "compiler=spirv,profile=120", NULL);
-    ck_assert_msg(inv.status == GG_INVALID, "%s %s", gg_status_name(inv.status), inv.detail);
-    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, 1);
+    ck_assert_msg(inv.status == GG_INVALID, "%s %s", base_status_name(inv.status), inv.detail);
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, 1);
     /* A store the caller gave no reference for: the worker makes it. */
     gg_measurement h = eval(&f, "mrt=2x2,mc=2x2,store=f16", NULL);
     ck_assert_msg(h.status == GG_OK, "%s", h.detail);
@@ -119,7 +119,7 @@ static const struct {
 START_TEST(test_fault_replaced)
 {
     setenv("GLGEMM_FAULT", faults[_i].fault, 1);
-    gg_fault_set_eval(0);
+    base_fault_set_eval(0);
     fixture f;
     open_fixture(&f, 3, 3, false);
     const char *v[3] = {"mrt=1x2,mc=2x2", "mrt=2x2,mc=1x4,np=2", "mrt=2x1,mc=4x1"};
@@ -127,16 +127,16 @@ START_TEST(test_fault_replaced)
         gg_measurement m = eval(&f, v[i], NULL);
         if (i == 1) {
             ck_assert_msg(m.status == faults[_i].status, "%s: %s (%s)", faults[_i].fault,
-                          gg_status_name(m.status), m.detail);
+                          base_status_name(m.status), m.detail);
             ck_assert_msg(strstr(m.detail, faults[_i].detail), "%s: detail %s", faults[_i].fault,
                           m.detail);
             ck_assert_double_eq(m.gflops, 0);
         } else {
             ck_assert_msg(m.status == GG_OK, "%s, evaluation %d: %s %s", faults[_i].fault, i + 1,
-                          gg_status_name(m.status), m.detail);
+                          base_status_name(m.status), m.detail);
         }
     }
-    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, faults[_i].workers);
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, faults[_i].workers);
     close_fixture(&f);
     unsetenv("GLGEMM_FAULT");
 }
@@ -147,21 +147,21 @@ END_TEST
 START_TEST(test_too_big_not_built)
 {
     setenv("GLGEMM_FAULT", "compile_hang:1", 1);
-    gg_fault_set_eval(0);
+    base_fault_set_eval(0);
     fixture f;
     open_fixture(&f, 5, 2, false);
     gg_measurement m = eval(&f, "mrt=2x2,mc=2x2,np=4,unroll=1", NULL);
     ck_assert_int_eq(m.status, GG_COMPILE_TIMEOUT);
-    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, 1);
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, 1);
     m = eval(&f, "mrt=2x2,mc=2x2,np=8,unroll=1", NULL);
     ck_assert_int_eq(m.status, GG_COMPILE_TIMEOUT);
     ck_assert_msg(strstr(m.detail, "not built"), "%s", m.detail);
-    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, 1); /* nothing was started */
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, 1); /* nothing was started */
     m = eval(&f, "mrt=2x2,mc=2x2,np=8,unroll=1,profile=300es", NULL); /* another profile */
     ck_assert_msg(m.status == GG_OK, "%s", m.detail);
     m = eval(&f, "mrt=2x2,mc=2x2,np=2,unroll=1", NULL); /* smaller */
     ck_assert_msg(m.status == GG_OK, "%s", m.detail);
-    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->predicted, 1);
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->predicted, 1);
     close_fixture(&f);
     unsetenv("GLGEMM_FAULT");
 }
@@ -197,41 +197,41 @@ END_TEST
  * on, the statuses are right, the best is one that ran. */
 static int search_eval(void *user, const gg_variant *v, gg_measurement *out)
 {
-    return gg_evaluator_eval(user, v, NULL, out);
+    return eval_evaluator_eval(user, v, NULL, out);
 }
 
 static void search_hint(void *user, const gg_variant *next, int n)
 {
-    gg_evaluator_hint(user, next, n);
+    eval_evaluator_hint(user, next, n);
 }
 
 START_TEST(test_search_goes_on)
 {
     setenv("GLGEMM_FAULT", "crash:3", 1);
-    gg_fault_set_eval(0);
+    base_fault_set_eval(0);
     fixture f;
     open_fixture(&f, 5, 5, false);
     gg_search_config c;
-    gg_search_config_default(&c, f.r.in.m, f.r.in.n, f.r.in.k);
+    search_config_default(&c, f.r.in.m, f.r.in.n, f.r.in.k);
     c.strategy = GG_SEARCH_EXHAUSTIVE;
     char err[256];
-    ck_assert_int_eq(gg_fix_parse("mrt=2x1,mc=2x2,unroll=0,profile=330,compiler=glsl,acc=copy",
+    ck_assert_int_eq(search_fix_parse("mrt=2x1,mc=2x2,unroll=0,profile=330,compiler=glsl,acc=copy",
                                   &c.fix, err, sizeof err), 0);
     c.eval = search_eval;
     c.user = f.ev;
     c.hint = search_hint;
     c.hint_user = f.ev;
-    gg_search *s = gg_search_new(&c, err, sizeof err);
+    gg_search *s = search_new(&c, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
     /* k 41 with mc 2x2: 21 k-steps, np 1..21. */
     ck_assert_int_eq(st->visited, 21);
     ck_assert_int_eq(st->by_status[GG_CONTEXT_LOST], 1);
     ck_assert_int_eq(st->by_status[GG_OK], 20);
     ck_assert(st->have_best && st->best_outcome.gflops > 0);
-    ck_assert_int_eq(gg_evaluator_get_stats(f.ev)->workers, 2);
-    gg_search_free(s);
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, 2);
+    search_free(s);
     close_fixture(&f);
     unsetenv("GLGEMM_FAULT");
 }

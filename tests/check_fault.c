@@ -26,7 +26,7 @@
 static const struct {
     const char *spec;
     const char *name;
-    int evals;  /* gg_fault_next_eval() calls before asking */
+    int evals;  /* base_fault_next_eval() calls before asking */
     bool want;
 } sw[] = {
     {"gl_error", "gl_error", 0, true},   {"gl_error", "gl_error", 3, true},
@@ -44,11 +44,11 @@ START_TEST(test_switch)
     /* Check forks each test: the count and the variable stay in here. */
     ck_assert_int_eq(setenv("GLGEMM_FAULT", sw[_i].spec, 1), 0);
     for (int i = 0; i < sw[_i].evals; i++)
-        gg_fault_next_eval();
-    ck_assert_msg(gg_fault(sw[_i].name) == sw[_i].want, "GLGEMM_FAULT=%s, %s after %d: want %d",
+        base_fault_next_eval();
+    ck_assert_msg(base_fault(sw[_i].name) == sw[_i].want, "GLGEMM_FAULT=%s, %s after %d: want %d",
                   sw[_i].spec, sw[_i].name, sw[_i].evals, sw[_i].want);
     unsetenv("GLGEMM_FAULT");
-    ck_assert(!gg_fault(sw[_i].name));
+    ck_assert(!base_fault(sw[_i].name));
 }
 END_TEST
 
@@ -66,15 +66,15 @@ static int whole_rows(const char *text, gg_status *st, int maxst)
     int rows = -1;
     for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (rows++ < 0) {
-            ck_assert_msg(gg_csv_is_header(line), "first line is not the header: %s", line);
+            ck_assert_msg(store_csv_is_header(line), "first line is not the header: %s", line);
             continue;
         }
         char card[GG_CARD_MAX], perr[256];
         gg_problem p;
-        gg_problem_default(&p);
+        base_problem_default(&p);
         gg_variant v;
         gg_measurement m;
-        ck_assert_msg(gg_csv_parse(line, card, sizeof card, &p, &v, &m, perr, sizeof perr) == 0,
+        ck_assert_msg(store_csv_parse(line, card, sizeof card, &p, &v, &m, perr, sizeof perr) == 0,
                       "row %d does not parse (%s): %s", rows, perr, line);
         if (st && rows <= maxst)
             st[rows - 1] = m.status;
@@ -87,35 +87,35 @@ START_TEST(test_records_disk_full)
 {
     char dir[128], err[512];
     tu_mkdtemp(dir, sizeof dir, "fault-rec");
-    gg_records *r = gg_records_open(dir, "card", 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    gg_records *r = store_records_open(dir, "card", 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
     gg_variant v;
-    ck_assert_int_eq(gg_variant_parse("larsen", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("larsen", NULL, &v, err, sizeof err), 0);
     gg_measurement m;
-    gg_measurement_init(&m);
+    base_measurement_init(&m);
     m.status = GG_OK;
     m.seconds = 0.5;
     m.gflops = 1.0;
     m.rel_err = 1e-7;
     m.passes = 1;
-    ck_assert_int_eq(gg_records_append(r, &v, &m, err, sizeof err), 0);
+    ck_assert_int_eq(store_records_append(r, &v, &m, err, sizeof err), 0);
     struct stat before, after;
-    ck_assert_int_eq(stat(gg_records_path(r), &before), 0);
+    ck_assert_int_eq(stat(store_records_path(r), &before), 0);
 
     setenv("GLGEMM_FAULT", "disk_full", 1);
-    ck_assert_int_eq(gg_records_append(r, &v, &m, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "No space left on device") && strstr(err, gg_records_path(r)),
+    ck_assert_int_eq(store_records_append(r, &v, &m, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "No space left on device") && strstr(err, store_records_path(r)),
                   "err: %s", err);
     ck_assert_ptr_null(strchr(err, '\n'));
-    ck_assert_int_eq(stat(gg_records_path(r), &after), 0);
+    ck_assert_int_eq(stat(store_records_path(r), &after), 0);
     ck_assert_int_eq((int)after.st_size, (int)before.st_size); /* the half row was cut off */
     unsetenv("GLGEMM_FAULT");
 
-    ck_assert_int_eq(gg_records_append(r, &v, &m, err, sizeof err), 0); /* space again */
-    char *text = tu_read(gg_records_path(r));
+    ck_assert_int_eq(store_records_append(r, &v, &m, err, sizeof err), 0); /* space again */
+    char *text = tu_read(store_records_path(r));
     ck_assert_int_eq(whole_rows(text, NULL, 0), 2);
     free(text);
-    gg_records_close(r);
+    store_records_close(r);
     tu_rm_rf(dir);
 }
 END_TEST
@@ -124,8 +124,8 @@ END_TEST
 static void fill_row(gg_variant *v, gg_measurement *m)
 {
     char err[256];
-    ck_assert_msg(gg_variant_parse("nv-single", NULL, v, err, sizeof err) == 0, "%s", err);
-    gg_measurement_init(m);
+    ck_assert_msg(gen_variant_parse("nv-single", NULL, v, err, sizeof err) == 0, "%s", err);
+    base_measurement_init(m);
     m->status = GG_OK;
     m->seconds = 0.123456789;
     m->gflops = 1.23456789;
@@ -192,27 +192,27 @@ START_TEST(test_records_real_full_disk)
         tu_rm_rf(dir);
         return;
     }
-    gg_records *r = gg_records_open(dir, "card", 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    gg_records *r = store_records_open(dir, "card", 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
     gg_variant v;
     gg_measurement m;
     fill_row(&v, &m);
     int appended = 0, rc = 0;
-    while (appended < 1000 && (rc = gg_records_append(r, &v, &m, err, sizeof err)) == 0)
+    while (appended < 1000 && (rc = store_records_append(r, &v, &m, err, sizeof err)) == 0)
         appended++;
     ck_assert_int_eq(rc, -1);
     ck_assert_msg(appended > 5 && strstr(err, "No space left on device"), "after %d: %s", appended,
                   err);
-    char *text = tu_read(gg_records_path(r));
+    char *text = tu_read(store_records_path(r));
     ck_assert_int_eq(whole_rows(text, NULL, 0), appended); /* no part of the failed row */
     free(text);
     ck_assert_msg(mount("tmpfs", dir, "tmpfs", MS_REMOUNT, "size=64k") == 0, "remount: %s",
                   strerror(errno));
-    ck_assert_msg(gg_records_append(r, &v, &m, err, sizeof err) == 0, "%s", err);
-    text = tu_read(gg_records_path(r));
+    ck_assert_msg(store_records_append(r, &v, &m, err, sizeof err) == 0, "%s", err);
+    text = tu_read(store_records_path(r));
     ck_assert_int_eq(whole_rows(text, NULL, 0), appended + 1);
     free(text);
-    gg_records_close(r);
+    store_records_close(r);
     ck_assert_msg(umount(dir) == 0, "umount %s: %s", dir, strerror(errno));
     tu_rm_rf(dir);
 }
@@ -227,15 +227,15 @@ START_TEST(test_records_file_size_limit)
 {
     char dir[128], err[512];
     tu_mkdtemp(dir, sizeof dir, "fault-fsize");
-    gg_records *r = gg_records_open(dir, "card", 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    gg_records *r = store_records_open(dir, "card", 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
     gg_variant v;
     gg_measurement m;
     fill_row(&v, &m);
     struct stat s0, s1;
-    ck_assert_int_eq(stat(gg_records_path(r), &s0), 0);
-    ck_assert_msg(gg_records_append(r, &v, &m, err, sizeof err) == 0, "%s", err);
-    ck_assert_int_eq(stat(gg_records_path(r), &s1), 0);
+    ck_assert_int_eq(stat(store_records_path(r), &s0), 0);
+    ck_assert_msg(store_records_append(r, &v, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(stat(store_records_path(r), &s1), 0);
     off_t row = s1.st_size - s0.st_size;
     ck_assert_int_gt(row, 10);
     int fds[2];
@@ -256,7 +256,7 @@ START_TEST(test_records_file_size_limit)
             snprintf(err, sizeof err, "setrlimit: %s", strerror(errno));
             rc = 1;
         }
-        while (rc == 0 && appended < 100 && (rc = gg_records_append(r, &v, &m, err, sizeof err)) == 0)
+        while (rc == 0 && appended < 100 && (rc = store_records_append(r, &v, &m, err, sizeof err)) == 0)
             appended++;
         int n = snprintf(msg, sizeof msg, "%d %d %s", rc, appended, err);
         ssize_t ignored = write(fds[1], msg, (size_t)n);
@@ -278,14 +278,14 @@ START_TEST(test_records_file_size_limit)
     ck_assert_msg(strstr(msg + used, "No space left on device") &&
                       !strstr(msg + used, "could not be cut off"),
                   "%s", msg + used);
-    char *text = tu_read(gg_records_path(r));
+    char *text = tu_read(store_records_path(r));
     ck_assert_int_eq(whole_rows(text, NULL, 0), 4); /* no part of the failed row */
     free(text);
-    ck_assert_msg(gg_records_append(r, &v, &m, err, sizeof err) == 0, "%s", err);
-    text = tu_read(gg_records_path(r));
+    ck_assert_msg(store_records_append(r, &v, &m, err, sizeof err) == 0, "%s", err);
+    text = tu_read(store_records_path(r));
     ck_assert_int_eq(whole_rows(text, NULL, 0), 5);
     free(text);
-    gg_records_close(r);
+    store_records_close(r);
     tu_rm_rf(dir);
 }
 END_TEST
@@ -323,8 +323,8 @@ START_TEST(test_run_fault)
                   run_cases[c].fault, variant, rc, run_cases[c].exit, err);
     gg_status st[1] = {GG_STATUS_COUNT};
     ck_assert_int_eq(whole_rows(out, st, 1), 1);
-    ck_assert_msg(!strcmp(gg_status_name(st[0]), run_cases[c].status), "%s, %s: status %s",
-                  run_cases[c].fault, variant, gg_status_name(st[0]));
+    ck_assert_msg(!strcmp(base_status_name(st[0]), run_cases[c].status), "%s, %s: status %s",
+                  run_cases[c].fault, variant, base_status_name(st[0]));
     if (run_cases[c].exit)
         ck_assert_msg(strstr(err, run_cases[c].status) != NULL, "stderr: %s", err);
     free(out);
@@ -375,8 +375,8 @@ START_TEST(test_tune_fault)
     ck_assert_int_ge(rows, 4); /* the budget, then the presets not among them */
     for (int i = 0; i < rows && i < 8; i++) {
         const char *want = i == 1 ? tune_cases[_i].status : "ok";
-        ck_assert_msg(!strcmp(gg_status_name(st[i]), want), "%s: row %d is %s, want %s",
-                      tune_cases[_i].fault, i + 1, gg_status_name(st[i]), want);
+        ck_assert_msg(!strcmp(base_status_name(st[i]), want), "%s: row %d is %s, want %s",
+                      tune_cases[_i].fault, i + 1, base_status_name(st[i]), want);
     }
     free(text);
     free(out);
@@ -415,7 +415,7 @@ START_TEST(test_tune_disk_full)
     int rows = whole_rows(text, all, 8);
     ck_assert_int_ge(rows, 4);
     for (int i = 0; i < rows && i < 8; i++)
-        ck_assert_msg(all[i] == GG_OK, "row %d: %s", i + 1, gg_status_name(all[i]));
+        ck_assert_msg(all[i] == GG_OK, "row %d: %s", i + 1, base_status_name(all[i]));
     free(text);
     free(out);
     free(err);

@@ -141,7 +141,7 @@ START_TEST(gemm_pairwise)
     evaluate(&r, NULL);
     expect_gemm_ok(&r, pairwise[_i].variant);
     gg_layout L;
-    ck_assert_int_eq(gg_layout_compute(&r.v, r.in.m, r.in.n, r.in.k, &L), 0);
+    ck_assert_int_eq(gen_layout_compute(&r.v, r.in.m, r.in.n, r.in.k, &L), 0);
     ck_assert_int_eq(r.m.passes, L.passes);
     free_case(&r);
 }
@@ -200,11 +200,11 @@ START_TEST(gemm_nan_inf)
     for (int j = 0; j < in->n; j++)
         in->b[5 * in->ldb + j] = j == 4 ? 0.0f : 1.0f;
     in->b[7 * in->ldb + 3] = 0.5f; /* C(1,3): +Inf (row 1) + -Inf (col 3) = NaN */
-    gg_reference_free(&r.ref);
+    base_reference_free(&r.ref);
     char err[256];
-    ck_assert(gg_reference_compute(in, 1.0f, 0.0f, &r.ref, err, sizeof err) == 0);
+    ck_assert(base_reference_compute(in, 1.0f, 0.0f, &r.ref, err, sizeof err) == 0);
     evaluate(&r, NULL);
-    ck_assert_msg(r.m.status == GG_OK, "%s: %s: %s", text, gg_status_name(r.m.status), r.m.detail);
+    ck_assert_msg(r.m.status == GG_OK, "%s: %s: %s", text, base_status_name(r.m.status), r.m.detail);
     const float *c = r.c;
     int n = in->n;
     for (int j = 0; j < n; j++)
@@ -238,30 +238,30 @@ START_TEST(gemm_card_limits)
     gemm_case gc = {"mrt=2x4,mc=1x4", 8, 8, 8, 0, 0, 1.0f, 0.0f};
     gemm_run r;
     setup_case(&r, &gc, 1);
-    gg_session *s = gg_session_new(GG_BACKEND_EGL, 0);
+    gg_session *s = host_session_new(GG_BACKEND_EGL, 0);
     gg_ctx_info info;
     char err[256];
-    ck_assert_msg(gg_session_context(s, GG_CTX_CORE, &info, err, sizeof err, NULL) == 0, "%s", err);
+    ck_assert_msg(host_session_context(s, GG_CTX_CORE, &info, err, sizeof err, NULL) == 0, "%s", err);
     info.max_draw_buffers = 4;
-    gg_run_current(&info, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL);
+    host_run_current(&info, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL);
     ck_assert_int_eq(r.m.status, GG_UNSUPPORTED);
     ck_assert(r.m.compile_s == 0);
     ck_assert(r.m.gflops == 0);
     ck_assert(r.m.detail[0] != '\0');
 
-    ck_assert(gg_variant_parse("acc=blend", NULL, &r.v, err, sizeof err) == 0);
-    gg_session_context(s, GG_CTX_CORE, &info, err, sizeof err, NULL);
+    ck_assert(gen_variant_parse("acc=blend", NULL, &r.v, err, sizeof err) == 0);
+    host_session_context(s, GG_CTX_CORE, &info, err, sizeof err, NULL);
     info.float_blend = false;
-    gg_run_current(&info, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL);
+    host_run_current(&info, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL);
     ck_assert_int_eq(r.m.status, GG_UNSUPPORTED);
 
     /* The same session then runs the variant on the real limits. */
-    gg_run_current(&info, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL);
+    host_run_current(&info, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL);
     ck_assert_int_eq(r.m.status, GG_UNSUPPORTED);
-    ck_assert(gg_session_run(s, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL, err,
+    ck_assert(host_session_run(s, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL, err,
                              sizeof err, NULL) == 0);
     ck_assert_msg(r.m.status == GG_OK, "%s", r.m.detail);
-    gg_session_free(s);
+    host_session_free(s);
     free_case(&r);
 }
 END_TEST
@@ -288,18 +288,18 @@ START_TEST(gemm_session_reuse)
 {
     static const char *const texts[] = {"larsen", "nv-multi", "profile=120,mc=2x2",
                                         "profile=300es,mrt=1x2,acc=blend", "tfjs"};
-    gg_session *s = gg_session_new(GG_BACKEND_EGL, 0);
+    gg_session *s = host_session_new(GG_BACKEND_EGL, 0);
     for (int i = 0; i < 5; i++) {
         gemm_case gc = {texts[i], 31, 29, 37, 1, 0, 1.5f, -1.0f};
         gemm_run r;
         setup_case(&r, &gc, 11u + (unsigned)i);
         char err[256];
-        ck_assert(gg_session_run(s, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL, err,
+        ck_assert(host_session_run(s, &r.v, &r.p, &r.in, &r.ref, NULL, &r.m, r.c, NULL, err,
                                  sizeof err, NULL) == 0);
         expect_gemm_ok(&r, texts[i]);
         free_case(&r);
     }
-    gg_session_free(s);
+    host_session_free(s);
 }
 END_TEST
 
@@ -399,7 +399,7 @@ START_TEST(cli_run_line_and_csv)
     gg_problem p;
     gg_variant v;
     gg_measurement m;
-    ck_assert_msg(gg_csv_parse(nl + 1, card, sizeof card, &p, &v, &m, perr, sizeof perr) == 0,
+    ck_assert_msg(store_csv_parse(nl + 1, card, sizeof card, &p, &v, &m, perr, sizeof perr) == 0,
                   "%s", perr);
     ck_assert_int_eq(p.m, 20);
     ck_assert_int_eq(p.k, 22);
@@ -413,7 +413,7 @@ START_TEST(cli_run_line_and_csv)
     ck_assert_int_eq(rc, 1);
     nl = strchr(out, '\n');
     ck_assert_ptr_nonnull(nl);
-    ck_assert_msg(gg_csv_parse(nl + 1, card, sizeof card, &p, &v, &m, perr, sizeof perr) == 0,
+    ck_assert_msg(store_csv_parse(nl + 1, card, sizeof card, &p, &v, &m, perr, sizeof perr) == 0,
                   "%s", perr);
     ck_assert_int_eq(m.status, GG_INVALID);
     ck_assert(m.gflops == 0);
@@ -446,12 +446,12 @@ START_TEST(cli_run_statuses)
     ck_assert(rc == 2 || rc == 3);
 
     /* best, from results/<this card>/best-3x5x7.txt, with an override. */
-    gg_session *s = gg_session_new(GG_BACKEND_EGL, 0);
+    gg_session *s = host_session_new(GG_BACKEND_EGL, 0);
     gg_ctx_info info;
     char e[256], slug[128], dir[700], file[800];
-    ck_assert_msg(gg_session_context(s, GG_CTX_CORE, &info, e, sizeof e, NULL) == 0, "%s", e);
-    gg_session_free(s);
-    gg_slug(info.renderer, slug, sizeof slug);
+    ck_assert_msg(host_session_context(s, GG_CTX_CORE, &info, e, sizeof e, NULL) == 0, "%s", e);
+    host_session_free(s);
+    base_slug(info.renderer, slug, sizeof slug);
     snprintf(dir, sizeof dir, "%s/results", tmpdir);
     ck_assert(mkdir(dir, 0700) == 0);
     snprintf(dir, sizeof dir, "%s/results/%s", tmpdir, slug);
@@ -504,9 +504,9 @@ START_TEST(cli_run_out)
         }
     char path[600], e[256];
     snprintf(path, sizeof path, "%s/a.npy", tmpdir);
-    ck_assert(gg_npy_write(path, a, k, m, e, sizeof e) == 0);
+    ck_assert(base_npy_write(path, a, k, m, e, sizeof e) == 0);
     snprintf(path, sizeof path, "%s/b.npy", tmpdir);
-    ck_assert(gg_npy_write(path, b, k, n, e, sizeof e) == 0);
+    ck_assert(base_npy_write(path, b, k, n, e, sizeof e) == 0);
     char out[4096], err[4096];
     int rc = run_cli("mrt=1x2,mc=2x2,acc=blend --a a.npy --b b.npy --transa --alpha 2 --out c.npy",
                      out, sizeof out, err, sizeof err);
@@ -514,7 +514,7 @@ START_TEST(cli_run_out)
     float *c = NULL;
     int rows = 0, cols = 0;
     snprintf(path, sizeof path, "%s/c.npy", tmpdir);
-    ck_assert_msg(gg_npy_read(path, &c, &rows, &cols, e, sizeof e) == 0, "%s", e);
+    ck_assert_msg(base_npy_read(path, &c, &rows, &cols, e, sizeof e) == 0, "%s", e);
     ck_assert_int_eq(rows, m);
     ck_assert_int_eq(cols, n);
     for (int i = 0; i < m * n; i++)
@@ -531,7 +531,7 @@ START_TEST(cli_run_out)
     ck_assert(stat(path, &after) == 0);
     ck_assert(before.st_ino == after.st_ino && before.st_size == after.st_size &&
               before.st_mtime == after.st_mtime);
-    ck_assert(gg_npy_read(path, &c, &rows, &cols, e, sizeof e) == 0);
+    ck_assert(base_npy_read(path, &c, &rows, &cols, e, sizeof e) == 0);
     ck_assert_float_eq_tol(c[0], want[0], 1e-5f);
     free(c);
     /* A new name is not created when the run fails. */

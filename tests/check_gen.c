@@ -49,10 +49,10 @@ START_TEST(parse_good)
 {
     gg_variant v;
     char err[256] = "x", buf[GG_VARIANT_TEXT];
-    ck_assert_msg(gg_variant_parse(good[_i].text, NULL, &v, err, sizeof err) == 0, "%s: %s",
+    ck_assert_msg(gen_variant_parse(good[_i].text, NULL, &v, err, sizeof err) == 0, "%s: %s",
                   good[_i].text, err);
     ck_assert_str_eq(err, "");
-    ck_assert_str_eq(gg_variant_format(&v, buf, sizeof buf), good[_i].canonical);
+    ck_assert_str_eq(gen_variant_format(&v, buf, sizeof buf), good[_i].canonical);
 }
 END_TEST
 
@@ -116,11 +116,11 @@ static const struct {
 START_TEST(parse_bad)
 {
     gg_variant v, before;
-    gg_variant_default(&v);
+    gen_variant_default(&v);
     v.np = 77; /* out must be untouched on failure */
     before = v;
     char err[512] = "";
-    ck_assert_int_eq(gg_variant_parse(bad[_i].text, NULL, &v, err, sizeof err), -1);
+    ck_assert_int_eq(gen_variant_parse(bad[_i].text, NULL, &v, err, sizeof err), -1);
     ck_assert_str_eq(err, bad[_i].message);
     ck_assert_ptr_null(strchr(err, '\n'));
     ck_assert_int_eq(memcmp(&v, &before, sizeof v), 0);
@@ -131,9 +131,9 @@ START_TEST(parse_short_err_buffer)
 {
     gg_variant v;
     char err[8];
-    ck_assert_int_eq(gg_variant_parse("mc=3x2", NULL, &v, err, sizeof err), -1);
+    ck_assert_int_eq(gen_variant_parse("mc=3x2", NULL, &v, err, sizeof err), -1);
     ck_assert_str_eq(err, "mc: 3x2"); /* truncated, terminated */
-    ck_assert_int_eq(gg_variant_parse("mc=3x2", NULL, &v, NULL, 0), -1);
+    ck_assert_int_eq(gen_variant_parse("mc=3x2", NULL, &v, NULL, 0), -1);
 }
 END_TEST
 
@@ -141,15 +141,15 @@ START_TEST(parse_best)
 {
     gg_variant best, v;
     char err[256], buf[GG_VARIANT_TEXT];
-    ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=1x4,np=12,acc=blend", NULL, &best, err, sizeof err), 0);
-    ck_assert_int_eq(gg_variant_parse("best", &best, &v, err, sizeof err), 0);
-    ck_assert_str_eq(gg_variant_format(&v, buf, sizeof buf),
+    ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=1x4,np=12,acc=blend", NULL, &best, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("best", &best, &v, err, sizeof err), 0);
+    ck_assert_str_eq(gen_variant_format(&v, buf, sizeof buf),
                      "mrt=2x4,mc=1x4,np=12,unroll=0,profile=330,compiler=glsl,acc=blend,store=f32");
-    ck_assert_int_eq(gg_variant_parse("best,np=all,unroll=1", &best, &v, err, sizeof err), 0);
-    ck_assert_str_eq(gg_variant_format(&v, buf, sizeof buf),
+    ck_assert_int_eq(gen_variant_parse("best,np=all,unroll=1", &best, &v, err, sizeof err), 0);
+    ck_assert_str_eq(gen_variant_format(&v, buf, sizeof buf),
                      "mrt=2x4,mc=1x4,np=all,unroll=1,profile=330,compiler=glsl,acc=blend,store=f32");
     /* A preset's overrides change only what they name. */
-    ck_assert_int_eq(gg_variant_parse("nv-single,np=64", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("nv-single,np=64", NULL, &v, err, sizeof err), 0);
     ck_assert_int_eq(v.np, 64);
     ck_assert_int_eq(v.mc.rows * 10 + v.mc.cols, 22);
     ck_assert_int_eq(v.unroll, 1);
@@ -159,15 +159,15 @@ END_TEST
 START_TEST(names_and_defaults)
 {
     gg_variant v;
-    gg_variant_default(&v);
+    gen_variant_default(&v);
     char buf[GG_VARIANT_TEXT];
-    ck_assert_str_eq(gg_variant_format(&v, buf, sizeof buf),
+    ck_assert_str_eq(gen_variant_format(&v, buf, sizeof buf),
                      "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
-    ck_assert_str_eq(gg_profile_name(GG_PROFILE_120), "120");
-    ck_assert_str_eq(gg_profile_name(GG_PROFILE_300ES), "300es");
-    ck_assert_str_eq(gg_compiler_name(GG_COMPILER_SPIRV), "spirv");
-    ck_assert_str_eq(gg_acc_name(GG_ACC_COPY), "copy");
-    ck_assert_str_eq(gg_acc_name(GG_ACC_BLEND), "blend");
+    ck_assert_str_eq(gen_profile_name(GG_PROFILE_120), "120");
+    ck_assert_str_eq(gen_profile_name(GG_PROFILE_300ES), "300es");
+    ck_assert_str_eq(gen_compiler_name(GG_COMPILER_SPIRV), "spirv");
+    ck_assert_str_eq(gen_acc_name(GG_ACC_COPY), "copy");
+    ck_assert_str_eq(gen_acc_name(GG_ACC_BLEND), "blend");
 }
 END_TEST
 
@@ -191,11 +191,11 @@ START_TEST(canonical_round_trip)
                                                         GG_FETCH_TEXTURE};
                                         gg_variant back;
                                         char buf[GG_VARIANT_TEXT], buf2[GG_VARIANT_TEXT], err[256];
-                                        gg_variant_format(&v, buf, sizeof buf);
-                                        ck_assert_msg(gg_variant_parse(buf, NULL, &back, err, sizeof err) == 0,
+                                        gen_variant_format(&v, buf, sizeof buf);
+                                        ck_assert_msg(gen_variant_parse(buf, NULL, &back, err, sizeof err) == 0,
                                                       "%s: %s", buf, err);
                                         ck_assert_int_eq(memcmp(&v, &back, sizeof v), 0);
-                                        ck_assert_str_eq(gg_variant_format(&back, buf2, sizeof buf2), buf);
+                                        ck_assert_str_eq(gen_variant_format(&back, buf2, sizeof buf2), buf);
                                         count++;
                                     }
     /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 acc x 2 store */
@@ -233,10 +233,10 @@ START_TEST(card_check)
 {
     gg_variant v;
     char err[256], why[256] = "stale";
-    ck_assert_int_eq(gg_variant_parse(cards[_i].variant, NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse(cards[_i].variant, NULL, &v, err, sizeof err), 0);
     gg_card_limits lim = {.max_draw_buffers = cards[_i].draw_buffers, .max_texture_size = 16384,
                           .float_blend = cards[_i].float_blend, .spirv = cards[_i].spirv};
-    ck_assert_int_eq(gg_variant_check_card(&v, &lim, why, sizeof why), cards[_i].verdict);
+    ck_assert_int_eq(gen_variant_check_card(&v, &lim, why, sizeof why), cards[_i].verdict);
     ck_assert_str_eq(why, cards[_i].why);
 }
 END_TEST
@@ -271,8 +271,8 @@ START_TEST(layout_figures)
     gg_variant v;
     gg_layout L;
     char err[256];
-    ck_assert_int_eq(gg_variant_parse(layouts[_i].variant, NULL, &v, err, sizeof err), 0);
-    ck_assert_int_eq(gg_layout_compute(&v, layouts[_i].m, layouts[_i].n, layouts[_i].k, &L), 0);
+    ck_assert_int_eq(gen_variant_parse(layouts[_i].variant, NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gen_layout_compute(&v, layouts[_i].m, layouts[_i].n, layouts[_i].k, &L), 0);
     ck_assert_int_eq(L.step, layouts[_i].step);
     ck_assert_int_eq(L.ksteps, layouts[_i].ksteps);
     ck_assert_int_eq(L.np, layouts[_i].np);
@@ -295,13 +295,13 @@ START_TEST(layout_rejects)
 {
     gg_variant v;
     gg_layout L;
-    gg_variant_default(&v);
-    ck_assert_int_eq(gg_layout_compute(&v, 0, 1, 1, &L), -1);
-    ck_assert_int_eq(gg_layout_compute(&v, 1, 1, -1, &L), -1);
-    ck_assert_ptr_null(gg_emit_fragment(&v, 1, 0, 1));
+    gen_variant_default(&v);
+    ck_assert_int_eq(gen_layout_compute(&v, 0, 1, 1, &L), -1);
+    ck_assert_int_eq(gen_layout_compute(&v, 1, 1, -1, &L), -1);
+    ck_assert_ptr_null(gen_emit_fragment(&v, 1, 0, 1));
     v.mrt.rows = 8;
     v.mc.rows = 4;
-    ck_assert_int_eq(gg_layout_compute(&v, 2147483647, 1, 1, &L), -1); /* padding overflows */
+    ck_assert_int_eq(gen_layout_compute(&v, 2147483647, 1, 1, &L), -1); /* padding overflows */
 }
 END_TEST
 
@@ -319,8 +319,8 @@ static char *emit(const char *variant, int m, int n, int k)
 {
     gg_variant v;
     char err[256];
-    ck_assert_msg(gg_variant_parse(variant, NULL, &v, err, sizeof err) == 0, "%s", err);
-    char *s = gg_emit_fragment(&v, m, n, k);
+    ck_assert_msg(gen_variant_parse(variant, NULL, &v, err, sizeof err) == 0, "%s", err);
+    char *s = gen_emit_fragment(&v, m, n, k);
     ck_assert_ptr_nonnull(s);
     return s;
 }
@@ -415,18 +415,18 @@ START_TEST(emit_spirv_interface)
     ck_assert_ptr_nonnull(strstr(s, "layout(location = 1) uniform float uAlpha;"));
     free(s);
     gg_variant v;
-    gg_variant_default(&v);
+    gen_variant_default(&v);
     v.compiler = GG_COMPILER_SPIRV;
-    char *vs = gg_emit_vertex(&v);
+    char *vs = gen_emit_vertex(&v);
     ck_assert_ptr_nonnull(strstr(vs, "layout(location = 0) in vec2 aPos;"));
     free(vs);
     v.profile = GG_PROFILE_120;
-    vs = gg_emit_vertex(&v);
+    vs = gen_emit_vertex(&v);
     ck_assert(!strncmp(vs, "#version 120\n", 13));
     ck_assert_ptr_nonnull(strstr(vs, "attribute vec2 aPos;"));
     free(vs);
     v.profile = GG_PROFILE_300ES;
-    vs = gg_emit_vertex(&v);
+    vs = gen_emit_vertex(&v);
     ck_assert(!strncmp(vs, "#version 300 es\n", 16));
     ck_assert_ptr_nonnull(strstr(vs, "layout(location = 0) in vec2 aPos;"));
     free(vs);
@@ -548,7 +548,7 @@ static int glslang(const char *text, const char *ext, const char *extra, char *l
 
 START_TEST(glslang_accepts_grid)
 {
-    ck_assert_msg(gg_spirv_available(), "glslangValidator is not installed (glslang-tools)");
+    ck_assert_msg(base_spirv_available(), "glslangValidator is not installed (glslang-tools)");
     gg_variant *grid;
     int n = gg_grid_pairwise(&grid);
     ck_assert_int_gt(n, 0);
@@ -557,10 +557,10 @@ START_TEST(glslang_accepts_grid)
     for (int i = 0; i < n; i++) {
         if (grid[i].profile == GG_PROFILE_120 || i % 2)
             continue; /* a sample: every other 330 / 300es variant */
-        char *s = gg_emit_fragment(&grid[i], GG_GRID_M, GG_GRID_N, GG_GRID_K);
+        char *s = gen_emit_fragment(&grid[i], GG_GRID_M, GG_GRID_N, GG_GRID_K);
         char vt[GG_VARIANT_TEXT];
         int rc = glslang(s, "frag", "", log, sizeof log);
-        ck_assert_msg(rc == 0, "glslang rejects %s:\n%s", gg_variant_format(&grid[i], vt, sizeof vt), log);
+        ck_assert_msg(rc == 0, "glslang rejects %s:\n%s", gen_variant_format(&grid[i], vt, sizeof vt), log);
         free(s);
         checked++;
     }
@@ -582,24 +582,24 @@ START_TEST(spirv_compile)
 {
     gg_variant v;
     char err[256];
-    ck_assert_int_eq(gg_variant_parse("mrt=2x2,mc=1x4,np=3,compiler=spirv,acc=copy,store=f32", NULL, &v, err, sizeof err), 0);
-    char *fs = gg_emit_fragment(&v, 24, 24, 24), *vs = gg_emit_vertex(&v);
+    ck_assert_int_eq(gen_variant_parse("mrt=2x2,mc=1x4,np=3,compiler=spirv,acc=copy,store=f32", NULL, &v, err, sizeof err), 0);
+    char *fs = gen_emit_fragment(&v, 24, 24, 24), *vs = gen_emit_vertex(&v);
     void *spv;
     size_t len;
     char *log;
-    ck_assert_int_eq(gg_spirv_compile(fs, GG_STAGE_FRAGMENT, &spv, &len, &log), GG_SPIRV_OK);
+    ck_assert_int_eq(base_spirv_compile(fs, GG_STAGE_FRAGMENT, &spv, &len, &log), GG_SPIRV_OK);
     ck_assert_int_gt(len, 20);
     ck_assert_int_eq(len % 4, 0);
     ck_assert_uint_eq(((unsigned *)spv)[0], 0x07230203u); /* SPIR-V magic */
     free(spv);
     free(log);
-    ck_assert_int_eq(gg_spirv_compile(vs, GG_STAGE_VERTEX, &spv, &len, NULL), GG_SPIRV_OK);
+    ck_assert_int_eq(base_spirv_compile(vs, GG_STAGE_VERTEX, &spv, &len, NULL), GG_SPIRV_OK);
     ck_assert_uint_eq(((unsigned *)spv)[0], 0x07230203u);
     free(spv);
     /* A 330 source without explicit locations: OpenGL SPIR-V refuses it. */
     v.compiler = GG_COMPILER_GLSL;
-    char *plain = gg_emit_fragment(&v, 24, 24, 24);
-    ck_assert_int_eq(gg_spirv_compile(plain, GG_STAGE_FRAGMENT, &spv, &len, &log), GG_SPIRV_REJECTED);
+    char *plain = gen_emit_fragment(&v, 24, 24, 24);
+    ck_assert_int_eq(base_spirv_compile(plain, GG_STAGE_FRAGMENT, &spv, &len, &log), GG_SPIRV_REJECTED);
     ck_assert_ptr_null(spv);
     ck_assert_ptr_nonnull(log);
     ck_assert_ptr_nonnull(strstr(log, "ERROR"));

@@ -60,41 +60,41 @@ static const struct {
 
 START_TEST(half_conversion)
 {
-    uint16_t h = gg_float_to_half(conv[_i].in);
+    uint16_t h = gen_float_to_half(conv[_i].in);
     ck_assert_msg(h == conv[_i].half, "%s: %a -> 0x%04x, want 0x%04x", conv[_i].what,
                   (double)conv[_i].in, h, conv[_i].half);
     /* Back: exact, and rounding twice changes nothing. */
-    float back = gg_half_to_float(h);
-    ck_assert_int_eq(gg_float_to_half(back), h);
-    ck_assert(gg_half_round(back) == back || isnan(back));
+    float back = gen_half_to_float(h);
+    ck_assert_int_eq(gen_float_to_half(back), h);
+    ck_assert(gen_half_round(back) == back || isnan(back));
     ck_assert_int_eq(signbit(back) != 0, (h & 0x8000) != 0);
 }
 END_TEST
 
 START_TEST(half_nan_and_all_halves)
 {
-    uint16_t h = gg_float_to_half(NAN);
+    uint16_t h = gen_float_to_half(NAN);
     ck_assert_msg((h & 0x7c00) == 0x7c00 && (h & 0x3ff), "NaN -> 0x%04x", h);
-    ck_assert(isnan(gg_half_to_float(h)));
-    ck_assert(isnan(gg_half_round(-NAN)));
+    ck_assert(isnan(gen_half_to_float(h)));
+    ck_assert(isnan(gen_half_round(-NAN)));
     /* A signalling-looking NaN whose payload sits only in the low bits. */
     uint32_t bits = 0x7f800001u;
     float snan;
     memcpy(&snan, &bits, sizeof snan);
-    ck_assert(isnan(gg_half_round(snan)));
+    ck_assert(isnan(gen_half_round(snan)));
     /* Every half goes to a float and back unchanged, and every float
      * between two neighbouring finite halves rounds to the nearer one. */
     for (uint32_t u = 0; u < 0x10000; u++) {
-        float f = gg_half_to_float((uint16_t)u);
+        float f = gen_half_to_float((uint16_t)u);
         if (isnan(f))
             continue;
-        ck_assert_int_eq(gg_float_to_half(f), u);
+        ck_assert_int_eq(gen_float_to_half(f), u);
         if ((u & 0x7fff) >= 0x7bff) /* the largest finite, inf: no next */
             continue;
-        float g = gg_half_to_float((uint16_t)(u + 1)); /* the next away from zero */
+        float g = gen_half_to_float((uint16_t)(u + 1)); /* the next away from zero */
         float lo = f + (g - f) * 0.25f, hi = f + (g - f) * 0.75f;
-        ck_assert_int_eq(gg_float_to_half(lo), u);
-        ck_assert_int_eq(gg_float_to_half(hi), u + 1);
+        ck_assert_int_eq(gen_float_to_half(lo), u);
+        ck_assert_int_eq(gen_float_to_half(hi), u + 1);
     }
 }
 END_TEST
@@ -129,9 +129,9 @@ START_TEST(f16_gemm)
     setup(&r, fc, 500u + (unsigned)_i);
     ck_assert_int_eq(r.ref.store, GG_STORE_F16);
     evaluate(&r, NULL);
-    ck_assert_msg(r.m.status == GG_OK, "%s: %s: %s", fc->variant, gg_status_name(r.m.status),
+    ck_assert_msg(r.m.status == GG_OK, "%s: %s: %s", fc->variant, base_status_name(r.m.status),
                   r.m.detail);
-    ck_assert_msg(r.m.rel_err >= 0 && r.m.rel_err <= gg_verify_bound(fc->k), "%s: rel_err %g",
+    ck_assert_msg(r.m.rel_err >= 0 && r.m.rel_err <= base_verify_bound(fc->k), "%s: rel_err %g",
                   fc->variant, r.m.rel_err);
     check_against_naive(&r, fc->variant);
     free_case(&r);
@@ -146,15 +146,15 @@ START_TEST(f16_split_and_mismatched_ref)
     gemm_run r;
     setup(&r, &fc, 77u);
     char err[256];
-    gg_reference_free(&r.ref); /* the fp32 one instead */
-    ck_assert_int_eq(gg_reference_compute(&r.in, fc.alpha, fc.beta, &r.ref, err, sizeof err), 0);
+    base_reference_free(&r.ref); /* the fp32 one instead */
+    ck_assert_int_eq(base_reference_compute(&r.in, fc.alpha, fc.beta, &r.ref, err, sizeof err), 0);
     ck_assert_int_eq(r.ref.store, GG_STORE_F32);
     gg_run_opts o;
-    gg_run_opts_default(&o);
+    host_run_opts_default(&o);
     o.max_texture_size = 16;
     evaluate(&r, &o);
-    ck_assert_msg(r.m.status == GG_OK, "%s: %s", gg_status_name(r.m.status), r.m.detail);
-    ck_assert(r.m.rel_err <= gg_verify_bound(fc.k));
+    ck_assert_msg(r.m.status == GG_OK, "%s: %s", base_status_name(r.m.status), r.m.detail);
+    ck_assert(r.m.rel_err <= base_verify_bound(fc.k));
     ck_assert_int_gt(r.m.passes, 1);
     check_against_naive(&r, fc.variant);
     free_case(&r);
@@ -165,7 +165,7 @@ END_TEST
  * 1 + 2^-10): the fp32 and the rounded references differ by some 2^-12
  * relative, thousands of times the bound.  The result must be within the
  * bound of the rounded one and beyond it from the unrounded one; both
- * checks by gg_verify, and store=f32 on the same inputs the other way
+ * checks by base_verify, and store=f32 on the same inputs the other way
  * round (so the test tells the two stores apart). */
 START_TEST(f16_rounding_is_real)
 {
@@ -181,10 +181,10 @@ START_TEST(f16_rounding_is_real)
             in.b[p * n + j] = 0.5f + (float)((p * n + j) % 5) * 0x1p-13f;
     char err[256];
     gg_reference r16, r32;
-    ck_assert_int_eq(gg_reference_compute_store(&in, 1.0f, 0.0f, GG_STORE_F16, &r16, err, sizeof err), 0);
-    ck_assert_int_eq(gg_reference_compute(&in, 1.0f, 0.0f, &r32, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute_store(&in, 1.0f, 0.0f, GG_STORE_F16, &r16, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(&in, 1.0f, 0.0f, &r32, err, sizeof err), 0);
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = m;
     p.n = n;
     p.k = k;
@@ -193,24 +193,24 @@ START_TEST(f16_rounding_is_real)
     const char *texts[2] = {"mrt=1x2,mc=1x4,np=2,store=f16", "mrt=1x2,mc=1x4,np=2,store=f32"};
     for (int s = 0; s < 2; s++) {
         gg_variant v;
-        ck_assert_int_eq(gg_variant_parse(texts[s], NULL, &v, err, sizeof err), 0);
+        ck_assert_int_eq(gen_variant_parse(texts[s], NULL, &v, err, sizeof err), 0);
         gg_measurement meas;
         ck_assert_int_eq(run_once(GG_BACKEND_EGL, &v, &p, &in, s == 0 ? &r16 : &r32, NULL, &meas,
                                   c, err, sizeof err), 0);
-        ck_assert_msg(meas.status == GG_OK, "%s: %s: %s", texts[s], gg_status_name(meas.status),
+        ck_assert_msg(meas.status == GG_OK, "%s: %s: %s", texts[s], base_status_name(meas.status),
                       meas.detail);
         gg_verdict own, other;
-        gg_verify(s == 0 ? &r16 : &r32, c, &own);
-        gg_verify(s == 0 ? &r32 : &r16, c, &other);
+        base_verify(s == 0 ? &r16 : &r32, c, &own);
+        base_verify(s == 0 ? &r32 : &r16, c, &other);
         ck_assert_msg(own.pass && own.rel_err <= own.bound, "%s: %s", texts[s], own.detail);
         ck_assert_msg(!other.pass && other.rel_err > 100 * other.bound,
                       "%s: the other store's reference is within %g (bound %g): the inputs "
                       "were not stored as the variant says", texts[s], other.rel_err, other.bound);
     }
     free(c);
-    gg_reference_free(&r16);
-    gg_reference_free(&r32);
-    gg_inputs_free(&in);
+    base_reference_free(&r16);
+    base_reference_free(&r32);
+    base_inputs_free(&in);
 }
 END_TEST
 

@@ -71,7 +71,7 @@ START_TEST(image_grid)
     evaluate(&r, NULL);
     expect_gemm_ok(&r, grid[_i].variant);
     gg_layout L;
-    ck_assert_int_eq(gg_layout_compute(&r.v, r.in.m, r.in.n, r.in.k, &L), 0);
+    ck_assert_int_eq(gen_layout_compute(&r.v, r.in.m, r.in.n, r.in.k, &L), 0);
     ck_assert_int_eq(r.m.passes, L.passes);
     ck_assert_msg(L.passes > 1 || r.v.np == GG_NP_ALL, "%s: one pass", grid[_i].variant);
     free_case(&r);
@@ -154,7 +154,7 @@ START_TEST(image_card_check)
 {
     gg_variant v;
     char err[256], why[256] = "stale";
-    ck_assert_msg(gg_variant_parse(cards[_i].variant, NULL, &v, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gen_variant_parse(cards[_i].variant, NULL, &v, err, sizeof err) == 0, "%s", err);
     bool es = v.profile == GG_PROFILE_300ES || v.profile == GG_PROFILE_310ES;
     gg_card_limits lim = modern(es);
     switch (cards[_i].lack) {
@@ -164,7 +164,7 @@ START_TEST(image_card_check)
     case 4: lim.gl_version = 33; break;
     case 5: lim.max_texture_buffer = 0; break;
     }
-    gg_card_verdict got = gg_variant_check_card(&v, &lim, why, sizeof why);
+    gg_card_verdict got = gen_variant_check_card(&v, &lim, why, sizeof why);
     ck_assert_msg(got == cards[_i].verdict, "%s: verdict %d, want %d (%s)", cards[_i].variant, got,
                   cards[_i].verdict, why);
     ck_assert_msg(strstr(why, cards[_i].why) != NULL, "%s: '%s' lacks '%s'", cards[_i].variant,
@@ -250,18 +250,18 @@ static int glslang(const char *text, const char *stage, char *log, size_t loglen
 
 START_TEST(image_shaders_compile)
 {
-    if (!gg_spirv_available()) {
+    if (!base_spirv_available()) {
         fprintf(stderr, "image: glslang case skipped: glslangValidator is not installed\n");
         return;
     }
     gg_variant v;
     char err[256], log[4096];
-    ck_assert_msg(gg_variant_parse(glsl_grid[_i], NULL, &v, err, sizeof err) == 0, "%s", err);
-    char *frag = gg_emit_fragment(&v, 37, 53, 71);
+    ck_assert_msg(gen_variant_parse(glsl_grid[_i], NULL, &v, err, sizeof err) == 0, "%s", err);
+    char *frag = gen_emit_fragment(&v, 37, 53, 71);
     ck_assert_ptr_nonnull(frag);
     ck_assert_msg(glslang(frag, "frag", log, sizeof log) == 0, "%s: glslang: %s", glsl_grid[_i],
                   log);
-    char *vert = gg_emit_vertex(&v);
+    char *vert = gen_emit_vertex(&v);
     ck_assert_msg(glslang(vert, "vert", log, sizeof log) == 0, "%s vertex: %s", glsl_grid[_i], log);
     /* The first line is #version of the profile. */
     static const char *const versions[] = {"#version 120\n", "#version 330\n", "#version 300 es\n",
@@ -279,10 +279,10 @@ START_TEST(image_layout)
 {
     gg_variant v;
     char err[256];
-    ck_assert_int_eq(gg_variant_parse("mc=1x4,out=image,blk=16x8,profile=430", NULL, &v, err,
+    ck_assert_int_eq(gen_variant_parse("mc=1x4,out=image,blk=16x8,profile=430", NULL, &v, err,
                                       sizeof err), 0);
     gg_layout L;
-    ck_assert_int_eq(gg_layout_compute(&v, 100, 70, 90, &L), 0);
+    ck_assert_int_eq(gen_layout_compute(&v, 100, 70, 90, &L), 0);
     ck_assert(L.image);
     ck_assert_int_eq(L.tr, 16); /* 16 rows of 1-row texels */
     ck_assert_int_eq(L.tc, 2);  /* 8 columns of 4-column texels */
@@ -292,25 +292,25 @@ START_TEST(image_layout)
     ck_assert_int_eq(L.c_h, L.a_h);
     ck_assert_int_eq(L.tgt_w * L.tc, L.c_w);
     ck_assert_int_eq(L.tgt_h * L.tr, L.c_h);
-    ck_assert_int_eq(gg_layout_outputs(&L), 128);
+    ck_assert_int_eq(gen_layout_outputs(&L), 128);
     /* a k-step (4 k): 16 A texels and 2 x 4 B texels for 16 * 2 * 4 * 4 = 512 */
-    ck_assert_double_eq_tol(gg_layout_mads_per_fetch(&L), 512.0 / 24.0, 1e-12);
+    ck_assert_double_eq_tol(gen_layout_mads_per_fetch(&L), 512.0 / 24.0, 1e-12);
     gg_layout view;
-    gg_layout_c_view(&L, &view);
+    gen_layout_c_view(&L, &view);
     ck_assert_int_eq(view.targets, 1);
     ck_assert_int_eq(view.tgt_w, L.c_w);
     ck_assert_int_eq(view.tgt_h, L.c_h);
 
-    ck_assert_int_eq(gg_variant_parse("mrt=4x2,mc=2x2", NULL, &v, err, sizeof err), 0);
-    ck_assert_int_eq(gg_layout_compute(&v, 64, 64, 64, &L), 0);
+    ck_assert_int_eq(gen_variant_parse("mrt=4x2,mc=2x2", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gen_layout_compute(&v, 64, 64, 64, &L), 0);
     ck_assert(!L.image);
-    ck_assert_int_eq(gg_layout_outputs(&L), 32);
+    ck_assert_int_eq(gen_layout_outputs(&L), 32);
     /* a k-step (2 k): 4 A texels and 2 B texels for 8 * 4 * 2 = 64 */
-    ck_assert_double_eq_tol(gg_layout_mads_per_fetch(&L), 64.0 / 6.0, 1e-12);
+    ck_assert_double_eq_tol(gen_layout_mads_per_fetch(&L), 64.0 / 6.0, 1e-12);
 
-    ck_assert_int_eq(gg_variant_parse("mc=4x1,out=image,blk=16x8,profile=430,np=512", NULL, &v,
+    ck_assert_int_eq(gen_variant_parse("mc=4x1,out=image,blk=16x8,profile=430,np=512", NULL, &v,
                                       err, sizeof err), 0);
-    char *frag = gg_emit_fragment(&v, 4096, 4096, 4096);
+    char *frag = gen_emit_fragment(&v, 4096, 4096, 4096);
     ck_assert_ptr_nonnull(frag);
     ck_assert_ptr_nonnull(strstr(frag, " * outputs per fragment: 128 (out=image: imageStore of blk); "
                                        "multiply-adds per texel of A and B fetched: 21.33"));
@@ -345,11 +345,11 @@ START_TEST(image_parse_round_trip)
 {
     gg_variant v, back;
     char err[256], t[GG_VARIANT_TEXT], t2[GG_VARIANT_TEXT];
-    ck_assert_msg(gg_variant_parse(good[_i].in, NULL, &v, err, sizeof err) == 0, "%s", err);
-    ck_assert_str_eq(gg_variant_format(&v, t, sizeof t), good[_i].canon);
-    ck_assert_msg(gg_variant_parse(t, NULL, &back, err, sizeof err) == 0, "%s", err);
-    ck_assert(gg_variant_equal(&v, &back));
-    ck_assert_str_eq(gg_variant_format(&back, t2, sizeof t2), t);
+    ck_assert_msg(gen_variant_parse(good[_i].in, NULL, &v, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(gen_variant_format(&v, t, sizeof t), good[_i].canon);
+    ck_assert_msg(gen_variant_parse(t, NULL, &back, err, sizeof err) == 0, "%s", err);
+    ck_assert(gen_variant_equal(&v, &back));
+    ck_assert_str_eq(gen_variant_format(&back, t2, sizeof t2), t);
 }
 END_TEST
 
@@ -377,7 +377,7 @@ START_TEST(image_parse_bad)
 {
     gg_variant v;
     char err[256] = "";
-    ck_assert_int_eq(gg_variant_parse(bad[_i].in, NULL, &v, err, sizeof err), -1);
+    ck_assert_int_eq(gen_variant_parse(bad[_i].in, NULL, &v, err, sizeof err), -1);
     ck_assert_str_eq(err, bad[_i].message);
 }
 END_TEST

@@ -95,7 +95,7 @@ START_TEST(test_watchdog)
     memset(&p, 0, sizeof p);
     char detail[256];
     double t0 = now();
-    gg_iso_result r = gg_isolate_run(work, &what, &p, sizeof p, cases[_i].timeout, detail,
+    gg_iso_result r = eval_isolate_run(work, &what, &p, sizeof p, cases[_i].timeout, detail,
                                      sizeof detail);
     double dt = now() - t0;
     ck_assert_msg(r == cases[_i].want, "case %d: got %d (%s)", _i, r, detail);
@@ -127,7 +127,7 @@ START_TEST(test_parent_killed)
         int what = JOB_HANG;
         payload p;
         char detail[256];
-        gg_isolate_run(work, &what, &p, sizeof p, 60, detail, sizeof detail);
+        eval_isolate_run(work, &what, &p, sizeof p, 60, detail, sizeof detail);
         _exit(0);
     }
     pid_t child;

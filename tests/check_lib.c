@@ -40,8 +40,8 @@ static prob prob_make(int m, int n, int k, uint64_t seed)
     prob p = {m, n, k, malloc(sizeof(float) * (size_t)m * k), malloc(sizeof(float) * (size_t)k * n),
               calloc((size_t)m * n, sizeof(float))};
     ck_assert(p.a && p.b && p.c);
-    gg_fill_uniform(p.a, (size_t)m * k, seed, 0);
-    gg_fill_uniform(p.b, (size_t)k * n, seed, 1);
+    base_fill_uniform(p.a, (size_t)m * k, seed, 0);
+    base_fill_uniform(p.b, (size_t)k * n, seed, 1);
     return p;
 }
 
@@ -344,7 +344,7 @@ START_TEST(lib_cache_dir_unusable)
         setenv("GLGEMM_FAULT", "disk_full", 1);
     }
     setenv("GLGEMM_CACHE_DIR", path, 1);
-    gg_progcache_reset();
+    host_progcache_reset();
     snprintf(errf, sizeof errf, "%s/stderr.txt", dir);
     fflush(stderr);
     int saved = dup(2);
@@ -378,7 +378,7 @@ START_TEST(lib_cache_entries_corrupt)
     char dir[200], cmd[600];
     tu_mkdtemp(dir, sizeof dir, "lib-cache-corrupt");
     setenv("GLGEMM_CACHE_DIR", dir, 1);
-    gg_progcache_reset();
+    host_progcache_reset();
     prob p = prob_make(40, 40, 40, 30);
     glgemm_context *g = open_ok();
     call_ok(g, &p, "gpu ");
@@ -390,13 +390,13 @@ START_TEST(lib_cache_entries_corrupt)
     char *count = tu_read(cmd);
     ck_assert_msg(count && atoi(count) >= 1, "no cache entry written");
     int hits0, misses0, writes0, rejected0;
-    gg_progcache_stats(&hits0, &misses0, &writes0, &rejected0);
+    host_progcache_stats(&hits0, &misses0, &writes0, &rejected0);
     g = open_ok();
     memset(p.c, 0, sizeof(float) * 40 * 40);
     call_ok(g, &p, "gpu ");
     glgemm_close(g);
     int hits, misses, writes, rejected;
-    gg_progcache_stats(&hits, &misses, &writes, &rejected);
+    host_progcache_stats(&hits, &misses, &writes, &rejected);
     ck_assert_int_ge(rejected - rejected0, 1);
     ck_assert_int_ge(writes - writes0, 1);
     free(count);

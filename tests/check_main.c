@@ -3,7 +3,7 @@
  * Programs built by the suites (and the glgemm processes they start) go
  * into a program cache (glhost/progcache.h) of their own: a fresh folder
  * under /tmp, removed at the end, unless GLGEMM_CACHE_DIR is set.  The
- * per-user records folder (store/records.h's gg_user_results, which the
+ * per-user records folder (store/records.h's store_user_results, which the
  * library reads and tune writes) is a fresh XDG_DATA_HOME likewise, so the
  * suite neither reads nor changes the records of the user running it. */
 #define _XOPEN_SOURCE 700 /* nftw */

@@ -75,18 +75,18 @@ START_TEST(pack_inputs)
     gg_variant v;
     variant(&v, mrts[mi], packings[pi], nps[_i % NNP]);
     gg_layout L;
-    ck_assert_int_eq(gg_layout_compute(&v, m, n, k, &L), 0);
+    ck_assert_int_eq(gen_layout_compute(&v, m, n, k, &L), 0);
 
     /* Stored A is m x k, or k x m when transposed; likewise B. */
     float *a = numbered(m, k, 0), *b = numbered(k, n, 10000);
     gg_src sa = {a, ta ? m : k, ta}, sb = {b, tb ? k : n, tb};
-    gg_block whole = gg_block_whole(&L);
-    float *ta_ = malloc(gg_pack_a_floats(&L) * sizeof(float));
-    float *tb_ = malloc(gg_pack_b_floats(&L) * sizeof(float));
-    memset(ta_, 0x7f, gg_pack_a_floats(&L) * sizeof(float)); /* garbage the packer must clear */
-    memset(tb_, 0x7f, gg_pack_b_floats(&L) * sizeof(float));
-    gg_pack_a(&L, sa, &whole, ta_);
-    gg_pack_b(&L, sb, &whole, tb_);
+    gg_block whole = gen_block_whole(&L);
+    float *ta_ = malloc(gen_pack_a_floats(&L) * sizeof(float));
+    float *tb_ = malloc(gen_pack_b_floats(&L) * sizeof(float));
+    memset(ta_, 0x7f, gen_pack_a_floats(&L) * sizeof(float)); /* garbage the packer must clear */
+    memset(tb_, 0x7f, gen_pack_b_floats(&L) * sizeof(float));
+    gen_pack_a(&L, sa, &whole, ta_);
+    gen_pack_b(&L, sb, &whole, tb_);
     check_texture(ta_, L.a_w, L.a_h, L.r, L.c, a, sa.ld, ta, m, k);
     check_texture(tb_, L.b_w, L.b_h, L.r, L.c, b, sb.ld, tb, k, n);
     free(a);
@@ -106,19 +106,19 @@ START_TEST(pack_targets_round_trip)
     gg_variant v;
     variant(&v, mrts[mi], packings[pi], GG_NP_ALL);
     gg_layout L;
-    ck_assert_int_eq(gg_layout_compute(&v, m, n, k, &L), 0);
-    int stride = stride_kind ? 4 : gg_target_channels(&L);
+    ck_assert_int_eq(gen_layout_compute(&v, m, n, k, &L), 0);
+    int stride = stride_kind ? 4 : gen_target_channels(&L);
     ck_assert_int_ge(stride, L.channels);
 
     float *c0 = numbered(m, n, 0);
     float *tg[GG_MAX_TARGETS];
-    size_t tf = gg_target_floats(&L, stride);
+    size_t tf = gen_target_floats(&L, stride);
     for (int t = 0; t < L.targets; t++) {
         tg[t] = malloc(tf * sizeof(float));
         memset(tg[t], 0x7f, tf * sizeof(float));
     }
-    gg_block whole = gg_block_whole(&L);
-    gg_pack_c0(&L, c0, n, 2.0f, &whole, stride, tg);
+    gg_block whole = gen_block_whole(&L);
+    gen_pack_c0(&L, c0, n, 2.0f, &whole, stride, tg);
 
     /* Element (i, j) lies in target ((i/r) % R)*C + (j/c) % C, fragment
      * (j/c/C, i/r/R), channel (i%r)*c + j%c. */
@@ -137,18 +137,18 @@ START_TEST(pack_targets_round_trip)
         }
 
     float *c = calloc((size_t)m * n, sizeof *c);
-    gg_unpack_c(&L, (const float *const *)tg, stride, &whole, c, n);
+    gen_unpack_c(&L, (const float *const *)tg, stride, &whole, c, n);
     for (int i = 0; i < m * n; i++)
         ck_assert_float_eq(c[i], 2.0f * c0[i]);
 
     /* beta == 0: zeros, and C0 is not read (NULL must be fine). */
-    gg_pack_c0(&L, NULL, n, 0.0f, &whole, stride, tg);
+    gen_pack_c0(&L, NULL, n, 0.0f, &whole, stride, tg);
     for (int t = 0; t < L.targets; t++)
         for (size_t f = 0; f < tf; f++)
             ck_assert(tg[t][f] == 0.0f);
     /* beta == 0 also ignores NaN in C0 (BLAS semantics). */
     c0[0] = NAN;
-    gg_pack_c0(&L, c0, n, 0.0f, &whole, stride, tg);
+    gen_pack_c0(&L, c0, n, 0.0f, &whole, stride, tg);
     ck_assert(tg[0][0] == 0.0f);
 
     for (int t = 0; t < L.targets; t++)
@@ -168,7 +168,7 @@ START_TEST(pack_blocks_of_split)
     gg_variant v;
     variant(&v, mrts[mi], packings[pi], 2);
     gg_split s;
-    ck_assert_int_eq(gg_split_plan(&v, m, n, k, max_tex, &s), 0);
+    ck_assert_int_eq(gen_split_plan(&v, m, n, k, max_tex, &s), 0);
     ck_assert(s.L.a_w <= max_tex && s.L.a_h <= max_tex && s.L.b_w <= max_tex &&
               s.L.b_h <= max_tex && s.L.tgt_w <= max_tex && s.L.tgt_h <= max_tex);
     ck_assert(s.mblocks > 1 || s.nblocks > 1 || s.kblocks > 1);
@@ -179,24 +179,24 @@ START_TEST(pack_blocks_of_split)
 
     float *a = numbered(m, k, 0);
     gg_src sa = {a, ta ? m : k, ta};
-    float *tex = malloc(gg_pack_a_floats(&s.L) * sizeof(float));
+    float *tex = malloc(gen_pack_a_floats(&s.L) * sizeof(float));
     float *c0 = numbered(m, n, 0), *c = calloc((size_t)m * n, sizeof(float));
     float *tg[GG_MAX_TARGETS];
     for (int t = 0; t < s.L.targets; t++)
-        tg[t] = malloc(gg_target_floats(&s.L, 4) * sizeof(float));
+        tg[t] = malloc(gen_target_floats(&s.L, 4) * sizeof(float));
     for (int bi = 0; bi < s.mblocks; bi++)
         for (int bk = 0; bk < s.kblocks; bk++) {
-            gg_block blk = gg_split_block(&s, m, n, k, bi, 0, bk);
-            gg_pack_a(&s.L, sa, &blk, tex);
+            gg_block blk = gen_split_block(&s, m, n, k, bi, 0, bk);
+            gen_pack_a(&s.L, sa, &blk, tex);
             /* The block's sub-matrix of op(A): rows i0.., columns k0.. */
             const float *sub = ta ? a + (size_t)blk.k0 * m + blk.i0 : a + (size_t)blk.i0 * k + blk.k0;
             check_texture(tex, s.L.a_w, s.L.a_h, s.L.r, s.L.c, sub, sa.ld, ta, blk.m, blk.k);
         }
     for (int bi = 0; bi < s.mblocks; bi++)
         for (int bj = 0; bj < s.nblocks; bj++) {
-            gg_block blk = gg_split_block(&s, m, n, k, bi, bj, 0);
-            gg_pack_c0(&s.L, c0, n, 1.0f, &blk, 4, tg);
-            gg_unpack_c(&s.L, (const float *const *)tg, 4, &blk, c, n);
+            gg_block blk = gen_split_block(&s, m, n, k, bi, bj, 0);
+            gen_pack_c0(&s.L, c0, n, 1.0f, &blk, 4, tg);
+            gen_unpack_c(&s.L, (const float *const *)tg, 4, &blk, c, n);
         }
     ck_assert_mem_eq(c, c0, (size_t)m * n * sizeof(float));
     for (int t = 0; t < s.L.targets; t++)
@@ -214,11 +214,11 @@ START_TEST(split_plan_cases)
     gg_split s;
     variant(&v, (gg_shape){2, 4}, (gg_shape){1, 4}, 8);
     /* Fits: one block, the plain layout. */
-    ck_assert_int_eq(gg_split_plan(&v, 1024, 1024, 1024, 16384, &s), 0);
+    ck_assert_int_eq(gen_split_plan(&v, 1024, 1024, 1024, 16384, &s), 0);
     ck_assert_int_eq(s.mblocks * s.nblocks * s.kblocks, 1);
     ck_assert_int_eq(s.mb, 1024);
     /* Too wide in k only: k blocks, m and n whole. */
-    ck_assert_int_eq(gg_split_plan(&v, 100, 100, 1000, 128, &s), 0);
+    ck_assert_int_eq(gen_split_plan(&v, 100, 100, 1000, 128, &s), 0);
     ck_assert_int_eq(s.mblocks, 1);
     ck_assert_int_eq(s.nblocks, 1);
     ck_assert_int_gt(s.kblocks, 1);
@@ -227,12 +227,12 @@ START_TEST(split_plan_cases)
     ck_assert_int_gt(s.L.b_h, 64); /* not cut finer than needed */
     /* A limit smaller than one k-step can never fit. */
     variant(&v, (gg_shape){1, 1}, (gg_shape){2, 2}, 1);
-    ck_assert_int_eq(gg_split_plan(&v, 10, 10, 10, 0, &s), -1);
+    ck_assert_int_eq(gen_split_plan(&v, 10, 10, 10, 0, &s), -1);
     variant(&v, (gg_shape){1, 8}, (gg_shape){1, 4}, 1);
-    ck_assert_int_eq(gg_split_plan(&v, 100, 100, 10, 1, &s), -1);
+    ck_assert_int_eq(gen_split_plan(&v, 100, 100, 10, 1, &s), -1);
     /* Block sizes are multiples of the padding granularity except the last. */
     variant(&v, (gg_shape){2, 2}, (gg_shape){2, 2}, 1);
-    ck_assert_int_eq(gg_split_plan(&v, 101, 99, 37, 8, &s), 0);
+    ck_assert_int_eq(gen_split_plan(&v, 101, 99, 37, 8, &s), 0);
     ck_assert_int_eq(s.mb % 4, 0);
     ck_assert_int_eq(s.nb % 4, 0);
     ck_assert_int_eq(s.kb % 2, 0);

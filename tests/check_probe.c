@@ -25,7 +25,7 @@
 static gg_ctx *make_ctx(void)
 {
     char err[512] = "";
-    gg_ctx *ctx = gg_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_CORE, err, sizeof err, NULL);
+    gg_ctx *ctx = host_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_CORE, err, sizeof err, NULL);
     ck_assert_msg(ctx != NULL, "no EGL core context: %s", err);
     return ctx;
 }
@@ -50,7 +50,7 @@ static void assert_ceilings(const gg_probe_result *r)
     ck_assert_msg(positive(r->mad_gflops), "mad %g", r->mad_gflops);
     for (int f = 0; f < GG_FETCH_NFMT; f++)
         for (int p = 0; p < GG_FETCH_NPAT; p++) {
-            if (!gg_probe_fetch_measured(f, p)) {
+            if (!base_probe_fetch_measured(f, p)) {
                 ck_assert(r->fetch_gtexels[f][p] == 0 && r->fetch_gbs[f][p] == 0);
                 continue;
             }
@@ -81,23 +81,23 @@ static void assert_paths_and_stores(const gg_probe_result *r)
         for (int pa = GG_FETCH_TEXTURE + 1; pa <= GG_PROBE_LAST_PATH; pa++)
             for (int p = 0; p < GG_FETCH_NPAT; p++) {
                 double g = r->path_gtexels[f][pa][p], b = r->path_gbs[f][pa][p];
-                if (!gg_probe_path_measured(f, pa, p)) {
+                if (!base_probe_path_measured(f, pa, p)) {
                     ck_assert(g == 0 && b == 0);
                     continue;
                 }
-                ck_assert_msg(positive(g), "fetch %s path %s pattern %s: %g", gg_fetch_fmt_names[f],
-                              gg_fetch_name((gg_fetch)pa), gg_fetch_pat_names[p], g);
-                ck_assert(fabs(b - gg_fetch_bytes(f) * g) <= 1e-4 * b);
+                ck_assert_msg(positive(g), "fetch %s path %s pattern %s: %g", base_fetch_fmt_names[f],
+                              gen_fetch_name((gg_fetch)pa), base_fetch_pat_names[p], g);
+                ck_assert(fabs(b - base_fetch_bytes(f) * g) <= 1e-4 * b);
             }
     for (int i = 0; i < GG_PROBE_NSTORE; i++) {
-        ck_assert_msg(positive(r->store_gtexels[i]), "imagestore %d: %g", gg_probe_store_texels[i],
+        ck_assert_msg(positive(r->store_gtexels[i]), "imagestore %d: %g", base_probe_store_texels[i],
                       r->store_gtexels[i]);
         ck_assert(fabs(r->store_gbs[i] - 16 * r->store_gtexels[i]) <= 1e-4 * r->store_gbs[i]);
     }
-    ck_assert(positive(gg_probe_store_rate(r)));
+    ck_assert(positive(base_probe_store_rate(r)));
     for (int f = GG_FETCH_RGBA32F; f <= GG_FETCH_RGBA16F; f++)
         for (int pa = 0; pa <= GG_PROBE_LAST_PATH; pa++)
-            ck_assert(positive(gg_probe_path_rate(r, f, pa)));
+            ck_assert(positive(base_probe_path_rate(r, f, pa)));
 }
 
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-5 * fabs(b); }
@@ -116,11 +116,11 @@ START_TEST(quick_probe_runs_and_round_trips)
 {
     gg_ctx *ctx = make_ctx();
     gg_probe_opts o;
-    gg_probe_opts_default(&o, true);
+    host_probe_opts_default(&o, true);
     static gg_probe_result r, back;
-    gg_status st = gg_probe_run(&o, &r);
-    ck_assert_msg(st == GG_OK, "probe: %s: %s", gg_status_name(st), r.detail);
-    gg_ctx_destroy(ctx);
+    gg_status st = host_probe_run(&o, &r);
+    ck_assert_msg(st == GG_OK, "probe: %s: %s", base_status_name(st), r.detail);
+    host_ctx_destroy(ctx);
     assert_ceilings(&r);
     assert_paths_and_stores(&r);
     ck_assert(has_row(&r, "fetch", "rgba32f-texelfetch-gemm-2x4-4x1", "Gtexel/s"));
@@ -139,8 +139,8 @@ START_TEST(quick_probe_runs_and_round_trips)
     char dir[64], path[128], err[512];
     make_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/probe.csv", dir);
-    ck_assert_msg(gg_probe_write_csv(&r, path, err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(gg_probe_read_csv(path, &back, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_probe_write_csv(&r, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_probe_read_csv(path, &back, err, sizeof err) == 0, "%s", err);
     assert_ceilings(&back);
     ck_assert_int_eq(back.nrows, r.nrows);
     ck_assert(close_to(back.mad_gflops, r.mad_gflops));
@@ -151,7 +151,7 @@ START_TEST(quick_probe_runs_and_round_trips)
                       close_to(back.fetch_gbs[f][p], r.fetch_gbs[f][p]));
     /* The GEMM patterns are measured, so the faster is the RGBA formats' ceiling. */
     for (int fm = GG_FETCH_RGBA32F; fm <= GG_FETCH_RGBA16F; fm++)
-        ck_assert(gg_probe_fetch_ceiling(&back, fm) ==
+        ck_assert(base_probe_fetch_ceiling(&back, fm) ==
                   fmax(back.fetch_gtexels[fm][GG_FETCH_GEMM24],
                        back.fetch_gtexels[fm][GG_FETCH_GEMM42]));
     ck_assert_int_eq(back.write_max_targets, r.write_max_targets);
@@ -164,7 +164,7 @@ START_TEST(quick_probe_runs_and_round_trips)
             for (int p = 0; p < GG_FETCH_NPAT; p++)
                 ck_assert(close_to(back.path_gtexels[f][pa][p], r.path_gtexels[f][pa][p]) &&
                           close_to(back.path_gbs[f][pa][p], r.path_gbs[f][pa][p]));
-            ck_assert(close_to(gg_probe_path_rate(&back, f, pa), gg_probe_path_rate(&r, f, pa)));
+            ck_assert(close_to(base_probe_path_rate(&back, f, pa), base_probe_path_rate(&r, f, pa)));
         }
     for (int i = 0; i < GG_PROBE_NSTORE; i++)
         ck_assert(close_to(back.store_gtexels[i], r.store_gtexels[i]) &&
@@ -187,16 +187,16 @@ START_TEST(mad_shader_matches_cpu)
     float *px = malloc((size_t)w * h * 4 * sizeof *px);
     ck_assert_ptr_nonnull(px);
     char err[512];
-    ck_assert_msg(gg_probe_mad_values(w, h, chains, unroll, iters, px, err, sizeof err) == 0, "%s", err);
-    gg_ctx_destroy(ctx);
+    ck_assert_msg(host_probe_mad_values(w, h, chains, unroll, iters, px, err, sizeof err) == 0, "%s", err);
+    host_ctx_destroy(ctx);
     /* Lane w: sum over chains of (c + steps * 2^-10), exact in float. */
     double lane_w = chains * (chains - 1) / 2.0 + chains * steps / 1024.0;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             const float *got = px + ((size_t)y * w + x) * 4;
             float ref[4], other[4];
-            gg_probe_mad_reference(x, y, chains, steps, ref);
-            double tol = gg_probe_mad_tolerance(chains, steps, ref);
+            host_probe_mad_reference(x, y, chains, steps, ref);
+            double tol = host_probe_mad_tolerance(chains, steps, ref);
             for (int l = 0; l < 4; l++)
                 ck_assert_msg(isfinite(got[l]) && fabs((double)got[l] - ref[l]) <= tol,
                               "(%d,%d) lane %d: GPU %.9g CPU %.9g tol %g", x, y, l, got[l],
@@ -204,7 +204,7 @@ START_TEST(mad_shader_matches_cpu)
             ck_assert_msg((double)got[3] == lane_w, "(%d,%d) lane w %.9g, expected %.9g", x, y,
                           got[3], lane_w);
             /* The check can fail: one step more is outside the tolerance. */
-            gg_probe_mad_reference(x, y, chains, steps + 1, other);
+            host_probe_mad_reference(x, y, chains, steps + 1, other);
             ck_assert_msg(fabs((double)other[3] - got[3]) > tol, "tolerance too loose");
         }
     free(px);
@@ -220,7 +220,7 @@ START_TEST(fetch_kernels_match_cpu)
     for (int path = 0; path <= GG_PROBE_LAST_PATH; path++)
         for (int f = 0; f < GG_FETCH_NFMT; f++)
             for (int pat = 0; pat < GG_FETCH_NPAT; pat++) {
-                if (!gg_probe_path_measured(f, path, pat))
+                if (!base_probe_path_measured(f, path, pat))
                     continue;
                 /* A small texture: the GEMM pattern and the walk wrap around it. */
                 pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .path = path,
@@ -245,7 +245,7 @@ START_TEST(fetch_kernels_match_cpu)
                         char name[48];
                         ck_assert_msg(!memcmp(got, want, sizeof want),
                                       "fetch %s (%d,%d): GPU (%g,%g,%g,%g) CPU (%g,%g,%g,%g)",
-                                      gg_probe_fetch_variant(f, path, pat, name, sizeof name), x, y,
+                                      base_probe_fetch_variant(f, path, pat, name, sizeof name), x, y,
                                       got[0], got[1], got[2], got[3], want[0], want[1], want[2],
                                       want[3]);
                         ck_assert(memcmp(more, want, sizeof want) != 0);
@@ -253,7 +253,7 @@ START_TEST(fetch_kernels_match_cpu)
                 free(px);
                 pk_free(&k);
             }
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -266,7 +266,7 @@ START_TEST(store_kernels_match_cpu)
     gg_ctx *ctx = make_ctx();
     for (int i = 0; i < GG_PROBE_NSTORE; i++) {
         int blk = 1;
-        while (blk * blk < gg_probe_store_texels[i])
+        while (blk * blk < base_probe_store_texels[i])
             blk++;
         pk_kernel k = {.kind = PK_STORE, .blk = blk, .w = 3 * 8, .h = 2 * 8};
         char err[512];
@@ -311,7 +311,7 @@ START_TEST(store_kernels_match_cpu)
                           .path = GG_FETCH_IMAGE, .tex_log2w = 4, .tex_log2h = 4, .w = 4, .h = 4};
     ck_assert_int_eq(pk_init(&friendly, err, sizeof err), GG_INVALID);
     pk_free(&friendly);
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -345,7 +345,7 @@ START_TEST(csv_reads_summary)
     snprintf(path, sizeof path, "%s/probe.csv", dir);
     write_file(path, good_csv);
     static gg_probe_result r;
-    ck_assert_msg(gg_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r.nrows, 16);
     ck_assert(r.mad_gflops == 12.25);
     ck_assert_str_eq(r.mad_best, "c16u2-64x64-i16");
@@ -356,22 +356,22 @@ START_TEST(csv_reads_summary)
     ck_assert(r.readback_gbs == 7.5);
     /* A file from before the GEMM pattern: the ceiling is the friendly rate. */
     ck_assert(r.fetch_gtexels[GG_FETCH_RGBA32F][GG_FETCH_GEMM24] == 0);
-    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 2);
-    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA16F) == 0);
+    ck_assert(base_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 2);
+    ck_assert(base_probe_fetch_ceiling(&r, GG_FETCH_RGBA16F) == 0);
     /* ... and from before the other fetch paths and image stores: they are
      * not measured (0); the texture path's rate is its fastest pattern. */
     for (int f = 0; f < GG_FETCH_NFMT; f++)
         for (int pa = GG_FETCH_TEXTURE + 1; pa <= GG_PROBE_LAST_PATH; pa++) {
-            ck_assert(gg_probe_path_rate(&r, f, pa) == 0);
+            ck_assert(base_probe_path_rate(&r, f, pa) == 0);
             for (int p = 0; p < GG_FETCH_NPAT; p++)
                 ck_assert(r.path_gtexels[f][pa][p] == 0 && r.path_gbs[f][pa][p] == 0);
         }
     for (int i = 0; i < GG_PROBE_NSTORE; i++)
         ck_assert(r.store_gtexels[i] == 0 && r.store_gbs[i] == 0);
-    ck_assert(gg_probe_store_rate(&r) == 0);
-    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXTURE) == 2);
-    ck_assert(gg_probe_path_rate(&r, GG_FETCH_R32F, GG_FETCH_TEXTURE) == 1);
-    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA16F, GG_FETCH_TEXTURE) == 0);
+    ck_assert(base_probe_store_rate(&r) == 0);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXTURE) == 2);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_R32F, GG_FETCH_TEXTURE) == 1);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA16F, GG_FETCH_TEXTURE) == 0);
 
     /* With GEMM-pattern rows they are read and become the ceiling; half of
      * such a pair is an error naming it. */
@@ -382,13 +382,13 @@ START_TEST(csv_reads_summary)
                   "fetch,rgba16f-gemm-4x2-1x4,5,Gtexel/s\nfetch,rgba16f-gemm-4x2-1x4,40,GB/s\n",
             good_csv);
     write_file(path, text);
-    ck_assert_msg(gg_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
-    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 3);
-    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA16F) == 5);
+    ck_assert_msg(base_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert(base_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 3);
+    ck_assert(base_probe_fetch_ceiling(&r, GG_FETCH_RGBA16F) == 5);
     ck_assert(r.fetch_gbs[GG_FETCH_RGBA16F][GG_FETCH_GEMM42] == 40);
     sprintf(text, "%sfetch,rgba32f-gemm-4x2-1x4,3,Gtexel/s\n", good_csv);
     write_file(path, text);
-    ck_assert(gg_probe_read_csv(path, &r, err, sizeof err) == -1);
+    ck_assert(base_probe_read_csv(path, &r, err, sizeof err) == -1);
     ck_assert_msg(strstr(err, "rgba32f-gemm-4x2-1x4") != NULL, "%s", err);
 
     /* Rows of the other fetch paths and of image stores: read where present
@@ -406,26 +406,26 @@ START_TEST(csv_reads_summary)
                   "imagestore,rgba32f-16-per-fragment,12,GB/s\n",
             good_csv);
     write_file(path, text);
-    ck_assert_msg(gg_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r.nrows, 26);
     ck_assert(r.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM24] == 1.5);
     ck_assert(r.path_gbs[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM42] == 20);
-    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXELFETCH) == 1.5);
-    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXTURE) == 2);
-    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_IMAGE) == 0);
-    ck_assert(gg_probe_path_rate(&r, GG_FETCH_RGBA16F, GG_FETCH_BUFFER) == 6);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXELFETCH) == 1.5);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXTURE) == 2);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_IMAGE) == 0);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA16F, GG_FETCH_BUFFER) == 6);
     ck_assert(r.store_gtexels[0] == 0.5 && r.store_gbs[2] == 12);
     ck_assert(r.store_gtexels[1] == 0 && r.store_gtexels[3] == 0);
-    ck_assert(gg_probe_store_rate(&r) == 0.75);
+    ck_assert(base_probe_store_rate(&r) == 0.75);
     /* What the texture path's ceilings were stays. */
-    ck_assert(gg_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 2);
+    ck_assert(base_probe_fetch_ceiling(&r, GG_FETCH_RGBA32F) == 2);
     sprintf(text, "%sfetch,rgba32f-image-gemm-2x4-4x1,3,Gtexel/s\n", good_csv);
     write_file(path, text);
-    ck_assert(gg_probe_read_csv(path, &r, err, sizeof err) == -1);
+    ck_assert(base_probe_read_csv(path, &r, err, sizeof err) == -1);
     ck_assert_msg(strstr(err, "rgba32f-image-gemm-2x4-4x1") != NULL, "%s", err);
     sprintf(text, "%simagestore,rgba32f-4-per-fragment,3,Gtexel/s\n", good_csv);
     write_file(path, text);
-    ck_assert(gg_probe_read_csv(path, &r, err, sizeof err) == -1);
+    ck_assert(base_probe_read_csv(path, &r, err, sizeof err) == -1);
     ck_assert_msg(strstr(err, "imagestore,rgba32f-4-per-fragment") != NULL, "%s", err);
     free(text);
     rm_rf(dir);
@@ -458,7 +458,7 @@ START_TEST(csv_rejects_broken)
     snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good_csv), good_csv, to, at + strlen(from));
     write_file(path, text);
     static gg_probe_result r;
-    ck_assert_int_eq(gg_probe_read_csv(path, &r, err, sizeof err), -1);
+    ck_assert_int_eq(base_probe_read_csv(path, &r, err, sizeof err), -1);
     ck_assert_msg(strstr(err, csv_bad[_i][2]) != NULL, "message '%s' does not name '%s'", err,
                   csv_bad[_i][2]);
     ck_assert_msg(strstr(err, path) != NULL, "message '%s' does not name the file", err);
@@ -479,12 +479,12 @@ START_TEST(csv_write_is_atomic)
     r.rows[0].value = 3.5;
     /* A folder that does not exist: an error, and nothing left behind. */
     snprintf(path, sizeof path, "%s/missing/probe.csv", dir);
-    ck_assert_int_eq(gg_probe_write_csv(&r, path, err, sizeof err), -1);
+    ck_assert_int_eq(base_probe_write_csv(&r, path, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "missing") != NULL, "%s", err);
     /* Over an old file: replaced whole, no temporary left. */
     snprintf(path, sizeof path, "%s/probe.csv", dir);
     write_file(path, "old contents\n");
-    ck_assert_msg(gg_probe_write_csv(&r, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_probe_write_csv(&r, path, err, sizeof err) == 0, "%s", err);
     FILE *f = fopen(path, "r");
     char buf[256] = "";
     size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -543,7 +543,7 @@ START_TEST(cli_quick_writes_probe_csv)
     char copy[128], err[512];
     snprintf(copy, sizeof copy, "%s/copy.csv", dir);
     static gg_probe_result r;
-    ck_assert_msg(gg_probe_read_csv(copy, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_probe_read_csv(copy, &r, err, sizeof err) == 0, "%s", err);
     assert_ceilings(&r);
     assert_paths_and_stores(&r);
     rm_rf(dir);

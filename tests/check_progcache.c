@@ -7,7 +7,7 @@
  * gives the program build gives.
  *
  * Every case has its own cache folder under /tmp (GLGEMM_CACHE_DIR, then
- * gg_progcache_reset()) and makes its context in Check's child. */
+ * host_progcache_reset()) and makes its context in Check's child. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,7 +44,7 @@ typedef struct {
 static counts stats(void)
 {
     counts c;
-    gg_progcache_stats(&c.hits, &c.misses, &c.writes, &c.rejected);
+    host_progcache_stats(&c.hits, &c.misses, &c.writes, &c.rejected);
     return c;
 }
 
@@ -66,7 +66,7 @@ static void use_cache(const char *dir)
 {
     setenv("GLGEMM_CACHE_DIR", dir, 1);
     unsetenv("GLGEMM_CACHE");
-    gg_progcache_reset();
+    host_progcache_reset();
 }
 
 /* The entries in dir (names in names[i] when given); no other file there
@@ -124,29 +124,29 @@ static void write_file(const char *path, const unsigned char *buf, size_t len)
 static gg_ctx *core_ctx(gg_ctx_info *info)
 {
     char err[512];
-    gg_ctx *ctx = gg_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_CORE, err, sizeof err, NULL);
+    gg_ctx *ctx = host_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_CORE, err, sizeof err, NULL);
     ck_assert_msg(ctx != NULL, "no core context: %s", err);
-    gg_ctx_query(ctx, info);
+    host_ctx_query(ctx, info);
     return ctx;
 }
 
 static void parse(const char *text, gg_variant *v)
 {
     char err[256];
-    ck_assert_msg(gg_variant_parse(text, NULL, v, err, sizeof err) == 0, "%s: %s", text, err);
+    ck_assert_msg(gen_variant_parse(text, NULL, v, err, sizeof err) == 0, "%s: %s", text, err);
 }
 
-/* gg_program_build of a variant for the M x N x K problem: must be ok;
+/* host_program_build of a variant for the M x N x K problem: must be ok;
  * whether it came from the cache. */
 static bool build_ok(const char *variant)
 {
     gg_variant v;
     parse(variant, &v);
     gg_program p;
-    gg_status st = gg_program_build(&p, &v, M, N, K);
+    gg_status st = host_program_build(&p, &v, M, N, K);
     if (st != GG_OK)
-        gg_program_print_failure(&p, stderr);
-    ck_assert_msg(st == GG_OK, "%s: %s: %s", variant, gg_status_name(st), p.detail);
+        host_program_print_failure(&p, stderr);
+    ck_assert_msg(st == GG_OK, "%s: %s: %s", variant, base_status_name(st), p.detail);
     ck_assert_uint_ne(p.prog, 0);
     ck_assert_int_ge(p.loc_kbase, 0);
     ck_assert_int_ge(p.loc_alpha, 0);
@@ -154,21 +154,21 @@ static bool build_ok(const char *variant)
     bool cached = p.cached;
     if (cached)
         ck_assert_ptr_null(p.log); /* nothing compiled, so no compiler said anything */
-    gg_program_free(&p);
+    host_program_free(&p);
     return cached;
 }
 
 /* The M x N x K GEMM (transb, alpha 2, beta 0.5) with the variant on the
- * current context, verified by gg_run_current and element by element. */
+ * current context, verified by host_run_current and element by element. */
 static void gemm_ok(const gg_ctx_info *info, const char *variant, const char *what)
 {
     gemm_case gc = {variant, M, N, K, 0, 0, 2.0f, 0.5f};
     gemm_run r;
     setup_case(&r, &gc, 11);
     gg_run_opts o;
-    gg_run_opts_default(&o);
-    gg_run_current(info, &r.v, &r.p, &r.in, &r.ref, &o, &r.m, r.c, NULL);
-    ck_assert_msg(r.m.status == GG_OK, "%s: %s: %s", what, gg_status_name(r.m.status), r.m.detail);
+    host_run_opts_default(&o);
+    host_run_current(info, &r.v, &r.p, &r.in, &r.ref, &o, &r.m, r.c, NULL);
+    ck_assert_msg(r.m.status == GG_OK, "%s: %s: %s", what, base_status_name(r.m.status), r.m.detail);
     check_against_naive(&r, what);
     free_case(&r);
 }
@@ -183,7 +183,7 @@ START_TEST(miss_then_hit)
     use_cache(dir);
     gg_ctx_info info;
     gg_ctx *ctx = core_ctx(&info);
-    ck_assert_str_eq(gg_progcache_dir(), dir);
+    ck_assert_str_eq(host_progcache_dir(), dir);
     struct stat st;
     ck_assert_int_ne(stat(dir, &st), 0);
 
@@ -196,7 +196,7 @@ START_TEST(miss_then_hit)
     ck_counts(stats(), 1, 1, 1, 0);
     ck_assert_int_eq(entries(dir, NULL, 0), 1);
 
-    /* gg_run_current builds the same program: a hit, and a right GEMM. */
+    /* host_run_current builds the same program: a hit, and a right GEMM. */
     gemm_ok(&info, var_a, "from the cache");
     ck_counts(stats(), 2, 1, 1, 0);
 
@@ -206,7 +206,7 @@ START_TEST(miss_then_hit)
     ck_assert_int_eq(entries(dir, NULL, 0), 2);
     gemm_ok(&info, var_b, "second variant from the cache");
     ck_counts(stats(), 3, 2, 2, 0);
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
     tu_rm_rf(base);
 }
 END_TEST
@@ -219,29 +219,29 @@ START_TEST(key_has_context)
     fresh_dir(dir);
     use_cache(dir);
     char err[512];
-    gg_ctx *core = gg_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_CORE, err, sizeof err, NULL);
+    gg_ctx *core = host_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_CORE, err, sizeof err, NULL);
     ck_assert_msg(core != NULL, "%s", err);
     gg_program p;
-    ck_assert_int_eq(gg_program_build_text(&p, vs330, fs330, false), GG_OK);
+    ck_assert_int_eq(host_program_build_text(&p, vs330, fs330, false), GG_OK);
     ck_assert(!p.cached);
-    gg_program_free(&p);
-    gg_ctx *compat = gg_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_COMPAT, err, sizeof err, NULL);
+    host_program_free(&p);
+    gg_ctx *compat = host_ctx_create(GG_BACKEND_EGL, 0, GG_CTX_COMPAT, err, sizeof err, NULL);
     ck_assert_msg(compat != NULL, "%s", err);
-    ck_assert_int_eq(gg_program_build_text(&p, vs330, fs330, false), GG_OK);
+    ck_assert_int_eq(host_program_build_text(&p, vs330, fs330, false), GG_OK);
     ck_assert(!p.cached);
-    gg_program_free(&p);
+    host_program_free(&p);
     ck_counts(stats(), 0, 2, 2, 0);
     ck_assert_int_eq(entries(dir, NULL, 0), 2);
 
-    gg_progcache_reset(); /* as a new process would */
-    ck_assert_int_eq(gg_ctx_make_current(core, err, sizeof err), 0);
-    ck_assert_int_eq(gg_program_build_text(&p, vs330, fs330, false), GG_OK);
+    host_progcache_reset(); /* as a new process would */
+    ck_assert_int_eq(host_ctx_make_current(core, err, sizeof err), 0);
+    ck_assert_int_eq(host_program_build_text(&p, vs330, fs330, false), GG_OK);
     ck_assert(p.cached);
     ck_assert_int_ge(p.loc_alpha, 0);
-    gg_program_free(&p);
+    host_program_free(&p);
     ck_counts(stats(), 1, 0, 0, 0);
-    gg_ctx_destroy(compat);
-    gg_ctx_destroy(core);
+    host_ctx_destroy(compat);
+    host_ctx_destroy(core);
     tu_rm_rf(dir);
 }
 END_TEST
@@ -257,7 +257,7 @@ static void same_lengths_as_a(char *out, size_t len)
 {
     gg_variant v;
     parse(var_a, &v);
-    char *fa = gg_emit_fragment(&v, M, N, K), *va = gg_emit_vertex(&v);
+    char *fa = gen_emit_fragment(&v, M, N, K), *va = gen_emit_vertex(&v);
     ck_assert_ptr_nonnull(fa);
     int want = v.np;
     for (int np = 1; np <= 9; np++) {
@@ -266,7 +266,7 @@ static void same_lengths_as_a(char *out, size_t len)
         snprintf(out, len, "mrt=2x2,mc=2x2,np=%d,profile=330", np);
         gg_variant w;
         parse(out, &w);
-        char *fw = gg_emit_fragment(&w, M, N, K), *vw = gg_emit_vertex(&w);
+        char *fw = gen_emit_fragment(&w, M, N, K), *vw = gen_emit_vertex(&w);
         bool same = fw && vw && strlen(fw) == strlen(fa) && strcmp(fw, fa) && !strcmp(vw, va);
         free(fw);
         free(vw);
@@ -379,7 +379,7 @@ START_TEST(bad_entry_rejected)
         size_t at = 64 + get32(buf + 24) + get32(buf + 28);
         ck_assert_uint_lt(at + 64, len);
         buf[at + (len - at) / 2] ^= 0x10;
-        unsigned long long sum = gg_progcache_checksum(buf + at, len - at);
+        unsigned long long sum = host_progcache_checksum(buf + at, len - at);
         for (int i = 0; i < 8; i++)
             buf[56 + i] = (unsigned char)(sum >> (8 * i));
         write_file(entry, buf, len);
@@ -406,7 +406,7 @@ START_TEST(bad_entry_rejected)
         same_lengths_as_a(other_var, sizeof other_var);
         ck_assert(build_ok(other_var));
     }
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
     tu_rm_rf(dir);
 }
 END_TEST
@@ -474,8 +474,8 @@ START_TEST(unwritable_folder)
         unsetenv("GLGEMM_CACHE_DIR");
         unsetenv("XDG_CACHE_HOME");
         unsetenv("HOME");
-        gg_progcache_reset();
-        ck_assert_ptr_null(gg_progcache_dir());
+        host_progcache_reset();
+        ck_assert_ptr_null(host_progcache_dir());
     }
     gg_ctx_info info;
     gg_ctx *ctx = core_ctx(&info);
@@ -496,12 +496,12 @@ START_TEST(unwritable_folder)
     free(err);
     /* One lookup before the failed write; off after it. */
     ck_counts(stats(), 0, 1, 0, 0);
-    ck_assert_ptr_null(gg_progcache_dir());
+    ck_assert_ptr_null(host_progcache_dir());
     if (readonly) {
         ck_assert_int_eq(entries(dir, NULL, 0), 0);
         chmod(dir, 0755);
     }
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
     tu_rm_rf(base);
 }
 END_TEST
@@ -514,8 +514,8 @@ START_TEST(cache_off)
     snprintf(dir, sizeof dir, "%s/programs", base);
     use_cache(dir);
     setenv("GLGEMM_CACHE", "off", 1);
-    gg_progcache_reset();
-    ck_assert_ptr_null(gg_progcache_dir());
+    host_progcache_reset();
+    ck_assert_ptr_null(host_progcache_dir());
     gg_ctx_info info;
     gg_ctx *ctx = core_ctx(&info);
     ck_assert(!build_ok(var_a));
@@ -526,17 +526,17 @@ START_TEST(cache_off)
     ck_assert_int_ne(stat(dir, &st), 0);
     /* On again (a later process): the first build writes. */
     unsetenv("GLGEMM_CACHE");
-    gg_progcache_reset();
+    host_progcache_reset();
     ck_assert(!build_ok(var_a));
     ck_counts(stats(), 0, 1, 1, 0);
     ck_assert_int_eq(entries(dir, NULL, 0), 1);
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
     tu_rm_rf(base);
 }
 END_TEST
 
 /* (g) Three programs started before any is finished, polled with
- * gg_program_ready, finished: the programs gg_program_build gives (the
+ * host_program_ready, finished: the programs host_program_build gives (the
  * same locations; their entries load and compute the right GEMM). */
 START_TEST(start_ready_finish)
 {
@@ -550,43 +550,43 @@ START_TEST(start_ready_finish)
     for (int i = 0; i < 3; i++) {
         gg_variant v;
         parse(vars[i], &v);
-        ck_assert_int_eq(gg_program_start(&p[i], &v, M, N, K), GG_OK);
+        ck_assert_int_eq(host_program_start(&p[i], &v, M, N, K), GG_OK);
         ck_assert_uint_eq(p[i].prog, 0); /* not before finish */
     }
     for (int i = 0; i < 3; i++) {
         int polls = 0;
-        while (!gg_program_ready(&p[i])) {
+        while (!host_program_ready(&p[i])) {
             ck_assert_msg(++polls < 20000, "%s: not ready after 20 s", vars[i]);
             usleep(1000);
         }
-        ck_assert_int_eq(gg_program_finish(&p[i]), GG_OK);
-        ck_assert(gg_program_ready(&p[i]));
+        ck_assert_int_eq(host_program_finish(&p[i]), GG_OK);
+        ck_assert(host_program_ready(&p[i]));
         ck_assert_uint_ne(p[i].prog, 0);
         ck_assert(!p[i].cached);
         ck_assert(p[i].compile_s > 0);
-        ck_assert_int_eq(gg_program_finish(&p[i]), GG_OK); /* again: the same */
+        ck_assert_int_eq(host_program_finish(&p[i]), GG_OK); /* again: the same */
     }
     ck_counts(stats(), 0, 3, 3, 0);
     ck_assert_int_eq(entries(dir, NULL, 0), 3);
 
-    /* gg_program_build of the same variants, compiled (cache off for it):
+    /* host_program_build of the same variants, compiled (cache off for it):
      * the same uniform locations. */
     setenv("GLGEMM_CACHE", "off", 1);
-    gg_progcache_reset();
+    host_progcache_reset();
     for (int i = 0; i < 3; i++) {
         gg_variant v;
         parse(vars[i], &v);
         gg_program q;
-        ck_assert_int_eq(gg_program_build(&q, &v, M, N, K), GG_OK);
+        ck_assert_int_eq(host_program_build(&q, &v, M, N, K), GG_OK);
         ck_assert_int_eq(q.loc_kbase, p[i].loc_kbase);
         ck_assert_int_eq(q.loc_alpha, p[i].loc_alpha);
         ck_assert_str_eq(q.frag_src, p[i].frag_src);
-        gg_program_free(&q);
-        gg_program_free(&p[i]);
+        host_program_free(&q);
+        host_program_free(&p[i]);
     }
     /* What start + finish wrote loads and computes. */
     unsetenv("GLGEMM_CACHE");
-    gg_progcache_reset();
+    host_progcache_reset();
     for (int i = 0; i < 3; i++)
         gemm_ok(&info, vars[i], vars[i]);
     ck_counts(stats(), 3, 0, 0, 0);
@@ -594,18 +594,18 @@ START_TEST(start_ready_finish)
     /* A compile error comes from finish, as from build; nothing written. */
     const char *bad = "#version 330\nout vec4 o;\nvoid main()\n{\n    o = nothing_here;\n}\n";
     gg_program q;
-    ck_assert_int_eq(gg_program_start_text(&q, vs330, bad, false), GG_OK);
-    ck_assert_int_eq(gg_program_finish(&q), GG_COMPILE_ERROR);
+    ck_assert_int_eq(host_program_start_text(&q, vs330, bad, false), GG_OK);
+    ck_assert_int_eq(host_program_finish(&q), GG_COMPILE_ERROR);
     ck_assert_str_eq(q.failed_stage, "fragment");
     ck_assert_msg(strstr(q.detail, "nothing_here"), "%s", q.detail);
     ck_assert_uint_eq(q.prog, 0);
-    gg_program_free(&q);
+    host_program_free(&q);
     ck_counts(stats(), 3, 1, 0, 0);
     /* Started, never finished: free lets it go. */
-    ck_assert_int_eq(gg_program_start_text(&q, vs330, fs330, false), GG_OK);
-    gg_program_free(&q);
+    ck_assert_int_eq(host_program_start_text(&q, vs330, fs330, false), GG_OK);
+    host_program_free(&q);
     ck_assert_int_eq(entries(dir, NULL, 0), 3);
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
     tu_rm_rf(dir);
 }
 END_TEST

@@ -19,12 +19,12 @@
 static gg_ctx *make_ctx(gg_ctx_kind kind, gg_card_limits *lim)
 {
     char err[512];
-    gg_ctx *ctx = gg_ctx_create(GG_BACKEND_EGL, 0, kind, err, sizeof err, NULL);
-    ck_assert_msg(ctx != NULL, "no %s context: %s", gg_ctx_kind_name(kind), err);
+    gg_ctx *ctx = host_ctx_create(GG_BACKEND_EGL, 0, kind, err, sizeof err, NULL);
+    ck_assert_msg(ctx != NULL, "no %s context: %s", host_ctx_kind_name(kind), err);
     if (lim) {
         gg_ctx_info in;
-        gg_ctx_query(ctx, &in);
-        gg_ctx_limits(&in, lim);
+        host_ctx_query(ctx, &in);
+        host_ctx_limits(&in, lim);
     }
     return ctx;
 }
@@ -51,7 +51,7 @@ START_TEST(grid_compiles)
      * (glhost/progcache.h). */
     setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
     setenv("GLGEMM_CACHE", "off", 1);
-    gg_progcache_reset();
+    host_progcache_reset();
     gg_card_limits lim;
     gg_ctx *ctx = make_ctx(kinds[_i], &lim);
     double t0 = now_s(), compile_s = 0;
@@ -63,8 +63,8 @@ START_TEST(grid_compiles)
         if (!mine)
             continue;
         char vt[GG_VARIANT_TEXT], why[256];
-        gg_variant_format(v, vt, sizeof vt);
-        if (gg_variant_check_card(v, &lim, why, sizeof why) != GG_CARD_OK) {
+        gen_variant_format(v, vt, sizeof vt);
+        if (gen_variant_check_card(v, &lim, why, sizeof why) != GG_CARD_OK) {
             /* llvmpipe offers everything the grid asks for; a card that does
              * not must say why. */
             ck_assert_msg(why[0] != '\0', "%s: verdict without a reason", vt);
@@ -73,23 +73,23 @@ START_TEST(grid_compiles)
             continue;
         }
         gg_program p;
-        gg_status st = gg_program_build(&p, v, GG_GRID_M, GG_GRID_N, GG_GRID_K);
+        gg_status st = host_program_build(&p, v, GG_GRID_M, GG_GRID_N, GG_GRID_K);
         if (st != GG_OK)
-            gg_program_print_failure(&p, stderr);
-        ck_assert_msg(st == GG_OK, "%s: %s: %s", vt, gg_status_name(st), p.detail);
+            host_program_print_failure(&p, stderr);
+        ck_assert_msg(st == GG_OK, "%s: %s: %s", vt, base_status_name(st), p.detail);
         ck_assert_uint_ne(p.prog, 0);
         ck_assert_int_ge(p.loc_kbase, 0);
         ck_assert_int_ge(p.loc_alpha, 0);
         ck_assert(p.compile_s > 0);
         compile_s += p.compile_s;
-        gg_program_free(&p);
+        host_program_free(&p);
         built++;
     }
     fprintf(stderr, "program grid %s: %d variants compiled and linked (%d unsupported) in %.2f s "
                     "(compile %.2f s)\n", parts[_i], built, unsupported, now_s() - t0, compile_s);
     ck_assert_int_gt(built, 30);
     ck_assert_int_eq(unsupported, 0); /* llvmpipe: 8 draw buffers, float blend, SPIR-V */
-    gg_ctx_destroy(ctx);
+    host_ctx_destroy(ctx);
     free(grid);
 }
 END_TEST
@@ -105,7 +105,7 @@ START_TEST(modern_grid_compiles)
     ck_assert_int_gt(n, 40);
     setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
     setenv("GLGEMM_CACHE", "off", 1);
-    gg_progcache_reset();
+    host_progcache_reset();
     gg_card_limits lim;
     gg_ctx *ctx = make_ctx(kinds[_i], &lim);
     int built = 0, per_fetch[GG_FETCH_COUNT] = {0}, images = 0;
@@ -114,17 +114,17 @@ START_TEST(modern_grid_compiles)
         if ((v->profile == GG_PROFILE_310ES) != (_i == 1))
             continue;
         char vt[GG_VARIANT_TEXT], why[256];
-        gg_variant_format(v, vt, sizeof vt);
-        ck_assert_msg(gg_variant_check_card(v, &lim, why, sizeof why) == GG_CARD_OK, "%s: %s", vt,
+        gen_variant_format(v, vt, sizeof vt);
+        ck_assert_msg(gen_variant_check_card(v, &lim, why, sizeof why) == GG_CARD_OK, "%s: %s", vt,
                       why);
         gg_program p;
-        gg_status st = gg_program_build(&p, v, GG_GRID_M, GG_GRID_N, GG_GRID_K);
+        gg_status st = host_program_build(&p, v, GG_GRID_M, GG_GRID_N, GG_GRID_K);
         if (st != GG_OK)
-            gg_program_print_failure(&p, stderr);
-        ck_assert_msg(st == GG_OK, "%s: %s: %s", vt, gg_status_name(st), p.detail);
+            host_program_print_failure(&p, stderr);
+        ck_assert_msg(st == GG_OK, "%s: %s: %s", vt, base_status_name(st), p.detail);
         ck_assert_uint_ne(p.prog, 0);
         ck_assert_int_ge(p.loc_kbase, 0);
-        gg_program_free(&p);
+        host_program_free(&p);
         built++;
         per_fetch[v->fetch]++;
         images += v->out == GG_OUT_IMAGE;
@@ -135,8 +135,8 @@ START_TEST(modern_grid_compiles)
     ck_assert_int_gt(images, 3);
     for (int f = 0; f < GG_FETCH_COUNT; f++) /* ES 3.1 has no buffer textures */
         ck_assert_msg(per_fetch[f] > 0 || (_i == 1 && f == GG_FETCH_BUFFER), "no fetch=%s",
-                      gg_fetch_name((gg_fetch)f));
-    gg_ctx_destroy(ctx);
+                      gen_fetch_name((gg_fetch)f));
+    host_ctx_destroy(ctx);
     free(grid);
 }
 END_TEST
@@ -196,7 +196,7 @@ static char *printed(const gg_program *p)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ck_assert_ptr_nonnull(f);
-    gg_program_print_failure(p, f);
+    host_program_print_failure(p, f);
     fclose(f);
     return buf;
 }
@@ -206,7 +206,7 @@ START_TEST(compile_error_is_status)
     gg_ctx *ctx = make_ctx(GG_CTX_CORE, NULL);
     gg_program p;
     const char *fs = "#version 330\nout vec4 o;\nvoid main()\n{\n    o = undefined_thing;\n}\n";
-    ck_assert_int_eq(gg_program_build_text(&p, vs330, fs, false), GG_COMPILE_ERROR);
+    ck_assert_int_eq(host_program_build_text(&p, vs330, fs, false), GG_COMPILE_ERROR);
     ck_assert_uint_eq(p.prog, 0);
     ck_assert_str_eq(p.failed_stage, "fragment");
     ck_assert_msg(!strncmp(p.detail, "fragment shader: ", 17), "%s", p.detail);
@@ -217,8 +217,8 @@ START_TEST(compile_error_is_status)
     ck_assert_msg(strstr(out, "status compile_error: fragment shader: "), "%s", out);
     ck_assert_msg(strstr(out, "   5:     o = undefined_thing;\n"), "%s", out); /* numbered source */
     free(out);
-    gg_program_free(&p);
-    gg_ctx_destroy(ctx);
+    host_program_free(&p);
+    host_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -228,13 +228,13 @@ START_TEST(link_error_is_status)
     gg_program p;
     /* A function declared, called, never defined: it compiles, it does not link. */
     const char *fs = "#version 330\nout vec4 o;\nvec4 f();\nvoid main()\n{\n    o = f();\n}\n";
-    ck_assert_int_eq(gg_program_build_text(&p, vs330, fs, false), GG_LINK_ERROR);
+    ck_assert_int_eq(host_program_build_text(&p, vs330, fs, false), GG_LINK_ERROR);
     ck_assert_str_eq(p.failed_stage, "link");
     ck_assert_msg(!strncmp(p.detail, "link: ", 6), "%s", p.detail);
     ck_assert_ptr_nonnull(p.log);
     ck_assert_ptr_nonnull(strstr(p.log, "link:\n"));
-    gg_program_free(&p);
-    gg_ctx_destroy(ctx);
+    host_program_free(&p);
+    host_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -245,32 +245,32 @@ START_TEST(spirv_paths)
     char err[256];
     gg_program p;
     /* No SPIR-V from GLSL 1.20: invalid before anything is compiled. */
-    ck_assert_int_eq(gg_variant_parse("compiler=spirv,profile=120", NULL, &v, err, sizeof err), 0);
-    ck_assert_int_eq(gg_program_build(&p, &v, 8, 8, 8), GG_INVALID);
+    ck_assert_int_eq(gen_variant_parse("compiler=spirv,profile=120", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(host_program_build(&p, &v, 8, 8, 8), GG_INVALID);
     ck_assert_ptr_null(p.frag_src);
-    gg_program_free(&p);
+    host_program_free(&p);
     /* glslang rejects a source without explicit locations: a compile error. */
     const char *fs = "#version 330\nuniform float uAlpha;\nlayout(location = 0) out vec4 o;\n"
                      "void main()\n{\n    o = vec4(uAlpha);\n}\n";
-    ck_assert_int_eq(gg_program_build_text(&p, vs330, fs, true), GG_COMPILE_ERROR);
+    ck_assert_int_eq(host_program_build_text(&p, vs330, fs, true), GG_COMPILE_ERROR);
     ck_assert_msg(strstr(p.detail, "glslang"), "%s", p.detail);
     ck_assert_ptr_nonnull(p.log);
-    gg_program_free(&p);
+    host_program_free(&p);
     /* A good SPIR-V variant: fixed locations, and the same variant as GLSL
      * gets queried locations. */
-    ck_assert_int_eq(gg_variant_parse("mrt=2x2,mc=2x2,np=3,compiler=spirv,acc=copy", NULL, &v, err, sizeof err), 0);
-    ck_assert_int_eq(gg_program_build(&p, &v, 16, 16, 16), GG_OK);
+    ck_assert_int_eq(gen_variant_parse("mrt=2x2,mc=2x2,np=3,compiler=spirv,acc=copy", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(host_program_build(&p, &v, 16, 16, 16), GG_OK);
     ck_assert_int_eq(p.loc_kbase, 0);
     ck_assert_int_eq(p.loc_alpha, 1);
     ck_assert_ptr_nonnull(strstr(p.frag_src, "layout(binding = 5) uniform sampler2D uPrev3;"));
-    gg_program_free(&p);
+    host_program_free(&p);
     v.compiler = GG_COMPILER_GLSL;
-    ck_assert_int_eq(gg_program_build(&p, &v, 16, 16, 16), GG_OK);
+    ck_assert_int_eq(host_program_build(&p, &v, 16, 16, 16), GG_OK);
     ck_assert_int_ge(p.loc_kbase, 0);
     ck_assert_int_ge(p.loc_alpha, 0);
     ck_assert_int_ne(p.loc_kbase, p.loc_alpha);
-    gg_program_free(&p);
-    gg_ctx_destroy(ctx);
+    host_program_free(&p);
+    host_ctx_destroy(ctx);
 }
 END_TEST
 

@@ -107,14 +107,14 @@ static gg_variant var(const char *text)
 {
     gg_variant v;
     char err[256];
-    ck_assert_msg(gg_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gen_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
     return v;
 }
 
 static gg_measurement meas(gg_status st, double gflops)
 {
     gg_measurement m;
-    gg_measurement_init(&m);
+    base_measurement_init(&m);
     m.status = st;
     m.gflops = gflops;
     m.seconds = gflops > 0 ? 0.001 : 0;
@@ -134,7 +134,7 @@ static void collect(void *user, const gg_variant *v, const gg_measurement *m)
 {
     collected *c = user;
     if (c->n < 64) {
-        gg_variant_format(v, c->rows[c->n], GG_VARIANT_TEXT);
+        gen_variant_format(v, c->rows[c->n], GG_VARIANT_TEXT);
         c->status[c->n] = m->status;
         c->gflops[c->n++] = m->gflops;
     }
@@ -145,17 +145,17 @@ START_TEST(test_roundtrip)
     make_tmpdir();
     char err[256], path[400];
     gg_records_info info;
-    gg_records *r = gg_records_open(tmpdir, CARD, 64, 32, 16, false, NULL, NULL, &info, err, sizeof err);
+    gg_records *r = store_records_open(tmpdir, CARD, 64, 32, 16, false, NULL, NULL, &info, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
     ck_assert_int_eq(info.rows, 0);
     gg_variant a = var("mc=2x2,np=4"), b = var("mrt=2x4,acc=blend"), c = var("profile=120");
     gg_measurement ma = meas(GG_OK, 12.5), mb = meas(GG_COMPILE_ERROR, 0), mc = meas(GG_TIMEOUT, 0);
     mc.seconds = NAN;  /* written as 0, not as nan */
     mb.gflops = 99;    /* not ok: written as 0 */
-    ck_assert_int_eq(gg_records_append(r, &a, &ma, err, sizeof err), 0);
-    ck_assert_int_eq(gg_records_append(r, &b, &mb, err, sizeof err), 0);
-    ck_assert_int_eq(gg_records_append(r, &c, &mc, err, sizeof err), 0);
-    gg_records_close(r);
+    ck_assert_int_eq(store_records_append(r, &a, &ma, err, sizeof err), 0);
+    ck_assert_int_eq(store_records_append(r, &b, &mb, err, sizeof err), 0);
+    ck_assert_int_eq(store_records_append(r, &c, &mc, err, sizeof err), 0);
+    store_records_close(r);
 
     char *text = slurp(records_path(path, sizeof path, 64, 32, 16), NULL);
     ck_assert_ptr_nonnull(text);
@@ -166,7 +166,7 @@ START_TEST(test_roundtrip)
     free(text);
 
     collected got = {0};
-    r = gg_records_open(tmpdir, CARD, 64, 32, 16, false, collect, &got, &info, err, sizeof err);
+    r = store_records_open(tmpdir, CARD, 64, 32, 16, false, collect, &got, &info, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
     ck_assert_int_eq(info.rows, 3);
     ck_assert_int_eq(info.torn, 0);
@@ -174,7 +174,7 @@ START_TEST(test_roundtrip)
     ck_assert_str_eq(got.rows[0], "mrt=1x1,mc=2x2,np=4,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_double_eq(got.gflops[0], 12.5);
     ck_assert_double_eq(got.gflops[1], 0);
-    gg_records_close(r);
+    store_records_close(r);
     rm_rf(tmpdir);
 }
 END_TEST
@@ -186,15 +186,15 @@ START_TEST(test_new_statuses_roundtrip)
     make_tmpdir();
     char err[256], path[400];
     gg_records_info info;
-    gg_records *r = gg_records_open(tmpdir, CARD, 64, 32, 16, false, NULL, NULL, &info, err, sizeof err);
+    gg_records *r = store_records_open(tmpdir, CARD, 64, 32, 16, false, NULL, NULL, &info, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
     gg_variant a = var("mc=2x2,np=4"), b = var("mrt=2x4,acc=blend,store=f16");
     gg_measurement ma = meas(GG_COMPILE_TIMEOUT, 0), mb = meas(GG_PRUNED_BOUND, 0);
     mb.gflops = 42; /* not ok: written as 0 */
     mb.passes = 0;
-    ck_assert_int_eq(gg_records_append(r, &a, &ma, err, sizeof err), 0);
-    ck_assert_int_eq(gg_records_append(r, &b, &mb, err, sizeof err), 0);
-    gg_records_close(r);
+    ck_assert_int_eq(store_records_append(r, &a, &ma, err, sizeof err), 0);
+    ck_assert_int_eq(store_records_append(r, &b, &mb, err, sizeof err), 0);
+    store_records_close(r);
 
     char *text = slurp(records_path(path, sizeof path, 64, 32, 16), NULL);
     ck_assert_ptr_nonnull(text);
@@ -206,7 +206,7 @@ START_TEST(test_new_statuses_roundtrip)
     free(text);
 
     collected got = {0};
-    r = gg_records_open(tmpdir, CARD, 64, 32, 16, false, collect, &got, &info, err, sizeof err);
+    r = store_records_open(tmpdir, CARD, 64, 32, 16, false, collect, &got, &info, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
     ck_assert_int_eq(info.rows, 2);
     ck_assert_int_eq(info.skipped, 0);
@@ -216,13 +216,13 @@ START_TEST(test_new_statuses_roundtrip)
     ck_assert_double_eq(got.gflops[0], 0);
     ck_assert_double_eq(got.gflops[1], 0);
     ck_assert_str_eq(got.rows[1], "mrt=2x4,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=blend,store=f16");
-    gg_records_close(r);
-    ck_assert_str_eq(gg_status_name(GG_COMPILE_TIMEOUT), "compile_timeout");
-    ck_assert_str_eq(gg_status_name(GG_PRUNED_BOUND), "pruned_bound");
-    ck_assert_int_eq(gg_status_parse("compile_timeout"), GG_COMPILE_TIMEOUT);
-    ck_assert_int_eq(gg_status_parse("pruned_bound"), GG_PRUNED_BOUND);
+    store_records_close(r);
+    ck_assert_str_eq(base_status_name(GG_COMPILE_TIMEOUT), "compile_timeout");
+    ck_assert_str_eq(base_status_name(GG_PRUNED_BOUND), "pruned_bound");
+    ck_assert_int_eq(base_status_parse("compile_timeout"), GG_COMPILE_TIMEOUT);
+    ck_assert_int_eq(base_status_parse("pruned_bound"), GG_PRUNED_BOUND);
     for (int i = 0; i < GG_STATUS_COUNT; i++)
-        ck_assert_int_eq(gg_status_parse(gg_status_name((gg_status)i)), i);
+        ck_assert_int_eq(base_status_parse(base_status_name((gg_status)i)), i);
     rm_rf(tmpdir);
 }
 END_TEST
@@ -257,7 +257,7 @@ START_TEST(test_torn_rows)
     capture cap;
     capture_begin(&cap);
     gg_records_info info;
-    gg_records *r = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    gg_records *r = store_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
     char *warn = capture_end(&cap);
     ck_assert_msg(r != NULL, "%s", err);
     ck_assert_int_eq(info.rows, torn_cases[_i].rows);
@@ -272,8 +272,8 @@ START_TEST(test_torn_rows)
     /* A row appended now starts on its own line. */
     gg_variant v = var("mc=1x4");
     gg_measurement m = meas(GG_OK, 3);
-    ck_assert_int_eq(gg_records_append(r, &v, &m, err, sizeof err), 0);
-    gg_records_close(r);
+    ck_assert_int_eq(store_records_append(r, &v, &m, err, sizeof err), 0);
+    store_records_close(r);
     char *after = slurp(path, NULL);
     if (torn_cases[_i].cut)
         ck_assert_msg(!strncmp(after, good, strlen(good)) &&
@@ -284,12 +284,12 @@ START_TEST(test_torn_rows)
         ck_assert(!strncmp(after, text, strlen(text)));
     /* And the whole file reads back clean but for the skipped lines. */
     capture_begin(&cap);
-    r = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    r = store_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
     free(capture_end(&cap));
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(info.torn, 0);
     ck_assert_int_eq(info.rows, torn_cases[_i].rows + 1);
-    gg_records_close(r);
+    store_records_close(r);
     free(after);
     rm_rf(tmpdir);
 }
@@ -306,16 +306,16 @@ START_TEST(test_torn_header_and_foreign_file)
     capture cap;
     capture_begin(&cap);
     gg_records_info info;
-    gg_records *r = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    gg_records *r = store_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
     free(capture_end(&cap));
     ck_assert_msg(r != NULL, "%s", err);
-    gg_records_close(r);
+    store_records_close(r);
     char *t = slurp(path, NULL);
     ck_assert_str_eq(t, GG_CSV_HEADER "\n");
     free(t);
 
     spit(path, "name,value\nfoo,1\n");
-    r = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    r = store_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
     ck_assert_ptr_null(r);
     ck_assert_ptr_nonnull(strstr(err, "header"));
     t = slurp(path, NULL);
@@ -329,16 +329,16 @@ START_TEST(test_lock)
 {
     make_tmpdir();
     char err[256];
-    gg_records *a = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    gg_records *a = store_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
     ck_assert_ptr_nonnull(a);
-    gg_records *b = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    gg_records *b = store_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
     ck_assert_ptr_null(b);
     ck_assert_ptr_nonnull(strstr(err, "in use"));
-    gg_records_close(a);
-    b = gg_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
+    store_records_close(a);
+    b = store_records_open(tmpdir, CARD, 8, 8, 8, false, NULL, NULL, NULL, err, sizeof err);
     ck_assert_ptr_nonnull(b);
-    gg_records_close(b);
-    ck_assert_ptr_null(gg_records_open(tmpdir, "Not A Slug", 8, 8, 8, false, NULL, NULL, NULL, err,
+    store_records_close(b);
+    ck_assert_ptr_null(store_records_open(tmpdir, "Not A Slug", 8, 8, 8, false, NULL, NULL, NULL, err,
                                        sizeof err));
     rm_rf(tmpdir);
 }
@@ -350,13 +350,13 @@ START_TEST(test_best_file)
     char err[256], path[400];
     gg_variant v = var("mrt=2x4,mc=1x4,np=16"), back;
     gg_measurement m = meas(GG_OK, 11.25);
-    ck_assert_int_eq(gg_best_write(tmpdir, CARD, 64, 64, 64, &v, &m, err, sizeof err), 0);
+    ck_assert_int_eq(store_best_write(tmpdir, CARD, 64, 64, 64, &v, &m, err, sizeof err), 0);
     double g;
-    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 64, 64, 64, &back, &g, err, sizeof err), 0);
+    ck_assert_int_eq(store_best_read(tmpdir, CARD, 64, 64, 64, &back, &g, err, sizeof err), 0);
     ck_assert_double_eq(g, 11.25);
     char a[GG_VARIANT_TEXT], b[GG_VARIANT_TEXT];
-    ck_assert_str_eq(gg_variant_format(&v, a, sizeof a), gg_variant_format(&back, b, sizeof b));
-    char *t = slurp(gg_best_path(path, sizeof path, tmpdir, CARD, 64, 64, 64), NULL);
+    ck_assert_str_eq(gen_variant_format(&v, a, sizeof a), gen_variant_format(&back, b, sizeof b));
+    char *t = slurp(store_best_path(path, sizeof path, tmpdir, CARD, 64, 64, 64), NULL);
     const char *head = "mrt=2x4,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32\n"
                        "gflops: 11.25\n";
     ck_assert_msg(!strncmp(t, head, strlen(head)), "best file: '%s'", t);
@@ -374,7 +374,7 @@ START_TEST(test_best_file)
         }
     closedir(d);
     ck_assert_int_eq(files, 1);
-    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 1, 2, 3, &back, &g, err, sizeof err), -1);
+    ck_assert_int_eq(store_best_read(tmpdir, CARD, 1, 2, 3, &back, &g, err, sizeof err), -1);
     rm_rf(tmpdir);
 }
 END_TEST
@@ -394,14 +394,14 @@ static int slow_eval(void *user, const gg_variant *v, gg_measurement *m)
 {
     slow_fake *f = user;
     char t[GG_VARIANT_TEXT];
-    gg_variant_format(v, t, sizeof t);
+    gen_variant_format(v, t, sizeof t);
     for (int i = 0; i < f->nforbidden; i++)
         if (!strcmp(t, f->forbidden[i]))
             f->reevaluated = true;
     f->calls++;
     if (f->delay_us)
         usleep((useconds_t)f->delay_us);
-    int ks = gg_ksteps(v->mc, f->k);
+    int ks = search_ksteps(v->mc, f->k);
     int np = v->np == GG_NP_ALL ? ks : v->np;
     m->status = (np % 7 == 3) ? GG_COMPILE_ERROR : GG_OK;
     /* store=f16 scores above any f32 point: its best must still not become
@@ -422,7 +422,7 @@ static void forbid_records(void *user, const gg_variant *v, const gg_measurement
     slow_fake *f = user;
     (void)m;
     if (f->nforbidden < 1024)
-        gg_variant_format(v, f->forbidden[f->nforbidden++], GG_VARIANT_TEXT);
+        gen_variant_format(v, f->forbidden[f->nforbidden++], GG_VARIANT_TEXT);
 }
 
 static void tune_config(gg_tune_config *tc, slow_fake *f, gg_strategy strat, bool fresh)
@@ -431,10 +431,10 @@ static void tune_config(gg_tune_config *tc, slow_fake *f, gg_strategy strat, boo
     tc->results_dir = tmpdir;
     tc->card = CARD;
     tc->fresh = fresh;
-    gg_search_config_default(&tc->search, 16, 16, 16);
+    search_config_default(&tc->search, 16, 16, 16);
     tc->search.strategy = strat;
     char err[256];
-    ck_assert_int_eq(gg_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,out=rt", &tc->search.fix,
+    ck_assert_int_eq(search_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,out=rt", &tc->search.fix,
                                   err, sizeof err), 0);
     tc->search.eval = slow_eval;
     tc->search.user = f;
@@ -449,12 +449,12 @@ static int tune_once(slow_fake *f, gg_strategy strat, bool fresh, gg_records_inf
     gg_tune_config tc;
     tune_config(&tc, f, strat, fresh);
     char err[256];
-    gg_tune *t = gg_tune_open(&tc, info, err, sizeof err);
+    gg_tune *t = search_tune_open(&tc, info, err, sizeof err);
     ck_assert_msg(t != NULL, "%s", err);
-    int rc = gg_tune_run(t);
+    int rc = search_tune_run(t);
     if (rc == 0)
-        rc = gg_tune_finish(t);
-    gg_tune_close(t);
+        rc = search_tune_finish(t);
+    search_tune_close(t);
     return rc;
 }
 
@@ -469,16 +469,16 @@ static long check_file(const char *path)
     long rows = 0;
     char *save = NULL;
     char *line = strtok_r(t, "\n", &save);
-    ck_assert(gg_csv_is_header(line));
+    ck_assert(store_csv_is_header(line));
     while ((line = strtok_r(NULL, "\n", &save))) {
         char card[GG_CARD_MAX], err[256];
         gg_problem p;
         gg_variant v;
         gg_measurement m;
-        ck_assert_msg(gg_csv_parse(line, card, sizeof card, &p, &v, &m, err, sizeof err) == 0,
+        ck_assert_msg(store_csv_parse(line, card, sizeof card, &p, &v, &m, err, sizeof err) == 0,
                       "line '%s': %s", line, err);
         char vt[GG_VARIANT_TEXT];
-        gg_variant_format(&v, vt, sizeof vt);
+        gen_variant_format(&v, vt, sizeof vt);
         for (long i = 0; i < rows; i++)
             ck_assert_msg(strcmp(seen[i], vt), "%s recorded twice", vt);
         ck_assert_int_lt(rows, 1024);
@@ -528,8 +528,8 @@ START_TEST(test_no_duplicates_and_resume)
     gg_variant b;
     double gf;
     char err[256], bt[GG_VARIANT_TEXT];
-    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 16, 16, 16, &b, &gf, err, sizeof err), 0);
-    ck_assert_str_eq(gg_variant_format(&b, bt, sizeof bt),
+    ck_assert_int_eq(store_best_read(tmpdir, CARD, 16, 16, 16, &b, &gf, err, sizeof err), 0);
+    ck_assert_str_eq(gen_variant_format(&b, bt, sizeof bt),
                      "mrt=1x1,mc=1x4,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_double_eq_tol(gf, 10 + 1 + 8 - 1, 1e-9); /* np=4 (all): 10 + 1 + 8 - |4-5| */
     rm_rf(tmpdir);
@@ -573,14 +573,14 @@ START_TEST(test_finalists)
     gg_tune_config tc;
     tune_config(&tc, &f, GG_SEARCH_EXHAUSTIVE, false);
     char err[256];
-    gg_tune *t = gg_tune_open(&tc, &info, err, sizeof err);
+    gg_tune *t = search_tune_open(&tc, &info, err, sizeof err);
     ck_assert_msg(t != NULL, "%s", err);
     remeasure_fake r = {{0}};
     gg_finalist fin[GG_FINALISTS_MAX];
-    ck_assert_int_eq(gg_tune_finalists(t, GG_STORE_F32, 3, 5, remeasure_eval, &r, fin), 3);
-    gg_tune_close(t);
+    ck_assert_int_eq(search_tune_finalists(t, GG_STORE_F32, 3, 5, remeasure_eval, &r, fin), 3);
+    search_tune_close(t);
     char vt[GG_VARIANT_TEXT];
-    ck_assert_str_eq(gg_variant_format(&fin[0].v, vt, sizeof vt),
+    ck_assert_str_eq(gen_variant_format(&fin[0].v, vt, sizeof vt),
                      "mrt=1x1,mc=1x3,np=5,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_int_eq(fin[0].status, GG_OK);
     ck_assert_int_eq(fin[0].rounds, 5);
@@ -596,11 +596,11 @@ START_TEST(test_finalists)
 
     gg_variant b;
     double gf;
-    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 16, 16, 16, &b, &gf, err, sizeof err), 0);
-    ck_assert(gg_variant_equal(&b, &fin[0].v));
+    ck_assert_int_eq(store_best_read(tmpdir, CARD, 16, 16, 16, &b, &gf, err, sizeof err), 0);
+    ck_assert(gen_variant_equal(&b, &fin[0].v));
     ck_assert_double_eq_tol(gf, 2.0 * 16 * 16 * 16 / 0.52 / 1e9, 1e-9);
     char best[400];
-    gg_best_path(best, sizeof best, tmpdir, CARD, 16, 16, 16);
+    store_best_path(best, sizeof best, tmpdir, CARD, 16, 16, 16);
     char *text = slurp(best, NULL);
     ck_assert_ptr_nonnull(strstr(text, "remeasured: median of 5 interleaved runs, spread 7.7%"));
     free(text);
@@ -655,13 +655,13 @@ START_TEST(test_old_records_resume)
     slow_fake h = {0};
     tune_config(&tc, &h, GG_SEARCH_EXHAUSTIVE, false);
     char err[256];
-    ck_assert_int_eq(gg_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,"
+    ck_assert_int_eq(search_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,"
                                   "out=rt,store=f16", &tc.search.fix, err, sizeof err), 0);
-    gg_tune *t = gg_tune_open(&tc, &info, err, sizeof err);
+    gg_tune *t = search_tune_open(&tc, &info, err, sizeof err);
     ck_assert_msg(t != NULL, "%s", err);
-    ck_assert_int_eq(gg_tune_run(t), 0);
-    ck_assert_int_eq(gg_tune_finish(t), 0);
-    gg_tune_close(t);
+    ck_assert_int_eq(search_tune_run(t), 0);
+    ck_assert_int_eq(search_tune_finish(t), 0);
+    search_tune_close(t);
     ck_assert_int_eq(h.calls, SPACE_POINTS);
     ck_assert_int_eq(check_file(path), 2 * SPACE_POINTS);
     char *both = slurp(path, NULL);
@@ -673,22 +673,22 @@ START_TEST(test_old_records_resume)
      * best-f16-16x16x16.txt, best-16x16x16.txt kept the f32 one. */
     gg_variant bv;
     double gf32 = 0, gf16 = 0;
-    ck_assert_msg(gg_best_read(tmpdir, CARD, 16, 16, 16, &bv, &gf32, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(store_best_read(tmpdir, CARD, 16, 16, 16, &bv, &gf32, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(bv.store, GG_STORE_F32);
-    ck_assert_msg(gg_best_read_store(tmpdir, CARD, 16, 16, 16, GG_STORE_F16, &bv, &gf16, err,
+    ck_assert_msg(store_best_read_store(tmpdir, CARD, 16, 16, 16, GG_STORE_F16, &bv, &gf16, err,
                                      sizeof err) == 0, "%s", err);
     ck_assert_int_eq(bv.store, GG_STORE_F16);
     ck_assert_int_eq(bv.mrt.rows, 1);
     ck_assert(gf16 > 100 && gf32 > 0 && gf32 < 100);
     char bp[400];
-    ck_assert_ptr_nonnull(strstr(gg_best_path_store(bp, sizeof bp, tmpdir, CARD, 16, 16, 16,
+    ck_assert_ptr_nonnull(strstr(store_best_path_store(bp, sizeof bp, tmpdir, CARD, 16, 16, 16,
                                                     GG_STORE_F16), "/best-f16-16x16x16.txt"));
     /* --fresh moves both best files aside. */
     slow_fake k = {0};
     ck_assert_int_eq(tune_once(&k, GG_SEARCH_EXHAUSTIVE, true, &info), 0);
     ck_assert(info.moved_aside);
     ck_assert_int_ne(access(bp, F_OK), 0);
-    ck_assert_int_eq(gg_best_read(tmpdir, CARD, 16, 16, 16, &bv, &gf32, err, sizeof err), 0);
+    ck_assert_int_eq(store_best_read(tmpdir, CARD, 16, 16, 16, &bv, &gf32, err, sizeof err), 0);
     char dirp[300];
     snprintf(dirp, sizeof dirp, "%s/%s", tmpdir, CARD);
     DIR *d = opendir(dirp);
@@ -727,7 +727,7 @@ START_TEST(test_fresh)
     ck_assert_ptr_nonnull(strstr(info.old_path, ".old"));
     ck_assert_int_eq(check_file(path), SPACE_POINTS);
     /* The old best went aside with it; a new one was written. */
-    ck_assert_int_eq(access(gg_best_path(best, sizeof best, tmpdir, CARD, 16, 16, 16), F_OK), 0);
+    ck_assert_int_eq(access(store_best_path(best, sizeof best, tmpdir, CARD, 16, 16, 16), F_OK), 0);
     char dir[300];
     snprintf(dir, sizeof dir, "%s/%s", tmpdir, CARD);
     DIR *d = opendir(dir);
@@ -796,10 +796,10 @@ START_TEST(test_sigkill_resume)
     /* Resume: every recorded variant is forbidden to the evaluator. */
     slow_fake f = {0};
     char err[256];
-    gg_records *r = gg_records_open(tmpdir, CARD, 16, 16, 16, false, forbid_records, &f, NULL, err,
+    gg_records *r = store_records_open(tmpdir, CARD, 16, 16, 16, false, forbid_records, &f, NULL, err,
                                     sizeof err);
     ck_assert_ptr_nonnull(r);
-    gg_records_close(r);
+    store_records_close(r);
     ck_assert_int_eq(f.nforbidden, rows);
     gg_records_info info;
     ck_assert_int_eq(tune_once(&f, GG_SEARCH_EXHAUSTIVE, false, &info), 0);

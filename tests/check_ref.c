@@ -142,7 +142,7 @@ START_TEST(npy_round_trip)
     size_t count = (size_t)r * (size_t)c;
     float *d = malloc(count * sizeof *d);
     ck_assert_ptr_nonnull(d);
-    gg_fill_uniform(d, count, 42u + (unsigned)_i, 0);
+    base_fill_uniform(d, count, 42u + (unsigned)_i, 0);
     d[0] = -0.0f;
     if (count > 3) {
         d[1] = NAN;
@@ -152,11 +152,11 @@ START_TEST(npy_round_trip)
     make_tmpdir();
     const char *path = in_tmp("m.npy");
     char err[256] = "";
-    ck_assert_msg(gg_npy_write(path, d, r, c, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_npy_write(path, d, r, c, err, sizeof err) == 0, "%s", err);
     /* The file is exactly the encoded image, its header 64-byte aligned. */
     size_t flen, elen;
     unsigned char *file = read_bytes(path, &flen);
-    unsigned char *enc = gg_npy_encode(d, r, c, &elen);
+    unsigned char *enc = base_npy_encode(d, r, c, &elen);
     ck_assert_ptr_nonnull(file);
     ck_assert_ptr_nonnull(enc);
     ck_assert_uint_eq(flen, elen);
@@ -164,13 +164,13 @@ START_TEST(npy_round_trip)
     ck_assert_uint_eq((flen - count * 4) % 64, 0);
     float *back = NULL;
     int br = 0, bc = 0;
-    ck_assert_msg(gg_npy_read(path, &back, &br, &bc, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_npy_read(path, &back, &br, &bc, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(br, r);
     ck_assert_int_eq(bc, c);
     ck_assert_int_eq(memcmp(back, d, count * sizeof *d), 0); /* bit for bit, NaN and -0 too */
     free(back);
     back = NULL;
-    ck_assert_msg(gg_npy_parse(enc, elen, &back, &br, &bc, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_npy_parse(enc, elen, &back, &br, &bc, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(memcmp(back, d, count * sizeof *d), 0);
     ck_assert_int_eq(stray_entries("m.npy", NULL, 0), 0);
     free(back);
@@ -201,7 +201,7 @@ START_TEST(npy_accepts)
     float *d = NULL;
     int r = 0, c = 0;
     char err[256] = "";
-    ck_assert_msg(gg_npy_parse(b, len, &d, &r, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_npy_parse(b, len, &d, &r, &c, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r, 2);
     ck_assert_int_eq(c, 3);
     for (int i = 0; i < 6; i++)
@@ -324,7 +324,7 @@ START_TEST(npy_rejects)
     int r = -7, c = -7;
     char err[256] = "";
     /* From memory. */
-    ck_assert_msg(gg_npy_parse(b, len, &d, &r, &c, err, sizeof err) == -1, "%s: accepted",
+    ck_assert_msg(base_npy_parse(b, len, &d, &r, &c, err, sizeof err) == -1, "%s: accepted",
                   t->what);
     ck_assert_ptr_null(d);
     ck_assert_msg(strstr(err, t->expect) != NULL, "%s: message '%s' lacks '%s'", t->what, err,
@@ -336,7 +336,7 @@ START_TEST(npy_rejects)
     write_bytes(path, b, len);
     d = (float *)&len;
     err[0] = '\0';
-    ck_assert_msg(gg_npy_read(path, &d, &r, &c, err, sizeof err) == -1, "%s: file accepted",
+    ck_assert_msg(base_npy_read(path, &d, &r, &c, err, sizeof err) == -1, "%s: file accepted",
                   t->what);
     ck_assert_ptr_null(d);
     ck_assert_msg(strncmp(err, path, strlen(path)) == 0, "%s: '%s' does not name the file",
@@ -356,9 +356,9 @@ START_TEST(npy_read_not_a_file)
     int r, c;
     char err[256];
     make_tmpdir();
-    ck_assert_int_eq(gg_npy_read(tmpdir, &d, &r, &c, err, sizeof err), -1);
+    ck_assert_int_eq(base_npy_read(tmpdir, &d, &r, &c, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
-    ck_assert_int_eq(gg_npy_read(in_tmp("absent.npy"), &d, &r, &c, err, sizeof err), -1);
+    ck_assert_int_eq(base_npy_read(in_tmp("absent.npy"), &d, &r, &c, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "cannot open"));
     ck_assert_ptr_nonnull(strstr(err, "absent.npy"));
     ck_assert_ptr_null(d);
@@ -383,7 +383,7 @@ static int holds(const char *path, int r, int c, float base)
     float *d = NULL;
     int rr, cc;
     char err[256];
-    if (gg_npy_read(path, &d, &rr, &cc, err, sizeof err) != 0)
+    if (base_npy_read(path, &d, &rr, &cc, err, sizeof err) != 0)
         return 0;
     int ok = rr == r && cc == c;
     for (long i = 0; ok && i < (long)r * c; i++)
@@ -398,9 +398,9 @@ START_TEST(npy_write_refuses_read_only)
     const char *path = in_tmp("old.npy");
     float *old = pattern(2, 2, 0), *new = pattern(3, 3, 5000);
     char err[256];
-    ck_assert_int_eq(gg_npy_write(path, old, 2, 2, err, sizeof err), 0);
+    ck_assert_int_eq(base_npy_write(path, old, 2, 2, err, sizeof err), 0);
     ck_assert_int_eq(chmod(path, 0444), 0);
-    ck_assert_int_eq(gg_npy_write(path, new, 3, 3, err, sizeof err), -1);
+    ck_assert_int_eq(base_npy_write(path, new, 3, 3, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "read-only") != NULL, "%s", err);
     ck_assert(holds(path, 2, 2, 0));
     ck_assert_int_eq(stray_entries("old.npy", NULL, 0), 0);
@@ -417,22 +417,22 @@ START_TEST(npy_write_refuses_non_files)
     char err[256], first[256];
     /* The destination is a folder. */
     ck_assert_int_eq(mkdir(in_tmp("dir.npy"), 0755), 0);
-    ck_assert_int_eq(gg_npy_write(in_tmp("dir.npy"), d, 2, 2, err, sizeof err), -1);
+    ck_assert_int_eq(base_npy_write(in_tmp("dir.npy"), d, 2, 2, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "not a regular file") != NULL, "%s", err);
     ck_assert_int_eq(stray_entries("dir.npy", first, sizeof first), 0);
     /* The folder does not exist: nothing is created. */
-    ck_assert_int_eq(gg_npy_write(in_tmp("nodir/x.npy"), d, 2, 2, err, sizeof err), -1);
+    ck_assert_int_eq(base_npy_write(in_tmp("nodir/x.npy"), d, 2, 2, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "temporary file") != NULL, "%s", err);
     ck_assert_int_eq(stray_entries("dir.npy", first, sizeof first), 0);
     /* A symbolic link is not followed nor replaced. */
-    ck_assert_int_eq(gg_npy_write(in_tmp("target.npy"), d, 2, 2, err, sizeof err), 0);
+    ck_assert_int_eq(base_npy_write(in_tmp("target.npy"), d, 2, 2, err, sizeof err), 0);
     ck_assert_int_eq(symlink("target.npy", in_tmp("link.npy")), 0);
-    ck_assert_int_eq(gg_npy_write(in_tmp("link.npy"), d, 2, 2, err, sizeof err), -1);
+    ck_assert_int_eq(base_npy_write(in_tmp("link.npy"), d, 2, 2, err, sizeof err), -1);
     struct stat st;
     ck_assert_int_eq(lstat(in_tmp("link.npy"), &st), 0);
     ck_assert(S_ISLNK(st.st_mode));
     /* Bad shapes. */
-    ck_assert_int_eq(gg_npy_write(in_tmp("z.npy"), d, 0, 2, err, sizeof err), -1);
+    ck_assert_int_eq(base_npy_write(in_tmp("z.npy"), d, 0, 2, err, sizeof err), -1);
     ck_assert_int_eq(access(in_tmp("z.npy"), F_OK), -1);
     free(d);
     remove_tmpdir();
@@ -446,12 +446,12 @@ START_TEST(npy_write_keeps_mode)
     float *d = pattern(4, 4, 1);
     char err[256];
     mode_t mask = umask(022);
-    ck_assert_int_eq(gg_npy_write(path, d, 4, 4, err, sizeof err), 0);
+    ck_assert_int_eq(base_npy_write(path, d, 4, 4, err, sizeof err), 0);
     struct stat st;
     ck_assert_int_eq(stat(path, &st), 0);
     ck_assert_int_eq(st.st_mode & 0777, 0644);
     ck_assert_int_eq(chmod(path, 0640), 0);
-    ck_assert_int_eq(gg_npy_write(path, d, 4, 4, err, sizeof err), 0);
+    ck_assert_int_eq(base_npy_write(path, d, 4, 4, err, sizeof err), 0);
     ck_assert_int_eq(stat(path, &st), 0);
     ck_assert_int_eq(st.st_mode & 0777, 0640);
     umask(mask);
@@ -467,7 +467,7 @@ START_TEST(npy_write_fails_midway)
     const char *path = in_tmp("old.npy");
     float *old = pattern(2, 2, 0);
     char err[256];
-    ck_assert_int_eq(gg_npy_write(path, old, 2, 2, err, sizeof err), 0);
+    ck_assert_int_eq(base_npy_write(path, old, 2, 2, err, sizeof err), 0);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
@@ -475,7 +475,7 @@ START_TEST(npy_write_fails_midway)
         struct rlimit rl = {8192, 8192};
         setrlimit(RLIMIT_FSIZE, &rl);
         float *big = pattern(100, 100, 7); /* 40 KB */
-        int rc = gg_npy_write(path, big, 100, 100, err, sizeof err);
+        int rc = base_npy_write(path, big, 100, 100, err, sizeof err);
         _exit(rc == -1 && strstr(err, "write failed") ? 0 : 1);
     }
     int status;
@@ -502,7 +502,7 @@ START_TEST(npy_write_killed)
     {
         float *a = pattern(R, C, 0);
         char e[256];
-        ck_assert_msg(gg_npy_write(path, a, R, C, e, sizeof e) == 0, "%s", e);
+        ck_assert_msg(base_npy_write(path, a, R, C, e, sizeof e) == 0, "%s", e);
         free(a);
     }
     for (int round = 0; round < 6; round++) {
@@ -512,7 +512,7 @@ START_TEST(npy_write_killed)
             float *a = pattern(R, C, 0), *b = pattern(R, C, 5000);
             char e[256];
             for (unsigned i = 0;; i++)
-                gg_npy_write(path, i % 2 ? b : a, R, C, e, sizeof e);
+                base_npy_write(path, i % 2 ? b : a, R, C, e, sizeof e);
         }
         /* Wait until a temporary file exists, then kill. */
         struct timespec nap = {0, 200000};
@@ -561,7 +561,7 @@ END_TEST
 static gg_problem small_problem(int m, int n, int k)
 {
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = m;
     p.n = n;
     p.k = k;
@@ -574,8 +574,8 @@ START_TEST(inputs_seeded)
     p.seed = 7;
     gg_inputs x, y;
     char err[256];
-    ck_assert_int_eq(gg_inputs_make(&p, &x, err, sizeof err), 0);
-    ck_assert_int_eq(gg_inputs_make(&p, &y, err, sizeof err), 0);
+    ck_assert_int_eq(base_inputs_make(&p, &x, err, sizeof err), 0);
+    ck_assert_int_eq(base_inputs_make(&p, &y, err, sizeof err), 0);
     ck_assert_int_eq(x.m, 37);
     ck_assert_int_eq(x.n, 41);
     ck_assert_int_eq(x.k, 29);
@@ -598,23 +598,23 @@ START_TEST(inputs_seeded)
     ck_assert_double_lt(lo, -0.9);
     ck_assert_double_gt(hi, 0.9);
     ck_assert_int_ne(memcmp(x.a, x.b, 16 * sizeof(float)), 0);
-    gg_inputs_free(&y);
+    base_inputs_free(&y);
     /* Another seed, other numbers; beta != 0 draws C0. */
     p.seed = 8;
     p.beta = 0.5f;
-    ck_assert_int_eq(gg_inputs_make(&p, &y, err, sizeof err), 0);
+    ck_assert_int_eq(base_inputs_make(&p, &y, err, sizeof err), 0);
     ck_assert_int_ne(memcmp(x.a, y.a, 37 * 29 * sizeof(float)), 0);
     ck_assert_ptr_nonnull(y.c0);
     for (int i = 0; i < 37 * 41; i++)
         ck_assert(y.c0[i] >= -1.0f && y.c0[i] < 1.0f);
-    gg_inputs_free(&x);
-    gg_inputs_free(&y);
+    base_inputs_free(&x);
+    base_inputs_free(&y);
     /* Transposes change the storage shape. */
     p.transa = p.transb = true;
-    ck_assert_int_eq(gg_inputs_make(&p, &x, err, sizeof err), 0);
+    ck_assert_int_eq(base_inputs_make(&p, &x, err, sizeof err), 0);
     ck_assert_int_eq(x.lda, 37);
     ck_assert_int_eq(x.ldb, 29);
-    gg_inputs_free(&x);
+    base_inputs_free(&x);
 }
 END_TEST
 
@@ -622,7 +622,7 @@ END_TEST
 START_TEST(inputs_seed_is_pinned)
 {
     float v[4];
-    gg_fill_uniform(v, 4, 1, 0);
+    base_fill_uniform(v, 4, 1, 0);
     uint32_t bits[4];
     memcpy(bits, v, sizeof v);
     /* Recomputed from the splitmix64 definition, independently of the code. */
@@ -641,7 +641,7 @@ START_TEST(inputs_seed_is_pinned)
     }
     /* And a checksum over a longer run, pinned. */
     float w[1000];
-    gg_fill_uniform(w, 1000, 12345, 1);
+    base_fill_uniform(w, 1000, 12345, 1);
     double s = 0;
     for (int i = 0; i < 1000; i++)
         s += w[i] * (i + 1);
@@ -653,9 +653,9 @@ END_TEST
 static void write_matrix(const char *path, int r, int c, unsigned seed)
 {
     float *d = malloc((size_t)r * c * sizeof *d);
-    gg_fill_uniform(d, (size_t)r * c, seed, 0);
+    base_fill_uniform(d, (size_t)r * c, seed, 0);
     char err[256];
-    ck_assert_msg(gg_npy_write(path, d, r, c, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_npy_write(path, d, r, c, err, sizeof err) == 0, "%s", err);
     free(d);
 }
 
@@ -671,28 +671,28 @@ START_TEST(inputs_from_files)
     p.b_path = in_tmp("b.npy");
     gg_inputs in;
     char err[256];
-    ck_assert_msg(gg_inputs_make(&p, &in, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_inputs_make(&p, &in, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(in.m, 3);
     ck_assert_int_eq(in.n, 5);
     ck_assert_int_eq(in.k, 4);
     ck_assert_ptr_null(in.c0);
     float want[20];
-    gg_fill_uniform(want, 20, 2, 0);
+    base_fill_uniform(want, 20, 2, 0);
     ck_assert_int_eq(memcmp(in.b, want, 20 * sizeof(float)), 0);
-    gg_inputs_free(&in);
+    base_inputs_free(&in);
     /* transa: the A file is k x m. */
     p.a_path = in_tmp("at.npy");
     p.transa = true;
     p.c_path = in_tmp("c.npy");
     p.beta = 2;
-    ck_assert_msg(gg_inputs_make(&p, &in, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_inputs_make(&p, &in, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(in.m, 3);
     ck_assert_int_eq(in.k, 4);
     ck_assert_int_eq(in.lda, 3);
     ck_assert_ptr_nonnull(in.c0);
-    gg_fill_uniform(want, 12, 1, 0);
+    base_fill_uniform(want, 12, 1, 0);
     ck_assert_float_eq(gg_op_a(&in, 2, 1), want[1 * 3 + 2]);
-    gg_inputs_free(&in);
+    base_inputs_free(&in);
     remove_tmpdir();
 }
 END_TEST
@@ -734,14 +734,14 @@ START_TEST(inputs_rejects)
     p.beta = bad_inputs[_i].beta;
     gg_inputs in;
     char err[256] = "";
-    ck_assert_int_eq(gg_inputs_make(&p, &in, err, sizeof err), -1);
+    ck_assert_int_eq(base_inputs_make(&p, &in, err, sizeof err), -1);
     for (int j = 0; j < 2; j++)
         ck_assert_msg(strstr(err, bad_inputs[_i].expect[j]) != NULL, "'%s' lacks '%s'", err,
                       bad_inputs[_i].expect[j]);
     ck_assert_ptr_null(in.a);
     ck_assert_ptr_null(in.b);
     ck_assert_ptr_null(in.c0);
-    gg_inputs_free(&in);
+    base_inputs_free(&in);
     remove_tmpdir();
 }
 END_TEST
@@ -770,8 +770,8 @@ START_TEST(reference_matches_naive)
     gg_inputs in;
     gg_reference ref;
     char err[256];
-    ck_assert_int_eq(gg_inputs_make(&p, &in, err, sizeof err), 0);
-    ck_assert_msg(gg_reference_compute(&in, p.alpha, p.beta, &ref, err, sizeof err) == 0, "%s",
+    ck_assert_int_eq(base_inputs_make(&p, &in, err, sizeof err), 0);
+    ck_assert_msg(base_reference_compute(&in, p.alpha, p.beta, &ref, err, sizeof err) == 0, "%s",
                   err);
     for (int i = 0; i < p.m; i++)
         for (int j = 0; j < p.n; j++) {
@@ -791,8 +791,8 @@ START_TEST(reference_matches_naive)
             ck_assert_msg(fabsl(gr - r) <= 1e-13L * s, "R[%d][%d] %.17g vs %.17Lg", i, j, gr, r);
             ck_assert_msg(fabsl(gs - s) <= 1e-13L * s, "S[%d][%d] %.17g vs %.17Lg", i, j, gs, s);
         }
-    gg_reference_free(&ref);
-    gg_inputs_free(&in);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
 }
 END_TEST
 
@@ -804,31 +804,31 @@ START_TEST(reference_special_values)
     gg_inputs in = {.m = 2, .n = 2, .k = 2, .a = a, .b = b, .c0 = c0, .lda = 2, .ldb = 2};
     gg_reference ref;
     char err[256];
-    ck_assert_int_eq(gg_reference_compute(&in, 1, 0, &ref, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(&in, 1, 0, &ref, err, sizeof err), 0);
     ck_assert_double_eq(ref.r[0], 1);
     ck_assert_double_eq(ref.r[3], 4);
     ck_assert_double_eq(ref.s[1], 2);
-    gg_reference_free(&ref);
+    base_reference_free(&ref);
     /* beta != 0 reads C0. */
-    ck_assert_int_eq(gg_reference_compute(&in, 1, 1, &ref, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(&in, 1, 1, &ref, err, sizeof err), 0);
     ck_assert(isnan(ref.r[0]));
-    gg_reference_free(&ref);
+    base_reference_free(&ref);
     /* A[0][0] = +Inf: C[0][0] = Inf*1 + 2*0 = +Inf, C[0][1] = Inf*0 + 2*1 = NaN. */
     a[0] = INFINITY;
-    ck_assert_int_eq(gg_reference_compute(&in, -1, 0, &ref, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(&in, -1, 0, &ref, err, sizeof err), 0);
     ck_assert(isinf(ref.r[0]) && ref.r[0] < 0);
     ck_assert(isnan(ref.r[1]));
     ck_assert_double_eq(ref.r[2], -3);
-    gg_reference_free(&ref);
+    base_reference_free(&ref);
     /* alpha 0 still propagates NaN from the product. */
     a[0] = NAN;
-    ck_assert_int_eq(gg_reference_compute(&in, 0, 0, &ref, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(&in, 0, 0, &ref, err, sizeof err), 0);
     ck_assert(isnan(ref.r[0]) && isnan(ref.r[1]));
     ck_assert_double_eq(ref.r[2], 0);
-    gg_reference_free(&ref);
+    base_reference_free(&ref);
     /* C0 missing while beta != 0 is an error, not a crash. */
     in.c0 = NULL;
-    ck_assert_int_eq(gg_reference_compute(&in, 1, 1, &ref, err, sizeof err), -1);
+    ck_assert_int_eq(base_reference_compute(&in, 1, 1, &ref, err, sizeof err), -1);
     ck_assert_ptr_null(ref.r);
 }
 END_TEST
@@ -842,8 +842,8 @@ static void seeded_reference(gg_inputs *in, gg_reference *ref, float *c)
     p.alpha = -1.5f;
     p.beta = 0.5f;
     char err[256];
-    ck_assert_int_eq(gg_inputs_make(&p, in, err, sizeof err), 0);
-    ck_assert_int_eq(gg_reference_compute(in, p.alpha, p.beta, ref, err, sizeof err), 0);
+    ck_assert_int_eq(base_inputs_make(&p, in, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(in, p.alpha, p.beta, ref, err, sizeof err), 0);
     for (int i = 0; i < 12; i++)
         c[i] = (float)ref->r[i];
 }
@@ -855,14 +855,14 @@ START_TEST(verify_exact_and_perturbed)
     float c[12];
     gg_verdict v;
     seeded_reference(&in, &ref, c);
-    gg_verify(&ref, c, &v);
+    base_verify(&ref, c, &v);
     ck_assert_msg(v.pass, "%s", v.detail);
     ck_assert_int_eq(v.bad, 0);
     ck_assert_double_le(v.rel_err, ldexp(1, -24)); /* rounding R to float only */
     ck_assert_double_eq(v.bound, 5 * ldexp(1, -23));
     /* One element off by 1e-3 of its scale. */
     c[6] = (float)(ref.r[6] + 1e-3 * ref.s[6]);
-    gg_verify(&ref, c, &v);
+    base_verify(&ref, c, &v);
     ck_assert(!v.pass);
     ck_assert_int_eq(v.bad, 1);
     ck_assert_int_eq(v.worst_i, 1);
@@ -874,18 +874,18 @@ START_TEST(verify_exact_and_perturbed)
     /* A NaN where the reference is finite fails even though rel_err is small. */
     c[6] = (float)ref.r[6];
     c[11] = NAN;
-    gg_verify(&ref, c, &v);
+    base_verify(&ref, c, &v);
     ck_assert(!v.pass);
     ck_assert_double_le(v.rel_err, ldexp(1, -24));
     ck_assert_msg(strstr(v.detail, "C[2][3] = nan where the reference is finite"), "%s",
                   v.detail);
     c[11] = INFINITY;
-    gg_verify(&ref, c, &v);
+    base_verify(&ref, c, &v);
     ck_assert(!v.pass);
     ck_assert_msg(strstr(v.detail, "C[2][3] = inf where the reference is finite"), "%s",
                   v.detail);
-    gg_reference_free(&ref);
-    gg_inputs_free(&in);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
 }
 END_TEST
 
@@ -925,7 +925,7 @@ START_TEST(verify_bound_and_classes)
     float c[4] = {0.5f, 0.25f, (float)bound_cases[_i].c, -1};
     gg_reference ref = {.m = 2, .n = 2, .k = 8, .r = r, .s = s};
     gg_verdict v;
-    gg_verify(&ref, c, &v);
+    base_verify(&ref, c, &v);
     ck_assert_double_eq(v.bound, 0x1p-20);
     ck_assert_msg(v.pass == bound_cases[_i].pass, "case %d: pass %d, %s", _i, v.pass, v.detail);
     ck_assert_int_eq(v.bad, bound_cases[_i].pass ? 0 : 1);

@@ -68,14 +68,14 @@ START_TEST(records_resume_idempotent)
     FILE *saved = stderr; /* the warnings are expected; keep the log clean */
     stderr = fopen("/dev/null", "w");
     gg_records_info info, again;
-    gg_records *r = gg_records_open(dir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    gg_records *r = store_records_open(dir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
-    gg_records_close(r);
+    store_records_close(r);
     char first[8192];
     snprintf(first, sizeof first, "%s", slurp(path));
-    r = gg_records_open(dir, CARD, 8, 8, 8, false, NULL, NULL, &again, err, sizeof err);
+    r = store_records_open(dir, CARD, 8, 8, 8, false, NULL, NULL, &again, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
-    gg_records_close(r);
+    store_records_close(r);
     fclose(stderr);
     stderr = saved;
 
@@ -116,7 +116,7 @@ START_TEST(records_nul_byte)
     ck_assert_uint_eq(fwrite(nul_header, 1, sizeof nul_header - 1, f), sizeof nul_header - 1);
     fclose(f);
     gg_records_info info;
-    gg_records *r = gg_records_open(dir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    gg_records *r = store_records_open(dir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
     ck_assert_ptr_null(r);
     ck_assert_ptr_nonnull(strstr(err, "does not start with the tuning records header"));
     f = fopen(path, "rb");
@@ -129,9 +129,9 @@ START_TEST(records_nul_byte)
     f = fopen(path, "wb");
     ck_assert_uint_eq(fwrite(nul_row, 1, sizeof nul_row - 1, f), sizeof nul_row - 1);
     fclose(f);
-    r = gg_records_open(dir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
+    r = store_records_open(dir, CARD, 8, 8, 8, false, NULL, NULL, &info, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
-    gg_records_close(r);
+    store_records_close(r);
     fclose(stderr);
     stderr = saved;
     ck_assert_int_eq(info.rows, 2);

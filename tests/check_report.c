@@ -175,7 +175,7 @@ static const struct {
 
 START_TEST(curve_unimodal)
 {
-    ck_assert_int_eq(gg_curve_unimodal(uni_cases[_i].g, uni_cases[_i].n, 0.05),
+    ck_assert_int_eq(report_curve_unimodal(uni_cases[_i].g, uni_cases[_i].n, 0.05),
                      uni_cases[_i].unimodal);
 }
 END_TEST
@@ -184,59 +184,59 @@ START_TEST(curve_dips)
 {
     int idx[8];
     const double a[] = {1, 2, 3, 1, 3, 3, 3};
-    ck_assert_int_eq(gg_curve_dips(a, 7, 2, 0.10, idx, 8), 1);
+    ck_assert_int_eq(report_curve_dips(a, 7, 2, 0.10, idx, 8), 1);
     ck_assert_int_eq(idx[0], 3);
     const double b[] = {1, 2, 3, 4, 5};
-    ck_assert_int_eq(gg_curve_dips(b, 5, 2, 0.10, idx, 8), 0);
+    ck_assert_int_eq(report_curve_dips(b, 5, 2, 0.10, idx, 8), 0);
     const double c[] = {0.5, 4, 4, 3.7, 4, 4, 0.5}; /* 7.5% below: no dip; ends never dip */
-    ck_assert_int_eq(gg_curve_dips(c, 7, 2, 0.10, idx, 8), 0);
+    ck_assert_int_eq(report_curve_dips(c, 7, 2, 0.10, idx, 8), 0);
     const double d[] = {4, 1, 4, 1, 4, 1, 4};
-    ck_assert_int_eq(gg_curve_dips(d, 7, 1, 0.10, idx, 2), 2); /* capped at max */
+    ck_assert_int_eq(report_curve_dips(d, 7, 1, 0.10, idx, 2), 2); /* capped at max */
 }
 END_TEST
 
 START_TEST(curve_scatter)
 {
     const double flat[] = {2, 2, 2, 2};
-    ck_assert_double_eq(gg_curve_scatter(flat, NULL, 4), 0);
+    ck_assert_double_eq(report_curve_scatter(flat, NULL, 4), 0);
     const double line[] = {1, 2, 3, 4, 5};
-    ck_assert_double_eq_tol(gg_curve_scatter(line, NULL, 5), 0, 1e-15);
+    ck_assert_double_eq_tol(report_curve_scatter(line, NULL, 5), 0, 1e-15);
     /* |2 - 1| / 2 = 0.5, |1 - 2| / 1 = 1, |2 - 1| / 2 = 0.5: median 0.5. */
     const double zig[] = {1, 2, 1, 2, 1};
-    ck_assert_double_eq_tol(gg_curve_scatter(zig, NULL, 5), 0.5, 1e-15);
-    ck_assert_double_eq(gg_curve_scatter(zig, NULL, 2), 0);
+    ck_assert_double_eq_tol(report_curve_scatter(zig, NULL, 5), 0.5, 1e-15);
+    ck_assert_double_eq(report_curve_scatter(zig, NULL, 2), 0);
     /* Skipping the dip at 2 leaves no interior point with clean neighbours
      * but 4 (a 6-point curve): |2 - 2| / 2 = 0. */
     const double dip[] = {2, 2, 1, 2, 2, 2};
     const bool skip[] = {false, false, true, false, false, false};
-    ck_assert_double_eq(gg_curve_scatter(dip, skip, 6), 0);
-    ck_assert_double_gt(gg_curve_scatter(dip, NULL, 6), 0.2);
-    ck_assert(gg_dips_sparse(7, 41));
-    ck_assert(!gg_dips_sparse(23, 64));
+    ck_assert_double_eq(report_curve_scatter(dip, skip, 6), 0);
+    ck_assert_double_gt(report_curve_scatter(dip, NULL, 6), 0.2);
+    ck_assert(report_dips_sparse(7, 41));
+    ck_assert(!report_dips_sparse(23, 64));
 }
 END_TEST
 
 START_TEST(verdicts)
 {
-    ck_assert_str_eq(gg_verdict_mc(2.2), "agrees");
-    ck_assert_str_eq(gg_verdict_mc(3.5), "agrees in direction, with a larger gain");
-    ck_assert_str_eq(gg_verdict_mc(1.3), "agrees in direction, with a smaller gain");
-    ck_assert_str_eq(gg_verdict_mc(1.0), "disagrees: no gain");
-    ck_assert_str_eq(gg_verdict_mc(0.5), "disagrees: mc=2x2 is slower");
-    ck_assert_str_eq(gg_verdict_mrt(1.1), "agrees");
-    ck_assert_str_eq(gg_verdict_mrt(1.5), "agrees in direction, with a larger gain");
-    ck_assert_str_eq(gg_verdict_mrt(1.0), "disagrees: no measurable gain");
-    ck_assert_str_eq(gg_verdict_mrt(0.8), "disagrees: mrt=2x2 is slower");
-    ck_assert_str_eq(gg_verdict_unroll(4, 4, 0.9), "agrees");
-    ck_assert(!strncmp(gg_verdict_unroll(4, 2, 1.03), "agrees on the whole", 19));
-    ck_assert_str_eq(gg_verdict_unroll(4, 1, 1.15), "disagrees: unrolling helps on this card");
-    ck_assert_str_eq(gg_verdict_unroll(4, 4, 1.06), "disagrees: unrolling helps on this card");
-    ck_assert(!strncmp(gg_verdict_unroll(0, 0, 0), "not measured", 12));
-    ck_assert_str_eq(gg_verdict_unimodal(3, 3), "agrees");
-    ck_assert_str_eq(gg_verdict_unimodal(3, 2), "mostly agrees");
-    ck_assert_str_eq(gg_verdict_unimodal(3, 1), "disagrees: most curves have several maxima");
-    ck_assert(!strncmp(gg_verdict_search(1.2), "search at or above", 18));
-    ck_assert(!strncmp(gg_verdict_search(0.7), "search below", 12));
+    ck_assert_str_eq(report_verdict_mc(2.2), "agrees");
+    ck_assert_str_eq(report_verdict_mc(3.5), "agrees in direction, with a larger gain");
+    ck_assert_str_eq(report_verdict_mc(1.3), "agrees in direction, with a smaller gain");
+    ck_assert_str_eq(report_verdict_mc(1.0), "disagrees: no gain");
+    ck_assert_str_eq(report_verdict_mc(0.5), "disagrees: mc=2x2 is slower");
+    ck_assert_str_eq(report_verdict_mrt(1.1), "agrees");
+    ck_assert_str_eq(report_verdict_mrt(1.5), "agrees in direction, with a larger gain");
+    ck_assert_str_eq(report_verdict_mrt(1.0), "disagrees: no measurable gain");
+    ck_assert_str_eq(report_verdict_mrt(0.8), "disagrees: mrt=2x2 is slower");
+    ck_assert_str_eq(report_verdict_unroll(4, 4, 0.9), "agrees");
+    ck_assert(!strncmp(report_verdict_unroll(4, 2, 1.03), "agrees on the whole", 19));
+    ck_assert_str_eq(report_verdict_unroll(4, 1, 1.15), "disagrees: unrolling helps on this card");
+    ck_assert_str_eq(report_verdict_unroll(4, 4, 1.06), "disagrees: unrolling helps on this card");
+    ck_assert(!strncmp(report_verdict_unroll(0, 0, 0), "not measured", 12));
+    ck_assert_str_eq(report_verdict_unimodal(3, 3), "agrees");
+    ck_assert_str_eq(report_verdict_unimodal(3, 2), "mostly agrees");
+    ck_assert_str_eq(report_verdict_unimodal(3, 1), "disagrees: most curves have several maxima");
+    ck_assert(!strncmp(report_verdict_search(1.2), "search at or above", 18));
+    ck_assert(!strncmp(report_verdict_search(0.7), "search below", 12));
 }
 END_TEST
 
@@ -262,7 +262,7 @@ static int shape_index(gg_shape s)
 static double syn_rate(const gg_variant *v, bool dense)
 {
     gg_layout L;
-    ck_assert_int_eq(gg_layout_compute(v, SYN, SYN, SYN, &L), 0);
+    ck_assert_int_eq(gen_layout_compute(v, SYN, SYN, SYN, &L), 0);
     double x = log2(L.np) - 3;
     double f = 1 / (1 + x * x / 8);
     if (dense && L.np % 5 == 0 && L.np < 40 && (L.np & (L.np - 1)))
@@ -278,7 +278,7 @@ typedef struct {
 
 static void syn_add(syn_set *s, gg_variant v, bool dense)
 {
-    gg_variant_normalize(&v, SYN, SYN, SYN);
+    search_variant_normalize(&v, SYN, SYN, SYN);
     for (int i = 0; i < s->n; i++)
         if (!memcmp(&s->v[i], &v, sizeof v))
             return;
@@ -297,7 +297,7 @@ static void syn_build(syn_set *s)
             for (int i = 0; i < 7; i++)
                 for (int u = 0; u < 2; u++) {
                     gg_variant v;
-                    gg_variant_default(&v);
+                    gen_variant_default(&v);
                     v.mc = shapes4[a];
                     v.mrt = shapes4[b];
                     v.np = nps[i];
@@ -307,7 +307,7 @@ static void syn_build(syn_set *s)
     for (int np = 1; np <= 40; np++)
         for (int pair = 0; pair < 2; pair++) {
             gg_variant v;
-            gg_variant_default(&v);
+            gen_variant_default(&v);
             v.mc = shapes4[pair ? 2 : 3];
             v.mrt = shapes4[3];
             v.np = np;
@@ -324,7 +324,7 @@ static void syn_data(gg_report_data *d, const syn_set *s)
     ck_assert_ptr_nonnull(d->recs);
     for (int i = 0; i < s->n; i++) {
         d->recs[i].v = s->v[i];
-        gg_measurement_init(&d->recs[i].m);
+        base_measurement_init(&d->recs[i].m);
         d->recs[i].m.gflops = s->g[i];
         d->recs[i].m.seconds = 2.0 * SYN * SYN * SYN / (s->g[i] * 1e9);
     }
@@ -339,12 +339,12 @@ static void syn_again(gg_report_data *d)
     ck_assert_ptr_nonnull(d->again);
     for (int i = 0; i < 2; i++) {
         gg_variant v;
-        gg_variant_default(&v);
+        gen_variant_default(&v);
         v.mc = shapes4[3];
         v.mrt = shapes4[3];
         v.np = i ? 10 : 5;
         d->again[i].v = v;
-        gg_measurement_init(&d->again[i].m);
+        base_measurement_init(&d->again[i].m);
         d->again[i].m.gflops = syn_rate(&v, i == 1);
         d->again[i].m.seconds = 2.0 * SYN * SYN * SYN / (d->again[i].m.gflops * 1e9);
         d->again[i].m.rel_err = 1e-7;
@@ -377,8 +377,8 @@ static void syn_put(syn_set *s, const char *text, double g)
 {
     gg_variant v;
     char err[256];
-    ck_assert_msg(gg_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s: %s", text, err);
-    gg_variant_normalize(&v, SYN, SYN, SYN);
+    ck_assert_msg(gen_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s: %s", text, err);
+    search_variant_normalize(&v, SYN, SYN, SYN);
     ck_assert_int_lt(s->n, 600);
     s->v[s->n] = v;
     s->g[s->n] = g;
@@ -397,14 +397,14 @@ static void syn_build_outputs(syn_set *s, bool half)
                  shapes4[b].cols);
         gg_variant v;
         char err[256];
-        ck_assert_int_eq(gg_variant_parse(text, NULL, &v, err, sizeof err), 0);
+        ck_assert_int_eq(gen_variant_parse(text, NULL, &v, err, sizeof err), 0);
         syn_put(s, text, 1.02 * syn_rate(&v, false));
     }
     for (int fe = 0; fe < GG_FETCH_COUNT; fe++)
         for (int b = 0; b < 5; b++) {
             char text[160];
             snprintf(text, sizeof text, "mc=2x2,np=8,profile=430,out=image,blk=%s,fetch=%s",
-                     blks[b], gg_fetch_name((gg_fetch)fe));
+                     blks[b], gen_fetch_name((gg_fetch)fe));
             syn_put(s, text, 2.42 * img_q(blk_q[b]) * img_f[fe]);
         }
     if (half)
@@ -423,7 +423,7 @@ START_TEST(outputs_of_synthetic_records)
      * out=rt, its points the best of each mc x mrt product. */
     syn_build(&s);
     syn_data(&d, &s);
-    ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
+    ck_assert_int_eq(report_analyse(&d, &f), 0);
     const gg_outputs_finding *o = f.outs;
     ck_assert_ptr_nonnull(o);
     ck_assert(o->have);
@@ -455,14 +455,14 @@ START_TEST(outputs_of_synthetic_records)
     ck_assert_int_eq(o->rt_at_cap, -1);
     ck_assert_int_eq(o->image_past_cap, -1);
     ck_assert_int_eq(o->common, 0);
-    ck_assert_str_eq(gg_verdict_outputs(0, 2.42, 0, 32), "not measured: no out=image variant ran ok");
-    char *script = gg_script_outputs(&d, &f);
+    ck_assert_str_eq(report_verdict_outputs(0, 2.42, 0, 32), "not measured: no out=image variant ran ok");
+    char *script = report_script_outputs(&d, &f);
     ck_assert_ptr_nonnull(script);
     ck_assert_ptr_nonnull(strstr(script, "title 'fetch=texture, out=rt'"));
     ck_assert_ptr_null(strstr(script, "out=image'"));
     free(script);
-    gg_findings_free(&f);
-    gg_report_data_free(&d);
+    report_findings_free(&f);
+    report_data_free(&d);
 
     /* With the new keys, and a card of 4 draw buffers (the cap: 16). */
     syn_build_outputs(&s, true);
@@ -474,12 +474,12 @@ START_TEST(outputs_of_synthetic_records)
     ck_assert_ptr_nonnull(nr);
     d.recs = nr;
     char err[256];
-    ck_assert_int_eq(gg_variant_parse(failed_image, NULL, &d.recs[d.nrecs].v, err, sizeof err), 0);
-    gg_measurement_init(&d.recs[d.nrecs].m);
+    ck_assert_int_eq(gen_variant_parse(failed_image, NULL, &d.recs[d.nrecs].v, err, sizeof err), 0);
+    base_measurement_init(&d.recs[d.nrecs].m);
     d.recs[d.nrecs].m.status = GG_WRONG_RESULT;
     d.recs[d.nrecs].m.gflops = 99;
     d.nrecs++;
-    ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
+    ck_assert_int_eq(report_analyse(&d, &f), 0);
     o = f.outs;
     ck_assert_int_eq(o->cap, 16);
     /* Figures 7 and 8 still hold the texture out=rt records. */
@@ -521,33 +521,33 @@ START_TEST(outputs_of_synthetic_records)
     ck_assert_int_eq(o->common, 16);
     ck_assert_double_eq_tol(d.recs[o->common_rec[GG_OUT_IMAGE]].m.gflops, 2.42 * 1.05, 1e-12);
     ck_assert_double_eq_tol(d.recs[o->common_rec[GG_OUT_RT]].m.gflops, 1.02 * 2.42, 1e-12);
-    ck_assert(!strncmp(gg_verdict_outputs(bi->m.gflops, br->m.gflops, 64, 16),
+    ck_assert(!strncmp(report_verdict_outputs(bi->m.gflops, br->m.gflops, 64, 16),
                        "more outputs than render targets hold pay off", 45));
-    script = gg_script_outputs(&d, &f);
+    script = report_script_outputs(&d, &f);
     ck_assert_ptr_nonnull(script);
     for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
         char title[80];
-        snprintf(title, sizeof title, "title 'fetch=%s, out=image'", gg_fetch_name((gg_fetch)fe));
+        snprintf(title, sizeof title, "title 'fetch=%s, out=image'", gen_fetch_name((gg_fetch)fe));
         ck_assert_msg(strstr(script, title) != NULL, "no %s", title);
     }
     ck_assert_ptr_nonnull(strstr(script, "title 'fetch=texelfetch, out=rt'"));
     ck_assert_ptr_null(strstr(script, "title 'fetch=buffer, out=rt'"));
     ck_assert_ptr_nonnull(strstr(script, "set arrow 1 from 16,"));
     free(script);
-    gg_findings_free(&f);
-    gg_report_data_free(&d);
+    report_findings_free(&f);
+    report_data_free(&d);
 }
 END_TEST
 
 /* The thresholds of the outputs verdict. */
 START_TEST(outputs_verdicts)
 {
-    ck_assert(!strncmp(gg_verdict_outputs(0, 1, 0, 32), "not measured: no out=image", 26));
-    ck_assert(!strncmp(gg_verdict_outputs(1, 0, 64, 32), "not measured: no out=rt", 23));
-    ck_assert(!strncmp(gg_verdict_outputs(1.1, 1, 64, 32), "more outputs than render targets", 32));
-    ck_assert(!strncmp(gg_verdict_outputs(1.1, 1, 32, 32), "out=image is faster, but not by", 31));
-    ck_assert(!strncmp(gg_verdict_outputs(0.9, 1, 64, 32), "more outputs per fragment do not", 32));
-    ck_assert(!strncmp(gg_verdict_outputs(1.01, 1, 64, 32), "about even", 10));
+    ck_assert(!strncmp(report_verdict_outputs(0, 1, 0, 32), "not measured: no out=image", 26));
+    ck_assert(!strncmp(report_verdict_outputs(1, 0, 64, 32), "not measured: no out=rt", 23));
+    ck_assert(!strncmp(report_verdict_outputs(1.1, 1, 64, 32), "more outputs than render targets", 32));
+    ck_assert(!strncmp(report_verdict_outputs(1.1, 1, 32, 32), "out=image is faster, but not by", 31));
+    ck_assert(!strncmp(report_verdict_outputs(0.9, 1, 64, 32), "more outputs per fragment do not", 32));
+    ck_assert(!strncmp(report_verdict_outputs(1.01, 1, 64, 32), "about even", 10));
 }
 END_TEST
 
@@ -559,7 +559,7 @@ START_TEST(analysis_of_synthetic_records)
     syn_data(&d, &s);
     syn_again(&d);
     gg_findings f;
-    ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
+    ck_assert_int_eq(report_analyse(&d, &f), 0);
     /* No best file: the base is the best ok row, mc=2x2, mrt=2x2, np=8, unroll 0. */
     ck_assert(f.have_base);
     ck_assert_int_eq(f.base.mc.rows, 2);
@@ -608,20 +608,20 @@ START_TEST(analysis_of_synthetic_records)
         ck_assert_int_eq(f.dense_pow2_argmax[c], 8);
     }
     gg_variant todo[32];
-    ck_assert_int_eq(gg_report_dips_to_check(&f, &d, todo, 32), 12);
+    ck_assert_int_eq(report_dips_to_check(&f, &d, todo, 32), 12);
     ck_assert_int_eq(todo[0].np, 15); /* the first curve's unchecked dips first */
     /* The sweep: the base's pair and the best other pair with a curve. */
     gg_variant pairs[2];
-    ck_assert_int_eq(gg_report_sweep_pairs(&f, &d, pairs), 2);
+    ck_assert_int_eq(report_sweep_pairs(&f, &d, pairs), 2);
     ck_assert_int_eq(pairs[0].mc.rows, 2);
     ck_assert_int_eq(pairs[1].mc.rows * pairs[1].mc.cols, 4); /* 2x2 with mrt 1x4 */
     ck_assert_int_eq(pairs[1].mrt.cols, 4);
-    ck_assert_int_eq(gg_report_sweep_npmax(&pairs[0], SYN, 64), 64);
-    ck_assert_int_eq(gg_report_sweep_npmax(&pairs[0], 40, 64), 20);
+    ck_assert_int_eq(report_sweep_npmax(&pairs[0], SYN, 64), 64);
+    ck_assert_int_eq(report_sweep_npmax(&pairs[0], 40, 64), 20);
     /* No bench, no probe: those findings are absent. */
     ck_assert(!f.bench_have && !f.ceil_have);
-    gg_findings_free(&f);
-    gg_report_data_free(&d);
+    report_findings_free(&f);
+    report_data_free(&d);
 }
 END_TEST
 
@@ -630,7 +630,7 @@ END_TEST
 static void write_text(const char *path, const char *text)
 {
     char err[512];
-    ck_assert_msg(gg_write_atomic(path, text, strlen(text), err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_write_atomic(path, text, strlen(text), err, sizeof err) == 0, "%s", err);
 }
 
 static const char probe_csv[] =
@@ -654,26 +654,26 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
 {
     char path[512], err[512];
     snprintf(path, sizeof path, "%s/synth", dir);
-    ck_assert_int_eq(gg_mkdirs(path, err, sizeof err), 0);
+    ck_assert_int_eq(base_mkdirs(path, err, sizeof err), 0);
     size_t cap = 64 + (size_t)s->n * GG_CSV_ROW_MAX;
     char *text = malloc(cap);
     ck_assert_ptr_nonnull(text);
     size_t o = (size_t)snprintf(text, cap, "%s\n", GG_CSV_HEADER);
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = p.n = p.k = SYN;
     int best = 0;
     for (int i = 0; i < s->n; i++) {
         gg_measurement m;
-        gg_measurement_init(&m);
+        base_measurement_init(&m);
         gg_layout L;
-        gg_layout_compute(&s->v[i], SYN, SYN, SYN, &L);
+        gen_layout_compute(&s->v[i], SYN, SYN, SYN, &L);
         m.passes = L.passes;
         m.gflops = s->g[i];
         m.seconds = 2.0 * SYN * SYN * SYN / (s->g[i] * 1e9);
         m.rel_err = 1e-7;
         char row[GG_CSV_ROW_MAX];
-        ck_assert_int_eq(gg_csv_format(row, sizeof row, "synth", &p, &s->v[i], &m), 0);
+        ck_assert_int_eq(store_csv_format(row, sizeof row, "synth", &p, &s->v[i], &m), 0);
         o += (size_t)snprintf(text + o, cap - o, "%s\n", row);
         if (s->g[i] > s->g[best])
             best = i;
@@ -684,10 +684,10 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
     write_text(path, text);
     free(text);
     gg_measurement bm;
-    gg_measurement_init(&bm);
+    base_measurement_init(&bm);
     bm.gflops = s->g[best];
     bm.seconds = 2.0 * SYN * SYN * SYN / (s->g[best] * 1e9);
-    ck_assert_int_eq(gg_best_write(dir, "synth", SYN, SYN, SYN, &s->v[best], &bm, err, sizeof err), 0);
+    ck_assert_int_eq(store_best_write(dir, "synth", SYN, SYN, SYN, &s->v[best], &bm, err, sizeof err), 0);
 
     /* bench: the presets at made-up rates, nv-single failed, best, CPU. */
     memset(bench, 0, sizeof *bench);
@@ -697,27 +697,27 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
                                           1.5 * s->g[best], 40.5};
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         gg_bench_row *r = &bench->rows[i];
-        gg_measurement_init(&r->m);
+        base_measurement_init(&r->m);
         r->present = true;
         r->has_variant = i != GG_BENCH_CPU;
         if (i == GG_BENCH_BEST)
             r->v = s->v[best];
         else if (i == GG_BENCH_BEST_F16)
-            ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &r->v, err,
+            ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &r->v, err,
                                               sizeof err), 0);
         else if (i == GG_BENCH_BEST_IMAGE)
-            ck_assert_int_eq(gg_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &r->v,
+            ck_assert_int_eq(gen_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &r->v,
                                               err, sizeof err), 0);
         else if (r->has_variant)
-            ck_assert_int_eq(gg_variant_parse(gg_bench_names[i], NULL, &r->v, err, sizeof err), 0);
+            ck_assert_int_eq(gen_variant_parse(eval_bench_names[i], NULL, &r->v, err, sizeof err), 0);
         r->m.gflops = rates[i];
         r->m.seconds = rates[i] > 0 ? 2.0 * SYN * SYN * SYN / (rates[i] * 1e9) : 0.5;
         r->m.passes = 1;
         if (i == 2)
             r->m.status = GG_COMPILE_ERROR;
     }
-    gg_bench_ratios(bench);
-    ck_assert_int_eq(gg_bench_write(bench, gg_bench_path(path, sizeof path, dir, "synth", SYN, SYN,
+    eval_bench_ratios(bench);
+    ck_assert_int_eq(eval_bench_write(bench, store_bench_path(path, sizeof path, dir, "synth", SYN, SYN,
                                                          SYN),
                                     err, sizeof err),
                      0);
@@ -728,9 +728,9 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
     snprintf(ad.card, sizeof ad.card, "synth");
     ad.m = ad.n = ad.k = SYN;
     syn_again(&ad);
-    gg_report_again_path(path, sizeof path, dir, "synth", SYN, SYN, SYN);
-    ck_assert_int_eq(gg_report_again_write(path, &ad, err, sizeof err), 0);
-    gg_report_data_free(&ad);
+    store_report_again_path(path, sizeof path, dir, "synth", SYN, SYN, SYN);
+    ck_assert_int_eq(report_again_write(path, &ad, err, sizeof err), 0);
+    report_data_free(&ad);
     snprintf(path, sizeof path, "%s/synth/tune-%dx%dx%d-summary.txt", dir, SYN, SYN, SYN);
     write_text(path, "best: synthetic\nwall time: 4h02m\n");
     return s->g[best];
@@ -799,17 +799,17 @@ START_TEST(fig8_without_data)
     memset(&f, 0, sizeof f);
     snprintf(d.card, sizeof d.card, "synth");
     d.m = d.n = d.k = 64;
-    gg_variant_default(&f.base);
+    gen_variant_default(&f.base);
     f.n_mrt = 2;
     for (int r = 0; r < GG_F8_MRT; r++)
         for (int c = 0; c < GG_F8_MC; c++)
             f.f8[r][c] = -1;
-    char *script = gg_script_fig8(&d, &f);
+    char *script = report_script_fig8(&d, &f);
     ck_assert_ptr_nonnull(script);
     ck_assert_ptr_nonnull(strstr(script, "no records for mc"));
     char path[128], err[512] = "";
     snprintf(path, sizeof path, "%s/fig8.svg", dir);
-    ck_assert_msg(gg_plot_svg(NULL, script, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(report_plot_svg(NULL, script, path, err, sizeof err) == 0, "%s", err);
     check_svg(dir, "fig8.svg");
     free(script);
     tu_rm_rf(dir);
@@ -837,7 +837,7 @@ START_TEST(report_from_synthetic_folder)
     const char *figs[] = {"fig5", "fig7a", "fig7b", "fig8"};
     for (int i = 0; i < 4; i++) {
         char name[64];
-        gg_report_figure_name(name, sizeof name, figs[i], SYN, SYN, SYN);
+        store_report_figure_name(name, sizeof name, figs[i], SYN, SYN, SYN);
         check_svg(card, name);
     }
     snprintf(path, sizeof path, "%s/report.md", card);
@@ -847,18 +847,18 @@ START_TEST(report_from_synthetic_folder)
     /* Figure 5's table against the bench CSV, read back from disk. */
     static gg_bench b;
     char perr[512];
-    ck_assert_int_eq(gg_bench_read(gg_bench_path(path, sizeof path, dir, "synth", SYN, SYN, SYN),
+    ck_assert_int_eq(eval_bench_read(store_bench_path(path, sizeof path, dir, "synth", SYN, SYN, SYN),
                                    &b, perr, sizeof perr),
                      0);
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         char cells[12][256];
-        ck_assert_int_eq(md_row(md, gg_bench_names[i], cells), 7);
-        ck_assert_str_eq(cells[2], gg_status_name(b.rows[i].m.status));
+        ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 7);
+        ck_assert_str_eq(cells[2], base_status_name(b.rows[i].m.status));
         ck_assert_msg(near(strtod(cells[3], NULL), b.rows[i].m.seconds), "%s seconds %s",
-                      gg_bench_names[i], cells[3]);
+                      eval_bench_names[i], cells[3]);
         ck_assert_msg(near(strtod(cells[4], NULL), b.rows[i].m.gflops), "%s GFLOP/s %s vs %g",
-                      gg_bench_names[i], cells[4], b.rows[i].m.gflops);
-        ck_assert_msg(near(strtod(cells[6], NULL), b.rows[i].ratio), "%s ratio", gg_bench_names[i]);
+                      eval_bench_names[i], cells[4], b.rows[i].m.gflops);
+        ck_assert_msg(near(strtod(cells[6], NULL), b.rows[i].ratio), "%s ratio", eval_bench_names[i]);
         if (b.rows[i].m.status == GG_OK)
             ck_assert(near(strtod(cells[5], NULL), best / b.rows[i].m.gflops));
         else
@@ -910,9 +910,9 @@ START_TEST(report_from_synthetic_folder)
      * variant's (4 targets: at most 2 sqrt(16) = 8 multiply-adds a texel). */
     gg_variant v16;
     char verr[256];
-    ck_assert_int_eq(gg_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &v16, verr, sizeof verr), 0);
+    ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &v16, verr, sizeof verr), 0);
     gg_layout L16;
-    ck_assert_int_eq(gg_layout_compute(&v16, SYN, SYN, SYN, &L16), 0);
+    ck_assert_int_eq(gen_layout_compute(&v16, SYN, SYN, SYN, &L16), 0);
     double mpf = (double)L16.mads_per_frag_pass / (double)L16.fetches_per_frag_pass;
     char half[600];
     snprintf(half, sizeof half,
@@ -929,7 +929,7 @@ START_TEST(report_from_synthetic_folder)
     /* The outputs figure of records from before the keys: one series
      * (texture, out=rt), nothing past the cap measured. */
     char oname[64];
-    gg_report_figure_name(oname, sizeof oname, "fig-outputs", SYN, SYN, SYN);
+    store_report_figure_name(oname, sizeof oname, "fig-outputs", SYN, SYN, SYN);
     check_svg(card, oname);
     ck_assert_int_eq(md_row(md, "texture", cells), 4);
     char owant[400];
@@ -971,7 +971,7 @@ START_TEST(report_outputs_from_synthetic_folder)
     free(err);
     char card[128], path[256], name[64];
     snprintf(card, sizeof card, "%s/synth", dir);
-    gg_report_figure_name(name, sizeof name, "fig-outputs", SYN, SYN, SYN);
+    store_report_figure_name(name, sizeof name, "fig-outputs", SYN, SYN, SYN);
     check_svg(card, name);
     snprintf(path, sizeof path, "%s/report.md", card);
     char *md = tu_read(path);
@@ -1114,19 +1114,19 @@ START_TEST(report_after_real_tune)
     tu_mkdtemp(dir, sizeof dir, "report");
     const int S = 16;
     gg_problem p;
-    gg_problem_default(&p);
+    base_problem_default(&p);
     p.m = p.n = p.k = S;
     p.reps = 2;
     gg_inputs in;
     gg_reference ref;
-    ck_assert_int_eq(gg_inputs_make(&p, &in, err, sizeof err), 0);
-    ck_assert_int_eq(gg_reference_compute(&in, 1, 0, &ref, err, sizeof err), 0);
+    ck_assert_int_eq(base_inputs_make(&p, &in, err, sizeof err), 0);
+    ck_assert_int_eq(base_reference_compute(&in, 1, 0, &ref, err, sizeof err), 0);
     gg_ctx_info info[3];
     bool ok[3];
-    ck_assert_msg(gg_gpu_info_all(GG_BACKEND_EGL, 0, info, ok, err, sizeof err, NULL) == 0, "%s",
+    ck_assert_msg(eval_gpu_info_all(GG_BACKEND_EGL, 0, info, ok, err, sizeof err, NULL) == 0, "%s",
                   err);
     char slug[GG_CARD_MAX];
-    gg_slug(info[GG_CTX_CORE].renderer, slug, sizeof slug);
+    base_slug(info[GG_CTX_CORE].renderer, slug, sizeof slug);
 
     /* The tune: phase search with the outer keys held, at most 40 points. */
     gg_gpu g = {GG_BACKEND_EGL, 0, &p, &in, &ref, 60, NULL};
@@ -1134,35 +1134,35 @@ START_TEST(report_after_real_tune)
     memset(&tc, 0, sizeof tc);
     tc.results_dir = dir;
     tc.card = slug;
-    gg_search_config_default(&tc.search, S, S, S);
+    search_config_default(&tc.search, S, S, S);
     for (int q = 0; q < 3; q++) {
-        gg_ctx_kind kind = gg_ctx_kind_for((gg_profile)q);
+        gg_ctx_kind kind = host_ctx_kind_for((gg_profile)q);
         tc.search.profile_ok[q] = ok[kind];
         if (ok[kind])
-            gg_ctx_limits(&info[kind], &tc.search.lim[q]);
+            host_ctx_limits(&info[kind], &tc.search.lim[q]);
     }
-    ck_assert_int_eq(gg_fix_parse("unroll=0,profile=330,compiler=glsl,acc=pingpong", &tc.search.fix,
+    ck_assert_int_eq(search_fix_parse("unroll=0,profile=330,compiler=glsl,acc=pingpong", &tc.search.fix,
                                   err, sizeof err),
                      0);
     tc.search.budget = 40;
-    tc.search.eval = gg_gpu_eval;
+    tc.search.eval = eval_gpu_eval;
     tc.search.user = &g;
     gg_records_info ri;
-    gg_tune *t = gg_tune_open(&tc, &ri, err, sizeof err);
+    gg_tune *t = search_tune_open(&tc, &ri, err, sizeof err);
     ck_assert_msg(t != NULL, "%s", err);
-    gg_tune_run(t);
-    ck_assert_int_eq(gg_tune_finish(t), 0);
-    gg_tune_close(t);
-    gg_gpu_close(&g);
+    search_tune_run(t);
+    ck_assert_int_eq(search_tune_finish(t), 0);
+    search_tune_close(t);
+    eval_gpu_close(&g);
     /* A quick probe, so the report need not run the full one. */
     gg_probe_opts po;
-    gg_probe_opts_default(&po, true);
+    host_probe_opts_default(&po, true);
     static gg_probe_result pr;
-    ck_assert_msg(gg_gpu_probe(GG_BACKEND_EGL, 0, &po, 120, &pr, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(eval_gpu_probe(GG_BACKEND_EGL, 0, &po, 120, &pr, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(pr.status, GG_OK);
     char path[512];
     snprintf(path, sizeof path, "%s/%s/probe.csv", dir, slug);
-    ck_assert_int_eq(gg_probe_write_csv(&pr, path, err, sizeof err), 0);
+    ck_assert_int_eq(base_probe_write_csv(&pr, path, err, sizeof err), 0);
 
     /* The report on this card: sweeps np 1..4 of two pairs into the records
      * and runs bench (no bench file yet). */
@@ -1188,19 +1188,19 @@ START_TEST(report_after_real_tune)
     free(errtext);
 
     static gg_report_data d;
-    ck_assert_msg(gg_report_load(dir, slug, S, S, S, &d, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(report_load(dir, slug, S, S, S, &d, err, sizeof err) == 0, "%s", err);
     ck_assert(d.have_best && d.have_bench && d.have_probe && d.env.have);
     ck_assert_int_eq(d.bad_lines, 0);
     gg_findings f;
-    ck_assert_int_eq(gg_report_analyse(&d, &f), 0);
+    ck_assert_int_eq(report_analyse(&d, &f), 0);
     gg_variant pairs[2];
-    ck_assert_int_eq(gg_report_sweep_pairs(&f, &d, pairs), 2);
+    ck_assert_int_eq(report_sweep_pairs(&f, &d, pairs), 2);
     /* The sweep's points are in the records now (np past the k-steps is all). */
     for (int i = 0; i < 2; i++)
         for (int np = 1; np <= 4; np++) {
             gg_variant v = pairs[i];
             v.np = np;
-            ck_assert_msg(gg_report_find(&d, &v) != NULL, "pair %d np %d not recorded", i, np);
+            ck_assert_msg(report_find(&d, &v) != NULL, "pair %d np %d not recorded", i, np);
         }
     /* Every bench row ran ok and report.md shows the bench CSV's numbers. */
     snprintf(path, sizeof path, "%s/%s/report.md", dir, slug);
@@ -1216,10 +1216,10 @@ START_TEST(report_after_real_tune)
             ck_assert_ptr_null(strstr(md, "| best-image |"));
             continue;
         }
-        ck_assert_msg(r->present && r->m.status == GG_OK, "%s: %s", gg_bench_names[i],
+        ck_assert_msg(r->present && r->m.status == GG_OK, "%s: %s", eval_bench_names[i],
                       r->m.detail);
         char cells[12][256];
-        ck_assert_int_eq(md_row(md, gg_bench_names[i], cells), 7);
+        ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 7);
         ck_assert(near(strtod(cells[4], NULL), r->m.gflops));
         ck_assert(near(strtod(cells[6], NULL), r->m.gflops / d.bench.rows[GG_BENCH_CPU].m.gflops));
     }
@@ -1230,7 +1230,7 @@ START_TEST(report_after_real_tune)
     const char *figs[] = {"fig5", "fig8"};
     for (int i = 0; i < 2; i++) {
         char name[64];
-        gg_report_figure_name(name, sizeof name, figs[i], S, S, S);
+        store_report_figure_name(name, sizeof name, figs[i], S, S, S);
         check_svg(card, name);
     }
     free(md);
@@ -1240,10 +1240,10 @@ START_TEST(report_after_real_tune)
     gg_variant half = d.best;
     half.store = GG_STORE_F16;
     gg_measurement hm;
-    gg_measurement_init(&hm);
+    base_measurement_init(&hm);
     hm.status = GG_OK;
     hm.gflops = 1;
-    ck_assert_int_eq(gg_best_write(dir, slug, S, S, S, &half, &hm, err, sizeof err), 0);
+    ck_assert_int_eq(store_best_write(dir, slug, S, S, S, &half, &hm, err, sizeof err), 0);
     snprintf(args, sizeof args, "report --results '%s' --size %d --sweep-np 4 --reps 2", dir, S);
     rc = tu_run(dir, NULL, args, &out, &errtext);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, errtext);
@@ -1252,7 +1252,7 @@ START_TEST(report_after_real_tune)
     free(out);
     free(errtext);
     static gg_bench hb;
-    ck_assert_int_eq(gg_bench_read(gg_bench_path(path, sizeof path, dir, slug, S, S, S), &hb, err,
+    ck_assert_int_eq(eval_bench_read(store_bench_path(path, sizeof path, dir, slug, S, S, S), &hb, err,
                                    sizeof err), 0);
     ck_assert(hb.rows[GG_BENCH_BEST_F16].present);
     ck_assert_int_eq(hb.rows[GG_BENCH_BEST_F16].m.status, GG_OK);
@@ -1264,10 +1264,10 @@ START_TEST(report_after_real_tune)
     ck_assert_int_eq(md_row(md, "best-f16", cells16), 7);
     ck_assert_ptr_nonnull(strstr(md, "Half storage, a precision class of its own"));
     free(md);
-    gg_findings_free(&f);
-    gg_report_data_free(&d);
-    gg_reference_free(&ref);
-    gg_inputs_free(&in);
+    report_findings_free(&f);
+    report_data_free(&d);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
     tu_rm_rf(dir);
 }
 END_TEST
@@ -1306,17 +1306,17 @@ START_TEST(committed_results_are_whole)
             ck_assert_int_eq(sscanf(t, "M x N x K = %d x %d x %d", &m, &n, &k), 3);
             static gg_bench b;
             char err[512];
-            gg_bench_path(path, sizeof path, "results", e->d_name, m, n, k);
-            ck_assert_msg(gg_bench_read(path, &b, err, sizeof err) == 0,
+            store_bench_path(path, sizeof path, "results", e->d_name, m, n, k);
+            ck_assert_msg(eval_bench_read(path, &b, err, sizeof err) == 0,
                           "%s/report.md: its bench CSV: %s", card, err);
             for (int i = 0; i < GG_BENCH_NROWS; i++) {
                 if (!b.rows[i].present)
                     continue;
                 bench_rows++;
                 char cells[12][256];
-                ck_assert_int_eq(md_row(md, gg_bench_names[i], cells), 7);
+                ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 7);
                 ck_assert_msg(near(strtod(cells[4], NULL), b.rows[i].m.gflops),
-                              "%s: %s GFLOP/s %s vs %g", card, gg_bench_names[i], cells[4],
+                              "%s: %s GFLOP/s %s vs %g", card, eval_bench_names[i], cells[4],
                               b.rows[i].m.gflops);
             }
             free(md);

@@ -28,7 +28,7 @@ static int fake_eval(void *user, const gg_variant *v, gg_measurement *m)
 {
     fake *f = user;
     char t[GG_VARIANT_TEXT];
-    gg_variant_format(v, t, sizeof t);
+    gen_variant_format(v, t, sizeof t);
     for (long i = 0; i < f->nseen; i++)
         if (!strcmp(f->seen[i], t))
             f->dup = true;
@@ -47,7 +47,7 @@ static int fake_eval(void *user, const gg_variant *v, gg_measurement *m)
         ((x->mask & GG_KEY_ACC) && v->acc != x->v.acc))
         f->outside_fix = true;
     f->calls++;
-    int ks = gg_ksteps(v->mc, f->k);
+    int ks = search_ksteps(v->mc, f->k);
     int np = v->np == GG_NP_ALL ? ks : v->np;
     ck_assert_int_le(np, ks); /* the search resolves np against the problem */
     gg_status st = GG_OK;
@@ -64,21 +64,21 @@ static void fake_free(fake *f) { free(f->seen); }
 static gg_search *make(gg_search_config *c, fake *f, const char *fix)
 {
     char err[256];
-    ck_assert_msg(gg_fix_parse(fix, &c->fix, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(search_fix_parse(fix, &c->fix, err, sizeof err) == 0, "%s", err);
     f->fix = c->fix;
     f->k = c->k;
     c->eval = fake_eval;
     c->user = f;
-    gg_search *s = gg_search_new(c, err, sizeof err);
+    gg_search *s = search_new(c, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     return s;
 }
 
 static int best_np(const gg_search *s)
 {
-    const gg_search_stats *st = gg_search_get_stats(s);
+    const gg_search_stats *st = search_get_stats(s);
     ck_assert(st->have_best);
-    return st->best.np == GG_NP_ALL ? gg_ksteps(st->best.mc, 256) : st->best.np;
+    return st->best.np == GG_NP_ALL ? search_ksteps(st->best.mc, 256) : st->best.np;
 }
 
 /* ---- curves in np (k = 256, mc 1x1: np 1..256) ---- */
@@ -179,16 +179,16 @@ static const struct {
 START_TEST(test_np_curves)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 256, 256, 256);
+    search_config_default(&c, 256, 256, 256);
     fake f = {.f = np_curves[_i].f};
     gg_search *s = make(&c, &f, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
     int np = best_np(s);
     if (np_curves[_i].opt)
         ck_assert_msg(np == np_curves[_i].opt, "%s: found np=%d, want %d", np_curves[_i].name, np,
                       np_curves[_i].opt);
-    ck_assert_double_eq_tol(gg_outcome_score(&st->best_outcome), np_curves[_i].best, 1e-9);
+    ck_assert_double_eq_tol(search_outcome_score(&st->best_outcome), np_curves[_i].best, 1e-9);
     ck_assert_msg(st->measured <= np_curves[_i].max_evals && st->measured * 5 < 256,
                   "%s: %ld evaluations", np_curves[_i].name, st->measured);
     ck_assert_int_eq(st->measured, f.calls);
@@ -196,7 +196,7 @@ START_TEST(test_np_curves)
     ck_assert(!f.outside_fix);
     fprintf(stderr, "np curve '%s': best np=%d in %ld evaluations (exhaustive: 256)\n",
             np_curves[_i].name, np, st->measured);
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 }
 END_TEST
@@ -206,20 +206,20 @@ END_TEST
 START_TEST(test_np_exhaustive)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 256, 256, 256);
+    search_config_default(&c, 256, 256, 256);
     c.strategy = GG_SEARCH_EXHAUSTIVE;
     fake f = {.f = np_curves[_i].f};
     gg_search *s = make(&c, &f, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
     ck_assert_int_eq(st->measured, 256);
     ck_assert_int_eq(st->planned, 256);
     double want = np_curves[_i].best;
     if (np_curves[_i].f == dip_on_path)
         want = 100; /* exhaustive finds the true optimum */
-    ck_assert_double_eq_tol(gg_outcome_score(&st->best_outcome), want, 1e-9);
+    ck_assert_double_eq_tol(search_outcome_score(&st->best_outcome), want, 1e-9);
     ck_assert(!f.dup);
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 }
 END_TEST
@@ -254,13 +254,13 @@ static double separable(const gg_variant *v, int np, gg_status *st)
 START_TEST(test_phase_separable)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 256, 256, 256);
+    search_config_default(&c, 256, 256, 256);
     fake f = {.f = separable};
     gg_search *s = make(&c, &f, NULL);
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
     char t[GG_VARIANT_TEXT];
-    gg_variant_format(&st->best, t, sizeof t);
+    gen_variant_format(&st->best, t, sizeof t);
     ck_assert_str_eq(t, "mrt=2x4,mc=2x2,np=48,unroll=1,profile=300es,compiler=glsl,acc=blend,store=f32");
     ck_assert(!f.dup);
     /* Exhaustive over the same keys is 24 outer x 20 mrt x 938 (the sum of
@@ -274,11 +274,11 @@ START_TEST(test_phase_separable)
             st->measured);
     /* Screening said what it dropped. */
     int dropped = 0;
-    for (int i = 0; i < gg_search_nnotes(s); i++)
-        if (strstr(gg_search_note(s, i), "screening dropped"))
+    for (int i = 0; i < search_nnotes(s); i++)
+        if (strstr(search_note(s, i), "screening dropped"))
             dropped++;
     ck_assert_int_ge(dropped, 36 - 12 - 3); /* spirv only with 330: 24 combinations, 3 kept */
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 }
 END_TEST
@@ -288,7 +288,7 @@ END_TEST
 START_TEST(test_phase_card_limits)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 256, 256, 256);
+    search_config_default(&c, 256, 256, 256);
     for (int p = 0; p < 3; p++) {
         c.lim[p].max_draw_buffers = 4;
         c.lim[p].spirv = false;
@@ -297,10 +297,10 @@ START_TEST(test_phase_card_limits)
     c.profile_ok[GG_PROFILE_300ES] = false;
     fake f = {.f = separable};
     gg_search *s = make(&c, &f, NULL);
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
     char t[GG_VARIANT_TEXT];
-    gg_variant_format(&st->best, t, sizeof t);
+    gen_variant_format(&st->best, t, sizeof t);
     ck_assert_str_eq(t, "mrt=2x2,mc=2x2,np=48,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32");
     for (long i = 0; i < f.nseen; i++) {
         ck_assert_ptr_null(strstr(f.seen[i], "mrt=1x8"));
@@ -310,11 +310,11 @@ START_TEST(test_phase_card_limits)
         ck_assert_ptr_null(strstr(f.seen[i], "300es"));
     }
     int card_notes = 0;
-    for (int i = 0; i < gg_search_nnotes(s); i++)
-        if (!strncmp(gg_search_note(s, i), "card: ", 6))
+    for (int i = 0; i < search_nnotes(s); i++)
+        if (!strncmp(search_note(s, i), "card: ", 6))
             card_notes++;
     ck_assert_int_ge(card_notes, 4);
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 }
 END_TEST
@@ -335,21 +335,21 @@ START_TEST(test_exhaustive_space)
 {
     /* k = 12: ksteps 12 (1x1), 6 (1x2, 2x1, 2x2), 4 (1x3, 3x1), 3 (1x4, 4x1). */
     gg_search_config c;
-    gg_search_config_default(&c, 12, 12, 12);
+    search_config_default(&c, 12, 12, 12);
     c.strategy = GG_SEARCH_EXHAUSTIVE;
     fake f = {.f = odd_best};
     gg_search *s = make(&c, &f, "profile=330,compiler=glsl,unroll=0,acc=copy");
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
     long want = 20L * (12 + 6 + 6 + 6 + 4 + 4 + 3 + 3);
     ck_assert_int_eq(st->measured, want);
     ck_assert_int_eq(f.calls, want);
     ck_assert(!f.dup);
     ck_assert(!f.outside_fix);
     char t[GG_VARIANT_TEXT];
-    gg_variant_format(&st->best, t, sizeof t);
+    gen_variant_format(&st->best, t, sizeof t);
     ck_assert_str_eq(t, "mrt=5x1,mc=3x1,np=2,unroll=0,profile=330,compiler=glsl,acc=copy,store=f32");
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 }
 END_TEST
@@ -361,14 +361,14 @@ START_TEST(test_random_budget)
     char first[40][GG_VARIANT_TEXT];
     for (int run = 0; run < 3; run++) {
         gg_search_config c;
-        gg_search_config_default(&c, 64, 64, 64);
+        search_config_default(&c, 64, 64, 64);
         c.strategy = GG_SEARCH_RANDOM;
         c.budget = 40;
         c.seed = run < 2 ? 7 : 8;
         fake f = {.f = separable};
         gg_search *s = make(&c, &f, "acc=pingpong,mc=1x4");
-        ck_assert_int_eq(gg_search_run(s), 0);
-        const gg_search_stats *st = gg_search_get_stats(s);
+        ck_assert_int_eq(search_run(s), 0);
+        const gg_search_stats *st = search_get_stats(s);
         ck_assert_int_eq(st->visited, 40);
         ck_assert_int_eq(f.calls, 40);
         ck_assert(st->budget_spent || st->visited == 40);
@@ -385,7 +385,7 @@ START_TEST(test_random_budget)
                 same += !strcmp(first[i], f.seen[i]);
             ck_assert_int_lt(same, 40);
         }
-        gg_search_free(s);
+        search_free(s);
         fake_free(&f);
     }
 }
@@ -395,15 +395,15 @@ END_TEST
 START_TEST(test_random_small_space)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 8, 8, 8);
+    search_config_default(&c, 8, 8, 8);
     c.strategy = GG_SEARCH_RANDOM;
     c.budget = 1000;
     fake f = {.f = odd_best};
     gg_search *s = make(&c, &f, "profile=120,compiler=glsl,unroll=1,acc=blend,mc=2x2,mrt=1x2");
-    ck_assert_int_eq(gg_search_run(s), 0);
-    ck_assert_int_eq(gg_search_get_stats(s)->visited, 4); /* np 1..4 (2x2: 4 k-steps) */
+    ck_assert_int_eq(search_run(s), 0);
+    ck_assert_int_eq(search_get_stats(s)->visited, 4); /* np 1..4 (2x2: 4 k-steps) */
     ck_assert_int_eq(f.calls, 4);
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 }
 END_TEST
@@ -422,19 +422,19 @@ START_TEST(test_fix_honoured)
 {
     for (int strat = 0; strat < 3; strat++) {
         gg_search_config c;
-        gg_search_config_default(&c, 32, 32, 32);
+        search_config_default(&c, 32, 32, 32);
         c.strategy = (gg_strategy)strat;
         c.budget = strat == GG_SEARCH_RANDOM ? 50 : 0;
         fake f = {.f = separable};
         gg_search *s = make(&c, &f, fixes[_i]);
-        ck_assert_int_eq(gg_search_run(s), 0);
-        ck_assert_msg(!f.outside_fix, "%s: %s evaluated outside --fix", gg_strategy_name(c.strategy),
+        ck_assert_int_eq(search_run(s), 0);
+        ck_assert_msg(!f.outside_fix, "%s: %s evaluated outside --fix", search_strategy_name(c.strategy),
                       fixes[_i]);
         ck_assert(!f.dup);
         ck_assert_int_gt(f.calls, 0);
-        const gg_search_stats *st = gg_search_get_stats(s);
+        const gg_search_stats *st = search_get_stats(s);
         ck_assert(st->have_best);
-        gg_search_free(s);
+        search_free(s);
         fake_free(&f);
     }
 }
@@ -459,7 +459,7 @@ START_TEST(test_fix_bad)
 {
     gg_fix f;
     char err[256] = "";
-    ck_assert_int_eq(gg_fix_parse(bad_fixes[_i].text, &f, err, sizeof err), -1);
+    ck_assert_int_eq(search_fix_parse(bad_fixes[_i].text, &f, err, sizeof err), -1);
     ck_assert_msg(strstr(err, bad_fixes[_i].msg) != NULL, "'%s' -> '%s'", bad_fixes[_i].text, err);
     ck_assert_ptr_null(strchr(err, '\n'));
 }
@@ -469,18 +469,18 @@ START_TEST(test_fix_format)
 {
     gg_fix f;
     char err[256], buf[256];
-    ck_assert_int_eq(gg_fix_parse("acc=blend,profile=300es,np=16", &f, err, sizeof err), 0);
+    ck_assert_int_eq(search_fix_parse("acc=blend,profile=300es,np=16", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f.mask, GG_KEY_ACC | GG_KEY_PROFILE | GG_KEY_NP);
-    ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "np=16,profile=300es,acc=blend");
-    ck_assert_int_eq(gg_fix_parse("", &f, err, sizeof err), 0);
+    ck_assert_str_eq(search_fix_format(&f, buf, sizeof buf), "np=16,profile=300es,acc=blend");
+    ck_assert_int_eq(search_fix_parse("", &f, err, sizeof err), 0);
     ck_assert_uint_eq(f.mask, 0);
-    ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "");
+    ck_assert_str_eq(search_fix_format(&f, buf, sizeof buf), "");
     /* blk alone holds out=image blocks; its text survives the round trip
      * (the fuzz_cli target found it dropped). */
-    ck_assert_int_eq(gg_fix_parse("blk=8x16", &f, err, sizeof err), 0);
-    ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "blk=8x16");
-    ck_assert_int_eq(gg_fix_parse("blk=8x16,out=image,fetch=ubo", &f, err, sizeof err), 0);
-    ck_assert_str_eq(gg_fix_format(&f, buf, sizeof buf), "out=image,blk=8x16,fetch=ubo");
+    ck_assert_int_eq(search_fix_parse("blk=8x16", &f, err, sizeof err), 0);
+    ck_assert_str_eq(search_fix_format(&f, buf, sizeof buf), "blk=8x16");
+    ck_assert_int_eq(search_fix_parse("blk=8x16,out=image,fetch=ubo", &f, err, sizeof err), 0);
+    ck_assert_str_eq(search_fix_format(&f, buf, sizeof buf), "out=image,blk=8x16,fetch=ubo");
 }
 END_TEST
 
@@ -491,36 +491,36 @@ END_TEST
 START_TEST(test_memo_and_np_resolution)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 64, 64, 64);
+    search_config_default(&c, 64, 64, 64);
     fake f = {.f = separable};
     gg_search *s = make(&c, &f, NULL);
     gg_variant v;
     char err[256];
-    ck_assert_int_eq(gg_variant_parse("mc=1x4,np=16", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("mc=1x4,np=16", NULL, &v, err, sizeof err), 0);
     gg_outcome o;
-    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0); /* 1x4 at k=64: 16 k-steps: np=16 is all */
+    ck_assert_int_eq(search_visit(s, &v, &o), 0); /* 1x4 at k=64: 16 k-steps: np=16 is all */
     ck_assert_int_eq(f.calls, 1);
-    ck_assert_int_eq(gg_variant_parse("mc=1x4,np=999", NULL, &v, err, sizeof err), 0);
-    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
-    ck_assert_int_eq(gg_variant_parse("mc=1x4", NULL, &v, err, sizeof err), 0);
-    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(gen_variant_parse("mc=1x4,np=999", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(gen_variant_parse("mc=1x4", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(search_visit(s, &v, &o), 0);
     ck_assert_int_eq(f.calls, 1);
     ck_assert(o.status == GG_OK && o.gflops > 0);
 
     gg_outcome pre = {GG_OK, 1, 1.0, 12345.0, 1e-7};
-    ck_assert_int_eq(gg_variant_parse("mc=2x2,np=4,mrt=2x2", NULL, &v, err, sizeof err), 0);
-    ck_assert_int_eq(gg_search_preload(s, &v, &pre), 1);
-    ck_assert_int_eq(gg_search_preload(s, &v, &pre), 0);
-    ck_assert_int_eq(gg_search_visit(s, &v, &o), 0);
+    ck_assert_int_eq(gen_variant_parse("mc=2x2,np=4,mrt=2x2", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(search_preload(s, &v, &pre), 1);
+    ck_assert_int_eq(search_preload(s, &v, &pre), 0);
+    ck_assert_int_eq(search_visit(s, &v, &o), 0);
     ck_assert_int_eq(f.calls, 1);
     ck_assert_double_eq(o.gflops, 12345.0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    const gg_search_stats *st = search_get_stats(s);
     ck_assert_int_eq(st->from_memo, 1);
     ck_assert_int_eq(st->measured, 1);
     gg_variant b;
-    ck_assert(gg_search_memo_best(s, &b, NULL));
+    ck_assert(search_memo_best(s, &b, NULL));
     ck_assert_int_eq(b.mc.rows, 2);
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 }
 END_TEST
@@ -530,34 +530,34 @@ END_TEST
 START_TEST(test_resume_phase)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 256, 256, 256);
+    search_config_default(&c, 256, 256, 256);
     fake full = {.f = dips90};
     gg_search *s = make(&c, &full, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
-    ck_assert_int_eq(gg_search_run(s), 0);
-    gg_variant best = gg_search_get_stats(s)->best;
+    ck_assert_int_eq(search_run(s), 0);
+    gg_variant best = search_get_stats(s)->best;
     long n = full.calls;
-    gg_search_free(s);
+    search_free(s);
 
     fake half = {.f = dips90};
     s = make(&c, &half, "mrt=1x1,mc=1x1,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     for (long i = 0; i < n / 2; i++) {
         gg_variant v;
         char err[256];
-        ck_assert_int_eq(gg_variant_parse(full.seen[i], NULL, &v, err, sizeof err), 0);
+        ck_assert_int_eq(gen_variant_parse(full.seen[i], NULL, &v, err, sizeof err), 0);
         gg_measurement m;
-        gg_measurement_init(&m);
+        base_measurement_init(&m);
         fake scratch = {.f = dips90, .k = 256};
         fake_eval(&scratch, &v, &m);
         fake_free(&scratch);
         gg_outcome o;
-        gg_outcome_from_measurement(&o, &m);
-        ck_assert_int_eq(gg_search_preload(s, &v, &o), 1);
+        search_outcome_from_measurement(&o, &m);
+        ck_assert_int_eq(search_preload(s, &v, &o), 1);
     }
-    ck_assert_int_eq(gg_search_run(s), 0);
+    ck_assert_int_eq(search_run(s), 0);
     ck_assert_int_eq(half.calls, n - n / 2);
-    ck_assert_int_eq(gg_search_get_stats(s)->from_memo, n / 2);
-    ck_assert_int_eq(gg_search_get_stats(s)->best.np, best.np);
-    gg_search_free(s);
+    ck_assert_int_eq(search_get_stats(s)->from_memo, n / 2);
+    ck_assert_int_eq(search_get_stats(s)->best.np, best.np);
+    search_free(s);
     fake_free(&full);
     fake_free(&half);
 }
@@ -584,27 +584,27 @@ static int stop_after_3(void *user, const gg_variant *v, gg_measurement *m)
 START_TEST(test_failures_and_stop)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 64, 64, 64);
+    search_config_default(&c, 64, 64, 64);
     fake f = {.f = all_fail};
     gg_search *s = make(&c, &f, "profile=330,compiler=glsl,unroll=0,acc=copy");
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
     ck_assert(!st->have_best);
     ck_assert_int_eq(st->by_status[GG_WRONG_RESULT], st->visited);
     ck_assert_int_gt(st->visited, 20);
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 
     int n = 0;
-    gg_search_config_default(&c, 64, 64, 64);
+    search_config_default(&c, 64, 64, 64);
     c.eval = stop_after_3;
     c.user = &n;
     char err[256];
-    s = gg_search_new(&c, err, sizeof err);
-    ck_assert_int_eq(gg_search_run(s), -1);
-    ck_assert(gg_search_get_stats(s)->stopped);
+    s = search_new(&c, err, sizeof err);
+    ck_assert_int_eq(search_run(s), -1);
+    ck_assert(search_get_stats(s)->stopped);
     ck_assert_int_eq(n, 3);
-    gg_search_free(s);
+    search_free(s);
 }
 END_TEST
 
@@ -613,7 +613,7 @@ END_TEST
 START_TEST(test_fix_beyond_card)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 64, 64, 64);
+    search_config_default(&c, 64, 64, 64);
     for (int p = 0; p < 3; p++)
         c.lim[p].max_draw_buffers = 4;
     for (int strat = 0; strat < 3; strat++) {
@@ -621,13 +621,13 @@ START_TEST(test_fix_beyond_card)
         c.budget = 10;
         fake f = {.f = separable};
         gg_search *s = make(&c, &f, "mrt=2x4");
-        ck_assert_int_eq(gg_search_run(s), 0);
-        const gg_search_stats *st = gg_search_get_stats(s);
+        ck_assert_int_eq(search_run(s), 0);
+        const gg_search_stats *st = search_get_stats(s);
         ck_assert_int_eq(f.calls, 0);
         ck_assert_int_eq(st->visited, 1);
         ck_assert_int_eq(st->by_status[GG_UNSUPPORTED], 1);
         ck_assert(!st->have_best);
-        gg_search_free(s);
+        search_free(s);
         fake_free(&f);
     }
 }
@@ -636,16 +636,16 @@ END_TEST
 START_TEST(test_budget_phase)
 {
     gg_search_config c;
-    gg_search_config_default(&c, 256, 256, 256);
+    search_config_default(&c, 256, 256, 256);
     c.budget = 25;
     fake f = {.f = separable};
     gg_search *s = make(&c, &f, NULL);
-    ck_assert_int_eq(gg_search_run(s), 0);
-    const gg_search_stats *st = gg_search_get_stats(s);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
     ck_assert_int_eq(st->visited, 25);
     ck_assert_int_eq(f.calls, 25);
     ck_assert(st->budget_spent);
-    gg_search_free(s);
+    search_free(s);
     fake_free(&f);
 }
 END_TEST

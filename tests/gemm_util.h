@@ -40,7 +40,7 @@ static inline void setup_case(gemm_run *r, const gemm_case *gc, unsigned seed)
 {
     char err[512];
     memset(r, 0, sizeof *r);
-    gg_problem_default(&r->p);
+    base_problem_default(&r->p);
     r->p.m = gc->m;
     r->p.n = gc->n;
     r->p.k = gc->k;
@@ -50,9 +50,9 @@ static inline void setup_case(gemm_run *r, const gemm_case *gc, unsigned seed)
     r->p.beta = gc->beta;
     r->p.seed = seed;
     r->p.reps = 2;
-    ck_assert_msg(gg_variant_parse(gc->variant, NULL, &r->v, err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(gg_inputs_make(&r->p, &r->in, err, sizeof err) == 0, "%s", err);
-    ck_assert_msg(gg_reference_compute_store(&r->in, r->p.alpha, r->p.beta, r->v.store, &r->ref,
+    ck_assert_msg(gen_variant_parse(gc->variant, NULL, &r->v, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_inputs_make(&r->p, &r->in, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_reference_compute_store(&r->in, r->p.alpha, r->p.beta, r->v.store, &r->ref,
                                              err, sizeof err) == 0,
                   "%s", err);
     r->c = malloc((size_t)gc->m * gc->n * sizeof *r->c);
@@ -62,8 +62,8 @@ static inline void setup_case(gemm_run *r, const gemm_case *gc, unsigned seed)
 static inline void free_case(gemm_run *r)
 {
     free(r->c);
-    gg_reference_free(&r->ref);
-    gg_inputs_free(&r->in);
+    base_reference_free(&r->ref);
+    base_inputs_free(&r->in);
 }
 
 /* One run in a session of its own (a context made and destroyed): the
@@ -72,10 +72,10 @@ static inline int run_once(gg_backend backend, const gg_variant *v, const gg_pro
                            const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                            gg_measurement *out, float *c, char *err, size_t errlen)
 {
-    gg_session *s = gg_session_new(backend, 0);
+    gg_session *s = host_session_new(backend, 0);
     ck_assert_ptr_nonnull(s);
-    int rc = gg_session_run(s, v, p, in, ref, o, out, c, NULL, err, errlen, NULL);
-    gg_session_free(s);
+    int rc = host_session_run(s, v, p, in, ref, o, out, c, NULL, err, errlen, NULL);
+    host_session_free(s);
     return rc;
 }
 
@@ -90,7 +90,7 @@ static inline void evaluate(gemm_run *r, const gg_run_opts *o)
 
 /* C checked element by element by a naive double loop over the inputs as
  * the variant's store holds them (store=f16: rounded to halves), not by
- * gg_verify alone: |C - R| <= k 2^-23 (|alpha| sum |a b| + |beta c0|). */
+ * base_verify alone: |C - R| <= k 2^-23 (|alpha| sum |a b| + |beta c0|). */
 static inline void check_against_naive(const gemm_run *r, const char *what)
 {
     const gg_inputs *in = &r->in;
@@ -101,7 +101,7 @@ static inline void check_against_naive(const gemm_run *r, const char *what)
             double sum = 0, scale = 0;
             for (int kk = 0; kk < in->k; kk++) {
                 float a = gg_op_a(in, i, kk), b = gg_op_b(in, kk, j);
-                double ab = half ? (double)gg_half_round(a) * gg_half_round(b) : (double)a * b;
+                double ab = half ? (double)gen_half_round(a) * gen_half_round(b) : (double)a * b;
                 sum += ab;
                 scale += fabs(ab);
             }
@@ -119,8 +119,8 @@ static inline void check_against_naive(const gemm_run *r, const char *what)
 static inline void expect_gemm_ok(const gemm_run *r, const char *what)
 {
     ck_assert_msg(r->m.status == GG_OK, "%s %dx%dx%d: status %s: %s", what, r->in.m, r->in.n,
-                  r->in.k, gg_status_name(r->m.status), r->m.detail);
-    ck_assert_msg(r->m.rel_err >= 0 && r->m.rel_err <= gg_verify_bound(r->in.k),
+                  r->in.k, base_status_name(r->m.status), r->m.detail);
+    ck_assert_msg(r->m.rel_err >= 0 && r->m.rel_err <= base_verify_bound(r->in.k),
                   "%s: rel_err %g", what, r->m.rel_err);
     ck_assert(r->m.seconds > 0);
     ck_assert(r->m.gflops > 0);
@@ -135,10 +135,10 @@ static inline void run_split_case(const gemm_case *gc, int max_tex, unsigned see
     gemm_run r;
     setup_case(&r, gc, seed);
     gg_split sp;
-    ck_assert_int_eq(gg_split_plan(&r.v, gc->m, gc->n, gc->k, max_tex, &sp), 0);
+    ck_assert_int_eq(gen_split_plan(&r.v, gc->m, gc->n, gc->k, max_tex, &sp), 0);
     ck_assert_msg(sp.mblocks * sp.nblocks * sp.kblocks > 1, "%s does not split", gc->variant);
     gg_run_opts o;
-    gg_run_opts_default(&o);
+    host_run_opts_default(&o);
     o.max_texture_size = max_tex;
     evaluate(&r, &o);
     expect_gemm_ok(&r, gc->variant);

@@ -107,7 +107,7 @@ static inline void grid_build(bool spirv, gg_variant *out, int *n)
                 cov[d1][d2][t[d1] * 16 + t[d2]] = 1;
         }
         gg_variant v;
-        gg_variant_default(&v);
+        gen_variant_default(&v);
         v.profile = spirv ? GG_PROFILE_330 : (gg_profile)t[GRID_PROFILE];
         v.compiler = spirv ? GG_COMPILER_SPIRV : GG_COMPILER_GLSL;
         v.mc = grid_mcs[t[GRID_MC]];
@@ -163,7 +163,7 @@ static inline gg_variant mg_variant(const int *t)
     static const gg_shape mrts[] = {{1, 1}, {2, 2}, {4, 2}, {2, 4}, {1, 8}};
     static const gg_shape mults[] = {{1, 1}, {2, 2}, {4, 2}, {2, 4}, {4, 4}};
     gg_variant v;
-    gg_variant_default(&v);
+    gen_variant_default(&v);
     v.profile = t[MG_PROFILE] ? GG_PROFILE_310ES : GG_PROFILE_430;
     v.mc = grid_mcs[t[MG_MC]];
     v.fetch = (gg_fetch)t[MG_FETCH];
@@ -182,7 +182,7 @@ static inline gg_variant mg_variant(const int *t)
     for (int fix = 0; fix < 4; fix++) {
         lim.es = v.profile == GG_PROFILE_310ES;
         lim.gl_version = lim.es ? 32 : 46;
-        if (gg_variant_check_card(&v, &lim, NULL, 0) == GG_CARD_OK)
+        if (gen_variant_check_card(&v, &lim, NULL, 0) == GG_CARD_OK)
             break;
         if (fix == 0)
             v.acc = GG_ACC_PINGPONG;

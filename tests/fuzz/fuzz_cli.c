@@ -46,9 +46,9 @@ static int handler(void *self, int id, const char *value)
         FUZZ_CHECK(value != NULL, "option without its value");
         return 0;
     case OWN_SEARCH:
-        if (gg_strategy_parse(value) < 0)
+        if (search_strategy_parse(value) < 0)
             return cli_error(s->c, "--search must be phase, exhaustive or random, got '%s'", value);
-        FUZZ_CHECK(!strcmp(gg_strategy_name((gg_strategy)gg_strategy_parse(value)), value),
+        FUZZ_CHECK(!strcmp(search_strategy_name((gg_strategy)search_strategy_parse(value)), value),
                    "strategy '%s'", value);
         return 0;
     case OWN_BUDGET:
@@ -59,14 +59,14 @@ static int handler(void *self, int id, const char *value)
         /* search/'s --fix parser; what it holds formats and parses back. */
         gg_fix fix, again;
         char text[GG_VARIANT_TEXT], text2[GG_VARIANT_TEXT];
-        if (gg_fix_parse(value, &fix, err, sizeof err)) {
+        if (search_fix_parse(value, &fix, err, sizeof err)) {
             FUZZ_CHECK(err[0] != '\0', "--fix without a message"); /* one line: cli_error */
             return cli_error(s->c, "%s", err);
         }
-        gg_fix_format(&fix, text, sizeof text);
-        FUZZ_CHECK(gg_fix_parse(text, &again, err, sizeof err) == 0, "fix '%s' -> '%s': %s", value,
+        search_fix_format(&fix, text, sizeof text);
+        FUZZ_CHECK(search_fix_parse(text, &again, err, sizeof err) == 0, "fix '%s' -> '%s': %s", value,
                    text, err);
-        gg_fix_format(&again, text2, sizeof text2);
+        search_fix_format(&again, text2, sizeof text2);
         FUZZ_CHECK(again.mask == fix.mask && !strcmp(text, text2), "fix '%s' -> '%s' -> '%s'",
                    value, text, text2);
         (void)v;
@@ -179,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (c.npositional > 0) {
             gg_variant v;
             char err[256];
-            if (gg_variant_parse(c.positional[0], NULL, &v, err, sizeof err))
+            if (gen_variant_parse(c.positional[0], NULL, &v, err, sizeof err))
                 FUZZ_CHECK(fuzz_one_line(err), "variant message '%s'", err);
         }
     }

@@ -1,8 +1,8 @@
-/* Fuzz target: the .npy reader (gg_npy_parse and gg_npy_read, base/npy.c).
+/* Fuzz target: the .npy reader (base_npy_parse and base_npy_read, base/npy.c).
  * Invariants: an accepted image is a rows x cols float32 matrix whose data are
- * exactly the image's last rows*cols*4 bytes; gg_npy_encode() of it parses
+ * exactly the image's last rows*cols*4 bytes; base_npy_encode() of it parses
  * back to the same shape and bytes, and encoding that again gives the same
- * image; reading the same bytes from a file (gg_npy_read) gives the same
+ * image; reading the same bytes from a file (base_npy_read) gives the same
  * verdict, shape and data, and the same message after the path; a rejected
  * image leaves *data NULL and one line in err. */
 #define _GNU_SOURCE
@@ -38,10 +38,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     float *d = (float *)&size, *d2 = NULL, *df = (float *)&size;
     int r = -7, c = -7, r2, c2, rf = -7, cf = -7;
     char err[256], ferr[512];
-    int rc = gg_npy_parse(data, size, &d, &r, &c, err, sizeof err);
+    int rc = base_npy_parse(data, size, &d, &r, &c, err, sizeof err);
 
     const char *path = as_file(data, size);
-    int rcf = gg_npy_read(path, &df, &rf, &cf, ferr, sizeof ferr);
+    int rcf = base_npy_read(path, &df, &rf, &cf, ferr, sizeof ferr);
     FUZZ_CHECK(rc == rcf, "parse %d, read %d (%s / %s)", rc, rcf, rc ? err : "", rcf ? ferr : "");
 
     if (rc != 0) {
@@ -61,13 +61,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(rf == r && cf == c && !memcmp(df, d, bytes), "read differs from parse");
 
     size_t len, len2;
-    unsigned char *img = gg_npy_encode(d, r, c, &len);
+    unsigned char *img = base_npy_encode(d, r, c, &len);
     FUZZ_CHECK(img != NULL, "encode (%d, %d)", r, c);
     FUZZ_CHECK(len % 64 == bytes % 64 && len >= bytes + 64, "encoded length %zu", len);
-    FUZZ_CHECK(gg_npy_parse(img, len, &d2, &r2, &c2, err, sizeof err) == 0,
+    FUZZ_CHECK(base_npy_parse(img, len, &d2, &r2, &c2, err, sizeof err) == 0,
                "encoded image rejected: %s", err);
     FUZZ_CHECK(r2 == r && c2 == c && !memcmp(d2, d, bytes), "encoded image differs");
-    unsigned char *img2 = gg_npy_encode(d2, r2, c2, &len2);
+    unsigned char *img2 = base_npy_encode(d2, r2, c2, &len2);
     FUZZ_CHECK(img2 && len2 == len && !memcmp(img, img2, len), "encoding is not stable");
     free(img);
     free(img2);

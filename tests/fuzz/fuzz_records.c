@@ -1,5 +1,5 @@
 /* Fuzz target: the tuning-record file reader and the best file (resume in
- * gg_records_open and gg_best_read, store/records.c).  The input is written
+ * store_records_open and store_best_read, store/records.c).  The input is written
  * as results/<card>/tune-8x8x8.csv and as best-8x8x8.txt in a folder under
  * /dev/shm, then read back.
  * Invariants: a refused records file is left byte for byte as it was and err
@@ -8,7 +8,7 @@
  * header line and ends with a newline; opening that again finds the same
  * rows, nothing torn and the same lines skipped; every row handed over is a
  * variant whose canonical form parses back; one appended row reads back as
- * one more row.  gg_best_read accepts a file only with a variant in canonical
+ * one more row.  store_best_read accepts a file only with a variant in canonical
  * range, else one line in err. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,7 +36,7 @@ static void setup(void)
     mkdir(dir, 0755);
     FUZZ_CHECK(mkdir(folder, 0755) == 0 || errno == EEXIST, "mkdir %s", folder);
     snprintf(tune_path, sizeof tune_path, "%s/tune-%dx%dx%d.csv", folder, SIZE, SIZE, SIZE);
-    gg_best_path(best_path, sizeof best_path, dir, CARD, SIZE, SIZE, SIZE);
+    store_best_path(best_path, sizeof best_path, dir, CARD, SIZE, SIZE, SIZE);
     devnull = fopen("/dev/null", "w");
     FUZZ_CHECK(devnull != NULL, "/dev/null");
 }
@@ -65,8 +65,8 @@ static void each_row(void *user, const gg_variant *v, const gg_measurement *m)
 {
     char canon[GG_VARIANT_TEXT], err[256];
     gg_variant w;
-    gg_variant_format(v, canon, sizeof canon);
-    FUZZ_CHECK(gg_variant_parse(canon, NULL, &w, err, sizeof err) == 0, "row variant %s", canon);
+    gen_variant_format(v, canon, sizeof canon);
+    FUZZ_CHECK(gen_variant_parse(canon, NULL, &w, err, sizeof err) == 0, "row variant %s", canon);
     FUZZ_CHECK((unsigned)m->status < GG_STATUS_COUNT, "status %d", m->status);
     ++*(long *)user;
 }
@@ -77,7 +77,7 @@ static gg_records *open_quiet(long *rows, gg_records_info *info, char *err, size
     FILE *saved = stderr;
     stderr = devnull;
     *rows = 0;
-    gg_records *r = gg_records_open(dir, CARD, SIZE, SIZE, SIZE, false, each_row, rows, info, err,
+    gg_records *r = store_records_open(dir, CARD, SIZE, SIZE, SIZE, false, each_row, rows, info, err,
                                     errlen);
     stderr = saved;
     return r;
@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(info.torn == (had_line ? len != msize : size > 0), "torn %ld (%zu -> %zu)",
                    info.torn, msize, len);
         free(mig);
-        gg_records_close(r);
+        store_records_close(r);
 
         r = open_quiet(&rows2, &info2, err, sizeof err);
         FUZZ_CHECK(r != NULL, "second open: %s", err);
@@ -175,26 +175,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (size % 7 == 0) { /* now and then, since it fsyncs */
             gg_variant v;
             gg_measurement m;
-            gg_variant_default(&v);
-            gg_measurement_init(&m);
+            gen_variant_default(&v);
+            base_measurement_init(&m);
             m.seconds = 0.5;
             m.gflops = 1.25;
-            FUZZ_CHECK(gg_records_append(r, &v, &m, err, sizeof err) == 0, "append: %s", err);
-            gg_records_close(r);
+            FUZZ_CHECK(store_records_append(r, &v, &m, err, sizeof err) == 0, "append: %s", err);
+            store_records_close(r);
             r = open_quiet(&rows2, &info2, err, sizeof err);
             FUZZ_CHECK(r && rows2 == rows + 1 && info2.torn == 0, "appended row not read back");
         }
-        gg_records_close(r);
+        store_records_close(r);
     }
 
     put(best_path, data, size);
     gg_variant v;
     double gf = -1;
-    if (gg_best_read(dir, CARD, SIZE, SIZE, SIZE, &v, &gf, err, sizeof err) == 0) {
+    if (store_best_read(dir, CARD, SIZE, SIZE, SIZE, &v, &gf, err, sizeof err) == 0) {
         char canon[GG_VARIANT_TEXT];
         gg_variant w;
-        gg_variant_format(&v, canon, sizeof canon);
-        FUZZ_CHECK(gg_variant_parse(canon, NULL, &w, err, sizeof err) == 0, "best %s", canon);
+        gen_variant_format(&v, canon, sizeof canon);
+        FUZZ_CHECK(gen_variant_parse(canon, NULL, &w, err, sizeof err) == 0, "best %s", canon);
     } else {
         FUZZ_CHECK(fuzz_one_line(err), "best message '%s'", err);
     }

@@ -1,4 +1,4 @@
-/* Fuzz target: the variant string (gg_variant_parse, gen/variant.c).
+/* Fuzz target: the variant string (gen_variant_parse, gen/variant.c).
  * Invariants: an accepted text yields a variant inside SPEC's table; its
  * canonical form fits GG_VARIANT_TEXT, parses back to the same variant and
  * formats to the same text (parse(format(v)) == v); a text that does not
@@ -26,15 +26,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        GG_STORE_F16, GG_OUT_IMAGE, {8, 16}, GG_FETCH_TEXELFETCH};
     gg_variant v, w, x;
     char err[256], canon[GG_VARIANT_TEXT], again[GG_VARIANT_TEXT];
-    int rc = gg_variant_parse(text, &best, &v, err, sizeof err);
+    int rc = gen_variant_parse(text, &best, &v, err, sizeof err);
     if (rc != 0) {
         FUZZ_CHECK(rc == -1, "rc %d", rc);
         FUZZ_CHECK(fuzz_one_line(err), "message '%s'", err);
         /* A short buffer gets a truncated message, never an overrun. */
         char tiny[7];
-        FUZZ_CHECK(gg_variant_parse(text, &best, &x, tiny, sizeof tiny) == -1, "short err");
+        FUZZ_CHECK(gen_variant_parse(text, &best, &x, tiny, sizeof tiny) == -1, "short err");
         FUZZ_CHECK(strlen(tiny) < sizeof tiny, "short err overrun");
-        FUZZ_CHECK(gg_variant_parse(text, &best, &x, NULL, 0) == -1, "NULL err");
+        FUZZ_CHECK(gen_variant_parse(text, &best, &x, NULL, 0) == -1, "NULL err");
         free(text);
         return 0;
     }
@@ -57,17 +57,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "out %d blk %dx%d mc %dx%d mrt %dx%d", v.out, v.blk.rows, v.blk.cols, v.mc.rows,
                v.mc.cols, v.mrt.rows, v.mrt.cols);
 
-    gg_variant_format(&v, canon, sizeof canon);
+    gen_variant_format(&v, canon, sizeof canon);
     FUZZ_CHECK(strlen(canon) + 1 < sizeof canon, "canonical form may be truncated: %s", canon);
-    FUZZ_CHECK(gg_variant_parse(canon, NULL, &w, err, sizeof err) == 0,
+    FUZZ_CHECK(gen_variant_parse(canon, NULL, &w, err, sizeof err) == 0,
                "canonical '%s' rejected: %s", canon, err);
     FUZZ_CHECK(same(&v, &w), "'%s' parses to another variant", canon);
-    gg_variant_format(&w, again, sizeof again);
+    gen_variant_format(&w, again, sizeof again);
     FUZZ_CHECK(!strcmp(canon, again), "'%s' formats as '%s'", canon, again);
 
     /* `best` only matters when the text names it first. */
     int names_best = !strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',');
-    int rc_null = gg_variant_parse(text, NULL, &x, err, sizeof err);
+    int rc_null = gen_variant_parse(text, NULL, &x, err, sizeof err);
     if (names_best) {
         FUZZ_CHECK(rc_null == -1 && fuzz_one_line(err), "best accepted without a record");
     } else {
@@ -77,11 +77,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* What the parser lets through, the generator must take (small problem). */
     int m = 1 + (int)(size % 13), n = 1 + (int)(size % 7), k = 1 + (int)(size % 19);
     gg_layout lay;
-    FUZZ_CHECK(gg_layout_compute(&v, m, n, k, &lay) == 0, "layout of %s", canon);
+    FUZZ_CHECK(gen_layout_compute(&v, m, n, k, &lay) == 0, "layout of %s", canon);
     FUZZ_CHECK(lay.passes >= 1 && lay.np >= 1 && lay.np <= lay.ksteps, "passes %d np %d",
                lay.passes, lay.np);
-    char *frag = gg_emit_fragment(&v, m, n, k);
-    char *vert = gg_emit_vertex(&v);
+    char *frag = gen_emit_fragment(&v, m, n, k);
+    char *vert = gen_emit_vertex(&v);
     FUZZ_CHECK(frag && vert, "emit %s", canon);
     FUZZ_CHECK(!strncmp(frag, "#version ", 9), "fragment starts '%.20s'", frag);
     FUZZ_CHECK(strstr(frag, canon) != NULL, "fragment does not name %s", canon);
