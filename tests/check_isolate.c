@@ -11,14 +11,8 @@
 #include <unistd.h>
 
 #include "eval/isolate.h"
+#include "base/clock.h"
 #include "tests/suites.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct {
     int value;
@@ -94,10 +88,10 @@ START_TEST(test_watchdog)
     payload p;
     memset(&p, 0, sizeof p);
     char detail[256];
-    double t0 = now();
+    double t0 = base_now_s();
     gg_iso_result r = eval_isolate_run(work, &what, &p, sizeof p, cases[_i].timeout, detail,
                                      sizeof detail);
-    double dt = now() - t0;
+    double dt = base_now_s() - t0;
     ck_assert_msg(r == cases[_i].want, "case %d: got %d (%s)", _i, r, detail);
     ck_assert_msg(strstr(detail, cases[_i].detail) != NULL, "case %d: detail '%s'", _i, detail);
     if (r == GG_ISO_OK) {
@@ -135,8 +129,8 @@ START_TEST(test_parent_killed)
     ck_assert_int_eq(kill(child, 0), 0);
     kill(mid, SIGKILL);
     waitpid(mid, NULL, 0);
-    double t0 = now();
-    while (kill(child, 0) == 0 && now() - t0 < 3)
+    double t0 = base_now_s();
+    while (kill(child, 0) == 0 && base_now_s() - t0 < 3)
         usleep(10000); /* killed, then reaped by init */
     ck_assert_msg(kill(child, 0) == -1, "the evaluation outlived the tune");
     close(pidpipe[0]);

@@ -14,6 +14,7 @@
 #include "glhost/progcache.h"
 #include "glhost/program.h"
 #include "tests/gen_grid.h"
+#include "base/clock.h"
 #include "tests/suites.h"
 
 static gg_ctx *make_ctx(gg_ctx_kind kind, gg_card_limits *lim)
@@ -27,13 +28,6 @@ static gg_ctx *make_ctx(gg_ctx_kind kind, gg_card_limits *lim)
         host_ctx_limits(&in, lim);
     }
     return ctx;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Part _i of the grid: 0 profile 120 (compat), 1 profile 330 (core),
@@ -54,7 +48,7 @@ START_TEST(grid_compiles)
     host_progcache_reset();
     gg_card_limits lim;
     gg_ctx *ctx = make_ctx(kinds[_i], &lim);
-    double t0 = now_s(), compile_s = 0;
+    double t0 = base_now_s(), compile_s = 0;
     int built = 0, unsupported = 0;
     for (int i = 0; i < n; i++) {
         const gg_variant *v = &grid[i];
@@ -86,7 +80,7 @@ START_TEST(grid_compiles)
         built++;
     }
     fprintf(stderr, "program grid %s: %d variants compiled and linked (%d unsupported) in %.2f s "
-                    "(compile %.2f s)\n", parts[_i], built, unsupported, now_s() - t0, compile_s);
+                    "(compile %.2f s)\n", parts[_i], built, unsupported, base_now_s() - t0, compile_s);
     ck_assert_int_gt(built, 30);
     ck_assert_int_eq(unsupported, 0); /* llvmpipe: 8 draw buffers, float blend, SPIR-V */
     host_ctx_destroy(ctx);
