@@ -78,7 +78,14 @@ $(LIB_SO): $(LIB_OBJ)
 
 # Objects follow the compile flags: a change of flags (a new -f option, SAN)
 # rebuilds them.
+# A build without the packages' flags (pkg-config found none of them when
+# this make started) stops here with one line naming what is missing,
+# rather than with a compiler error about a header later.
 $(BUILD)/cflags.txt: FORCE
+	@if [ -z '$(strip $(PKG_LDLIBS))' ]; then \
+	  missing=""; for l in $(PKG_LIBS); do pkg-config --exists $$l 2>/dev/null || missing="$$missing $$l"; done; \
+	  if [ -n "$$missing" ]; then echo "make: the pkg-config packages$$missing are missing: run 'make deps' as root (make check and make run do it first)" >&2; \
+	  else echo "make: the packages were installed after this make started: run it again" >&2; fi; exit 2; fi
 	@mkdir -p $(BUILD)
 	@echo '$(ALL_CFLAGS)' | cmp -s - $@ || echo '$(ALL_CFLAGS)' > $@
 FORCE:
