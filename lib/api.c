@@ -11,9 +11,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fenv.h>
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -52,6 +49,7 @@ struct glgemm_context {
     long crossover_env;  /* from GLGEMM_CROSSOVER / the card's record (-1: none) */
     glgemm_cpu_sgemm_fn cpu;
     char route[GG_VARIANT_TEXT + 16];
+    bool cpu_arith;      /* the last call computed on this CPU (crossover, C scaled) */
     /* The last few choices of choose(), by problem (records are read once). */
     struct {
         int m, n, k;
@@ -227,27 +225,57 @@ static glgemm_context *open_ctx(const char *backend, int device)
 }
 
 /* The caller's floating-point exception flags: <fenv.h>'s, and on x86 the
- * SSE denormal-operand flag too (MXCSR bit 1, outside FE_ALL_EXCEPT; Mesa
- * left it raised, and Fortran programs report it at STOP). */
+ * denormal-operand flag too (DE: bit 1 of MXCSR and of the x87 status word,
+ * outside FE_ALL_EXCEPT; Mesa left it raised, and gfortran's runtime
+ * reports it at STOP). */
 typedef struct {
     fexcept_t flags;
-    unsigned csr_denormal;
+    unsigned denorm; /* bit 0: MXCSR's DE, bit 1: the x87 status word's */
 } fp_state;
+
+#if defined(__x86_64__)
+typedef struct {
+    unsigned short cw, r1, sw, r2, tw, r3;
+    unsigned ip;
+    unsigned short cs, op;
+    unsigned dp;
+    unsigned short ds, r4;
+} x87_env;
+
+static unsigned denorm_get(void)
+{
+    unsigned short sw;
+    __asm__ volatile("fnstsw %0" : "=am"(sw));
+    return (__builtin_ia32_stmxcsr() & 2u ? 1u : 0u) | (sw & 2u ? 2u : 0u);
+}
+
+static void denorm_put(unsigned want)
+{
+    unsigned now = denorm_get();
+    if ((now ^ want) & 1u)
+        __builtin_ia32_ldmxcsr((__builtin_ia32_stmxcsr() & ~2u) | (want & 1u ? 2u : 0u));
+    if ((now ^ want) & 2u) {
+        x87_env env;
+        __asm__ volatile("fnstenv %0" : "=m"(env));
+        env.sw = (unsigned short)((env.sw & ~2u) | (want & 2u));
+        __asm__ volatile("fldenv %0" : : "m"(env));
+    }
+}
+#else
+static unsigned denorm_get(void) { return 0; }
+static void denorm_put(unsigned want) { (void)want; }
+#endif
 
 static void fp_save(fp_state *f)
 {
     fegetexceptflag(&f->flags, FE_ALL_EXCEPT);
-#if defined(__SSE__)
-    f->csr_denormal = _mm_getcsr() & 0x2u;
-#endif
+    f->denorm = denorm_get();
 }
 
 static void fp_restore(const fp_state *f)
 {
     fesetexceptflag(&f->flags, FE_ALL_EXCEPT);
-#if defined(__SSE__)
-    _mm_setcsr((_mm_getcsr() & ~0x2u) | f->csr_denormal);
-#endif
+    denorm_put(f->denorm);
 }
 
 /* The driver's work (context creation, compiling, JIT code) may leave
@@ -296,6 +324,19 @@ int glgemm_set_cpu_sgemm(glgemm_context *ctx, glgemm_cpu_sgemm_fn fn)
 }
 
 const char *glgemm_last_route(const glgemm_context *ctx) { return ctx ? ctx->route : ""; }
+
+/* How this call is being served: the text glgemm_last_route gives, and
+ * whether its arithmetic runs on this CPU (then the flags it raises stay). */
+static void set_route(glgemm_context *ctx, bool cpu_arith, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_route(glgemm_context *ctx, bool cpu_arith, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->route, sizeof ctx->route, fmt, ap);
+    va_end(ap);
+    ctx->cpu_arith = cpu_arith;
+}
 
 const char *glgemm_card(const glgemm_context *ctx) { return ctx ? ctx->card : ""; }
 
@@ -425,22 +466,10 @@ static long recorded_crossover(const char *card)
 {
     records_dirs d;
     int nd = find_records_dirs(&d);
-    for (int i = 0; i < nd; i++) {
-        char path[PATH_MAX + 200];
-        store_crossover_path(path, sizeof path, d.dir[i], card);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        char line[200];
-        long x = -1;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "crossover: %ld", &x) == 1)
-                break;
-        fclose(f);
-        if (x >= 0 && x <= 1L << 20)
-            return x;
-    }
-    return -1;
+    long x = -1;
+    for (int i = 0; i < nd && x < 0; i++)
+        x = store_crossover_read(d.dir[i], card);
+    return x;
 }
 
 static void default_variant(gg_variant *v)
@@ -676,7 +705,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     }
     for (int i = 0; i < g->m; i++)
         memcpy(g->c + (size_t)i * g->ldc, out + (size_t)i * g->n, (size_t)g->n * sizeof *out);
-    snprintf(ctx->route, sizeof ctx->route, "gpu %s", vt);
+    set_route(ctx, false, "gpu %s", vt);
     rc = GLGEMM_OK;
 done:
     free(out);
@@ -706,7 +735,7 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
 {
     if (!ctx)
         return set_error(GLGEMM_ENOCONTEXT, "%s: ctx is NULL (glgemm_open failed?)", fn);
-    snprintf(ctx->route, sizeof ctx->route, "error");
+    set_route(ctx, false, "error");
     rm_gemm g;
     int rc = check_args(fn, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                         ldc, &g);
@@ -726,20 +755,20 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
                              "to half floats; the library computes with fp32 inputs only "
                              "(store=f32)", fn, variant, gen_store_name(v.store));
     }
-    snprintf(ctx->route, sizeof ctx->route, "quick return");
+    set_route(ctx, true, "quick return");
     if (g.m == 0 || g.n == 0 || ((g.alpha == 0.0f || g.k == 0) && g.beta == 1.0f))
         return GLGEMM_OK;
     if (g.alpha == 0.0f || g.k == 0) {
         scale_c(&g);
         return GLGEMM_OK;
     }
-    snprintf(ctx->route, sizeof ctx->route, "error");
+    set_route(ctx, false, "error");
     if (explicit_variant)
         return run_variant(ctx, fn, &v, &g);
     double c3 = (double)ctx->crossover * (double)ctx->crossover * (double)ctx->crossover;
     if ((double)g.m * (double)g.n * (double)g.k < c3) {
         cpu_sgemm(ctx, &g);
-        snprintf(ctx->route, sizeof ctx->route, "cpu crossover %ld", ctx->crossover);
+        set_route(ctx, true, "cpu crossover %ld", ctx->crossover);
         return GLGEMM_OK;
     }
     choose(ctx, g.m, g.n, g.k, &v);
@@ -765,11 +794,8 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
  * (the crossover's CPU BLAS, C scaled by beta): then what it raised stays. */
 static void keep_flags(const glgemm_context *ctx, const fp_state *flags)
 {
-    if (ctx && !strncmp(ctx->route, "cpu", 3))
-        return;
-    if (ctx && !strcmp(ctx->route, "quick return"))
-        return;
-    fp_restore(flags);
+    if (!ctx || !ctx->cpu_arith)
+        fp_restore(flags);
 }
 
 int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa, glgemm_op transb,

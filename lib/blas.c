@@ -18,7 +18,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fenv.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -309,63 +308,6 @@ static void set_globals(int row, int from_c)
         *call_from_c = from_c;
 }
 
-/* ---- floating-point exception flags ---- */
-
-/* The caller's flags are left as found (glgemm_sgemm does the same inside):
- * the driver's work (context creation, JIT code, the verification) must not
- * show in them.  fegetexceptflag covers FE_ALL_EXCEPT, which on x86 leaves
- * out the denormal-operand flag (DE, bit 1 of MXCSR and of the x87 status
- * word) that gfortran's runtime reports at STOP: saved and put back here. */
-typedef struct {
-    fexcept_t fe;
-    unsigned denorm; /* bit 0: MXCSR's DE, bit 1: the x87 status word's */
-} fp_flags;
-
-#if defined(__x86_64__)
-typedef struct {
-    unsigned short cw, r1, sw, r2, tw, r3;
-    unsigned ip;
-    unsigned short cs, op;
-    unsigned dp;
-    unsigned short ds, r4;
-} x87_env;
-
-static unsigned denorm_get(void)
-{
-    unsigned short sw;
-    __asm__ volatile("fnstsw %0" : "=am"(sw));
-    return (__builtin_ia32_stmxcsr() & 2u ? 1u : 0u) | (sw & 2u ? 2u : 0u);
-}
-
-static void denorm_put(unsigned want)
-{
-    unsigned now = denorm_get();
-    if ((now ^ want) & 1u)
-        __builtin_ia32_ldmxcsr((__builtin_ia32_stmxcsr() & ~2u) | (want & 1u ? 2u : 0u));
-    if ((now ^ want) & 2u) {
-        x87_env env;
-        __asm__ volatile("fnstenv %0" : "=m"(env));
-        env.sw = (unsigned short)((env.sw & ~2u) | (want & 2u));
-        __asm__ volatile("fldenv %0" : : "m"(env));
-    }
-}
-#else
-static unsigned denorm_get(void) { return 0; }
-static void denorm_put(unsigned want) { (void)want; }
-#endif
-
-static void fp_save(fp_flags *f)
-{
-    fegetexceptflag(&f->fe, FE_ALL_EXCEPT);
-    f->denorm = denorm_get();
-}
-
-static void fp_restore(const fp_flags *f)
-{
-    fesetexceptflag(&f->fe, FE_ALL_EXCEPT);
-    denorm_put(f->denorm);
-}
-
 /* ---- serving a legal call ---- */
 
 /* cblas terms, arguments legal and not a quick return.  glgemm_sgemm
@@ -374,10 +316,10 @@ static void serve(const char *routine, glgemm_cpu_sgemm_fn pass, int layout, int
                   int transb, int m, int n, int k, float alpha, const float *a, int lda,
                   const float *b, int ldb, float beta, float *c, int ldc)
 {
-    fp_flags flags;
-    fp_save(&flags);
+    /* glgemm_open and glgemm_sgemm leave the caller's floating-point flags
+     * as found (lib/api.c, the x86 denormal flag included); a CPU route
+     * keeps what its own arithmetic raised. */
     glgemm_context *ctx = thread_ctx();
-    fp_restore(&flags);
     if (!ctx) {
         tell_once(&told_open, "glgemm_blas: no GL context (%s): sgemm calls go to the "
                   "program's own BLAS", tl_why);
@@ -393,10 +335,6 @@ static void serve(const char *routine, glgemm_cpu_sgemm_fn pass, int layout, int
                           transb == NOTRANS ? GLGEMM_NOTRANS : GLGEMM_TRANS, m, n, k, alpha, a,
                           lda, b, ldb, beta, c, ldc);
     if (rc == GLGEMM_OK) {
-        /* glgemm_sgemm put FE_ALL_EXCEPT back, and kept what a CPU route
-         * (the crossover, C scaled) raised; the GPU route raises nothing. */
-        if (!strncmp(glgemm_last_route(ctx), "gpu", 3))
-            denorm_put(flags.denorm);
         log_call(routine, layout, transa, transb, m, n, k, "%s", glgemm_last_route(ctx));
         return;
     }
@@ -408,7 +346,6 @@ static void serve(const char *routine, glgemm_cpu_sgemm_fn pass, int layout, int
     tell_once(&told_call, "glgemm_blas: an sgemm call failed on the GPU (%s): such calls go "
               "to the program's own BLAS", why);
     log_call(routine, layout, transa, transb, m, n, k, "passed on: %s", why);
-    fp_restore(&flags);
     pass(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

@@ -118,8 +118,84 @@ static bool bench_stale(const gg_report_data *d, const char *results)
            row_stale(d, &d->bench.rows[GG_BENCH_BEST_F16], have_half, &half);
 }
 
-int report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3],
-                      const bool ok[3], char *measured, size_t mlen, char *err, size_t errlen)
+/* The report's findings of d, or -1 with err. */
+static int analysed(const gg_report_data *d, gg_findings *f, char *err, size_t errlen)
+{
+    if (!report_analyse(d, f))
+        return 0;
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+/* The dense np sweep of the two (mc, mrt) pairs, then d loaded again with
+ * its points.  0, or -1 with err. */
+static int sweep_step(const gg_report_measure_opts *a, gg_report_data *d, gg_gpu *g,
+                      const gg_ctx_info info[3], const bool ok[3], char *measured, size_t mlen,
+                      char *err, size_t errlen)
+{
+    gg_findings f;
+    if (analysed(d, &f, err, errlen))
+        return -1;
+    gg_variant pairs[2];
+    int np = report_sweep_pairs(&f, d, pairs);
+    report_findings_free(&f);
+    long fresh = 0;
+    if (np && sweep(a, a->card, g, info, ok, pairs, np, &fresh, err, errlen))
+        return -1;
+    if (np && fresh) {
+        char p0[GG_VARIANT_TEXT], p1[GG_VARIANT_TEXT];
+        snprintf(measured, mlen, "%ld points of the dense np sweep (np 1..%d of %s and %s)",
+                 fresh, a->sweep_np ? a->sweep_np : 64,
+                 gen_variant_format(&pairs[0], p0, sizeof p0),
+                 gen_variant_format(&pairs[1], p1, sizeof p1));
+    }
+    report_data_free(d);
+    return report_load(a->results, a->card, a->prob->m, a->prob->n, a->prob->k, d, err, errlen)
+               ? -1
+               : 0;
+}
+
+/* The dips of the dense sweeps, measured a second time: a dip that stays
+ * is the card's, one that goes was noise.  0; -1 with err (files, memory);
+ * -2 with err (a measurement failed). */
+static int dips_step(const gg_report_measure_opts *a, gg_report_data *d, gg_gpu *g,
+                     char *measured, size_t mlen, char *err, size_t errlen)
+{
+    gg_findings f;
+    if (analysed(d, &f, err, errlen))
+        return -1;
+    gg_variant todo[2 * GG_MAX_DIPS];
+    int nt = report_dips_to_check(&f, d, todo, 2 * GG_MAX_DIPS);
+    report_findings_free(&f);
+    if (!nt)
+        return 0;
+    fprintf(stderr, "report: measuring %d dips of the np sweep again\n", nt);
+    gg_report_rec *more = realloc(d->again, (size_t)(d->nagain + nt) * sizeof *more);
+    if (!more) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    d->again = more;
+    for (int i = 0; i < nt; i++) {
+        gg_report_rec *r = &d->again[d->nagain];
+        r->v = todo[i];
+        if (eval_gpu_eval(g, &todo[i], &r->m)) {
+            snprintf(err, errlen, "%s", r->m.detail);
+            return -2;
+        }
+        d->nagain++;
+    }
+    char path[1200];
+    store_report_again_path(path, sizeof path, a->results, a->card, d->m, d->n, d->k);
+    if (report_again_write(path, d, err, errlen))
+        return -1;
+    size_t l = strlen(measured);
+    snprintf(measured + l, mlen - l, "%s%d dips measured again", l ? ", " : "", nt);
+    return 0;
+}
+
+int report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3], const bool ok[3],
+                   char *measured, size_t mlen, char *err, size_t errlen)
 {
     const char *slug = a->card;
     static gg_report_data d;
@@ -135,76 +211,9 @@ int report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3],
         goto out;
     }
     measured[0] = '\0';
-    if (!a->no_sweep) {
-        gg_findings f;
-        if (report_analyse(&d, &f)) {
-            status = -1;
-            snprintf(err, errlen, "out of memory");
-            goto out;
-        }
-        gg_variant pairs[2];
-        int np = report_sweep_pairs(&f, &d, pairs);
-        report_findings_free(&f);
-        long fresh = 0;
-        if (np && sweep(a, slug, &g, info, ok, pairs, np, &fresh, err, errlen)) {
-            status = -1;
-            goto out;
-        }
-        if (np && fresh) {
-            char p0[GG_VARIANT_TEXT], p1[GG_VARIANT_TEXT];
-            snprintf(measured, mlen, "%ld points of the dense np sweep (np 1..%d of %s and %s)",
-                     fresh, a->sweep_np ? a->sweep_np : 64,
-                     gen_variant_format(&pairs[0], p0, sizeof p0),
-                     gen_variant_format(&pairs[1], p1, sizeof p1));
-        }
-        report_data_free(&d);
-        if (report_load(a->results, slug, a->prob->m, a->prob->n, a->prob->k, &d, err,
-                           errlen)) {
-            status = -1;
-            goto out;
-        }
-    }
-    if (!a->no_sweep) {
-        /* The dips of the dense sweeps, measured a second time: a dip that
-         * stays is the card's, one that goes was noise. */
-        gg_findings f;
-        if (report_analyse(&d, &f)) {
-            status = -1;
-            snprintf(err, errlen, "out of memory");
-            goto out;
-        }
-        gg_variant todo[2 * GG_MAX_DIPS];
-        int nt = report_dips_to_check(&f, &d, todo, 2 * GG_MAX_DIPS);
-        report_findings_free(&f);
-        if (nt) {
-            fprintf(stderr, "report: measuring %d dips of the np sweep again\n", nt);
-            gg_report_rec *more = realloc(d.again, (size_t)(d.nagain + nt) * sizeof *more);
-            if (!more) {
-                status = -1;
-            snprintf(err, errlen, "out of memory");
-                goto out;
-            }
-            d.again = more;
-            for (int i = 0; i < nt; i++) {
-                gg_report_rec *r = &d.again[d.nagain];
-                r->v = todo[i];
-                if (eval_gpu_eval(&g, &todo[i], &r->m)) {
-                    snprintf(err, errlen, "%s", r->m.detail);
-                    status = -2;
-                    goto out;
-                }
-                d.nagain++;
-            }
-            char path[1200];
-            store_report_again_path(path, sizeof path, a->results, slug, d.m, d.n, d.k);
-            if (report_again_write(path, &d, err, errlen)) {
-                status = -1;
-                goto out;
-            }
-            size_t l = strlen(measured);
-            snprintf(measured + l, mlen - l, "%s%d dips measured again", l ? ", " : "", nt);
-        }
-    }
+    if (!a->no_sweep && ((status = sweep_step(a, &d, &g, info, ok, measured, mlen, err, errlen)) ||
+                         (status = dips_step(a, &d, &g, measured, mlen, err, errlen))))
+        goto out;
     if (bench_stale(&d, a->results)) {
         fprintf(stderr, "report: running bench (%s)\n",
                 d.have_bench ? "its best rows are not the recorded bests" : "no bench file");

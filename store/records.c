@@ -647,3 +647,19 @@ int store_best_publish(const char *from_dir, const char *to_dir, const char *car
     }
     return copied;
 }
+
+long store_crossover_read(const char *dir, const char *card)
+{
+    char path[1024];
+    store_crossover_path(path, sizeof path, dir, card);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[200];
+    long x = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "crossover: %ld", &x) == 1)
+            break;
+    fclose(f);
+    return x >= 0 && x <= 1L << 20 ? x : -1;
+}

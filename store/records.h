@@ -135,4 +135,9 @@ bool store_user_results(char *buf, size_t len);
 int store_best_publish(const char *from_dir, const char *to_dir, const char *card, int m, int n,
                     int k, char *err, size_t errlen);
 
+/* The card's crossover record (eval/crossover.h writes it): the N of its
+ * line "crossover: N" in DIR/<card>/crossover.txt, or -1 when the file is
+ * missing or holds no such line with 0 <= N <= 2^20. */
+long store_crossover_read(const char *dir, const char *card);
+
 #endif
