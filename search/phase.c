@@ -17,15 +17,16 @@
  * point found, over the gaps to its evaluated neighbours, until a gap is no
  * longer than np_threshold.
  *
- * Past the 32-output cap (after the paper's search, which covers out=rt
- * with the fetch --fix holds, texture by default):
- *  - Fetch: the best out=rt point again with each other fetch path
- *    (texelfetch, image, buffer; on a 4.3 core or ES 3.1 profile where the
- *    path needs one); the two fastest paths go on.
+ * Past the 32-output cap, first (so that the bound, search.h, can skip
+ * the paper's points that cannot reach the blocks where they are faster):
+ *  - Fetch: the representative block (out=image, mc 1x4, blk 8x8, np=all)
+ *    by each fetch path the card allows; the two fastest paths go on.
  *  - Blocks: out=image, acc=pingpong, unroll=0, the newest profile the card
  *    has (430, else 310es), mc 1x4, 2x2 and 4x1, blk over the set below, each
- *    kept fetch path, np=all and the best out=rt np; then Algorithm 1 on the
- *    best block's np.  The bound (search.h) skips what cannot win.
+ *    kept fetch path, np=all and 16; then Algorithm 1 on the best block's np.
+ * Then the paper's search (out=rt, with the fetch --fix holds, texture by
+ * default), and last its best point by each other fetch path (not with
+ * --fix out=rt or mrt: then the paper's search alone).
  * --fix out=image (or blk) skips the paper's search, --fix out=rt the rest. */
 #include "search/search_int.h"
 
@@ -404,28 +405,20 @@ static bool memo_best(const gg_search *s, gg_out out, gg_variant *v, double *sco
     return *score > 0;
 }
 
-/* Fetch step: the best out=rt point with each fetch path; paths[] gets
- * the fastest first (at most 2).  Returns the count, or -1/-2 to stop
- * (look's 1 budget spent -> -2, -1 error). */
-static int fetch_step(gg_search *s, int prof, gg_fetch paths[2])
+/* Fetch step: base with each fetch path the card allows (base's own is
+ * already scored: base_score); paths[] gets the fastest first (at most 2).
+ * Returns the count, or -1/-2 to stop (look's 1 budget spent -> -2, -1
+ * error).  what names base's role in the note. */
+static int fetch_step(gg_search *s, const gg_variant *base, double base_score, int prof,
+                      const char *what, gg_fetch paths[2])
 {
     const gg_fix *f = &s->cfg.fix;
-    if (f->mask & GG_KEY_FETCH) {
-        paths[0] = f->v.fetch;
-        return 1;
-    }
-    gg_variant best;
-    double bs, score[GG_FETCH_COUNT] = {0};
-    if (!memo_best(s, GG_OUT_RT, &best, &bs)) {
-        paths[0] = GG_FETCH_TEXTURE;
-        paths[1] = GG_FETCH_TEXELFETCH;
-        return 2;
-    }
-    score[best.fetch] = bs;
+    double score[GG_FETCH_COUNT] = {0};
+    score[base->fetch] = base_score;
     for (int p = 0; p < GG_FETCH_COUNT; p++) {
-        if (p == (int)best.fetch)
+        if (p == (int)base->fetch)
             continue;
-        gg_variant v = best;
+        gg_variant v = *base;
         v.fetch = (gg_fetch)p;
         char why[256];
         if (gs_card_status(s, &v, why, sizeof why) == GG_INVALID && prof >= 0 &&
@@ -456,8 +449,56 @@ static int fetch_step(gg_search *s, int prof, gg_fetch paths[2])
             break;
     }
     char bt[GG_VARIANT_TEXT];
-    gs_note(s, "fetch paths on %s: %s GFLOP/s; blocks try %s%s%s", gen_variant_format(&best, bt, sizeof bt),
-            note, gen_fetch_name(paths[0]), n > 1 ? " and " : "", n > 1 ? gen_fetch_name(paths[1]) : "");
+    if (n == 0) {
+        gs_note(s, "fetch paths on %s %s: none ran", what, gen_variant_format(base, bt, sizeof bt));
+        return 0;
+    }
+    gs_note(s, "fetch paths on %s %s: %s GFLOP/s", what, gen_variant_format(base, bt, sizeof bt), note);
+    return n;
+}
+
+/* A block variant of the searched store with --fix's keys where it holds
+ * them: out=image, acc=pingpong, unroll=0, glsl, the image profile. */
+static gg_variant block_point(const gg_search *s, int prof, gg_shape mc, gg_shape blk, gg_fetch fetch, int np)
+{
+    const gg_fix *f = &s->cfg.fix;
+    gg_variant v;
+    gen_variant_default(&v);
+    v.out = GG_OUT_IMAGE;
+    v.mc = (f->mask & GG_KEY_MC) ? f->v.mc : mc;
+    v.blk = (f->mask & GG_KEY_BLK) ? f->v.blk : blk;
+    v.fetch = (f->mask & GG_KEY_FETCH) ? f->v.fetch : fetch;
+    v.np = (f->mask & GG_KEY_NP) ? f->v.np : np;
+    v.profile = (gg_profile)prof;
+    v.unroll = (f->mask & GG_KEY_UNROLL) ? f->v.unroll : 0;
+    v.compiler = (f->mask & GG_KEY_COMPILER) ? f->v.compiler : GG_COMPILER_GLSL;
+    v.acc = (f->mask & GG_KEY_ACC) ? f->v.acc : GG_ACC_PINGPONG;
+    v.store = f->v.store;
+    return v;
+}
+
+/* Fetch paths for the blocks: the representative block (mc 1x4, blk 8x8,
+ * np=all, or what --fix holds) by each path. */
+static int block_fetch_paths(gg_search *s, int prof, gg_fetch paths[2])
+{
+    const gg_fix *f = &s->cfg.fix;
+    if (f->mask & GG_KEY_FETCH) {
+        paths[0] = f->v.fetch;
+        return 1;
+    }
+    gg_variant r = block_point(s, prof, (gg_shape){1, 4}, (gg_shape){8, 8}, GG_FETCH_TEXTURE, GG_NP_ALL);
+    double rs = 0;
+    if (!search_variant_normalize(&r, s->cfg.m, s->cfg.n, s->cfg.k) && gs_allowed(s, &r, 1)) {
+        int lr = gs_look(s, &r, &rs);
+        if (lr)
+            return lr < 0 ? -1 : -2;
+    }
+    int n = fetch_step(s, &r, rs, prof, "the representative block", paths);
+    if (n == 0) {
+        paths[0] = GG_FETCH_TEXTURE;
+        paths[1] = GG_FETCH_TEXELFETCH;
+        n = 2;
+    }
     return n;
 }
 
@@ -470,13 +511,10 @@ static int blocks_phase(gg_search *s)
         return 0;
     }
     gg_fetch paths[2];
-    int np_paths = fetch_step(s, prof, paths);
+    int np_paths = block_fetch_paths(s, prof, paths);
     if (np_paths < 0)
         return np_paths == -1 ? -1 : 0;
-    gg_variant rt;
-    double rs;
-    int rt_np = memo_best(s, GG_OUT_RT, &rt, &rs) ? rt.np : 16;
-    int nps[2] = {GG_NP_ALL, rt_np}, nnp = rt_np == GG_NP_ALL ? 1 : 2;
+    int nps[2] = {GG_NP_ALL, 16}, nnp = 2;
     if (f->mask & GG_KEY_NP) {
         nps[0] = f->v.np;
         nnp = 1;
@@ -490,18 +528,7 @@ static int blocks_phase(gg_search *s)
         for (size_t j = 0; j < ((f->mask & GG_KEY_BLK) ? 1 : nblk); j++)
             for (int q = 0; q < np_paths; q++)
                 for (int z = 0; z < nnp; z++) {
-                    gg_variant v;
-                    gen_variant_default(&v);
-                    v.out = GG_OUT_IMAGE;
-                    v.mc = (f->mask & GG_KEY_MC) ? f->v.mc : blk_mc[i];
-                    v.blk = (f->mask & GG_KEY_BLK) ? f->v.blk : blk_set[j];
-                    v.fetch = paths[q];
-                    v.np = nps[z];
-                    v.profile = (gg_profile)prof;
-                    v.unroll = (f->mask & GG_KEY_UNROLL) ? f->v.unroll : 0;
-                    v.compiler = (f->mask & GG_KEY_COMPILER) ? f->v.compiler : GG_COMPILER_GLSL;
-                    v.acc = (f->mask & GG_KEY_ACC) ? f->v.acc : GG_ACC_PINGPONG;
-                    v.store = f->v.store;
+                    gg_variant v = block_point(s, prof, blk_mc[i], blk_set[j], paths[q], nps[z]);
                     if (v.blk.rows % v.mc.rows || v.blk.cols % v.mc.cols)
                         continue;
                     if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
@@ -513,7 +540,7 @@ static int blocks_phase(gg_search *s)
                         pts[n++] = v;
                 }
     gs_plan(s, s->st.visited + n + alg1_estimate(s));
-    gg_variant best = n ? pts[0] : rt;
+    gg_variant best = n ? pts[0] : block_point(s, prof, blk_mc[0], blk_set[0], paths[0], GG_NP_ALL);
     double bs = 0;
     int rc = 0;
     for (int j = 0; j < n; j++) {
@@ -541,12 +568,28 @@ static int blocks_phase(gg_search *s)
     double s2;
     memo_best(s, GG_OUT_IMAGE, &b2, &s2);
     gs_note(s, "blocks: %d points, best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> %s, %.3g "
-               "GFLOP/s%s", n, gen_variant_format(&best, bt, sizeof bt), bs, evals,
-            gen_variant_format(&b2, (char[GG_VARIANT_TEXT]){0}, GG_VARIANT_TEXT), s2,
-            rs > 0 ? "" : " (no out=rt point to compare)");
+               "GFLOP/s", n, gen_variant_format(&best, bt, sizeof bt), bs, evals,
+            gen_variant_format(&b2, (char[GG_VARIANT_TEXT]){0}, GG_VARIANT_TEXT), s2);
 out:
     free(pts);
     return rc;
+}
+
+/* After the paper's search: its best out=rt point by each other fetch path. */
+static int rt_fetch_paths(gg_search *s)
+{
+    gg_variant best;
+    double bs;
+    gg_fetch paths[2];
+    if ((s->cfg.fix.mask & GG_KEY_FETCH) || !memo_best(s, GG_OUT_RT, &best, &bs))
+        return 0;
+    int n = fetch_step(s, &best, bs, image_profile(s), "the best out=rt point", paths);
+    return n == -1 ? -1 : 0;
+}
+
+static bool budget_spent(const gg_search *s)
+{
+    return s->cfg.budget > 0 && s->st.visited >= s->cfg.budget;
 }
 
 int gs_phase(gg_search *s)
@@ -555,13 +598,17 @@ int gs_phase(gg_search *s)
     bool image_only = ((f->mask & GG_KEY_OUT) && f->v.out == GG_OUT_IMAGE) || (f->mask & GG_KEY_BLK);
     bool rt_only = ((f->mask & GG_KEY_OUT) && f->v.out == GG_OUT_RT) ||
                    ((f->mask & GG_KEY_MRT) && f->v.mrt.rows * f->v.mrt.cols > 1);
-    if (!image_only) {
-        int rc = rt_phase(s);
-        if (rc || rt_only)
-            return rc;
-        /* The budget spent in the paper's search ends the tune there. */
-        if (s->cfg.budget > 0 && s->st.visited >= s->cfg.budget)
-            return 0;
-    }
-    return blocks_phase(s);
+    if (image_only)
+        return blocks_phase(s);
+    /* The blocks first: where they are fast, the bound then skips the
+     * paper's points that cannot reach them. */
+    if (rt_only)
+        return rt_phase(s);
+    int rc = blocks_phase(s);
+    if (rc || budget_spent(s))
+        return rc;
+    rc = rt_phase(s);
+    if (rc || budget_spent(s))
+        return rc;
+    return rt_fetch_paths(s);
 }
