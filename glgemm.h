@@ -186,6 +186,15 @@ GLGEMM_API int glgemm_set_cpu_sgemm(glgemm_context *ctx, glgemm_cpu_sgemm_fn fn)
  * the first call or for a NULL ctx.  Valid until the next call on ctx. */
 GLGEMM_API const char *glgemm_last_route(const glgemm_context *ctx);
 
+/* Where the last GPU call on ctx spent its time, in seconds: packing and
+ * uploading A and B (and the running sums), the draws, reading C back and
+ * unpacking it, verifying it (GLGEMM_VERIFY), and the whole call.  All 0
+ * when the last call did not run on the GPU. */
+typedef struct {
+    double upload_s, run_s, readback_s, verify_s, total_s;
+} glgemm_timing;
+GLGEMM_API void glgemm_last_timing(const glgemm_context *ctx, glgemm_timing *t);
+
 /* The card's slug (its folder under results/), e.g. "llvmpipe". */
 GLGEMM_API const char *glgemm_card(const glgemm_context *ctx);
 

@@ -23,6 +23,7 @@
 
 #include "gen/gen.h"
 #include "base/checksum.h"
+#include "base/clock.h"
 #include "glhost/context.h"
 #include "base/inputs.h"
 #include "base/reference.h"
@@ -50,6 +51,7 @@ struct glgemm_context {
     glgemm_cpu_sgemm_fn cpu;
     char route[GG_VARIANT_TEXT + 16];
     bool cpu_arith;      /* the last call computed on this CPU (crossover, C scaled) */
+    glgemm_timing timing; /* of the last GPU call */
     /* The last few choices of choose(), by problem (records are read once). */
     struct {
         int m, n, k;
@@ -336,6 +338,12 @@ static void set_route(glgemm_context *ctx, bool cpu_arith, const char *fmt, ...)
     vsnprintf(ctx->route, sizeof ctx->route, fmt, ap);
     va_end(ap);
     ctx->cpu_arith = cpu_arith;
+}
+
+void glgemm_last_timing(const glgemm_context *ctx, glgemm_timing *t)
+{
+    if (t)
+        *t = ctx ? ctx->timing : (glgemm_timing){0};
 }
 
 const char *glgemm_card(const glgemm_context *ctx) { return ctx ? ctx->card : ""; }
@@ -638,6 +646,7 @@ static int verify_full(const rm_gemm *g, const float *c0, const float *out, char
 static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                        const rm_gemm *g)
 {
+    double t_start = base_now_s();
     char vt[GG_VARIANT_TEXT];
     gen_variant_format(v, vt, sizeof vt);
     int rc = use_kind(ctx, host_ctx_kind_for(v->profile));
@@ -686,6 +695,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     }
     char why[400] = "";
     int bad = 0;
+    double v0 = base_now_s();
     if (ctx->verify == GLGEMM_VERIFY_CHECK) {
         gg_gemm_operands ops = {g->m, g->n, g->k, g->alpha, g->beta,
                                 {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb},
@@ -694,6 +704,10 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     } else if (ctx->verify == GLGEMM_VERIFY_FULL) {
         bad = verify_full(g, c0, out, why, sizeof why);
     }
+    ctx->timing.upload_s = meas.upload_s;
+    ctx->timing.run_s = meas.run_s;
+    ctx->timing.readback_s = meas.readback_s;
+    ctx->timing.verify_s = base_now_s() - v0;
     if (bad < 0) {
         rc = set_error(GLGEMM_ENOMEM, "%s: out of memory verifying %dx%dx%d", fn, g->m, g->n,
                        g->k);
@@ -706,6 +720,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     for (int i = 0; i < g->m; i++)
         memcpy(g->c + (size_t)i * g->ldc, out + (size_t)i * g->n, (size_t)g->n * sizeof *out);
     set_route(ctx, false, "gpu %s", vt);
+    ctx->timing.total_s = base_now_s() - t_start;
     rc = GLGEMM_OK;
 done:
     free(out);
@@ -736,6 +751,7 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
     if (!ctx)
         return set_error(GLGEMM_ENOCONTEXT, "%s: ctx is NULL (glgemm_open failed?)", fn);
     set_route(ctx, false, "error");
+    ctx->timing = (glgemm_timing){0};
     rm_gemm g;
     int rc = check_args(fn, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                         ldc, &g);

@@ -700,6 +700,47 @@ START_TEST(checksum_non_finite_inputs)
 }
 END_TEST
 
+/* glgemm_last_timing: each part of a GPU call measured and inside the
+ * whole; all zero after a quick return, a CPU crossover call, or a NULL ctx. */
+START_TEST(api_last_timing)
+{
+    glgemm_context *g = open_ok();
+    ck_assert_int_eq(glgemm_set_crossover(g, 0), GLGEMM_OK);
+    enum { N = 48 };
+    static float a[N * N], b[N * N], c[N * N];
+    base_fill_uniform(a, N * N, 3, 1);
+    base_fill_uniform(b, N * N, 3, 2);
+    glgemm_timing t = {-1, -1, -1, -1, -1};
+    glgemm_last_timing(g, &t);
+    ck_assert(t.upload_s == 0 && t.run_s == 0 && t.readback_s == 0 && t.verify_s == 0 &&
+              t.total_s == 0);
+    ck_assert_int_eq(glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, N, N, N,
+                                  1, a, N, b, N, 0, c, N), GLGEMM_OK);
+    ck_assert_msg(!strncmp(glgemm_last_route(g), "gpu ", 4), "route %s", glgemm_last_route(g));
+    glgemm_last_timing(g, &t);
+    ck_assert_msg(t.upload_s > 0 && t.run_s > 0 && t.readback_s > 0 && t.verify_s > 0,
+                  "upload %g run %g read-back %g verify %g", t.upload_s, t.run_s, t.readback_s,
+                  t.verify_s);
+    ck_assert_msg(t.total_s >= t.upload_s + t.run_s + t.readback_s + t.verify_s,
+                  "total %g below its parts", t.total_s);
+    /* A quick return (alpha 0, beta 1) and a crossover call: no GPU time. */
+    ck_assert_int_eq(glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, N, N, N,
+                                  0, a, N, b, N, 1, c, N), GLGEMM_OK);
+    glgemm_last_timing(g, &t);
+    ck_assert(t.total_s == 0 && t.run_s == 0);
+    ck_assert_int_eq(glgemm_set_crossover(g, 1024), GLGEMM_OK);
+    ck_assert_int_eq(glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, N, N, N,
+                                  1, a, N, b, N, 0, c, N), GLGEMM_OK);
+    ck_assert_msg(!strncmp(glgemm_last_route(g), "cpu ", 4), "route %s", glgemm_last_route(g));
+    glgemm_last_timing(g, &t);
+    ck_assert(t.total_s == 0 && t.upload_s == 0);
+    glgemm_close(g);
+    glgemm_last_timing(NULL, &t);
+    ck_assert(t.total_s == 0);
+    glgemm_last_timing(NULL, NULL); /* nothing to fill: no crash */
+}
+END_TEST
+
 Suite *make_api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -708,6 +749,7 @@ Suite *make_api_suite(void)
     tcase_set_timeout(gl, 120);
     tcase_add_loop_test(gl, api_semantics, 0, 2 * 4 * NAB);
     tcase_add_test(gl, api_quick_returns);
+    tcase_add_test(gl, api_last_timing);
     tcase_add_loop_test(gl, api_arg_errors, 0, NARG_CASES);
     tcase_add_test(gl, api_other_errors);
     tcase_add_test(gl, api_open_failures);

@@ -39,7 +39,8 @@ int main(int argc, char **argv)
     size_t n = (size_t)s * (size_t)s;
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
     double *t = malloc((size_t)calls * sizeof *t);
-    if (!a || !b || !c || !t)
+    double *parts = malloc((size_t)calls * 5 * sizeof *parts);
+    if (!a || !b || !c || !t || !parts)
         return 1;
     double t0 = now();
     glgemm_context *g = glgemm_open(NULL, 0);
@@ -64,10 +65,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "libspeed: %s: %s\n", glgemm_strerror(rc), glgemm_last_error());
             return 1;
         }
-        if (r < 0)
+        if (r < 0) {
             first = dt;
-        else
+        } else {
             t[r] = dt;
+            glgemm_timing tm;
+            glgemm_last_timing(g, &tm);
+            double v5[5] = {tm.upload_s, tm.run_s, tm.readback_s, tm.verify_s, dt - tm.total_s};
+            for (int q = 0; q < 5; q++)
+                parts[q * calls + r] = v5[q];
+        }
     }
     qsort(t, (size_t)calls, sizeof *t, cmp);
     double med = t[calls / 2];
@@ -78,10 +85,19 @@ int main(int argc, char **argv)
            first / med);
     printf("repeated calls: median %.4f s of %d (min %.4f, max %.4f): %.2f GFLOP/s\n", med, calls,
            t[0], t[calls - 1], 2.0 * s * (double)s * s / med / 1e9);
+    static const char *names[5] = {"pack+upload", "draws", "read-back+unpack", "verify",
+                                    "outside the GPU run (checks, choice, copies)"};
+    printf("repeated calls, medians:");
+    for (int q = 0; q < 5; q++) {
+        qsort(parts + q * calls, (size_t)calls, sizeof *parts, cmp);
+        printf("%s %s %.4f s", q ? "," : "", names[q], parts[q * calls + calls / 2]);
+    }
+    printf("\n");
     glgemm_close(g);
     free(a);
     free(b);
     free(c);
     free(t);
+    free(parts);
     return 0;
 }
