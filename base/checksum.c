@@ -35,15 +35,12 @@ static int failed(char *why, size_t len, const char *fmt, ...)
 
 typedef struct {
     const gg_gemm_operands *g;
-    const float *c;
-    int ldc;
     double bound;    /* k 2^-23 */
     bool finite_in;  /* every input read (and alpha, beta) is finite */
     bool *good;      /* rows whose bound fits a float (only when finite_in) */
     double *lim;     /* per row: |C_ij| <= lim */
 } state;
 
-static inline double c_at(const state *s, int i, int j) { return s->c[(size_t)i * s->ldc + j]; }
 static inline double c0_at(const state *s, int i, int j)
 {
     return s->g->c0[(size_t)i * s->g->ldc0 + j];
@@ -80,25 +77,9 @@ static void scan(state *s)
     }
 }
 
-static int check_bounds(const state *s, char *why, size_t len)
-{
-    for (int i = 0; i < s->g->m; i++) {
-        if (!s->good[i])
-            continue;
-        for (int j = 0; j < s->g->n; j++) {
-            double v = c_at(s, i, j);
-            if (!isfinite(v) || fabs(v) > s->lim[i])
-                return failed(why, len,
-                              "C[%d][%d] = %g lies beyond %g, the bound finite inputs give row %d",
-                              i, j, v, s->lim[i], i);
-        }
-    }
-    return 0;
-}
-
-/* C x against R x on the good rows. */
-static int check_rows(const state *s, const float *x, double *y, double *ya, char *why,
-                      size_t len)
+/* The inputs' side of the row checks: R x and S |x| per good row. */
+static void prepare_rows(const state *s, const float *x, double *y, double *ya, double *r_out,
+                         double *sc_out)
 {
     const gg_gemm_operands *g = s->g;
     double al = g->alpha, be = g->beta;
@@ -115,7 +96,7 @@ static int check_rows(const state *s, const float *x, double *y, double *ya, cha
     for (int i = 0; i < g->m; i++) {
         if (!s->good[i])
             continue;
-        double r = 0, sc = 0, cx = 0, cxa = 0;
+        double r = 0, sc = 0;
         for (int p = 0; p < g->k; p++) {
             double v = op_at(g->a, i, p);
             r += v * y[p];
@@ -123,37 +104,27 @@ static int check_rows(const state *s, const float *x, double *y, double *ya, cha
         }
         r *= al;
         sc *= fabs(al);
-        for (int j = 0; j < g->n; j++) {
-            double cv = c_at(s, i, j);
-            cx += cv * x[j];
-            cxa += fabs(cv) * x[j];
-            if (be != 0.0) {
-                double t = be * c0_at(s, i, j);
-                r += t * x[j];
-                sc += fabs(t) * x[j];
-            }
+        for (int j = 0; be != 0.0 && j < g->n; j++) {
+            double t = be * c0_at(s, i, j);
+            r += t * x[j];
+            sc += fabs(t) * x[j];
         }
-        double tol = s->bound * sc + SLACK * (sc + cxa);
-        if (fabs(cx - r) > tol)
-            return failed(why, len,
-                          "row checksum %d: C x = %.9g where alpha A (B x) + beta C x = %.9g "
-                          "(allowed %.3g)",
-                          i, cx, r, tol);
+        r_out[i] = r;
+        sc_out[i] = sc;
     }
-    return 0;
 }
 
-/* w^T C against w^T R over the good rows. */
-static int check_cols(const state *s, const float *w, double *u, double *ua, double *r,
-                      double *sc, double *cw, double *cwa, double *t, double *ta, char *why,
-                      size_t len)
+/* The inputs' side of the column checks: w^T R and |w|^T S per column, over
+ * the good rows. */
+static void prepare_cols(const state *s, const float *w, double *u, double *ua, double *r,
+                         double *sc, double *t, double *ta)
 {
     const gg_gemm_operands *g = s->g;
     double al = g->alpha, be = g->beta;
     for (int p = 0; p < g->k; p++)
         u[p] = ua[p] = 0;
     for (int j = 0; j < g->n; j++)
-        r[j] = sc[j] = cw[j] = cwa[j] = 0;
+        r[j] = sc[j] = t[j] = ta[j] = 0;
     for (int i = 0; i < g->m; i++) {
         if (!s->good[i])
             continue;
@@ -163,21 +134,14 @@ static int check_cols(const state *s, const float *w, double *u, double *ua, dou
             u[p] += wi * v;
             ua[p] += wi * fabs(v);
         }
-        for (int j = 0; j < g->n; j++) {
-            double cv = c_at(s, i, j);
-            cw[j] += wi * cv;
-            cwa[j] += wi * fabs(cv);
-            if (be != 0.0) {
-                double t = be * c0_at(s, i, j);
-                r[j] += wi * t;
-                sc[j] += wi * fabs(t);
-            }
+        for (int j = 0; be != 0.0 && j < g->n; j++) {
+            double c0 = be * c0_at(s, i, j);
+            r[j] += wi * c0;
+            sc[j] += wi * fabs(c0);
         }
     }
     /* u^T op(B), in the order op(B) is stored (a row of B at a time when
      * it is not transposed: the strided walk down columns cost 5x). */
-    for (int j = 0; j < g->n; j++)
-        t[j] = ta[j] = 0;
     if (!g->b.trans)
         for (int p = 0; p < g->k; p++) {
             const float *row = g->b.data + (size_t)p * g->b.ld;
@@ -196,15 +160,9 @@ static int check_cols(const state *s, const float *w, double *u, double *ua, dou
             }
         }
     for (int j = 0; j < g->n; j++) {
-        double rj = al * t[j] + r[j], sj = fabs(al) * ta[j] + sc[j];
-        double tol = s->bound * sj + SLACK * (sj + cwa[j]);
-        if (fabs(cw[j] - rj) > tol)
-            return failed(why, len,
-                          "column checksum %d: w^T C = %.9g where w^T (alpha A B + beta C) = "
-                          "%.9g (allowed %.3g)",
-                          j, cw[j], rj, tol);
+        r[j] += al * t[j];
+        sc[j] += fabs(al) * ta[j];
     }
-    return 0;
 }
 
 static const char *class_of(double v)
@@ -212,8 +170,41 @@ static const char *class_of(double v)
     return isnan(v) ? "nan" : isinf(v) ? (v > 0 ? "+inf" : "-inf") : "finite";
 }
 
-/* One element exactly, as base/reference.h judges it. */
-static int check_element(const state *s, int i, int j, char *why, size_t len)
+
+struct gg_checksum_plan {
+    gg_gemm_operands g;
+    state s;
+    bool *good;
+    double *lim;
+    float *x, *w;          /* the row and column vectors */
+    double *rx, *sx;       /* per row: (R x)_i and (S |x|)_i */
+    double *rw, *sw;       /* per column: (w^T R)_j and (|w|^T S)_j */
+    int samples;
+    int *si, *sj;          /* the sampled elements */
+    double *sr, *ss;       /* their exact value and S */
+};
+
+void base_checksum_free(gg_checksum_plan *p)
+{
+    if (!p)
+        return;
+    free(p->good);
+    free(p->lim);
+    free(p->x);
+    free(p->w);
+    free(p->rx);
+    free(p->sx);
+    free(p->rw);
+    free(p->sw);
+    free(p->si);
+    free(p->sj);
+    free(p->sr);
+    free(p->ss);
+    free(p);
+}
+
+/* One element's exact value and S, as base/reference.h forms them. */
+static void element_ref(const state *s, int i, int j, double *r_out, double *sc_out)
 {
     const gg_gemm_operands *g = s->g;
     double r = 0, sc = 0;
@@ -229,7 +220,80 @@ static int check_element(const state *s, int i, int j, char *why, size_t len)
         r += t;
         sc += fabs(t);
     }
-    double c = c_at(s, i, j);
+    *r_out = r;
+    *sc_out = sc;
+}
+
+int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
+                          gg_checksum_plan **out)
+{
+    *out = NULL;
+    gg_checksum_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    p->g = *g;
+    p->s = (state){&p->g, base_verify_bound(g->k), false, NULL, NULL};
+    if (g->m <= 0 || g->n <= 0) {
+        *out = p;
+        return 0;
+    }
+    size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)(g->k > 0 ? g->k : 1);
+    int ns = samples > 0 ? samples : 0;
+    p->samples = ns;
+    p->good = p->s.good = malloc(m * sizeof *p->good);
+    p->lim = p->s.lim = malloc(m * sizeof *p->lim);
+    p->x = malloc(n * sizeof *p->x);
+    p->w = malloc(m * sizeof *p->w);
+    p->rx = malloc(m * sizeof *p->rx);
+    p->sx = malloc(m * sizeof *p->sx);
+    p->rw = malloc(n * sizeof *p->rw);
+    p->sw = malloc(n * sizeof *p->sw);
+    p->si = malloc((size_t)(ns ? ns : 1) * sizeof *p->si);
+    p->sj = malloc((size_t)(ns ? ns : 1) * sizeof *p->sj);
+    p->sr = malloc((size_t)(ns ? ns : 1) * sizeof *p->sr);
+    p->ss = malloc((size_t)(ns ? ns : 1) * sizeof *p->ss);
+    double *d = malloc((2 * k + 2 * n) * sizeof *d);
+    if (!p->good || !p->lim || !p->x || !p->w || !p->rx || !p->sx || !p->rw || !p->sw ||
+        !p->si || !p->sj || !p->sr || !p->ss || !d) {
+        free(d);
+        base_checksum_free(p);
+        return -1;
+    }
+    state *s = &p->s;
+    scan(s);
+    if (s->finite_in) {
+        base_fill_uniform(p->x, n, seed, 7);
+        for (size_t j = 0; j < n; j++)
+            p->x[j] = 1.5f + 0.5f * p->x[j];
+        prepare_rows(s, p->x, d, d + k, p->rx, p->sx);
+        base_fill_uniform(p->w, m, seed, 8);
+        for (size_t i = 0; i < m; i++)
+            p->w[i] = 1.5f + 0.5f * p->w[i];
+        prepare_cols(s, p->w, d, d + k, p->rw, p->sw, d + 2 * k, d + 2 * k + n);
+    }
+    free(d);
+    /* The four corners, then random elements. */
+    int mi = g->m, ni = g->n;
+    const int ci[4] = {0, mi - 1, 0, mi - 1}, cj[4] = {0, ni - 1, ni - 1, 0};
+    uint64_t st = seed ^ 0x5A5A5A5A5A5A5A5Aull;
+    for (int t = 0; t < ns; t++) {
+        if (t < 4) {
+            p->si[t] = ci[t];
+            p->sj[t] = cj[t];
+        } else {
+            p->si[t] = (int)(gen_splitmix64(&st) % (uint64_t)mi);
+            p->sj[t] = (int)(gen_splitmix64(&st) % (uint64_t)ni);
+        }
+        element_ref(s, p->si[t], p->sj[t], &p->sr[t], &p->ss[t]);
+    }
+    *out = p;
+    return 0;
+}
+
+/* One sampled element against its exact value. */
+static int judge_element(const gg_checksum_plan *p, int t, double c, char *why, size_t len)
+{
+    double r = p->sr[t], sc = p->ss[t], bound = p->s.bound;
     bool ok;
     if (isnan(r))
         ok = isnan(c);
@@ -240,71 +304,88 @@ static int check_element(const state *s, int i, int j, char *why, size_t len)
     else if (sc == 0 || isinf(sc))
         ok = sc == 0 ? c == r : true;
     else
-        ok = fabs(c - r) <= s->bound * sc * (1 + SLACK);
+        ok = fabs(c - r) <= bound * sc * (1 + SLACK);
     if (!ok)
         return failed(why, len, "C[%d][%d] = %.9g (%s) where the exact value is %.9g (%s), "
-                      "allowed error %.3g", i, j, c, class_of(c), r, class_of(r),
-                      s->bound * sc);
+                      "allowed error %.3g", p->si[t], p->sj[t], c, class_of(c), r, class_of(r),
+                      bound * sc);
     return 0;
 }
 
-static int check_samples(const state *s, uint64_t seed, int samples, char *why, size_t len)
+int base_checksum_check(const gg_checksum_plan *p, const float *c, int ldc, char *why,
+                        size_t whylen)
 {
-    int m = s->g->m, n = s->g->n;
-    const int ci[4] = {0, m - 1, 0, m - 1}, cj[4] = {0, n - 1, n - 1, 0};
-    for (int t = 0; t < 4 && t < samples; t++)
-        if (check_element(s, ci[t], cj[t], why, len))
-            return 1;
-    uint64_t st = seed ^ 0x5A5A5A5A5A5A5A5Aull;
-    for (int t = 4; t < samples; t++) {
-        int i = (int)(gen_splitmix64(&st) % (uint64_t)m);
-        int j = (int)(gen_splitmix64(&st) % (uint64_t)n);
-        if (check_element(s, i, j, why, len))
-            return 1;
+    const gg_gemm_operands *g = &p->g;
+    if (g->m <= 0 || g->n <= 0)
+        return 0;
+    const state *s = &p->s;
+    if (s->finite_in) {
+        /* One pass over C: the bounds (the first offender in row order),
+         * C x per row and w^T C per column. */
+        double *cw = calloc((size_t)g->n * 2, sizeof *cw);
+        if (!cw)
+            return -1;
+        double *cwa = cw + g->n;
+        int bad_i = -1, bad_j = -1, row_bad = -1;
+        double row_cx = 0, row_tol = 0;
+        for (int i = 0; i < g->m; i++) {
+            if (!s->good[i])
+                continue;
+            const float *ci = c + (size_t)i * ldc;
+            double lim = s->lim[i], cx = 0, cxa = 0, wi = p->w[i];
+            for (int j = 0; j < g->n; j++) {
+                double v = ci[j];
+                if (bad_i < 0 && !(fabs(v) <= lim)) {
+                    bad_i = i;
+                    bad_j = j;
+                }
+                cx += v * p->x[j];
+                cxa += fabs(v) * p->x[j];
+                cw[j] += wi * v;
+                cwa[j] += wi * fabs(v);
+            }
+            double tol = s->bound * p->sx[i] + SLACK * (p->sx[i] + cxa);
+            if (row_bad < 0 && !(fabs(cx - p->rx[i]) <= tol)) {
+                row_bad = i;
+                row_cx = cx;
+                row_tol = tol;
+            }
+        }
+        int rc = 0;
+        if (bad_i >= 0)
+            rc = failed(why, whylen,
+                        "C[%d][%d] = %g lies beyond %g, the bound finite inputs give row %d",
+                        bad_i, bad_j, c[(size_t)bad_i * ldc + bad_j], s->lim[bad_i], bad_i);
+        else if (row_bad >= 0)
+            rc = failed(why, whylen,
+                        "row checksum %d: C x = %.9g where alpha A (B x) + beta C x = %.9g "
+                        "(allowed %.3g)",
+                        row_bad, row_cx, p->rx[row_bad], row_tol);
+        for (int j = 0; !rc && j < g->n; j++) {
+            double tol = s->bound * p->sw[j] + SLACK * (p->sw[j] + cwa[j]);
+            if (!(fabs(cw[j] - p->rw[j]) <= tol))
+                rc = failed(why, whylen,
+                            "column checksum %d: w^T C = %.9g where w^T (alpha A B + beta C) = "
+                            "%.9g (allowed %.3g)",
+                            j, cw[j], p->rw[j], tol);
+        }
+        free(cw);
+        if (rc)
+            return rc;
     }
+    for (int t = 0; t < p->samples; t++)
+        if (judge_element(p, t, c[(size_t)p->si[t] * ldc + p->sj[t]], why, whylen))
+            return 1;
     return 0;
 }
 
 int base_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,
-                       int samples, char *why, size_t whylen)
+                         int samples, char *why, size_t whylen)
 {
-    if (g->m <= 0 || g->n <= 0)
-        return 0;
-    size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)(g->k > 0 ? g->k : 1);
-    size_t mn = m > n ? m : n;
-    state s = {g, c, ldc, base_verify_bound(g->k), false, NULL, NULL};
-    s.good = malloc(m * sizeof *s.good);
-    s.lim = malloc(m * sizeof *s.lim);
-    float *x = malloc(mn * sizeof *x);
-    double *d = malloc((2 * k + 6 * n) * sizeof *d);
-    int rc = -1;
-    if (!s.good || !s.lim || !x || !d)
-        goto done;
-    scan(&s);
-    rc = 0;
-    if (s.finite_in) {
-        rc = check_bounds(&s, why, whylen);
-        if (!rc) {
-            base_fill_uniform(x, n, seed, 7);
-            for (size_t j = 0; j < n; j++)
-                x[j] = 1.5f + 0.5f * x[j];
-            rc = check_rows(&s, x, d, d + k, why, whylen);
-        }
-        if (!rc) {
-            base_fill_uniform(x, m, seed, 8);
-            for (size_t i = 0; i < m; i++)
-                x[i] = 1.5f + 0.5f * x[i];
-            double *dn = d + 2 * k;
-            rc = check_cols(&s, x, d, d + k, dn, dn + n, dn + 2 * n, dn + 3 * n, dn + 4 * n,
-                            dn + 5 * n, why, whylen);
-        }
-    }
-    if (!rc)
-        rc = check_samples(&s, seed, samples, why, whylen);
-done:
-    free(s.good);
-    free(s.lim);
-    free(x);
-    free(d);
+    gg_checksum_plan *p;
+    if (base_checksum_prepare(g, seed, samples, &p))
+        return -1;
+    int rc = base_checksum_check(p, c, ldc, why, whylen);
+    base_checksum_free(p);
     return rc;
 }

@@ -5,7 +5,7 @@
  * |beta C0_ij|, g = k 2^-23 the bound of base/reference.h): every check
  * passes when |C - R| <= g S element by element and C has R's class, so a
  * result the full verification accepts is never refused.  Cost O(mk + kn + mn
- * + samples*k), all in double:
+ * + samples*k), all in double (the inputs' side first, then one pass over C):
  *  - bound: per row i, b_i = |alpha| (sum_p |op(A)_ip|) max|op(B)| +
  *    |beta| max_j |C0_ij| bounds S_ij.  Where the inputs are finite and
  *    b_i (1 + g) fits a float, every C_ij of row i must be finite with
@@ -39,6 +39,18 @@ typedef struct {
  * (pass), 1 (fail, one line in why naming the check and where), or -1 (out
  * of memory). */
 int base_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,
-                       int samples, char *why, size_t whylen);
+                         int samples, char *why, size_t whylen);
+
+/* The same in two steps, so that the inputs' side (every pass over A, B
+ * and C0, and the sampled elements' exact values) can run while the GPU
+ * computes C: prepare reads only the operands (which must stay unchanged
+ * until check), check one pass over C plus the samples.  prepare returns
+ * 0, or -1 out of memory (*out NULL); check returns as base_checksum_verify. */
+typedef struct gg_checksum_plan gg_checksum_plan;
+int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
+                          gg_checksum_plan **out);
+int base_checksum_check(const gg_checksum_plan *p, const float *c, int ldc, char *why,
+                        size_t whylen);
+void base_checksum_free(gg_checksum_plan *p);
 
 #endif

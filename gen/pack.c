@@ -24,26 +24,40 @@ static inline float src_at(gg_src s, long i, long j)
 }
 
 /* One texture of r x c blocks: texel (x, y) channel i*c + j holds
- * op(X)[row0 + y*r + i][col0 + x*c + j] while inside rows x cols, else 0. */
+ * op(X)[row0 + y*r + i][col0 + x*c + j] while inside rows x cols, else 0.
+ * Untransposed sources copy runs of c floats (a whole row when r is 1). */
 static void pack_blocks(gg_src s, int r, int c, int w, int h, long row0, long col0,
                         int rows, int cols, float *out)
 {
     int ch = r * c;
-    memset(out, 0, (size_t)w * h * ch * sizeof *out);
+    if (rows < h * r || cols < w * c)
+        memset(out, 0, (size_t)w * h * ch * sizeof *out);
     for (int y = 0; y < h; y++)
         for (int i = 0; i < r; i++) {
             int row = y * r + i;
             if (row >= rows)
                 break;
-            for (int x = 0; x < w; x++) {
-                float *texel = out + ((size_t)y * w + x) * ch + i * c;
+            float *dst = out + (size_t)y * w * ch + i * c;
+            if (!s.trans) {
+                const float *src = s.data + (row0 + row) * s.ld + col0;
+                if (r == 1) {
+                    memcpy(dst, src, (size_t)cols * sizeof *dst);
+                    continue;
+                }
+                int x = 0;
+                for (; (x + 1) * c <= cols; x++)
+                    memcpy(dst + (size_t)x * ch, src + (size_t)x * c, (size_t)c * sizeof *dst);
+                for (int j = 0; x * c + j < cols; j++)
+                    dst[(size_t)x * ch + j] = src[(size_t)x * c + j];
+                continue;
+            }
+            for (int x = 0; x < w; x++)
                 for (int j = 0; j < c; j++) {
                     int col = x * c + j;
                     if (col >= cols)
                         break;
-                    texel[j] = src_at(s, row0 + row, col0 + col);
+                    dst[(size_t)x * ch + j] = src_at(s, row0 + row, col0 + col);
                 }
-            }
         }
 }
 
@@ -94,9 +108,32 @@ void gen_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
 void gen_unpack_c(const gg_layout *L, const float *const *targets, int stride,
                  const gg_block *blk, float *c, int ldc)
 {
-    FOR_TARGET_ELEMENTS(L, blk, {
-        c[(size_t)(blk->i0 + row) * ldc + blk->j0 + col] = targets[t][at];
-    })
+    /* Runs of c floats: a fragment's channels i*c .. i*c + c-1 are c
+     * adjacent columns of one row of C. */
+    int rc = L->r, cc = L->c, R = L->tr, Cn = L->tc;
+    for (int ti = 0; ti < R; ti++)
+        for (int tj = 0; tj < Cn; tj++) {
+            const float *t = targets[ti * Cn + tj];
+            for (int y = 0; y < L->tgt_h; y++)
+                for (int i = 0; i < rc; i++) {
+                    int row = (y * R + ti) * rc + i;
+                    if (row >= blk->m)
+                        break;
+                    float *dst = c + (size_t)(blk->i0 + row) * ldc + blk->j0;
+                    const float *src = t + (size_t)y * L->tgt_w * stride + i * cc;
+                    if (Cn == 1 && stride == cc) { /* one fragment row is one run */
+                        memcpy(dst, src, (size_t)blk->n * sizeof *dst);
+                        continue;
+                    }
+                    for (int x = 0; x < L->tgt_w; x++) {
+                        int col = (x * Cn + tj) * cc;
+                        if (col >= blk->n)
+                            break;
+                        int len = blk->n - col < cc ? blk->n - col : cc;
+                        memcpy(dst + col, src + (size_t)x * stride, (size_t)len * sizeof *dst);
+                    }
+                }
+        }
 }
 
 static long ceil_div(long a, long b) { return (a + b - 1) / b; }
