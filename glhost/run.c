@@ -648,32 +648,48 @@ static GLuint result_fbo(const run_state *s, const cblock *cb)
     return cb->fbo[total % 2 == 0 ? 0 : 1];
 }
 
+/* Each block's targets read into pixel-pack buffers (the card lays them
+ * out, the driver copies once), then unpacked from the mapped buffers: on
+ * an H100 twice as fast as glReadPixels into client memory (4096^3: 0.089
+ * -> 0.039 s).  A pixel-unpack buffer for the uploads measured slower
+ * there (0.12 -> 0.15-0.19 s), so they stay direct. */
 static bool read_back(run_state *s, float *c)
 {
     const gg_layout *L = s->CL;
-    size_t tf = gen_target_floats(L, 4);
-    float *buf[GG_MAX_TARGETS] = {0};
+    GLsizeiptr bytes = (GLsizeiptr)(gen_target_floats(L, 4) * sizeof(float));
+    GLuint pbo[GG_MAX_TARGETS] = {0};
+    glGenBuffers(L->targets, pbo);
     bool ok = true;
-    for (int t = 0; t < L->targets && ok; t++)
-        ok = (buf[t] = malloc(tf * sizeof(float))) != NULL;
-    if (!ok) {
-        for (int t = 0; t < L->targets; t++)
-            free(buf[t]);
-        fail(s, GG_GL_ERROR, "read-back: out of host memory");
-        return false;
-    }
-    for (int cbi = 0; cbi < s->ncb; cbi++) {
+    for (int cbi = 0; cbi < s->ncb && ok; cbi++) {
         glBindFramebuffer(GL_FRAMEBUFFER, result_fbo(s, &s->cb[cbi]));
         for (int t = 0; t < L->targets; t++) {
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, pbo[t]);
+            glBufferData(GL_PIXEL_PACK_BUFFER, bytes, NULL, GL_STREAM_READ);
             glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)t);
-            glReadPixels(0, 0, L->tgt_w, L->tgt_h, GL_RGBA, GL_FLOAT, buf[t]);
+            glReadPixels(0, 0, L->tgt_w, L->tgt_h, GL_RGBA, GL_FLOAT, NULL);
         }
-        int bi = cbi / s->sp.nblocks, bj = cbi % s->sp.nblocks;
-        gg_block blk = gen_split_block(&s->sp, s->in->m, s->in->n, s->in->k, bi, bj, 0);
-        gen_unpack_c(L, (const float *const *)buf, 4, &blk, c, s->in->n);
+        const float *buf[GG_MAX_TARGETS] = {0};
+        for (int t = 0; t < L->targets && ok; t++) {
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, pbo[t]);
+            ok = (buf[t] = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, bytes, GL_MAP_READ_BIT)) != NULL;
+        }
+        if (ok) {
+            int bi = cbi / s->sp.nblocks, bj = cbi % s->sp.nblocks;
+            gg_block blk = gen_split_block(&s->sp, s->in->m, s->in->n, s->in->k, bi, bj, 0);
+            gen_unpack_c(L, buf, 4, &blk, c, s->in->n);
+        }
+        for (int t = 0; t < L->targets; t++)
+            if (buf[t]) {
+                glBindBuffer(GL_PIXEL_PACK_BUFFER, pbo[t]);
+                glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+            }
     }
-    for (int t = 0; t < L->targets; t++)
-        free(buf[t]);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glDeleteBuffers(L->targets, pbo);
+    if (!ok) {
+        fail(s, GG_GL_ERROR, "read-back: cannot map the pixel-pack buffer");
+        return false;
+    }
     return stage_ok(s, "reading back C");
 }
 
