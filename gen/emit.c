@@ -335,7 +335,12 @@ static void put_step(emitter *e, const char *ind, int step_i)
                 gen_sb_puts(sb, ind);
                 put_fetch_a(e, ti, u, step_i * L->a_texels_per_step + u);
             }
-            gen_sb_printf(sb, "%sacc%d += ", ind, ti * L->tc + tj);
+            /* acc = acc + t0 + t1 + ...: evaluated left to right, each
+             * product joins the running sum in one fused multiply-add;
+             * acc += t0 + t1 + ... sums the products first (NVIDIA's
+             * compiler: a multiply, 3 multiply-adds and an add per 4). */
+            int an = ti * L->tc + tj;
+            gen_sb_printf(sb, "%sacc%d = acc%d", ind, an, an);
             for (int q = 0; q < L->step; q++) {
                 int ca[4], cb[4];
                 for (int i = 0; i < r; i++)
@@ -343,7 +348,7 @@ static void put_step(emitter *e, const char *ind, int step_i)
                         ca[i * c + j] = i * c + q % c;
                         cb[i * c + j] = (q % r) * c + j;
                     }
-                gen_sb_printf(sb, "%sa%d_%d", q ? " + " : "", ti, q / c);
+                gen_sb_printf(sb, " + a%d_%d", ti, q / c);
                 put_swizzle(sb, ca, ch);
                 gen_sb_printf(sb, " * b%d_%d", tj, q / r);
                 put_swizzle(sb, cb, ch);

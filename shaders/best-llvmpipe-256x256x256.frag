@@ -63,14 +63,14 @@ void main()
         vec4 a3_3 = texture(uA, vec2((ka + 3.0) / 256.0, ay3));
         vec4 b0_0 = texture(uB, vec2(bx0, kb / 64.0));
         vec4 b1_0 = texture(uB, vec2(bx1, kb / 64.0));
-        acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
-        acc1 += a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
-        acc2 += a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
-        acc3 += a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
-        acc4 += a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
-        acc5 += a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
-        acc6 += a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
-        acc7 += a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
+        acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
+        acc1 = acc1 + a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
+        acc2 = acc2 + a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
+        acc3 = acc3 + a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
+        acc4 = acc4 + a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
+        acc5 = acc5 + a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
+        acc6 = acc6 + a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
+        acc7 = acc7 + a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
     }
     { /* k-step uKBase+1 */
         vec4 a0_0 = texture(uA, vec2((ka + 4.0) / 256.0, ay0));
@@ -91,14 +91,14 @@ void main()
         vec4 a3_3 = texture(uA, vec2((ka + 7.0) / 256.0, ay3));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 1.0) / 64.0));
         vec4 b1_0 = texture(uB, vec2(bx1, (kb + 1.0) / 64.0));
-        acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
-        acc1 += a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
-        acc2 += a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
-        acc3 += a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
-        acc4 += a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
-        acc5 += a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
-        acc6 += a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
-        acc7 += a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
+        acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
+        acc1 = acc1 + a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
+        acc2 = acc2 + a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
+        acc3 = acc3 + a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
+        acc4 = acc4 + a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
+        acc5 = acc5 + a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
+        acc6 = acc6 + a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
+        acc7 = acc7 + a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
     }
     { /* k-step uKBase+2 */
         vec4 a0_0 = texture(uA, vec2((ka + 8.0) / 256.0, ay0));
@@ -119,14 +119,14 @@ void main()
         vec4 a3_3 = texture(uA, vec2((ka + 11.0) / 256.0, ay3));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 2.0) / 64.0));
         vec4 b1_0 = texture(uB, vec2(bx1, (kb + 2.0) / 64.0));
-        acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
-        acc1 += a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
-        acc2 += a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
-        acc3 += a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
-        acc4 += a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
-        acc5 += a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
-        acc6 += a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
-        acc7 += a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
+        acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
+        acc1 = acc1 + a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
+        acc2 = acc2 + a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
+        acc3 = acc3 + a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
+        acc4 = acc4 + a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
+        acc5 = acc5 + a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
+        acc6 = acc6 + a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
+        acc7 = acc7 + a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
     }
     { /* k-step uKBase+3 */
         vec4 a0_0 = texture(uA, vec2((ka + 12.0) / 256.0, ay0));
@@ -147,14 +147,14 @@ void main()
         vec4 a3_3 = texture(uA, vec2((ka + 15.0) / 256.0, ay3));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 3.0) / 64.0));
         vec4 b1_0 = texture(uB, vec2(bx1, (kb + 3.0) / 64.0));
-        acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
-        acc1 += a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
-        acc2 += a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
-        acc3 += a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
-        acc4 += a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
-        acc5 += a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
-        acc6 += a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
-        acc7 += a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
+        acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
+        acc1 = acc1 + a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
+        acc2 = acc2 + a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
+        acc3 = acc3 + a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
+        acc4 = acc4 + a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
+        acc5 = acc5 + a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
+        acc6 = acc6 + a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
+        acc7 = acc7 + a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
     }
     { /* k-step uKBase+4 */
         vec4 a0_0 = texture(uA, vec2((ka + 16.0) / 256.0, ay0));
@@ -175,14 +175,14 @@ void main()
         vec4 a3_3 = texture(uA, vec2((ka + 19.0) / 256.0, ay3));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 4.0) / 64.0));
         vec4 b1_0 = texture(uB, vec2(bx1, (kb + 4.0) / 64.0));
-        acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
-        acc1 += a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
-        acc2 += a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
-        acc3 += a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
-        acc4 += a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
-        acc5 += a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
-        acc6 += a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
-        acc7 += a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
+        acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
+        acc1 = acc1 + a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
+        acc2 = acc2 + a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
+        acc3 = acc3 + a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
+        acc4 = acc4 + a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
+        acc5 = acc5 + a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
+        acc6 = acc6 + a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
+        acc7 = acc7 + a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
     }
     { /* k-step uKBase+5 */
         vec4 a0_0 = texture(uA, vec2((ka + 20.0) / 256.0, ay0));
@@ -203,14 +203,14 @@ void main()
         vec4 a3_3 = texture(uA, vec2((ka + 23.0) / 256.0, ay3));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 5.0) / 64.0));
         vec4 b1_0 = texture(uB, vec2(bx1, (kb + 5.0) / 64.0));
-        acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
-        acc1 += a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
-        acc2 += a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
-        acc3 += a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
-        acc4 += a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
-        acc5 += a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
-        acc6 += a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
-        acc7 += a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
+        acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
+        acc1 = acc1 + a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
+        acc2 = acc2 + a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
+        acc3 = acc3 + a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
+        acc4 = acc4 + a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
+        acc5 = acc5 + a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
+        acc6 = acc6 + a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
+        acc7 = acc7 + a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
     }
     { /* k-step uKBase+6 */
         vec4 a0_0 = texture(uA, vec2((ka + 24.0) / 256.0, ay0));
@@ -231,14 +231,14 @@ void main()
         vec4 a3_3 = texture(uA, vec2((ka + 27.0) / 256.0, ay3));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 6.0) / 64.0));
         vec4 b1_0 = texture(uB, vec2(bx1, (kb + 6.0) / 64.0));
-        acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
-        acc1 += a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
-        acc2 += a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
-        acc3 += a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
-        acc4 += a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
-        acc5 += a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
-        acc6 += a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
-        acc7 += a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
+        acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
+        acc1 = acc1 + a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
+        acc2 = acc2 + a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
+        acc3 = acc3 + a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
+        acc4 = acc4 + a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
+        acc5 = acc5 + a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
+        acc6 = acc6 + a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
+        acc7 = acc7 + a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
     }
     { /* k-step uKBase+7 */
         vec4 a0_0 = texture(uA, vec2((ka + 28.0) / 256.0, ay0));
@@ -259,14 +259,14 @@ void main()
         vec4 a3_3 = texture(uA, vec2((ka + 31.0) / 256.0, ay3));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 7.0) / 64.0));
         vec4 b1_0 = texture(uB, vec2(bx1, (kb + 7.0) / 64.0));
-        acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
-        acc1 += a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
-        acc2 += a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
-        acc3 += a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
-        acc4 += a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
-        acc5 += a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
-        acc6 += a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
-        acc7 += a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
+        acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;
+        acc1 = acc1 + a0_0 * b1_0.x + a0_1 * b1_0.y + a0_2 * b1_0.z + a0_3 * b1_0.w;
+        acc2 = acc2 + a1_0 * b0_0.x + a1_1 * b0_0.y + a1_2 * b0_0.z + a1_3 * b0_0.w;
+        acc3 = acc3 + a1_0 * b1_0.x + a1_1 * b1_0.y + a1_2 * b1_0.z + a1_3 * b1_0.w;
+        acc4 = acc4 + a2_0 * b0_0.x + a2_1 * b0_0.y + a2_2 * b0_0.z + a2_3 * b0_0.w;
+        acc5 = acc5 + a2_0 * b1_0.x + a2_1 * b1_0.y + a2_2 * b1_0.z + a2_3 * b1_0.w;
+        acc6 = acc6 + a3_0 * b0_0.x + a3_1 * b0_0.y + a3_2 * b0_0.z + a3_3 * b0_0.w;
+        acc7 = acc7 + a3_0 * b1_0.x + a3_1 * b1_0.y + a3_2 * b1_0.z + a3_3 * b1_0.w;
     }
     o0 = uAlpha * acc0;
     o1 = uAlpha * acc1;

@@ -29,7 +29,7 @@ void main()
         float kb = float(uKBase + i) + 0.5;
         float a0_0 = texture(uA, vec2(ka / 1024.0, ay0)).x;
         float b0_0 = texture(uB, vec2(bx0, kb / 1024.0)).x;
-        acc0 += a0_0 * b0_0;
+        acc0 = acc0 + a0_0 * b0_0;
     }
     float p0 = texture(uPrev0, gl_FragCoord.xy / vec2(1024.0, 1024.0)).x;
     o0 = vec4(p0 + uAlpha * acc0, 0.0, 0.0, 0.0);

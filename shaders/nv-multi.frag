@@ -33,7 +33,7 @@ void main()
         vec4 b0_1 = texture(uB, vec2(bx0, (kb + 1.0) / 1032.0));
         vec4 b0_2 = texture(uB, vec2(bx0, (kb + 2.0) / 1032.0));
         vec4 b0_3 = texture(uB, vec2(bx0, (kb + 3.0) / 1032.0));
-        acc0 += a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
+        acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
     }
     { /* k-step uKBase+1 */
         vec4 a0_0 = texture(uA, vec2((ka + 1.0) / 258.0, ay0));
@@ -41,7 +41,7 @@ void main()
         vec4 b0_1 = texture(uB, vec2(bx0, (kb + 5.0) / 1032.0));
         vec4 b0_2 = texture(uB, vec2(bx0, (kb + 6.0) / 1032.0));
         vec4 b0_3 = texture(uB, vec2(bx0, (kb + 7.0) / 1032.0));
-        acc0 += a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
+        acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
     }
     { /* k-step uKBase+2 */
         vec4 a0_0 = texture(uA, vec2((ka + 2.0) / 258.0, ay0));
@@ -49,7 +49,7 @@ void main()
         vec4 b0_1 = texture(uB, vec2(bx0, (kb + 9.0) / 1032.0));
         vec4 b0_2 = texture(uB, vec2(bx0, (kb + 10.0) / 1032.0));
         vec4 b0_3 = texture(uB, vec2(bx0, (kb + 11.0) / 1032.0));
-        acc0 += a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
+        acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
     }
     { /* k-step uKBase+3 */
         vec4 a0_0 = texture(uA, vec2((ka + 3.0) / 258.0, ay0));
@@ -57,7 +57,7 @@ void main()
         vec4 b0_1 = texture(uB, vec2(bx0, (kb + 13.0) / 1032.0));
         vec4 b0_2 = texture(uB, vec2(bx0, (kb + 14.0) / 1032.0));
         vec4 b0_3 = texture(uB, vec2(bx0, (kb + 15.0) / 1032.0));
-        acc0 += a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
+        acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
     }
     { /* k-step uKBase+4 */
         vec4 a0_0 = texture(uA, vec2((ka + 4.0) / 258.0, ay0));
@@ -65,7 +65,7 @@ void main()
         vec4 b0_1 = texture(uB, vec2(bx0, (kb + 17.0) / 1032.0));
         vec4 b0_2 = texture(uB, vec2(bx0, (kb + 18.0) / 1032.0));
         vec4 b0_3 = texture(uB, vec2(bx0, (kb + 19.0) / 1032.0));
-        acc0 += a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
+        acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
     }
     { /* k-step uKBase+5 */
         vec4 a0_0 = texture(uA, vec2((ka + 5.0) / 258.0, ay0));
@@ -73,7 +73,7 @@ void main()
         vec4 b0_1 = texture(uB, vec2(bx0, (kb + 21.0) / 1032.0));
         vec4 b0_2 = texture(uB, vec2(bx0, (kb + 22.0) / 1032.0));
         vec4 b0_3 = texture(uB, vec2(bx0, (kb + 23.0) / 1032.0));
-        acc0 += a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
+        acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;
     }
     vec4 p0 = texture(uPrev0, gl_FragCoord.xy / vec2(256.0, 1024.0));
     o0 = p0 + uAlpha * acc0;

@@ -30,642 +30,642 @@ void main()
     { /* k-step uKBase+0 */
         vec4 a0_0 = texture(uA, vec2(ka / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, kb / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+1 */
         vec4 a0_0 = texture(uA, vec2((ka + 1.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 1.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+2 */
         vec4 a0_0 = texture(uA, vec2((ka + 2.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 2.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+3 */
         vec4 a0_0 = texture(uA, vec2((ka + 3.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 3.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+4 */
         vec4 a0_0 = texture(uA, vec2((ka + 4.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 4.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+5 */
         vec4 a0_0 = texture(uA, vec2((ka + 5.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 5.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+6 */
         vec4 a0_0 = texture(uA, vec2((ka + 6.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 6.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+7 */
         vec4 a0_0 = texture(uA, vec2((ka + 7.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 7.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+8 */
         vec4 a0_0 = texture(uA, vec2((ka + 8.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 8.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+9 */
         vec4 a0_0 = texture(uA, vec2((ka + 9.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 9.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+10 */
         vec4 a0_0 = texture(uA, vec2((ka + 10.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 10.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+11 */
         vec4 a0_0 = texture(uA, vec2((ka + 11.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 11.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+12 */
         vec4 a0_0 = texture(uA, vec2((ka + 12.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 12.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+13 */
         vec4 a0_0 = texture(uA, vec2((ka + 13.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 13.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+14 */
         vec4 a0_0 = texture(uA, vec2((ka + 14.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 14.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+15 */
         vec4 a0_0 = texture(uA, vec2((ka + 15.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 15.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+16 */
         vec4 a0_0 = texture(uA, vec2((ka + 16.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 16.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+17 */
         vec4 a0_0 = texture(uA, vec2((ka + 17.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 17.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+18 */
         vec4 a0_0 = texture(uA, vec2((ka + 18.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 18.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+19 */
         vec4 a0_0 = texture(uA, vec2((ka + 19.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 19.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+20 */
         vec4 a0_0 = texture(uA, vec2((ka + 20.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 20.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+21 */
         vec4 a0_0 = texture(uA, vec2((ka + 21.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 21.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+22 */
         vec4 a0_0 = texture(uA, vec2((ka + 22.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 22.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+23 */
         vec4 a0_0 = texture(uA, vec2((ka + 23.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 23.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+24 */
         vec4 a0_0 = texture(uA, vec2((ka + 24.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 24.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+25 */
         vec4 a0_0 = texture(uA, vec2((ka + 25.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 25.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+26 */
         vec4 a0_0 = texture(uA, vec2((ka + 26.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 26.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+27 */
         vec4 a0_0 = texture(uA, vec2((ka + 27.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 27.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+28 */
         vec4 a0_0 = texture(uA, vec2((ka + 28.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 28.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+29 */
         vec4 a0_0 = texture(uA, vec2((ka + 29.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 29.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+30 */
         vec4 a0_0 = texture(uA, vec2((ka + 30.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 30.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+31 */
         vec4 a0_0 = texture(uA, vec2((ka + 31.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 31.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+32 */
         vec4 a0_0 = texture(uA, vec2((ka + 32.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 32.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+33 */
         vec4 a0_0 = texture(uA, vec2((ka + 33.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 33.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+34 */
         vec4 a0_0 = texture(uA, vec2((ka + 34.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 34.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+35 */
         vec4 a0_0 = texture(uA, vec2((ka + 35.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 35.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+36 */
         vec4 a0_0 = texture(uA, vec2((ka + 36.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 36.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+37 */
         vec4 a0_0 = texture(uA, vec2((ka + 37.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 37.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+38 */
         vec4 a0_0 = texture(uA, vec2((ka + 38.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 38.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+39 */
         vec4 a0_0 = texture(uA, vec2((ka + 39.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 39.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+40 */
         vec4 a0_0 = texture(uA, vec2((ka + 40.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 40.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+41 */
         vec4 a0_0 = texture(uA, vec2((ka + 41.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 41.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+42 */
         vec4 a0_0 = texture(uA, vec2((ka + 42.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 42.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+43 */
         vec4 a0_0 = texture(uA, vec2((ka + 43.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 43.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+44 */
         vec4 a0_0 = texture(uA, vec2((ka + 44.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 44.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+45 */
         vec4 a0_0 = texture(uA, vec2((ka + 45.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 45.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+46 */
         vec4 a0_0 = texture(uA, vec2((ka + 46.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 46.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+47 */
         vec4 a0_0 = texture(uA, vec2((ka + 47.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 47.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+48 */
         vec4 a0_0 = texture(uA, vec2((ka + 48.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 48.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+49 */
         vec4 a0_0 = texture(uA, vec2((ka + 49.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 49.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+50 */
         vec4 a0_0 = texture(uA, vec2((ka + 50.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 50.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+51 */
         vec4 a0_0 = texture(uA, vec2((ka + 51.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 51.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+52 */
         vec4 a0_0 = texture(uA, vec2((ka + 52.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 52.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+53 */
         vec4 a0_0 = texture(uA, vec2((ka + 53.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 53.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+54 */
         vec4 a0_0 = texture(uA, vec2((ka + 54.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 54.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+55 */
         vec4 a0_0 = texture(uA, vec2((ka + 55.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 55.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+56 */
         vec4 a0_0 = texture(uA, vec2((ka + 56.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 56.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+57 */
         vec4 a0_0 = texture(uA, vec2((ka + 57.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 57.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+58 */
         vec4 a0_0 = texture(uA, vec2((ka + 58.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 58.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+59 */
         vec4 a0_0 = texture(uA, vec2((ka + 59.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 59.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+60 */
         vec4 a0_0 = texture(uA, vec2((ka + 60.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 60.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+61 */
         vec4 a0_0 = texture(uA, vec2((ka + 61.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 61.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+62 */
         vec4 a0_0 = texture(uA, vec2((ka + 62.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 62.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+63 */
         vec4 a0_0 = texture(uA, vec2((ka + 63.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 63.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+64 */
         vec4 a0_0 = texture(uA, vec2((ka + 64.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 64.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+65 */
         vec4 a0_0 = texture(uA, vec2((ka + 65.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 65.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+66 */
         vec4 a0_0 = texture(uA, vec2((ka + 66.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 66.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+67 */
         vec4 a0_0 = texture(uA, vec2((ka + 67.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 67.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+68 */
         vec4 a0_0 = texture(uA, vec2((ka + 68.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 68.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+69 */
         vec4 a0_0 = texture(uA, vec2((ka + 69.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 69.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+70 */
         vec4 a0_0 = texture(uA, vec2((ka + 70.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 70.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+71 */
         vec4 a0_0 = texture(uA, vec2((ka + 71.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 71.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+72 */
         vec4 a0_0 = texture(uA, vec2((ka + 72.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 72.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+73 */
         vec4 a0_0 = texture(uA, vec2((ka + 73.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 73.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+74 */
         vec4 a0_0 = texture(uA, vec2((ka + 74.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 74.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+75 */
         vec4 a0_0 = texture(uA, vec2((ka + 75.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 75.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+76 */
         vec4 a0_0 = texture(uA, vec2((ka + 76.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 76.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+77 */
         vec4 a0_0 = texture(uA, vec2((ka + 77.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 77.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+78 */
         vec4 a0_0 = texture(uA, vec2((ka + 78.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 78.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+79 */
         vec4 a0_0 = texture(uA, vec2((ka + 79.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 79.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+80 */
         vec4 a0_0 = texture(uA, vec2((ka + 80.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 80.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+81 */
         vec4 a0_0 = texture(uA, vec2((ka + 81.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 81.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+82 */
         vec4 a0_0 = texture(uA, vec2((ka + 82.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 82.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+83 */
         vec4 a0_0 = texture(uA, vec2((ka + 83.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 83.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+84 */
         vec4 a0_0 = texture(uA, vec2((ka + 84.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 84.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+85 */
         vec4 a0_0 = texture(uA, vec2((ka + 85.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 85.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+86 */
         vec4 a0_0 = texture(uA, vec2((ka + 86.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 86.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+87 */
         vec4 a0_0 = texture(uA, vec2((ka + 87.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 87.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+88 */
         vec4 a0_0 = texture(uA, vec2((ka + 88.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 88.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+89 */
         vec4 a0_0 = texture(uA, vec2((ka + 89.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 89.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+90 */
         vec4 a0_0 = texture(uA, vec2((ka + 90.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 90.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+91 */
         vec4 a0_0 = texture(uA, vec2((ka + 91.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 91.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+92 */
         vec4 a0_0 = texture(uA, vec2((ka + 92.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 92.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+93 */
         vec4 a0_0 = texture(uA, vec2((ka + 93.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 93.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+94 */
         vec4 a0_0 = texture(uA, vec2((ka + 94.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 94.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+95 */
         vec4 a0_0 = texture(uA, vec2((ka + 95.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 95.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+96 */
         vec4 a0_0 = texture(uA, vec2((ka + 96.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 96.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+97 */
         vec4 a0_0 = texture(uA, vec2((ka + 97.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 97.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+98 */
         vec4 a0_0 = texture(uA, vec2((ka + 98.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 98.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+99 */
         vec4 a0_0 = texture(uA, vec2((ka + 99.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 99.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+100 */
         vec4 a0_0 = texture(uA, vec2((ka + 100.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 100.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+101 */
         vec4 a0_0 = texture(uA, vec2((ka + 101.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 101.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+102 */
         vec4 a0_0 = texture(uA, vec2((ka + 102.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 102.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+103 */
         vec4 a0_0 = texture(uA, vec2((ka + 103.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 103.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+104 */
         vec4 a0_0 = texture(uA, vec2((ka + 104.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 104.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+105 */
         vec4 a0_0 = texture(uA, vec2((ka + 105.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 105.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+106 */
         vec4 a0_0 = texture(uA, vec2((ka + 106.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 106.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+107 */
         vec4 a0_0 = texture(uA, vec2((ka + 107.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 107.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+108 */
         vec4 a0_0 = texture(uA, vec2((ka + 108.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 108.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+109 */
         vec4 a0_0 = texture(uA, vec2((ka + 109.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 109.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+110 */
         vec4 a0_0 = texture(uA, vec2((ka + 110.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 110.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+111 */
         vec4 a0_0 = texture(uA, vec2((ka + 111.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 111.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+112 */
         vec4 a0_0 = texture(uA, vec2((ka + 112.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 112.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+113 */
         vec4 a0_0 = texture(uA, vec2((ka + 113.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 113.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+114 */
         vec4 a0_0 = texture(uA, vec2((ka + 114.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 114.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+115 */
         vec4 a0_0 = texture(uA, vec2((ka + 115.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 115.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+116 */
         vec4 a0_0 = texture(uA, vec2((ka + 116.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 116.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+117 */
         vec4 a0_0 = texture(uA, vec2((ka + 117.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 117.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+118 */
         vec4 a0_0 = texture(uA, vec2((ka + 118.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 118.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+119 */
         vec4 a0_0 = texture(uA, vec2((ka + 119.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 119.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+120 */
         vec4 a0_0 = texture(uA, vec2((ka + 120.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 120.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+121 */
         vec4 a0_0 = texture(uA, vec2((ka + 121.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 121.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+122 */
         vec4 a0_0 = texture(uA, vec2((ka + 122.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 122.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+123 */
         vec4 a0_0 = texture(uA, vec2((ka + 123.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 123.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+124 */
         vec4 a0_0 = texture(uA, vec2((ka + 124.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 124.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+125 */
         vec4 a0_0 = texture(uA, vec2((ka + 125.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 125.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+126 */
         vec4 a0_0 = texture(uA, vec2((ka + 126.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 126.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     { /* k-step uKBase+127 */
         vec4 a0_0 = texture(uA, vec2((ka + 127.0) / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, (kb + 127.0) / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     vec4 p0 = texture(uPrev0, gl_FragCoord.xy / vec2(512.0, 512.0));
     o0 = p0 + uAlpha * acc0;

@@ -29,7 +29,7 @@ void main()
         float kb = float(uKBase + i) + 0.5;
         vec4 a0_0 = texture(uA, vec2(ka / 512.0, ay0));
         vec4 b0_0 = texture(uB, vec2(bx0, kb / 512.0));
-        acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
+        acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;
     }
     vec4 p0 = texture(uPrev0, gl_FragCoord.xy / vec2(512.0, 512.0));
     o0 = p0 + uAlpha * acc0;

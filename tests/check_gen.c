@@ -438,14 +438,14 @@ END_TEST
 static const struct {
     const char *mc, *mad;
 } mads[] = {
-    {"1x1", "acc0 += a0_0 * b0_0;"},
-    {"1x2", "acc0 += a0_0.x * b0_0 + a0_0.y * b0_1;"},
-    {"2x1", "acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y;"},
-    {"1x3", "acc0 += a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2;"},
-    {"3x1", "acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z;"},
-    {"1x4", "acc0 += a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;"},
-    {"4x1", "acc0 += a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;"},
-    {"2x2", "acc0 += a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;"},
+    {"1x1", "acc0 = acc0 + a0_0 * b0_0;"},
+    {"1x2", "acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1;"},
+    {"2x1", "acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y;"},
+    {"1x3", "acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2;"},
+    {"3x1", "acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z;"},
+    {"1x4", "acc0 = acc0 + a0_0.x * b0_0 + a0_0.y * b0_1 + a0_0.z * b0_2 + a0_0.w * b0_3;"},
+    {"4x1", "acc0 = acc0 + a0_0 * b0_0.x + a0_1 * b0_0.y + a0_2 * b0_0.z + a0_3 * b0_0.w;"},
+    {"2x2", "acc0 = acc0 + a0_0.xxzz * b0_0.xyxy + a0_0.yyww * b0_0.zwzw;"},
 };
 
 START_TEST(emit_packing_mads)
@@ -469,7 +469,7 @@ START_TEST(emit_mrt_rows_cols)
     char *s = emit("mrt=2x4,mc=2x2,np=1", 16, 16, 16);
     ck_assert_ptr_nonnull(strstr(s, "float ay1 = (float(f.y * 2 + 1) + 0.5) / 8.0;"));
     ck_assert_ptr_nonnull(strstr(s, "float bx3 = (float(f.x * 4 + 3) + 0.5) / 8.0;"));
-    ck_assert_ptr_nonnull(strstr(s, "acc6 += a1_0.xxzz * b2_0.xyxy + a1_0.yyww * b2_0.zwzw;"));
+    ck_assert_ptr_nonnull(strstr(s, "acc6 = acc6 + a1_0.xxzz * b2_0.xyxy + a1_0.yyww * b2_0.zwzw;"));
     ck_assert_int_eq(count_of(s, "texture(uA"), 2); /* one per target row */
     ck_assert_int_eq(count_of(s, "texture(uB"), 4); /* one per target column */
     free(s);

@@ -7,6 +7,7 @@ src="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 export GLGEMM_CACHE_DIR="$tmp/program-cache" # not the user's ~/.cache
+export XDG_DATA_HOME="$tmp/data" # no user records: the installed ones must be used
 export GLGEMM_CROSSOVER=0 # the GPU path, whatever the installed crossover record says
 make -C "$src" -s install PREFIX="$tmp/prefix"
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
