@@ -35,11 +35,13 @@
 #include "tests/suites.h"
 
 /* Variants beside the card's choice: one on an ES context (the thread's
- * context changes kind), a copy-accumulating one, an image-output one. */
+ * context changes kind), a copy-accumulating one, an image-output one,
+ * one through SPIR-V (glslang; the process keeps its vertex binary). */
 static const char *const other_variants[] = {
     "mrt=1x2,mc=2x2,np=8,profile=300es",
     "mrt=2x1,mc=4x1,np=4,profile=330,acc=copy",
     "mc=1x4,np=8,profile=430,out=image,blk=8x4,fetch=buffer",
+    "mrt=1x4,mc=1x1,np=6,profile=330,compiler=spirv",
 };
 #define NOTHER ((int)(sizeof other_variants / sizeof *other_variants))
 
@@ -121,7 +123,12 @@ static void *thread_calls(void *arg)
             cu_free(&c);
             break;
         }
-        one_call(w, g, i % 3 == 1 ? other_variants[(w->id + i) % NOTHER] : NULL, &c);
+        /* The first call of every thread at once through SPIR-V (the
+         * process's vertex binary made by several threads together); then
+         * every third call another variant, the rest the card's choice. */
+        const char *v = i == 0 ? other_variants[NOTHER - 1]
+                        : i % 3 == 1 ? other_variants[(w->id + i) % NOTHER] : NULL;
+        one_call(w, g, v, &c);
         cu_free(&c);
     }
     glgemm_close(g);
