@@ -115,6 +115,7 @@ check: deps
 	$(MAKE) fuzz-smoke
 	tests/example/run.sh
 	tests/blas/run.sh $(BUILD)
+	tests/stress/conc.sh $(BUILD)
 
 # ASan + UBSan build of the same suite, in its own build folder.  Leaks inside
 # the GL driver (Mesa, LLVM) are not ours: tests/lsan.supp names them.

@@ -56,24 +56,21 @@ static inline size_t cu_at(int layout, int i, int j, int ld)
     return layout == CU_COL ? (size_t)i + (size_t)j * (size_t)ld : (size_t)i * (size_t)ld + (size_t)j;
 }
 
-/* A new random call (odd shapes up to max_dim, small ones too); false when
- * out of memory.  A and B padding is NaN, so a read of it shows in C. */
-static inline bool cu_make(cu_call *c, uint64_t *s, int max_dim)
+/* A new random call of m x n x k: layout, transposes, alpha, beta and
+ * padded leading dimensions drawn from s; false when out of memory.  A and
+ * B padding is NaN, so a read of it shows in C. */
+static inline bool cu_make_dims(cu_call *c, uint64_t *s, int m, int n, int k)
 {
-    static const int dims[] = {1, 2, 3, 5, 7, 13, 17, 31, 33, 47, 64, 65, 97, 100, 127};
     static const float alphas[] = {1.0f, -0.75f, 2.5f, 0.5f};
     static const float betas[] = {0.0f, 1.0f, -1.25f, 0.5f};
     static const int ops[] = {CU_NOTRANS, CU_TRANS, CU_CONJTRANS};
     memset(c, 0, sizeof *c);
-    int nd = 0;
-    while (nd < (int)(sizeof dims / sizeof *dims) && dims[nd] <= max_dim)
-        nd++;
     c->layout = cu_next(s) & 1 ? CU_ROW : CU_COL;
     c->transa = cu_pick(s, ops, 3);
     c->transb = cu_pick(s, ops, 3);
-    c->m = cu_pick(s, dims, nd);
-    c->n = cu_pick(s, dims, nd);
-    c->k = cu_pick(s, dims, nd);
+    c->m = m;
+    c->n = n;
+    c->k = k;
     c->alpha = alphas[cu_next(s) % 4];
     c->beta = betas[cu_next(s) % 4];
     bool ta = c->transa != CU_NOTRANS, tb = c->transb != CU_NOTRANS;
@@ -109,6 +106,17 @@ static inline bool cu_make(cu_call *c, uint64_t *s, int max_dim)
             c->c[cu_at(c->layout, i, j, c->ldc)] = cu_value(s);
     memcpy(c->c0, c->c, c->nc * sizeof *c->c);
     return true;
+}
+
+/* The same with odd sizes up to max_dim (small ones too) drawn from s. */
+static inline bool cu_make(cu_call *c, uint64_t *s, int max_dim)
+{
+    static const int dims[] = {1, 2, 3, 5, 7, 13, 17, 31, 33, 47, 64, 65, 97, 100, 127};
+    int nd = 0;
+    while (nd < (int)(sizeof dims / sizeof *dims) && dims[nd] <= max_dim)
+        nd++;
+    int m = cu_pick(s, dims, nd), n = cu_pick(s, dims, nd);
+    return cu_make_dims(c, s, m, n, cu_pick(s, dims, nd));
 }
 
 static inline void cu_free(cu_call *c)
