@@ -9,6 +9,7 @@
  *    truncates, corrupts and swaps its entries in place: every result
  *    right with the library's own verification off (so a wrong program
  *    would show), torn entries seen and rejected, whole ones used;
+ *  - a context called from a thread other than its own fails cleanly;
  *  - atomic writes from several threads keep the process's umask and give
  *    every file its mode.
  * Each case prints its figures (threads x calls checked).  `make tsan`
@@ -162,6 +163,46 @@ START_TEST(conc_threads)
         ck_assert_msg(w[i].wrong == 0 && w[i].failed == 0, "thread %d: %ld wrong, %ld failed: %s",
                       i, w[i].wrong, w[i].failed, w[i].why);
     ck_assert_int_eq(checked, T * CALLS);
+}
+END_TEST
+
+/* A context stays with the thread that opened it (its GL context is left
+ * current there): a call from another thread fails cleanly, C untouched,
+ * and the owner's next call works. */
+typedef struct {
+    glgemm_context *g;
+    cu_call *c;
+    int rc;
+} borrow;
+
+static void *call_from_other(void *arg)
+{
+    borrow *b = arg;
+    cu_call *c = b->c;
+    b->rc = glgemm_sgemm(b->g, (glgemm_layout)c->layout, (glgemm_op)c->transa,
+                         (glgemm_op)c->transb, c->m, c->n, c->k, c->alpha, c->a, c->lda, c->b,
+                         c->ldb, c->beta, c->c, c->ldc);
+    return NULL;
+}
+
+START_TEST(conc_context_other_thread)
+{
+    worker w = {.id = 0};
+    glgemm_context *g = open_for(&w);
+    ck_assert_msg(g != NULL, "%s", w.why);
+    uint64_t seed = 77;
+    cu_call c;
+    ck_assert(cu_make_dims(&c, &seed, 40, 30, 20));
+    borrow b = {g, &c, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, call_from_other, &b), 0);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    ck_assert_int_eq(b.rc, GLGEMM_ENOCONTEXT);
+    ck_assert_msg(!memcmp(c.c, c.c0, c.nc * sizeof *c.c), "C written by a failed call");
+    one_call(&w, g, NULL, &c);
+    ck_assert_msg(w.checked == 1 && !w.wrong && !w.failed, "%s", w.why);
+    cu_free(&c);
+    glgemm_close(g);
 }
 END_TEST
 
@@ -456,6 +497,7 @@ Suite *make_concurrency_suite(void)
     tcase_set_timeout(gl, 300); /* under ThreadSanitizer; about 10 s plain */
     tcase_add_test(gl, conc_threads);
     tcase_add_test(gl, conc_cache_torn);
+    tcase_add_test(gl, conc_context_other_thread);
     suite_add_tcase(s, gl);
     TCase *files = tcase_create("concurrency_files");
     tcase_add_test(files, conc_write_atomic_mode);
