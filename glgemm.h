@@ -67,10 +67,13 @@
  * (the GL driver's own code may raise some); only a call served on the CPU
  * (crossover, C scaled by beta) keeps what its arithmetic raised.
  *
- * Threads: a context is used by one thread at a time; each call makes its
- * GL context current on the calling thread and leaves it current.  Threads
- * that call at once each open their own context (tests/check_lib.c runs
- * two).  glgemm_last_error() is per thread. */
+ * Threads: glgemm_open and each call leave the context's GL context
+ * current on the calling thread, so a context stays with the thread that
+ * opened it (a call from another thread fails with GLGEMM_ENOCONTEXT:
+ * EGL_BAD_ACCESS).  Threads that call at once each
+ * open their own context (tests/check_concurrency.c runs four; what they
+ * share is under locks: README "Threads and processes").
+ * glgemm_last_error() is per thread. */
 #ifndef GLGEMM_H
 #define GLGEMM_H
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,34 @@ int base_write_full(int fd, const void *buf, size_t len)
         done += (size_t)w;
     }
     return 0;
+}
+
+/* The process's umask, read without changing it: umask(0) then umask(mask)
+ * would leave it 0 for a moment, and another thread writing at once would
+ * make its files (or this one's) world-writable, or read 0 and put 0 back
+ * for good (seen with four threads writing program-cache entries).  Linux
+ * says it in /proc/self/status; elsewhere the pair of calls, under a lock. */
+static mode_t current_umask(void)
+{
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[4096];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            const char *u = strstr(buf, "\nUmask:");
+            unsigned long m;
+            if (u && sscanf(u + 7, "%lo", &m) == 1 && m <= 0777)
+                return (mode_t)m;
+        }
+    }
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    mode_t mask = umask(0);
+    umask(mask);
+    pthread_mutex_unlock(&lock);
+    return mask;
 }
 
 int base_write_atomic_fill(const char *path, int mode, gg_fill_fn fill, void *user,
@@ -51,9 +80,7 @@ int base_write_atomic_fill(const char *path, int mode, gg_fill_fn fill, void *us
         goto fail_fd;
     *step = "chmod";
     if (mode < 0) { /* mkstemp makes 0600; give the usual mode (best effort) */
-        mode_t mask = umask(0);
-        umask(mask);
-        (void)fchmod(fd, 0666 & ~mask);
+        (void)fchmod(fd, 0666 & ~current_umask());
     } else if (fchmod(fd, (mode_t)mode) != 0) {
         goto fail_fd;
     }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,12 +47,13 @@ static int write_all(const char *path, const char *text)
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
-bool base_spirv_available(void)
+/* Looked up once a process (pthread_once: threads building programs at
+ * once ask together). */
+static bool available;
+
+static void find_validator(void)
 {
-    static int cached = -1;
-    if (cached >= 0)
-        return cached;
-    cached = 0;
+    bool cached = false;
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
@@ -65,7 +67,14 @@ bool base_spirv_available(void)
         }
         path += n + (end ? 1 : 0);
     }
-    return cached;
+    available = cached;
+}
+
+bool base_spirv_available(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_validator);
+    return available;
 }
 
 gg_spirv_result base_spirv_compile(const char *glsl, gg_stage stage, void **spv, size_t *spv_len,

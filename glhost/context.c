@@ -6,9 +6,15 @@
  * loading the GL entry points (GLEW's GLX part finds no GLX display): that one
  * code is accepted there, and every entry point glgemm calls through GLEW is
  * then checked to be non-NULL.  Any other GLEW error is a failure.  The
- * version the driver gave is checked against the kind asked for. */
+ * version the driver gave is checked against the kind asked for.
+ *
+ * Threads: contexts are made one at a time in the process (create_lock):
+ * glewInit() fills GLEW's process-wide entry-point table for every context,
+ * and the backends set up displays and libraries that all contexts share.
+ * Using contexts (one per thread) and destroying them needs no lock. */
 #include <GL/glew.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,12 +157,16 @@ gg_ctx *host_ctx_create(gg_backend backend, int device, gg_ctx_kind kind, char *
     c->be = be;
     c->backend = backend;
     c->kind = kind;
+    static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&create_lock);
     c->native = be->create(device, kind, c->device, sizeof c->device, &via_egl, err, errlen, no_device);
+    bool loaded = c->native && load_gl(be->name, kind, via_egl, err, errlen) == 0;
+    pthread_mutex_unlock(&create_lock);
     if (!c->native) {
         free(c);
         return NULL;
     }
-    if (load_gl(be->name, kind, via_egl, err, errlen)) {
+    if (!loaded) {
         host_ctx_destroy(c);
         return NULL;
     }

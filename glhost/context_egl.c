@@ -13,8 +13,9 @@
  * profile; core: 3.3 core profile (the driver may give a later version); es3:
  * OpenGL ES 3.
  *
- * Displays stay initialised until exit (see display_init).  Not thread
- * safe: one thread makes and destroys contexts. */
+ * Displays stay initialised until exit (see display_init).  Contexts are
+ * made one at a time (glhost/context.c's lock); each thread may make its
+ * own and use it, and destroy it, while others use theirs. */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <stdio.h>

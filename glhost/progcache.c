@@ -5,6 +5,7 @@
 #include <GL/glew.h>
 #include <ctype.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +26,17 @@
 #define SEED_KEY 0x9e3779b97f4a7c15ull
 #define SEED_SUM 0xc2b2ae3d27d4eb4full
 
+/* The process's state, shared by the threads that build programs at once
+ * (a context each): every field is read and written under pc_lock, which
+ * is never held across GL calls or file access.  dir, once set, stays
+ * until host_progcache_reset. */
 static struct {
     bool env_read;
     bool off;      /* GLGEMM_CACHE=off, or a write failed */
     char *dir;     /* NULL: no folder could be named */
     int hits, misses, writes, rejected;
 } pc;
+static pthread_mutex_t pc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- bytes and hashes (little endian whatever the host) ---- */
 
@@ -139,6 +145,7 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
+/* Under pc_lock. */
 static void read_env(void)
 {
     if (pc.env_read)
@@ -160,18 +167,44 @@ static void read_env(void)
         pc.dir = join(home, "/.cache/glgemm/programs");
 }
 
-/* The one warning of a process; the cache is off after it. */
-static void give_up(const char *folder, const char *reason)
+/* Whether the cache is on (the environment read the first time); *dir
+ * the folder (NULL: none could be named). */
+static bool cache_on(const char **dir)
 {
-    fprintf(stderr, "glgemm: program cache: %s: %s; going on without it\n", folder, reason);
-    pc.off = true;
+    pthread_mutex_lock(&pc_lock);
+    read_env();
+    bool on = !pc.off;
+    *dir = pc.dir;
+    pthread_mutex_unlock(&pc_lock);
+    return on;
 }
 
-static char *entry_path(const key *k)
+static void count(int hits, int misses, int writes, int rejected)
+{
+    pthread_mutex_lock(&pc_lock);
+    pc.hits += hits;
+    pc.misses += misses;
+    pc.writes += writes;
+    pc.rejected += rejected;
+    pthread_mutex_unlock(&pc_lock);
+}
+
+/* The one warning of a process (threads that fail at once print it once);
+ * the cache is off after it. */
+static void give_up(const char *folder, const char *reason)
+{
+    pthread_mutex_lock(&pc_lock);
+    if (!pc.off)
+        fprintf(stderr, "glgemm: program cache: %s: %s; going on without it\n", folder, reason);
+    pc.off = true;
+    pthread_mutex_unlock(&pc_lock);
+}
+
+static char *entry_path(const char *dir, const key *k)
 {
     char name[32];
     snprintf(name, sizeof name, "/%016llx.bin", (unsigned long long)k->name);
-    return join(pc.dir, name);
+    return join(dir, name);
 }
 
 /* ---- the context ---- */
@@ -227,15 +260,15 @@ static bool entry_ok(const unsigned char *d, size_t n, const key *k, GLenum *for
 
 unsigned host_progcache_load(const char *vert, const char *frag, bool spirv)
 {
-    read_env();
-    if (pc.off || !context_can())
+    const char *dir;
+    if (!cache_on(&dir) || !context_can())
         return 0;
     key k;
-    if (!pc.dir || make_key(&k, vert, frag, spirv) != 0) {
-        pc.misses++;
+    if (!dir || make_key(&k, vert, frag, spirv) != 0) {
+        count(0, 1, 0, 0);
         return 0;
     }
-    char *path = entry_path(&k);
+    char *path = entry_path(dir, &k);
     size_t n = 0;
     char err[256];
     char *data = path ? base_read_text(path, ENTRY_MAX, &n, err, sizeof err) : NULL;
@@ -243,8 +276,7 @@ unsigned host_progcache_load(const char *vert, const char *frag, bool spirv)
     bool present = !data && path && stat(path, &st) == 0; /* but unreadable or too large */
     free(path);
     if (!data) {
-        pc.misses++;
-        pc.rejected += present;
+        count(0, 1, 0, present);
         return 0;
     }
     GLenum format = 0;
@@ -267,18 +299,16 @@ unsigned host_progcache_load(const char *vert, const char *frag, bool spirv)
     }
     free(data);
     if (prog)
-        pc.hits++;
-    else {
-        pc.misses++;
-        pc.rejected++;
-    }
+        count(1, 0, 0, 0);
+    else
+        count(0, 1, 0, 1);
     return prog;
 }
 
 bool host_progcache_prepare(unsigned prog)
 {
-    read_env();
-    if (pc.off || !context_can())
+    const char *dir;
+    if (!cache_on(&dir) || !context_can())
         return false;
     glProgramParameteri(prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
     return true;
@@ -286,8 +316,8 @@ bool host_progcache_prepare(unsigned prog)
 
 void host_progcache_store(unsigned prog, const char *vert, const char *frag, bool spirv)
 {
-    read_env();
-    if (pc.off)
+    const char *dir;
+    if (!cache_on(&dir))
         return;
     key k;
     GLint len = 0;
@@ -322,18 +352,18 @@ void host_progcache_store(unsigned prog, const char *vert, const char *frag, boo
 
     char err[512];
     char *path = NULL;
-    if (!pc.dir)
+    if (!dir)
         give_up("~/.cache/glgemm/programs", "neither GLGEMM_CACHE_DIR, XDG_CACHE_HOME nor HOME is set");
-    else if (base_mkdirs(pc.dir, err, sizeof err) != 0)
-        give_up(pc.dir, err);
-    else if (!(path = entry_path(&k)))
-        give_up(pc.dir, "out of memory");
+    else if (base_mkdirs(dir, err, sizeof err) != 0)
+        give_up(dir, err);
+    else if (!(path = entry_path(dir, &k)))
+        give_up(dir, "out of memory");
     else if (base_fault("disk_full")) /* tests only (fault.h): the write finds the disk full */
-        give_up(pc.dir, "writing an entry: No space left on device");
+        give_up(dir, "writing an entry: No space left on device");
     else if (base_write_atomic(path, (const char *)buf, off + (size_t)got, err, sizeof err) != 0)
-        give_up(pc.dir, err);
+        give_up(dir, err);
     else
-        pc.writes++;
+        count(0, 0, 1, 0);
     free(path);
     free(buf);
 }
@@ -345,6 +375,7 @@ unsigned long long host_progcache_checksum(const void *data, size_t len)
 
 void host_progcache_stats(int *hits, int *misses, int *writes, int *rejected)
 {
+    pthread_mutex_lock(&pc_lock);
     if (hits)
         *hits = pc.hits;
     if (misses)
@@ -353,16 +384,19 @@ void host_progcache_stats(int *hits, int *misses, int *writes, int *rejected)
         *writes = pc.writes;
     if (rejected)
         *rejected = pc.rejected;
+    pthread_mutex_unlock(&pc_lock);
 }
 
 const char *host_progcache_dir(void)
 {
-    read_env();
-    return pc.off ? NULL : pc.dir;
+    const char *dir;
+    return cache_on(&dir) ? dir : NULL;
 }
 
 void host_progcache_reset(void)
 {
+    pthread_mutex_lock(&pc_lock);
     free(pc.dir);
     memset(&pc, 0, sizeof pc);
+    pthread_mutex_unlock(&pc_lock);
 }

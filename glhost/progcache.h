@@ -32,7 +32,13 @@
  *    fails (read-only folder, full disk, no HOME) prints one line on stderr,
  *    "glgemm: program cache: <folder>: <reason>; going on without it", and
  *    turns the cache off for the rest of the process; the build goes on.
- *  - Counters (process-wide, one thread): every lookup with the cache on is
+ *  - Threads: every function may be called from several threads at once,
+ *    each on its own current context (the state and counters are kept
+ *    under one lock; host_progcache_reset, for tests, only while no other
+ *    thread is in here).  Two threads or processes writing the same entry
+ *    each rename a whole file of their own into place; a reader sees one
+ *    of them, whole.
+ *  - Counters (process-wide, all threads): every lookup with the cache on is
  *    a hit or a miss; a rejected entry is a miss and is counted in rejected
  *    too; writes counts entries written. */
 #ifndef GLGEMM_PROGCACHE_H

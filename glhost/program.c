@@ -2,6 +2,7 @@
 #include "glhost/program.h"
 
 #include <GL/glew.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,33 +110,46 @@ static GLuint start_glsl(gg_program *p, GLenum type, const char *src)
 }
 
 /* glslang costs about 0.1 s a run, and every variant shares one vertex
- * shader: its binary is kept (one entry, keyed by the source). */
+ * shader: its binary is kept (one entry, keyed by the source), for the
+ * process: threads building programs at once (a context each) read and
+ * replace it under vert_lock. */
 static struct {
     char *src;
     void *spv;
     size_t len;
 } vert_cache;
+static pthread_mutex_t vert_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static gg_spirv_result spirv_of(const char *src, GLenum type, void **spv, size_t *len, char **log)
 {
     bool vert = type == GL_VERTEX_SHADER;
-    if (vert && vert_cache.src && !strcmp(vert_cache.src, src) && (*spv = malloc(vert_cache.len))) {
-        memcpy(*spv, vert_cache.spv, vert_cache.len);
-        *len = vert_cache.len;
-        *log = NULL;
-        return GG_SPIRV_OK;
+    if (vert) {
+        pthread_mutex_lock(&vert_lock);
+        bool hit = vert_cache.src && !strcmp(vert_cache.src, src) &&
+                   (*spv = malloc(vert_cache.len)) != NULL;
+        if (hit) {
+            memcpy(*spv, vert_cache.spv, vert_cache.len);
+            *len = vert_cache.len;
+        }
+        pthread_mutex_unlock(&vert_lock);
+        if (hit) {
+            *log = NULL;
+            return GG_SPIRV_OK;
+        }
     }
     gg_spirv_result r = base_spirv_compile(src, vert ? GG_STAGE_VERTEX : GG_STAGE_FRAGMENT, spv, len, log);
     if (vert && r == GG_SPIRV_OK) {
         char *s = strdup(src);
         void *b = malloc(*len);
         if (s && b) {
+            memcpy(b, *spv, *len);
+            pthread_mutex_lock(&vert_lock);
             free(vert_cache.src);
             free(vert_cache.spv);
-            memcpy(b, *spv, *len);
             vert_cache.src = s;
             vert_cache.spv = b;
             vert_cache.len = *len;
+            pthread_mutex_unlock(&vert_lock);
         } else {
             free(s);
             free(b);

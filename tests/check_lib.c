@@ -453,10 +453,15 @@ Suite *make_lib_suite(void)
     tcase_add_test(gl, lib_user_records);
     tcase_add_loop_test(gl, lib_repeated_calls, 0,
                         (int)(sizeof repeat_variants / sizeof *repeat_variants));
-    tcase_add_test(gl, lib_two_threads);
     tcase_add_test(gl, lib_bench_crossover);
     tcase_add_loop_test(gl, lib_cache_dir_unusable, 0, 2);
     tcase_add_test(gl, lib_cache_entries_corrupt);
     suite_add_tcase(s, gl);
+    /* Its own case, so that `make tsan` runs it alone (CK_RUN_CASE). */
+    TCase *threads = tcase_create("lib_threads");
+    tcase_set_tags(threads, "gl");
+    tcase_set_timeout(threads, 300); /* under ThreadSanitizer */
+    tcase_add_test(threads, lib_two_threads);
+    suite_add_tcase(s, threads);
     return s;
 }
