@@ -37,7 +37,8 @@
     X(evaluator) \
     X(progcache) \
     X(image) \
-    X(lib)
+    X(lib) \
+    X(draw)
 
 #define GG_DECLARE_SUITE(name) Suite *make_##name##_suite(void);
 GG_SUITES(GG_DECLARE_SUITE)
