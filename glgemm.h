@@ -173,6 +173,14 @@ GLGEMM_API int glgemm_set_verify(glgemm_context *ctx, int level);
 GLGEMM_API int glgemm_set_crossover(glgemm_context *ctx, long size);
 GLGEMM_API long glgemm_crossover(const glgemm_context *ctx);
 
+/* Long draws: no single draw of a call is meant to run longer than a bound
+ * (milliseconds; 0: none); a pass that would is drawn as several draws over
+ * bands of its fragments (the first call of a variant times its draws to
+ * size them).  The bound, first that holds: the environment variable
+ * GLGEMM_MAX_DRAW_MS (read by glgemm_open; a bad value fails glgemm_open);
+ * the card's <card>/draw.txt in the records folders (a line
+ * "max_draw_ms: V", written by `glgemm probe`); else 250. */
+
 /* The CPU sgemm the crossover calls, with cblas_sgemm's arguments (the
  * layout and transpose values are cblas's).  NULL (the default): the
  * cblas_sgemm this library was linked with (OpenBLAS).  The drop-in BLAS

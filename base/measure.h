@@ -61,6 +61,14 @@ typedef struct {
     double run_s;         /* wall time of the warm-up, the timed repetitions and the re-initialisations */
     double verify_s;      /* judging C against the reference */
     double ahead_s;       /* building programs of the variants hinted to come next (evaluator) */
+    /* Long draws (glhost/run.h): the draw calls of one run of the GEMM (the
+     * last timed one; a pass is one draw, a strip one for fetch=ubo, more
+     * when split), the fragments one draw held at most where a pass was
+     * split (0: none was), and the bound on a draw's time that sized them
+     * (seconds; 0: none). */
+    long draws;
+    long draw_cap;
+    double max_draw_s;
     char detail[512];     /* one line: why the status is not ok */
 } gg_measurement;
 

@@ -24,7 +24,11 @@ typedef struct {
 enum {
     OPT_BACKEND = 100, OPT_DEVICE, OPT_HELP, OPT_VERSION,
     OPT_M, OPT_N, OPT_K, OPT_SIZE, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA,
-    OPT_SEED, OPT_A, OPT_B, OPT_C, OPT_OUT, OPT_REPS
+    OPT_SEED, OPT_A, OPT_B, OPT_C, OPT_OUT, OPT_REPS,
+    /* Shared, but only where a command lists it among its own options
+     * ({"max-draw-ms", 1, OPT_MAX_DRAW}): the bound on one draw's time
+     * (store/draw.h); cli_parse then also refuses a bad GLGEMM_MAX_DRAW_MS. */
+    OPT_MAX_DRAW
 };
 
 /* What every command shares. */
@@ -34,6 +38,8 @@ typedef struct {
     int device;
     gg_problem prob;
     bool problem_given;   /* any of --m/--n/--k/--size/--a/--b given */
+    bool max_draw_set;    /* --max-draw-ms given: max_draw_ms (0: no bound) */
+    double max_draw_ms;
     const char *positional[4];
     int npositional;
 } cli_common;

@@ -31,11 +31,12 @@ typedef struct {
 
 static const cli_opt own_opts[] = {
     {"csv", 0, OPT_CSV}, {"results", 1, OPT_RESULTS}, {"crossover", 0, OPT_CROSSOVER},
-    {NULL, 0, 0},
+    {"max-draw-ms", 1, OPT_MAX_DRAW}, {NULL, 0, 0},
 };
 
 static const char usage[] =
     "usage: glgemm bench [problem options] [--reps R] [--csv] [--results DIR]\n"
+    "                    [--max-draw-ms MS]\n"
     "  In one run, on the same inputs: the presets larsen, nv-multi, nv-single, tfjs,\n"
     "  the card's tuned best (results/<card>/best-MxNxK.txt), best-image (the fastest\n"
     "  out=image variant in tune-MxNxK.csv, where one ran ok), its half-storage best\n"
@@ -47,6 +48,9 @@ static const char usage[] =
     "  --csv          CSV on stdout: name, then card,m,n,k,mrt,mc,np,unroll,profile,\n"
     "                 compiler,acc,passes,status,seconds,gflops,rel_err, then ratio_to_cpu\n"
     "  --results DIR  where <card>/bench-MxNxK.csv is written (default results)\n"
+    "  --max-draw-ms MS  the longest one draw may run (0: no bound); longer passes are\n"
+    "                 drawn in bands (default: GLGEMM_MAX_DRAW_MS, else\n"
+    "                 DIR/<card>/draw.txt, else 250; --crossover: set as GLGEMM_MAX_DRAW_MS)\n"
     "  --crossover    instead: one glgemm_sgemm call through the library (transfers and\n"
     "                 verification included) against the CPU BLAS on square sizes 16,\n"
     "                 32, ... up to --size (default 1024), median of --reps (default 10)\n"
@@ -99,6 +103,10 @@ static int bench_crossover(bench_args *a)
         return cli_error(&a->c, "--crossover needs --size of at least 16, got %d", a->c.prob.m);
     static gg_cross x;
     char err[1024], path[1200];
+    if (a->c.max_draw_set) { /* the library takes its bound from the environment */
+        snprintf(err, sizeof err, "%.9g", a->c.max_draw_ms);
+        setenv("GLGEMM_MAX_DRAW_MS", err, 1);
+    }
     int mrc = eval_crossover_measure(a->c.backend == GG_BACKEND_GLFW ? "glfw" : "egl",
                                    a->c.device, a->c.prob.m, a->c.prob.reps, &x, err, sizeof err);
     if (mrc) {
@@ -149,7 +157,9 @@ int cmd_bench(int argc, char **argv)
     prob.m = in.m;
     prob.n = in.n;
     prob.k = in.k;
-    gg_gpu g = {a.c.backend, a.c.device, &prob, &in, &ref, 0, NULL};
+    gg_gpu g = {.backend = a.c.backend, .device = a.c.device, .prob = &prob, .in = &in,
+                .ref = &ref, .max_draw_set = a.c.max_draw_set, .max_draw_ms = a.c.max_draw_ms,
+                .results = a.results};
     /* The slug from the worker that then runs every row (its core context). */
     static gg_device_info dev;
     int drc = eval_gpu_device(&g, &dev, err, sizeof err);

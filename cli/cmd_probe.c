@@ -8,18 +8,19 @@
 #include "cli/cli.h"
 #include "glhost/probe.h"
 #include "base/fileio.h"
+#include "store/draw.h"
 #include "store/paths.h"
 
 enum { OPT_QUICK = 1, OPT_CSV, OPT_RESULTS, OPT_PREPS };
 
 static const cli_opt probe_opts[] = {
     {"quick", 0, OPT_QUICK}, {"csv", 0, OPT_CSV}, {"results", 1, OPT_RESULTS},
-    {"reps", 1, OPT_PREPS},  {NULL, 0, 0},
+    {"reps", 1, OPT_PREPS},  {"max-draw-ms", 1, OPT_MAX_DRAW}, {NULL, 0, 0},
 };
 
 static const char *usage =
     "usage: glgemm probe [--backend egl|glfw] [--device N] [--quick] [--csv] [--reps R]\n"
-    "                    [--results DIR]\n"
+    "                    [--results DIR] [--max-draw-ms MS]\n"
     "Microbenchmarks of the fragment path on this card: vec4 multiply-add rate,\n"
     "texel fetch rate (R32F, RGBA32F, RGBA16F; cache-friendly, cache-hostile, and the\n"
     "GEMM's own pattern, the fetch ceiling of the fastest shaders; the GEMM pattern also\n"
@@ -30,7 +31,10 @@ static const char *usage =
     "clock from the first draw to glFinish; every kernel's output is checked.\n"
     "  --quick        tiny sizes (a test of the machinery, not a measurement)\n"
     "  --csv          print metric,variant,value,unit rows instead of the table\n"
-    "  --results DIR  where <card>/probe.csv goes (default results)\n";
+    "  --results DIR  where <card>/probe.csv goes (default results)\n"
+    "  --max-draw-ms MS  record MS as the longest one draw may run on this card\n"
+    "                 (<card>/draw.txt; 0: no bound); without it a card with no draw.txt\n"
+    "                 gets the default, 250, and one that has it keeps it\n";
 
 typedef struct {
     cli_common c;
@@ -171,5 +175,27 @@ int cmd_probe(int argc, char **argv)
         print_table(&r, &info, slug, a.quick);
     }
     fprintf(stderr, "probe: wrote %s\n", path);
+
+    /* The card's bound on one draw: the given one, else the default where
+     * the card has none (a set one is kept). */
+    double ms = 0;
+    int have = store_draw_read(a.results, slug, &ms, err, sizeof err);
+    store_draw_path(path, sizeof path, a.results, slug);
+    if (a.c.max_draw_set || have == 0) {
+        ms = a.c.max_draw_set ? a.c.max_draw_ms : GG_MAX_DRAW_MS_DEFAULT;
+        if (store_draw_write(a.results, slug, ms,
+                             a.c.max_draw_set ? "set by glgemm probe --max-draw-ms"
+                                              : "glgemm probe's default for every card",
+                             err, sizeof err)) {
+            fprintf(stderr, "glgemm probe: %s\n", err);
+            return EXIT_USAGE;
+        }
+        fprintf(stderr, "probe: wrote %s (one draw at most %.6g ms)\n", path, ms);
+    } else if (have < 0) {
+        fprintf(stderr, "probe: %s; not replaced (runs take the default, %.0f ms, until it is "
+                "fixed)\n", err, GG_MAX_DRAW_MS_DEFAULT);
+    } else {
+        fprintf(stderr, "probe: kept %s (one draw at most %.6g ms)\n", path, ms);
+    }
     return 0;
 }

@@ -22,10 +22,11 @@ typedef struct {
     bool csv;
 } run_opts;
 
-static const cli_opt own_opts[] = {{"csv", 0, OPT_CSV}, {NULL, 0, 0}};
+static const cli_opt own_opts[] = {
+    {"csv", 0, OPT_CSV}, {"max-draw-ms", 1, OPT_MAX_DRAW}, {NULL, 0, 0}};
 
 static const char usage[] =
-    "usage: glgemm run VARIANT [problem options] [--reps R] [--csv]\n"
+    "usage: glgemm run VARIANT [problem options] [--reps R] [--csv] [--max-draw-ms MS]\n"
     "  One GEMM with VARIANT (key=value,... or a preset: larsen, nv-single, nv-multi,\n"
     "  tfjs, best), verified against a double-precision CPU reference.\n"
     "  problem: --m M --n N --k K | --size S (default 1024), --transa, --transb,\n"
@@ -33,6 +34,9 @@ static const char usage[] =
     "           --out FILE (writes C as .npy, only when the run is ok)\n"
     "  --reps R   timed repetitions after a warm-up (default 10); the median counts\n"
     "  --csv      print the CSV header and one row instead of the readable line\n"
+    "  --max-draw-ms MS  the longest one draw may run (0: no bound); a longer pass is\n"
+    "             drawn in bands (default: GLGEMM_MAX_DRAW_MS, else results/<card>/draw.txt,\n"
+    "             else 250)\n"
     "  --backend egl|glfw, --device N\n"
     "exit status: 0 ok, 1 the variant failed (status printed), 2 bad input, 3 no GL context\n";
 
@@ -76,6 +80,9 @@ static void print_line(const gg_variant *v, const gg_inputs *in, const gg_measur
            base_status_name(m->status), m->passes, m->passes == 1 ? "" : "es", m->seconds,
            m->gflops, m->rel_err, base_verify_bound(in->k), m->compile_s, m->upload_s,
            m->readback_s);
+    if (m->draw_cap > 0)
+        printf(", %ld draws of at most %ld fragments (bound %.6g ms a draw)", m->draws,
+               m->draw_cap, m->max_draw_s * 1000);
     if (m->gpu_s >= 0)
         printf(", gpu timer %.6f s (beside, not instead)", m->gpu_s);
     if (m->status != GG_OK)
@@ -115,7 +122,8 @@ int cmd_run(int argc, char **argv)
      * crashed driver too); the slug (CSV, best) comes from its core
      * context's renderer, the same in every kind. */
     gg_evaluator_config ecfg = {.backend = c.backend, .device = c.device, .prob = &c.prob,
-                                .in = &in, .want_c = c.prob.out_path != NULL, .want_log = true};
+                                .in = &in, .want_c = c.prob.out_path != NULL, .want_log = true,
+                                .max_draw_set = c.max_draw_set, .max_draw_ms = c.max_draw_ms};
     if (!(ev = eval_evaluator_new(&ecfg, err, sizeof err))) {
         status = cli_error(&c, "%s", err);
         goto out;

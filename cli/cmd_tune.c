@@ -36,13 +36,14 @@ static const cli_opt own_opts[] = {
     {"fresh", 0, OPT_FRESH},   {"timeout", 1, OPT_TIMEOUT}, {"results", 1, OPT_RESULTS},
     {"keep", 1, OPT_KEEP},     {"finalists", 1, OPT_FINALISTS},
     {"compile-timeout", 1, OPT_COMPILE_TIMEOUT}, {"max-time", 1, OPT_MAX_TIME},
-    {"verbose", 0, OPT_VERBOSE}, {NULL, 0, 0},
+    {"verbose", 0, OPT_VERBOSE}, {"max-draw-ms", 1, OPT_MAX_DRAW}, {NULL, 0, 0},
 };
 
 static const char usage[] =
     "usage: glgemm tune [problem options] [--search phase|exhaustive|random] [--fix PAIRS]\n"
     "                   [--budget N] [--fresh] [--timeout S] [--compile-timeout S] [--keep N]\n"
     "                   [--finalists N] [--max-time S] [--verbose] [--results DIR]\n"
+    "                   [--max-draw-ms MS]\n"
     "  Searches the variants for the fastest verified one on this device and problem.\n"
     "  --search phase       (default) the paper's: screening of the outer keys (compiler,\n"
     "                       profile, unroll, acc: one representative each, the best kept),\n"
@@ -69,6 +70,9 @@ static const char usage[] =
     "  --verbose            one line per evaluation on stderr: its status and where its\n"
     "                       time went (compile, upload, run, verify, the rest)\n"
     "  --keep N             phase: outer combinations kept by screening (default 3, 0 all)\n"
+    "  --max-draw-ms MS     the longest one draw may run (0: no bound); longer passes are\n"
+    "                       drawn in bands (default: GLGEMM_MAX_DRAW_MS, else\n"
+    "                       DIR/<card>/draw.txt, else 250)\n"
     "  --finalists N        the N best are measured again, 5 interleaved rounds each, and the\n"
     "                       best file gets the fastest one's median and spread (default 5, 0 off)\n"
     "  Each evaluation: a warm-up, then up to --reps timed runs, stopping after 3 once they\n"
@@ -384,6 +388,7 @@ int cmd_tune(int argc, char **argv)
         .backend = c.backend, .device = c.device, .prob = &c.prob, .in = &in, .ref = &ref,
         .timeout_s = o.timeout > 0 ? o.timeout : default_timeout(&c.prob),
         .compile_timeout_s = o.compile_timeout,
+        .max_draw_set = c.max_draw_set, .max_draw_ms = c.max_draw_ms, .results = o.results,
     };
     if (!(ev = eval_evaluator_new(&ecfg, err, sizeof err))) {
         fprintf(stderr, "glgemm tune: %s\n", err);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "store/draw.h"
 
 static const cli_opt common_opts[] = {
     {"backend", 1, OPT_BACKEND}, {"device", 1, OPT_DEVICE},
@@ -142,6 +143,12 @@ static int common_opt(cli_common *c, int id, const char *name, const char *v)
     case OPT_B: c->prob.b_path = v; c->problem_given = true; return 0;
     case OPT_C: c->prob.c_path = v; return 0;
     case OPT_OUT: c->prob.out_path = v; return 0;
+    case OPT_MAX_DRAW:
+        if (store_draw_parse(v, &c->max_draw_ms))
+            return cli_error(c, "--max-draw-ms must be a number of milliseconds from 0 (no bound) "
+                                "to %.0f, got '%s'", GG_MAX_DRAW_MS_MAX, v);
+        c->max_draw_set = true;
+        return 0;
     }
     return cli_error(c, "internal: unhandled option --%s", name);
 }
@@ -198,7 +205,7 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
         } else if (o->id == OPT_VERSION) {
             printf("glgemm %s\n", GLGEMM_VERSION_STRING);
             return -1;
-        } else if (is_own) {
+        } else if (is_own && o->id < OPT_BACKEND) {
             rc = handler(self, o->id, value);
         } else {
             rc = common_opt(c, o->id, o->name, value);
@@ -206,6 +213,13 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
         if (rc)
             return rc;
     }
+    for (const cli_opt *t = own; t && t->name; t++)
+        if (t->id == OPT_MAX_DRAW && !c->max_draw_set) {
+            double ms;
+            char err[256];
+            if (store_draw_env(&ms, err, sizeof err) < 0)
+                return cli_error(c, "%s", err);
+        }
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "gen/util.h"
 #include "base/fault.h"
 #include "glhost/run.h"
+#include "store/draw.h"
 #include "eval/isolate.h"
 
 /* ---- the messages ---- */
@@ -97,6 +98,8 @@ typedef struct {
                             thread whatever it says, so hints would only move (and waste) work */
     gg_reference refs[GG_STORE_COUNT];
     bool have_ref[GG_STORE_COUNT];
+    bool have_draw;      /* draw_ms is the card's bound (store/draw.h), read once */
+    double draw_ms;
 } worker;
 
 static _Noreturn void worker_exit(int code)
@@ -158,6 +161,27 @@ static const gg_reference *worker_ref(worker *w, gg_store store)
     return &w->refs[store];
 }
 
+/* The bound on one draw, seconds (0: none): the configuration's, or the
+ * card's, which needs the slug of a context of that kind. */
+static double worker_max_draw_s(worker *w, gg_ctx_kind kind)
+{
+    const gg_evaluator_config *cfg = &w->e->cfg;
+    if (cfg->max_draw_set)
+        return cfg->max_draw_ms / 1000.0;
+    if (!w->have_draw) {
+        gg_ctx_info info;
+        char err[256];
+        if (host_session_context(w->s, kind, &info, err, sizeof err, NULL))
+            return GG_MAX_DRAW_MS_DEFAULT / 1000.0; /* no context: the run says why */
+        char slug[GG_CARD_MAX];
+        base_slug(info.renderer, slug, sizeof slug);
+        const char *dirs[1] = {cfg->results ? cfg->results : "results"};
+        w->draw_ms = store_draw_bound_ms(dirs, 1, slug, NULL, 0);
+        w->have_draw = true;
+    }
+    return w->draw_ms / 1000.0;
+}
+
 static void worker_eval(worker *w, const request *q)
 {
     const gg_evaluator *e = w->e;
@@ -172,6 +196,7 @@ static void worker_eval(worker *w, const request *q)
     o.tight = q->o.tight;
     o.screen_s = q->o.screen_s;
     o.same_inputs = true;
+    o.max_draw_s = worker_max_draw_s(w, host_ctx_kind_for(q->v.profile));
     o.built = on_built;
     o.built_user = w;
     w->req = q;

@@ -57,6 +57,13 @@ typedef struct {
     bool want_log;            /* a failed build's info log and numbered source come back
                                  (eval_evaluator_log) */
     int max_texture_size;     /* tests: a smaller texture limit (forces splits); 0 none */
+    /* Long draws (glhost/run.h): with max_draw_set, max_draw_ms is the bound
+     * on one draw (0: none; --max-draw-ms); else the worker takes the card's
+     * from store/draw.h (GLGEMM_MAX_DRAW_MS, results/<card>/draw.txt, the
+     * default), results naming the records folder (NULL: "results"). */
+    bool max_draw_set;
+    double max_draw_ms;
+    const char *results;
 } gg_evaluator_config;
 
 /* A program that takes longer to build than this cannot pay for itself in a

@@ -14,7 +14,9 @@ static gg_evaluator *evaluator(gg_gpu *g, char *err, size_t errlen)
 {
     if (!g->ev) {
         gg_evaluator_config c = {.backend = g->backend, .device = g->device, .prob = g->prob,
-                                 .in = g->in, .ref = g->ref, .timeout_s = g->timeout_s};
+                                 .in = g->in, .ref = g->ref, .timeout_s = g->timeout_s,
+                                 .max_draw_set = g->max_draw_set, .max_draw_ms = g->max_draw_ms,
+                                 .results = g->results};
         g->ev = eval_evaluator_new(&c, err, errlen);
     }
     return g->ev;

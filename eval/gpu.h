@@ -34,6 +34,11 @@ typedef struct {
     const gg_reference *ref;
     double timeout_s; /* 0: eval_evaluator_default_timeout(prob) */
     gg_evaluator *ev; /* made by the first eval_gpu_eval; NULL before */
+    /* The bound on one draw (eval/evaluator.h's config): max_draw_ms when
+     * max_draw_set, else the card's from results (NULL: "results"). */
+    bool max_draw_set;
+    double max_draw_ms;
+    const char *results;
 } gg_gpu;
 
 /* The gg_eval_fn: user is a gg_gpu.  Returns 0 with out filled (any

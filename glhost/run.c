@@ -1,5 +1,6 @@
 /* The render-to-texture GEMM host: see run.h for the contract. */
 #include <GL/glew.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,19 @@ typedef struct {
     bool inputs_cached;   /* atex/btex belong to the cache */
     GLuint query;
     bool failed;          /* a status other than ok has been set */
+    char key[GG_RC_KEY];  /* the program's key in the cache ("" without one) */
+    /* Long draws (run.h): a draw holds at most cap fragments (LONG_MAX:
+     * one draw a pass, or a strip); while calibrating every draw is timed
+     * and sizes the next. */
+    double max_draw_s;    /* the bound, 0 none */
+    long cap;
+    long region_frags;    /* fragments of what one unsplit draw covers (a pass, a strip) */
+    bool calibrating;
+    bool settled;         /* calibrating ended on a rate to keep (the cache's) */
+    int cal_draws;        /* draws timed so far */
+    int cal_good;         /* of those after the first: long enough to settle on */
+    double frag_s;        /* the rate: the fastest timed, seconds a fragment */
+    long draws;           /* draw calls of the current run */
 } run_state;
 
 /* Sets the status (the first failure wins) and its one-line detail. */
@@ -247,12 +261,164 @@ static GLuint make_ubo(const run_state *s, const float *a)
     return b;
 }
 
+/* ---- long draws (run.h) ---- */
+
+long host_draw_next(int w, int h, long cap, int *cx, int *cy, gg_draw_rect *r)
+{
+    if (w < 1 || h < 1 || *cy >= h || *cx >= w)
+        return 0;
+    if (cap < 1)
+        cap = 1;
+    if (*cx == 0 && cap >= w) {
+        long rmax = cap / w, left = h - *cy;
+        long bands = (left + rmax - 1) / rmax;
+        int rows = (int)((left + bands - 1) / bands);
+        *r = (gg_draw_rect){0, *cy, w, rows};
+        *cy += rows;
+        return (long)rows * w;
+    }
+    long cols = w - *cx;
+    if (cols > cap)
+        cols = cap;
+    *r = (gg_draw_rect){*cx, *cy, (int)cols, 1};
+    *cx += (int)cols;
+    if (*cx >= w) {
+        *cx = 0;
+        (*cy)++;
+    }
+    return cols;
+}
+
+/* Calibration: the rate is the fastest a timed draw showed (a slow one may
+ * be a draw's latency, the driver's compile in the first, or another
+ * process, rather than its work); it is settled once two draws after the
+ * first each took an eighth of the bound or showed that the whole region
+ * fits twice.  Until then each draw is at most half the bound at that
+ * rate, and 16 times the one before.  The second is no smaller than the
+ * first unless the first ran past the bound (its compile would otherwise
+ * shrink the second to a few fragments, whose time is latency, not work). */
+#define CAL_SETTLE 8.0
+#define CAL_GROW 16.0
+#define CAL_GOOD 2
+
+static long cap_of(double fragments)
+{
+    if (fragments >= (double)LONG_MAX / 2)
+        return LONG_MAX;
+    return fragments < 1 ? 1 : (long)fragments;
+}
+
+/* The fragments of the next draws, from a timed one (frags fragments in dt
+ * seconds). */
+static void calibrate(run_state *s, double dt, long frags)
+{
+    double fs = dt / (double)frags;
+    if (!(fs > 0))
+        fs = 1e-15; /* the clock did not move */
+    bool first = s->cal_draws++ == 0;
+    if (first || fs < s->frag_s)
+        s->frag_s = fs; /* the fastest seen (the first's errs long, if anything) */
+    if (!first && (dt >= s->max_draw_s / CAL_SETTLE ||
+                   s->max_draw_s / fs >= 2.0 * (double)s->region_frags))
+        s->cal_good++;
+    double fit = s->max_draw_s / s->frag_s; /* fragments the bound holds at that rate */
+    if (s->cal_good >= CAL_GOOD) {
+        s->calibrating = false;
+        s->settled = true;
+        s->cap = cap_of(fit);
+        return;
+    }
+    double next = 0.5 * fit;
+    if (next > CAL_GROW * (double)frags)
+        next = CAL_GROW * (double)frags;
+    if (first && dt <= s->max_draw_s && next < (double)frags)
+        next = (double)frags;
+    s->cap = cap_of(next);
+}
+
+/* Before the first run: a fixed cap (tests), none, the cache's rate, or
+ * calibrating from one row of fragments. */
+static void plan_draws(run_state *s, const gg_run_opts *o)
+{
+    const gg_layout *L = s->L;
+    s->region_frags = (long)L->tgt_w * (s->ubo ? GG_UBO_STRIP : L->tgt_h);
+    s->cap = LONG_MAX;
+    s->max_draw_s = o && o->max_draw_s > 0 ? o->max_draw_s : 0;
+    if (o && o->max_draw_fragments > 0) {
+        s->cap = o->max_draw_fragments;
+        return;
+    }
+    if (s->max_draw_s <= 0)
+        return;
+    double fs = s->cache && s->key[0] ? host_rc_frag_s(s->cache, s->key) : 0;
+    if (fs > 0) {
+        s->cap = cap_of(s->max_draw_s / fs);
+        return;
+    }
+    s->calibrating = true;
+    s->cap = L->tgt_w;
+}
+
+/* After the first run: the cap of the timed runs.  A calibration that did
+ * not settle (too few draws) keeps the rate it has, which errs long (a
+ * first draw's compile, the latency of a small one), and is not kept by
+ * the cache. */
+static void settle_draws(run_state *s)
+{
+    if (s->calibrating) {
+        s->calibrating = false;
+        s->cap = s->frag_s > 0 ? cap_of(s->max_draw_s / s->frag_s) : LONG_MAX;
+    } else if (s->settled && s->cache && s->key[0]) {
+        host_rc_set_frag_s(s->cache, s->key, s->frag_s);
+    }
+}
+
+/* Rows y0 .. y0+h-1 of the viewport (the whole of it, or a fetch=ubo
+ * strip, scissor already on) in draws of at most s->cap fragments; a split
+ * one's draws are flushed one by one, so each goes to the card alone. */
+static void draw_region(run_state *s, int y0, int h, bool strip)
+{
+    int w = s->L->tgt_w;
+    long total = (long)w * h;
+    if (!s->calibrating && s->cap >= total) {
+        if (strip)
+            glScissor(0, y0, w, h);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        s->draws++;
+        return;
+    }
+    bool split = s->cap < total;
+    if (!strip)
+        glEnable(GL_SCISSOR_TEST);
+    int cx = 0, cy = 0;
+    gg_draw_rect r;
+    long f;
+    while ((f = host_draw_next(w, h, s->cap, &cx, &cy, &r)) > 0) {
+        glScissor(r.x, y0 + r.y, r.w, r.h);
+        if (s->calibrating) {
+            glFinish();
+            double t0 = base_now_s();
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+            glFinish();
+            calibrate(s, base_now_s() - t0, f);
+        } else {
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+            if (split)
+                glFlush();
+        }
+        s->draws++;
+    }
+    if (!strip)
+        glDisable(GL_SCISSOR_TEST);
+}
+
 /* One pass's draw: the whole viewport, or (fetch=ubo) one draw per strip
- * with the strip's chunk of A bound at binding 0 (scissored to the strip). */
-static void draw_pass(const run_state *s, GLuint abuf, int pass)
+ * with the strip's chunk of A bound at binding 0 (scissored to the strip);
+ * either cut by the long-draw bound. */
+static void draw_pass(run_state *s, GLuint abuf, int pass)
 {
     if (!s->ubo) {
-        glDrawArrays(GL_TRIANGLES, 0, 3);
+        draw_region(s, 0, s->L->tgt_h, false);
         return;
     }
     const gg_layout *L = s->L;
@@ -262,8 +428,7 @@ static void draw_pass(const run_state *s, GLuint abuf, int pass)
         glBindBufferRange(GL_UNIFORM_BUFFER, 0, abuf,
                           (GLintptr)(((long)pass * strips + st) * s->ubo_stride),
                           (GLsizeiptr)(L->ubo_vec4s * 16));
-        glScissor(0, st * GG_UBO_STRIP, L->tgt_w, GG_UBO_STRIP);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
+        draw_region(s, st * GG_UBO_STRIP, GG_UBO_STRIP, true);
     }
     glDisable(GL_SCISSOR_TEST);
 }
@@ -569,6 +734,7 @@ static void all_passes_image(run_state *s)
     const gg_layout *L = s->L;
     const gg_split *sp = &s->sp;
     GLenum fmt = image_internal(s);
+    s->draws = 0;
     GLbitfield barrier = GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
                          GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT;
     glBindFramebuffer(GL_FRAMEBUFFER, s->nofbo);
@@ -606,6 +772,7 @@ static void all_passes(run_state *s)
         all_passes_image(s);
         return;
     }
+    s->draws = 0;
     for (int c = 0; c < s->ncb; c++) {
         cblock *cb = &s->cb[c];
         int bi = c / sp->nblocks, bj = c % sp->nblocks, pass = 0;
@@ -750,7 +917,7 @@ static bool build(run_state *s, gg_run_log *log)
     double t0 = base_now_s();
     if (base_fault("compile_hang")) /* tests only (fault.h): a compiler that never returns */
         base_fault_hang();
-    char key[GG_RC_KEY];
+    char *key = s->key;
     if (s->cache) {
         host_rc_program_key(key, s->v, sp->mb, sp->nb, sp->kb);
         if ((s->cprog = host_rc_program_find(s->cache, key))) {
@@ -769,6 +936,8 @@ static bool build(run_state *s, gg_run_log *log)
         if (kept) {
             s->cprog = kept;
             s->have_prog = false;
+        } else {
+            key[0] = '\0'; /* not kept: no rate to keep either */
         }
     }
     if (st != GG_OK) {
@@ -912,6 +1081,7 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
         o->built(o->built_user, out);
     if (!built || !setup_draw(s))
         goto done;
+    plan_draws(s, o);
 
     double t0 = base_now_s();
     bool ok = inputs(s) && make_targets(s);
@@ -929,6 +1099,7 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
     if (!once) {
         all_passes(s);
         glFinish();
+        settle_draws(s);
         if (!stage_ok(s, "warm-up run"))
             goto done;
     }
@@ -949,8 +1120,10 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
             glGetQueryObjectui64v(s->query, GL_QUERY_RESULT, &ns);
             gpu[r] = (double)ns * 1e-9;
         }
-        if (r == 0)
+        if (r == 0) {
+            settle_draws(s); /* once: after its one run (the cache's rate) */
             fault_lost(s);
+        }
         if (!stage_ok(s, "timed run"))
             goto done;
         done_reps = r + 1;
@@ -968,6 +1141,9 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
             break;
     }
     out->run_s = base_now_s() - run0;
+    out->draws = s->draws;
+    out->draw_cap = s->cap < s->region_frags ? s->cap : 0;
+    out->max_draw_s = s->max_draw_s;
     out->reps = done_reps;
     out->seconds = base_median(times, done_reps);
     out->spread = base_spread(times, done_reps);

@@ -36,6 +36,26 @@
  *    each stage are gl_error naming the stage and the error; an incomplete
  *    FBO is fbo_incomplete naming the status; a reset reported by
  *    glGetGraphicsResetStatus (contexts with robustness) is context_lost.
+ *  - Long draws: with gg_run_opts.max_draw_s > 0 no single draw is meant
+ *    to run longer than that (single draws of ~2 s returned partly wrong
+ *    C on an NVIDIA H200).  A pass whose fragments would take longer is
+ *    drawn as several draws over scissored sub-rectangles of its viewport
+ *    (host_draw_next: bands of whole fragment rows, or pieces of one row),
+ *    every fragment exactly once a pass, each followed by glFlush; the
+ *    barrier of out=image stays once after the pass; fetch=ubo cuts each
+ *    strip's draw the same way.  How many fragments a draw holds comes
+ *    from the variant's measured rate: the first run (the warm-up, or the
+ *    once run) times its draws with glFinish, starting from one row of
+ *    fragments and growing to half the bound at the fastest rate seen, and
+ *    settles once two draws after the first (which may carry the driver's
+ *    compile) each took an eighth of the bound or showed that the whole
+ *    pass fits twice; the timed reps then draw max_draw_s / (seconds a
+ *    fragment) fragments at most, untimed.  The rate is kept in the
+ *    options' cache by program, so a later run of it does not time again.
+ *    max_draw_fragments > 0 (tests) fixes the fragments a draw instead,
+ *    with no timing.  The measurement counts the draws of one run (draws)
+ *    and the fragments a draw held at most when a pass was split
+ *    (draw_cap), with the bound (max_draw_s).
  *  - gg_run_opts.once (glgemm.h's calls): the GEMM runs once, no warm-up
  *    and no reps; seconds is that run's time.  ref NULL: C is not judged
  *    (rel_err -1; the caller judges it).
@@ -78,6 +98,10 @@ typedef struct {
     int min_reps;
     double tight;
     double screen_s;
+    /* Long draws (see the top): the longest one draw is meant to run, in
+     * seconds; 0: one draw a pass (a strip for fetch=ubo), as before. */
+    double max_draw_s;
+    long max_draw_fragments; /* tests: at most this many fragments a draw, no timing; 0 none */
     gg_run_cache *cache;  /* NULL: nothing kept (programs and textures deleted after the run) */
     bool same_inputs;     /* the cache may keep A and B textures: every run of this cache
                              has the very same inputs (one evaluation worker, one problem) */
@@ -114,6 +138,18 @@ void host_run_log_free(gg_run_log *log);
 void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
                     const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                     gg_measurement *out, float *c_out, gg_run_log *log);
+
+/* Long draws: the next sub-rectangle (fragments, origin at the region's
+ * corner) of a w x h region drawn in order from the cursor (*cx, *cy),
+ * which starts at (0, 0), holding at most cap fragments (cap >= 1): at the
+ * start of a row with cap >= w, whole rows, in bands as even as cap allows
+ * (the rows left over ceil(rows left / (cap / w)) bands, rounded up); else
+ * the rest of the row, cap fragments at most.  Advances the cursor; returns
+ * the fragments of *r, 0 (r untouched) once the region is done.  No GL. */
+typedef struct {
+    int x, y, w, h;
+} gg_draw_rect;
+long host_draw_next(int w, int h, long cap, int *cx, int *cy, gg_draw_rect *r);
 
 /* A session keeps one context per kind, made on first use and made current
  * again when a variant of its profile comes back (host_ctx_make_current), so

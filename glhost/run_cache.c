@@ -11,6 +11,7 @@ typedef struct {
     gg_program prog;
     bool started;        /* host_program_start only: finished on first use */
     unsigned long used;
+    double frag_s;       /* long draws: seconds a fragment of a pass, 0 not measured */
 } prog_slot;
 
 typedef struct {
@@ -99,10 +100,32 @@ gg_program *host_rc_program_put(gg_run_cache *c, const char *key, gg_program *p,
     victim->prog = *p;
     victim->started = started;
     victim->used = ++c->tick;
+    victim->frag_s = 0;
     memset(p, 0, sizeof *p);
     if (!started)
         c->misses++;
     return &victim->prog;
+}
+
+static prog_slot *slot_of(const gg_run_cache *c, const char *key)
+{
+    for (int i = 0; c && i < GG_RUN_CACHE_PROGRAMS; i++)
+        if (c->prog[i].key[0] && !strcmp(c->prog[i].key, key))
+            return (prog_slot *)&c->prog[i];
+    return NULL;
+}
+
+double host_rc_frag_s(const gg_run_cache *c, const char *key)
+{
+    const prog_slot *s = slot_of(c, key);
+    return s ? s->frag_s : 0;
+}
+
+void host_rc_set_frag_s(gg_run_cache *c, const char *key, double frag_s)
+{
+    prog_slot *s = slot_of(c, key);
+    if (s)
+        s->frag_s = frag_s;
 }
 
 bool host_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,

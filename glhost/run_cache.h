@@ -26,6 +26,13 @@ gg_program *host_rc_program_find(gg_run_cache *c, const char *key);
  * cache's copy, or NULL (then *p is untouched and stays the caller's). */
 gg_program *host_rc_program_put(gg_run_cache *c, const char *key, gg_program *p, bool started);
 
+/* Long draws (run.h): the seconds one fragment of a pass took with the
+ * program of that key, as the run that timed its draws measured it; 0 when
+ * not measured (or the program is not kept).  Set does nothing for a key
+ * the cache does not hold. */
+double host_rc_frag_s(const gg_run_cache *c, const char *key);
+void host_rc_set_frag_s(gg_run_cache *c, const char *key, double frag_s);
+
 /* Input textures: key is an array of GG_RC_INPUT_KEY ints (packing,
  * geometry, split); na A textures and nb B textures. */
 #define GG_RC_INPUT_KEY 15

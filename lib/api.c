@@ -29,6 +29,7 @@
 #include "base/inputs.h"
 #include "base/reference.h"
 #include "glhost/run.h"
+#include "store/draw.h"
 #include "store/nearest.h"
 #include "store/records.h"
 
@@ -49,6 +50,7 @@ struct glgemm_context {
     gg_run_cache *cache; /* programs kept between calls (of ctx->gl; NULL: uncached) */
     long crossover;      /* in force: m*n*k below crossover^3 goes to the CPU */
     long crossover_env;  /* from GLGEMM_CROSSOVER / the card's record (-1: none) */
+    double max_draw_s;   /* the bound on one draw (store/draw.h), seconds; 0 none */
     glgemm_cpu_sgemm_fn cpu;
     char route[GG_VARIANT_TEXT + 16];
     bool cpu_arith;      /* the last call computed on this CPU (crossover, C scaled) */
@@ -164,6 +166,7 @@ static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
 }
 
 static long recorded_crossover(const char *card);
+static double recorded_draw_ms(const char *card);
 
 /* GLGEMM_CROSSOVER: -1 unset, -2 bad, else the size. */
 static long env_crossover(void)
@@ -203,6 +206,12 @@ static glgemm_context *open_ctx(const char *backend, int device)
                   getenv("GLGEMM_CROSSOVER"), 1L << 20);
         return NULL;
     }
+    double draw_ms;
+    char draw_err[200];
+    if (store_draw_env(&draw_ms, draw_err, sizeof draw_err) < 0) {
+        set_error(0, "glgemm_open: %s", draw_err);
+        return NULL;
+    }
     glgemm_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) {
         set_error(0, "glgemm_open: out of memory");
@@ -223,6 +232,7 @@ static glgemm_context *open_ctx(const char *backend, int device)
     base_slug(ctx->info.renderer, ctx->card, sizeof ctx->card);
     ctx->crossover_env = cross >= 0 ? cross : recorded_crossover(ctx->card);
     ctx->crossover = ctx->crossover_env > 0 ? ctx->crossover_env : 0;
+    ctx->max_draw_s = recorded_draw_ms(ctx->card) / 1000.0;
     last_err[0] = '\0';
     return ctx;
 }
@@ -481,6 +491,15 @@ static long recorded_crossover(const char *card)
     return x;
 }
 
+/* The bound on one draw: GLGEMM_MAX_DRAW_MS, else the card's draw.txt in
+ * the first records folder that has one, else the default. */
+static double recorded_draw_ms(const char *card)
+{
+    records_dirs d;
+    int nd = find_records_dirs(&d);
+    return store_draw_bound_ms(d.dir, nd, card, NULL, 0);
+}
+
 static void default_variant(gg_variant *v)
 {
     char err[160];
@@ -721,6 +740,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     host_run_opts_default(&o);
     o.once = true;
     o.cache = ctx->cache;
+    o.max_draw_s = ctx->max_draw_s;
     prep.ops = (gg_gemm_operands){g->m, g->n, g->k, g->alpha, g->beta,
                                   {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb}, c0, g->n};
     prep.seed = ++ctx->calls;

@@ -203,7 +203,8 @@ int report_measure(const gg_report_measure_opts *a, const gg_ctx_info info[3], c
         return -1;
     gg_inputs in = {0};
     gg_reference ref = {0};
-    gg_gpu g = {a->backend, a->device, a->prob, &in, &ref, 0, NULL};
+    gg_gpu g = {.backend = a->backend, .device = a->device, .prob = a->prob, .in = &in,
+                .ref = &ref, .results = a->results};
     int status = 0;
     if (base_inputs_make(a->prob, &in, err, errlen) ||
         base_reference_compute(&in, a->prob->alpha, a->prob->beta, &ref, err, errlen)) {

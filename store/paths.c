@@ -92,6 +92,11 @@ char *store_crossover_path(char *buf, size_t len, const char *dir, const char *c
     return store_card_file(buf, len, dir, card, "crossover.txt");
 }
 
+char *store_draw_path(char *buf, size_t len, const char *dir, const char *card)
+{
+    return store_card_file(buf, len, dir, card, "draw.txt");
+}
+
 char *store_report_again_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                            int k)
 {

@@ -9,6 +9,7 @@
  *    bench-MxNxK.csv           glgemm bench's rows (eval/bench.h)
  *    probe.csv                 glgemm probe's rates (base/probe_data.h)
  *    crossover.txt             glgemm bench --crossover (eval/crossover.h)
+ *    draw.txt                  the bound on one draw's time (store/draw.h)
  *    dips-MxNxK.csv            the report's second measurements of dips
  *    tune-MxNxK-summary.txt    the tuner's summary (make's tune targets)
  *    environment.txt           the report's record of the machine
@@ -53,6 +54,8 @@ char *store_bench_path(char *buf, size_t len, const char *dir, const char *card,
 char *store_probe_path(char *buf, size_t len, const char *dir, const char *card);
 /* DIR/<card>/crossover.txt. */
 char *store_crossover_path(char *buf, size_t len, const char *dir, const char *card);
+/* DIR/<card>/draw.txt. */
+char *store_draw_path(char *buf, size_t len, const char *dir, const char *card);
 /* DIR/<card>/dips-MxNxK.csv. */
 char *store_report_again_path(char *buf, size_t len, const char *dir, const char *card, int m, int n,
                            int k);

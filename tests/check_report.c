@@ -1129,7 +1129,7 @@ START_TEST(report_after_real_tune)
     base_slug(info[GG_CTX_CORE].renderer, slug, sizeof slug);
 
     /* The tune: phase search with the outer keys held, at most 40 points. */
-    gg_gpu g = {GG_BACKEND_EGL, 0, &p, &in, &ref, 60, NULL};
+    gg_gpu g = {.backend = GG_BACKEND_EGL, .prob = &p, .in = &in, .ref = &ref, .timeout_s = 60};
     gg_tune_config tc;
     memset(&tc, 0, sizeof tc);
     tc.results_dir = dir;

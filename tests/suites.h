@@ -38,7 +38,8 @@
     X(progcache) \
     X(image) \
     X(lib) \
-    X(concurrency)
+    X(concurrency) \
+    X(draw)
 
 #define GG_DECLARE_SUITE(name) Suite *make_##name##_suite(void);
 GG_SUITES(GG_DECLARE_SUITE)
