@@ -476,19 +476,26 @@ int store_best_read_path(const char *path, gg_variant *v, double *gflops, char *
         snprintf(why, whylen, "%s", strerror(errno));
         return GG_BEST_NONE;
     }
-    char line[512];
+    /* Whole lines (getline): a long first line is not read on as the second. */
+    char *line = NULL;
+    size_t cap = 0;
     int rc = GG_BEST_EMPTY;
-    if (fgets(line, sizeof line, f)) {
+    if (getline(&line, &cap, f) > 0) {
         line[strcspn(line, " \t\r\n")] = '\0';
         rc = gen_variant_parse(line, NULL, v, why, whylen) ? GG_BEST_BAD : 0;
-        if (rc == 0 && gflops) {
-            *gflops = 0;
-            if (fgets(line, sizeof line, f))
-                sscanf(line, "gflops: %lf", gflops);
-        }
+        double g;
+        if (rc == 0 && gflops) /* not a number >= 0 ("nan", "-1", "1e999"): as without one */
+            *gflops = getline(&line, &cap, f) > 0 && sscanf(line, "gflops: %lf", &g) == 1 &&
+                              isfinite(g) && g >= 0
+                          ? g
+                          : 0;
+    } else if (ferror(f)) { /* a folder, an I/O error */
+        snprintf(why, whylen, "%s", strerror(errno));
+        rc = GG_BEST_NONE;
     } else {
         snprintf(why, whylen, "empty file");
     }
+    free(line);
     fclose(f);
     return rc;
 }

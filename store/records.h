@@ -117,7 +117,8 @@ int store_best_read_store(const char *dir, const char *card, int m, int n, int k
 /* The one reader of best files (the above, store/nearest.h, glgemm gen
  * best): the variant of path's first line (up to the first blank) into v,
  * the number of its `gflops:` second line into *gflops (may be NULL; 0
- * without one).  0; GG_BEST_NONE when it cannot be opened, GG_BEST_EMPTY,
+ * without one, or when it is not a finite number >= 0).  The lines after
+ * (seconds, rel_err, card, problem, written, remeasured) are not read.  0; GG_BEST_NONE when it cannot be opened, GG_BEST_EMPTY,
  * GG_BEST_BAD when the first line is not a variant; why says (the system's
  * reason, "empty file", the variant parser's message). */
 enum { GG_BEST_NONE = 1, GG_BEST_EMPTY, GG_BEST_BAD };
