@@ -13,6 +13,7 @@
 #include <fenv.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -461,15 +462,25 @@ static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
 }
 
 /* The card's crossover record: "crossover: N" in <card>/crossover.txt of
- * the first records folder that has the file; -1 when none says. */
+ * the first records folder with a good one; -1 when none says.  A bad
+ * record (store_crossover_parse) is passed over, said once a process on
+ * stderr (one line). */
 static long recorded_crossover(const char *card)
 {
+    static atomic_int told;
     records_dirs d;
     int nd = find_records_dirs(&d);
     long x = -1;
-    for (int i = 0; i < nd && x < 0; i++)
-        x = store_crossover_read(d.dir[i], card);
-    return x;
+    for (int i = 0; i < nd; i++) {
+        char path[PATH_MAX + 64], why[PATH_MAX + 300];
+        store_crossover_path(path, sizeof path, d.dir[i], card);
+        int rc = store_crossover_read_path(path, &x, why, sizeof why);
+        if (rc == 0)
+            return x;
+        if (rc < 0 && !atomic_exchange(&told, 1))
+            fprintf(stderr, "glgemm: crossover record %s; not used\n", why);
+    }
+    return -1;
 }
 
 static void default_variant(gg_variant *v)

@@ -430,6 +430,66 @@ START_TEST(test_best_file_edges)
 }
 END_TEST
 
+/* The crossover record (store_crossover_parse: bench's line, strictly). */
+START_TEST(test_crossover_record)
+{
+    static const struct {
+        const char *text;
+        int rc;
+        long x;
+    } cases[] = {
+        {"crossover: 1024\n", 0, 1024},
+        {"crossover: 0", 0, 0},
+        {"crossover:\t64 \t\r\n", 0, 64},
+        {"crossover: 1048576\n", 0, 1048576},
+        {"crossover: 000000000000000000000000064\n", 0, 64},
+        {"# c\nsize,gpu_s,cpu_s\n16,1,2\ncrossover: 16\n", 0, 16},
+        {" crossover: 5\nCrossover: 6\n", 1, 0},
+        {"", 1, 0},
+        {"crossover: 1048577\n", -1, 0},
+        {"crossover: 99999999999999999999999999\n", -1, 0},
+        {"crossover: 64 # comment\n", -1, 0},
+        {"crossover: 6 4\n", -1, 0},
+        {"crossover:\n", -1, 0},
+        {"crossover: 1\ncrossover: 1\n", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        long x = -77;
+        char why[256] = "";
+        int rc = store_crossover_parse(cases[i].text, strlen(cases[i].text), &x, why, sizeof why);
+        ck_assert_msg(rc == cases[i].rc, "'%s': %d, want %d (%s)", cases[i].text, rc, cases[i].rc,
+                      why);
+        ck_assert_msg(rc ? x == -77 : x == cases[i].x, "'%s': %ld", cases[i].text, x);
+        ck_assert_msg(rc == 0 || (why[0] && !strchr(why, '\n')), "'%s': why '%s'", cases[i].text,
+                      why);
+    }
+    /* A NUL byte in the line: not the line. */
+    long x = -77;
+    char why[256];
+    ck_assert_int_eq(store_crossover_parse("crossover: 6\0004\n", 15, &x, why, sizeof why), -1);
+    /* The file: missing (1, said nowhere), good, bad, a folder. */
+    make_tmpdir();
+    char path[600];
+    store_crossover_path(path, sizeof path, tmpdir, CARD);
+    ck_assert_int_eq(store_crossover_read_path(path, &x, why, sizeof why), 1);
+    ck_assert_int_eq(store_crossover_read(tmpdir, CARD), -1);
+    char folder[500];
+    snprintf(folder, sizeof folder, "%s/" CARD, tmpdir);
+    ck_assert_int_eq(mkdir(folder, 0755), 0);
+    char line[64];
+    spit(path, store_crossover_line(line, sizeof line, 333));
+    ck_assert_int_eq(store_crossover_read(tmpdir, CARD), 333);
+    spit(path, "size,gpu_s,cpu_s\n");
+    ck_assert_int_eq(store_crossover_read_path(path, &x, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, path) && strstr(why, "no line 'crossover: N'"), "%s", why);
+    ck_assert_int_eq(store_crossover_read(tmpdir, CARD), -1);
+    unlink(path);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    ck_assert_int_eq(store_crossover_read_path(path, &x, why, sizeof why), -1);
+    rm_rf(tmpdir);
+}
+END_TEST
+
 /* ---- tunes with a fake evaluator ---- */
 
 typedef struct {
@@ -873,6 +933,7 @@ Suite *make_records_suite(void)
     tcase_add_test(tc, test_lock);
     tcase_add_test(tc, test_best_file);
     tcase_add_test(tc, test_best_file_edges);
+    tcase_add_test(tc, test_crossover_record);
     suite_add_tcase(s, tc);
     TCase *tu = tcase_create("tune");
     tcase_set_timeout(tu, 60);
