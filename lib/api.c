@@ -28,6 +28,7 @@
 #include "base/inputs.h"
 #include "base/reference.h"
 #include "glhost/run.h"
+#include "lib/env.h"
 #include "store/nearest.h"
 #include "store/records.h"
 
@@ -115,17 +116,6 @@ const char *glgemm_strerror(int code)
 
 /* ---- contexts ---- */
 
-static int parse_verify(const char *s)
-{
-    if (!strcmp(s, "none"))
-        return GLGEMM_VERIFY_NONE;
-    if (!strcmp(s, "check"))
-        return GLGEMM_VERIFY_CHECK;
-    if (!strcmp(s, "full"))
-        return GLGEMM_VERIFY_FULL;
-    return -1;
-}
-
 /* Deletes the GL context and what was kept in it. */
 static void drop_gl(glgemm_context *ctx)
 {
@@ -163,20 +153,6 @@ static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
 
 static long recorded_crossover(const char *card);
 
-/* GLGEMM_CROSSOVER: -1 unset, -2 bad, else the size. */
-static long env_crossover(void)
-{
-    const char *e = getenv("GLGEMM_CROSSOVER");
-    if (!e || !*e)
-        return -1;
-    char *end;
-    errno = 0;
-    long x = strtol(e, &end, 10);
-    if (errno || *end || end == e || x < 0 || x > 1L << 20)
-        return -2;
-    return x;
-}
-
 static glgemm_context *open_ctx(const char *backend, int device)
 {
     last_err[0] = '\0';
@@ -189,16 +165,11 @@ static glgemm_context *open_ctx(const char *backend, int device)
         set_error(0, "glgemm_open: device %d: the index must be >= 0", device);
         return NULL;
     }
-    int verify = GLGEMM_VERIFY_CHECK;
-    const char *env = getenv("GLGEMM_VERIFY");
-    if (env && *env && (verify = parse_verify(env)) < 0) {
-        set_error(0, "glgemm_open: GLGEMM_VERIFY=%.100s is not none, check or full", env);
-        return NULL;
-    }
-    long cross = env_crossover();
-    if (cross == -2) {
-        set_error(0, "glgemm_open: GLGEMM_CROSSOVER=%.100s is not a whole number from 0 to %ld",
-                  getenv("GLGEMM_CROSSOVER"), 1L << 20);
+    long verify, cross;
+    char eerr[200];
+    if (lib_env_get(LIB_ENV_VERIFY, &verify, eerr, sizeof eerr) ||
+        lib_env_get(LIB_ENV_CROSSOVER, &cross, eerr, sizeof eerr)) {
+        set_error(0, "glgemm_open: %s", eerr);
         return NULL;
     }
     glgemm_context *ctx = calloc(1, sizeof *ctx);
@@ -208,7 +179,7 @@ static glgemm_context *open_ctx(const char *backend, int device)
     }
     ctx->backend = (gg_backend)b;
     ctx->device = device;
-    ctx->verify = verify;
+    ctx->verify = (int)verify;
     gg_variant dv;
     char err[160];
     if (gen_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &dv, err, sizeof err) ||
