@@ -150,7 +150,7 @@ sanitize-ci: deps
 # the longer campaign, FUZZ_SECONDS per target.  Crashes are saved in
 # tests/fuzz/crashes/ and fail the run (tests/fuzz/run.sh).
 FUZZ_CC      ?= clang
-FUZZ_TARGETS  = variant npy csv records cli best crossover progcache env
+FUZZ_TARGETS  = variant npy csv records cli best crossover progcache env probe
 FUZZ_SECONDS ?= 300
 FUZZ_SMOKE   ?= 4
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
