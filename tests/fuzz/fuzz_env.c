@@ -2,7 +2,7 @@
  * drop-in BLAS (lib/env.c: GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_BACKEND,
  * GLGEMM_DEVICE, GLGEMM_LOG) and of the program cache (glhost/
  * progcache_entry.c's host_pce_folder: GLGEMM_CACHE, GLGEMM_CACHE_DIR,
- * XDG_CACHE_HOME, HOME).  The first byte picks the variable, the rest is
+ * XDG_CACHE_HOME, HOME) and the tests' GLGEMM_FAULT (base_fault_parse).  The first byte picks the variable, the rest is
  * its value (for the cache: the four values, '\n' between them).
  * Invariants: a value is accepted exactly when lib/env.h's table says
  * (a word of the list, or decimal digits of a number <= 2^20, or empty);
@@ -13,9 +13,12 @@
  * when err is short.  The cache's folder is the first of GLGEMM_CACHE_DIR,
  * XDG_CACHE_HOME/glgemm/programs (absolute only), HOME/.cache/glgemm/
  * programs, off only for "off", a value other than on/off/empty refused
- * with one line (and the cache left on). */
+ * with one line (and the cache left on).  GLGEMM_FAULT (base/fault.h,
+ * tests only) is taken exactly when it is a known fault and, after ':', a
+ * number 1 .. 10^9 without a leading zero. */
 #include <stdbool.h>
 
+#include "base/fault.h"
 #include "glgemm.h"
 #include "glhost/progcache_entry.h"
 #include "lib/env.h"
@@ -132,6 +135,37 @@ static void cache_vars(char *value)
     free(folder);
 }
 
+/* GLGEMM_FAULT (base/fault.c, tests only): <known fault>[:<n>], n decimal
+ * digits without a leading zero, 1 .. GG_FAULT_EVAL_MAX. */
+static void fault_var(const char *spec)
+{
+    int f = -7;
+    long n = -7;
+    int rc = base_fault_parse(spec, &f, &n);
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    int want_f = -1;
+    for (int i = 0; i < GG_FAULT_COUNT; i++)
+        if (strlen(base_fault_names[i]) == len && !strncmp(spec, base_fault_names[i], len))
+            want_f = i;
+    long want_n = 0;
+    bool ok = want_f >= 0;
+    if (ok && colon) {
+        const char *d = colon + 1;
+        size_t nd = strlen(d);
+        ok = nd >= 1 && nd <= 10 && strspn(d, "0123456789") == nd && d[0] != '0';
+        if (ok)
+            ok = (want_n = strtol(d, NULL, 10)) <= GG_FAULT_EVAL_MAX;
+    }
+    if (!*spec)
+        FUZZ_CHECK(rc == 0, "empty GLGEMM_FAULT: %d", rc);
+    else if (!ok)
+        FUZZ_CHECK(rc == -1 && f == -7 && n == -7, "GLGEMM_FAULT='%s' taken", spec);
+    else
+        FUZZ_CHECK(rc == 1 && f == want_f && n == want_n, "GLGEMM_FAULT='%s': %d %d %ld", spec, rc,
+                   f, n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 1024)
@@ -139,11 +173,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *value = fuzz_cstring(data + 1, size - 1);
     if (!value)
         return 0;
-    int var = data[0] % (LIB_ENV_COUNT + 1);
+    int var = data[0] % (LIB_ENV_COUNT + 2);
     if (var < LIB_ENV_COUNT)
         one_lib_var(var, value);
-    else
+    else if (var == LIB_ENV_COUNT)
         cache_vars(value);
+    else
+        fault_var(value);
     free(value);
     return 0;
 }
