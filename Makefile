@@ -152,7 +152,7 @@ sanitize-ci: deps
 FUZZ_CC      ?= clang
 FUZZ_TARGETS  = variant npy csv records cli best crossover progcache env probe
 FUZZ_SECONDS ?= 300
-FUZZ_SMOKE   ?= 4
+FUZZ_SMOKE   ?= 2
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(filter %.a,$^) $(ALL_LDFLAGS) $(LDLIBS)
