@@ -30,16 +30,28 @@
 
 static char dir[128], path[256];
 
+static char folder[200];
+
+static void cleanup(void) /* at exit: nothing left in /dev/shm */
+{
+    char f16[256];
+    store_best_path_store(f16, sizeof f16, dir, CARD, 8, 8, 8, GG_STORE_F16);
+    unlink(path);
+    unlink(f16);
+    rmdir(folder);
+    rmdir(dir);
+}
+
 static void setup(void)
 {
     if (dir[0])
         return;
     snprintf(dir, sizeof dir, "/dev/shm/glgemm-fuzz-best-%ld", (long)getpid());
-    char folder[200];
     snprintf(folder, sizeof folder, "%s/" CARD, dir);
     mkdir(dir, 0755);
     FUZZ_CHECK(mkdir(folder, 0755) == 0 || errno == EEXIST, "mkdir %s", folder);
     store_best_path(path, sizeof path, dir, CARD, 8, 8, 8);
+    atexit(cleanup);
 }
 
 static void put(const char *p, const void *data, size_t size)

@@ -23,16 +23,26 @@
 
 static char dir[128], path[256];
 
+static char folder[200];
+
+static void cleanup(void) /* at exit: nothing left in /dev/shm */
+{
+    unlink(path);
+    rmdir(path); /* never a folder, but rmdir costs nothing */
+    rmdir(folder);
+    rmdir(dir);
+}
+
 static void setup(void)
 {
     if (dir[0])
         return;
     snprintf(dir, sizeof dir, "/dev/shm/glgemm-fuzz-crossover-%ld", (long)getpid());
-    char folder[200];
     snprintf(folder, sizeof folder, "%s/" CARD, dir);
     mkdir(dir, 0755);
     FUZZ_CHECK(mkdir(folder, 0755) == 0 || errno == EEXIST, "mkdir %s", folder);
     store_crossover_path(path, sizeof path, dir, CARD);
+    atexit(cleanup);
 }
 
 static int blank(char c) { return c == ' ' || c == '\t'; }

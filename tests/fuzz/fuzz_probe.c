@@ -18,10 +18,18 @@
 
 static char path[128], path2[128], path3[128];
 
+static void cleanup(void) /* at exit: nothing left in /dev/shm */
+{
+    unlink(path);
+    unlink(path2);
+    unlink(path3);
+}
+
 static void setup(void)
 {
     if (path[0])
         return;
+    atexit(cleanup);
     snprintf(path, sizeof path, "/dev/shm/glgemm-fuzz-probe-%ld.csv", (long)getpid());
     snprintf(path2, sizeof path2, "/dev/shm/glgemm-fuzz-probe-%ld-2.csv", (long)getpid());
     snprintf(path3, sizeof path3, "/dev/shm/glgemm-fuzz-probe-%ld-3.csv", (long)getpid());
