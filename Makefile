@@ -32,7 +32,7 @@ LDLIBS  += $(PKG_LDLIBS) -lm -lpthread
 # or gnuplot code); the front end lives in cli/, the Check suite in tests/.
 # New files need no Makefile edit.
 LAYERS   := gen base glhost store lib search eval report cli
-LIB_SRC  := $(sort $(wildcard gen/*.c base/*.c glhost/*.c store/*.c)) lib/api.c
+LIB_SRC  := $(sort $(wildcard gen/*.c base/*.c glhost/*.c store/*.c) $(filter-out lib/blas.c,$(wildcard lib/*.c)))
 CORE_SRC := $(LIB_SRC) $(sort $(wildcard search/*.c eval/*.c report/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
@@ -165,9 +165,9 @@ tsan: deps
 # the longer campaign, FUZZ_SECONDS per target.  Crashes are saved in
 # tests/fuzz/crashes/ and fail the run (tests/fuzz/run.sh).
 FUZZ_CC      ?= clang
-FUZZ_TARGETS  = variant npy csv records cli
+FUZZ_TARGETS  = variant npy csv records cli best crossover progcache env probe
 FUZZ_SECONDS ?= 300
-FUZZ_SMOKE   ?= 4
+FUZZ_SMOKE   ?= 2
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(filter %.a,$^) $(ALL_LDFLAGS) $(LDLIBS)

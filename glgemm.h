@@ -166,7 +166,8 @@ GLGEMM_API int glgemm_set_verify(glgemm_context *ctx, int level);
  * this context; the environment variable GLGEMM_CROSSOVER (a whole number
  * >= 0, read by glgemm_open; a bad value fails glgemm_open); the card's
  * record <card>/crossover.txt in the records folders (see "Which shader"),
- * a line "crossover: N" written by `glgemm bench --crossover`; else 0.
+ * a line "crossover: N" written by `glgemm bench --crossover` (a bad record
+ * is passed over for the next folder's, said once on stderr); else 0.
  * glgemm_set_crossover: size >= 0 sets it, -1 goes back to the
  * environment / record; GLGEMM_OK, GLGEMM_ENOCONTEXT or GLGEMM_EINVAL.
  * glgemm_crossover: the size in force (0 for a NULL ctx). */

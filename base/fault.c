@@ -9,37 +9,62 @@
 
 static long eval_no; /* evaluations counted by this process (and its parents) */
 
-static const char *const known[] = {"hang", "crash", "gl_error", "fbo_incomplete",
-                                    "wrong_result", "disk_full", "compile_hang", "lose_context"};
+const char *const base_fault_names[GG_FAULT_COUNT] = {
+    "hang", "crash", "gl_error", "fbo_incomplete", "wrong_result", "disk_full", "compile_hang",
+    "lose_context"};
 
 void base_fault_next_eval(void) { eval_no++; }
 long base_fault_eval_count(void) { return eval_no; }
 void base_fault_set_eval(long n) { eval_no = n; }
 
+int base_fault_parse(const char *spec, int *fault, long *eval)
+{
+    if (!spec || !*spec)
+        return 0;
+    size_t len = strcspn(spec, ":");
+    int f = -1;
+    for (int i = 0; i < GG_FAULT_COUNT; i++)
+        if (strlen(base_fault_names[i]) == len && !strncmp(spec, base_fault_names[i], len))
+            f = i;
+    long n = 0; /* 0: every evaluation */
+    if (f >= 0 && spec[len] == ':') {
+        const char *d = spec + len + 1;
+        if (!*d || *d == '0')
+            f = -1;
+        for (; f >= 0 && *d; d++)
+            if (*d < '0' || *d > '9' || (n = n * 10 + (*d - '0')) > GG_FAULT_EVAL_MAX)
+                f = -1;
+    }
+    if (f < 0)
+        return -1;
+    *fault = f;
+    *eval = n;
+    return 1;
+}
+
 bool base_fault(const char *name)
 {
     static bool warned;
     const char *spec = getenv("GLGEMM_FAULT");
-    if (!spec || !*spec)
+    int f;
+    long want;
+    int rc = base_fault_parse(spec, &f, &want);
+    if (rc == 0)
         return false;
-    size_t len = strcspn(spec, ":");
-    long want = 0; /* 0: every evaluation */
-    bool ok = false;
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        ok |= strlen(known[i]) == len && !strncmp(spec, known[i], len);
-    if (ok && spec[len] == ':') {
-        char *end;
-        want = strtol(spec + len + 1, &end, 10);
-        ok = end != spec + len + 1 && !*end && want >= 1;
-    }
-    if (!ok) {
-        if (!warned)
+    if (rc < 0) {
+        if (!warned) {
+            char q[104];
+            size_t i = 0;
+            for (; spec[i] && i < 100; i++) /* one line, whatever the value holds */
+                q[i] = (unsigned char)spec[i] < 0x20 || spec[i] == 0x7f ? '?' : spec[i];
+            q[i] = '\0';
             fprintf(stderr, "warning: GLGEMM_FAULT='%s' is not <fault>[:<n>] with a known fault; "
-                            "no fault injected\n", spec);
+                            "no fault injected\n", q);
+        }
         warned = true;
         return false;
     }
-    if (strlen(name) != len || strncmp(spec, name, len))
+    if (strcmp(name, base_fault_names[f]))
         return false;
     return want == 0 || want == (eval_no ? eval_no : 1);
 }

@@ -27,6 +27,16 @@
 
 #include <stdbool.h>
 
+/* The faults, in the order above; GLGEMM_FAULT's n is at most EVAL_MAX. */
+enum { GG_FAULT_COUNT = 8 };
+#define GG_FAULT_EVAL_MAX 1000000000L
+extern const char *const base_fault_names[GG_FAULT_COUNT];
+
+/* GLGEMM_FAULT's text (pure): 1 with the fault's index in base_fault_names
+ * and the evaluation n (0: every one; else decimal digits, 1 .. EVAL_MAX);
+ * 0 for NULL or ""; -1 when it is no <fault>[:<n>] of a known fault. */
+int base_fault_parse(const char *spec, int *fault, long *eval);
+
 /* True when GLGEMM_FAULT names this fault and the evaluation matches. */
 bool base_fault(const char *name);
 

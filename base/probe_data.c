@@ -198,7 +198,11 @@ int base_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t 
         errno = 0;
         double v = strtod(fld[2], &end);
         if (errno || *end || !isfinite(v)) {
-            snprintf(err, errlen, "%s:%d: value '%s' is not a finite number", path, lineno, fld[2]);
+            for (char *c = fld[2]; *c; c++) /* the message stays one line */
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                    *c = '?';
+            snprintf(err, errlen, "%s:%d: value '%.60s' is not a finite number", path, lineno,
+                     fld[2]);
             rc = -1;
             break;
         }

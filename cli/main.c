@@ -1,8 +1,11 @@
 /* glgemm: graphics-era GEMM shaders, their host and their autotuner. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "glhost/progcache_entry.h"
+#include "lib/env.h"
 
 static const struct {
     const char *name;
@@ -19,12 +22,31 @@ static const struct {
     {"report", cmd_report, "write results/<card>/report.md and its figures"},
 };
 
+/* The environment the commands read: the program cache's GLGEMM_CACHE
+ * and the library's GLGEMM_VERIFY and GLGEMM_CROSSOVER (bench --crossover
+ * runs the library).  A bad value is bad usage, as a bad option is. */
+static int check_env(void)
+{
+    char err[300];
+    long x;
+    for (int v = LIB_ENV_VERIFY; v <= LIB_ENV_CROSSOVER; v++)
+        if (lib_env_get(v, &x, err, sizeof err))
+            return cli_error(NULL, "%s", err);
+    char *folder = NULL;
+    int rc = host_pce_folder(getenv("GLGEMM_CACHE"), NULL, NULL, NULL, &folder, err, sizeof err);
+    free(folder);
+    return rc < 0 ? cli_error(NULL, "%s", err) : 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: glgemm COMMAND [options]   (glgemm COMMAND --help for its options)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
     fprintf(f, "\ncommon options: --backend egl|glfw (default egl), --device N, --help, --version\n"
+               "environment: GLGEMM_CACHE=on|off, GLGEMM_CACHE_DIR (the program cache),\n"
+               "  GLGEMM_VERIFY, GLGEMM_CROSSOVER (the library: bench --crossover); a bad value\n"
+               "  is bad usage\n"
                "exit status: 0 ok, 1 GPU work failed, 2 bad usage or input, 3 no GL context\n");
 }
 
@@ -43,6 +65,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return check_env() ? EXIT_USAGE : commands[i].fn(argc - 1, argv + 1);
     return cli_error(NULL, "unknown command '%s' (try glgemm --help)", argv[1]);
 }

@@ -14,6 +14,7 @@
 #include "glgemm.h"
 #include "base/inputs.h"
 #include "store/paths.h"
+#include "store/records.h"
 
 static double median_call(glgemm_context *g, bool gpu, int s, const float *a, const float *b,
                           float *c, int reps, int *rc)
@@ -103,7 +104,8 @@ int eval_crossover_write(const char *dir, const gg_cross *c, char *path, size_t 
                    c->route);
     for (int i = 0; i < c->n; i++)
         gen_sb_printf(&b, "%d,%.6g,%.6g\n", c->pt[i].size, c->pt[i].gpu_s, c->pt[i].cpu_s);
-    gen_sb_printf(&b, "crossover: %ld\n", c->crossover);
+    char line[64];
+    gen_sb_printf(&b, "%s", store_crossover_line(line, sizeof line, c->crossover));
     size_t len = b.len;
     char *text = gen_sb_finish(&b);
     int rc = -1;

@@ -7,8 +7,11 @@
  *  - Folder: $GLGEMM_CACHE_DIR when set and not empty, else
  *    $XDG_CACHE_HOME/glgemm/programs (an absolute XDG_CACHE_HOME), else
  *    $HOME/.cache/glgemm/programs; made (mkdir -p) on the first write.
- *    GLGEMM_CACHE=off turns the cache off.  The environment is read once per
- *    process (host_progcache_reset() reads it again).
+ *    GLGEMM_CACHE=off turns the cache off (on or unset: on; another value
+ *    costs one line on stderr, "glgemm: GLGEMM_CACHE=... is not on or off;
+ *    the program cache stays on").  The environment is read once per
+ *    process (host_progcache_reset() reads it again); the choice is
+ *    glhost/progcache_entry.h's host_pce_folder.
  *  - Only where the context can: GL 4.1+, ES 3.0+ or ARB_get_program_binary,
  *    and GL_NUM_PROGRAM_BINARY_FORMATS > 0; elsewhere silently off.
  *  - Key: the renderer and GL version strings, the vertex and fragment text
@@ -21,12 +24,13 @@
  *    each), 44 zero, 48 the binary's length (u64), 56 its checksum
  *    (host_progcache_checksum); then the renderer and version strings and the
  *    binary.
+ *    glhost/progcache_entry.h writes and checks entries, without GL.
  *  - Reading checks all of it: a wrong magic or version, another key (a
  *    colliding name, another renderer or driver, a file copied from another
- *    machine), a truncated or overlong file, a wrong checksum, or a binary
- *    the driver refuses (glProgramBinary, then GL_LINK_STATUS) is rejected:
- *    the caller compiles as if there were no entry and the entry is
- *    written again.
+ *    machine), a reserved word not zero, a truncated or overlong file, a
+ *    wrong checksum, or a binary the driver refuses (glProgramBinary, then
+ *    GL_LINK_STATUS) is rejected: the caller compiles as if there were no
+ *    entry and the entry is written again.
  *  - Writing: base/fileio's base_write_atomic (temporary file, fsync, rename),
  *    so processes sharing the folder never see half an entry.  A write that
  *    fails (read-only folder, full disk, no HOME) prints one line on stderr,

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include "base/inputs.h"
 #include "base/reference.h"
 #include "glhost/run.h"
+#include "lib/env.h"
 #include "store/draw.h"
 #include "store/nearest.h"
 #include "store/records.h"
@@ -119,17 +121,6 @@ const char *glgemm_strerror(int code)
 
 /* ---- contexts ---- */
 
-static int parse_verify(const char *s)
-{
-    if (!strcmp(s, "none"))
-        return GLGEMM_VERIFY_NONE;
-    if (!strcmp(s, "check"))
-        return GLGEMM_VERIFY_CHECK;
-    if (!strcmp(s, "full"))
-        return GLGEMM_VERIFY_FULL;
-    return -1;
-}
-
 /* Deletes the GL context and what was kept in it. */
 static void drop_gl(glgemm_context *ctx)
 {
@@ -168,20 +159,6 @@ static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
 static long recorded_crossover(const char *card);
 static double recorded_draw_ms(const char *card);
 
-/* GLGEMM_CROSSOVER: -1 unset, -2 bad, else the size. */
-static long env_crossover(void)
-{
-    const char *e = getenv("GLGEMM_CROSSOVER");
-    if (!e || !*e)
-        return -1;
-    char *end;
-    errno = 0;
-    long x = strtol(e, &end, 10);
-    if (errno || *end || end == e || x < 0 || x > 1L << 20)
-        return -2;
-    return x;
-}
-
 static glgemm_context *open_ctx(const char *backend, int device)
 {
     last_err[0] = '\0';
@@ -194,16 +171,11 @@ static glgemm_context *open_ctx(const char *backend, int device)
         set_error(0, "glgemm_open: device %d: the index must be >= 0", device);
         return NULL;
     }
-    int verify = GLGEMM_VERIFY_CHECK;
-    const char *env = getenv("GLGEMM_VERIFY");
-    if (env && *env && (verify = parse_verify(env)) < 0) {
-        set_error(0, "glgemm_open: GLGEMM_VERIFY=%.100s is not none, check or full", env);
-        return NULL;
-    }
-    long cross = env_crossover();
-    if (cross == -2) {
-        set_error(0, "glgemm_open: GLGEMM_CROSSOVER=%.100s is not a whole number from 0 to %ld",
-                  getenv("GLGEMM_CROSSOVER"), 1L << 20);
+    long verify, cross;
+    char eerr[200];
+    if (lib_env_get(LIB_ENV_VERIFY, &verify, eerr, sizeof eerr) ||
+        lib_env_get(LIB_ENV_CROSSOVER, &cross, eerr, sizeof eerr)) {
+        set_error(0, "glgemm_open: %s", eerr);
         return NULL;
     }
     double draw_ms;
@@ -219,7 +191,7 @@ static glgemm_context *open_ctx(const char *backend, int device)
     }
     ctx->backend = (gg_backend)b;
     ctx->device = device;
-    ctx->verify = verify;
+    ctx->verify = (int)verify;
     gg_variant dv;
     char err[160];
     if (gen_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &dv, err, sizeof err) ||
@@ -480,15 +452,25 @@ static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
 }
 
 /* The card's crossover record: "crossover: N" in <card>/crossover.txt of
- * the first records folder that has the file; -1 when none says. */
+ * the first records folder with a good one; -1 when none says.  A bad
+ * record (store_crossover_parse) is passed over, said once a process on
+ * stderr (one line). */
 static long recorded_crossover(const char *card)
 {
+    static atomic_int told;
     records_dirs d;
     int nd = find_records_dirs(&d);
     long x = -1;
-    for (int i = 0; i < nd && x < 0; i++)
-        x = store_crossover_read(d.dir[i], card);
-    return x;
+    for (int i = 0; i < nd; i++) {
+        char path[PATH_MAX + 64], why[PATH_MAX + 300];
+        store_crossover_path(path, sizeof path, d.dir[i], card);
+        int rc = store_crossover_read_path(path, &x, why, sizeof why);
+        if (rc == 0)
+            return x;
+        if (rc < 0 && !atomic_exchange(&told, 1))
+            fprintf(stderr, "glgemm: crossover record %s; not used\n", why);
+    }
+    return -1;
 }
 
 /* The bound on one draw: GLGEMM_MAX_DRAW_MS, else the card's draw.txt in

@@ -9,11 +9,15 @@
  * cannot serve (no GL context, a GPU failure, a failed verification): the
  * next definition of the same routine (dlsym RTLD_NEXT) computes it.
  *
- * Environment: GLGEMM_BACKEND (egl, glfw), GLGEMM_DEVICE (an index),
- * GLGEMM_LOG (a file, or "stderr": one line a call), and what the library
- * reads itself (GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_RESULTS, ...). */
+ * Environment (lib/env.h parses it): GLGEMM_BACKEND (egl, glfw),
+ * GLGEMM_DEVICE (an index), GLGEMM_LOG (a file, or "stderr": one line a
+ * call), and what the library reads itself (GLGEMM_VERIFY,
+ * GLGEMM_CROSSOVER, GLGEMM_RESULTS, ...).  A bad GLGEMM_BACKEND or
+ * GLGEMM_DEVICE opens no context: its one line is said once on stderr and
+ * the calls go to the program's own BLAS. */
 #define _GNU_SOURCE /* RTLD_NEXT, RTLD_DEFAULT */
 #include "glgemm.h"
+#include "lib/env.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -101,16 +105,18 @@ static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
 static void log_open(void)
 {
-    const char *p = getenv("GLGEMM_LOG");
-    if (!p || !*p)
-        return;
-    if (!strcmp(p, "stderr")) {
+    long kind = LIB_ENV_LOG_NONE;
+    char err[200], q[110];
+    lib_env_get(LIB_ENV_LOG, &kind, err, sizeof err); /* any value is a log */
+    if (kind == LIB_ENV_LOG_STDERR)
         log_fd = 2;
+    if (kind != LIB_ENV_LOG_FILE)
         return;
-    }
+    const char *p = getenv("GLGEMM_LOG");
     log_fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (log_fd < 0)
-        fprintf(stderr, "glgemm_blas: GLGEMM_LOG=%s: %s: no log\n", p, strerror(errno));
+        fprintf(stderr, "glgemm_blas: GLGEMM_LOG=%s: %s: no log\n", lib_env_quote(p, q, sizeof q),
+                strerror(errno));
 }
 
 /* One line, one write(): lines of several threads and processes sharing
@@ -205,21 +211,14 @@ static glgemm_context *thread_ctx(void)
         return NULL;
     tl_pid = pid;
     tl_state = 2;
-    const char *backend = getenv("GLGEMM_BACKEND");
-    const char *dev = getenv("GLGEMM_DEVICE");
-    long device = 0;
-    if (backend && !*backend)
-        backend = NULL;
-    if (dev && *dev) {
-        char *end;
-        errno = 0;
-        device = strtol(dev, &end, 10);
-        if (errno || *end || device < 0 || device > 1 << 20) {
-            snprintf(tl_why, sizeof tl_why, "GLGEMM_DEVICE=%.100s is not a device index", dev);
-            return NULL;
-        }
-    }
-    glgemm_context *ctx = glgemm_open(backend, (int)device);
+    long backend, device;
+    if (lib_env_get(LIB_ENV_BACKEND, &backend, tl_why, sizeof tl_why) ||
+        lib_env_get(LIB_ENV_DEVICE, &device, tl_why, sizeof tl_why))
+        return NULL;
+    char bname[16];
+    glgemm_context *ctx =
+        glgemm_open(backend < 0 ? NULL : lib_env_format(LIB_ENV_BACKEND, backend, bname, sizeof bname),
+                    (int)device);
     if (!ctx) {
         snprintf(tl_why, sizeof tl_why, "%s", glgemm_last_error());
         return NULL;

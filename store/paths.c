@@ -67,9 +67,19 @@ bool store_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *s
         char prefix[32];
         size_t pl = strlen(store_best_prefix(prefix, sizeof prefix, (gg_store)st));
         int used = 0;
-        if (!strncmp(name, prefix, pl) &&
-            sscanf(name + pl, "%dx%dx%d.txt%n", m, n, k, &used) == 3 && name[pl + (size_t)used] == '\0' &&
-            *m >= 1 && *n >= 1 && *k >= 1) {
+        int a, b, c;
+        char again[96];
+        /* The name as written for its numbers, nothing else: sscanf's %d
+         * also takes blanks, a sign, leading zeros and out-of-range
+         * digits ("best-08x8x8.txt" is no best file of 8x8x8). */
+        if (!strncmp(name, prefix, pl) && strlen(name) < sizeof again &&
+            sscanf(name + pl, "%9dx%9dx%9d.txt%n", &a, &b, &c, &used) == 3 &&
+            name[pl + (size_t)used] == '\0' && a >= 1 && b >= 1 && c >= 1 &&
+            (size_t)snprintf(again, sizeof again, "%s%dx%dx%d.txt", prefix, a, b, c) < sizeof again &&
+            !strcmp(again, name)) {
+            *m = a;
+            *n = b;
+            *k = c;
             *store = (gg_store)st;
             return true;
         }

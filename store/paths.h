@@ -45,7 +45,8 @@ char *store_best_path_store(char *buf, size_t len, const char *dir, const char *
 /* What that store's best file names start with: "best-", "best-f16-". */
 char *store_best_prefix(char *buf, size_t len, gg_store store);
 /* Whether name is a best file's (best-MxNxK.txt or best-<store>-MxNxK.txt,
- * M, N, K >= 1), with its size and store. */
+ * M, N, K >= 1, exactly as store_best_path_store writes it: no sign, blank
+ * or leading zero), with its size and store. */
 bool store_best_name_parse(const char *name, int *m, int *n, int *k, gg_store *store);
 
 /* DIR/<card>/bench-MxNxK.csv. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,19 +477,26 @@ int store_best_read_path(const char *path, gg_variant *v, double *gflops, char *
         snprintf(why, whylen, "%s", strerror(errno));
         return GG_BEST_NONE;
     }
-    char line[512];
+    /* Whole lines (getline): a long first line is not read on as the second. */
+    char *line = NULL;
+    size_t cap = 0;
     int rc = GG_BEST_EMPTY;
-    if (fgets(line, sizeof line, f)) {
+    if (getline(&line, &cap, f) > 0) {
         line[strcspn(line, " \t\r\n")] = '\0';
         rc = gen_variant_parse(line, NULL, v, why, whylen) ? GG_BEST_BAD : 0;
-        if (rc == 0 && gflops) {
-            *gflops = 0;
-            if (fgets(line, sizeof line, f))
-                sscanf(line, "gflops: %lf", gflops);
-        }
+        double g;
+        if (rc == 0 && gflops) /* not a number >= 0 ("nan", "-1", "1e999"): as without one */
+            *gflops = getline(&line, &cap, f) > 0 && sscanf(line, "gflops: %lf", &g) == 1 &&
+                              isfinite(g) && g >= 0
+                          ? g
+                          : 0;
+    } else if (ferror(f)) { /* a folder, an I/O error */
+        snprintf(why, whylen, "%s", strerror(errno));
+        rc = GG_BEST_NONE;
     } else {
         snprintf(why, whylen, "empty file");
     }
+    free(line);
     fclose(f);
     return rc;
 }
@@ -648,18 +656,104 @@ int store_best_publish(const char *from_dir, const char *to_dir, const char *car
     return copied;
 }
 
+/* At most n bytes of s for a message: control bytes (a newline, a NUL) as
+ * '?', so that the message stays one line; "..." when cut. */
+static void quote_bytes(char *buf, size_t len, const char *s, size_t n)
+{
+    size_t o = 0, max = n < 60 ? n : 60;
+    for (size_t i = 0; i < max && o + 1 < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    if (max < n)
+        for (int i = 0; i < 3 && o + 1 < len; i++)
+            buf[o++] = '.';
+    if (len)
+        buf[o < len ? o : len - 1] = '\0';
+}
+
+static bool blank(char c) { return c == ' ' || c == '\t'; }
+
+int store_crossover_parse(const char *text, size_t len, long *x, char *why, size_t whylen)
+{
+    static const char key[] = "crossover:";
+    const size_t kl = sizeof key - 1;
+    long found = -1, lineno = 0, at = 0;
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len, n = end - pos;
+        const char *line = text + pos;
+        pos = end + 1;
+        lineno++;
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        if (n < kl || memcmp(line, key, kl))
+            continue;
+        char q[80];
+        quote_bytes(q, sizeof q, line, n);
+        if (found >= 0) {
+            snprintf(why, whylen, "line %ld: '%s': a second crossover line (the first is line %ld)",
+                     lineno, q, at);
+            return -1;
+        }
+        size_t i = kl, d0;
+        long v = 0;
+        bool ok = i < n && blank(line[i]);
+        while (i < n && blank(line[i]))
+            i++;
+        for (d0 = i; i < n && line[i] >= '0' && line[i] <= '9'; i++)
+            if (v <= GG_CROSSOVER_MAX && (v = v * 10 + (line[i] - '0')) > GG_CROSSOVER_MAX)
+                ok = false; /* v stops growing: no overflow */
+        ok = ok && i > d0;
+        while (i < n && blank(line[i]))
+            i++;
+        if (!ok || i != n) {
+            snprintf(why, whylen,
+                     "line %ld: '%s' is not 'crossover: N' with N a whole number from 0 to %ld",
+                     lineno, q, GG_CROSSOVER_MAX);
+            return -1;
+        }
+        found = v;
+        at = lineno;
+    }
+    if (found < 0) {
+        snprintf(why, whylen, "no line 'crossover: N'");
+        return 1;
+    }
+    *x = found;
+    return 0;
+}
+
+char *store_crossover_line(char *buf, size_t len, long x)
+{
+    snprintf(buf, len, "crossover: %ld\n", x);
+    return buf;
+}
+
+int store_crossover_read_path(const char *path, long *x, char *why, size_t whylen)
+{
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+        snprintf(why, whylen, "%s: no such file", path);
+        return 1;
+    }
+    size_t len = 0;
+    char err[512], perr[256];
+    char *text = base_read_text(path, (size_t)1 << 20, &len, err, sizeof err);
+    if (!text) {
+        snprintf(why, whylen, "%s", err);
+        return -1;
+    }
+    int rc = store_crossover_parse(text, len, x, perr, sizeof perr);
+    free(text);
+    if (rc)
+        snprintf(why, whylen, "%s: %s", path, perr);
+    return rc ? -1 : 0; /* a file without the line is no record either */
+}
+
 long store_crossover_read(const char *dir, const char *card)
 {
-    char path[1024];
-    store_crossover_path(path, sizeof path, dir, card);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[200];
+    char path[1024], why[1024];
     long x = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "crossover: %ld", &x) == 1)
-            break;
-    fclose(f);
-    return x >= 0 && x <= 1L << 20 ? x : -1;
+    store_crossover_path(path, sizeof path, dir, card);
+    return store_crossover_read_path(path, &x, why, sizeof why) == 0 ? x : -1;
 }

@@ -117,7 +117,8 @@ int store_best_read_store(const char *dir, const char *card, int m, int n, int k
 /* The one reader of best files (the above, store/nearest.h, glgemm gen
  * best): the variant of path's first line (up to the first blank) into v,
  * the number of its `gflops:` second line into *gflops (may be NULL; 0
- * without one).  0; GG_BEST_NONE when it cannot be opened, GG_BEST_EMPTY,
+ * without one, or when it is not a finite number >= 0).  The lines after
+ * (seconds, rel_err, card, problem, written, remeasured) are not read.  0; GG_BEST_NONE when it cannot be opened, GG_BEST_EMPTY,
  * GG_BEST_BAD when the first line is not a variant; why says (the system's
  * reason, "empty file", the variant parser's message). */
 enum { GG_BEST_NONE = 1, GG_BEST_EMPTY, GG_BEST_BAD };
@@ -137,7 +138,25 @@ int store_best_publish(const char *from_dir, const char *to_dir, const char *car
 
 /* The card's crossover record (eval/crossover.h writes it): the N of its
  * line "crossover: N" in DIR/<card>/crossover.txt, or -1 when the file is
- * missing or holds no such line with 0 <= N <= 2^20. */
+ * missing, unreadable or bad (store_crossover_parse). */
 long store_crossover_read(const char *dir, const char *card);
+/* The same for the file at path: 0 with *x the size; 1 when there is no
+ * such file; -1 when it cannot be read, is larger than 1 MiB or is bad
+ * (store_crossover_parse's -1 or 1: a file bench wrote has the line),
+ * with one line in why that names the file. */
+int store_crossover_read_path(const char *path, long *x, char *why, size_t whylen);
+/* The record's text (len bytes, NULs and all): lines end at '\n' (a '\r'
+ * before it is dropped); the one line that starts with "crossover:" must
+ * be "crossover:", blanks (spaces or tabs), the decimal digits of N with
+ * 0 <= N <= 2^20, optional blanks, and nothing else; the other lines (the
+ * comments and table bench writes) are not read.  0 with *x = N; 1 when no
+ * line starts with "crossover:"; -1 when that line is not so or there are
+ * two, with one line in why (the line number and the line, control bytes
+ * as '?').  Pure: no file, no global. */
+int store_crossover_parse(const char *text, size_t len, long *x, char *why, size_t whylen);
+/* The record's line for N: "crossover: N\n" into buf (what bench writes
+ * and store_crossover_parse reads).  buf. */
+char *store_crossover_line(char *buf, size_t len, long x);
+#define GG_CROSSOVER_MAX (1L << 20)
 
 #endif

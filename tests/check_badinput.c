@@ -6,7 +6,17 @@
  * holding the fixtures below, and the folder must hold exactly the same files
  * with the same bytes afterwards.  A case may name an output file that exists
  * beforehand (`pre`): it must come out unchanged.
- * Cases marked "fuzz:" replay what the fuzz targets in tests/fuzz/ found. */
+ * Cases marked "fuzz:" replay what the fuzz targets in tests/fuzz/ found.
+ *
+ * The environment the CLI reads (GLGEMM_CACHE, GLGEMM_VERIFY,
+ * GLGEMM_CROSSOVER) is checked the same way (BAD_ENV).  What the library
+ * and the drop-in BLAS read has no exit status: the second part below
+ * (lib_*) holds their bad values (lib/env.h: one line naming the variable;
+ * glgemm_open fails on a bad GLGEMM_VERIFY or GLGEMM_CROSSOVER, the drop-in
+ * passes its calls on), bad crossover records (one line on stderr, the
+ * record not used: the next folder's, else no crossover), a bad
+ * GLGEMM_CACHE (one line, the cache stays on) and bad program-cache
+ * entries (refused, with a reason, GL-free: glhost/progcache_entry.h). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +32,11 @@
 #include <unistd.h>
 
 #define TU_RUN_TIMEOUT_S 60
+#include "glgemm.h"
+#include "glhost/progcache.h"
+#include "glhost/progcache_entry.h"
+#include "lib/env.h"
+#include "store/records.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
 
@@ -32,11 +47,14 @@ typedef struct {
     const char *expect;   /* substring of the one stderr line */
     const char *out;      /* an output path the case names, or NULL */
     int pre;              /* out exists beforehand with PRE_TEXT (2: and is read-only) */
+    const char *env;      /* the child's environment, as tu_exec's (NULL: as ours) */
 } bad_case;
 
-/* BAD(expected text, args...); BAD_OUT(out path, pre, expected text, args...). */
-#define BAD(expect, ...) {{__VA_ARGS__}, expect, NULL, 0}
-#define BAD_OUT(out, pre, expect, ...) {{__VA_ARGS__}, expect, out, pre}
+/* BAD(expected text, args...); BAD_OUT(out path, pre, expected text, args...);
+ * BAD_ENV(environment, expected text, args...). */
+#define BAD(expect, ...) {{__VA_ARGS__}, expect, NULL, 0, NULL}
+#define BAD_OUT(out, pre, expect, ...) {{__VA_ARGS__}, expect, out, pre, NULL}
+#define BAD_ENV(env, expect, ...) {{__VA_ARGS__}, expect, NULL, 0, env}
 
 static const bad_case cases[] = {
     /* the dispatcher */
@@ -251,6 +269,21 @@ static const bad_case cases[] = {
     BAD_OUT("a.npy/s.frag", 0, "cannot write a.npy/s.frag", "gen", "larsen", "-o", "a.npy/s.frag"),
     BAD_OUT("d", 0, "--write-shaders DIR takes no variant", "gen", "--write-shaders", "d", "larsen"),
     BAD_OUT("a.npy/larsen.frag", 0, "cannot write a.npy/larsen.frag", "gen", "--write-shaders", "a.npy"),
+
+    /* the environment: checked before the command runs */
+    BAD_ENV("GLGEMM_CACHE=maybe", "GLGEMM_CACHE=maybe is not on or off", "gen", "larsen"),
+    BAD_ENV("GLGEMM_CACHE=OFF", "GLGEMM_CACHE=OFF is not on or off", "run", "larsen", "--size", "8"),
+    BAD_ENV("GLGEMM_CACHE=0", "GLGEMM_CACHE=0 is not on or off", "tune", "--size", "8"),
+    BAD_ENV("GLGEMM_VERIFY=sometimes", "GLGEMM_VERIFY=sometimes is not none, check or full", "bench",
+            "--crossover", "--size", "16"),
+    BAD_ENV("GLGEMM_VERIFY=FULL", "GLGEMM_VERIFY=FULL is not none, check or full", "info"),
+    BAD_ENV("GLGEMM_CROSSOVER=12x", "GLGEMM_CROSSOVER=12x is not a whole number from 0 to 1048576",
+            "bench", "--crossover", "--size", "16"),
+    BAD_ENV("GLGEMM_CROSSOVER=-1", "GLGEMM_CROSSOVER=-1 is not a whole number", "bench", "--size",
+            "8"),
+    BAD_ENV("GLGEMM_CROSSOVER=1048577", "GLGEMM_CROSSOVER=1048577 is not a whole number", "report"),
+    BAD_ENV("GLGEMM_CROSSOVER=+64", "GLGEMM_CROSSOVER=+64 is not a whole number", "probe"),
+    BAD_ENV("GLGEMM_VERIFY=a\nb", "GLGEMM_VERIFY=a?b is not", "gen", "larsen"), /* fuzz: two lines */
 };
 
 /* ---- fixtures: .npy files good and bad, for the commands that read them ---- */
@@ -391,10 +424,10 @@ typedef struct {
     char out[4096], err[8192];
 } result;
 
-static void run_bin(const char *const *args, result *r)
+static void run_bin(const char *const *args, const char *env, result *r)
 {
     tu_result t;
-    tu_exec(NULL, NULL, args, &t);
+    tu_exec(NULL, env, args, &t);
     r->status = t.status;
     r->sig = t.sig;
     snprintf(r->out, sizeof r->out, "%s", t.out);
@@ -424,9 +457,11 @@ static void check_case(const bad_case *bc)
     int nb = snapshot(before, 128);
 
     result r;
-    run_bin(bc->args, &r);
+    run_bin(bc->args, bc->env, &r);
     char what[512];
     describe(bc->args, what, sizeof what);
+    if (bc->env)
+        snprintf(what + strlen(what), sizeof what - strlen(what), " (env %s)", bc->env);
 
     ck_assert_msg(r.sig == 0, "%s: killed by signal %d; stderr: %s", what, r.sig, r.err);
     ck_assert_msg(r.status == 2, "%s: exit %d, want 2; stderr: %s", what, r.status, r.err);
@@ -472,10 +507,285 @@ START_TEST(good_input_is_not_bad)
 {
     const char *args[] = {"gen", "larsen", "--size", "8", NULL};
     result r;
-    run_bin(args, &r);
+    run_bin(args, "GLGEMM_CACHE=on GLGEMM_VERIFY=full GLGEMM_CROSSOVER=0064", &r);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.err, "");
     ck_assert_ptr_nonnull(strstr(r.out, "#version"));
+}
+END_TEST
+
+/* ---- the library and the drop-in BLAS: no exit status, a fallback ---- */
+
+/* What fd 2 got while a piece of code ran (malloc'd). */
+typedef struct {
+    int saved;
+    FILE *f;
+} capture;
+
+static void capture_start(capture *c)
+{
+    fflush(stderr);
+    c->f = tmpfile();
+    ck_assert_ptr_nonnull(c->f);
+    c->saved = dup(2);
+    ck_assert_int_ge(c->saved, 0);
+    ck_assert_int_ge(dup2(fileno(c->f), 2), 0);
+}
+
+static char *capture_end(capture *c)
+{
+    fflush(stderr);
+    ck_assert_int_ge(dup2(c->saved, 2), 0);
+    close(c->saved);
+    long n = ftell(c->f);
+    ck_assert_int_ge(n, 0);
+    char *text = calloc(1, (size_t)n + 1);
+    rewind(c->f);
+    ck_assert_uint_eq(fread(text, 1, (size_t)n, c->f), (size_t)n);
+    fclose(c->f);
+    return text;
+}
+
+/* One line ending in a newline, starting with start, naming expect. */
+static void assert_one_line(const char *text, const char *start, const char *expect,
+                            const char *what)
+{
+    size_t len = strlen(text);
+    ck_assert_msg(len > 0 && text[len - 1] == '\n' && strchr(text, '\n') == text + len - 1,
+                  "%s: not one line: '%s'", what, text);
+    ck_assert_msg(!strncmp(text, start, strlen(start)), "%s: '%s' does not start with '%s'", what,
+                  text, start);
+    ck_assert_msg(strstr(text, expect) != NULL, "%s: '%s' does not say '%s'", what, text, expect);
+}
+
+/* Bad values of the library's and the drop-in's variables. */
+static const struct {
+    int var;
+    const char *value, *expect;
+} env_cases[] = {
+    {LIB_ENV_VERIFY, "sometimes", "GLGEMM_VERIFY=sometimes is not none, check or full"},
+    {LIB_ENV_VERIFY, "Check", "GLGEMM_VERIFY=Check is not"},
+    {LIB_ENV_VERIFY, " full", "GLGEMM_VERIFY= full is not"},
+    {LIB_ENV_CROSSOVER, "abc", "GLGEMM_CROSSOVER=abc is not a whole number from 0 to 1048576"},
+    {LIB_ENV_CROSSOVER, "-1", "GLGEMM_CROSSOVER=-1 is not"},
+    {LIB_ENV_CROSSOVER, "12x", "GLGEMM_CROSSOVER=12x is not"},
+    {LIB_ENV_CROSSOVER, "99999999999", "GLGEMM_CROSSOVER=99999999999 is not"},
+    {LIB_ENV_CROSSOVER, "1048577", "GLGEMM_CROSSOVER=1048577 is not"},
+    {LIB_ENV_CROSSOVER, " 64", "GLGEMM_CROSSOVER= 64 is not"},
+    {LIB_ENV_CROSSOVER, "6\n4", "GLGEMM_CROSSOVER=6?4 is not"}, /* fuzz: two lines */
+    {LIB_ENV_BACKEND, "vulkan", "GLGEMM_BACKEND=vulkan is not egl or glfw"},
+    {LIB_ENV_BACKEND, "EGL", "GLGEMM_BACKEND=EGL is not egl or glfw"},
+    {LIB_ENV_BACKEND, "none", "GLGEMM_BACKEND=none is not egl or glfw"},
+    {LIB_ENV_DEVICE, "x", "GLGEMM_DEVICE=x is not a device index"},
+    {LIB_ENV_DEVICE, "-1", "GLGEMM_DEVICE=-1 is not a device index"},
+    {LIB_ENV_DEVICE, "1e3", "GLGEMM_DEVICE=1e3 is not a device index"},
+    {LIB_ENV_DEVICE, "2147483648", "GLGEMM_DEVICE=2147483648 is not a device index"},
+};
+
+/* lib/env.h's parser: refused, *out untouched, one line naming it; and
+ * for the library's own two, glgemm_open fails with that line (the
+ * drop-in's three open no context: tests/blas/run.sh checks the hand-over). */
+START_TEST(lib_bad_env)
+{
+    const char *name = lib_env_names[env_cases[_i].var];
+    char err[256] = "", line[300];
+    long x = -77;
+    ck_assert_int_eq(lib_env_parse(env_cases[_i].var, env_cases[_i].value, &x, err, sizeof err), -1);
+    ck_assert_int_eq(x, -77);
+    snprintf(line, sizeof line, "%s\n", err);
+    assert_one_line(line, name, env_cases[_i].expect, name);
+    ck_assert_int_eq(setenv(name, env_cases[_i].value, 1), 0);
+    ck_assert_int_eq(lib_env_get(env_cases[_i].var, &x, err, sizeof err), -1);
+    unsetenv(name);
+}
+END_TEST
+
+START_TEST(lib_bad_env_open)
+{
+    for (size_t i = 0; i < sizeof env_cases / sizeof *env_cases; i++) {
+        if (env_cases[i].var != LIB_ENV_VERIFY && env_cases[i].var != LIB_ENV_CROSSOVER)
+            continue;
+        const char *name = lib_env_names[env_cases[i].var];
+        ck_assert_int_eq(setenv(name, env_cases[i].value, 1), 0);
+        capture c;
+        capture_start(&c);
+        glgemm_context *g = glgemm_open(NULL, 0);
+        char *said = capture_end(&c);
+        unsetenv(name);
+        ck_assert_msg(g == NULL, "%s=%s: glgemm_open succeeded", name, env_cases[i].value);
+        ck_assert_msg(said[0] == '\0', "%s: glgemm_open wrote on stderr: %s", name, said);
+        char line[600];
+        snprintf(line, sizeof line, "%s\n", glgemm_last_error());
+        assert_one_line(line, "glgemm_open: ", env_cases[i].expect, name);
+        free(said);
+    }
+}
+END_TEST
+
+/* Bad crossover records: {text, what the line says}.  The parser's own
+ * message first, then glgemm_open: the record not used, one line. */
+static const char *const cross_cases[][2] = {
+    {"crossover: abc\n", "line 1: 'crossover: abc' is not 'crossover: N'"},
+    {"crossover: -1\n", "line 1: 'crossover: -1' is not"},
+    {"crossover: 1048577\n", "line 1: 'crossover: 1048577' is not"},
+    {"crossover: 99999999999999999999999\n", "is not 'crossover: N'"},
+    {"crossover: 12x\n", "'crossover: 12x' is not"},
+    {"crossover: 5.5\n", "'crossover: 5.5' is not"},
+    {"crossover:64\n", "'crossover:64' is not"},
+    {"crossover: \n", "is not 'crossover: N'"},
+    {"# glgemm bench --crossover\nsize,gpu_s,cpu_s\ncrossover: 64\ncrossover: 128\n",
+     "line 4: 'crossover: 128': a second crossover line (the first is line 3)"},
+    {"crossover: 6\r4\n", "'crossover: 6?4' is not"}, /* fuzz: a control byte in the message */
+    {"# glgemm bench --crossover\nsize,gpu_s,cpu_s\n16,0.1,0.01\n", "no line 'crossover: N'"},
+    {"", "no line 'crossover: N'"},
+};
+
+START_TEST(lib_bad_crossover_record)
+{
+    const char *text = cross_cases[_i][0], *expect = cross_cases[_i][1];
+    char why[512] = "", line[600];
+    long x = -77;
+    int rc = store_crossover_parse(text, strlen(text), &x, why, sizeof why);
+    ck_assert_msg(rc != 0 && x == -77, "'%s' read as %ld", text, x);
+    snprintf(line, sizeof line, "%s\n", why);
+    assert_one_line(line, "", expect, "store_crossover_parse");
+
+    /* The library: GLGEMM_RESULTS holds the bad record, the per-user folder
+     * a good one (then it counts), or none (then no crossover). */
+    char dir[200], user[200], path[700];
+    tu_mkdtemp(dir, sizeof dir, "badinput-cross");
+    tu_mkdtemp(user, sizeof user, "badinput-user");
+    ck_assert_int_eq(chdir(dir), 0); /* no ./results */
+    unsetenv("GLGEMM_CROSSOVER");
+    setenv("GLGEMM_RESULTS", dir, 1);
+    setenv("XDG_DATA_HOME", user, 1);
+    glgemm_context *g = glgemm_open(NULL, 0);
+    ck_assert_msg(g != NULL, "%s", glgemm_last_error());
+    char card[64];
+    snprintf(card, sizeof card, "%s", glgemm_card(g));
+    glgemm_close(g);
+    store_card_dir(path, sizeof path, dir, card);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    store_crossover_path(path, sizeof path, dir, card);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    fclose(f);
+    for (int good = 0; good < 2; good++) {
+        if (good) {
+            char upath[700];
+            snprintf(upath, sizeof upath, "%s/glgemm/results/%s", user, card);
+            char cmd[800];
+            snprintf(cmd, sizeof cmd, "mkdir -p '%s'", upath);
+            ck_assert_int_eq(system(cmd), 0);
+            snprintf(upath + strlen(upath), sizeof upath - strlen(upath), "/crossover.txt");
+            tu_write(upath, "crossover: 48\n");
+        }
+        capture c;
+        capture_start(&c);
+        g = glgemm_open(NULL, 0);
+        char *said = capture_end(&c);
+        ck_assert_msg(g != NULL, "%s", glgemm_last_error());
+        ck_assert_int_eq(glgemm_crossover(g), good ? 48 : 0);
+        glgemm_close(g);
+        if (!good) { /* said once a process */
+            assert_one_line(said, "glgemm: crossover record ", expect, text);
+            ck_assert_msg(strstr(said, path) && strstr(said, "; not used\n"), "%s", said);
+        } else {
+            ck_assert_str_eq(said, "");
+        }
+        free(said);
+    }
+    unsetenv("GLGEMM_RESULTS");
+    unsetenv("XDG_DATA_HOME");
+    ck_assert_int_eq(chdir("/"), 0);
+    tu_rm_rf(dir);
+    tu_rm_rf(user);
+}
+END_TEST
+
+/* GLGEMM_CACHE of another value: one line, the cache on (no GL needed to
+ * read the environment). */
+START_TEST(lib_bad_cache_env)
+{
+    static const char *const bad[] = {"maybe", "OFF", "0", "no", "off "};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("GLGEMM_CACHE", bad[i], 1);
+        setenv("GLGEMM_CACHE_DIR", "/tmp/glgemm-badinput-cache", 1);
+        host_progcache_reset();
+        capture c;
+        capture_start(&c);
+        const char *dir = host_progcache_dir();
+        char *said = capture_end(&c);
+        ck_assert_msg(dir && !strcmp(dir, "/tmp/glgemm-badinput-cache"), "GLGEMM_CACHE=%s: off",
+                      bad[i]);
+        char want[64];
+        snprintf(want, sizeof want, "GLGEMM_CACHE=%s is not on or off", bad[i]);
+        assert_one_line(said, "glgemm: ", want, bad[i]);
+        ck_assert_ptr_nonnull(strstr(said, "the program cache stays on"));
+        free(said);
+    }
+    unsetenv("GLGEMM_CACHE");
+    unsetenv("GLGEMM_CACHE_DIR");
+    host_progcache_reset();
+}
+END_TEST
+
+/* Bad program-cache entries, spoilt from a good one: every one refused
+ * with its reason (progcache then compiles and writes the entry again:
+ * check_progcache.c runs that on llvmpipe). */
+enum { E_SHORT, E_MAGIC, E_VERSION, E_KEYHASH, E_RLEN, E_SPIRV, E_RESERVED, E_BINLEN_0,
+       E_BINLEN_BIG, E_LONGER, E_TRUNC, E_RENDERER, E_VERSIONSTR, E_SUM, E_BINFLIP, E_OTHERKEY,
+       E_COUNT };
+static const char *const entry_why[E_COUNT] = {
+    "shorter than the header", "magic or version", "magic or version", "another key",
+    "another key", "another key", "reserved word not zero", "length", "length", "length",
+    "length", "another renderer or version", "another renderer or version", "checksum",
+    "checksum", "another key",
+};
+
+START_TEST(lib_bad_cache_entry)
+{
+    static const char renderer[] = "llvmpipe (LLVM 15.0.6, 256 bits)", version[] = "4.5 Mesa";
+    gg_pce_key k, other;
+    ck_assert_int_eq(host_pce_key(&k, renderer, version, "vert", "frag", false), 0);
+    ck_assert_int_eq(host_pce_key(&other, renderer, version, "vert", "frag2", false), 0);
+    size_t off = host_pce_offset(&k), binlen = 40, n = off + binlen;
+    unsigned char e[512];
+    for (size_t i = 0; i < binlen; i++)
+        e[off + i] = (unsigned char)(i * 7 + 1);
+    host_pce_header(e, &k, 0x1234, binlen);
+    uint32_t fmt;
+    const unsigned char *bin;
+    size_t blen;
+    const char *why = NULL;
+    ck_assert(host_pce_check(e, n, &k, &fmt, &bin, &blen, &why));
+    ck_assert(fmt == 0x1234 && blen == binlen && bin == e + off);
+
+    const gg_pce_key *key = &k;
+    size_t len = n;
+    switch (_i) {
+    case E_SHORT: len = 63; break;
+    case E_MAGIC: e[3] ^= 1; break;
+    case E_VERSION: e[8] = 2; break;
+    case E_KEYHASH: e[20] ^= 0x40; break;
+    case E_RLEN: e[24] += 1; break;
+    case E_SPIRV: e[40] = 1; break;
+    case E_RESERVED: e[46] = 1; break;
+    case E_BINLEN_0: memset(e + 48, 0, 8); break;
+    case E_BINLEN_BIG: e[55] = 0x80; break;
+    case E_LONGER: e[n] = 0; len = n + 1; break;
+    case E_TRUNC: len = n - 1; break;
+    case E_RENDERER: e[64] ^= 0x20; break;
+    case E_VERSIONSTR: e[64 + strlen(renderer)] ^= 0x20; break;
+    case E_SUM: e[57] ^= 1; break;
+    case E_BINFLIP: e[off + 5] ^= 0x10; break;
+    case E_OTHERKEY: key = &other; break;
+    }
+    why = NULL;
+    ck_assert_msg(!host_pce_check(e, len, key, &fmt, &bin, &blen, &why), "case %d accepted", _i);
+    ck_assert_msg(why && !strcmp(why, entry_why[_i]), "case %d: '%s', want '%s'", _i,
+                  why ? why : "(none)", entry_why[_i]);
 }
 END_TEST
 
@@ -487,5 +797,16 @@ Suite *make_badinput_suite(void)
     tcase_add_loop_test(tc, bad_input, 0, sizeof cases / sizeof *cases);
     tcase_add_test(tc, good_input_is_not_bad);
     suite_add_tcase(s, tc);
+    TCase *lib = tcase_create("library");
+    tcase_add_loop_test(lib, lib_bad_env, 0, sizeof env_cases / sizeof *env_cases);
+    tcase_add_test(lib, lib_bad_cache_env);
+    tcase_add_loop_test(lib, lib_bad_cache_entry, 0, E_COUNT);
+    suite_add_tcase(s, lib);
+    TCase *gl = tcase_create("library_gl");
+    tcase_set_tags(gl, "gl");
+    tcase_set_timeout(gl, 120);
+    tcase_add_test(gl, lib_bad_env_open);
+    tcase_add_loop_test(gl, lib_bad_crossover_record, 0, sizeof cross_cases / sizeof *cross_cases);
+    suite_add_tcase(s, gl);
     return s;
 }

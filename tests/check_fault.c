@@ -37,6 +37,11 @@ static const struct {
     {"gl_error:2x", "gl_error", 2, false}, {"gl_err", "gl_error", 0, false},
     {"gl_errorx", "gl_error", 0, false},  {"bogus", "bogus", 0, false},
     {"", "hang", 0, false},
+    /* base_fault_parse (fuzz_env): digits only, no leading zero, <= 10^9 */
+    {"gl_error: 2", "gl_error", 2, false}, {"gl_error:+2", "gl_error", 2, false},
+    {"gl_error:02", "gl_error", 2, false}, {"gl_error:", "gl_error", 0, false},
+    {"gl_error:99999999999999999999", "gl_error", 0, false},
+    {"gl_error:1000000000", "gl_error", 0, false},
 };
 
 START_TEST(test_switch)

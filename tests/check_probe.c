@@ -444,6 +444,9 @@ static const char *csv_bad[][3] = {
     {"fetch,r32f-hostile,2,GB/s", "fetch,r32f-hostile,2", "metric,variant,value,unit"},
     {"fetch,r32f-hostile,2,GB/s", "fetch,r32f-hostile,2,GB/s,extra", "metric,variant,value,unit"},
     {"fetch,r32f-hostile,2,GB/s", "fetch,,2,GB/s", "metric,variant,value,unit"},
+    /* fuzz: a control byte in the value came out in the message (two lines) */
+    {"write,targets-2,32,GB/s", "write,targets-2,3\r\r2,GB/s", "value '3??2' is not"},
+    {"write,targets-2,32,GB/s", "write,targets-2,3\n,GB/s", "metric,variant,value,unit"},
 };
 
 START_TEST(csv_rejects_broken)
@@ -462,6 +465,7 @@ START_TEST(csv_rejects_broken)
     ck_assert_msg(strstr(err, csv_bad[_i][2]) != NULL, "message '%s' does not name '%s'", err,
                   csv_bad[_i][2]);
     ck_assert_msg(strstr(err, path) != NULL, "message '%s' does not name the file", err);
+    ck_assert_msg(!strchr(err, '\n') && !strchr(err, '\r'), "message '%s' is not one line", err);
     rm_rf(dir);
 }
 END_TEST

@@ -379,6 +379,117 @@ START_TEST(test_best_file)
 }
 END_TEST
 
+/* Best files as tests/fuzz/fuzz_best.c's invariants want them (each of
+ * these was wrong before that target): "gflops: nan" (or inf, or
+ * negative) read as that number; a first line longer than the read buffer
+ * read on as the second; names such as best-08x8x8.txt (sscanf's %d takes
+ * blanks, signs, zeros) taken for best-8x8x8.txt; a folder read as an
+ * empty file. */
+START_TEST(test_best_file_edges)
+{
+    make_tmpdir();
+    char path[600], err[256], text[2048];
+    snprintf(path, sizeof path, "%s/best.txt", tmpdir);
+    gg_variant v;
+    static const char *const bad_gflops[] = {"nan", "-nan", "inf", "-1", "1e999", "x"};
+    for (size_t i = 0; i < sizeof bad_gflops / sizeof *bad_gflops; i++) {
+        snprintf(text, sizeof text, "larsen\ngflops: %s\n", bad_gflops[i]);
+        spit(path, text);
+        double g = -5;
+        ck_assert_int_eq(store_best_read_path(path, &v, &g, err, sizeof err), 0);
+        ck_assert_msg(g == 0, "gflops: %s read as %g", bad_gflops[i], g);
+    }
+    /* A long first line: its tail is not the gflops line. */
+    size_t o = (size_t)snprintf(text, sizeof text, "larsen");
+    while (o < 700)
+        o += (size_t)snprintf(text + o, sizeof text - o, " gflops: 7");
+    snprintf(text + o, sizeof text - o, "\ngflops: 3\nremeasured: median of 5 interleaved runs\n");
+    spit(path, text);
+    double g = -5;
+    ck_assert_int_eq(store_best_read_path(path, &v, &g, err, sizeof err), 0);
+    ck_assert_msg(g == 3, "gflops %g", g);
+    /* A folder is no empty file. */
+    ck_assert_int_eq(store_best_read_path(tmpdir, &v, &g, err, sizeof err), GG_BEST_NONE);
+    ck_assert_msg(strstr(err, "directory") != NULL, "%s", err);
+
+    int m, n, k;
+    gg_store st;
+    static const char *const not_names[] = {
+        "best-08x8x8.txt", "best- 8x8x8.txt", "best-+8x8x8.txt", "best-8x8x 8.txt",
+        "best-8x8x8.txt ", "best-0x8x8.txt", "best-4294967304x8x8.txt", "best-f16-8x08x8.txt",
+        "best-8x8x8.txt.old", "best-8x8x8.TXT",
+    };
+    for (size_t i = 0; i < sizeof not_names / sizeof *not_names; i++)
+        ck_assert_msg(!store_best_name_parse(not_names[i], &m, &n, &k, &st), "'%s' taken",
+                      not_names[i]);
+    ck_assert(store_best_name_parse("best-8x16x1024.txt", &m, &n, &k, &st));
+    ck_assert(m == 8 && n == 16 && k == 1024 && st == GG_STORE_F32);
+    ck_assert(store_best_name_parse("best-f16-999999999x1x2.txt", &m, &n, &k, &st));
+    ck_assert(m == 999999999 && n == 1 && k == 2 && st == GG_STORE_F16);
+    rm_rf(tmpdir);
+}
+END_TEST
+
+/* The crossover record (store_crossover_parse: bench's line, strictly). */
+START_TEST(test_crossover_record)
+{
+    static const struct {
+        const char *text;
+        int rc;
+        long x;
+    } cases[] = {
+        {"crossover: 1024\n", 0, 1024},
+        {"crossover: 0", 0, 0},
+        {"crossover:\t64 \t\r\n", 0, 64},
+        {"crossover: 1048576\n", 0, 1048576},
+        {"crossover: 000000000000000000000000064\n", 0, 64},
+        {"# c\nsize,gpu_s,cpu_s\n16,1,2\ncrossover: 16\n", 0, 16},
+        {" crossover: 5\nCrossover: 6\n", 1, 0},
+        {"", 1, 0},
+        {"crossover: 1048577\n", -1, 0},
+        {"crossover: 99999999999999999999999999\n", -1, 0},
+        {"crossover: 64 # comment\n", -1, 0},
+        {"crossover: 6 4\n", -1, 0},
+        {"crossover:\n", -1, 0},
+        {"crossover: 1\ncrossover: 1\n", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        long x = -77;
+        char why[256] = "";
+        int rc = store_crossover_parse(cases[i].text, strlen(cases[i].text), &x, why, sizeof why);
+        ck_assert_msg(rc == cases[i].rc, "'%s': %d, want %d (%s)", cases[i].text, rc, cases[i].rc,
+                      why);
+        ck_assert_msg(rc ? x == -77 : x == cases[i].x, "'%s': %ld", cases[i].text, x);
+        ck_assert_msg(rc == 0 || (why[0] && !strchr(why, '\n')), "'%s': why '%s'", cases[i].text,
+                      why);
+    }
+    /* A NUL byte in the line: not the line. */
+    long x = -77;
+    char why[256];
+    ck_assert_int_eq(store_crossover_parse("crossover: 6\0004\n", 15, &x, why, sizeof why), -1);
+    /* The file: missing (1, said nowhere), good, bad, a folder. */
+    make_tmpdir();
+    char path[600];
+    store_crossover_path(path, sizeof path, tmpdir, CARD);
+    ck_assert_int_eq(store_crossover_read_path(path, &x, why, sizeof why), 1);
+    ck_assert_int_eq(store_crossover_read(tmpdir, CARD), -1);
+    char folder[500];
+    snprintf(folder, sizeof folder, "%s/" CARD, tmpdir);
+    ck_assert_int_eq(mkdir(folder, 0755), 0);
+    char line[64];
+    spit(path, store_crossover_line(line, sizeof line, 333));
+    ck_assert_int_eq(store_crossover_read(tmpdir, CARD), 333);
+    spit(path, "size,gpu_s,cpu_s\n");
+    ck_assert_int_eq(store_crossover_read_path(path, &x, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, path) && strstr(why, "no line 'crossover: N'"), "%s", why);
+    ck_assert_int_eq(store_crossover_read(tmpdir, CARD), -1);
+    unlink(path);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    ck_assert_int_eq(store_crossover_read_path(path, &x, why, sizeof why), -1);
+    rm_rf(tmpdir);
+}
+END_TEST
+
 /* ---- tunes with a fake evaluator ---- */
 
 typedef struct {
@@ -821,6 +932,8 @@ Suite *make_records_suite(void)
     tcase_add_test(tc, test_torn_header_and_foreign_file);
     tcase_add_test(tc, test_lock);
     tcase_add_test(tc, test_best_file);
+    tcase_add_test(tc, test_best_file_edges);
+    tcase_add_test(tc, test_crossover_record);
     suite_add_tcase(s, tc);
     TCase *tu = tcase_create("tune");
     tcase_set_timeout(tu, 60);

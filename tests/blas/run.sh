@@ -12,7 +12,8 @@
 #   2. numpy's float32 matmul (Debian's python3-numpy) with and without
 #      the preload: both within the error bound of a float64 product.
 #   3. two processes of two threads calling sgemm_ at once (tests/blas/mt.c)
-#      sharing one log; and a program linked with the library that uses
+#      sharing one log; bad values of its environment (one line each, the
+#      calls right); and a program linked with the library that uses
 #      glgemm.h itself (tests/blas/direct.c).
 set -euo pipefail
 src="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -168,6 +169,21 @@ fi
 env LD_PRELOAD="$so" GLGEMM_CROSSOVER=200 GLGEMM_LOG="$tmp/mtx.log" ./mt 3 || fail "mt (crossover) failed"
 grep -q ': cpu crossover 200$' mtx.log || fail "mt: no 'cpu crossover 200' in the log"
 step "two processes x two threads of sgemm_, then below a crossover"
+
+# Bad configuration (lib/env.h): one line on stderr naming the variable,
+# every call still right (passed on to the program's BLAS: no context).
+for bad in GLGEMM_DEVICE=x GLGEMM_DEVICE=-1 GLGEMM_BACKEND=vulkan GLGEMM_VERIFY=sometimes \
+    GLGEMM_CROSSOVER=12x; do
+    env LD_PRELOAD="$so" "$bad" ./mt 4 > bad.out 2> bad.stderr || { cat bad.stderr >&2; fail "mt with $bad failed"; }
+    [ "$(wc -l < bad.stderr)" = 1 ] && grep -q "^glgemm_blas: no GL context (.*$bad is not .*): sgemm calls go to the program's own BLAS\$" bad.stderr ||
+        { cat bad.stderr >&2; fail "$bad: not one line naming it"; }
+done
+# A log that cannot be opened: one line, the calls served all the same.
+env LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/no-such-dir/log" ./mt 4 > bad.out 2> bad.stderr ||
+    { cat bad.stderr >&2; fail "mt with a bad GLGEMM_LOG failed"; }
+[ "$(wc -l < bad.stderr)" = 1 ] && grep -q "^glgemm_blas: GLGEMM_LOG=$tmp/no-such-dir/log: No such file or directory: no log\$" bad.stderr ||
+    { cat bad.stderr >&2; fail "GLGEMM_LOG unopenable: not one line naming it"; }
+step "bad GLGEMM_DEVICE, GLGEMM_BACKEND, GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_LOG: one line each"
 
 cc -std=c11 -Wall -Wextra -Werror -I"$src" "$src/tests/blas/direct.c" \
     $(pkg-config --libs glgemm_blas) -lm -o direct

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the libFuzzer targets built by `make fuzz-bin` (build-fuzz/fuzz_<t>).
 #   tests/fuzz/run.sh SECONDS TARGET...
+# FUZZ_RUNS=N (optional) also stops each target after N executions.
 # Each target reads its committed seeds from tests/fuzz/corpus/<t>/ and keeps
 # what it finds in build-fuzz/corpus/<t>/ (the first, writable corpus folder);
 # a crash or broken invariant is saved as tests/fuzz/crashes/<t>-crash-<sha1>
@@ -15,9 +16,10 @@ mkdir -p "$root/tests/fuzz/crashes"
 status=0
 for t in "$@"; do
     case $t in
-        npy) maxlen=8192 ;;
+        npy|probe) maxlen=8192 ;;
         cli) maxlen=512 ;;
         csv) maxlen=600 ;;
+        crossover|best|progcache) maxlen=1024 ;;
         *) maxlen=256 ;;
     esac
     dict=""
@@ -26,7 +28,7 @@ for t in "$@"; do
     log="$build/fuzz_$t.log"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-    "$build/fuzz_$t" -max_total_time="$secs" -max_len=$maxlen -timeout=10 \
+    "$build/fuzz_$t" -max_total_time="$secs" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -max_len=$maxlen -timeout=10 \
         -print_final_stats=1 $dict \
         -artifact_prefix="$root/tests/fuzz/crashes/$t-" \
         "$build/corpus/$t" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1
@@ -39,7 +41,8 @@ for t in "$@"; do
         grep -E 'ERROR|invariant failed|SUMMARY|Test unit written|runtime error' "$log" | head -n 20 >&2
         status=1
     else
-        echo "fuzz $t: ${runs:-?} executions in ${secs}s, $cov, corpus $corpus files"
+        time=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
+        echo "fuzz $t: ${runs:-?} executions in ${time:-$secs}s, $cov, corpus $corpus files"
     fi
 done
 exit $status

@@ -1,0 +1,132 @@
+/* The library's environment: see lib/env.h. */
+#include "lib/env.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glgemm.h"
+#include "glhost/context.h"
+
+#define WHOLE_MAX (1L << 20)
+
+const char *const lib_env_names[LIB_ENV_COUNT] = {
+    "GLGEMM_VERIFY", "GLGEMM_CROSSOVER", "GLGEMM_BACKEND", "GLGEMM_DEVICE", "GLGEMM_LOG",
+};
+
+static const char *const verify_names[] = {"none", "check", "full"};
+
+char *lib_env_quote(const char *s, char *buf, size_t len)
+{
+    size_t o = 0, i = 0;
+    for (; s[i] && i < 100 && o + 1 < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    if (s[i])
+        for (int d = 0; d < 3 && o + 1 < len; d++)
+            buf[o++] = '.';
+    if (len)
+        buf[o] = '\0';
+    return buf;
+}
+
+/* Decimal digits only (no sign, no blank), at most WHOLE_MAX. */
+static bool whole(const char *s, long *out)
+{
+    long v = 0;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        v = v * 10 + (*s - '0');
+        if (v > WHOLE_MAX)
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+int lib_env_parse(int var, const char *value, long *out, char *err, size_t errlen)
+{
+    bool unset = !value || !*value;
+    long x = -1;
+    const char *want = NULL;
+    switch (var) {
+    case LIB_ENV_VERIFY:
+        x = GLGEMM_VERIFY_CHECK;
+        if (!unset) {
+            x = -1;
+            for (int i = 0; i < 3; i++)
+                if (!strcmp(value, verify_names[i]))
+                    x = i;
+            want = "none, check or full";
+        }
+        break;
+    case LIB_ENV_CROSSOVER:
+    case LIB_ENV_DEVICE:
+        x = var == LIB_ENV_DEVICE ? 0 : -1;
+        if (!unset && !whole(value, &x)) {
+            x = -1;
+            want = var == LIB_ENV_DEVICE ? "a device index, a whole number from 0 to 1048576"
+                                         : "a whole number from 0 to 1048576";
+        }
+        break;
+    case LIB_ENV_BACKEND:
+        if (!unset) {
+            x = host_backend_parse(value);
+            want = "egl or glfw";
+        }
+        break;
+    case LIB_ENV_LOG:
+        x = unset ? LIB_ENV_LOG_NONE : !strcmp(value, "stderr") ? LIB_ENV_LOG_STDERR
+                                                                 : LIB_ENV_LOG_FILE;
+        break;
+    default:
+        snprintf(err, errlen, "lib_env_parse: no variable %d", var);
+        return -1;
+    }
+    if (want && x < 0) {
+        char q[110];
+        snprintf(err, errlen, "%s=%s is not %s", lib_env_names[var],
+                 lib_env_quote(value, q, sizeof q), want);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int lib_env_get(int var, long *out, char *err, size_t errlen)
+{
+    if (var < 0 || var >= LIB_ENV_COUNT)
+        return lib_env_parse(var, NULL, out, err, errlen);
+    return lib_env_parse(var, getenv(lib_env_names[var]), out, err, errlen);
+}
+
+char *lib_env_format(int var, long x, char *buf, size_t len)
+{
+    const char *s = "";
+    char num[24];
+    switch (var) {
+    case LIB_ENV_VERIFY:
+        s = x >= 0 && x < 3 ? verify_names[x] : "";
+        break;
+    case LIB_ENV_CROSSOVER:
+    case LIB_ENV_DEVICE:
+        if (x >= 0) {
+            snprintf(num, sizeof num, "%ld", x);
+            s = num;
+        }
+        break;
+    case LIB_ENV_BACKEND:
+        s = x >= 0 ? host_backend_name((gg_backend)x) : "";
+        break;
+    case LIB_ENV_LOG:
+        s = x == LIB_ENV_LOG_STDERR ? "stderr" : "";
+        break;
+    }
+    snprintf(buf, len, "%s", s);
+    return buf;
+}

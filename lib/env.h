@@ -1,0 +1,48 @@
+/* lib/env: the environment variables of the library (glgemm.h) and of the
+ * drop-in BLAS (lib/blas.c), each read by one pure function of its text (no
+ * getenv, no global, no side effect), so that lib/api.c, lib/blas.c, the
+ * CLI's check and the fuzz target tests/fuzz/fuzz_env.c run the same code.
+ * NULL and "" mean unset: the default.  No GL here.
+ *
+ *   variable          value                            unset       read by, and a bad value
+ *   GLGEMM_VERIFY     none, check or full              check       glgemm_open: fails
+ *   GLGEMM_CROSSOVER  decimal digits, 0 .. 2^20        -1 (the     glgemm_open: fails
+ *                                                      record's)
+ *   GLGEMM_BACKEND    egl or glfw                      -1 (egl)    the drop-in: no context,
+ *   GLGEMM_DEVICE     decimal digits, 0 .. 2^20        0             calls passed on
+ *   GLGEMM_LOG        stderr, or a file to append to   no log      the drop-in (never bad)
+ *
+ * A bad value: -1 and one line in err, "GLGEMM_X=value is not ...", the
+ * value cut at 100 bytes and its control bytes written as '?'. */
+#ifndef GLGEMM_LIB_ENV_H
+#define GLGEMM_LIB_ENV_H
+
+#include <stddef.h>
+
+enum { LIB_ENV_VERIFY, LIB_ENV_CROSSOVER, LIB_ENV_BACKEND, LIB_ENV_DEVICE, LIB_ENV_LOG,
+       LIB_ENV_COUNT };
+/* GLGEMM_LOG's values. */
+enum { LIB_ENV_LOG_NONE, LIB_ENV_LOG_STDERR, LIB_ENV_LOG_FILE };
+
+/* "GLGEMM_VERIFY", ... by LIB_ENV_*. */
+extern const char *const lib_env_names[LIB_ENV_COUNT];
+
+/* Parses value (NULL or "": unset) of variable var into *out: a
+ * GLGEMM_VERIFY_* level, the crossover size (-1 unset), a gg_backend (-1
+ * unset), the device index, a LIB_ENV_LOG_* kind.  0, or -1 with one line
+ * in err (*out untouched). */
+int lib_env_parse(int var, const char *value, long *out, char *err, size_t errlen);
+
+/* lib_env_parse of the process's environment (getenv). */
+int lib_env_get(int var, long *out, char *err, size_t errlen);
+
+/* The canonical text of x for var (what lib_env_parse maps to x; "" for
+ * unset; GLGEMM_LOG's file: "" as well, the path being the value itself).
+ * buf. */
+char *lib_env_format(int var, long x, char *buf, size_t len);
+
+/* s for a message: at most 100 bytes ("..." after), control bytes as '?'.
+ * buf. */
+char *lib_env_quote(const char *s, char *buf, size_t len);
+
+#endif
