@@ -43,6 +43,7 @@ check="$src/tests/soak/soakcheck.py"
 T="$(mktemp -d "${TMPDIR:-/tmp}/glgemm-kill9.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/tmp" "$T/state" "$T/none"
+cp "$bin" "$T/glgemm" && bin="$T/glgemm" # a rebuild meanwhile changes nothing here
 export GLGEMM_CACHE_DIR="$T/cache" XDG_DATA_HOME="$T/data" TMPDIR="$T/tmp" GLGEMM_RESULTS="$T/none"
 unset GLGEMM_FAULT GLGEMM_CACHE
 tag="kill9-$$-$RANDOM$RANDOM"
