@@ -10,7 +10,8 @@
 static long eval_no; /* evaluations counted by this process (and its parents) */
 
 static const char *const known[] = {"hang", "crash", "gl_error", "fbo_incomplete",
-                                    "wrong_result", "disk_full", "compile_hang", "lose_context"};
+                                    "wrong_result", "disk_full", "compile_hang", "lose_context",
+                                    "no_memory"};
 
 void base_fault_next_eval(void) { eval_no++; }
 long base_fault_eval_count(void) { return eval_no; }
