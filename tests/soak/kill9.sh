@@ -38,7 +38,7 @@ max_delay="${3:-3.5}"
 case "$tune_cycles$lib_cycles" in *[!0-9]*) echo "usage: $0 [TUNE_CYCLES [LIB_CYCLES [MAX_DELAY_S]]]" >&2; exit 2 ;; esac
 bin="$src/glgemm"
 check="$src/tests/soak/soakcheck.py"
-[ -x "$bin" ] && [ -f "$src/build/libglgemm.a" ] || { echo "kill9: build first (make)" >&2; exit 2; }
+[ -x "$bin" ] && [ -f "$src/build/libglgemm-core.a" ] || { echo "kill9: build first (make)" >&2; exit 2; }
 
 T="$(mktemp -d "${TMPDIR:-/tmp}/glgemm-kill9.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
@@ -51,7 +51,7 @@ card="$("$bin" info 2>/dev/null | sed -n 's/^slug: //p')"
 [ -n "$card" ] || { echo "kill9: glgemm info names no card" >&2; exit 2; }
 res="$T/results"
 
-cc -std=c11 -Wall -Wextra -Werror -O2 -I"$src" "$src/tests/soak/libkill.c" "$src/build/libglgemm.a" \
+cc -std=c11 -Wall -Wextra -Werror -O2 -I"$src" "$src/tests/soak/libkill.c" "$src/build/libglgemm-core.a" \
    $(pkg-config --libs egl gl glesv2 glew glfw3 openblas) -lm -lpthread -o "$T/libkill" ||
    { echo "kill9: cannot build tests/soak/libkill.c" >&2; exit 2; }
 
