@@ -843,6 +843,134 @@ START_TEST(test_lib_cache_full_disk)
 }
 END_TEST
 
+/* Whether a folder holds a temporary file of an atomic write (a partial
+ * file left behind); its name into why. */
+static bool has_partial(const char *dir, char *why, size_t whylen)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;)
+        if (strstr(e->d_name, ".tmp-")) {
+            snprintf(why, whylen, "%.100s/%.100s", dir, e->d_name);
+            found = true;
+        }
+    closedir(d);
+    return found;
+}
+
+/* A tune whose records, best file and program cache share a 32 KiB tmpfs
+ * (in a mount namespace of the test's own): the disk fills mid-tune.  The
+ * cache gives up with one warning and the tune goes on; when a row or the
+ * best file finds no room the tune stops with one line (exit 1); the
+ * records are whole rows, no partial file is left, a best file is whole.
+ * With room again the tune resumes, measures nothing twice and ends, and a
+ * library call then runs its best, right. */
+START_TEST(test_tune_real_full_disk)
+{
+    char dir[128], res[200], why[400], env[600];
+    tu_mkdtemp(dir, sizeof dir, "fault-tune-full");
+    snprintf(res, sizeof res, "%s/res", dir);
+    ck_assert_int_eq(mkdir(res, 0755), 0);
+    if (own_mount_namespace(why, sizeof why) != 0 ||
+        (mount("tmpfs", res, "tmpfs", 0, "size=32k") != 0 &&
+         snprintf(why, sizeof why, "cannot mount a tmpfs: %s", strerror(errno)) > 0)) {
+        fprintf(stderr, "fault: tune on a full tmpfs skipped: %s\n", why);
+        tu_rm_rf(dir);
+        return;
+    }
+    snprintf(env, sizeof env, "GLGEMM_CACHE_DIR=%s/cache XDG_DATA_HOME=%s/data", res, dir);
+    const char *args = "tune --size 16 --reps 1 --search random --budget 60 --seed 3 --timeout 5 "
+                       "--finalists 0 --results res";
+    char *out, *err;
+    int rc = tu_run(dir, env, args, &out, &err);
+    ck_assert_msg(rc == 0 || rc == 1, "exit %d: %s", rc, err);
+    int warnings = 0;
+    for (const char *w = err; (w = strstr(w, "glgemm: program cache: ")) != NULL; w++) {
+        const char *nl = strchr(w, '\n');
+        ck_assert_msg(nl && strstr(w, "No space left on device") < nl &&
+                          strstr(w, "; going on without it\n") == nl - 21,
+                      "stderr: %s", err);
+        warnings++;
+    }
+    ck_assert_msg(warnings <= 1, "%d cache warnings: %s", warnings, err);
+    if (rc == 1) {
+        const char *stop = strstr(err, "glgemm tune: stopped: ");
+        ck_assert_msg(stop && strstr(stop, "No space left on device\n") &&
+                          tu_count_lines(stop) == 1,
+                      "stderr: %s", err);
+    }
+    const char *last = strstr(err, "glgemm tune: stopped: ");
+    fprintf(stderr, "fault: tune on a 32 KiB tmpfs: exit %d, %d cache warning; %s", rc, warnings,
+            last ? last : "ran to its end\n");
+    char card_dir[300], path[400];
+    snprintf(card_dir, sizeof card_dir, "%s/llvmpipe", res);
+    snprintf(path, sizeof path, "%s/tune-16x16x16.csv", card_dir);
+    char *text = tu_read(path);
+    int rows = whole_rows(text, NULL, 0);
+    free(text);
+    snprintf(path, sizeof path, "%s/cache", res);
+    ck_assert_msg(!has_partial(card_dir, why, sizeof why) && !has_partial(path, why, sizeof why),
+                  "a partial file: %s", why);
+    ck_assert_msg(whole_entries(path, why, sizeof why) >= 1, "%s", why);
+    snprintf(path, sizeof path, "%s/best-16x16x16.txt", card_dir);
+    gg_variant v;
+    char bwhy[256];
+    int brc = store_best_read_path(path, &v, NULL, bwhy, sizeof bwhy);
+    ck_assert_msg(brc == 0 || brc == GG_BEST_NONE, "best file: %d %s", brc, bwhy);
+    free(out);
+    free(err);
+
+    ck_assert_msg(mount("tmpfs", res, "tmpfs", MS_REMOUNT, "size=4m") == 0, "remount: %s",
+                  strerror(errno));
+    rc = tu_run(dir, env, args, &out, &err);
+    ck_assert_msg(rc == 0, "resume: exit %d: %s", rc, err);
+    char want[64];
+    snprintf(want, sizeof want, "resuming: %d variants already in", rows);
+    ck_assert_msg(rows == 0 || strstr(err, want), "%d rows before; stderr: %s", rows, err);
+    ck_assert_msg(!strstr(err, "warning") && !strstr(err, "program cache"), "stderr: %s", err);
+    snprintf(path, sizeof path, "%s/tune-16x16x16.csv", card_dir);
+    text = tu_read(path);
+    int rows2 = whole_rows(text, NULL, 0);
+    /* No variant twice: every row's variant columns differ. */
+    char *copy = strdup(text), *save = NULL;
+    int n = 0;
+    char *keys[256];
+    for (char *line = strtok_r(copy, "\n", &save); line && n < 256; line = strtok_r(NULL, "\n", &save)) {
+        char *status = strstr(line, ",ok,");
+        if (!status)
+            status = line + strlen(line);
+        for (int i = 0; i < n; i++)
+            ck_assert_msg(strncmp(keys[i], line, (size_t)(status - line)) != 0 ||
+                              keys[i][status - line] != ',',
+                          "a variant twice: %s", line);
+        keys[n++] = line;
+    }
+    free(copy);
+    free(text);
+    ck_assert_int_ge(rows2, rows);
+    ck_assert_msg(strstr(out, "best: mrt="), "stdout: %s", out);
+    free(out);
+    free(err);
+
+    snprintf(path, sizeof path, "%s/best-16x16x16.txt", card_dir);
+    char best[GG_VARIANT_TEXT] = "";
+    text = tu_read(path);
+    ck_assert_msg(text && sscanf(text, "%199s", best) == 1, "no best file");
+    free(text);
+    lib_env(dir, "res");
+    glgemm_context *g = glgemm_open(NULL, 0);
+    ck_assert_msg(g != NULL, "%s", glgemm_last_error());
+    lprob p = lprob_make(16, 16, 16, 9);
+    lcall_ok(g, NULL, &p, best);
+    lprob_free(&p);
+    glgemm_close(g);
+    ck_assert_msg(umount(res) == 0, "umount: %s", strerror(errno));
+    tu_rm_rf(dir);
+}
+END_TEST
+
 Suite *make_fault_suite(void)
 {
     Suite *s = suite_create("fault");
@@ -864,6 +992,7 @@ Suite *make_fault_suite(void)
     tcase_add_test(gl, test_lib_out_of_memory);
     tcase_add_test(gl, test_run_out_of_memory);
     tcase_add_loop_test(gl, test_lib_cache_full_disk, 0, 2);
+    tcase_add_test(gl, test_tune_real_full_disk);
     suite_add_tcase(s, gl);
     return s;
 }
