@@ -16,12 +16,12 @@
 #  - at the end, no glslang folder a killed compile left in TMPDIR.
 # At the end a tune runs to its end, and `glgemm run` verifies the best and
 # the next fastest recorded variants through the cache the kills left, once
-# more after corrupting some entries.  Everything lives in a temporary folder
+# more after corrupting every entry.  Everything lives in a temporary folder
 # (--results, GLGEMM_CACHE_DIR, XDG_DATA_HOME, TMPDIR).
 #
 #   tests/soak/kill9.sh [TUNE_CYCLES [LIB_CYCLES [MAX_DELAY_S]]]   (default 50 50 3.5)
-#   tests/soak/kill9.sh --quick     5 and 5 cycles, kills within 1.5 s, the tune a
-#                                   random search of 30 variants (make check)
+#   tests/soak/kill9.sh --quick     5 and 5 cycles, kills within 1.2 s, the tune a
+#                                   random search of 60 variants (make check)
 #
 # Exit 0 when every check passed, 1 when one failed (each printed), 2 usage.
 # `make soak` runs the full form (minutes on 2 cores), `make check` --quick.
@@ -29,8 +29,8 @@ set -uo pipefail
 src="$(cd "$(dirname "$0")/../.." && pwd)"
 tune_args=() final_calls=48
 if [ "${1:-}" = --quick ]; then
-    set -- 5 5 1.5
-    tune_args=(--search random --budget 30 --seed 7) final_calls=16
+    set -- 5 5 1.2
+    tune_args=(--search random --budget 60 --seed 7) final_calls=16
 fi
 tune_cycles="${1:-50}"
 lib_cycles="${2:-$tune_cycles}"
@@ -62,9 +62,9 @@ fail() { echo "kill9: FAIL: $*"; failed=$((failed + 1)); }
 
 # The processes still carrying the tag (the tune, its worker, their children).
 tagged() { grep -lsz "^GLGEMM_SOAK_TAG=$tag\$" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' '; }
-# Waits up to 5 s for them to go; prints how long it took, fails if not.
+# Waits up to 5 s for them to go; fails if they do not.
 no_leftovers() {
-    local t0=$SECONDS left
+    local left
     for _ in $(seq 50); do
         left="$(tagged)"
         [ -z "$left" ] && return 0
