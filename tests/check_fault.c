@@ -588,17 +588,23 @@ START_TEST(test_lib_lost_context)
 }
 END_TEST
 
-/* The limit on the data segment (RLIMIT_DATA: heap and private mappings,
- * where llvmpipe keeps its textures too) cut to the process's use now plus
- * room MiB; old into *old.  False when a sanitizer or valgrind runs (they
- * reserve vast shadow memory the limit would refuse). */
-static bool limit_data(long room_mib, struct rlimit *old)
+/* Whether a sanitizer (or valgrind) runs: they reserve vast shadow memory
+ * that a limit on the data segment would refuse. */
+static bool sanitized(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    (void)room_mib, (void)old;
-    return false;
+    return true;
 #else
-    if (getenv("GLGEMM_VALGRIND") || getenv("ASAN_OPTIONS"))
+    return getenv("ASAN_OPTIONS") || getenv("GLGEMM_VALGRIND");
+#endif
+}
+
+/* The limit on the data segment (RLIMIT_DATA: heap and private mappings,
+ * where llvmpipe keeps its textures too) cut to the process's use now plus
+ * room MiB; old into *old.  False (nothing done) under a sanitizer. */
+static bool limit_data(long room_mib, struct rlimit *old)
+{
+    if (sanitized())
         return false;
     long kib = -1;
     FILE *f = fopen("/proc/self/status", "r");
@@ -614,7 +620,6 @@ static bool limit_data(long room_mib, struct rlimit *old)
     lo.rlim_cur = (rlim_t)kib * 1024 + (rlim_t)room_mib * 1048576;
     ck_assert_int_eq(setrlimit(RLIMIT_DATA, &lo), 0);
     return true;
-#endif
 }
 
 /* GL and host memory running out under a 4096 x 4096 GEMM in the library
@@ -670,10 +675,10 @@ END_TEST
  * deadline ends it: README, Reliability.) */
 START_TEST(test_run_out_of_memory)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    fprintf(stderr, "fault: run out-of-memory case skipped under a sanitizer\n");
-    return;
-#endif
+    if (sanitized()) {
+        fprintf(stderr, "fault: run out-of-memory case skipped under a sanitizer\n");
+        return;
+    }
     char dir[128], npy[200];
     tu_mkdtemp(dir, sizeof dir, "fault-run-oom");
     struct rlimit old, lo;
