@@ -49,7 +49,7 @@ PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-
 	libegl-mesa0 libgl1-mesa-dri libglew-dev libglfw3-dev check libsubunit-dev \
 	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools clang libclang-rt-14-dev
 
-.PHONY: all deps check layers sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke valgrind sanitize-ci \
+.PHONY: all deps check soak layers sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke valgrind sanitize-ci \
 	install uninstall tsan
 .DEFAULT_GOAL := all
 
@@ -116,6 +116,12 @@ check: deps
 	tests/example/run.sh
 	tests/blas/run.sh $(BUILD)
 	tests/stress/conc.sh $(BUILD)
+	tests/soak/kill9.sh --quick
+
+# The kill -9 soak (tests/soak/kill9.sh): 50 kills of a tune and 50 of a
+# library program, each checked; check runs its --quick form (5 and 5).
+soak: all
+	tests/soak/kill9.sh $(SOAK_ARGS)
 
 # ASan + UBSan build of the same suite, in its own build folder.  Leaks inside
 # the GL driver (Mesa, LLVM) are not ours: tests/lsan.supp names them.

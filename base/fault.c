@@ -11,7 +11,7 @@ static long eval_no; /* evaluations counted by this process (and its parents) */
 
 const char *const base_fault_names[GG_FAULT_COUNT] = {
     "hang", "crash", "gl_error", "fbo_incomplete", "wrong_result", "disk_full", "compile_hang",
-    "lose_context"};
+    "lose_context", "no_memory"};
 
 void base_fault_next_eval(void) { eval_no++; }
 long base_fault_eval_count(void) { return eval_no; }

@@ -21,6 +21,10 @@
  *                   -> the evaluator's compile deadline: compile_timeout
  *   lose_context    glhost/run.c, mid-pass: the run reports context_lost
  *                   (as a reset would) -> the evaluator replaces its worker
+ *   no_memory       base/reference.c: the reference's arrays are not
+ *                   allocated, as when host memory runs out -> the
+ *                   evaluator: gl_error, the variant not run (a run with no
+ *                   reference would verify nothing)
  * An unknown name or a bad :n is reported once on stderr and fires nothing. */
 #ifndef GLGEMM_FAULT_H
 #define GLGEMM_FAULT_H
@@ -28,7 +32,7 @@
 #include <stdbool.h>
 
 /* The faults, in the order above; GLGEMM_FAULT's n is at most EVAL_MAX. */
-enum { GG_FAULT_COUNT = 8 };
+enum { GG_FAULT_COUNT = 9 };
 #define GG_FAULT_EVAL_MAX 1000000000L
 extern const char *const base_fault_names[GG_FAULT_COUNT];
 

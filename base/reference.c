@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "gen/half.h"
 #include "gen/util.h"
 
@@ -51,7 +52,7 @@ int base_reference_compute_store(const gg_inputs *in, float alpha, float beta, g
     double *a = widen(in->a, mk, store), *b = widen(in->b, kn, store);
     ref->r = malloc(mn * sizeof *ref->r);
     ref->s = malloc(mn * sizeof *ref->s);
-    if (!a || !b || !ref->r || !ref->s) {
+    if (!a || !b || !ref->r || !ref->s || base_fault("no_memory")) {
         free(a);
         free(b);
         base_reference_free(ref);

@@ -1,9 +1,11 @@
 /* GLSL -> SPIR-V through glslangValidator (see base/spirv.h). */
 #include "base/spirv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,53 @@ static int write_all(const char *path, const char *text)
     size_t n = strlen(text);
     bool ok = fwrite(text, 1, n, f) == n;
     return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+/* The files a compile leaves in its folder (removed after it). */
+static const char *const folder_files[] = {"shader.vert", "shader.frag", "shader.spv", "log.txt"};
+
+/* Removes the folder TMP/name and the files a compile puts in it. */
+static void remove_folder(const char *tmp, const char *name)
+{
+    char p[4400];
+    for (size_t i = 0; i < sizeof folder_files / sizeof *folder_files; i++) {
+        snprintf(p, sizeof p, "%s/%s/%s", tmp, name, folder_files[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    rmdir(p);
+}
+
+/* A process killed while glslangValidator ran (kill -9 of a tune takes its
+ * evaluation worker with it) cannot remove its folder.  Folders are named
+ * glgemm-spirv-<pid>-XXXXXX; the first compile of each process removes those
+ * whose process is gone (kill(pid, 0): ESRCH).  A folder of a live process,
+ * or of another user's, is left alone. */
+static void sweep_stale(const char *tmp)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static bool swept;
+    pthread_mutex_lock(&lock);
+    bool first = !swept;
+    swept = true;
+    pthread_mutex_unlock(&lock);
+    if (!first)
+        return;
+    DIR *d = opendir(tmp);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid = 0;
+        int used = 0;
+        if (sscanf(e->d_name, "glgemm-spirv-%ld-%n", &pid, &used) != 1 || used == 0 || pid <= 0 ||
+            strlen(e->d_name + used) != 6)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        remove_folder(tmp, e->d_name);
+    }
+    closedir(d);
 }
 
 /* Looked up once a process (pthread_once: threads building programs at
@@ -93,7 +142,8 @@ gg_spirv_result base_spirv_compile(const char *glsl, gg_stage stage, void **spv,
     if (!tmp || !*tmp)
         tmp = "/tmp";
     char dir[4096], src[4200], out[4200], msg[4200];
-    snprintf(dir, sizeof dir, "%s/glgemm-spirv-XXXXXX", tmp);
+    sweep_stale(tmp);
+    snprintf(dir, sizeof dir, "%s/glgemm-spirv-%ld-XXXXXX", tmp, (long)getpid());
     if (!mkdtemp(dir)) {
         if (log)
             *log = dup_printf("cannot make a temporary folder in %s: %s", tmp, strerror(errno));

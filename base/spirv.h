@@ -3,9 +3,11 @@
  * binary with glShaderBinary(GL_SHADER_BINARY_FORMAT_SPIR_V) and
  * glSpecializeShader.
  *
- * The source goes to a private temporary folder under $TMPDIR (or /tmp); the
- * validator runs with -G (OpenGL semantics) -S frag|vert; the folder is
- * removed afterwards.  Only profile=330 sources can go this way (gen.h). */
+ * The source goes to a private temporary folder under $TMPDIR (or /tmp),
+ * glgemm-spirv-<pid>-XXXXXX; the validator runs with -G (OpenGL semantics)
+ * -S frag|vert; the folder is removed afterwards.  A process killed
+ * meanwhile leaves its folder: the first compile of each process removes
+ * those whose process is gone.  Only profile=330 sources can go this way (gen.h). */
 #ifndef GLGEMM_GEN_SPIRV_H
 #define GLGEMM_GEN_SPIRV_H
 

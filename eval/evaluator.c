@@ -145,17 +145,19 @@ static void on_built(void *user, const gg_measurement *m)
     w->ahead_s = base_now_s() - t0;
 }
 
-static const gg_reference *worker_ref(worker *w, gg_store store)
+/* The reference of this store, made once; NULL with the reason in err when
+ * it cannot be made (out of memory: two m x n arrays of doubles).  A run
+ * given no reference verifies nothing (glhost/run.h), so then nothing runs. */
+static const gg_reference *worker_ref(worker *w, gg_store store, char *err, size_t errlen)
 {
     const gg_reference *given = w->e->cfg.ref;
     if (given && given->store == store)
         return given;
     if (!w->have_ref[store]) {
-        char err[200];
         const gg_problem *p = w->e->cfg.prob;
         if (base_reference_compute_store(w->e->cfg.in, p->alpha, p->beta, store, &w->refs[store], err,
-                                       sizeof err))
-            return NULL; /* run.c makes its own and says why it cannot */
+                                       errlen))
+            return NULL;
         w->have_ref[store] = true;
     }
     return &w->refs[store];
@@ -202,11 +204,21 @@ static void worker_eval(worker *w, const request *q)
     w->req = q;
     w->ahead_s = 0;
     reply r = {.type = MSG_DONE};
-    char err[256] = "";
+    char err[256] = "", rerr[200] = "";
     bool no_device = false;
     gg_run_log log = {0};
-    if (host_session_run(w->s, &q->v, &p, e->cfg.in, worker_ref(w, q->v.store), &o, &r.m, e->c,
-                       e->cfg.want_log ? &log : NULL, err, sizeof err, &no_device)) {
+    const gg_reference *ref = worker_ref(w, q->v.store, rerr, sizeof rerr);
+    if (!ref) {
+        /* Unverified is never ok: the status of run.c's other host
+         * allocations that fail. */
+        base_measurement_init(&r.m);
+        r.m.status = GG_GL_ERROR;
+        snprintf(r.m.detail, sizeof r.m.detail,
+                 "out of host memory: the reference of %dx%d (%.0f MiB of doubles) could not be "
+                 "made (%s); not run", e->cfg.in->m, e->cfg.in->n,
+                 2.0 * sizeof(double) * e->cfg.in->m * (double)e->cfg.in->n / 1048576.0, rerr);
+    } else if (host_session_run(w->s, &q->v, &p, e->cfg.in, ref, &o, &r.m, e->c,
+                              e->cfg.want_log ? &log : NULL, err, sizeof err, &no_device)) {
         base_measurement_init(&r.m);
         r.m.status = GG_CONTEXT_LOST;
         snprintf(r.m.detail, sizeof r.m.detail, "no context for this variant: %s", err);

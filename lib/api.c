@@ -49,6 +49,7 @@ struct glgemm_context {
     uint64_t calls;     /* seeds the checksums */
     gg_variant failed[MAX_FAILED]; /* chosen variants that failed here */
     int nfailed;
+    bool lost;           /* the last run lost the GL context (not the variant's doing) */
     gg_run_cache *cache; /* programs kept between calls (of ctx->gl; NULL: uncached) */
     long crossover;      /* in force: m*n*k below crossover^3 goes to the CPU */
     long crossover_env;  /* from GLGEMM_CROSSOVER / the card's record (-1: none) */
@@ -734,8 +735,9 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     double v0 = base_now_s();
     if (check)
         prep_finish(&prep);
+    ctx->lost = meas.status == GG_CONTEXT_LOST;
     if (meas.status != GG_OK) {
-        if (meas.status == GG_CONTEXT_LOST)
+        if (ctx->lost)
             drop_gl(ctx); /* made again on the next call */
         rc = set_error(GLGEMM_EGPU, "%s: %s: %s: %s", fn, vt, base_status_name(meas.status),
                        meas.detail);
@@ -833,13 +835,16 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
         return GLGEMM_OK;
     }
     choose(ctx, g.m, g.n, g.k, &v);
+    ctx->lost = false;
     rc = run_variant(ctx, fn, &v, &g);
     gg_variant dv;
     default_variant(&dv);
     if ((rc == GLGEMM_EGPU || rc == GLGEMM_EWRONG) && !gen_variant_equal(&v, &dv)) {
         char first[sizeof last_err];
         memcpy(first, last_err, sizeof first);
-        if (ctx->nfailed < MAX_FAILED)
+        /* A lost context (a reset) is no fault of the variant: it stays
+         * the one chosen for the next call. */
+        if (ctx->nfailed < MAX_FAILED && !ctx->lost)
             ctx->failed[ctx->nfailed++] = v;
         rc = run_variant(ctx, fn, &dv, &g);
         if (rc) {

@@ -610,6 +610,77 @@ START_TEST(spirv_compile)
 }
 END_TEST
 
+/* A folder left by a process killed mid-compile (glgemm-spirv-<pid>-XXXXXX
+ * of a pid that is gone) is removed by the next process's first compile; a
+ * live process's folder and other names are left; the compile leaves none
+ * of its own.  In a child: the sweep is once per process. */
+static void make_folder(const char *tmp, const char *name, bool files)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    ck_assert_int_eq(mkdir(p, 0700), 0);
+    for (int i = 0; files && i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s/%s", tmp, name, i ? "log.txt" : "shader.frag");
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("left by a killed process\n", f);
+        fclose(f);
+    }
+}
+
+static bool folder_exists(const char *tmp, const char *name)
+{
+    char p[512];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    return stat(p, &sb) == 0;
+}
+
+START_TEST(spirv_sweeps_stale_folders)
+{
+    char tmp[128], dead[64], live[64];
+    tu_mkdtemp(tmp, sizeof tmp, "spirv-sweep");
+    pid_t gone = fork(); /* a pid that surely has no process now */
+    ck_assert_int_ge(gone, 0);
+    if (gone == 0)
+        _exit(0);
+    ck_assert_int_eq(waitpid(gone, NULL, 0), gone);
+    snprintf(dead, sizeof dead, "glgemm-spirv-%ld-AbC123", (long)gone);
+    snprintf(live, sizeof live, "glgemm-spirv-%ld-XyZ789", (long)getpid());
+    make_folder(tmp, dead, true);
+    make_folder(tmp, live, true);
+    make_folder(tmp, "glgemm-spirv-QwErTy", false); /* the old naming: not ours to judge */
+    fflush(NULL);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        setenv("TMPDIR", tmp, 1);
+        gg_variant v;
+        char err[256];
+        int rc = gen_variant_parse("mrt=1x1,mc=2x2,np=all,compiler=spirv,store=f32", NULL, &v, err,
+                                   sizeof err);
+        char *fs = rc ? NULL : gen_emit_fragment(&v, 8, 8, 8);
+        void *spv = NULL;
+        size_t len;
+        _exit(fs && base_spirv_compile(fs, GG_STAGE_FRAGMENT, &spv, &len, NULL) == GG_SPIRV_OK ? 0 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(child, &st, 0), child);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the compile failed: %d", st);
+    ck_assert_msg(!folder_exists(tmp, dead), "%s (process gone) was left", dead);
+    ck_assert_msg(folder_exists(tmp, live), "%s (this process) was removed", live);
+    ck_assert(folder_exists(tmp, "glgemm-spirv-QwErTy"));
+    DIR *d = opendir(tmp);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    ck_assert_int_eq(n, 2); /* the live one and the odd name: the compile left nothing */
+    tu_rm_rf(tmp);
+}
+END_TEST
+
 /* ---- shaders/ is the generator's output ---- */
 
 static char *read_file(const char *path)
@@ -781,6 +852,7 @@ Suite *make_gen_suite(void)
     tcase_add_test(tc, glslang_accepts_grid);
     tcase_add_test(tc, glslang_rejects_broken);
     tcase_add_test(tc, spirv_compile);
+    tcase_add_test(tc, spirv_sweeps_stale_folders);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("shaders");
