@@ -25,7 +25,9 @@
 /* ---- the messages ---- */
 
 enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT };
-enum { MSG_BUILT = 1, MSG_DONE, MSG_DEVICE };
+/* MSG_REF_START / MSG_REF_DONE: the worker makes a reference (once per
+ * store; minutes at 8192^3), which the compile deadline must not count. */
+enum { MSG_BUILT = 1, MSG_DONE, MSG_DEVICE, MSG_REF_START, MSG_REF_DONE };
 
 typedef struct {
     int op;
@@ -155,8 +157,15 @@ static const gg_reference *worker_ref(worker *w, gg_store store, char *err, size
         return given;
     if (!w->have_ref[store]) {
         const gg_problem *p = w->e->cfg.prob;
-        if (base_reference_compute_store(w->e->cfg.in, p->alpha, p->beta, store, &w->refs[store], err,
-                                       errlen))
+        reply r = {.type = MSG_REF_START};
+        if (!send_all(w->fd, &r, sizeof r))
+            worker_exit(0);
+        int rc = base_reference_compute_store(w->e->cfg.in, p->alpha, p->beta, store,
+                                              &w->refs[store], err, errlen);
+        r.type = MSG_REF_DONE;
+        if (!send_all(w->fd, &r, sizeof r))
+            worker_exit(0);
+        if (rc)
             return NULL;
         w->have_ref[store] = true;
     }
@@ -489,12 +498,23 @@ int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts
         }
     }
     reply r;
-    int got = eval_iso_read(e->fd, &r, sizeof r, base_now_s() + e->cfg.compile_timeout_s);
+    /* The compile deadline, held while the worker makes a reference (which
+     * has the run's deadline instead). */
+    bool in_ref = false;
+    double deadline = base_now_s() + e->cfg.compile_timeout_s;
+    int got;
+    for (;;) {
+        got = eval_iso_read(e->fd, &r, sizeof r, deadline);
+        if (got != 1 || (r.type != MSG_REF_START && r.type != MSG_REF_DONE))
+            break;
+        in_ref = r.type == MSG_REF_START;
+        deadline = base_now_s() + (in_ref ? e->cfg.timeout_s : e->cfg.compile_timeout_s);
+    }
     /* A variant that ends before any build (the card cannot run it, its
      * split fails, no context) sends its result first. */
     bool ended = got == 1 && r.type == MSG_DONE;
     if (!ended && (got != 1 || r.type != MSG_BUILT)) {
-        lost_worker(e, out, got == 1 ? -1 : got, true);
+        lost_worker(e, out, got == 1 ? -1 : got, !in_ref);
         if (out->status == GG_COMPILE_TIMEOUT && size > 0 && (limit == 0 || size < limit))
             e->too_big[v->compiler][v->profile] = size;
         account(e, out, base_now_s() - t0);
