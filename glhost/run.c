@@ -106,6 +106,7 @@ typedef struct {
     int cal_good;         /* of those after the first: long enough to settle on */
     double frag_s;        /* the rate: the fastest timed, seconds a fragment */
     long draws;           /* draw calls of the current run */
+    double queued_s;      /* estimated work drawn since the last glFinish */
 } run_state;
 
 /* Sets the status (the first failure wins) and its one-line detail. */
@@ -373,9 +374,27 @@ static void settle_draws(run_state *s)
     }
 }
 
+/* After a draw of f fragments: a glFinish once the work sent since the
+ * last one reaches the bound.  On an H100 work queued without one came
+ * back partly zero past a few seconds (8192^3, 4 passes of 3.4 s, or 16 of
+ * 0.9 s), whether each draw was long or cut into 250 ms bands with a
+ * glFlush after each; with a glFinish after each band it came back right
+ * (results/nvidia-h100-80gb-hbm3/long-draws.txt). */
+static void sent(run_state *s, long f)
+{
+    s->draws++;
+    if (s->max_draw_s <= 0 || s->frag_s <= 0)
+        return;
+    s->queued_s += (double)f * s->frag_s;
+    if (s->queued_s >= s->max_draw_s) {
+        glFinish();
+        s->queued_s = 0;
+    }
+}
+
 /* Rows y0 .. y0+h-1 of the viewport (the whole of it, or a fetch=ubo
- * strip, scissor already on) in draws of at most s->cap fragments; a split
- * one's draws are flushed one by one, so each goes to the card alone. */
+ * strip, scissor already on) in draws of at most s->cap fragments, each
+ * followed by a glFinish once the bound's worth of work is in flight. */
 static void draw_region(run_state *s, int y0, int h, bool strip)
 {
     int w = s->L->tgt_w;
@@ -384,10 +403,9 @@ static void draw_region(run_state *s, int y0, int h, bool strip)
         if (strip)
             glScissor(0, y0, w, h);
         glDrawArrays(GL_TRIANGLES, 0, 3);
-        s->draws++;
+        sent(s, total);
         return;
     }
-    bool split = s->cap < total;
     if (!strip)
         glEnable(GL_SCISSOR_TEST);
     int cx = 0, cy = 0;
@@ -401,12 +419,11 @@ static void draw_region(run_state *s, int y0, int h, bool strip)
             glDrawArrays(GL_TRIANGLES, 0, 3);
             glFinish();
             calibrate(s, base_now_s() - t0, f);
+            s->draws++;
         } else {
             glDrawArrays(GL_TRIANGLES, 0, 3);
-            if (split)
-                glFlush();
+            sent(s, f);
         }
-        s->draws++;
     }
     if (!strip)
         glDisable(GL_SCISSOR_TEST);
