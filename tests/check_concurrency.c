@@ -214,22 +214,6 @@ typedef struct {
     size_t len;
 } entry;
 
-/* Writes len bytes in place (no temporary, no rename): what a writer that
- * is not atomic, or one killed mid-write, leaves; pause_us between halves. */
-static void write_in_place(const char *path, const char *data, size_t len, unsigned pause_us)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    size_t half = len / 2;
-    ssize_t w = write(fd, data, half);
-    if (pause_us)
-        usleep(pause_us);
-    if (w == (ssize_t)half && len > half)
-        w = write(fd, data + half, len - half);
-    (void)w;
-    close(fd);
-}
 
 typedef struct {
     entry *e;
@@ -249,12 +233,12 @@ static void *vandal(void *arg)
             entry *e = &v->e[i];
             switch ((r + i) % 4) {
             case 0: /* torn: a reader may find the first half only */
-                write_in_place(e->path, e->data, e->len, 3000);
+                cu_write_in_place(e->path, e->data, e->len, 3000);
                 break;
             case 1: /* truncated */
-                write_in_place(e->path, e->data, e->len / 2, 0);
+                cu_write_in_place(e->path, e->data, e->len / 2, 0);
                 usleep(3000);
-                write_in_place(e->path, e->data, e->len, 0);
+                cu_write_in_place(e->path, e->data, e->len, 0);
                 break;
             case 2: { /* one byte of the binary (at the end of the entry) */
                 char *d = malloc(e->len);
@@ -262,17 +246,17 @@ static void *vandal(void *arg)
                     break;
                 memcpy(d, e->data, e->len);
                 d[e->len - 7] ^= 0x5a;
-                write_in_place(e->path, d, e->len, 0);
+                cu_write_in_place(e->path, d, e->len, 0);
                 free(d);
                 usleep(3000);
-                write_in_place(e->path, e->data, e->len, 0);
+                cu_write_in_place(e->path, e->data, e->len, 0);
                 break;
             }
             default: { /* foreign: another program's whole entry */
                 const entry *o = &v->e[(i + 1) % v->n];
-                write_in_place(e->path, o->data, o->len, 0);
+                cu_write_in_place(e->path, o->data, o->len, 0);
                 usleep(3000);
-                write_in_place(e->path, e->data, e->len, 0);
+                cu_write_in_place(e->path, e->data, e->len, 0);
                 break;
             }
             }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 enum { CU_ROW = 101, CU_COL = 102, CU_NOTRANS = 111, CU_TRANS = 112, CU_CONJTRANS = 113 };
 
@@ -163,6 +165,24 @@ static inline long cu_wrong(const cu_call *c)
                 bad++;
         }
     return bad;
+}
+
+/* Writes len bytes in place (no temporary, no rename): what a writer that
+ * is not atomic, or one killed mid-write, leaves; pause_us between halves. */
+static inline void cu_write_in_place(const char *path, const char *data, size_t len,
+                                     unsigned pause_us)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    size_t half = len / 2;
+    ssize_t w = write(fd, data, half);
+    if (pause_us)
+        usleep(pause_us);
+    if (w == (ssize_t)half && len > half)
+        w = write(fd, data + half, len - half);
+    (void)w;
+    close(fd);
 }
 
 #endif

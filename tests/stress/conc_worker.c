@@ -180,20 +180,6 @@ typedef struct {
     size_t len;
 } entry;
 
-static void write_in_place(const char *path, const char *data, size_t len, unsigned pause_us)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    size_t half = len / 2;
-    ssize_t w = write(fd, data, half);
-    if (pause_us)
-        usleep(pause_us);
-    if (w == (ssize_t)half && len > half)
-        w = write(fd, data + half, len - half);
-    (void)w;
-    close(fd);
-}
 
 static char *read_whole(const char *path, size_t *len)
 {
@@ -255,7 +241,7 @@ static int vandal(const char *dir, const char *stopfile)
             switch ((r + i) % 4) {
             case 0: /* torn: the first half now, the rest when put back */
             case 1: /* truncated */
-                write_in_place(path, x->data, x->len / 2, 0);
+                cu_write_in_place(path, x->data, x->len / 2, 0);
                 break;
             case 2: { /* a byte of the binary (at the end of the entry) */
                 char *m = malloc(x->len);
@@ -263,12 +249,12 @@ static int vandal(const char *dir, const char *stopfile)
                     break;
                 memcpy(m, x->data, x->len);
                 m[x->len - 7] ^= 0x5a;
-                write_in_place(path, m, x->len, 0);
+                cu_write_in_place(path, m, x->len, 0);
                 free(m);
                 break;
             }
             default: /* foreign: another program's whole entry */
-                write_in_place(path, e[(i + 1) % n].data, e[(i + 1) % n].len, 0);
+                cu_write_in_place(path, e[(i + 1) % n].data, e[(i + 1) % n].len, 0);
                 break;
             }
             mangled++;
@@ -286,7 +272,7 @@ static int vandal(const char *dir, const char *stopfile)
                     close(fd);
                 }
             } else {
-                write_in_place(path, x->data, x->len, 0);
+                cu_write_in_place(path, x->data, x->len, 0);
             }
         }
         usleep(20000);
