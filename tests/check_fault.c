@@ -442,6 +442,24 @@ static void lib_env(const char *dir, const char *results)
     host_progcache_reset();
 }
 
+/* After a tune into dir/res: the best file's variant is the one a new
+ * library context uses for 16^3, and it computes right. */
+static void library_uses_best(const char *dir, const char *best_path, unsigned seed)
+{
+    char best[GG_VARIANT_TEXT] = "";
+    char *bt = tu_read(best_path);
+    ck_assert_msg(bt && sscanf(bt, "%199s", best) == 1, "no best file %s", best_path);
+    free(bt);
+    lib_env(dir, "res");
+    glgemm_context *g = glgemm_open(NULL, 0);
+    ck_assert_msg(g != NULL, "%s", glgemm_last_error());
+    lprob p = lprob_make(16, 16, 16, seed);
+    lcall_ok(g, NULL, &p, best);
+    lprob_free(&p);
+    glgemm_close(g);
+}
+
+
 /* ---- glgemm tune with a fault on its 2nd evaluation: it goes on ---- */
 
 #define TUNE_ARGS "tune --size 16 --reps 1 --search random --budget 4 --timeout 3 --results res"
@@ -489,18 +507,9 @@ START_TEST(test_tune_fault)
                       tune_cases[_i].fault, i + 1, base_status_name(st[i]), want);
     }
     /* The next library call: the tuned best, computed right. */
-    char path[256], best[GG_VARIANT_TEXT] = "";
+    char path[256];
     snprintf(path, sizeof path, "%s/res/llvmpipe/best-16x16x16.txt", dir);
-    char *bt = tu_read(path);
-    ck_assert_msg(bt && sscanf(bt, "%199s", best) == 1, "no best file");
-    lib_env(dir, "res");
-    glgemm_context *g = glgemm_open(NULL, 0);
-    ck_assert_msg(g != NULL, "%s", glgemm_last_error());
-    lprob p = lprob_make(16, 16, 16, 5);
-    lcall_ok(g, NULL, &p, best);
-    lprob_free(&p);
-    glgemm_close(g);
-    free(bt);
+    library_uses_best(dir, path, 5);
     free(text);
     free(out);
     free(err);
@@ -965,17 +974,7 @@ START_TEST(test_tune_real_full_disk)
     free(err);
 
     snprintf(path, sizeof path, "%s/best-16x16x16.txt", card_dir);
-    char best[GG_VARIANT_TEXT] = "";
-    text = tu_read(path);
-    ck_assert_msg(text && sscanf(text, "%199s", best) == 1, "no best file");
-    free(text);
-    lib_env(dir, "res");
-    glgemm_context *g = glgemm_open(NULL, 0);
-    ck_assert_msg(g != NULL, "%s", glgemm_last_error());
-    lprob p = lprob_make(16, 16, 16, 9);
-    lcall_ok(g, NULL, &p, best);
-    lprob_free(&p);
-    glgemm_close(g);
+    library_uses_best(dir, path, 9);
     ck_assert_msg(umount(res) == 0, "umount: %s", strerror(errno));
     tu_rm_rf(dir);
 }
