@@ -173,9 +173,7 @@ static const char *class_of(double v)
 
 struct gg_checksum_plan {
     gg_gemm_operands g;
-    state s;
-    bool *good;
-    double *lim;
+    state s;               /* its good and lim are the plan's */
     float *x, *w;          /* the row and column vectors */
     double *rx, *sx;       /* per row: (R x)_i and (S |x|)_i */
     double *rw, *sw;       /* per column: (w^T R)_j and (|w|^T S)_j */
@@ -188,8 +186,8 @@ void base_checksum_free(gg_checksum_plan *p)
 {
     if (!p)
         return;
-    free(p->good);
-    free(p->lim);
+    free(p->s.good);
+    free(p->s.lim);
     free(p->x);
     free(p->w);
     free(p->rx);
@@ -240,8 +238,8 @@ int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
     size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)(g->k > 0 ? g->k : 1);
     int ns = samples > 0 ? samples : 0;
     p->samples = ns;
-    p->good = p->s.good = malloc(m * sizeof *p->good);
-    p->lim = p->s.lim = malloc(m * sizeof *p->lim);
+    p->s.good = malloc(m * sizeof *p->s.good);
+    p->s.lim = malloc(m * sizeof *p->s.lim);
     p->x = malloc(n * sizeof *p->x);
     p->w = malloc(m * sizeof *p->w);
     p->rx = malloc(m * sizeof *p->rx);
@@ -253,7 +251,7 @@ int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
     p->sr = malloc((size_t)(ns ? ns : 1) * sizeof *p->sr);
     p->ss = malloc((size_t)(ns ? ns : 1) * sizeof *p->ss);
     double *d = malloc((2 * k + 2 * n) * sizeof *d);
-    if (!p->good || !p->lim || !p->x || !p->w || !p->rx || !p->sx || !p->rw || !p->sw ||
+    if (!p->s.good || !p->s.lim || !p->x || !p->w || !p->rx || !p->sx || !p->rw || !p->sw ||
         !p->si || !p->sj || !p->sr || !p->ss || !d) {
         free(d);
         base_checksum_free(p);

@@ -37,11 +37,13 @@
  *    FBO is fbo_incomplete naming the status; a reset reported by
  *    glGetGraphicsResetStatus (contexts with robustness) is context_lost.
  *  - Long draws: with gg_run_opts.max_draw_s > 0 no single draw is meant
- *    to run longer than that (single draws of ~2 s returned partly wrong
- *    C on an NVIDIA H200).  A pass whose fragments would take longer is
- *    drawn as several draws over scissored sub-rectangles of its viewport
- *    (host_draw_next: bands of whole fragment rows, or pieces of one row),
- *    every fragment exactly once a pass, each followed by glFlush; the
+ *    to run longer than that, and no more than that much work is drawn
+ *    without a glFinish (an H100 returned partly zero C after seconds of
+ *    unfinished work, split into draws or not).  A pass whose fragments
+ *    would take longer is drawn as several draws over scissored
+ *    sub-rectangles of its viewport (host_draw_next: bands of whole
+ *    fragment rows, or pieces of one row), every fragment exactly once a
+ *    pass, a glFinish once the bound's worth of work is drawn; the
  *    barrier of out=image stays once after the pass; fetch=ubo cuts each
  *    strip's draw the same way.  How many fragments a draw holds comes
  *    from the variant's measured rate: the first run (the warm-up, or the

@@ -677,7 +677,6 @@ static void prep_finish(prep_job *j)
         pthread_join(j->thread, NULL);
     else
         prep_main(j);
-    j->threaded = false;
 }
 
 /* One run of variant v; C written only when everything passed. */

@@ -14,9 +14,10 @@
 
 #include <stddef.h>
 
-/* A quarter of a second: an eighth of the ~2 s single draws that returned
- * partly wrong C on an NVIDIA H200, and long enough that the draws a pass
- * is cut into cost nothing measurable (README "Long draws"). */
+/* A quarter of a second: far below the seconds of unfinished work after
+ * which an H100 returned partly zero C, and long enough that the draws a
+ * pass is cut into, and the glFinish after each quarter second of work,
+ * cost nothing measurable (README "Long draws"). */
 #define GG_MAX_DRAW_MS_DEFAULT 250.0
 #define GG_MAX_DRAW_MS_MAX 3600000.0
 
