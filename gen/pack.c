@@ -25,14 +25,18 @@ static inline float src_at(gg_src s, long i, long j)
 
 /* One texture of r x c blocks: texel (x, y) channel i*c + j holds
  * op(X)[row0 + y*r + i][col0 + x*c + j] while inside rows x cols, else 0.
+ * Only texel rows y0 .. y1-1 are written (out is still the whole texture).
  * Untransposed sources copy runs of c floats (a whole row when r is 1). */
 static void pack_blocks(gg_src s, int r, int c, int w, int h, long row0, long col0,
-                        int rows, int cols, float *out)
+                        int rows, int cols, int y0, int y1, float *out)
 {
     int ch = r * c;
-    if (rows < h * r || cols < w * c)
-        memset(out, 0, (size_t)w * h * ch * sizeof *out);
-    for (int y = 0; y < h; y++)
+    y1 = y1 < h ? y1 : h;
+    if (y0 >= y1)
+        return;
+    if (rows < y1 * r || cols < w * c)
+        memset(out + (size_t)y0 * w * ch, 0, (size_t)w * (y1 - y0) * ch * sizeof *out);
+    for (int y = y0; y < y1; y++)
         for (int i = 0; i < r; i++) {
             int row = y * r + i;
             if (row >= rows)
@@ -63,12 +67,24 @@ static void pack_blocks(gg_src s, int r, int c, int w, int h, long row0, long co
 
 void gen_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out)
 {
-    pack_blocks(a, L->r, L->c, L->a_w, L->a_h, blk->i0, blk->k0, blk->m, blk->k, out);
+    gen_pack_a_rows(L, a, blk, 0, L->a_h, out);
 }
 
 void gen_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out)
 {
-    pack_blocks(b, L->r, L->c, L->b_w, L->b_h, blk->k0, blk->j0, blk->k, blk->n, out);
+    gen_pack_b_rows(L, b, blk, 0, L->b_h, out);
+}
+
+void gen_pack_a_rows(const gg_layout *L, gg_src a, const gg_block *blk, int y0, int y1,
+                     float *out)
+{
+    pack_blocks(a, L->r, L->c, L->a_w, L->a_h, blk->i0, blk->k0, blk->m, blk->k, y0, y1, out);
+}
+
+void gen_pack_b_rows(const gg_layout *L, gg_src b, const gg_block *blk, int y0, int y1,
+                     float *out)
+{
+    pack_blocks(b, L->r, L->c, L->b_w, L->b_h, blk->k0, blk->j0, blk->k, blk->n, y0, y1, out);
 }
 
 /* Target t = ti*C + tj, fragment (x, y), channel i*c + j <-> C element
@@ -108,13 +124,19 @@ void gen_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
 void gen_unpack_c(const gg_layout *L, const float *const *targets, int stride,
                  const gg_block *blk, float *c, int ldc)
 {
+    gen_unpack_c_rows(L, targets, stride, blk, 0, L->tgt_h, c, ldc);
+}
+
+void gen_unpack_c_rows(const gg_layout *L, const float *const *targets, int stride,
+                       const gg_block *blk, int y0, int y1, float *c, int ldc)
+{
     /* Runs of c floats: a fragment's channels i*c .. i*c + c-1 are c
      * adjacent columns of one row of C. */
     int rc = L->r, cc = L->c, R = L->tr, Cn = L->tc;
     for (int ti = 0; ti < R; ti++)
         for (int tj = 0; tj < Cn; tj++) {
             const float *t = targets[ti * Cn + tj];
-            for (int y = 0; y < L->tgt_h; y++)
+            for (int y = y0; y < y1 && y < L->tgt_h; y++)
                 for (int i = 0; i < rc; i++) {
                     int row = (y * R + ti) * rc + i;
                     if (row >= blk->m)
@@ -148,13 +170,19 @@ static int block_size(int d, int blocks, int g)
 
 int gen_split_plan(const gg_variant *v, int m, int n, int k, int max_tex, gg_split *s)
 {
+    return gen_split_plan_bands(v, m, n, k, max_tex, 1, s);
+}
+
+int gen_split_plan_bands(const gg_variant *v, int m, int n, int k, int max_tex, int bands,
+                         gg_split *s)
+{
     if (max_tex < 1)
         return -1;
     gg_layout L;
     if (gen_layout_compute(v, 1, 1, 1, &L))
         return -1;
     int gm = L.r * L.tr, gn = L.c * L.tc, gk = L.step;
-    long mbl = 1, nbl = 1, kbl = 1;
+    long mbl = bands > 1 ? bands : 1, nbl = 1, kbl = 1;
     for (;;) {
         s->mb = block_size(m, (int)mbl, gm);
         s->nb = block_size(n, (int)nbl, gn);

@@ -51,6 +51,13 @@ size_t gen_target_floats(const gg_layout *L, int stride); /* tgt_w*tgt_h*stride 
 
 void gen_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out);
 void gen_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out);
+/* The same for texel rows y0 .. y1-1 only (out is the whole texture, rows
+ * outside untouched): disjoint row ranges may be packed by several threads
+ * at once.  Rows y of A's texture hold C rows y*r .. y*r+r-1 of the block. */
+void gen_pack_a_rows(const gg_layout *L, gg_src a, const gg_block *blk, int y0, int y1,
+                     float *out);
+void gen_pack_b_rows(const gg_layout *L, gg_src b, const gg_block *blk, int y0, int y1,
+                     float *out);
 
 /* targets[t], t < L->targets, each gen_target_floats(L, stride) floats.
  * c0: row-major C0 with row stride ldc (read only when beta != 0). */
@@ -60,6 +67,10 @@ void gen_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,
 /* Writes C[blk->i0 + i][blk->j0 + j] for the block's valid i, j. */
 void gen_unpack_c(const gg_layout *L, const float *const *targets, int stride,
                  const gg_block *blk, float *c, int ldc);
+/* Target rows y0 .. y1-1 only: C rows (y*tr + ti)*r + i of the block for
+ * target row ti and packing row i: C rows y0*tr*r .. y1*tr*r - 1. */
+void gen_unpack_c_rows(const gg_layout *L, const float *const *targets, int stride,
+                       const gg_block *blk, int y0, int y1, float *c, int ldc);
 
 /* Blocks of a problem for a texture size limit. */
 typedef struct {
@@ -73,6 +84,11 @@ typedef struct {
 int gen_split_plan(const gg_variant *v, int m, int n, int k, int max_texture_size,
                   gg_split *out);
 
+/* The same with at least `bands` blocks along m where the packing allows
+ * (fewer when m is too short): row bands of C that can be drawn, read back
+ * and checked one after another.  bands <= 1: gen_split_plan. */
+int gen_split_plan_bands(const gg_variant *v, int m, int n, int k, int max_texture_size,
+                         int bands, gg_split *out);
 /* Block (bi, bj, bk) of a plan, with its valid extents. */
 gg_block gen_split_block(const gg_split *s, int m, int n, int k, int bi, int bj, int bk);
 

@@ -92,6 +92,19 @@ typedef struct gg_run_cache gg_run_cache;
 typedef struct {
     int max_texture_size; /* 0: the context's limit; else the smaller of the two */
     bool once;            /* the library's call: one untimed run, no warm-up, no reps */
+    /* With once, a cache and inputs that change (the library's calls):
+     * transfers through the cache's staging buffers, packing and unpacking
+     * on its threads, C drawn in row bands (bands 0: by the problem's size;
+     * GLGEMM_BANDS overrides) so that the next band's A goes up and the
+     * last band's C comes back while the card draws.  rows_done (may be
+     * NULL) is called, on any of the cache's threads and several at once,
+     * with each span [r0, r1) of C's rows as soon as c_out holds them.
+     * Variants the staging cannot serve (store=f16, fetch=ubo or buffer,
+     * no glBufferStorage, GLGEMM_STAGING=0) run the unstreamed way. */
+    bool stream;
+    int bands;
+    void (*rows_done)(void *user, int r0, int r1);
+    void *rows_user;
     /* Repetitions (not with once): p->reps at most; with min_reps > 0 the
      * timing stops after at least min_reps once (slowest - fastest) /
      * median of the reps so far is <= tight.  screen_s > 0: when the first

@@ -6,6 +6,8 @@
 
 #include "glhost/run_cache.h"
 
+#include "base/pool.h"
+
 typedef struct {
     char key[GG_RC_KEY]; /* "" marks a free slot */
     gg_program prog;
@@ -22,9 +24,28 @@ typedef struct {
     unsigned long used;
 } input_slot;
 
+typedef struct {
+    bool full;
+    int key[GG_RC_TARGET_KEY];
+    gg_rc_cblock *cbs;
+    int ncb;
+    unsigned nofbo;
+} target_slot;
+
+typedef struct {
+    GLuint buf;
+    void *map;
+    size_t bytes;
+    GLsync fence;
+} staging;
+
 struct gg_run_cache {
     prog_slot prog[GG_RUN_CACHE_PROGRAMS];
     input_slot inp[GG_RUN_CACHE_INPUTS];
+    target_slot tgt;
+    staging stage[2];
+    base_pool *pool;
+    bool no_pool;
     unsigned long tick;
     long hits, misses;
 };
@@ -42,10 +63,43 @@ static void drop_inputs(input_slot *s)
     memset(s, 0, sizeof *s);
 }
 
+static void drop_targets(target_slot *t)
+{
+    if (!t->full)
+        return;
+    for (int i = 0; i < t->ncb; i++) {
+        glDeleteTextures(2 * GG_MAX_TARGETS, &t->cbs[i].tex[0][0]); /* 0 names are ignored */
+        for (int set = 0; set < 2; set++)
+            if (t->cbs[i].fbo[set])
+                glDeleteFramebuffers(1, &t->cbs[i].fbo[set]);
+    }
+    if (t->nofbo)
+        glDeleteFramebuffers(1, &t->nofbo);
+    free(t->cbs);
+    memset(t, 0, sizeof *t);
+}
+
+static void drop_staging(staging *st)
+{
+    if (st->fence)
+        glDeleteSync(st->fence);
+    if (st->buf) {
+        glBindBuffer(GL_COPY_WRITE_BUFFER, st->buf);
+        glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+        glDeleteBuffers(1, &st->buf);
+    }
+    memset(st, 0, sizeof *st);
+}
+
 void host_run_cache_free(gg_run_cache *c)
 {
     if (!c)
         return;
+    drop_targets(&c->tgt);
+    for (int i = 0; i < 2; i++)
+        drop_staging(&c->stage[i]);
+    base_pool_free(c->pool);
     for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++)
         if (c->prog[i].key[0])
             host_program_free(&c->prog[i].prog);
@@ -165,6 +219,89 @@ bool host_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigne
     victim->nb = nb;
     victim->used = ++c->tick;
     return true;
+}
+
+const gg_rc_cblock *host_rc_targets_find(gg_run_cache *c, const int key[GG_RC_TARGET_KEY],
+                                         unsigned *nofbo)
+{
+    if (!c->tgt.full || memcmp(c->tgt.key, key, sizeof c->tgt.key))
+        return NULL;
+    *nofbo = c->tgt.nofbo;
+    return c->tgt.cbs;
+}
+
+void host_rc_targets_put(gg_run_cache *c, const int key[GG_RC_TARGET_KEY], gg_rc_cblock *cbs,
+                         int ncb, unsigned nofbo)
+{
+    drop_targets(&c->tgt);
+    c->tgt.full = true;
+    memcpy(c->tgt.key, key, sizeof c->tgt.key);
+    c->tgt.cbs = cbs;
+    c->tgt.ncb = ncb;
+    c->tgt.nofbo = nofbo;
+}
+
+static bool staging_off(void)
+{
+    const char *e = getenv("GLGEMM_STAGING");
+    return e && !strcmp(e, "0");
+}
+
+void *host_rc_staging(gg_run_cache *c, int which, size_t bytes, unsigned *buf)
+{
+    staging *st = &c->stage[which ? 1 : 0];
+    *buf = 0;
+    if (!glBufferStorage || !glFenceSync || staging_off() || bytes == 0)
+        return NULL;
+    if (st->fence) {
+        glClientWaitSync(st->fence, GL_SYNC_FLUSH_COMMANDS_BIT, (GLuint64)60 * 1000000000u);
+        glDeleteSync(st->fence);
+        st->fence = NULL;
+    }
+    if (st->bytes < bytes) {
+        drop_staging(st);
+        GLbitfield acc = (which ? GL_MAP_READ_BIT : GL_MAP_WRITE_BIT) | GL_MAP_PERSISTENT_BIT |
+                         GL_MAP_COHERENT_BIT;
+        glGenBuffers(1, &st->buf);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, st->buf);
+        while (glGetError() != GL_NO_ERROR)
+            ;
+        glBufferStorage(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL,
+                        acc | (which ? GL_CLIENT_STORAGE_BIT : 0));
+        st->map = glGetError() == GL_NO_ERROR
+                      ? glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)bytes, acc)
+                      : NULL;
+        glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+        if (!st->map) {
+            glDeleteBuffers(1, &st->buf);
+            memset(st, 0, sizeof *st);
+            while (glGetError() != GL_NO_ERROR)
+                ;
+            return NULL;
+        }
+        st->bytes = bytes;
+    }
+    *buf = st->buf;
+    return st->map;
+}
+
+void host_rc_staging_fence(gg_run_cache *c, int which)
+{
+    staging *st = &c->stage[which ? 1 : 0];
+    if (!st->buf)
+        return;
+    if (st->fence)
+        glDeleteSync(st->fence);
+    st->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+struct base_pool *host_rc_pool(gg_run_cache *c)
+{
+    if (!c->pool && !c->no_pool) {
+        c->pool = base_pool_new(0);
+        c->no_pool = c->pool == NULL;
+    }
+    return c->pool;
 }
 
 void host_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses)

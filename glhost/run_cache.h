@@ -43,6 +43,37 @@ bool host_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsign
 bool host_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
                       unsigned *btex, int nb);
 
+/* Render targets kept for runs whose inputs change (the library's calls):
+ * the GL names of each C block's two texture sets and FBOs, and the
+ * attachment-less FBO of out=image, by the targets' geometry (key: an
+ * array of GG_RC_TARGET_KEY ints).  Put takes over cbs (malloc'd) and the
+ * objects; find returns the cache's array (valid until the next put). */
+#define GG_RC_TARGET_KEY 10
+typedef struct {
+    unsigned tex[2][GG_MAX_TARGETS];
+    unsigned fbo[2];
+} gg_rc_cblock;
+const gg_rc_cblock *host_rc_targets_find(gg_run_cache *c, const int key[GG_RC_TARGET_KEY],
+                                         unsigned *nofbo);
+void host_rc_targets_put(gg_run_cache *c, const int key[GG_RC_TARGET_KEY], gg_rc_cblock *cbs,
+                         int ncb, unsigned nofbo);
+
+/* Staging buffers for the library's transfers: which 0 (uploads: written
+ * by the host) or 1 (read-backs: read by the host, in client memory), of
+ * at least bytes, made with glBufferStorage and mapped for good
+ * (persistent, coherent), grown by making a new one.  Before returning it
+ * waits for the commands fenced on it by host_rc_staging_fence, so the
+ * host may write (or read) the whole of it.  NULL (*buf 0) without
+ * glBufferStorage, with GLGEMM_STAGING=0 set, or when the buffer cannot
+ * be made: the caller transfers the old way. */
+void *host_rc_staging(gg_run_cache *c, int which, size_t bytes, unsigned *buf);
+/* A fence after the commands issued so far that use staging buffer which. */
+void host_rc_staging_fence(gg_run_cache *c, int which);
+
+/* The cache's thread team (base/pool.h), made on first use; NULL when none
+ * could be made (callers then work alone). */
+struct base_pool *host_rc_pool(gg_run_cache *c);
+
 /* Counters: programs found / built and kept. */
 void host_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses);
 

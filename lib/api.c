@@ -721,6 +721,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     gg_run_opts o;
     host_run_opts_default(&o);
     o.once = true;
+    o.stream = true;
     o.cache = ctx->cache;
     o.max_draw_s = ctx->max_draw_s;
     prep.ops = (gg_gemm_operands){g->m, g->n, g->k, g->alpha, g->beta,

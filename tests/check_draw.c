@@ -18,6 +18,7 @@
  *    writes), bad values exit 2 with one line. */
 #include <check.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,74 @@ START_TEST(draw_once_cached)
 }
 END_TEST
 
+/* ---- the library's streamed call (gg_run_opts.stream) ---- */
+
+typedef struct {
+    pthread_mutex_t mu;
+    int *seen; /* per row of C: how many times rows_done named it */
+    int m;
+    long calls;
+} rows_log;
+
+static void rows_seen(void *user, int r0, int r1)
+{
+    rows_log *l = user;
+    pthread_mutex_lock(&l->mu);
+    l->calls++;
+    for (int i = r0; i < r1; i++)
+        if (i >= 0 && i < l->m)
+            l->seen[i]++;
+        else
+            l->seen[0] += 1000; /* out of range: fails below */
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* Every grid case streamed in 1, 2, 3 and 7 row bands (with texture-limit
+ * blocks on the odd ones), twice on one session with new inputs (kept
+ * targets and textures, refilled): C against the naive loop, and every row
+ * named exactly once by rows_done where the variant streams (store=f32,
+ * not fetch=ubo or buffer; the others run the old way and name none). */
+START_TEST(draw_stream)
+{
+    const gemm_case *gc = &grid[_i / 4];
+    static const int bands[] = {1, 2, 3, 7};
+    int nb = bands[_i % 4];
+    gg_session *s = host_session_new(GG_BACKEND_EGL, 0);
+    ck_assert_ptr_nonnull(s);
+    for (int call = 0; call < 2; call++) {
+        gemm_run r;
+        setup_case(&r, gc, 700u + (unsigned)_i * 2u + (unsigned)call);
+        rows_log log = {.m = r.in.m};
+        pthread_mutex_init(&log.mu, NULL);
+        log.seen = calloc((size_t)r.in.m, sizeof *log.seen);
+        ck_assert_ptr_nonnull(log.seen);
+        gg_run_opts o;
+        host_run_opts_default(&o);
+        o.once = true;
+        o.stream = true;
+        o.bands = nb;
+        o.max_texture_size = nb == 3 ? 8 : 0;
+        o.rows_done = rows_seen;
+        o.rows_user = &log;
+        char err[256];
+        ck_assert_int_eq(host_session_run(s, &r.v, &r.p, &r.in, &r.ref, &o, &r.m, r.c, NULL, err,
+                                          sizeof err, NULL), 0);
+        char what[300];
+        snprintf(what, sizeof what, "%s, %d bands, call %d", gc->variant, nb, call);
+        expect_gemm_ok(&r, what);
+        bool streams = r.v.store == GG_STORE_F32 && r.v.fetch != GG_FETCH_UBO &&
+                       r.v.fetch != GG_FETCH_BUFFER;
+        for (int i = 0; i < r.in.m; i++)
+            ck_assert_msg(log.seen[i] == (streams ? 1 : 0), "%s: row %d named %d times", what, i,
+                          log.seen[i]);
+        free(log.seen);
+        pthread_mutex_destroy(&log.mu);
+        free_case(&r);
+    }
+    host_session_free(s);
+}
+END_TEST
+
 /* The library: GLGEMM_MAX_DRAW_MS read by glgemm_open (a bad value fails
  * it); calls split down to one fragment a draw still give C right, the
  * first (which times its draws) and the next (the cache's rate). */
@@ -522,6 +591,7 @@ Suite *make_draw_suite(void)
     tcase_add_loop_test(gl, draw_split_blocks, 0, 2 * (int)(sizeof blocks / sizeof *blocks));
     tcase_add_loop_test(gl, draw_time_bound, 0, 6);
     tcase_add_test(gl, draw_once_cached);
+    tcase_add_loop_test(gl, draw_stream, 0, 4 * NGRID);
     suite_add_tcase(s, gl);
 
     TCase *lib = tcase_create("draw-lib");
