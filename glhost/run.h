@@ -128,6 +128,9 @@ typedef struct {
 
 gg_run_cache *host_run_cache_new(void);       /* NULL: out of memory */
 void host_run_cache_free(gg_run_cache *c);    /* its context current: deletes what it holds */
+/* Frees a cache whose context cannot be made current (its GL objects go
+ * with the context): no GL call. */
+void host_run_cache_forget(gg_run_cache *c);
 /* Builds v's program for the problem into the cache ahead of its run (a
  * hint: errors are kept for the run to report). */
 void host_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_variant *v,

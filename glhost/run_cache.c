@@ -108,6 +108,25 @@ void host_run_cache_free(gg_run_cache *c)
     free(c);
 }
 
+void host_run_cache_forget(gg_run_cache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++)
+        if (c->prog[i].key[0]) {
+            free(c->prog[i].prog.log);
+            free(c->prog[i].prog.frag_src);
+            free(c->prog[i].prog.vert_src);
+        }
+    for (int i = 0; i < GG_RUN_CACHE_INPUTS; i++) {
+        free(c->inp[i].atex);
+        free(c->inp[i].btex);
+    }
+    free(c->tgt.cbs);
+    base_pool_free(c->pool);
+    free(c);
+}
+
 void host_rc_program_key(char key[GG_RC_KEY], const gg_variant *v, int mb, int nb, int kb)
 {
     char vt[GG_VARIANT_TEXT];

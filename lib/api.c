@@ -58,6 +58,8 @@ struct glgemm_context {
     char route[GG_VARIANT_TEXT + 16];
     bool cpu_arith;      /* the last call computed on this CPU (crossover, C scaled) */
     glgemm_timing timing; /* of the last GPU call */
+    float *scratch;       /* the GPU's C before it is judged, kept between calls */
+    size_t scratch_n;
     /* The last few choices of choose(), by problem (records are read once). */
     struct {
         int m, n, k;
@@ -130,7 +132,8 @@ static void drop_gl(glgemm_context *ctx)
         if (ctx->gl && host_ctx_make_current(ctx->gl, err, sizeof err) == 0)
             host_run_cache_free(ctx->cache);
         else
-            free(ctx->cache); /* no context to delete its objects in: the context's end does */
+            host_run_cache_forget(ctx->cache); /* no context to delete its objects in: the
+                                                  context's end does */
         ctx->cache = NULL;
     }
     if (ctx->gl)
@@ -284,6 +287,7 @@ void glgemm_close(glgemm_context *ctx)
     fp_state fp;
     fp_save(&fp);
     drop_gl(ctx);
+    free(ctx->scratch);
     free(ctx);
     fp_restore(&fp);
 }
@@ -694,7 +698,12 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         return set_error(rc, "%s: %s: no GL context: %.300s", fn, vt, why);
     }
     size_t mn = (size_t)g->m * (size_t)g->n;
-    float *out = malloc(mn * sizeof *out);
+    if (ctx->scratch_n < mn) { /* kept: a new buffer's pages would fault in every call */
+        free(ctx->scratch);
+        ctx->scratch = malloc(mn * sizeof *ctx->scratch);
+        ctx->scratch_n = ctx->scratch ? mn : 0;
+    }
+    float *out = ctx->scratch;
     float *c0 = NULL;
     bool own_c0 = false;
     if (g->beta != 0.0f) {
@@ -770,7 +779,6 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     rc = GLGEMM_OK;
 done:
     base_checksum_free(prep.plan);
-    free(out);
     if (own_c0)
         free(c0);
     return rc;
