@@ -13,7 +13,9 @@
  *   gl_error        glhost/run.c, mid-pass: an invalid GL call -> gl_error
  *   fbo_incomplete  glhost/run.c: a zero-size render target -> fbo_incomplete
  *   wrong_result    glhost/run.c: one element of the read-back changed
- *                   before verification -> wrong_result, gflops 0
+ *                   before verification -> wrong_result, gflops 0 (the
+ *                   library's streamed calls: before its band is checked
+ *                   -> GLGEMM_EWRONG)
  *   disk_full       store/records.c: a record row written half-way, as a
  *                   full disk does (a short write); glhost/progcache.c: an
  *                   entry's write fails with ENOSPC

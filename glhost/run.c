@@ -947,6 +947,7 @@ typedef struct {
     pack_task *task;
     int ntask;
     int band, chunk;    /* unpacking: the band, target rows a task */
+    int corrupt;        /* fault wrong_result: the row of C changed, -1 none */
     float *c;
     const gg_run_opts *o;
 } stream_job;
@@ -1091,6 +1092,8 @@ static void unpack_one(void *arg, int t)
     }
     int span = L->tr * L->r;
     int r0 = y0 * span, r1 = y1 * span < blk.m ? y1 * span : blk.m;
+    if (j->corrupt >= blk.i0 + r0 && j->corrupt < blk.i0 + r1)
+        j->c[(size_t)j->corrupt * in->n + in->n / 2] += 1000.0f;
     if (j->o->rows_done && r0 < r1)
         j->o->rows_done(j->o->rows_user, blk.i0 + r0, blk.i0 + r1);
 }
@@ -1124,7 +1127,9 @@ static int stream_run(run_state *s, const gg_run_opts *o, float *c)
     const gg_layout *L = s->L;
     gg_measurement *out = s->out;
     int na = sp->mblocks * sp->kblocks, nb = sp->kblocks * sp->nblocks;
-    stream_job j = {.s = s, .c = c, .o = o};
+    stream_job j = {.s = s, .c = c, .o = o, .corrupt = -1};
+    if (base_fault("wrong_result")) /* tests only (fault.h): one element wrong */
+        j.corrupt = s->in->m / 2;
     j.tbytes = gen_target_floats(s->CL, 4) * sizeof(float);
     j.aoff = calloc((size_t)na, sizeof *j.aoff);
     j.boff = calloc((size_t)nb, sizeof *j.boff);

@@ -128,6 +128,10 @@ typedef struct {
 
 gg_run_cache *host_run_cache_new(void);       /* NULL: out of memory */
 void host_run_cache_free(gg_run_cache *c);    /* its context current: deletes what it holds */
+/* The cache's thread team (base/pool.h), made on first use; NULL when none
+ * could be made.  For the caller's own data-parallel host work between
+ * runs (not during one: a pool runs one job at a time). */
+struct base_pool *host_run_cache_pool(gg_run_cache *c);
 /* Frees a cache whose context cannot be made current (its GL objects go
  * with the context): no GL call. */
 void host_run_cache_forget(gg_run_cache *c);

@@ -314,6 +314,8 @@ void host_rc_staging_fence(gg_run_cache *c, int which)
     st->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 }
 
+struct base_pool *host_run_cache_pool(gg_run_cache *c) { return c ? host_rc_pool(c) : NULL; }
+
 struct base_pool *host_rc_pool(gg_run_cache *c)
 {
     if (!c->pool && !c->no_pool) {
