@@ -963,14 +963,15 @@ static int chunk_rows(int h, size_t rowbytes, int threads)
     return r < 1 ? 1 : r > h ? h : r;
 }
 
-static void add_pack_tasks(stream_job *j, bool is_a, int idx, gg_block blk)
+/* Texel rows y0 .. y1-1 of one texture in pieces for the threads. */
+static void add_pack_tasks(stream_job *j, bool is_a, int idx, gg_block blk, int y0, int y1)
 {
     const gg_layout *L = j->s->L;
-    int w = is_a ? L->a_w : L->b_w, h = is_a ? L->a_h : L->b_h;
-    int per = chunk_rows(h, (size_t)w * L->channels * sizeof(float),
+    int w = is_a ? L->a_w : L->b_w;
+    int per = chunk_rows(y1 - y0, (size_t)w * L->channels * sizeof(float),
                          base_pool_threads(host_rc_pool(j->s->cache)));
-    for (int y = 0; y < h; y += per)
-        j->task[j->ntask++] = (pack_task){is_a, idx, blk, y, y + per < h ? y + per : h};
+    for (int y = y0; y < y1; y += per)
+        j->task[j->ntask++] = (pack_task){is_a, idx, blk, y, y + per < y1 ? y + per : y1};
 }
 
 static void pack_one(void *arg, int t)
@@ -987,43 +988,59 @@ static void pack_one(void *arg, int t)
     }
 }
 
-/* A texture filled from the upload staging at byte offset off. */
-static void upload_staged(const run_state *s, GLuint buf, GLuint tex, int w, int h, size_t off)
+/* Texel rows y0 .. y1-1 of a texture from the upload staging, where the
+ * whole texture lies at byte offset off. */
+static void upload_staged(const run_state *s, GLuint buf, GLuint tex, int w, int y0, int y1,
+                          size_t off)
 {
+    size_t row = (size_t)w * s->L->channels * sizeof(float);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buf);
     glBindTexture(GL_TEXTURE_2D, tex);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, pixel_format(s->L->channels), GL_FLOAT,
-                    (const void *)(uintptr_t)off);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, w, y1 - y0, pixel_format(s->L->channels), GL_FLOAT,
+                    (const void *)(uintptr_t)(off + (size_t)y0 * row));
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
 
-/* B (band < 0) or band's A blocks: packed on the threads, then sent up. */
+/* One texture packed and sent up in slabs of rows, each sent (and flushed)
+ * as soon as the threads have packed it, so that the card copies one slab
+ * while the host packs the next. */
+#define SLAB_BYTES (1024 * 1024)
+#define SLABS_MAX 4
+
+static void stage_texture(stream_job *j, GLuint buf, bool is_a, int idx, gg_block blk)
+{
+    const run_state *s = j->s;
+    const gg_layout *L = s->L;
+    int w = is_a ? L->a_w : L->b_w, h = is_a ? L->a_h : L->b_h;
+    size_t off = is_a ? j->aoff[idx] : j->boff[idx];
+    size_t bytes = (size_t)w * h * L->channels * sizeof(float);
+    int slabs = (int)(bytes / SLAB_BYTES);
+    slabs = slabs < 1 ? 1 : slabs > SLABS_MAX ? SLABS_MAX : slabs > h ? h : slabs;
+    for (int k = 0; k < slabs; k++) {
+        int y0 = (int)((long)h * k / slabs), y1 = (int)((long)h * (k + 1) / slabs);
+        j->ntask = 0;
+        add_pack_tasks(j, is_a, idx, blk, y0, y1);
+        base_pool_run(host_rc_pool(s->cache), j->ntask, pack_one, j);
+        upload_staged(s, buf, is_a ? s->atex[idx] : s->btex[idx], w, y0, y1, off);
+        glFlush();
+    }
+}
+
+/* B (band < 0) or band's A blocks: packed on the threads, sent up. */
 static void stage_inputs(stream_job *j, GLuint buf, int band)
 {
-    run_state *s = j->s;
+    const run_state *s = j->s;
     const gg_split *sp = &s->sp;
     const gg_inputs *in = s->in;
-    j->ntask = 0;
     if (band < 0) {
         for (int bk = 0; bk < sp->kblocks; bk++)
             for (int bj = 0; bj < sp->nblocks; bj++)
-                add_pack_tasks(j, false, bk * sp->nblocks + bj,
-                               gen_split_block(sp, in->m, in->n, in->k, 0, bj, bk));
+                stage_texture(j, buf, false, bk * sp->nblocks + bj,
+                              gen_split_block(sp, in->m, in->n, in->k, 0, bj, bk));
     } else {
         for (int bk = 0; bk < sp->kblocks; bk++)
-            add_pack_tasks(j, true, band * sp->kblocks + bk,
-                           gen_split_block(sp, in->m, in->n, in->k, band, 0, bk));
-    }
-    base_pool_run(host_rc_pool(s->cache), j->ntask, pack_one, j);
-    const gg_layout *L = s->L;
-    if (band < 0) {
-        for (int i = 0; i < sp->kblocks * sp->nblocks; i++)
-            upload_staged(s, buf, s->btex[i], L->b_w, L->b_h, j->boff[i]);
-    } else {
-        for (int bk = 0; bk < sp->kblocks; bk++) {
-            int i = band * sp->kblocks + bk;
-            upload_staged(s, buf, s->atex[i], L->a_w, L->a_h, j->aoff[i]);
-        }
+            stage_texture(j, buf, true, band * sp->kblocks + bk,
+                          gen_split_block(sp, in->m, in->n, in->k, band, 0, bk));
     }
 }
 
@@ -1136,8 +1153,8 @@ static int stream_run(run_state *s, const gg_run_opts *o, float *c)
     GLsync *fence = calloc((size_t)sp->mblocks, sizeof *fence);
     size_t abytes = align_up(gen_pack_a_floats(L) * sizeof(float));
     size_t bbytes = align_up(gen_pack_b_floats(L) * sizeof(float));
-    /* tasks of one stage_inputs at most: a texel row each */
-    size_t most = (size_t)(nb > sp->kblocks ? nb : sp->kblocks) * (size_t)(L->a_h > L->b_h ? L->a_h : L->b_h);
+    /* tasks of one slab at most: a texel row each */
+    size_t most = (size_t)(L->a_h > L->b_h ? L->a_h : L->b_h);
     int threads = base_pool_threads(host_rc_pool(s->cache));
     j.task = malloc(most * sizeof *j.task);
     int rc = 1;
