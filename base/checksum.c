@@ -1,12 +1,35 @@
-/* Checksums of a GEMM result: see checksum.h. */
+/* Checksums of a GEMM result: see checksum.h.
+ *
+ * Speed: every long loop is one of three kernels over a contiguous stretch
+ * of floats (dot, axpy, the check's row pass), written with LANES partial
+ * sums so that the compiler vectorizes them without reassociating anything
+ * itself; transposed operands get their own loop orders (a stored row at a
+ * time, never a strided walk).  prepare's work splits over threads by its
+ * outputs (rows, columns, k, samples), each output summed by one thread in
+ * an order fixed by the problem alone: the plan is the same bit for bit
+ * whatever the thread count.
+ *
+ * Rounding: all sums are in double, products of two floats exact.  A sum of
+ * N terms, in any order or grouping, is within (N-1) 2^-53 sum|terms| of the
+ * exact one (the recursive-summation bound holds for every order; partial
+ * sums and per-band accumulators merged later only shorten the chains).  The
+ * tolerances add SLACK (2^-40) times the absolute sums on both sides, which
+ * covers that for N up to 2^13 in the worst case and far beyond in practice
+ * (random rounding errors grow as sqrt N), as before this reordering. */
 #include "base/checksum.h"
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "gen/util.h"
 #include "base/inputs.h"
@@ -33,148 +56,130 @@ static int failed(char *why, size_t len, const char *fmt, ...)
 /* Double rounding in our own sums: far below k 2^-23 for any k >= 1. */
 #define SLACK 0x1p-40
 
-typedef struct {
-    const gg_gemm_operands *g;
-    double bound;    /* k 2^-23 */
-    bool finite_in;  /* every input read (and alpha, beta) is finite */
-    bool *good;      /* rows whose bound fits a float (only when finite_in) */
-    double *lim;     /* per row: |C_ij| <= lim */
-} state;
+/* Partial sums per kernel: lane q takes the elements j == q mod LANES. */
+#define LANES 8
+/* Column stretch of the axpy loops: their accumulators stay in L1. */
+#define STRETCH 1024
 
-static inline double c0_at(const state *s, int i, int j)
+/* The kernels use GCC's (and clang's) vector extension: two doubles a
+ * vector, what the baseline x86-64 (SSE2) has, on any target; without it
+ * GCC's -O2 vectorizes none of these mixed float/double loops. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+typedef long long v2l __attribute__((vector_size(16)));
+
+static inline v2d ld_f(const float *p)
 {
-    return s->g->c0[(size_t)i * s->g->ldc0 + j];
+#ifdef __SSE2__
+    /* one cvtps2pd from memory; GCC's way for the generic form goes
+     * through the stack */
+    return (v2d)_mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
+#else
+    v2f f;
+    memcpy(&f, p, sizeof f);
+    return __builtin_convertvector(f, v2d);
+#endif
+}
+static inline v2d ld_d(const double *p)
+{
+    v2d d;
+    memcpy(&d, p, sizeof d);
+    return d;
+}
+static inline void st_d(double *p, v2d v) { memcpy(p, &v, sizeof v); }
+static inline v2d vabs(v2d v) { return (v2d)((v2l)v & 0x7fffffffffffffffLL); }
+/* max(m, a), a NaN never taken */
+static inline v2d vmax(v2d m, v2d a)
+{
+    v2l gt = a > m;
+    return (v2d)(((v2l)a & gt) | ((v2l)m & ~gt));
 }
 
-/* Scans the inputs: finiteness, and the per-row bounds. */
-static void scan(state *s)
+static double lanes_sum(const double *s)
 {
-    const gg_gemm_operands *g = s->g;
-    bool use_c0 = g->beta != 0.0f;
-    s->finite_in = isfinite(g->alpha) && isfinite(g->beta);
-    double maxb = 0;
-    for (int p = 0; p < g->k; p++)
-        for (int j = 0; j < g->n; j++) {
-            double v = op_at(g->b, p, j);
-            s->finite_in = s->finite_in && isfinite(v);
-            maxb = fmax(maxb, fabs(v));
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* Over a[0..n): *s = sum a x, *sa = sum |a| xa, and where not NULL
+ * *s1 = sum |a|, *mx = max |a| (a NaN is not seen by mx).  Inlined into
+ * each caller, so that the sums it does not want cost nothing.  Where xa
+ * is finite and positive, *sa is finite iff every a is (n FLT_MAX 2^k
+ * never overflows a double for the sizes here). */
+static inline __attribute__((always_inline)) void
+dot_row(const float *restrict a, const double *restrict x, const double *restrict xa, size_t n,
+        double *s, double *sa, double *s1, double *mx)
+{
+    v2d ls[LANES / 2] = {0}, la[LANES / 2] = {0}, l1[LANES / 2] = {0}, lm[LANES / 2] = {0};
+    size_t j = 0;
+    for (; j + LANES <= n; j += LANES)
+        for (int q = 0; q < LANES / 2; q++) {
+            v2d v = ld_f(a + j + 2 * q), av = vabs(v);
+            ls[q] += v * ld_d(x + j + 2 * q);
+            la[q] += av * ld_d(xa + j + 2 * q);
+            if (s1)
+                l1[q] += av;
+            if (mx)
+                lm[q] = vmax(lm[q], av);
         }
-    for (int i = 0; i < g->m; i++) {
-        double rowa = 0, maxc0 = 0;
-        for (int p = 0; p < g->k; p++) {
-            double v = op_at(g->a, i, p);
-            s->finite_in = s->finite_in && isfinite(v);
-            rowa += fabs(v);
-        }
-        for (int j = 0; use_c0 && j < g->n; j++) {
-            double v = c0_at(s, i, j);
-            s->finite_in = s->finite_in && isfinite(v);
-            maxc0 = fmax(maxc0, fabs(v));
-        }
-        double b = fabs((double)g->alpha) * rowa * maxb + fabs((double)g->beta) * maxc0;
-        s->lim[i] = b * (1 + s->bound) * (1 + SLACK);
-        s->good[i] = s->lim[i] <= FLT_MAX;
+    double ds[LANES], da[LANES], d1[LANES], dm[LANES];
+    memcpy(ds, ls, sizeof ds);
+    memcpy(da, la, sizeof da);
+    memcpy(d1, l1, sizeof d1);
+    memcpy(dm, lm, sizeof dm);
+    for (int q = 0; j < n; j++, q++) {
+        double v = a[j], av = fabs(v);
+        ds[q] += v * x[j];
+        da[q] += av * xa[j];
+        d1[q] += av;
+        dm[q] = av > dm[q] ? av : dm[q];
+    }
+    *s = lanes_sum(ds);
+    *sa = lanes_sum(da);
+    if (s1)
+        *s1 = lanes_sum(d1);
+    if (mx) {
+        double m = 0;
+        for (int q = 0; q < LANES; q++)
+            m = dm[q] > m ? dm[q] : m;
+        *mx = m;
     }
 }
 
-/* The inputs' side of the row checks: R x and S |x| per good row. */
-static void prepare_rows(const state *s, const float *x, double *y, double *ya, double *r_out,
-                         double *sc_out)
+/* Over a[0..n): t += s a, ta += sa |a|, and where not NULL t1 += |a|,
+ * mx = max(mx, |a|). */
+static inline __attribute__((always_inline)) void
+axpy_row(const float *restrict a, double s, double sa, size_t n, double *restrict t,
+         double *restrict ta, double *restrict t1, double *restrict mx)
 {
-    const gg_gemm_operands *g = s->g;
-    double al = g->alpha, be = g->beta;
-    for (int p = 0; p < g->k; p++) {
-        double t = 0, ta = 0;
-        for (int j = 0; j < g->n; j++) {
-            double v = op_at(g->b, p, j);
-            t += v * x[j];
-            ta += fabs(v) * x[j];
-        }
-        y[p] = t;
-        ya[p] = ta;
+    size_t j = 0;
+    v2d vs = {s, s}, vsa = {sa, sa};
+    for (; j + 2 <= n; j += 2) {
+        v2d v = ld_f(a + j), av = vabs(v);
+        st_d(t + j, ld_d(t + j) + vs * v);
+        st_d(ta + j, ld_d(ta + j) + vsa * av);
+        if (t1)
+            st_d(t1 + j, ld_d(t1 + j) + av);
+        if (mx)
+            st_d(mx + j, vmax(ld_d(mx + j), av));
     }
-    for (int i = 0; i < g->m; i++) {
-        if (!s->good[i])
-            continue;
-        double r = 0, sc = 0;
-        for (int p = 0; p < g->k; p++) {
-            double v = op_at(g->a, i, p);
-            r += v * y[p];
-            sc += fabs(v) * ya[p];
-        }
-        r *= al;
-        sc *= fabs(al);
-        for (int j = 0; be != 0.0 && j < g->n; j++) {
-            double t = be * c0_at(s, i, j);
-            r += t * x[j];
-            sc += fabs(t) * x[j];
-        }
-        r_out[i] = r;
-        sc_out[i] = sc;
+    for (; j < n; j++) {
+        double v = a[j], av = fabs(v);
+        t[j] += s * v;
+        ta[j] += sa * av;
+        if (t1)
+            t1[j] += av;
+        if (mx)
+            mx[j] = av > mx[j] ? av : mx[j];
     }
 }
-
-/* The inputs' side of the column checks: w^T R and |w|^T S per column, over
- * the good rows. */
-static void prepare_cols(const state *s, const float *w, double *u, double *ua, double *r,
-                         double *sc, double *t, double *ta)
-{
-    const gg_gemm_operands *g = s->g;
-    double al = g->alpha, be = g->beta;
-    for (int p = 0; p < g->k; p++)
-        u[p] = ua[p] = 0;
-    for (int j = 0; j < g->n; j++)
-        r[j] = sc[j] = t[j] = ta[j] = 0;
-    for (int i = 0; i < g->m; i++) {
-        if (!s->good[i])
-            continue;
-        double wi = w[i];
-        for (int p = 0; p < g->k; p++) {
-            double v = op_at(g->a, i, p);
-            u[p] += wi * v;
-            ua[p] += wi * fabs(v);
-        }
-        for (int j = 0; be != 0.0 && j < g->n; j++) {
-            double c0 = be * c0_at(s, i, j);
-            r[j] += wi * c0;
-            sc[j] += wi * fabs(c0);
-        }
-    }
-    /* u^T op(B), in the order op(B) is stored (a row of B at a time when
-     * it is not transposed: the strided walk down columns cost 5x). */
-    if (!g->b.trans)
-        for (int p = 0; p < g->k; p++) {
-            const float *row = g->b.data + (size_t)p * g->b.ld;
-            double up = u[p], uap = ua[p];
-            for (int j = 0; j < g->n; j++) {
-                t[j] += up * row[j];
-                ta[j] += uap * fabs((double)row[j]);
-            }
-        }
-    else
-        for (int j = 0; j < g->n; j++) {
-            const float *col = g->b.data + (size_t)j * g->b.ld;
-            for (int p = 0; p < g->k; p++) {
-                t[j] += u[p] * col[p];
-                ta[j] += ua[p] * fabs((double)col[p]);
-            }
-        }
-    for (int j = 0; j < g->n; j++) {
-        r[j] += al * t[j];
-        sc[j] += fabs(al) * ta[j];
-    }
-}
-
-static const char *class_of(double v)
-{
-    return isnan(v) ? "nan" : isinf(v) ? (v > 0 ? "+inf" : "-inf") : "finite";
-}
-
 
 struct gg_checksum_plan {
     gg_gemm_operands g;
-    state s;               /* its good and lim are the plan's */
-    float *x, *w;          /* the row and column vectors */
+    double bound;          /* k 2^-23 */
+    bool finite_in;        /* every input read (and alpha, beta) is finite */
+    bool *good;            /* rows whose bound fits a float (only when finite_in) */
+    double *lim;           /* per row: |C_ij| <= lim */
+    double *x, *w;         /* the row and column vectors (floats in [1, 2)) */
     double *rx, *sx;       /* per row: (R x)_i and (S |x|)_i */
     double *rw, *sw;       /* per column: (w^T R)_j and (|w|^T S)_j */
     int samples;
@@ -186,8 +191,8 @@ void base_checksum_free(gg_checksum_plan *p)
 {
     if (!p)
         return;
-    free(p->s.good);
-    free(p->s.lim);
+    free(p->good);
+    free(p->lim);
     free(p->x);
     free(p->w);
     free(p->rx);
@@ -201,36 +206,281 @@ void base_checksum_free(gg_checksum_plan *p)
     free(p);
 }
 
-/* One element's exact value and S, as base/reference.h forms them. */
-static void element_ref(const state *s, int i, int j, double *r_out, double *sc_out)
+/* ---- prepare: phases over a team of threads ---- */
+
+typedef struct {
+    gg_checksum_plan *p;
+    int nt;
+    pthread_barrier_t bar;
+    /* per k: op(B) x, |op(B)| x, then w^T op(A), w^T |op(A)| over good rows */
+    double *y, *ya, *u, *ua;
+    /* per row: sum |op(A)_i.|; per column: w^T C0, w^T |C0| */
+    double *rowa, *cr, *cra;
+    /* per column: u^T op(B), ua^T |op(B)|; per k (transposed B): max |B| */
+    double *t, *ta, *mxk;
+    double *wg;            /* w where good, else 0 (transposed A) */
+    double maxb[64];       /* per thread */
+    bool fin[64];          /* per thread: its share of the inputs is finite */
+} prep;
+
+/* Thread id's share of [0, n), boundaries on multiples of 16 (no two
+ * threads write one cache line of doubles). */
+static void share(int n, int nt, int id, int *lo, int *hi)
 {
-    const gg_gemm_operands *g = s->g;
-    double r = 0, sc = 0;
-    for (int p = 0; p < g->k; p++) {
-        double t = op_at(g->a, i, p) * op_at(g->b, p, j);
-        r += t;
-        sc += fabs(t);
-    }
-    r *= g->alpha;
-    sc *= fabs((double)g->alpha);
-    if (g->beta != 0.0f) {
-        double t = (double)g->beta * c0_at(s, i, j);
-        r += t;
-        sc += fabs(t);
-    }
-    *r_out = r;
-    *sc_out = sc;
+    long blocks = ((long)n + 15) / 16;
+    long b0 = blocks * id / nt, b1 = blocks * (id + 1) / nt;
+    *lo = (int)(b0 * 16 < n ? b0 * 16 : n);
+    *hi = (int)(b1 * 16 < n ? b1 * 16 : n);
 }
 
-int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
-                          gg_checksum_plan **out)
+static void sync_team(prep *P)
+{
+    if (P->nt > 1)
+        pthread_barrier_wait(&P->bar);
+}
+
+/* Exact value and S of samples [t0, t1), as base/reference.h forms them:
+ * each summed in p order (p outer here: one row of B at a time for all). */
+static void samples_ref(gg_checksum_plan *p, int t0, int t1)
+{
+    const gg_gemm_operands *g = &p->g;
+    for (int t = t0; t < t1; t++)
+        p->sr[t] = p->ss[t] = 0;
+    for (int q = 0; q < g->k; q++)
+        for (int t = t0; t < t1; t++) {
+            double v = op_at(g->a, p->si[t], q) * op_at(g->b, q, p->sj[t]);
+            p->sr[t] += v;
+            p->ss[t] += fabs(v);
+        }
+    for (int t = t0; t < t1; t++) {
+        p->sr[t] *= g->alpha;
+        p->ss[t] *= fabs((double)g->alpha);
+        if (g->beta != 0.0f) {
+            double v = (double)g->beta * g->c0[(size_t)p->si[t] * g->ldc0 + p->sj[t]];
+            p->sr[t] += v;
+            p->ss[t] += fabs(v);
+        }
+    }
+}
+
+static void prep_phases(prep *P, int id)
+{
+    gg_checksum_plan *p = P->p;
+    const gg_gemm_operands *g = &p->g;
+    const int m = g->m, n = g->n, k = g->k, nt = P->nt;
+    const gg_src A = g->a, B = g->b;
+    const bool use_c0 = g->beta != 0.0f;
+    const double al = g->alpha, be = g->beta;
+    int lo, hi;
+    /* 1. op(B) x and |op(B)| x per k, max |op(B)|, B finite; the samples. */
+    bool fin = true;
+    double maxb = 0;
+    share(k, nt, id, &lo, &hi);
+    if (!B.trans) {
+        for (int q = lo; q < hi; q++) {
+            double mx;
+            dot_row(B.data + (size_t)q * B.ld, p->x, p->x, (size_t)n, &P->y[q], &P->ya[q], NULL,
+                    &mx);
+            fin = fin && isfinite(P->ya[q]); /* x >= 1: see dot_row */
+            maxb = mx > maxb ? mx : maxb;
+        }
+    } else {
+        /* stored B is n x k: op(B)[q][j] = B[j][q]; a stretch of k at a time */
+        for (int q0 = lo; q0 < hi; q0 += STRETCH) {
+            size_t len = (size_t)(hi - q0 < STRETCH ? hi - q0 : STRETCH);
+            for (size_t q = 0; q < len; q++)
+                P->y[q0 + q] = P->ya[q0 + q] = P->mxk[q0 + q] = 0;
+            for (int j = 0; j < n; j++)
+                axpy_row(B.data + (size_t)j * B.ld + q0, p->x[j], p->x[j], len, P->y + q0,
+                         P->ya + q0, NULL, P->mxk + q0);
+            for (size_t q = 0; q < len; q++) {
+                fin = fin && isfinite(P->ya[q0 + q]); /* x >= 1: a NaN or Inf shows */
+                maxb = P->mxk[q0 + q] > maxb ? P->mxk[q0 + q] : maxb;
+            }
+        }
+    }
+    P->maxb[id] = maxb;
+    P->fin[id] = fin;
+    samples_ref(p, (int)((long)p->samples * id / nt), (int)((long)p->samples * (id + 1) / nt));
+    sync_team(P);
+    maxb = 0;
+    for (int t = 0; t < nt; t++)
+        maxb = P->maxb[t] > maxb ? P->maxb[t] : maxb;
+    /* 2. Per row: sum |op(A)_i.|, R x and S |x|, the bound. */
+    fin = true;
+    share(m, nt, id, &lo, &hi);
+    if (!A.trans) {
+        for (int i = lo; i < hi; i++) {
+            dot_row(A.data + (size_t)i * A.ld, P->y, P->ya, (size_t)k, &p->rx[i], &p->sx[i],
+                    &P->rowa[i], NULL);
+        }
+    } else {
+        /* stored A is k x m: op(A)[i][q] = A[q][i] */
+        for (int i0 = lo; i0 < hi; i0 += STRETCH) {
+            size_t len = (size_t)(hi - i0 < STRETCH ? hi - i0 : STRETCH);
+            for (size_t i = 0; i < len; i++)
+                p->rx[i0 + i] = p->sx[i0 + i] = P->rowa[i0 + i] = 0;
+            for (int q = 0; q < k; q++)
+                axpy_row(A.data + (size_t)q * A.ld + i0, P->y[q], P->ya[q], len, p->rx + i0,
+                         p->sx + i0, P->rowa + i0, NULL);
+        }
+    }
+    for (int i = lo; i < hi; i++) {
+        double r = al * p->rx[i], sc = fabs(al) * p->sx[i], maxc0 = 0;
+        fin = fin && isfinite(P->rowa[i]);
+        if (use_c0) {
+            double cx, cxa;
+            dot_row(g->c0 + (size_t)i * g->ldc0, p->x, p->x, (size_t)n, &cx, &cxa, NULL, &maxc0);
+            fin = fin && isfinite(cxa); /* x >= 1 */
+            r += be * cx;
+            sc += fabs(be) * cxa;
+        }
+        p->rx[i] = r;
+        p->sx[i] = sc;
+        double b = fabs(al) * P->rowa[i] * maxb + fabs(be) * maxc0;
+        p->lim[i] = b * (1 + p->bound) * (1 + SLACK);
+        p->good[i] = p->lim[i] <= FLT_MAX;
+        P->wg[i] = p->good[i] ? p->w[i] : 0;
+    }
+    P->fin[id] = P->fin[id] && fin;
+    sync_team(P);
+    bool all = isfinite(g->alpha) && isfinite(g->beta);
+    for (int t = 0; t < nt; t++)
+        all = all && P->fin[t];
+    if (!all) {
+        if (id == 0)
+            p->finite_in = false;
+        return;
+    }
+    /* 3. w^T op(A) and w^T |op(A)| per k over the good rows; w^T C0 per column. */
+    share(k, nt, id, &lo, &hi);
+    if (!A.trans) {
+        for (int q0 = lo; q0 < hi; q0 += STRETCH) {
+            size_t len = (size_t)(hi - q0 < STRETCH ? hi - q0 : STRETCH);
+            memset(P->u + q0, 0, len * sizeof *P->u);
+            memset(P->ua + q0, 0, len * sizeof *P->ua);
+            for (int i = 0; i < m; i++)
+                if (p->good[i])
+                    axpy_row(A.data + (size_t)i * A.ld + q0, p->w[i], p->w[i], len, P->u + q0,
+                              P->ua + q0, NULL, NULL);
+        }
+    } else {
+        for (int q = lo; q < hi; q++) {
+            dot_row(A.data + (size_t)q * A.ld, P->wg, P->wg, (size_t)m, &P->u[q], &P->ua[q],
+                    NULL, NULL);
+        }
+    }
+    share(n, nt, id, &lo, &hi);
+    if (use_c0)
+        for (int j0 = lo; j0 < hi; j0 += STRETCH) {
+            size_t len = (size_t)(hi - j0 < STRETCH ? hi - j0 : STRETCH);
+            memset(P->cr + j0, 0, len * sizeof *P->cr);
+            memset(P->cra + j0, 0, len * sizeof *P->cra);
+            for (int i = 0; i < m; i++)
+                if (p->good[i])
+                    axpy_row(g->c0 + (size_t)i * g->ldc0 + j0, p->w[i], p->w[i], len,
+                              P->cr + j0, P->cra + j0, NULL, NULL);
+        }
+    sync_team(P);
+    /* 4. u^T op(B), ua^T |op(B)| per column: w^T R and |w|^T S. */
+    if (!B.trans) {
+        for (int j0 = lo; j0 < hi; j0 += STRETCH) {
+            size_t len = (size_t)(hi - j0 < STRETCH ? hi - j0 : STRETCH);
+            memset(P->t + j0, 0, len * sizeof *P->t);
+            memset(P->ta + j0, 0, len * sizeof *P->ta);
+            for (int q = 0; q < k; q++)
+                axpy_row(B.data + (size_t)q * B.ld + j0, P->u[q], P->ua[q], len, P->t + j0,
+                          P->ta + j0, NULL, NULL);
+        }
+    } else {
+        for (int j = lo; j < hi; j++) {
+            dot_row(B.data + (size_t)j * B.ld, P->u, P->ua, (size_t)k, &P->t[j], &P->ta[j], NULL,
+                    NULL);
+        }
+    }
+    for (int j = lo; j < hi; j++) {
+        p->rw[j] = al * P->t[j] + (use_c0 ? be * P->cr[j] : 0);
+        p->sw[j] = fabs(al) * P->ta[j] + (use_c0 ? fabs(be) * P->cra[j] : 0);
+    }
+}
+
+typedef struct {
+    prep *P;
+    int id;
+    pthread_mutex_t *mu;
+    pthread_cond_t *cv;
+    int *go; /* 0 wait, 1 run, -1 leave */
+} member;
+
+static void *member_main(void *arg)
+{
+    member *me = arg;
+    pthread_mutex_lock(me->mu);
+    while (!*me->go)
+        pthread_cond_wait(me->cv, me->mu);
+    int go = *me->go;
+    pthread_mutex_unlock(me->mu);
+    if (go > 0 && me->id < me->P->nt)
+        prep_phases(me->P, me->id);
+    return NULL;
+}
+
+/* Threads worth starting: about 2^16 multiply-adds of prepare's each (a
+ * thread costs some 10 to 50 us to start and join). */
+static int team_size(const gg_gemm_operands *g, int nthreads)
+{
+    double work = (double)g->k * ((double)g->m + g->n) + (g->beta != 0.0f ? 2.0 : 0.0) * g->m * g->n;
+    double most = work / 65536.0;
+    int nt = nthreads < 64 ? nthreads : 64;
+    if (most < nt)
+        nt = most < 1 ? 1 : (int)most;
+    return nt;
+}
+
+/* Runs the phases on nthreads threads (this one among them); fewer where
+ * threads cannot be started. */
+static void run_team(prep *P, int nthreads)
+{
+    if (nthreads <= 1) {
+        P->nt = 1;
+        prep_phases(P, 0);
+        return;
+    }
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+    int go = 0, started = 0;
+    member mem[64];
+    pthread_t th[64];
+    for (int t = 1; t < nthreads; t++) {
+        mem[t] = (member){P, t, &mu, &cv, &go};
+        if (pthread_create(&th[t], NULL, member_main, &mem[t]))
+            break;
+        started = t;
+    }
+    P->nt = started + 1;
+    bool team = P->nt > 1 && pthread_barrier_init(&P->bar, NULL, (unsigned)P->nt) == 0;
+    if (!team)
+        P->nt = 1;
+    pthread_mutex_lock(&mu);
+    go = team ? 1 : -1;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+    prep_phases(P, 0);
+    for (int t = 1; t <= started; t++)
+        pthread_join(th[t], NULL);
+    if (team)
+        pthread_barrier_destroy(&P->bar);
+}
+
+int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int samples,
+                                  int nthreads, gg_checksum_plan **out)
 {
     *out = NULL;
     gg_checksum_plan *p = calloc(1, sizeof *p);
     if (!p)
         return -1;
     p->g = *g;
-    p->s = (state){&p->g, base_verify_bound(g->k), false, NULL, NULL};
+    p->bound = base_verify_bound(g->k);
     if (g->m <= 0 || g->n <= 0) {
         *out = p;
         return 0;
@@ -238,8 +488,8 @@ int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
     size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)(g->k > 0 ? g->k : 1);
     int ns = samples > 0 ? samples : 0;
     p->samples = ns;
-    p->s.good = malloc(m * sizeof *p->s.good);
-    p->s.lim = malloc(m * sizeof *p->s.lim);
+    p->good = malloc(m * sizeof *p->good);
+    p->lim = malloc(m * sizeof *p->lim);
     p->x = malloc(n * sizeof *p->x);
     p->w = malloc(m * sizeof *p->w);
     p->rx = malloc(m * sizeof *p->rx);
@@ -250,26 +500,23 @@ int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
     p->sj = malloc((size_t)(ns ? ns : 1) * sizeof *p->sj);
     p->sr = malloc((size_t)(ns ? ns : 1) * sizeof *p->sr);
     p->ss = malloc((size_t)(ns ? ns : 1) * sizeof *p->ss);
-    double *d = malloc((2 * k + 2 * n) * sizeof *d);
-    if (!p->s.good || !p->s.lim || !p->x || !p->w || !p->rx || !p->sx || !p->rw || !p->sw ||
-        !p->si || !p->sj || !p->sr || !p->ss || !d) {
+    /* scratch: y ya u ua mxk (k each), rowa wg (m), cr cra t ta (n each) */
+    double *d = malloc((5 * k + 2 * m + 4 * n) * sizeof *d);
+    float *xf = malloc((n > m ? n : m) * sizeof *xf);
+    if (!p->good || !p->lim || !p->x || !p->w || !p->rx || !p->sx || !p->rw || !p->sw ||
+        !p->si || !p->sj || !p->sr || !p->ss || !d || !xf) {
         free(d);
+        free(xf);
         base_checksum_free(p);
         return -1;
     }
-    state *s = &p->s;
-    scan(s);
-    if (s->finite_in) {
-        base_fill_uniform(p->x, n, seed, 7);
-        for (size_t j = 0; j < n; j++)
-            p->x[j] = 1.5f + 0.5f * p->x[j];
-        prepare_rows(s, p->x, d, d + k, p->rx, p->sx);
-        base_fill_uniform(p->w, m, seed, 8);
-        for (size_t i = 0; i < m; i++)
-            p->w[i] = 1.5f + 0.5f * p->w[i];
-        prepare_cols(s, p->w, d, d + k, p->rw, p->sw, d + 2 * k, d + 2 * k + n);
-    }
-    free(d);
+    base_fill_uniform(xf, n, seed, 7);
+    for (size_t j = 0; j < n; j++)
+        p->x[j] = 1.5f + 0.5f * xf[j];
+    base_fill_uniform(xf, m, seed, 8);
+    for (size_t i = 0; i < m; i++)
+        p->w[i] = 1.5f + 0.5f * xf[i];
+    free(xf);
     /* The four corners, then random elements. */
     int mi = g->m, ni = g->n;
     const int ci[4] = {0, mi - 1, 0, mi - 1}, cj[4] = {0, ni - 1, ni - 1, 0};
@@ -282,16 +529,78 @@ int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
             p->si[t] = (int)(gen_splitmix64(&st) % (uint64_t)mi);
             p->sj[t] = (int)(gen_splitmix64(&st) % (uint64_t)ni);
         }
-        element_ref(s, p->si[t], p->sj[t], &p->sr[t], &p->ss[t]);
     }
+    prep P = {.p = p};
+    P.y = d;
+    P.ya = P.y + k;
+    P.u = P.ya + k;
+    P.ua = P.u + k;
+    P.mxk = P.ua + k;
+    P.rowa = P.mxk + k;
+    P.wg = P.rowa + m;
+    P.cr = P.wg + m;
+    P.cra = P.cr + n;
+    P.t = P.cra + n;
+    P.ta = P.t + n;
+    p->finite_in = true; /* phase 2 clears it otherwise */
+    run_team(&P, team_size(g, nthreads));
+    free(d);
     *out = p;
     return 0;
+}
+
+int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
+                          gg_checksum_plan **out)
+{
+    return base_checksum_prepare_threads(g, seed, samples, 1, out);
+}
+
+static uint64_t mix(uint64_t h, const void *v, size_t len)
+{
+    const unsigned char *b = v;
+    for (size_t t = 0; t < len; t++)
+        h = (h ^ b[t]) * 0x100000001b3ull; /* FNV-1a */
+    return h;
+}
+
+uint64_t base_checksum_plan_hash(const gg_checksum_plan *p)
+{
+    const gg_gemm_operands *g = &p->g;
+    uint64_t h = 0xcbf29ce484222325ull;
+    int f = p->finite_in;
+    h = mix(h, &f, sizeof f);
+    h = mix(h, &p->bound, sizeof p->bound);
+    h = mix(h, &p->samples, sizeof p->samples);
+    if (g->m <= 0 || g->n <= 0)
+        return h;
+    size_t m = (size_t)g->m, n = (size_t)g->n, ns = (size_t)p->samples;
+    h = mix(h, p->si, ns * sizeof *p->si);
+    h = mix(h, p->sj, ns * sizeof *p->sj);
+    h = mix(h, p->sr, ns * sizeof *p->sr);
+    h = mix(h, p->ss, ns * sizeof *p->ss);
+    if (!p->finite_in) /* nothing else is read */
+        return h;
+    h = mix(h, p->good, m * sizeof *p->good);
+    h = mix(h, p->lim, m * sizeof *p->lim);
+    h = mix(h, p->x, n * sizeof *p->x);
+    h = mix(h, p->w, m * sizeof *p->w);
+    h = mix(h, p->rx, m * sizeof *p->rx);
+    h = mix(h, p->sx, m * sizeof *p->sx);
+    h = mix(h, p->rw, n * sizeof *p->rw);
+    return mix(h, p->sw, n * sizeof *p->sw);
+}
+
+/* ---- check ---- */
+
+static const char *class_of(double v)
+{
+    return isnan(v) ? "nan" : isinf(v) ? (v > 0 ? "+inf" : "-inf") : "finite";
 }
 
 /* One sampled element against its exact value. */
 static int judge_element(const gg_checksum_plan *p, int t, double c, char *why, size_t len)
 {
-    double r = p->sr[t], sc = p->ss[t], bound = p->s.bound;
+    double r = p->sr[t], sc = p->ss[t], bound = p->bound;
     bool ok;
     if (isnan(r))
         ok = isnan(c);
@@ -310,71 +619,151 @@ static int judge_element(const gg_checksum_plan *p, int t, double c, char *why, 
     return 0;
 }
 
+/* One good row: C x, |C| x and the column sums; returns whether every
+ * element lies within lim (NaN does not). */
+static bool row_pass(const float *restrict c, const double *restrict x, size_t n, double w,
+                     double lim, double *restrict cw, double *restrict cwa, double *cx,
+                     double *cxa)
+{
+    v2d ls[LANES / 2] = {0}, la[LANES / 2] = {0}, vw = {w, w}, vlim = {lim, lim};
+    v2l ok = {-1, -1};
+    size_t j = 0;
+    for (; j + LANES <= n; j += LANES)
+        for (int q = 0; q < LANES / 2; q++) {
+            size_t e = j + 2 * q;
+            v2d v = ld_f(c + e), av = vabs(v), xv = ld_d(x + e);
+            ls[q] += v * xv;
+            la[q] += av * xv;
+            st_d(cw + e, ld_d(cw + e) + vw * v);
+            st_d(cwa + e, ld_d(cwa + e) + vw * av);
+            ok &= av <= vlim;
+        }
+    double ds[LANES], da[LANES];
+    memcpy(ds, ls, sizeof ds);
+    memcpy(da, la, sizeof da);
+    bool good = ok[0] && ok[1];
+    for (int q = 0; j < n; j++, q++) {
+        double v = c[j], av = fabs(v);
+        ds[q] += v * x[j];
+        da[q] += av * x[j];
+        cw[j] += w * v;
+        cwa[j] += w * av;
+        good = good && av <= lim;
+    }
+    *cx = lanes_sum(ds);
+    *cxa = lanes_sum(da);
+    return good;
+}
+
+/* Bounds then row checksums over rows [r0, r1): the first bound offender
+ * in row order, else the first row checksum; colacc as check_rows. */
+static int rows_judge(const gg_checksum_plan *p, const float *c, int ldc, int r0, int r1,
+                      double *colacc, char *why, size_t whylen)
+{
+    const gg_gemm_operands *g = &p->g;
+    if (!p->finite_in)
+        return 0;
+    size_t n = (size_t)g->n;
+    int row_bad = -1;
+    double row_cx = 0, row_tol = 0;
+    for (int i = r0; i < r1; i++) {
+        if (!p->good[i])
+            continue;
+        const float *ci = c + (size_t)i * ldc;
+        double cx, cxa, lim = p->lim[i];
+        if (!row_pass(ci, p->x, n, p->w[i], lim, colacc, colacc + n, &cx, &cxa)) {
+            /* the first bound offender wins over any row checksum */
+            int j = 0;
+            while (fabs((double)ci[j]) <= lim)
+                j++;
+            return failed(why, whylen,
+                          "C[%d][%d] = %g lies beyond %g, the bound finite inputs give row %d",
+                          i, j, ci[j], lim, i);
+        }
+        double tol = p->bound * p->sx[i] + SLACK * (p->sx[i] + cxa);
+        if (row_bad < 0 && !(fabs(cx - p->rx[i]) <= tol)) {
+            row_bad = i;
+            row_cx = cx;
+            row_tol = tol;
+        }
+    }
+    if (row_bad >= 0)
+        return failed(why, whylen,
+                      "row checksum %d: C x = %.9g where alpha A (B x) + beta C x = %.9g "
+                      "(allowed %.3g)",
+                      row_bad, row_cx, p->rx[row_bad], row_tol);
+    return 0;
+}
+
+/* The samples in rows [r0, r1), in sample order. */
+static int samples_judge(const gg_checksum_plan *p, const float *c, int ldc, int r0, int r1,
+                         char *why, size_t whylen)
+{
+    for (int t = 0; t < p->samples; t++)
+        if (p->si[t] >= r0 && p->si[t] < r1 &&
+            judge_element(p, t, c[(size_t)p->si[t] * ldc + p->sj[t]], why, whylen))
+            return 1;
+    return 0;
+}
+
+int base_checksum_check_rows(const gg_checksum_plan *p, const float *c, int ldc, int r0, int r1,
+                             double *colacc, char *why, size_t whylen)
+{
+    const gg_gemm_operands *g = &p->g;
+    if (g->m <= 0 || g->n <= 0)
+        return 0;
+    r0 = r0 > 0 ? r0 : 0;
+    r1 = r1 < g->m ? r1 : g->m;
+    if (r0 >= r1)
+        return 0;
+    if (rows_judge(p, c, ldc, r0, r1, colacc, why, whylen))
+        return 1;
+    return samples_judge(p, c, ldc, r0, r1, why, whylen);
+}
+
+void base_checksum_colacc_add(const gg_checksum_plan *p, double *dst, const double *src)
+{
+    size_t n2 = p->g.m > 0 && p->g.n > 0 ? 2 * (size_t)p->g.n : 0;
+    for (size_t j = 0; j < n2; j++)
+        dst[j] += src[j];
+}
+
+int base_checksum_check_cols(const gg_checksum_plan *p, const double *colacc, char *why,
+                             size_t whylen)
+{
+    const gg_gemm_operands *g = &p->g;
+    if (g->m <= 0 || g->n <= 0 || !p->finite_in)
+        return 0;
+    const double *cw = colacc, *cwa = colacc + g->n;
+    for (int j = 0; j < g->n; j++) {
+        double tol = p->bound * p->sw[j] + SLACK * (p->sw[j] + cwa[j]);
+        if (!(fabs(cw[j] - p->rw[j]) <= tol))
+            return failed(why, whylen,
+                          "column checksum %d: w^T C = %.9g where w^T (alpha A B + beta C) = "
+                          "%.9g (allowed %.3g)",
+                          j, cw[j], p->rw[j], tol);
+    }
+    return 0;
+}
+
 int base_checksum_check(const gg_checksum_plan *p, const float *c, int ldc, char *why,
                         size_t whylen)
 {
     const gg_gemm_operands *g = &p->g;
     if (g->m <= 0 || g->n <= 0)
         return 0;
-    const state *s = &p->s;
-    if (s->finite_in) {
-        /* One pass over C: the bounds (the first offender in row order),
-         * C x per row and w^T C per column. */
-        double *cw = calloc((size_t)g->n * 2, sizeof *cw);
-        if (!cw)
+    if (p->finite_in) {
+        double *acc = calloc((size_t)g->n * 2, sizeof *acc);
+        if (!acc)
             return -1;
-        double *cwa = cw + g->n;
-        int bad_i = -1, bad_j = -1, row_bad = -1;
-        double row_cx = 0, row_tol = 0;
-        for (int i = 0; i < g->m; i++) {
-            if (!s->good[i])
-                continue;
-            const float *ci = c + (size_t)i * ldc;
-            double lim = s->lim[i], cx = 0, cxa = 0, wi = p->w[i];
-            for (int j = 0; j < g->n; j++) {
-                double v = ci[j];
-                if (bad_i < 0 && !(fabs(v) <= lim)) {
-                    bad_i = i;
-                    bad_j = j;
-                }
-                cx += v * p->x[j];
-                cxa += fabs(v) * p->x[j];
-                cw[j] += wi * v;
-                cwa[j] += wi * fabs(v);
-            }
-            double tol = s->bound * p->sx[i] + SLACK * (p->sx[i] + cxa);
-            if (row_bad < 0 && !(fabs(cx - p->rx[i]) <= tol)) {
-                row_bad = i;
-                row_cx = cx;
-                row_tol = tol;
-            }
-        }
-        int rc = 0;
-        if (bad_i >= 0)
-            rc = failed(why, whylen,
-                        "C[%d][%d] = %g lies beyond %g, the bound finite inputs give row %d",
-                        bad_i, bad_j, c[(size_t)bad_i * ldc + bad_j], s->lim[bad_i], bad_i);
-        else if (row_bad >= 0)
-            rc = failed(why, whylen,
-                        "row checksum %d: C x = %.9g where alpha A (B x) + beta C x = %.9g "
-                        "(allowed %.3g)",
-                        row_bad, row_cx, p->rx[row_bad], row_tol);
-        for (int j = 0; !rc && j < g->n; j++) {
-            double tol = s->bound * p->sw[j] + SLACK * (p->sw[j] + cwa[j]);
-            if (!(fabs(cw[j] - p->rw[j]) <= tol))
-                rc = failed(why, whylen,
-                            "column checksum %d: w^T C = %.9g where w^T (alpha A B + beta C) = "
-                            "%.9g (allowed %.3g)",
-                            j, cw[j], p->rw[j], tol);
-        }
-        free(cw);
+        int rc = rows_judge(p, c, ldc, 0, g->m, acc, why, whylen);
+        if (!rc)
+            rc = base_checksum_check_cols(p, acc, why, whylen);
+        free(acc);
         if (rc)
             return rc;
     }
-    for (int t = 0; t < p->samples; t++)
-        if (judge_element(p, t, c[(size_t)p->si[t] * ldc + p->sj[t]], why, whylen))
-            return 1;
-    return 0;
+    return samples_judge(p, c, ldc, 0, g->m, why, whylen);
 }
 
 int base_checksum_verify(const gg_gemm_operands *g, const float *c, int ldc, uint64_t seed,

@@ -53,4 +53,47 @@ int base_checksum_check(const gg_checksum_plan *p, const float *c, int ldc, char
                         size_t whylen);
 void base_checksum_free(gg_checksum_plan *p);
 
+/* prepare on up to nthreads threads (the caller's among them; fewer where
+ * the problem is small, about 2^16 multiply-adds a thread, or a thread
+ * cannot start).  Each value of the plan is summed by one thread in an
+ * order fixed by the problem, so the plan is the same bit for bit whatever
+ * nthreads; nthreads <= 1 starts no thread (base_checksum_prepare). */
+int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int samples,
+                                  int nthreads, gg_checksum_plan **out);
+
+/* A hash of every value the plan's checks read (64-bit FNV-1a over their
+ * bytes): equal for plans equal bit for bit.  For tests. */
+uint64_t base_checksum_plan_hash(const gg_checksum_plan *p);
+
+/* The check by bands of rows, so that rows can be judged as they arrive
+ * (and on several threads at once):
+ *   double *acc = calloc(2 * n, sizeof *acc);      (one per thread)
+ *   check_rows over each band [r0, r1) (bands disjoint, covering [0, m))
+ *   colacc_add each other thread's acc into one, then check_cols on it.
+ * The verdict is base_checksum_check's on the same C (every check is the
+ * same; only the order of the column sums' additions differs, which the
+ * tolerance covers).
+ *
+ * check_rows judges rows [r0, r1) of C (clamped to [0, m); c points at row 0,
+ * element (i, j) at c[i*ldc + j]; only those rows are read): the bounds,
+ * the row checksums and the samples lying in those rows; and adds the rows'
+ * share of the column sums to colacc: colacc[j] += sum_i w_i C_ij and
+ * colacc[n + j] += sum_i w_i |C_ij| (2n doubles, zeroed once by the caller;
+ * after a failure its content is unspecified).  It reads the plan only:
+ * calls on disjoint rows with their own colacc may run at once.  Returns 0,
+ * or 1 with one line in why: within the band the first bound offender in
+ * row order, else the first row checksum, else the first failing sample (in
+ * sample order).  Across bands, whatever band the caller judged first;
+ * base_checksum_check on the whole matrix keeps the order bounds, row
+ * checksums, column checksums, samples (as before the bands: it is the
+ * same row pass over [0, m), then check_cols, then the samples).
+ * colacc_add: dst[j] += src[j] over the 2n doubles.
+ * check_cols judges the column checksums on the merged sums (0, or 1 with
+ * why naming the first failing column). */
+int base_checksum_check_rows(const gg_checksum_plan *p, const float *c, int ldc, int r0, int r1,
+                             double *colacc, char *why, size_t whylen);
+void base_checksum_colacc_add(const gg_checksum_plan *p, double *dst, const double *src);
+int base_checksum_check_cols(const gg_checksum_plan *p, const double *colacc, char *why,
+                             size_t whylen);
+
 #endif
