@@ -39,7 +39,8 @@
     X(image) \
     X(lib) \
     X(concurrency) \
-    X(draw)
+    X(draw) \
+    X(checksum)
 
 #define GG_DECLARE_SUITE(name) Suite *make_##name##_suite(void);
 GG_SUITES(GG_DECLARE_SUITE)
