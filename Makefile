@@ -99,6 +99,11 @@ $(TESTBIN): $(TEST_OBJ) $(BUILD)/libglgemm-core.a
 
 test-bin: $(BIN) $(TESTBIN)
 
+# The check's timing program (tests/perf/checkspeed.c; not part of test-bin).
+DEPS += $(BUILD)/tests/perf/checkspeed.d
+$(BUILD)/checkspeed: $(BUILD)/tests/perf/checkspeed.o $(BUILD)/libglgemm-core.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
+
 # The suite runs headless: EGL needs no display; the GLFW backend's cases need
 # an X server, so the runner goes under xvfb-run when there is no DISPLAY.
 # GLGEMM_BIN tells the CLI cases which binary to run.
