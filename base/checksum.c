@@ -721,10 +721,15 @@ int base_checksum_check_rows(const gg_checksum_plan *p, const float *c, int ldc,
     return samples_judge(p, c, ldc, r0, r1, why, whylen);
 }
 
+size_t base_checksum_colacc_len(const gg_checksum_plan *p)
+{
+    return p->g.m > 0 && p->g.n > 0 ? 2 * (size_t)p->g.n : 1;
+}
+
 void base_checksum_colacc_add(const gg_checksum_plan *p, double *dst, const double *src)
 {
-    size_t n2 = p->g.m > 0 && p->g.n > 0 ? 2 * (size_t)p->g.n : 0;
-    for (size_t j = 0; j < n2; j++)
+    size_t len = base_checksum_colacc_len(p);
+    for (size_t j = 0; j < len; j++)
         dst[j] += src[j];
 }
 

@@ -67,7 +67,7 @@ uint64_t base_checksum_plan_hash(const gg_checksum_plan *p);
 
 /* The check by bands of rows, so that rows can be judged as they arrive
  * (and on several threads at once):
- *   double *acc = calloc(2 * n, sizeof *acc);      (one per thread)
+ *   double *acc = calloc(base_checksum_colacc_len(p), sizeof *acc);  (one a thread)
  *   check_rows over each band [r0, r1) (bands disjoint, covering [0, m))
  *   colacc_add each other thread's acc into one, then check_cols on it.
  * The verdict is base_checksum_check's on the same C (every check is the
@@ -78,7 +78,8 @@ uint64_t base_checksum_plan_hash(const gg_checksum_plan *p);
  * element (i, j) at c[i*ldc + j]; only those rows are read): the bounds,
  * the row checksums and the samples lying in those rows; and adds the rows'
  * share of the column sums to colacc: colacc[j] += sum_i w_i C_ij and
- * colacc[n + j] += sum_i w_i |C_ij| (2n doubles, zeroed once by the caller;
+ * colacc[n + j] += sum_i w_i |C_ij| (colacc_len doubles: 2n, at least 1;
+ * zeroed once by the caller;
  * after a failure its content is unspecified).  It reads the plan only:
  * calls on disjoint rows with their own colacc may run at once.  Returns 0,
  * or 1 with one line in why: within the band the first bound offender in
@@ -87,11 +88,13 @@ uint64_t base_checksum_plan_hash(const gg_checksum_plan *p);
  * base_checksum_check on the whole matrix keeps the order bounds, row
  * checksums, column checksums, samples (as before the bands: it is the
  * same row pass over [0, m), then check_cols, then the samples).
- * colacc_add: dst[j] += src[j] over the 2n doubles.
+ * colacc_len: the doubles of one accumulator.
+ * colacc_add: dst[j] += src[j] over them.
  * check_cols judges the column checksums on the merged sums (0, or 1 with
  * why naming the first failing column). */
 int base_checksum_check_rows(const gg_checksum_plan *p, const float *c, int ldc, int r0, int r1,
                              double *colacc, char *why, size_t whylen);
+size_t base_checksum_colacc_len(const gg_checksum_plan *p);
 void base_checksum_colacc_add(const gg_checksum_plan *p, double *dst, const double *src);
 int base_checksum_check_cols(const gg_checksum_plan *p, const double *colacc, char *why,
                              size_t whylen);

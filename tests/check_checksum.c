@@ -75,7 +75,7 @@ static int whole(const gg_checksum_plan *p, const float *c, int n, char *why, si
 static int banded(const gg_checksum_plan *p, const float *c, int n, const int *cut, int nb,
                   int *band_rc, int *cols_rc, char *why, size_t len)
 {
-    double *acc = calloc(2 * (size_t)n, sizeof *acc);
+    double *acc = calloc(base_checksum_colacc_len(p), sizeof *acc);
     ck_assert_ptr_nonnull(acc);
     char w[400];
     int rc = 0;
@@ -125,7 +125,7 @@ static int threaded(const gg_checksum_plan *p, const float *c, int m, int n, int
     ck_assert_int_le(nt, 8);
     for (int t = 0; t < nt; t++) {
         ws[t] = (worker){p, c, n, m * t / nt, m * (t + 1) / nt, band, 0, NULL, ""};
-        ws[t].acc = calloc(2 * (size_t)n, sizeof *ws[t].acc);
+        ws[t].acc = calloc(base_checksum_colacc_len(p), sizeof *ws[t].acc);
         ck_assert_ptr_nonnull(ws[t].acc);
         ck_assert_int_eq(pthread_create(&th[t], NULL, worker_main, &ws[t]), 0);
     }
@@ -341,6 +341,7 @@ START_TEST(checksum_bands_edges)
     prob P = conf_make(0, 9, 8, 7, 50, false);
     gg_checksum_plan *p = plan_of(&P, 9, 64, 1);
     double acc[16] = {0};
+    ck_assert_uint_le(base_checksum_colacc_len(p), 16);
     char why[200];
     P.c[0] = NAN;
     ck_assert_int_eq(base_checksum_check_rows(p, P.c, P.n, 3, 3, acc, why, sizeof why), 0);
@@ -362,7 +363,9 @@ static void same_plans(const prob *P, const gg_checksum_plan *p1, const gg_check
     int r1 = whole(p1, P->c, P->n, w1, sizeof w1), rt = whole(pt, P->c, P->n, wt, sizeof wt);
     ck_assert_msg(rt == r1 && !strcmp(w1, wt), "%d threads: %d \"%s\", one: %d \"%s\"", nt, rt,
                   wt, r1, w1);
-    double *acc = calloc(2 * (size_t)P->n, sizeof *acc), *scratch = calloc(2 * (size_t)P->n, sizeof *acc);
+    size_t len = base_checksum_colacc_len(p1);
+    ck_assert_uint_eq(len, base_checksum_colacc_len(pt));
+    double *acc = calloc(len, sizeof *acc), *scratch = calloc(len, sizeof *acc);
     ck_assert(acc && scratch);
     ck_assert_int_eq(base_checksum_check_rows(p1, P->c, P->n, 0, P->m, acc, w1, sizeof w1), r1);
     for (int i = 0; i < P->m; i++) {

@@ -61,10 +61,11 @@ static int check_banded(const gg_checksum_plan *p, const float *c, int m, int n,
 {
     band_job jobs[64];
     pthread_t th[64];
-    memset(acc, 0, sizeof *acc * 2 * (size_t)n * (size_t)nt);
+    size_t len = base_checksum_colacc_len(p);
+    memset(acc, 0, sizeof *acc * len * (size_t)nt);
     for (int t = 0; t < nt; t++) {
         jobs[t] = (band_job){p, c, n, (int)((long)m * t / nt), (int)((long)m * (t + 1) / nt),
-                             band, 0, acc + 2 * (size_t)n * (size_t)t};
+                             band, 0, acc + len * (size_t)t};
         if (t && pthread_create(&th[t], NULL, band_main, &jobs[t]))
             return -1;
     }
