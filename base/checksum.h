@@ -13,7 +13,8 @@
  *  - Freivalds both sides on those rows, x and w random in [1, 2):
  *    |(C x)_i - (R x)_i| <= g (S |x|)_i and |(w^T C)_j - (w^T R)_j| <= g (|w|^T S)_j,
  *    R x = alpha op(A) (op(B) x) + beta C0 x, S |x| formed the same way with
- *    absolute values (a gross error anywhere is caught).
+ *    absolute values (a gross error anywhere is caught).  Plus 2^-40 (2 + g)
+ *    times the right side for the rounding of the double sums on both sides.
  *  - samples elements (the four corners, then random ones) computed exactly:
  *    |C - R| <= g S and R's class (R NaN -> C NaN, R +-Inf -> the same Inf,
  *    R finite -> C finite), C == R where S == 0.  With non-finite inputs
@@ -77,9 +78,8 @@ uint64_t base_checksum_plan_hash(const gg_checksum_plan *p);
  * check_rows judges rows [r0, r1) of C (clamped to [0, m); c points at row 0,
  * element (i, j) at c[i*ldc + j]; only those rows are read): the bounds,
  * the row checksums and the samples lying in those rows; and adds the rows'
- * share of the column sums to colacc: colacc[j] += sum_i w_i C_ij and
- * colacc[n + j] += sum_i w_i |C_ij| (colacc_len doubles: 2n, at least 1;
- * zeroed once by the caller;
+ * share of the column sums to colacc: colacc[j] += sum_i w_i C_ij
+ * (colacc_len doubles: n, at least 1; zeroed once by the caller;
  * after a failure its content is unspecified).  It reads the plan only:
  * calls on disjoint rows with their own colacc may run at once.  Returns 0,
  * or 1 with one line in why: within the band the first bound offender in
