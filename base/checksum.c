@@ -58,8 +58,10 @@ static int failed(char *why, size_t len, const char *fmt, ...)
 
 /* Partial sums per kernel: lane q takes the elements j == q mod LANES. */
 #define LANES 8
-/* Column stretch of the axpy loops: their accumulators stay in L1. */
-#define STRETCH 1024
+/* Column stretch of the axpy loops: their accumulators stay in L2, and
+ * each row is read in long runs (short runs in many rows, 1024 floats,
+ * cost 1.5x: the prefetchers start again at each). */
+#define STRETCH 4096
 
 /* The kernels use GCC's (and clang's) vector extension: two doubles a
  * vector, what the baseline x86-64 (SSE2) has, on any target; without it
@@ -91,8 +93,12 @@ static inline v2d vabs(v2d v) { return (v2d)((v2l)v & 0x7fffffffffffffffLL); }
 /* max(m, a), a NaN never taken */
 static inline v2d vmax(v2d m, v2d a)
 {
+#ifdef __SSE2__
+    return (v2d)_mm_max_pd((__m128d)a, (__m128d)m); /* a > m ? a : m */
+#else
     v2l gt = a > m;
     return (v2d)(((v2l)a & gt) | ((v2l)m & ~gt));
+#endif
 }
 
 static double lanes_sum(const double *s)
@@ -109,18 +115,29 @@ static inline __attribute__((always_inline)) void
 dot_row(const float *restrict a, const double *restrict x, const double *restrict xa, size_t n,
         double *s, double *sa, double *s1, double *mx)
 {
-    v2d ls[LANES / 2] = {0}, la[LANES / 2] = {0}, l1[LANES / 2] = {0}, lm[LANES / 2] = {0};
+    /* the lanes in named variables: GCC keeps an array of them in memory */
+    v2d ls0 = {0}, ls1 = {0}, ls2 = {0}, ls3 = {0}, la0 = {0}, la1 = {0}, la2 = {0}, la3 = {0};
+    v2d l10 = {0}, l11 = {0}, l12 = {0}, l13 = {0}, lm0 = {0}, lm1 = {0}, lm2 = {0}, lm3 = {0};
     size_t j = 0;
-    for (; j + LANES <= n; j += LANES)
-        for (int q = 0; q < LANES / 2; q++) {
-            v2d v = ld_f(a + j + 2 * q), av = vabs(v);
-            ls[q] += v * ld_d(x + j + 2 * q);
-            la[q] += av * ld_d(xa + j + 2 * q);
-            if (s1)
-                l1[q] += av;
-            if (mx)
-                lm[q] = vmax(lm[q], av);
-        }
+    for (; j + LANES <= n; j += LANES) {
+#define DOT_STEP(q)                                                                         \
+    do {                                                                                    \
+        v2d v = ld_f(a + j + 2 * q), av = vabs(v);                                          \
+        ls##q += v * ld_d(x + j + 2 * q);                                                   \
+        la##q += av * ld_d(xa + j + 2 * q);                                                 \
+        if (s1)                                                                             \
+            l1##q += av;                                                                    \
+        if (mx)                                                                             \
+            lm##q = vmax(lm##q, av);                                                        \
+    } while (0)
+        DOT_STEP(0);
+        DOT_STEP(1);
+        DOT_STEP(2);
+        DOT_STEP(3);
+#undef DOT_STEP
+    }
+    v2d ls[LANES / 2] = {ls0, ls1, ls2, ls3}, la[LANES / 2] = {la0, la1, la2, la3};
+    v2d l1[LANES / 2] = {l10, l11, l12, l13}, lm[LANES / 2] = {lm0, lm1, lm2, lm3};
     double ds[LANES], da[LANES], d1[LANES], dm[LANES];
     memcpy(ds, ls, sizeof ds);
     memcpy(da, la, sizeof da);
@@ -173,6 +190,90 @@ axpy_row(const float *restrict a, double s, double sa, size_t n, double *restric
     }
 }
 
+/* Four rows at once: t += (s0 a0 + s1 a1) + (s2 a2 + s3 a3), ta the same
+ * with sa and |a|, and where not NULL t1 += (|a0| + |a1|) + (|a2| + |a3|),
+ * mx = max(mx, |a0|, .., |a3|) (a quarter of the accumulators' loads and
+ * stores of one row at a time). */
+static inline __attribute__((always_inline)) void
+axpy4_rows(const float *const *restrict a, const double *s, const double *sa, size_t n,
+           double *restrict t, double *restrict ta, double *restrict t1, double *restrict mx)
+{
+    const float *restrict a0 = a[0], *restrict a1 = a[1], *restrict a2 = a[2],
+                          *restrict a3 = a[3];
+    v2d s0 = {s[0], s[0]}, s1 = {s[1], s[1]}, s2 = {s[2], s[2]}, s3 = {s[3], s[3]};
+    v2d b0 = {sa[0], sa[0]}, b1 = {sa[1], sa[1]}, b2 = {sa[2], sa[2]}, b3 = {sa[3], sa[3]};
+    size_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        v2d v0 = ld_f(a0 + j), v1 = ld_f(a1 + j), v2 = ld_f(a2 + j), v3 = ld_f(a3 + j);
+        v2d w0 = vabs(v0), w1 = vabs(v1), w2 = vabs(v2), w3 = vabs(v3);
+        st_d(t + j, ld_d(t + j) + ((s0 * v0 + s1 * v1) + (s2 * v2 + s3 * v3)));
+        st_d(ta + j, ld_d(ta + j) + ((b0 * w0 + b1 * w1) + (b2 * w2 + b3 * w3)));
+        if (t1)
+            st_d(t1 + j, ld_d(t1 + j) + ((w0 + w1) + (w2 + w3)));
+        if (mx)
+            st_d(mx + j, vmax(vmax(ld_d(mx + j), vmax(w0, w1)), vmax(w2, w3)));
+    }
+    for (; j < n; j++) {
+        double v0 = a0[j], v1 = a1[j], v2 = a2[j], v3 = a3[j];
+        double w0 = fabs(v0), w1 = fabs(v1), w2 = fabs(v2), w3 = fabs(v3);
+        t[j] += (s[0] * v0 + s[1] * v1) + (s[2] * v2 + s[3] * v3);
+        ta[j] += (sa[0] * w0 + sa[1] * w1) + (sa[2] * w2 + sa[3] * w3);
+        if (t1)
+            t1[j] += (w0 + w1) + (w2 + w3);
+        if (mx) {
+            double m01 = w1 > w0 ? w1 : w0, m23 = w3 > w2 ? w3 : w2;
+            double m = m23 > m01 ? m23 : m01;
+            mx[j] = m > mx[j] ? m : mx[j];
+        }
+    }
+}
+
+/* Where a column of a stored matrix is wanted whole: element col of each
+ * row r goes to out[t*k + r] for every t < n with lo <= col[t] < hi. */
+typedef struct {
+    const int *col;
+    int n, lo, hi;
+    float *out;
+    size_t k;
+} gather;
+
+static inline void gather_row(const gather *G, const float *row, int r)
+{
+    for (int t = 0; G && t < G->n; t++)
+        if (G->col[t] >= G->lo && G->col[t] < G->hi)
+            G->out[(size_t)t * G->k + (size_t)r] = row[G->col[t]];
+}
+
+/* t[0..len) = sum over rows r < nr of s[r] row_r, ta with sa[r] and |row_r|,
+ * t1 (if not NULL) sum |row_r|, mx (if not NULL) max |row_r|; row r at
+ * base + r*ld + off (the gather, if not NULL, is from base + r*ld).  Rows
+ * in groups of four from 0, so the sums' grouping depends on nr alone. */
+static inline __attribute__((always_inline)) void
+axpy_rows(const float *base, size_t ld, size_t off, int nr, const double *s, const double *sa,
+          size_t len, double *t, double *ta, double *t1, double *mx, const gather *G)
+{
+    memset(t, 0, len * sizeof *t);
+    memset(ta, 0, len * sizeof *ta);
+    if (t1)
+        memset(t1, 0, len * sizeof *t1);
+    if (mx)
+        memset(mx, 0, len * sizeof *mx);
+    int r = 0;
+    for (; r + 4 <= nr; r += 4) {
+        const float *a[4];
+        for (int q = 0; q < 4; q++)
+            a[q] = base + (size_t)(r + q) * ld + off;
+        axpy4_rows(a, s + r, sa + r, len, t, ta, t1, mx);
+        for (int q = 0; G && q < 4; q++)
+            gather_row(G, base + (size_t)(r + q) * ld, r + q);
+    }
+    for (; r < nr; r++) {
+        axpy_row(base + (size_t)r * ld + off, s[r], sa[r], len, t, ta, t1, mx);
+        if (G)
+            gather_row(G, base + (size_t)r * ld, r);
+    }
+}
+
 struct gg_checksum_plan {
     gg_gemm_operands g;
     double bound;          /* k 2^-23 */
@@ -218,7 +319,11 @@ typedef struct {
     double *rowa, *cr, *cra;
     /* per column: u^T op(B), ua^T |op(B)|; per k (transposed B): max |B| */
     double *t, *ta, *mxk;
-    double *wg;            /* w where good, else 0 (transposed A) */
+    double *wg;            /* w where good, else 0 */
+    /* the samples' operands where they lie down a stored column: sample t's
+     * op(A)_{si,.} (transposed A) and op(B)_{.,sj} (B not transposed) at
+     * [t*k], gathered while phases 1 and 2 pass the rows */
+    float *acol, *bcol;
     double maxb[64];       /* per thread */
     bool fin[64];          /* per thread: its share of the inputs is finite */
 } prep;
@@ -240,18 +345,25 @@ static void sync_team(prep *P)
 }
 
 /* Exact value and S of samples [t0, t1), as base/reference.h forms them:
- * each summed in p order (p outer here: one row of B at a time for all). */
-static void samples_ref(gg_checksum_plan *p, int t0, int t1)
+ * each summed in p order, from contiguous rows (the gathered columns). */
+static void samples_ref(const prep *P, gg_checksum_plan *p, int t0, int t1)
 {
     const gg_gemm_operands *g = &p->g;
-    for (int t = t0; t < t1; t++)
-        p->sr[t] = p->ss[t] = 0;
-    for (int q = 0; q < g->k; q++)
-        for (int t = t0; t < t1; t++) {
-            double v = op_at(g->a, p->si[t], q) * op_at(g->b, q, p->sj[t]);
-            p->sr[t] += v;
-            p->ss[t] += fabs(v);
+    size_t k = (size_t)g->k;
+    for (int t = t0; t < t1; t++) {
+        const float *a = g->a.trans ? P->acol + (size_t)t * k
+                                    : g->a.data + (size_t)p->si[t] * g->a.ld;
+        const float *b = g->b.trans ? g->b.data + (size_t)p->sj[t] * g->b.ld
+                                    : P->bcol + (size_t)t * k;
+        double r = 0, sc = 0;
+        for (size_t q = 0; q < k; q++) {
+            double v = (double)a[q] * b[q];
+            r += v;
+            sc += fabs(v);
         }
+        p->sr[t] = r;
+        p->ss[t] = sc;
+    }
     for (int t = t0; t < t1; t++) {
         p->sr[t] *= g->alpha;
         p->ss[t] *= fabs((double)g->alpha);
@@ -272,7 +384,7 @@ static void prep_phases(prep *P, int id)
     const bool use_c0 = g->beta != 0.0f;
     const double al = g->alpha, be = g->beta;
     int lo, hi;
-    /* 1. op(B) x and |op(B)| x per k, max |op(B)|, B finite; the samples. */
+    /* 1. op(B) x and |op(B)| x per k, max |op(B)|, B finite; the samples' columns of B. */
     bool fin = true;
     double maxb = 0;
     share(k, nt, id, &lo, &hi);
@@ -282,17 +394,17 @@ static void prep_phases(prep *P, int id)
             dot_row(B.data + (size_t)q * B.ld, p->x, p->x, (size_t)n, &P->y[q], &P->ya[q], NULL,
                     &mx);
             fin = fin && isfinite(P->ya[q]); /* x >= 1: see dot_row */
+            const float *row = B.data + (size_t)q * B.ld; /* in cache now */
+            for (int t = 0; t < p->samples; t++)
+                P->bcol[(size_t)t * k + q] = row[p->sj[t]];
             maxb = mx > maxb ? mx : maxb;
         }
     } else {
         /* stored B is n x k: op(B)[q][j] = B[j][q]; a stretch of k at a time */
         for (int q0 = lo; q0 < hi; q0 += STRETCH) {
             size_t len = (size_t)(hi - q0 < STRETCH ? hi - q0 : STRETCH);
-            for (size_t q = 0; q < len; q++)
-                P->y[q0 + q] = P->ya[q0 + q] = P->mxk[q0 + q] = 0;
-            for (int j = 0; j < n; j++)
-                axpy_row(B.data + (size_t)j * B.ld + q0, p->x[j], p->x[j], len, P->y + q0,
-                         P->ya + q0, NULL, P->mxk + q0);
+            axpy_rows(B.data, (size_t)B.ld, (size_t)q0, n, p->x, p->x, len, P->y + q0,
+                      P->ya + q0, NULL, P->mxk + q0, NULL);
             for (size_t q = 0; q < len; q++) {
                 fin = fin && isfinite(P->ya[q0 + q]); /* x >= 1: a NaN or Inf shows */
                 maxb = P->mxk[q0 + q] > maxb ? P->mxk[q0 + q] : maxb;
@@ -301,7 +413,6 @@ static void prep_phases(prep *P, int id)
     }
     P->maxb[id] = maxb;
     P->fin[id] = fin;
-    samples_ref(p, (int)((long)p->samples * id / nt), (int)((long)p->samples * (id + 1) / nt));
     sync_team(P);
     maxb = 0;
     for (int t = 0; t < nt; t++)
@@ -318,11 +429,9 @@ static void prep_phases(prep *P, int id)
         /* stored A is k x m: op(A)[i][q] = A[q][i] */
         for (int i0 = lo; i0 < hi; i0 += STRETCH) {
             size_t len = (size_t)(hi - i0 < STRETCH ? hi - i0 : STRETCH);
-            for (size_t i = 0; i < len; i++)
-                p->rx[i0 + i] = p->sx[i0 + i] = P->rowa[i0 + i] = 0;
-            for (int q = 0; q < k; q++)
-                axpy_row(A.data + (size_t)q * A.ld + i0, P->y[q], P->ya[q], len, p->rx + i0,
-                         p->sx + i0, P->rowa + i0, NULL);
+            gather G = {p->si, p->samples, i0, i0 + (int)len, P->acol, (size_t)k};
+            axpy_rows(A.data, (size_t)A.ld, (size_t)i0, k, P->y, P->ya, len, p->rx + i0,
+                      p->sx + i0, P->rowa + i0, NULL, &G);
         }
     }
     for (int i = lo; i < hi; i++) {
@@ -344,6 +453,7 @@ static void prep_phases(prep *P, int id)
     }
     P->fin[id] = P->fin[id] && fin;
     sync_team(P);
+    samples_ref(P, p, (int)((long)p->samples * id / nt), (int)((long)p->samples * (id + 1) / nt));
     bool all = isfinite(g->alpha) && isfinite(g->beta);
     for (int t = 0; t < nt; t++)
         all = all && P->fin[t];
@@ -355,14 +465,11 @@ static void prep_phases(prep *P, int id)
     /* 3. w^T op(A) and w^T |op(A)| per k over the good rows; w^T C0 per column. */
     share(k, nt, id, &lo, &hi);
     if (!A.trans) {
+        /* the rows not good weigh 0 (0 times a finite value: exactly 0) */
         for (int q0 = lo; q0 < hi; q0 += STRETCH) {
             size_t len = (size_t)(hi - q0 < STRETCH ? hi - q0 : STRETCH);
-            memset(P->u + q0, 0, len * sizeof *P->u);
-            memset(P->ua + q0, 0, len * sizeof *P->ua);
-            for (int i = 0; i < m; i++)
-                if (p->good[i])
-                    axpy_row(A.data + (size_t)i * A.ld + q0, p->w[i], p->w[i], len, P->u + q0,
-                              P->ua + q0, NULL, NULL);
+            axpy_rows(A.data, (size_t)A.ld, (size_t)q0, m, P->wg, P->wg, len, P->u + q0,
+                      P->ua + q0, NULL, NULL, NULL);
         }
     } else {
         for (int q = lo; q < hi; q++) {
@@ -374,23 +481,16 @@ static void prep_phases(prep *P, int id)
     if (use_c0)
         for (int j0 = lo; j0 < hi; j0 += STRETCH) {
             size_t len = (size_t)(hi - j0 < STRETCH ? hi - j0 : STRETCH);
-            memset(P->cr + j0, 0, len * sizeof *P->cr);
-            memset(P->cra + j0, 0, len * sizeof *P->cra);
-            for (int i = 0; i < m; i++)
-                if (p->good[i])
-                    axpy_row(g->c0 + (size_t)i * g->ldc0 + j0, p->w[i], p->w[i], len,
-                              P->cr + j0, P->cra + j0, NULL, NULL);
+            axpy_rows(g->c0, (size_t)g->ldc0, (size_t)j0, m, P->wg, P->wg, len, P->cr + j0,
+                      P->cra + j0, NULL, NULL, NULL);
         }
     sync_team(P);
     /* 4. u^T op(B), ua^T |op(B)| per column: w^T R and |w|^T S. */
     if (!B.trans) {
         for (int j0 = lo; j0 < hi; j0 += STRETCH) {
             size_t len = (size_t)(hi - j0 < STRETCH ? hi - j0 : STRETCH);
-            memset(P->t + j0, 0, len * sizeof *P->t);
-            memset(P->ta + j0, 0, len * sizeof *P->ta);
-            for (int q = 0; q < k; q++)
-                axpy_row(B.data + (size_t)q * B.ld + j0, P->u[q], P->ua[q], len, P->t + j0,
-                          P->ta + j0, NULL, NULL);
+            axpy_rows(B.data, (size_t)B.ld, (size_t)j0, k, P->u, P->ua, len, P->t + j0,
+                      P->ta + j0, NULL, NULL, NULL);
         }
     } else {
         for (int j = lo; j < hi; j++) {
@@ -531,6 +631,16 @@ int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int 
         }
     }
     prep P = {.p = p};
+    size_t cols = (size_t)ns * (size_t)(g->k > 0 ? g->k : 0);
+    P.acol = g->a.trans && cols ? malloc(cols * sizeof *P.acol) : NULL;
+    P.bcol = !g->b.trans && cols ? malloc(cols * sizeof *P.bcol) : NULL;
+    if ((g->a.trans && cols && !P.acol) || (!g->b.trans && cols && !P.bcol)) {
+        free(P.acol);
+        free(P.bcol);
+        free(d);
+        base_checksum_free(p);
+        return -1;
+    }
     P.y = d;
     P.ya = P.y + k;
     P.u = P.ya + k;
@@ -544,6 +654,8 @@ int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int 
     P.ta = P.t + n;
     p->finite_in = true; /* phase 2 clears it otherwise */
     run_team(&P, team_size(g, nthreads));
+    free(P.acol);
+    free(P.bcol);
     free(d);
     *out = p;
     return 0;
@@ -624,17 +736,25 @@ static int judge_element(const gg_checksum_plan *p, int t, double c, char *why, 
 static bool row_pass(const float *restrict c, const double *restrict x, size_t n, double w,
                      double lim, double *restrict cw, double *cx)
 {
-    v2d ls[LANES / 2] = {0}, vw = {w, w}, vlim = {lim, lim};
+    v2d ls0 = {0}, ls1 = {0}, ls2 = {0}, ls3 = {0}, vw = {w, w}, vlim = {lim, lim};
     v2l ok = {-1, -1};
     size_t j = 0;
-    for (; j + LANES <= n; j += LANES)
-        for (int q = 0; q < LANES / 2; q++) {
-            size_t e = j + 2 * q;
-            v2d v = ld_f(c + e);
-            ls[q] += v * ld_d(x + e);
-            st_d(cw + e, ld_d(cw + e) + vw * v);
-            ok &= vabs(v) <= vlim;
-        }
+    for (; j + LANES <= n; j += LANES) {
+#define ROW_STEP(q)                                                                         \
+    do {                                                                                    \
+        size_t e = j + 2 * q;                                                               \
+        v2d v = ld_f(c + e);                                                                \
+        ls##q += v * ld_d(x + e);                                                           \
+        st_d(cw + e, ld_d(cw + e) + vw * v);                                                \
+        ok &= vabs(v) <= vlim;                                                              \
+    } while (0)
+        ROW_STEP(0);
+        ROW_STEP(1);
+        ROW_STEP(2);
+        ROW_STEP(3);
+#undef ROW_STEP
+    }
+    v2d ls[LANES / 2] = {ls0, ls1, ls2, ls3};
     double ds[LANES];
     memcpy(ds, ls, sizeof ds);
     bool good = ok[0] && ok[1];
