@@ -54,11 +54,13 @@ int base_checksum_check(const gg_checksum_plan *p, const float *c, int ldc, char
                         size_t whylen);
 void base_checksum_free(gg_checksum_plan *p);
 
-/* prepare on up to nthreads threads (the caller's among them; fewer where
- * the problem is small, about 2^16 multiply-adds a thread, or a thread
- * cannot start).  Each value of the plan is summed by one thread in an
- * order fixed by the problem, so the plan is the same bit for bit whatever
- * nthreads; nthreads <= 1 starts no thread (base_checksum_prepare). */
+/* prepare on up to nthreads threads (the caller's among them, at most 64;
+ * fewer where the problem is small, one per about 2^16 multiply-adds of
+ * prepare's, or where a thread cannot start), started and joined in the
+ * call.  Each value of the plan is summed by one thread in an order fixed
+ * by the problem, so the plan is the same bit for bit whatever nthreads
+ * (base_checksum_plan_hash); nthreads <= 1 starts no thread: that is
+ * base_checksum_prepare. */
 int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int samples,
                                   int nthreads, gg_checksum_plan **out);
 
@@ -71,9 +73,10 @@ uint64_t base_checksum_plan_hash(const gg_checksum_plan *p);
  *   double *acc = calloc(base_checksum_colacc_len(p), sizeof *acc);  (one a thread)
  *   check_rows over each band [r0, r1) (bands disjoint, covering [0, m))
  *   colacc_add each other thread's acc into one, then check_cols on it.
- * The verdict is base_checksum_check's on the same C (every check is the
- * same; only the order of the column sums' additions differs, which the
- * tolerance covers).
+ * The verdict is base_checksum_check's on the same C: every check is the
+ * same, only the grouping of the column sums' additions differs (the last
+ * bits of w^T C; the tolerance covers any order).  A band fails only where
+ * the whole check fails, so a caller may stop at the first failing band.
  *
  * check_rows judges rows [r0, r1) of C (clamped to [0, m); c points at row 0,
  * element (i, j) at c[i*ldc + j]; only those rows are read): the bounds,
