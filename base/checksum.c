@@ -525,12 +525,14 @@ static void *member_main(void *arg)
     return NULL;
 }
 
-/* Threads worth starting: about 2^16 multiply-adds of prepare's each (a
- * thread costs some 10 to 50 us to start and join). */
+/* Threads worth starting: about 2^17 multiply-adds of prepare's each (a
+ * thread costs some 10 to 50 us to start and join: at 256^3, 2 threads
+ * were slower than 1 here). */
 static int team_size(const gg_gemm_operands *g, int nthreads)
 {
-    double work = (double)g->k * ((double)g->m + g->n) + (g->beta != 0.0f ? 2.0 : 0.0) * g->m * g->n;
-    double most = work / 65536.0;
+    double work = (double)g->k * ((double)g->m + g->n) +
+                  (g->beta != 0.0f ? 2.0 * g->m * (double)g->n : 0.0);
+    double most = work / 131072.0;
     int nt = nthreads < 64 ? nthreads : 64;
     if (most < nt)
         nt = most < 1 ? 1 : (int)most;

@@ -55,7 +55,7 @@ int base_checksum_check(const gg_checksum_plan *p, const float *c, int ldc, char
 void base_checksum_free(gg_checksum_plan *p);
 
 /* prepare on up to nthreads threads (the caller's among them, at most 64;
- * fewer where the problem is small, one per about 2^16 multiply-adds of
+ * fewer where the problem is small, one per about 2^17 multiply-adds of
  * prepare's, or where a thread cannot start), started and joined in the
  * call.  Each value of the plan is summed by one thread in an order fixed
  * by the problem, so the plan is the same bit for bit whatever nthreads

@@ -55,8 +55,10 @@ static double s_of(const prob *P, int i, int j)
     const gg_gemm_operands *g = &P->g;
     double s = 0;
     for (int p = 0; p < g->k; p++) {
-        double a = g->a.trans ? g->a.data[(size_t)p * g->a.ld + i] : g->a.data[(size_t)i * g->a.ld + p];
-        double b = g->b.trans ? g->b.data[(size_t)j * g->b.ld + p] : g->b.data[(size_t)p * g->b.ld + j];
+        double a = g->a.trans ? g->a.data[(size_t)p * g->a.ld + i]
+                              : g->a.data[(size_t)i * g->a.ld + p];
+        double b = g->b.trans ? g->b.data[(size_t)j * g->b.ld + p]
+                              : g->b.data[(size_t)p * g->b.ld + j];
         s += fabs(a * b);
     }
     return fabs((double)g->alpha) * s + fabs((double)g->beta * P->c0[(size_t)i * P->n + j]);
@@ -110,8 +112,9 @@ static void *worker_main(void *arg)
     worker *w = arg;
     w->rc = 0;
     for (int r = w->r0; r < w->r1 && !w->rc; r += w->band)
-        w->rc = base_checksum_check_rows(w->p, w->c, w->n, r, r + w->band < w->r1 ? r + w->band : w->r1,
-                                         w->acc, w->why, sizeof w->why);
+        w->rc = base_checksum_check_rows(w->p, w->c, w->n, r,
+                                         r + w->band < w->r1 ? r + w->band : w->r1, w->acc,
+                                         w->why, sizeof w->why);
     return NULL;
 }
 
