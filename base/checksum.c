@@ -35,11 +35,6 @@
 #include "base/inputs.h"
 #include "base/reference.h"
 
-static inline double op_at(gg_src s, int r, int c)
-{
-    return s.trans ? s.data[(size_t)c * s.ld + r] : s.data[(size_t)r * s.ld + c];
-}
-
 static int failed(char *why, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int failed(char *why, size_t len, const char *fmt, ...)
