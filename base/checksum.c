@@ -20,7 +20,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 
 #include "gen/util.h"
 #include "base/inputs.h"
+#include "base/pool.h"
 #include "base/reference.h"
 
 static int failed(char *why, size_t len, const char *fmt, ...)
@@ -306,8 +306,8 @@ void base_checksum_free(gg_checksum_plan *p)
 
 typedef struct {
     gg_checksum_plan *p;
-    int nt;
-    pthread_barrier_t bar;
+    int nt;                /* tasks a phase */
+    double maxb_all;       /* max |op(B)| (after phase 1) */
     /* per k: op(B) x, |op(B)| x, then w^T op(A), w^T |op(A)| over good rows */
     double *y, *ya, *u, *ua;
     /* per row: sum |op(A)_i.|; per column: w^T C0, w^T |C0| */
@@ -331,12 +331,6 @@ static void share(int n, int nt, int id, int *lo, int *hi)
     long b0 = blocks * id / nt, b1 = blocks * (id + 1) / nt;
     *lo = (int)(b0 * 16 < n ? b0 * 16 : n);
     *hi = (int)(b1 * 16 < n ? b1 * 16 : n);
-}
-
-static void sync_team(prep *P)
-{
-    if (P->nt > 1)
-        pthread_barrier_wait(&P->bar);
 }
 
 /* Exact value and S of samples [t0, t1), as base/reference.h forms them:
@@ -370,14 +364,15 @@ static void samples_ref(const prep *P, gg_checksum_plan *p, int t0, int t1)
     }
 }
 
-static void prep_phases(prep *P, int id)
+/* The phases, each a base_pool_run of nt tasks (task id's share of the
+ * phase's outputs); between them the caller merges what the next needs. */
+static void phase1(void *arg, int id)
 {
+    prep *P = arg;
     gg_checksum_plan *p = P->p;
     const gg_gemm_operands *g = &p->g;
-    const int m = g->m, n = g->n, k = g->k, nt = P->nt;
-    const gg_src A = g->a, B = g->b;
-    const bool use_c0 = g->beta != 0.0f;
-    const double al = g->alpha, be = g->beta;
+    const int n = g->n, k = g->k, nt = P->nt;
+    const gg_src B = g->b;
     int lo, hi;
     /* 1. op(B) x and |op(B)| x per k, max |op(B)|, B finite; the samples' columns of B. */
     bool fin = true;
@@ -408,12 +403,20 @@ static void prep_phases(prep *P, int id)
     }
     P->maxb[id] = maxb;
     P->fin[id] = fin;
-    sync_team(P);
-    maxb = 0;
-    for (int t = 0; t < nt; t++)
-        maxb = P->maxb[t] > maxb ? P->maxb[t] : maxb;
+}
+
+static void phase2(void *arg, int id)
+{
+    prep *P = arg;
+    gg_checksum_plan *p = P->p;
+    const gg_gemm_operands *g = &p->g;
+    const int m = g->m, n = g->n, k = g->k, nt = P->nt;
+    const gg_src A = g->a;
+    const bool use_c0 = g->beta != 0.0f;
+    const double al = g->alpha, be = g->beta, maxb = P->maxb_all;
+    int lo, hi;
     /* 2. Per row: sum |op(A)_i.|, R x and S |x|, the bound. */
-    fin = true;
+    bool fin = true;
     share(m, nt, id, &lo, &hi);
     if (!A.trans) {
         for (int i = lo; i < hi; i++) {
@@ -446,17 +449,21 @@ static void prep_phases(prep *P, int id)
         p->good[i] = p->lim[i] <= FLT_MAX;
         P->wg[i] = p->good[i] ? p->w[i] : 0;
     }
-    P->fin[id] = P->fin[id] && fin;
-    sync_team(P);
+    P->fin[id] = fin;
+}
+
+static void phase3(void *arg, int id)
+{
+    prep *P = arg;
+    gg_checksum_plan *p = P->p;
+    const gg_gemm_operands *g = &p->g;
+    const int m = g->m, n = g->n, k = g->k, nt = P->nt;
+    const gg_src A = g->a;
+    const bool use_c0 = g->beta != 0.0f;
+    int lo, hi;
     samples_ref(P, p, (int)((long)p->samples * id / nt), (int)((long)p->samples * (id + 1) / nt));
-    bool all = isfinite(g->alpha) && isfinite(g->beta);
-    for (int t = 0; t < nt; t++)
-        all = all && P->fin[t];
-    if (!all) {
-        if (id == 0)
-            p->finite_in = false;
+    if (!p->finite_in)
         return;
-    }
     /* 3. w^T op(A) and w^T |op(A)| per k over the good rows; w^T C0 per column. */
     share(k, nt, id, &lo, &hi);
     if (!A.trans) {
@@ -479,7 +486,21 @@ static void prep_phases(prep *P, int id)
             axpy_rows(g->c0, (size_t)g->ldc0, (size_t)j0, m, P->wg, P->wg, len, P->cr + j0,
                       P->cra + j0, NULL, NULL, NULL);
         }
-    sync_team(P);
+}
+
+static void phase4(void *arg, int id)
+{
+    prep *P = arg;
+    gg_checksum_plan *p = P->p;
+    const gg_gemm_operands *g = &p->g;
+    const int n = g->n, k = g->k, nt = P->nt;
+    const gg_src B = g->b;
+    const bool use_c0 = g->beta != 0.0f;
+    const double al = g->alpha, be = g->beta;
+    int lo, hi;
+    if (!p->finite_in)
+        return;
+    share(n, nt, id, &lo, &hi);
     /* 4. u^T op(B), ua^T |op(B)| per column: w^T R and |w|^T S. */
     if (!B.trans) {
         for (int j0 = lo; j0 < hi; j0 += STRETCH) {
@@ -499,28 +520,7 @@ static void prep_phases(prep *P, int id)
     }
 }
 
-typedef struct {
-    prep *P;
-    int id;
-    pthread_mutex_t *mu;
-    pthread_cond_t *cv;
-    int *go; /* 0 wait, 1 run, -1 leave */
-} member;
-
-static void *member_main(void *arg)
-{
-    member *me = arg;
-    pthread_mutex_lock(me->mu);
-    while (!*me->go)
-        pthread_cond_wait(me->cv, me->mu);
-    int go = *me->go;
-    pthread_mutex_unlock(me->mu);
-    if (go > 0 && me->id < me->P->nt)
-        prep_phases(me->P, me->id);
-    return NULL;
-}
-
-/* Threads worth starting: about 2^17 multiply-adds of prepare's each (a
+/* Tasks worth a thread: about 2^17 multiply-adds of prepare's each (a
  * thread costs some 10 to 50 us to start and join: at 256^3, 2 threads
  * were slower than 1 here). */
 static int team_size(const gg_gemm_operands *g, int nthreads)
@@ -531,46 +531,29 @@ static int team_size(const gg_gemm_operands *g, int nthreads)
     int nt = nthreads < 64 ? nthreads : 64;
     if (most < nt)
         nt = most < 1 ? 1 : (int)most;
-    return nt;
+    return nt < 1 ? 1 : nt;
 }
 
-/* Runs the phases on nthreads threads (this one among them); fewer where
- * threads cannot be started. */
-static void run_team(prep *P, int nthreads)
+/* The four phases on pool (NULL: this thread), nt tasks each. */
+static void run_phases(prep *P, base_pool *pool)
 {
-    if (nthreads <= 1) {
-        P->nt = 1;
-        prep_phases(P, 0);
-        return;
-    }
-    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-    int go = 0, started = 0;
-    member mem[64];
-    pthread_t th[64];
-    for (int t = 1; t < nthreads; t++) {
-        mem[t] = (member){P, t, &mu, &cv, &go};
-        if (pthread_create(&th[t], NULL, member_main, &mem[t]))
-            break;
-        started = t;
-    }
-    P->nt = started + 1;
-    bool team = P->nt > 1 && pthread_barrier_init(&P->bar, NULL, (unsigned)P->nt) == 0;
-    if (!team)
-        P->nt = 1;
-    pthread_mutex_lock(&mu);
-    go = team ? 1 : -1;
-    pthread_cond_broadcast(&cv);
-    pthread_mutex_unlock(&mu);
-    prep_phases(P, 0);
-    for (int t = 1; t <= started; t++)
-        pthread_join(th[t], NULL);
-    if (team)
-        pthread_barrier_destroy(&P->bar);
+    gg_checksum_plan *p = P->p;
+    base_pool_run(pool, P->nt, phase1, P);
+    P->maxb_all = 0;
+    for (int t = 0; t < P->nt; t++)
+        P->maxb_all = P->maxb[t] > P->maxb_all ? P->maxb[t] : P->maxb_all;
+    base_pool_run(pool, P->nt, phase2, P);
+    p->finite_in = isfinite(p->g.alpha) && isfinite(p->g.beta);
+    for (int t = 0; t < P->nt; t++)
+        p->finite_in = p->finite_in && P->fin[t];
+    base_pool_run(pool, P->nt, phase3, P);
+    if (p->finite_in)
+        base_pool_run(pool, P->nt, phase4, P);
 }
 
-int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int samples,
-                                  int nthreads, gg_checksum_plan **out)
+/* pool, else nthreads threads of a pool made for the call. */
+static int prepare_on(const gg_gemm_operands *g, uint64_t seed, int samples, int nthreads,
+                      base_pool *pool, gg_checksum_plan **out)
 {
     *out = NULL;
     gg_checksum_plan *p = calloc(1, sizeof *p);
@@ -649,8 +632,10 @@ int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int 
     P.cra = P.cr + n;
     P.t = P.cra + n;
     P.ta = P.t + n;
-    p->finite_in = true; /* phase 2 clears it otherwise */
-    run_team(&P, team_size(g, nthreads));
+    P.nt = team_size(g, pool ? base_pool_threads(pool) : nthreads);
+    base_pool *own = !pool && P.nt > 1 ? base_pool_new(P.nt) : NULL; /* NULL: this thread */
+    run_phases(&P, pool ? pool : own);
+    base_pool_free(own);
     free(P.acol);
     free(P.bcol);
     free(d);
@@ -658,10 +643,22 @@ int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int 
     return 0;
 }
 
+int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int samples,
+                                  int nthreads, gg_checksum_plan **out)
+{
+    return prepare_on(g, seed, samples, nthreads, NULL, out);
+}
+
+int base_checksum_prepare_pool(const gg_gemm_operands *g, uint64_t seed, int samples,
+                               base_pool *pool, gg_checksum_plan **out)
+{
+    return prepare_on(g, seed, samples, 1, pool, out);
+}
+
 int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
                           gg_checksum_plan **out)
 {
-    return base_checksum_prepare_threads(g, seed, samples, 1, out);
+    return prepare_on(g, seed, samples, 1, NULL, out);
 }
 
 static uint64_t mix(uint64_t h, const void *v, size_t len)

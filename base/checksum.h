@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/pool.h"
 #include "gen/pack.h"
 
 typedef struct {
@@ -56,13 +57,18 @@ void base_checksum_free(gg_checksum_plan *p);
 
 /* prepare on up to nthreads threads (the caller's among them, at most 64;
  * fewer where the problem is small, one per about 2^17 multiply-adds of
- * prepare's, or where a thread cannot start), started and joined in the
- * call.  Each value of the plan is summed by one thread in an order fixed
- * by the problem, so the plan is the same bit for bit whatever nthreads
- * (base_checksum_plan_hash); nthreads <= 1 starts no thread: that is
- * base_checksum_prepare. */
+ * prepare's, or where a thread cannot start), a base/pool made and freed in
+ * the call.  Each value of the plan is summed by one thread in an order
+ * fixed by the problem, so the plan is the same bit for bit whatever
+ * nthreads (base_checksum_plan_hash); nthreads <= 1 starts no thread: that
+ * is base_checksum_prepare.
+ * prepare_pool: the same on a kept pool's threads (base_pool_threads of
+ * them, the same cap; NULL: this thread alone), four base_pool_runs: the
+ * pool must not run anything else meanwhile. */
 int base_checksum_prepare_threads(const gg_gemm_operands *g, uint64_t seed, int samples,
                                   int nthreads, gg_checksum_plan **out);
+int base_checksum_prepare_pool(const gg_gemm_operands *g, uint64_t seed, int samples,
+                               base_pool *pool, gg_checksum_plan **out);
 
 /* A hash of every value the plan's checks read (64-bit FNV-1a over their
  * bytes): equal for plans equal bit for bit.  For tests. */

@@ -1,8 +1,8 @@
 /* base/checksum.h by bands of rows and with prepare on threads: every
  * split of the rows (one band, one-row bands, uneven bands, bands judged on
  * several threads at once) gives the whole check's verdict, on right
- * results and on wrong ones; a plan prepared on threads judges as the one
- * prepared on one.  No GL. */
+ * results and on wrong ones; a plan prepared on threads (its own or a kept
+ * base/pool's) is the one prepared on one.  No GL. */
 #include <cblas.h>
 #include <math.h>
 #include <pthread.h>
@@ -13,6 +13,7 @@
 
 #include "base/checksum.h"
 #include "base/inputs.h"
+#include "base/pool.h"
 #include "gen/util.h"
 #include "tests/suites.h"
 
@@ -425,6 +426,18 @@ START_TEST(checksum_prepare_threads)
             same_plans(&P, p1, pt, nts[t]);
             same_hash(p1, pt, nts[t]);
             base_checksum_free(pt);
+        }
+        /* on a kept pool (and on none) */
+        for (int t = 0; t <= 3; t++) {
+            base_pool *pool = t ? base_pool_new(t == 3 ? 8 : t + 1) : NULL;
+            ck_assert(!t || pool);
+            gg_checksum_plan *pt;
+            ck_assert_int_eq(base_checksum_prepare_pool(&P.g, 11, 64, pool, &pt), 0);
+            same_hash(p1, pt, base_pool_threads(pool));
+            if (t == 1)
+                same_plans(&P, p1, pt, base_pool_threads(pool));
+            base_checksum_free(pt);
+            base_pool_free(pool);
         }
         base_checksum_free(p1);
     }
