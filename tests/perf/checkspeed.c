@@ -2,7 +2,8 @@
  *   make build/checkspeed && build/checkspeed [options] [SIZE...]
  *     (default sizes 256 1024 4096; SIZE^3 problems, row-major)
  *   --reps R      timed repetitions per figure (default 9 below 2048, 3 above)
- *   --threads T   also time prepare with T threads and the check split in T
+ *   --threads T   also time prepare with T threads (a pool made for each
+ *                 call, and a kept base/pool of T) and the check split in T
  *                 row bands on T threads (default 0: single thread only)
  *   --band B      also time the check in bands of B rows, one thread
  *   --beta V      beta (default 0: C0 not read), --transa, --transb
@@ -20,6 +21,7 @@
 #include "base/checksum.h"
 #include "base/clock.h"
 #include "base/inputs.h"
+#include "base/pool.h"
 
 #define MAXREPS 64
 
@@ -141,7 +143,9 @@ int main(int argc, char **argv)
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                     N, N, N, 1.0f, a, N, b, N, beta, c, N);
         gg_gemm_operands g = {N, N, N, 1.0f, beta, {a, N, ta}, {b, N, tb}, c0, N};
-        double tp[MAXREPS], tc[MAXREPS], tpt[MAXREPS], tct[MAXREPS], tcb[MAXREPS];
+        double tp[MAXREPS], tc[MAXREPS], tpt[MAXREPS], tct[MAXREPS], tcb[MAXREPS],
+            tpp[MAXREPS];
+        base_pool *pool = threads > 1 ? base_pool_new(threads) : NULL;
         char why[400] = "";
         for (int r = 0; r < R; r++) {
             gg_checksum_plan *p;
@@ -185,16 +189,25 @@ int main(int argc, char **argv)
                     return 1;
                 }
                 base_checksum_free(p);
+                t0 = base_now_s();
+                if (base_checksum_prepare_pool(&g, 100 + (uint64_t)r, 64, pool, &p)) {
+                    fprintf(stderr, "checksped: out of memory\n");
+                    return 1;
+                }
+                tpp[r] = 1e3 * (base_now_s() - t0);
+                base_checksum_free(p);
             }
         }
+        base_pool_free(pool);
         double mp = median(tp, R), mc = median(tc, R); /* sorted: [0] is the min */
         printf("%5d  prepare %8.3f (%8.3f)  check %8.3f (%8.3f)", N, mp, tp[0], mc, tc[0]);
         if (band)
             printf("  check/%d-row bands %8.3f", band, median(tcb, R));
         if (threads > 1)
         {
-            double mpt = median(tpt, R), mct = median(tct, R);
-            printf("  | %d threads: prepare %8.3f  check %8.3f", threads, mpt, mct);
+            double mpt = median(tpt, R), mct = median(tct, R), mpp = median(tpp, R);
+            printf("  | %d threads: prepare %8.3f (kept pool %8.3f)  check %8.3f", threads, mpt,
+                   mpp, mct);
         }
         printf("\n");
         fflush(stdout);
