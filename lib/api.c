@@ -25,6 +25,7 @@
 
 #include "gen/gen.h"
 #include "base/checksum.h"
+#include "base/pool.h"
 #include "base/clock.h"
 #include "glhost/context.h"
 #include "base/inputs.h"
@@ -59,6 +60,7 @@ struct glgemm_context {
     bool cpu_arith;      /* the last call computed on this CPU (crossover, C scaled) */
     glgemm_timing timing; /* of the last GPU call */
     float *scratch;       /* the GPU's C before it is judged, kept between calls */
+    base_pool *prep_pool; /* the checks' inputs side runs on these threads */
     size_t scratch_n;
     /* The last few choices of choose(), by problem (records are read once). */
     struct {
@@ -288,6 +290,7 @@ void glgemm_close(glgemm_context *ctx)
     fp_save(&fp);
     drop_gl(ctx);
     free(ctx->scratch);
+    base_pool_free(ctx->prep_pool);
     free(ctx);
     fp_restore(&fp);
 }
@@ -656,6 +659,7 @@ typedef struct {
     uint64_t seed;
     gg_checksum_plan *plan;
     int rc;
+    base_pool *pool;  /* prepare's threads (the context's; NULL: its own thread alone) */
     pthread_t thread;
     bool threaded;
 } prep_job;
@@ -665,7 +669,7 @@ typedef struct {
 static void *prep_main(void *arg)
 {
     prep_job *j = arg;
-    j->rc = base_checksum_prepare(&j->ops, j->seed, SAMPLES, &j->plan);
+    j->rc = base_checksum_prepare_pool(&j->ops, j->seed, SAMPLES, j->pool, &j->plan);
     return NULL;
 }
 
@@ -683,12 +687,85 @@ static void prep_finish(prep_job *j)
         prep_main(j);
 }
 
+/* The check's C side band by band, as the streamed run hands over rows
+ * (run.h rows_done, on its threads): the first band to arrive waits for
+ * the inputs' side; each band adds its column sums into one total. */
+typedef struct {
+    prep_job *prep;
+    pthread_mutex_t mu;
+    bool joined;
+    const float *c;
+    int n;
+    bool mu_made;
+    double *colacc; /* the column sums (colacc_len), made once the plan is */
+    long rows;      /* judged so far */
+    int bad;        /* 0, 1 (why, from the band at bad_row), -1 out of memory */
+    int bad_row;
+    char why[400];
+} band_check;
+
+static void rows_check(void *user, int r0, int r1)
+{
+    band_check *b = user;
+    pthread_mutex_lock(&b->mu);
+    if (!b->joined) {
+        prep_finish(b->prep);
+        b->joined = true;
+        if (!b->prep->rc)
+            b->colacc = calloc(base_checksum_colacc_len(b->prep->plan), sizeof *b->colacc);
+    }
+    pthread_mutex_unlock(&b->mu);
+    const gg_checksum_plan *plan = b->prep->plan;
+    double *acc = b->colacc ? calloc(base_checksum_colacc_len(plan), sizeof *acc) : NULL;
+    char why[sizeof b->why] = "";
+    int r = acc ? base_checksum_check_rows(plan, b->c, b->n, r0, r1, acc, why, sizeof why) : -1;
+    pthread_mutex_lock(&b->mu);
+    if (r == 0)
+        base_checksum_colacc_add(plan, b->colacc, acc);
+    b->rows += r1 - r0;
+    if (r != 0 && (b->bad == 0 || (r > 0 && (b->bad < 0 || r0 < b->bad_row)))) {
+        b->bad = r;
+        b->bad_row = r0;
+        memcpy(b->why, why, sizeof why);
+    }
+    pthread_mutex_unlock(&b->mu);
+    free(acc);
+}
+
+/* The judged result into the caller's C, in row slices on the context's
+ * threads (64 MiB took 4 ms on one). */
+typedef struct {
+    const rm_gemm *g;
+    const float *out;
+    int per;
+} copy_job;
+
+static void copy_rows(void *arg, int t)
+{
+    const copy_job *j = arg;
+    const rm_gemm *g = j->g;
+    int r1 = (t + 1) * j->per < g->m ? (t + 1) * j->per : g->m;
+    for (int i = t * j->per; i < r1; i++)
+        memcpy(g->c + (size_t)i * g->ldc, j->out + (size_t)i * g->n, (size_t)g->n * sizeof *j->out);
+}
+
+static void copy_out(glgemm_context *ctx, const rm_gemm *g, const float *out)
+{
+    size_t bytes = (size_t)g->m * g->n * sizeof *out;
+    base_pool *pool = bytes >= ((size_t)1 << 20) ? host_run_cache_pool(ctx->cache) : NULL;
+    int tasks = 2 * base_pool_threads(pool);
+    copy_job j = {g, out, (g->m + tasks - 1) / tasks};
+    base_pool_run(pool, (g->m + j.per - 1) / j.per, copy_rows, &j);
+}
+
 /* One run of variant v; C written only when everything passed. */
 static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                        const rm_gemm *g)
 {
     double t_start = base_now_s();
     prep_job prep = {.plan = NULL, .threaded = false};
+    bool check = ctx->verify == GLGEMM_VERIFY_CHECK;
+    band_check bc = {.prep = &prep, .n = g->n};
     char vt[GG_VARIANT_TEXT];
     gen_variant_format(v, vt, sizeof vt);
     int rc = use_kind(ctx, host_ctx_kind_for(v->profile));
@@ -736,13 +813,21 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     prep.ops = (gg_gemm_operands){g->m, g->n, g->k, g->alpha, g->beta,
                                   {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb}, c0, g->n};
     prep.seed = ++ctx->calls;
-    bool check = ctx->verify == GLGEMM_VERIFY_CHECK;
-    if (check)
+    if (check && !ctx->prep_pool)
+        ctx->prep_pool = base_pool_new(0); /* NULL: prepare on its one thread */
+    prep.pool = ctx->prep_pool;
+    bc.c = out;
+    if (check) {
+        pthread_mutex_init(&bc.mu, NULL);
+        bc.mu_made = true;
         prep_start(&prep);
+        o.rows_done = rows_check;
+        o.rows_user = &bc;
+    }
     gg_measurement meas;
     host_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
     double v0 = base_now_s();
-    if (check)
+    if (check && !bc.joined)
         prep_finish(&prep);
     ctx->lost = meas.status == GG_CONTEXT_LOST;
     if (meas.status != GG_OK) {
@@ -754,7 +839,13 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     }
     char why[400] = "";
     int bad = 0;
-    if (check) {
+    if (check && bc.rows == g->m) { /* streamed: every band judged, the columns left */
+        bad = bc.colacc ? bc.bad : -1;
+        if (bad > 0)
+            memcpy(why, bc.why, sizeof why < sizeof bc.why ? sizeof why : sizeof bc.why);
+        else if (!bad)
+            bad = base_checksum_check_cols(prep.plan, bc.colacc, why, sizeof why);
+    } else if (check) {
         bad = prep.rc ? -1 : base_checksum_check(prep.plan, out, g->n, why, sizeof why);
     } else if (ctx->verify == GLGEMM_VERIFY_FULL) {
         bad = verify_full(g, c0, out, why, sizeof why);
@@ -772,12 +863,14 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         rc = set_error(GLGEMM_EWRONG, "%s: %s: wrong result: %s", fn, vt, why);
         goto done;
     }
-    for (int i = 0; i < g->m; i++)
-        memcpy(g->c + (size_t)i * g->ldc, out + (size_t)i * g->n, (size_t)g->n * sizeof *out);
+    copy_out(ctx, g, out);
     set_route(ctx, false, "gpu %s", vt);
     ctx->timing.total_s = base_now_s() - t_start;
     rc = GLGEMM_OK;
 done:
+    free(bc.colacc);
+    if (bc.mu_made)
+        pthread_mutex_destroy(&bc.mu);
     base_checksum_free(prep.plan);
     if (own_c0)
         free(c0);

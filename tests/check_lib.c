@@ -298,6 +298,61 @@ START_TEST(lib_repeated_calls)
 }
 END_TEST
 
+/* A wrong element in a streamed call's band (fault wrong_result) is caught
+ * by the banded checks: GLGEMM_EWRONG naming a check, C untouched; also
+ * when the problem is drawn in several bands (GLGEMM_BANDS) and with the
+ * check's threads at 1.  Without the fault the same calls are right. */
+START_TEST(lib_stream_wrong_caught)
+{
+    static const char *bands[] = {"1", "3"};
+    static const char *threads[] = {"8", "1"};
+    setenv("GLGEMM_BANDS", bands[_i % 2], 1);
+    setenv("GLGEMM_THREADS", threads[_i / 2], 1);
+    glgemm_context *g = open_ok();
+    const char *v = "mc=1x4,np=all,profile=430,out=image,blk=4x8";
+    prob p = prob_make(96, 72, 40, 77 + (uint64_t)_i);
+    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
+        p.c[i] = 7.0f;
+    setenv("GLGEMM_FAULT", "wrong_result", 1);
+    int rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n,
+                                  p.k, 1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
+    unsetenv("GLGEMM_FAULT");
+    ck_assert_msg(rc == GLGEMM_EWRONG, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_msg(strstr(glgemm_last_error(), "checksum") || strstr(glgemm_last_error(), "bound") ||
+                      strstr(glgemm_last_error(), "exact value"),
+                  "%s", glgemm_last_error());
+    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
+        ck_assert_msg(p.c[i] == 7.0f, "C[%zu] = %g: touched", i, p.c[i]);
+    rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k,
+                              1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
+    ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_int_eq(prob_wrong(&p), 0);
+    prob_free(&p);
+    glgemm_close(g);
+    unsetenv("GLGEMM_BANDS");
+    unsetenv("GLGEMM_THREADS");
+}
+END_TEST
+
+/* A call whose B goes up in two slabs (over 2 MiB) and whose C comes back
+ * in one or three bands: right. */
+START_TEST(lib_stream_slabs)
+{
+    setenv("GLGEMM_BANDS", _i ? "3" : "1", 1);
+    glgemm_context *g = open_ok();
+    int m = 300, n = 800, k = 720;
+    prob p = prob_make(m, n, k, 91 + (uint64_t)_i);
+    int rc = glgemm_sgemm_variant(g, "mc=1x4,np=all,profile=430,out=image,blk=8x8",
+                                  GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, m, n, k, 1,
+                                  p.a, k, p.b, n, 0, p.c, n);
+    ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_int_eq(prob_wrong(&p), 0);
+    prob_free(&p);
+    glgemm_close(g);
+    unsetenv("GLGEMM_BANDS");
+}
+END_TEST
+
 /* Two threads, a context each, calls at once. */
 static void *thread_calls(void *arg)
 {
@@ -451,6 +506,8 @@ Suite *make_lib_suite(void)
     tcase_add_test(gl, lib_cpu_function);
     tcase_add_test(gl, lib_fp_flags);
     tcase_add_test(gl, lib_user_records);
+    tcase_add_loop_test(gl, lib_stream_wrong_caught, 0, 4);
+    tcase_add_loop_test(gl, lib_stream_slabs, 0, 2);
     tcase_add_loop_test(gl, lib_repeated_calls, 0,
                         (int)(sizeof repeat_variants / sizeof *repeat_variants));
     tcase_add_test(gl, lib_bench_crossover);

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     }
     double open_s = now() - t0;
     unsigned seed = 1;
-    double first = 0;
+    double first = 0, fparts[5] = {0};
     for (int r = -1; r < calls; r++) {
         for (size_t i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
@@ -65,13 +65,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "libspeed: %s: %s\n", glgemm_strerror(rc), glgemm_last_error());
             return 1;
         }
+        glgemm_timing tm;
+        glgemm_last_timing(g, &tm);
+        double v5[5] = {tm.upload_s, tm.run_s, tm.readback_s, tm.verify_s, dt - tm.total_s};
         if (r < 0) {
             first = dt;
+            memcpy(fparts, v5, sizeof v5);
         } else {
             t[r] = dt;
-            glgemm_timing tm;
-            glgemm_last_timing(g, &tm);
-            double v5[5] = {tm.upload_s, tm.run_s, tm.readback_s, tm.verify_s, dt - tm.total_s};
             for (int q = 0; q < 5; q++)
                 parts[q * calls + r] = v5[q];
         }
@@ -87,6 +88,10 @@ int main(int argc, char **argv)
            t[0], t[calls - 1], 2.0 * s * (double)s * s / med / 1e9);
     static const char *names[5] = {"pack+upload", "draws", "read-back+unpack", "verify",
                                     "outside the GPU run (checks, choice, copies)"};
+    printf("first call, parts:");
+    for (int q = 0; q < 5; q++)
+        printf("%s %s %.4f s", q ? "," : "", names[q], fparts[q]);
+    printf("\n");
     printf("repeated calls, medians:");
     for (int q = 0; q < 5; q++) {
         qsort(parts + q * calls, (size_t)calls, sizeof *parts, cmp);
