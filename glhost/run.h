@@ -103,6 +103,11 @@ typedef struct {
      * no glBufferStorage, GLGEMM_STAGING=0) run the unstreamed way. */
     bool stream;
     int bands;
+    /* Called once A and B are sent and the draws are next (the streamed
+     * run: B and the first band's A), so that host work meant to overlap
+     * the card's does not compete with the packing; may be NULL. */
+    void (*sent)(void *user);
+    void *sent_user;
     void (*rows_done)(void *user, int r0, int r1);
     void *rows_user;
     /* Repetitions (not with once): p->reps at most; with min_reps > 0 the

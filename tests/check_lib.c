@@ -334,9 +334,9 @@ START_TEST(lib_stream_wrong_caught)
 }
 END_TEST
 
-/* A call whose B goes up in two slabs (over 2 MiB) and whose C comes back
- * in one or three bands: right. */
-START_TEST(lib_stream_slabs)
+/* A larger call (B over 2 MiB) whose C comes back in one or three bands:
+ * right. */
+START_TEST(lib_stream_large)
 {
     setenv("GLGEMM_BANDS", _i ? "3" : "1", 1);
     glgemm_context *g = open_ok();
@@ -507,7 +507,7 @@ Suite *make_lib_suite(void)
     tcase_add_test(gl, lib_fp_flags);
     tcase_add_test(gl, lib_user_records);
     tcase_add_loop_test(gl, lib_stream_wrong_caught, 0, 4);
-    tcase_add_loop_test(gl, lib_stream_slabs, 0, 2);
+    tcase_add_loop_test(gl, lib_stream_large, 0, 2);
     tcase_add_loop_test(gl, lib_repeated_calls, 0,
                         (int)(sizeof repeat_variants / sizeof *repeat_variants));
     tcase_add_test(gl, lib_bench_crossover);
