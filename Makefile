@@ -176,6 +176,7 @@ tsan: deps
 	$(MAKE) BUILD=build-tsan BIN=build-tsan/glgemm OPT=-O1 SAN=-fsanitize=thread build-tsan/check_glgemm
 	$(TSAN_ENV) CK_RUN_SUITE=concurrency build-tsan/check_glgemm
 	$(TSAN_ENV) CK_RUN_SUITE=lib CK_RUN_CASE=lib_threads build-tsan/check_glgemm
+	$(TSAN_ENV) CK_RUN_SUITE=lib CK_RUN_CASE=lib_stream build-tsan/check_glgemm
 
 # libFuzzer targets (clang), one per parser of outside input: tests/fuzz/.
 # fuzz-smoke (part of check) runs each for FUZZ_SMOKE seconds; `make fuzz` is
