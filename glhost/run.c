@@ -16,6 +16,7 @@
 #include "glhost/program.h"
 #include "glhost/run.h"
 #include "glhost/run_cache.h"
+#include "glhost/run_int.h"
 
 void host_run_opts_default(gg_run_opts *o) { memset(o, 0, sizeof *o); }
 
@@ -59,62 +60,7 @@ static const char *fbo_status_name(GLenum s)
     return "unknown framebuffer status";
 }
 
-/* One block of C: its running sums.  tex[0] holds the targets the FBO
- * fbo[0] draws into; tex[1] the other pingpong set (fbo[1]) or, for copy,
- * the prev textures (no FBO). */
-typedef struct {
-    GLuint tex[2][GG_MAX_TARGETS];
-    GLuint fbo[2];
-    float *init[GG_MAX_TARGETS]; /* the running sums' first value, target layout */
-} cblock;
-
-typedef struct {
-    const gg_ctx_info *info;
-    const gg_variant *v;
-    const gg_problem *p;
-    const gg_inputs *in;
-    gg_measurement *out;
-    gg_split sp;
-    const gg_layout *L;
-    gg_layout cview;      /* C as stored: L for out=rt, one c_w x c_h image for out=image */
-    const gg_layout *CL;  /* &cview */
-    bool img;             /* out=image */
-    bool ubo;             /* fetch=ubo: atex are uniform buffers of strip chunks */
-    long ubo_stride;      /* fetch=ubo: bytes from one chunk to the next (aligned) */
-    GLuint nofbo;         /* out=image: the framebuffer with no attachment drawn into */
-    int tch;              /* floats a target texel holds as uploaded */
-    int ncb;              /* C blocks: mblocks * nblocks */
-    GLuint *atex, *btex;  /* [bi*kblocks + bk], [bk*nblocks + bj] */
-    cblock *cb;
-    GLuint vao, vbo;
-    gg_program prog;      /* own build (have_prog), or *cprog from the cache */
-    bool have_prog;
-    gg_program *cprog;    /* the program in use: &prog or the cache's */
-    gg_run_cache *cache;  /* the options' cache, NULL none */
-    bool same_inputs;
-    bool inputs_cached;   /* atex/btex belong to the cache */
-    bool targets_cached;  /* the cb GL names and nofbo belong to the cache */
-    GLuint query;
-    bool failed;          /* a status other than ok has been set */
-    char key[GG_RC_KEY];  /* the program's key in the cache ("" without one) */
-    /* Long draws (run.h): a draw holds at most cap fragments (LONG_MAX:
-     * one draw a pass, or a strip); while calibrating every draw is timed
-     * and sizes the next. */
-    double max_draw_s;    /* the bound, 0 none */
-    long cap;
-    long region_frags;    /* fragments of what one unsplit draw covers (a pass, a strip) */
-    bool calibrating;
-    bool settled;         /* calibrating ended on a rate to keep (the cache's) */
-    int cal_draws;        /* draws timed so far */
-    int cal_good;         /* of those after the first: long enough to settle on */
-    double frag_s;        /* the rate: the fastest timed, seconds a fragment */
-    long draws;           /* draw calls of the current run */
-    double queued_s;      /* estimated work drawn since the last glFinish */
-} run_state;
-
-/* Sets the status (the first failure wins) and its one-line detail. */
-__attribute__((format(printf, 3, 4))) static void fail(run_state *s, gg_status st,
-                                                       const char *fmt, ...)
+void host_run_fail(run_state *s, gg_status st, const char *fmt, ...)
 {
     if (s->failed)
         return;
@@ -127,7 +73,7 @@ __attribute__((format(printf, 3, 4))) static void fail(run_state *s, gg_status s
 }
 
 /* glGetError and a reset check after a stage; false (status set) on failure. */
-static bool stage_ok(run_state *s, const char *stage)
+bool host_run_stage_ok(run_state *s, const char *stage)
 {
     if (s->failed)
         return false;
@@ -138,7 +84,7 @@ static bool stage_ok(run_state *s, const char *stage)
         else if (glGetGraphicsResetStatusARB)
             r = glGetGraphicsResetStatusARB();
         if (r != GL_NO_ERROR) {
-            fail(s, GG_CONTEXT_LOST, "%s: the context was reset (%s)", stage,
+            host_run_fail(s, GG_CONTEXT_LOST, "%s: the context was reset (%s)", stage,
                  r == GL_GUILTY_CONTEXT_RESET ? "guilty" :
                  r == GL_INNOCENT_CONTEXT_RESET ? "innocent" : "unknown cause");
             return false;
@@ -152,7 +98,7 @@ static bool stage_ok(run_state *s, const char *stage)
             snprintf(more, sizeof more, " (then %s)", gl_error_name(e2));
         while (glGetError() != GL_NO_ERROR)
             ;
-        fail(s, e == GL_CONTEXT_LOST ? GG_CONTEXT_LOST : GG_GL_ERROR, "%s: %s%s", stage,
+        host_run_fail(s, e == GL_CONTEXT_LOST ? GG_CONTEXT_LOST : GG_GL_ERROR, "%s: %s%s", stage,
              gl_error_name(e), more);
         return false;
     }
@@ -166,7 +112,7 @@ static GLenum input_internal(int ch, gg_store store)
     return store == GG_STORE_F16 ? h[ch] : f[ch];
 }
 
-static GLenum pixel_format(int ch)
+GLenum host_run_pixel_format(int ch)
 {
     static const GLenum f[] = {0, GL_RED, GL_RG, GL_RGB, GL_RGBA};
     return f[ch];
@@ -202,7 +148,7 @@ static GLuint make_texture(int w, int h, int ch, gg_store store, bool immutable,
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
     bool half = store == GG_STORE_F16;
     glPixelStorei(GL_UNPACK_ALIGNMENT, half ? 2 : 4);
-    tex_level(immutable, input_internal(ch, store), w, h, pixel_format(ch),
+    tex_level(immutable, input_internal(ch, store), w, h, host_run_pixel_format(ch),
               half ? GL_HALF_FLOAT : GL_FLOAT, data);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     return t;
@@ -227,7 +173,7 @@ static GLuint make_buffer_texture(int w, int h, int ch, gg_store store, const vo
     return t;
 }
 
-static GLuint make_input(const run_state *s, int w, int h, const void *data)
+GLuint host_run_make_input(const run_state *s, int w, int h, const void *data)
 {
     if (s->v->fetch == GG_FETCH_BUFFER)
         return make_buffer_texture(w, h, s->L->channels, s->v->store, data);
@@ -367,7 +313,7 @@ static void plan_draws(run_state *s, const gg_run_opts *o)
  * not settle (too few draws) keeps the rate it has, which errs long (a
  * first draw's compile, the latency of a small one), and is not kept by
  * the cache. */
-static void settle_draws(run_state *s)
+void host_run_settle_draws(run_state *s)
 {
     if (s->calibrating) {
         s->calibrating = false;
@@ -501,7 +447,7 @@ static void refill_input(const run_state *s, GLuint t, int w, int h, const void 
     bool half = s->v->store == GG_STORE_F16;
     glBindTexture(GL_TEXTURE_2D, t);
     glPixelStorei(GL_UNPACK_ALIGNMENT, half ? 2 : 4);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, pixel_format(s->L->channels),
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, host_run_pixel_format(s->L->channels),
                     half ? GL_HALF_FLOAT : GL_FLOAT, data);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 }
@@ -526,7 +472,7 @@ static bool upload_inputs(run_state *s, bool refill)
     if (!buf || (store == GG_STORE_F16 && !hbuf) || !s->atex || !s->btex) {
         free(buf);
         free(hbuf);
-        fail(s, GG_GL_ERROR, "upload: out of host memory");
+        host_run_fail(s, GG_GL_ERROR, "upload: out of host memory");
         return false;
     }
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -541,7 +487,7 @@ static bool upload_inputs(run_state *s, bool refill)
                 refill_input(s, s->atex[bi * sp->kblocks + bk], L->a_w, L->a_h, data);
             else
                 s->atex[bi * sp->kblocks + bk] = s->ubo ? make_ubo(s, buf)
-                                                        : make_input(s, L->a_w, L->a_h, data);
+                                                        : host_run_make_input(s, L->a_w, L->a_h, data);
         }
     for (int bk = 0; bk < sp->kblocks; bk++)
         for (int bj = 0; bj < sp->nblocks; bj++) {
@@ -552,16 +498,16 @@ static bool upload_inputs(run_state *s, bool refill)
             if (refill)
                 refill_input(s, s->btex[bk * sp->nblocks + bj], L->b_w, L->b_h, data);
             else
-                s->btex[bk * sp->nblocks + bj] = make_input(s, L->b_w, L->b_h, data);
+                s->btex[bk * sp->nblocks + bj] = host_run_make_input(s, L->b_w, L->b_h, data);
         }
     free(buf);
     free(hbuf);
-    return stage_ok(s, "uploading A and B");
+    return host_run_stage_ok(s, "uploading A and B");
 }
 
 /* What A's and B's textures depend on: the packing, the store, the
  * geometry and the split. */
-static void input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
+void host_run_input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
 {
     const gg_layout *L = s->L;
     const gg_split *sp = &s->sp;
@@ -584,7 +530,7 @@ static bool inputs(run_state *s)
     if (refill && s->v->fetch == GG_FETCH_BUFFER)
         keep = refill = false;
     if (keep) {
-        input_key(s, key);
+        host_run_input_key(s, key);
         if (host_rc_inputs_find(s->cache, key, &s->atex, &s->btex)) {
             s->inputs_cached = true;
             return !refill || upload_inputs(s, true);
@@ -602,14 +548,14 @@ static void init_sums(run_state *s);
 static bool make_triangle(run_state *s);
 
 /* The running sums' targets made and filled, FBOs checked, the triangle. */
-static bool make_targets(run_state *s)
+bool host_run_make_targets(run_state *s)
 {
     const gg_layout *L = s->CL; /* C as stored */
     const gg_split *sp = &s->sp;
     const gg_inputs *in = s->in;
     s->cb = calloc((size_t)s->ncb, sizeof *s->cb);
     if (!s->cb) {
-        fail(s, GG_GL_ERROR, "upload: out of host memory");
+        host_run_fail(s, GG_GL_ERROR, "upload: out of host memory");
         return false;
     }
 
@@ -633,7 +579,7 @@ static bool make_targets(run_state *s)
         for (int t = 0; t < L->targets && !zero; t++) {
             cb->init[t] = malloc(tf * sizeof(float));
             if (!cb->init[t]) {
-                fail(s, GG_GL_ERROR, "upload: out of host memory");
+                host_run_fail(s, GG_GL_ERROR, "upload: out of host memory");
                 return false;
             }
         }
@@ -653,7 +599,7 @@ static bool make_targets(run_state *s)
         }
         s->targets_cached = true;
         init_sums(s);
-        return stage_ok(s, "setting the kept render targets") && make_triangle(s);
+        return host_run_stage_ok(s, "setting the kept render targets") && make_triangle(s);
     }
     for (int c = 0; c < s->ncb; c++) {
         cblock *cb = &s->cb[c];
@@ -666,7 +612,7 @@ static bool make_targets(run_state *s)
                 glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
                 glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
                 glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-                tex_level(s->img, internal, L->tgt_w, L->tgt_h, pixel_format(s->tch), GL_FLOAT,
+                tex_level(s->img, internal, L->tgt_w, L->tgt_h, host_run_pixel_format(s->tch), GL_FLOAT,
                           cb->init[t]);
             }
         for (int set = 0; set < sets_with_fbo; set++) {
@@ -678,12 +624,12 @@ static bool make_targets(run_state *s)
             glDrawBuffers(L->targets, draw);
             if (base_fault("fbo_incomplete")) { /* tests only (fault.h): a zero-size target */
                 glBindTexture(GL_TEXTURE_2D, cb->tex[set][0]);
-                glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, 0, 0, 0, pixel_format(s->tch),
+                glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, 0, 0, 0, host_run_pixel_format(s->tch),
                              GL_FLOAT, NULL);
             }
             GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
             if (st != GL_FRAMEBUFFER_COMPLETE) {
-                fail(s, GG_FBO_INCOMPLETE, "framebuffer of %d %s target%s %dx%d: %s", L->targets,
+                host_run_fail(s, GG_FBO_INCOMPLETE, "framebuffer of %d %s target%s %dx%d: %s", L->targets,
                      s->tch == 1 ? "R32F" : s->tch == 2 ? "RG32F" : "RGBA32F",
                      L->targets > 1 ? "s" : "", L->tgt_w, L->tgt_h, fbo_status_name(st));
                 return false;
@@ -700,12 +646,12 @@ static bool make_targets(run_state *s)
         glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_HEIGHT, s->L->tgt_h);
         GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
         if (st != GL_FRAMEBUFFER_COMPLETE) {
-            fail(s, GG_FBO_INCOMPLETE, "framebuffer with no attachment %dx%d: %s", s->L->tgt_w,
+            host_run_fail(s, GG_FBO_INCOMPLETE, "framebuffer with no attachment %dx%d: %s", s->L->tgt_w,
                  s->L->tgt_h, fbo_status_name(st));
             return false;
         }
     }
-    if (!stage_ok(s, "making the render targets"))
+    if (!host_run_stage_ok(s, "making the render targets"))
         return false;
     gg_rc_cblock *names = keep ? calloc((size_t)s->ncb, sizeof *names) : NULL;
     if (names) {
@@ -732,7 +678,7 @@ static bool make_triangle(run_state *s)
     glBufferData(GL_ARRAY_BUFFER, sizeof tri, tri, GL_STATIC_DRAW);
     glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
     glEnableVertexAttribArray(0);
-    return stage_ok(s, "making the vertex buffer");
+    return host_run_stage_ok(s, "making the vertex buffer");
 }
 
 /* The running sums' first value into the set the first pass reads (no
@@ -749,7 +695,7 @@ static void init_sums(run_state *s)
     for (int c = 0; c < s->ncb && !zero_start(s); c++)
         for (int t = 0; t < L->targets; t++) {
             glBindTexture(GL_TEXTURE_2D, s->cb[c].tex[set][t]);
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, L->tgt_w, L->tgt_h, pixel_format(s->tch),
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, L->tgt_w, L->tgt_h, host_run_pixel_format(s->tch),
                             GL_FLOAT, s->cb[c].init[t]);
         }
 }
@@ -759,7 +705,7 @@ static bool reinit(run_state *s)
 {
     init_sums(s);
     glFinish();
-    return stage_ok(s, "re-initialising the running sums");
+    return host_run_stage_ok(s, "re-initialising the running sums");
 }
 
 static void bind_prev(const run_state *s, const GLuint *tex)
@@ -782,10 +728,10 @@ static void faults_mid_pass(void)
 }
 
 /* Tests only (fault.h): a context reset seen mid-run. */
-static void fault_lost(run_state *s)
+void host_run_fault_lost(run_state *s)
 {
     if (base_fault("lose_context"))
-        fail(s, GG_CONTEXT_LOST, "timed run: the context was reset (fault injected)");
+        host_run_fail(s, GG_CONTEXT_LOST, "timed run: the context was reset (fault injected)");
 }
 
 /* out=image: every pass of C blocks c0 .. c1-1 into the images, a barrier
@@ -823,7 +769,7 @@ static void passes_image(run_state *s, int c0, int c1)
 }
 
 /* Every pass of C blocks c0 .. c1-1; no glFinish. */
-static void passes(run_state *s, int c0, int c1)
+void host_run_passes(run_state *s, int c0, int c1)
 {
     const gg_layout *L = s->L;
     const gg_split *sp = &s->sp;
@@ -869,11 +815,11 @@ static void passes(run_state *s, int c0, int c1)
 static void all_passes(run_state *s)
 {
     s->draws = 0;
-    passes(s, 0, s->ncb);
+    host_run_passes(s, 0, s->ncb);
 }
 
 /* The FBO that holds the result after all passes. */
-static GLuint result_fbo(const run_state *s, const cblock *cb)
+GLuint host_run_result_fbo(const run_state *s, const cblock *cb)
 {
     if (s->v->acc != GG_ACC_PINGPONG)
         return cb->fbo[0];
@@ -894,7 +840,7 @@ static bool read_back(run_state *s, float *c)
     glGenBuffers(L->targets, pbo);
     bool ok = true;
     for (int cbi = 0; cbi < s->ncb && ok; cbi++) {
-        glBindFramebuffer(GL_FRAMEBUFFER, result_fbo(s, &s->cb[cbi]));
+        glBindFramebuffer(GL_FRAMEBUFFER, host_run_result_fbo(s, &s->cb[cbi]));
         for (int t = 0; t < L->targets; t++) {
             glBindBuffer(GL_PIXEL_PACK_BUFFER, pbo[t]);
             glBufferData(GL_PIXEL_PACK_BUFFER, bytes, NULL, GL_STREAM_READ);
@@ -920,313 +866,10 @@ static bool read_back(run_state *s, float *c)
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glDeleteBuffers(L->targets, pbo);
     if (!ok) {
-        fail(s, GG_GL_ERROR, "read-back: cannot map the pixel-pack buffer");
+        host_run_fail(s, GG_GL_ERROR, "read-back: cannot map the pixel-pack buffer");
         return false;
     }
-    return stage_ok(s, "reading back C");
-}
-
-/* ---- the library's call, streamed (run.h: gg_run_opts.stream) ---- */
-
-#define STAGE_ALIGN 256
-#define TASK_BYTES (256 * 1024) /* the least a thread's piece of packing is worth */
-
-typedef struct {
-    bool is_a;
-    int idx;      /* texture index: atex's or btex's */
-    gg_block blk;
-    int y0, y1;   /* texel rows */
-} pack_task;
-
-typedef struct {
-    run_state *s;
-    char *up;           /* upload staging, mapped */
-    const char *down;   /* read-back staging, mapped */
-    size_t *aoff, *boff;
-    size_t tbytes;      /* one target's read-back */
-    pack_task *task;
-    int ntask;
-    int band, chunk;    /* unpacking: the band, target rows a task */
-    int corrupt;        /* fault wrong_result: the row of C changed, -1 none */
-    float *c;
-    const gg_run_opts *o;
-} stream_job;
-
-static size_t align_up(size_t x) { return (x + STAGE_ALIGN - 1) / STAGE_ALIGN * STAGE_ALIGN; }
-
-/* Rows a task of a h-row texture of rowbytes a row, for threads. */
-static int chunk_rows(int h, size_t rowbytes, int threads)
-{
-    int want = (h + 2 * threads - 1) / (2 * threads);
-    int least = (int)((TASK_BYTES + rowbytes - 1) / rowbytes);
-    int r = want > least ? want : least;
-    return r < 1 ? 1 : r > h ? h : r;
-}
-
-/* Texel rows y0 .. y1-1 of one texture in pieces for the threads. */
-static void add_pack_tasks(stream_job *j, bool is_a, int idx, gg_block blk, int y0, int y1)
-{
-    const gg_layout *L = j->s->L;
-    int w = is_a ? L->a_w : L->b_w;
-    int per = chunk_rows(y1 - y0, (size_t)w * L->channels * sizeof(float),
-                         base_pool_threads(host_rc_pool(j->s->cache)));
-    for (int y = y0; y < y1; y += per)
-        j->task[j->ntask++] = (pack_task){is_a, idx, blk, y, y + per < y1 ? y + per : y1};
-}
-
-static void pack_one(void *arg, int t)
-{
-    const stream_job *j = arg;
-    const pack_task *pt = &j->task[t];
-    const gg_inputs *in = j->s->in;
-    if (pt->is_a) {
-        gg_src a = {in->a, in->lda, in->transa};
-        gen_pack_a_rows(j->s->L, a, &pt->blk, pt->y0, pt->y1, (float *)(j->up + j->aoff[pt->idx]));
-    } else {
-        gg_src b = {in->b, in->ldb, in->transb};
-        gen_pack_b_rows(j->s->L, b, &pt->blk, pt->y0, pt->y1, (float *)(j->up + j->boff[pt->idx]));
-    }
-}
-
-/* Texel rows y0 .. y1-1 of a texture from the upload staging, where the
- * whole texture lies at byte offset off. */
-static void upload_staged(const run_state *s, GLuint buf, GLuint tex, int w, int y0, int y1,
-                          size_t off)
-{
-    size_t row = (size_t)w * s->L->channels * sizeof(float);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buf);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, w, y1 - y0, pixel_format(s->L->channels), GL_FLOAT,
-                    (const void *)(uintptr_t)(off + (size_t)y0 * row));
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-}
-
-/* One texture packed on the threads, then sent up.  (Sending it in slabs
- * of rows, each flushed once packed, measured slower on an H100: 1024^3
- * calls 3.0 -> 3.5 ms, 4096^3 no faster.) */
-static void stage_texture(stream_job *j, GLuint buf, bool is_a, int idx, gg_block blk)
-{
-    const run_state *s = j->s;
-    const gg_layout *L = s->L;
-    int w = is_a ? L->a_w : L->b_w, h = is_a ? L->a_h : L->b_h;
-    j->ntask = 0;
-    add_pack_tasks(j, is_a, idx, blk, 0, h);
-    base_pool_run(host_rc_pool(s->cache), j->ntask, pack_one, j);
-    upload_staged(s, buf, is_a ? s->atex[idx] : s->btex[idx], w, 0, h,
-                  is_a ? j->aoff[idx] : j->boff[idx]);
-}
-
-/* B (band < 0) or band's A blocks: packed on the threads, sent up. */
-static void stage_inputs(stream_job *j, GLuint buf, int band)
-{
-    const run_state *s = j->s;
-    const gg_split *sp = &s->sp;
-    const gg_inputs *in = s->in;
-    if (band < 0) {
-        for (int bk = 0; bk < sp->kblocks; bk++)
-            for (int bj = 0; bj < sp->nblocks; bj++)
-                stage_texture(j, buf, false, bk * sp->nblocks + bj,
-                              gen_split_block(sp, in->m, in->n, in->k, 0, bj, bk));
-    } else {
-        for (int bk = 0; bk < sp->kblocks; bk++)
-            stage_texture(j, buf, true, band * sp->kblocks + bk,
-                          gen_split_block(sp, in->m, in->n, in->k, band, 0, bk));
-    }
-}
-
-/* The kept input textures of this geometry, or new empty ones kept. */
-static bool stream_textures(run_state *s)
-{
-    const gg_split *sp = &s->sp;
-    int key[GG_RC_INPUT_KEY];
-    input_key(s, key);
-    if (host_rc_inputs_find(s->cache, key, &s->atex, &s->btex)) {
-        s->inputs_cached = true;
-        return true;
-    }
-    int na = sp->mblocks * sp->kblocks, nb = sp->kblocks * sp->nblocks;
-    s->atex = calloc((size_t)na, sizeof *s->atex);
-    s->btex = calloc((size_t)nb, sizeof *s->btex);
-    if (!s->atex || !s->btex) {
-        fail(s, GG_GL_ERROR, "upload: out of host memory");
-        return false;
-    }
-    for (int i = 0; i < na; i++)
-        s->atex[i] = make_input(s, s->L->a_w, s->L->a_h, NULL);
-    for (int i = 0; i < nb; i++)
-        s->btex[i] = make_input(s, s->L->b_w, s->L->b_h, NULL);
-    if (!stage_ok(s, "making the input textures"))
-        return false;
-    s->inputs_cached = host_rc_inputs_put(s->cache, key, s->atex, na, s->btex, nb);
-    return true;
-}
-
-/* Band b's C blocks read into the read-back staging (no wait). */
-static void read_band(const stream_job *j, GLuint buf, int band)
-{
-    const run_state *s = j->s;
-    const gg_layout *L = s->CL;
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, buf);
-    for (int bj = 0; bj < s->sp.nblocks; bj++) {
-        int c = band * s->sp.nblocks + bj;
-        glBindFramebuffer(GL_FRAMEBUFFER, result_fbo(s, &s->cb[c]));
-        for (int t = 0; t < L->targets; t++) {
-            glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)t);
-            glReadPixels(0, 0, L->tgt_w, L->tgt_h, GL_RGBA, GL_FLOAT,
-                         (void *)(uintptr_t)(((size_t)c * L->targets + t) * j->tbytes));
-        }
-    }
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-}
-
-/* Task t of a band's unpacking: target rows t*chunk.. of every block of
- * the band into C, then those rows handed to rows_done. */
-static void unpack_one(void *arg, int t)
-{
-    const stream_job *j = arg;
-    const run_state *s = j->s;
-    const gg_layout *L = s->CL;
-    const gg_inputs *in = s->in;
-    int y0 = t * j->chunk, y1 = y0 + j->chunk < L->tgt_h ? y0 + j->chunk : L->tgt_h;
-    gg_block blk = {0};
-    for (int bj = 0; bj < s->sp.nblocks; bj++) {
-        int c = j->band * s->sp.nblocks + bj;
-        const float *tp[GG_MAX_TARGETS];
-        for (int k = 0; k < L->targets; k++)
-            tp[k] = (const float *)(j->down + ((size_t)c * L->targets + k) * j->tbytes);
-        blk = gen_split_block(&s->sp, in->m, in->n, in->k, j->band, bj, 0);
-        gen_unpack_c_rows(L, tp, 4, &blk, y0, y1, j->c, in->n);
-    }
-    int span = L->tr * L->r;
-    int r0 = y0 * span, r1 = y1 * span < blk.m ? y1 * span : blk.m;
-    if (j->corrupt >= blk.i0 + r0 && j->corrupt < blk.i0 + r1)
-        j->c[(size_t)j->corrupt * in->n + in->n / 2] += 1000.0f;
-    if (j->o->rows_done && r0 < r1)
-        j->o->rows_done(j->o->rows_user, blk.i0 + r0, blk.i0 + r1);
-}
-
-/* Bands of C for this call: the options', GLGEMM_BANDS, else by work. */
-static int stream_bands(const gg_run_opts *o, const gg_inputs *in)
-{
-    const char *e = getenv("GLGEMM_BANDS");
-    if (e && *e) {
-        int b = atoi(e);
-        if (b >= 1 && b <= 64)
-            return b;
-    }
-    if (o->bands > 0)
-        return o->bands;
-    double work = (double)in->m * in->n * in->k;
-    return work >= 0x1p33 ? 8 : work >= 0x1p31 ? 4 : work >= 0x1p29 ? 2 : 1;
-}
-
-static bool can_stream(const gg_variant *v, const gg_run_opts *o)
-{
-    return o && o->once && o->stream && o->cache && !o->same_inputs &&
-           v->store == GG_STORE_F32 && v->fetch != GG_FETCH_UBO && v->fetch != GG_FETCH_BUFFER;
-}
-
-/* The streamed run: 1 done (C in c, or a status set), 0 no staging to be
- * had (nothing done: the caller runs the old way). */
-static int stream_run(run_state *s, const gg_run_opts *o, float *c)
-{
-    const gg_split *sp = &s->sp;
-    const gg_layout *L = s->L;
-    gg_measurement *out = s->out;
-    int na = sp->mblocks * sp->kblocks, nb = sp->kblocks * sp->nblocks;
-    stream_job j = {.s = s, .c = c, .o = o, .corrupt = -1};
-    if (base_fault("wrong_result")) /* tests only (fault.h): one element wrong */
-        j.corrupt = s->in->m / 2;
-    j.tbytes = gen_target_floats(s->CL, 4) * sizeof(float);
-    j.aoff = calloc((size_t)na, sizeof *j.aoff);
-    j.boff = calloc((size_t)nb, sizeof *j.boff);
-    GLsync *fence = calloc((size_t)sp->mblocks, sizeof *fence);
-    size_t abytes = align_up(gen_pack_a_floats(L) * sizeof(float));
-    size_t bbytes = align_up(gen_pack_b_floats(L) * sizeof(float));
-    /* tasks of one slab at most: a texel row each */
-    size_t most = (size_t)(L->a_h > L->b_h ? L->a_h : L->b_h);
-    int threads = base_pool_threads(host_rc_pool(s->cache));
-    j.task = malloc(most * sizeof *j.task);
-    int rc = 1;
-    if (!j.aoff || !j.boff || !fence || !j.task) {
-        fail(s, GG_GL_ERROR, "upload: out of host memory");
-        goto out;
-    }
-    size_t up_bytes = 0;
-    for (int i = 0; i < nb; i++, up_bytes += bbytes)
-        j.boff[i] = up_bytes;
-    for (int i = 0; i < na; i++, up_bytes += abytes)
-        j.aoff[i] = up_bytes;
-    GLuint upbuf, downbuf;
-    j.up = host_rc_staging(s->cache, 0, up_bytes, &upbuf);
-    j.down = j.up ? host_rc_staging(s->cache, 1, j.tbytes * s->CL->targets * s->ncb, &downbuf)
-                  : NULL;
-    if (!j.up || !j.down) {
-        rc = 0;
-        goto out;
-    }
-    double t0 = base_now_s();
-    if (!stream_textures(s) || !make_targets(s))
-        goto out;
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    stage_inputs(&j, upbuf, -1);
-    stage_inputs(&j, upbuf, 0);
-    if (!stage_ok(s, "uploading A and B"))
-        goto out;
-    if (o->sent)
-        o->sent(o->sent_user);
-    double run0 = base_now_s();
-    out->upload_s = run0 - t0;
-    s->draws = 0;
-    for (int b = 0; b < sp->mblocks; b++) {
-        if (b > 0)
-            stage_inputs(&j, upbuf, b);
-        passes(s, b * sp->nblocks, (b + 1) * sp->nblocks);
-        read_band(&j, downbuf, b);
-        fence[b] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        glFlush();
-    }
-    host_rc_staging_fence(s->cache, 0);
-    if (!stage_ok(s, "drawing and reading back"))
-        goto out;
-    double tail = run0;
-    for (int b = 0; b < sp->mblocks; b++) {
-        GLenum w = glClientWaitSync(fence[b], GL_SYNC_FLUSH_COMMANDS_BIT,
-                                    (GLuint64)600 * 1000000000u);
-        if (w != GL_ALREADY_SIGNALED && w != GL_CONDITION_SATISFIED) {
-            fail(s, GG_GL_ERROR, "read-back: waiting for band %d of C: %s", b,
-                 w == GL_TIMEOUT_EXPIRED ? "timed out" : "wait failed");
-            goto out;
-        }
-        if (b == sp->mblocks - 1)
-            tail = base_now_s();
-        j.band = b;
-        j.chunk = chunk_rows(s->CL->tgt_h, (size_t)s->CL->tgt_w * 4 * sizeof(float) *
-                             (size_t)sp->nblocks * s->CL->targets, threads);
-        base_pool_run(host_rc_pool(s->cache), (s->CL->tgt_h + j.chunk - 1) / j.chunk,
-                      unpack_one, &j);
-    }
-    settle_draws(s);
-    fault_lost(s);
-    double end = base_now_s();
-    out->run_s = tail - run0;
-    out->readback_s = end - tail;
-    out->seconds = end - run0;
-    out->reps = 1;
-    out->draws = s->draws;
-    out->draw_cap = s->cap < s->region_frags ? s->cap : 0;
-    out->max_draw_s = s->max_draw_s;
-    stage_ok(s, "reading back C");
-out:
-    for (int b = 0; fence && b < sp->mblocks; b++)
-        if (fence[b])
-            glDeleteSync(fence[b]);
-    free(fence);
-    free(j.aoff);
-    free(j.boff);
-    free(j.task);
-    return rc;
+    return host_run_stage_ok(s, "reading back C");
 }
 
 static void cleanup(run_state *s)
@@ -1293,7 +936,7 @@ static bool build(run_state *s, gg_run_log *log)
             glUseProgram(s->cprog->prog);
             s->out->compile_s = base_now_s() - t0;
             s->out->program_cached = true;
-            return stage_ok(s, "using the cached program");
+            return host_run_stage_ok(s, "using the cached program");
         }
     }
     gg_status st = host_program_build(&s->prog, s->v, sp->mb, sp->nb, sp->kb);
@@ -1310,7 +953,7 @@ static bool build(run_state *s, gg_run_log *log)
         }
     }
     if (st != GG_OK) {
-        fail(s, st, "%s", s->prog.detail);
+        host_run_fail(s, st, "%s", s->prog.detail);
         if (log) {
             /* The texts move to the log; the program has no GL name. */
             log->failed = true;
@@ -1320,7 +963,7 @@ static bool build(run_state *s, gg_run_log *log)
         }
         return false;
     }
-    return stage_ok(s, "building the program");
+    return host_run_stage_ok(s, "building the program");
 }
 
 /* Program state that holds for every pass. */
@@ -1340,7 +983,7 @@ static bool setup_draw(run_state *s)
     } else {
         glDisable(GL_BLEND);
     }
-    return stage_ok(s, "setting up the draw");
+    return host_run_stage_ok(s, "setting up the draw");
 }
 
 static bool timer_queries(const run_state *s)
@@ -1384,14 +1027,14 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
     char why[256] = "";
     gg_card_verdict cv = gen_variant_check_card(v, &lim, why, sizeof why);
     if (cv != GG_CARD_OK) {
-        fail(s, cv == GG_CARD_INVALID ? GG_INVALID : GG_UNSUPPORTED, "%s", why);
+        host_run_fail(s, cv == GG_CARD_INVALID ? GG_INVALID : GG_UNSUPPORTED, "%s", why);
         return;
     }
     int max_tex = texture_limit(info, o);
-    bool stream = can_stream(v, o);
-    if (gen_split_plan_bands(v, in->m, in->n, in->k, max_tex, stream ? stream_bands(o, in) : 1,
+    bool stream = host_stream_ok(v, o);
+    if (gen_split_plan_bands(v, in->m, in->n, in->k, max_tex, stream ? host_stream_bands(o, in) : 1,
                              &s->sp)) {
-        fail(s, GG_UNSUPPORTED, "no block of %dx%dx%d fits a %d-texel texture limit with "
+        host_run_fail(s, GG_UNSUPPORTED, "no block of %dx%dx%d fits a %d-texel texture limit with "
              "this packing and mrt", in->m, in->n, in->k, max_tex);
         return;
     }
@@ -1403,14 +1046,14 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
     if (v->fetch == GG_FETCH_BUFFER &&
         ((long)s->L->a_w * s->L->a_h > lim.max_texture_buffer ||
          (long)s->L->b_w * s->L->b_h > lim.max_texture_buffer)) {
-        fail(s, GG_UNSUPPORTED, "fetch=buffer: A (%dx%d) or B (%dx%d) texels pass this card's "
+        host_run_fail(s, GG_UNSUPPORTED, "fetch=buffer: A (%dx%d) or B (%dx%d) texels pass this card's "
              "buffer texture limit of %ld (GL_MAX_TEXTURE_BUFFER_SIZE)", s->L->a_w, s->L->a_h,
              s->L->b_w, s->L->b_h, lim.max_texture_buffer);
         return;
     }
     if ((s->img || v->fetch == GG_FETCH_IMAGE) && (!glBindImageTexture || !glMemoryBarrier ||
                                                   !glFramebufferParameteri)) {
-        fail(s, GG_UNSUPPORTED, "out=%s,fetch=%s: this context has no glBindImageTexture, "
+        host_run_fail(s, GG_UNSUPPORTED, "out=%s,fetch=%s: this context has no glBindImageTexture, "
              "glMemoryBarrier or glFramebufferParameteri", gen_out_name(v->out),
              gen_fetch_name(v->fetch));
         return;
@@ -1422,7 +1065,7 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
         glGetIntegerv(GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT, &align);
         long bytes = s->L->ubo_vec4s * 16;
         if (!glBindBufferRange || bytes > max_block) {
-            fail(s, GG_UNSUPPORTED, "fetch=ubo: a strip's A (%d rows of %d texels, %ld bytes) "
+            host_run_fail(s, GG_UNSUPPORTED, "fetch=ubo: a strip's A (%d rows of %d texels, %ld bytes) "
                  "passes this card's uniform block limit of %d bytes (GL_MAX_UNIFORM_BLOCK_SIZE); "
                  "a smaller np or blk fits", GG_UBO_STRIP * s->L->tr, s->L->ubo_row, bytes,
                  max_block);
@@ -1432,7 +1075,7 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
         s->ubo_stride = (bytes + align - 1) / align * align;
     }
     if (v->fetch == GG_FETCH_BUFFER && !glTexBuffer) {
-        fail(s, GG_UNSUPPORTED, "fetch=buffer: this context has no glTexBuffer");
+        host_run_fail(s, GG_UNSUPPORTED, "fetch=buffer: this context has no glTexBuffer");
         return;
     }
     s->ncb = s->sp.mblocks * s->sp.nblocks;
@@ -1444,7 +1087,7 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
     double *gpu = calloc((size_t)reps, sizeof *gpu);
     float *c = c_out ? c_out : malloc((size_t)in->m * in->n * sizeof *c);
     if (!times || !gpu || !c) {
-        fail(s, GG_GL_ERROR, "out of host memory");
+        host_run_fail(s, GG_GL_ERROR, "out of host memory");
         goto done;
     }
     bool built = build(s, log);
@@ -1453,17 +1096,17 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
     if (!built || !setup_draw(s))
         goto done;
     plan_draws(s, o);
-    if (stream && stream_run(s, o, c)) {
+    if (stream && host_stream_run(s, o, c)) {
         if (s->failed)
             goto done;
         goto judge;
     }
 
     double t0 = base_now_s();
-    bool ok = inputs(s) && make_targets(s);
+    bool ok = inputs(s) && host_run_make_targets(s);
     glFinish();
     out->upload_s = base_now_s() - t0;
-    if (!ok || !stage_ok(s, "uploading"))
+    if (!ok || !host_run_stage_ok(s, "uploading"))
         goto done;
     if (o && o->sent)
         o->sent(o->sent_user);
@@ -1477,8 +1120,8 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
     if (!once) {
         all_passes(s);
         glFinish();
-        settle_draws(s);
-        if (!stage_ok(s, "warm-up run"))
+        host_run_settle_draws(s);
+        if (!host_run_stage_ok(s, "warm-up run"))
             goto done;
     }
     int done_reps = 0;
@@ -1499,10 +1142,10 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
             gpu[r] = (double)ns * 1e-9;
         }
         if (r == 0) {
-            settle_draws(s); /* once: after its one run (the cache's rate) */
-            fault_lost(s);
+            host_run_settle_draws(s); /* once: after its one run (the cache's rate) */
+            host_run_fault_lost(s);
         }
-        if (!stage_ok(s, "timed run"))
+        if (!host_run_stage_ok(s, "timed run"))
             goto done;
         done_reps = r + 1;
         if (once)
@@ -1542,7 +1185,7 @@ judge:
     if (ref && ref->store != v->store) {
         char rerr[200];
         if (base_reference_compute_store(in, p->alpha, p->beta, v->store, &own, rerr, sizeof rerr)) {
-            fail(s, GG_GL_ERROR, "reference for store=%s: %s", gen_store_name(v->store), rerr);
+            host_run_fail(s, GG_GL_ERROR, "reference for store=%s: %s", gen_store_name(v->store), rerr);
             goto done;
         }
         ref = &own;
@@ -1556,7 +1199,7 @@ judge:
         out->verify_s = base_now_s() - v0;
         out->rel_err = verdict.rel_err;
         if (!verdict.pass) {
-            fail(s, GG_WRONG_RESULT, "%s", verdict.detail);
+            host_run_fail(s, GG_WRONG_RESULT, "%s", verdict.detail);
             goto done;
         }
     }

@@ -1,0 +1,99 @@
+/* glhost/run_int: inside glhost/, the state of one run (glhost/run.h) and
+ * the steps that glhost/run.c and glhost/stream.c (the library's streamed
+ * call) share.  Not for use outside glhost/.  Every function needs the
+ * run's context current. */
+#ifndef GLGEMM_RUN_INT_H
+#define GLGEMM_RUN_INT_H
+
+#include <GL/glew.h>
+#include <stdbool.h>
+
+#include "gen/pack.h"
+#include "glhost/run.h"
+#include "glhost/run_cache.h"
+
+/* One block of C: its running sums.  tex[0] holds the targets the FBO
+ * fbo[0] draws into; tex[1] the other pingpong set (fbo[1]) or, for copy,
+ * the prev textures (no FBO). */
+typedef struct {
+    GLuint tex[2][GG_MAX_TARGETS];
+    GLuint fbo[2];
+    float *init[GG_MAX_TARGETS]; /* the running sums' first value, target layout */
+} cblock;
+
+typedef struct {
+    const gg_ctx_info *info;
+    const gg_variant *v;
+    const gg_problem *p;
+    const gg_inputs *in;
+    gg_measurement *out;
+    gg_split sp;
+    const gg_layout *L;
+    gg_layout cview;      /* C as stored: L for out=rt, one c_w x c_h image for out=image */
+    const gg_layout *CL;  /* &cview */
+    bool img;             /* out=image */
+    bool ubo;             /* fetch=ubo: atex are uniform buffers of strip chunks */
+    long ubo_stride;      /* fetch=ubo: bytes from one chunk to the next (aligned) */
+    GLuint nofbo;         /* out=image: the framebuffer with no attachment drawn into */
+    int tch;              /* floats a target texel holds as uploaded */
+    int ncb;              /* C blocks: mblocks * nblocks */
+    GLuint *atex, *btex;  /* [bi*kblocks + bk], [bk*nblocks + bj] */
+    cblock *cb;
+    GLuint vao, vbo;
+    gg_program prog;      /* own build (have_prog), or *cprog from the cache */
+    bool have_prog;
+    gg_program *cprog;    /* the program in use: &prog or the cache's */
+    gg_run_cache *cache;  /* the options' cache, NULL none */
+    bool same_inputs;
+    bool inputs_cached;   /* atex/btex belong to the cache */
+    bool targets_cached;  /* the cb GL names and nofbo belong to the cache */
+    GLuint query;
+    bool failed;          /* a status other than ok has been set */
+    char key[GG_RC_KEY];  /* the program's key in the cache ("" without one) */
+    /* Long draws (run.h): a draw holds at most cap fragments (LONG_MAX:
+     * one draw a pass, or a strip); while calibrating every draw is timed
+     * and sizes the next. */
+    double max_draw_s;    /* the bound, 0 none */
+    long cap;
+    long region_frags;    /* fragments of what one unsplit draw covers (a pass, a strip) */
+    bool calibrating;
+    bool settled;         /* calibrating ended on a rate to keep (the cache's) */
+    int cal_draws;        /* draws timed so far */
+    int cal_good;         /* of those after the first: long enough to settle on */
+    double frag_s;        /* the rate: the fastest timed, seconds a fragment */
+    long draws;           /* draw calls of the current run */
+    double queued_s;      /* estimated work drawn since the last glFinish */
+} run_state;
+
+/* Sets the status (the first failure wins) and its one-line detail. */
+void host_run_fail(run_state *s, gg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* glGetError and a reset check after a stage; false (status set) on failure. */
+bool host_run_stage_ok(run_state *s, const char *stage);
+/* GL_RED .. GL_RGBA for 1 .. 4 channels. */
+GLenum host_run_pixel_format(int ch);
+/* An input texture of the run's packing and store (data may be NULL). */
+GLuint host_run_make_input(const run_state *s, int w, int h, const void *data);
+/* What A's and B's textures depend on (the cache's input key). */
+void host_run_input_key(const run_state *s, int key[GG_RC_INPUT_KEY]);
+/* The running sums' targets made (or the cache's, set again), the triangle. */
+bool host_run_make_targets(run_state *s);
+/* Every pass of C blocks c0 .. c1-1; no glFinish. */
+void host_run_passes(run_state *s, int c0, int c1);
+/* The FBO that holds a block's result after all passes. */
+GLuint host_run_result_fbo(const run_state *s, const cblock *cb);
+/* After the first run: the draw cap of later runs (long draws). */
+void host_run_settle_draws(run_state *s);
+/* Tests only (fault.h): a context reset seen mid-run. */
+void host_run_fault_lost(run_state *s);
+
+/* glhost/stream.c: the library's streamed call (run.h: stream).
+ * host_stream_ok: whether the options and variant ask for and allow it;
+ * host_stream_bands: the row bands of C for it; host_stream_run: 1 when it
+ * ran (C in c, or a status set), 0 when no staging could be had (nothing
+ * done: the caller runs the old way). */
+bool host_stream_ok(const gg_variant *v, const gg_run_opts *o);
+int host_stream_bands(const gg_run_opts *o, const gg_inputs *in);
+int host_stream_run(run_state *s, const gg_run_opts *o, float *c);
+
+#endif
