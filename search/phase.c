@@ -177,8 +177,8 @@ static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
  * kept combinations measure every power of two on the leader's STEP4_TOP
  * best shapes only.  Checked against every committed tuning record with
  * full step-4 grids (llvmpipe 256^3 and 1024^3, H100 4096^3, H200 1024^3
- * and 4096^3: 11 combinations, 3 with followers): the same best as the
- * whole grid in each.  Algorithm 1 then refines np as before (the best
+ * and 4096^3, two from-scratch llvmpipe 256^3 tunes: 11 combinations, 3
+ * with followers): the same best as the whole grid in each.  Algorithm 1 then refines np as before (the best
  * shape has every power of two, so its neighbours are known). */
 #define STEP4_TOP 5
 
@@ -197,11 +197,18 @@ static bool in_top(const shape_top *t, const gg_variant *v)
     return false;
 }
 
-/* np=all, or a power of two with an odd exponent (2, 8, 32, ...). */
-static bool coarse_np(int np)
+/* A power of two with an odd exponent (np 2, 8, 32, 128, ...); np=all
+ * counts as the power of two its k-steps round up to (at k = 256: 256 for
+ * mc 1x1, 128 for 1x2 and 2x2, 64 for 1x4 and 4x1), so that the longest
+ * shaders, whose compile dominates a measurement on llvmpipe (2-3 s at
+ * 256^3 against 0.1-0.2 s at np 2-16), wait for stage B on the shapes
+ * where np=all is not coarse.  Anything else (an np --fix holds) is coarse. */
+static bool coarse_np(const gg_search *s, const gg_variant *v)
 {
-    if (np == GG_NP_ALL)
-        return true;
+    long np = v->np;
+    if (v->np == GG_NP_ALL)
+        for (np = 1; np < search_ksteps(v->mc, s->cfg.k); np *= 2)
+            ;
     int e = 0;
     while ((1L << e) < np)
         e++;
@@ -353,7 +360,7 @@ static int step4_run(gg_search *s, const gg_variant *pts, int n, const shape_top
                           "rate falls)", looked, n, only->n);
     } else {
         for (int j = 0; j < n; j++)
-            run[j] = coarse_np(pts[j].np) ? TODO : SKIP;
+            run[j] = coarse_np(s, &pts[j]) ? TODO : SKIP;
         rc = run_marked(s, pts, n, run, sc, best, bs, &looked, true, &stopped);
         int coarse = looked;
         shape_top top = {0};
@@ -363,7 +370,7 @@ static int step4_run(gg_search *s, const gg_variant *pts, int n, const shape_top
                 run[j] = run[j] != DONE && in_top(&top, &pts[j]) ? TODO : run[j] == DONE ? DONE : SKIP;
             rc = run_marked(s, pts, n, run, sc, best, bs, &looked, false, &stopped);
         }
-        snprintf(how, hl, "%d of %d points (%d at np 2, 8, 32, ... and all, each shape until its "
+        snprintf(how, hl, "%d of %d points (%d at np 2, 8, 32, 128, ..., each shape until its "
                           "rate falls; every power of two on the %d best shapes)",
                  looked, n, coarse, top.n);
     }
