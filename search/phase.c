@@ -170,17 +170,26 @@ static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
  *
  * The paper's step 4 measures every shape (mc x mrt) at every power of two.
  * On llvmpipe a measurement is mostly the driver compiling the shader at its
- * first draw (0.1-1 s against a GEMM of a few ms), so step 4 is where a tune
- * spends its time.  The leader (the first kept combination) measures every
- * shape at every other power of two (np 2, 8, 32, 128, ...) and all; the
- * STEP4_TOP shapes best there get the remaining powers of two; the other
- * kept combinations measure every power of two on the leader's STEP4_TOP
- * best shapes only.  Checked against every committed tuning record with
+ * first draw (0.1-3 s against a GEMM of a few ms, more the longer the
+ * shader), so step 4 is where a tune spends its time.  The leader (the
+ * first kept combination) measures every shape at every other power of two
+ * (np 2, 8, 32, 128, ...; see coarse_np), np ascending, a shape until its
+ * rate falls and, from np GATE_NP on, while it is within GATE of the best
+ * shape; the STEP4_TOP shapes best there get the remaining powers of two
+ * up to where their rate fell; the other kept combinations measure the
+ * leader's STEP4_TOP best shapes only, np ascending until the rate falls.  Checked against every committed tuning record with
  * full step-4 grids (llvmpipe 256^3 and 1024^3, H100 4096^3, H200 1024^3
  * and 4096^3, two from-scratch llvmpipe 256^3 tunes: 11 combinations, 3
  * with followers): the same best as the whole grid in each.  Algorithm 1 then refines np as before (the best
  * shape has every power of two, so its neighbours are known). */
 #define STEP4_TOP 5
+/* Stage A's gate: from np GATE_NP on (the longer shaders, which cost the
+ * most to compile), a shape goes on only while its best is at least GATE
+ * of the best shape's at the start of that np.  With 0.6 the same best as
+ * the whole grid on every committed record (0.8 missed one H200 point by
+ * 3%). */
+#define GATE_NP 32
+#define GATE 0.6
 
 typedef struct {
     gg_shape mc[STEP4_TOP], mrt[STEP4_TOP];
@@ -203,12 +212,18 @@ static bool in_top(const shape_top *t, const gg_variant *v)
  * shaders, whose compile dominates a measurement on llvmpipe (2-3 s at
  * 256^3 against 0.1-0.2 s at np 2-16), wait for stage B on the shapes
  * where np=all is not coarse.  Anything else (an np --fix holds) is coarse. */
-static bool coarse_np(const gg_search *s, const gg_variant *v)
+static long np_value(const gg_search *s, const gg_variant *v)
 {
     long np = v->np;
     if (v->np == GG_NP_ALL)
         for (np = 1; np < search_ksteps(v->mc, s->cfg.k); np *= 2)
             ;
+    return np;
+}
+
+static bool coarse_np(const gg_search *s, const gg_variant *v)
+{
+    long np = np_value(s, v);
     int e = 0;
     while ((1L << e) < np)
         e++;
@@ -264,11 +279,14 @@ enum { SKIP = 0, TODO = 1, DONE = 2 };
  * TODO): the points come np ascending, so its curve has passed its peak
  * (the stopping rule of Algorithm 1, on one side).  0, or gs_look's 1 / -1. */
 static int run_marked(gg_search *s, const gg_variant *pts, int n, unsigned char *run, double *sc,
-                      gg_variant *best, double *bs, int *looked, bool falling, int *stopped)
+                      gg_variant *best, double *bs, int *looked, bool falling, double gate,
+                      int *stopped)
 {
+    long level = -1;     /* np of the points being looked at (np ascending) */
+    double level_top = 0, top = 0; /* the best score at that level's start, and now */
     enum { MAXSH = 64 };
     gg_shape smc[MAXSH], smrt[MAXSH];
-    double last[MAXSH];
+    double last[MAXSH], best_sh[MAXSH];
     bool off[MAXSH];
     int nsh = 0;
     for (int j = 0; j < n; j++) {
@@ -284,8 +302,19 @@ static int run_marked(gg_search *s, const gg_variant *pts, int n, unsigned char 
                 smc[sh] = pts[j].mc;
                 smrt[sh] = pts[j].mrt;
                 last[sh] = 0;
+                best_sh[sh] = 0;
                 off[sh] = false;
             }
+            long npv = np_value(s, &pts[j]);
+            if (npv != level) {
+                level = npv;
+                level_top = top;
+            }
+            /* the gate: from np GATE_NP on, only shapes within gate of the
+             * best so far go on */
+            if (sh >= 0 && !off[sh] && gate > 0 && npv >= GATE_NP && last[sh] > 0 &&
+                best_sh[sh] < gate * level_top)
+                off[sh] = true;
             if (sh >= 0 && off[sh]) {
                 (*stopped)++;
                 continue;
@@ -310,7 +339,11 @@ static int run_marked(gg_search *s, const gg_variant *pts, int n, unsigned char 
             if (last[sh] > 0 && sc[j] < last[sh])
                 off[sh] = true;
             last[sh] = sc[j];
+            if (sc[j] > best_sh[sh])
+                best_sh[sh] = sc[j];
         }
+        if (sc[j] > top)
+            top = sc[j];
     }
     return 0;
 }
@@ -347,31 +380,51 @@ static int step4_run(gg_search *s, const gg_variant *pts, int n, const shape_top
         all.mrt[all.n++] = pts[j].mrt;
     }
     bool np_fixed = s->cfg.fix.mask & GG_KEY_NP;
-    int looked = 0, rc = 0, stopped = 0;
+    int looked = 0, rc = 0, stopped = 0, beyond = 0;
     if (few || np_fixed || (!leader && (!only || only->n == 0))) {
         memset(run, TODO, (size_t)n);
-        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, false, &stopped);
+        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, false, 0, &stopped);
         snprintf(how, hl, "%d points", n);
     } else if (!leader) {
         for (int j = 0; j < n; j++)
             run[j] = in_top(only, &pts[j]) ? TODO : SKIP;
-        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, true, &stopped);
+        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, true, 0, &stopped);
         snprintf(how, hl, "%d of %d points (the leader's %d best shapes, np ascending until the "
                           "rate falls)", looked, n, only->n);
     } else {
         for (int j = 0; j < n; j++)
             run[j] = coarse_np(s, &pts[j]) ? TODO : SKIP;
-        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, true, &stopped);
+        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, true, GATE, &stopped);
         int coarse = looked;
         shape_top top = {0};
         if (!rc) {
             top_shapes(pts, sc, n, &top);
             for (int j = 0; j < n; j++)
                 run[j] = run[j] != DONE && in_top(&top, &pts[j]) ? TODO : run[j] == DONE ? DONE : SKIP;
-            rc = run_marked(s, pts, n, run, sc, best, bs, &looked, false, &stopped);
+            /* Not beyond the np where the shape's rate fell in stage A
+             * (np ascending there): its peak lies below. */
+            for (int t = 0; t < top.n; t++) {
+                double prev = 0;
+                long cut = -1;
+                for (int j = 0; j < n && cut < 0; j++) {
+                    if (run[j] != DONE || !same_shape(pts[j].mc, top.mc[t]) ||
+                        !same_shape(pts[j].mrt, top.mrt[t]) || !(sc[j] > 0))
+                        continue;
+                    if (prev > 0 && sc[j] < prev)
+                        cut = np_value(s, &pts[j]);
+                    prev = sc[j];
+                }
+                for (int j = 0; j < n && cut >= 0; j++)
+                    if (run[j] == TODO && same_shape(pts[j].mc, top.mc[t]) &&
+                        same_shape(pts[j].mrt, top.mrt[t]) && np_value(s, &pts[j]) > cut) {
+                        run[j] = SKIP;
+                        beyond++;
+                    }
+            }
+            rc = run_marked(s, pts, n, run, sc, best, bs, &looked, false, 0, &stopped);
         }
         snprintf(how, hl, "%d of %d points (%d at np 2, 8, 32, 128, ..., each shape until its "
-                          "rate falls; every power of two on the %d best shapes)",
+                          "rate falls; every power of two up to there on the %d best shapes)",
                  looked, n, coarse, top.n);
     }
     if (save && leader)
@@ -637,13 +690,13 @@ static bool memo_best(const gg_search *s, gg_out out, gg_variant *v, double *sco
  * Returns the count, or -1/-2 to stop (look's 1 budget spent -> -2, -1
  * error).  what names base's role in the note. */
 static int fetch_step(gg_search *s, const gg_variant *base, double base_score, int prof,
-                      const char *what, gg_fetch paths[2])
+                      const char *what, gg_fetch paths[2], unsigned only)
 {
     const gg_fix *f = &s->cfg.fix;
     double score[GG_FETCH_COUNT] = {0};
     score[base->fetch] = base_score;
     for (int p = 0; p < GG_FETCH_COUNT; p++) {
-        if (p == (int)base->fetch)
+        if (p == (int)base->fetch || (only && !(only & (1u << p))))
             continue;
         gg_variant v = *base;
         v.fetch = (gg_fetch)p;
@@ -720,7 +773,7 @@ static int block_fetch_paths(gg_search *s, int prof, gg_fetch paths[2])
         if (lr)
             return lr < 0 ? -1 : -2;
     }
-    int n = fetch_step(s, &r, rs, prof, "the representative block", paths);
+    int n = fetch_step(s, &r, rs, prof, "the representative block", paths, 0);
     if (n == 0) {
         paths[0] = GG_FETCH_TEXTURE;
         paths[1] = GG_FETCH_TEXELFETCH;
@@ -741,6 +794,9 @@ static int blocks_phase(gg_search *s)
     int np_paths = block_fetch_paths(s, prof, paths);
     if (np_paths < 0)
         return np_paths == -1 ? -1 : 0;
+    s->nblock_paths = np_paths;
+    for (int q = 0; q < np_paths; q++)
+        s->block_paths[q] = (int)paths[q];
     int nps[2] = {GG_NP_ALL, 16}, nnp = 2;
     if (f->mask & GG_KEY_NP) {
         nps[0] = f->v.np;
@@ -799,7 +855,7 @@ static int blocks_phase(gg_search *s)
     int rc = 0, looked = 0, top_n = 0;
     int stopped = 0;
     memset(run, TODO, (size_t)na);
-    int lr = run_marked(s, pts, n, run, sc, &best, &bs, &looked, false, &stopped);
+    int lr = run_marked(s, pts, n, run, sc, &best, &bs, &looked, false, 0, &stopped);
     int ran_a = looked;
     if (!lr) {
         /* stage B: the rest of the points of the BLOCK_TOP best blocks */
@@ -820,7 +876,7 @@ static int blocks_phase(gg_search *s)
         for (int d = na; d < n; d++)
             for (int t = 0; t < top_n && run[d] != TODO; t++)
                 run[d] = blk_of[d] == blk_of[top[t]] ? TODO : SKIP;
-        lr = run_marked(s, pts, n, run, sc, &best, &bs, &looked, false, &stopped);
+        lr = run_marked(s, pts, n, run, sc, &best, &bs, &looked, false, 0, &stopped);
     }
     if (lr) {
         rc = lr < 0 ? -1 : 0;
@@ -858,7 +914,27 @@ static int rt_fetch_paths(gg_search *s)
     gg_fetch paths[2];
     if ((s->cfg.fix.mask & GG_KEY_FETCH) || !memo_best(s, GG_OUT_RT, &best, &bs))
         return 0;
-    int n = fetch_step(s, &best, bs, image_profile(s), "the best out=rt point", paths);
+    /* Only the paths the blocks went on with (the two fastest at the
+     * representative block), where they ran: in every committed tune the
+     * best out=rt point's best path other than texture was one of those
+     * two, and the others cost as much as any point to measure (at 256^3 on
+     * llvmpipe the best point is often np=all, 2-3 s of compile a path, and
+     * fetch=ubo there ran past the 11 s deadline). */
+    unsigned only = 0;
+    for (int q = 0; q < s->nblock_paths; q++)
+        only |= 1u << s->block_paths[q];
+    int n = fetch_step(s, &best, bs, image_profile(s), "the best out=rt point", paths, only);
+    if (only) {
+        char skipped[96] = "";
+        size_t o = 0;
+        for (int p = 0; p < GG_FETCH_COUNT; p++)
+            if (p != (int)best.fetch && !(only & (1u << p)))
+                o += (size_t)snprintf(skipped + o, o < sizeof skipped ? sizeof skipped - o : 0, "%s%s",
+                                      o ? ", " : "", gen_fetch_name((gg_fetch)p));
+        if (skipped[0])
+            gs_note(s, "fetch paths on the best out=rt point: not tried: %s (not among the two "
+                       "fastest at the representative block)", skipped);
+    }
     return n == -1 ? -1 : 0;
 }
 
