@@ -9,9 +9,9 @@
  * Algorithm 2, for each kept combination: np over powers of two below
  * ksteps, and all, each with every mc and mrt of the pruned sets, in two
  * stages (step4_run below: every shape at every other power of two until
- * its rate falls, then every power on the 5 best shapes; the other kept
- * combinations on the first one's 5 best shapes only); then Algorithm 1
- * around the best np, with the best mc and mrt fixed.
+ * its rate falls, then the other powers on the 5 best shapes; the other
+ * kept combinations on the first one's 5 best shapes only); then Algorithm
+ * 1 around the best np, with the best mc and mrt fixed.
  *
  * Algorithm 1, find_np(start, length, dir): the points start + dir*p for
  * p = 1, 2, 4, ... up to length (start + dir*length is already known: an
@@ -30,7 +30,8 @@
  *    fastest path at np=all, then the rest on the 4 best of those); then
  *    Algorithm 1 on the best block's np.
  * Then the paper's search (out=rt, with the fetch --fix holds, texture by
- * default), and last its best point by each other fetch path (not with
+ * default), and last its best point by each other fetch path the blocks
+ * went on with (every other path where the blocks did not run; not with
  * --fix out=rt or mrt: then the paper's search alone).
  * --fix out=image (or blk) skips the paper's search, --fix out=rt the rest. */
 #include "search/search_int.h"
@@ -169,19 +170,21 @@ static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
 /* ---- step 4 in two stages ----
  *
  * The paper's step 4 measures every shape (mc x mrt) at every power of two.
- * On llvmpipe a measurement is mostly the driver compiling the shader at its
- * first draw (0.1-3 s against a GEMM of a few ms, more the longer the
+ * On llvmpipe a measurement is mostly the driver compiling the shader at
+ * its first draw (0.1-3 s against a GEMM of a few ms, more the longer the
  * shader), so step 4 is where a tune spends its time.  The leader (the
  * first kept combination) measures every shape at every other power of two
  * (np 2, 8, 32, 128, ...; see coarse_np), np ascending, a shape until its
  * rate falls and, from np GATE_NP on, while it is within GATE of the best
- * shape; the STEP4_TOP shapes best there get the remaining powers of two
- * up to where their rate fell; the other kept combinations measure the
- * leader's STEP4_TOP best shapes only, np ascending until the rate falls.  Checked against every committed tuning record with
- * full step-4 grids (llvmpipe 256^3 and 1024^3, H100 4096^3, H200 1024^3
- * and 4096^3, two from-scratch llvmpipe 256^3 tunes: 11 combinations, 3
- * with followers): the same best as the whole grid in each.  Algorithm 1 then refines np as before (the best
- * shape has every power of two, so its neighbours are known). */
+ * shape; the STEP4_TOP shapes best there get the remaining powers of two up
+ * to where their rate fell; the other kept combinations measure the
+ * leader's STEP4_TOP best shapes only, np ascending until the rate falls.
+ * Checked by replaying every committed tuning record with whole step-4
+ * grids (llvmpipe 256^3 and 1024^3, H100 4096^3, H200 1024^3 and 4096^3)
+ * and one from-scratch llvmpipe 256^3 tune: 11 combinations, 3 with
+ * followers; the same best as the whole grid in each.  Algorithm 1 then
+ * refines np around the best as before (a neighbour not measured yet is
+ * measured there). */
 #define STEP4_TOP 5
 /* Stage A's gate: from np GATE_NP on (the longer shaders, which cost the
  * most to compile), a shape goes on only while its best is at least GATE
