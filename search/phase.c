@@ -7,8 +7,11 @@
  * first; the notes say what was dropped and why.
  *
  * Algorithm 2, for each kept combination: np over powers of two below
- * ksteps, and all, each with every mc and mrt of the pruned sets; then
- * Algorithm 1 around the best np, with the best mc and mrt fixed.
+ * ksteps, and all, each with every mc and mrt of the pruned sets, in two
+ * stages (step4_run below: every shape at every other power of two until
+ * its rate falls, then the other powers on the 5 best shapes; the other
+ * kept combinations on the first one's 5 best shapes only); then Algorithm
+ * 1 around the best np, with the best mc and mrt fixed.
  *
  * Algorithm 1, find_np(start, length, dir): the points start + dir*p for
  * p = 1, 2, 4, ... up to length (start + dir*length is already known: an
@@ -23,9 +26,12 @@
  *    by each fetch path the card allows; the two fastest paths go on.
  *  - Blocks: out=image, acc=pingpong, unroll=0, the newest profile the card
  *    has (430, else 310es), mc 1x4, 2x2 and 4x1, blk over the set below, each
- *    kept fetch path, np=all and 16; then Algorithm 1 on the best block's np.
+ *    kept fetch path, np=all and 16, in two stages (every mc x blk on the
+ *    fastest path at np=all, then the rest on the 4 best of those); then
+ *    Algorithm 1 on the best block's np.
  * Then the paper's search (out=rt, with the fetch --fix holds, texture by
- * default), and last its best point by each other fetch path (not with
+ * default), and last its best point by each other fetch path the blocks
+ * went on with (every other path where the blocks did not run; not with
  * --fix out=rt or mrt: then the paper's search alone).
  * --fix out=image (or blk) skips the paper's search, --fix out=rt the rest. */
 #include "search/search_int.h"
@@ -161,6 +167,284 @@ static int step4_points(gg_search *s, const gg_variant *outer, gg_variant **out)
     return n;
 }
 
+/* ---- step 4 in two stages ----
+ *
+ * The paper's step 4 measures every shape (mc x mrt) at every power of two.
+ * On llvmpipe a measurement is mostly the driver compiling the shader at
+ * its first draw (0.1-3 s against a GEMM of a few ms, more the longer the
+ * shader), so step 4 is where a tune spends its time.  The leader (the
+ * first kept combination) measures every shape at every other power of two
+ * (np 2, 8, 32, 128, ...; see coarse_np), np ascending, a shape until its
+ * rate falls and, from np GATE_NP on, while it is within GATE of the best
+ * shape; the STEP4_TOP shapes best there get the remaining powers of two up
+ * to where their rate fell; the other kept combinations measure the
+ * leader's STEP4_TOP best shapes only, np ascending until the rate falls.
+ * Checked by replaying every committed tuning record with whole step-4
+ * grids (llvmpipe 256^3 and 1024^3, H100 4096^3, H200 1024^3 and 4096^3)
+ * and one from-scratch llvmpipe 256^3 tune: 11 combinations, 3 with
+ * followers; the same best as the whole grid in each.  Algorithm 1 then
+ * refines np around the best as before (a neighbour not measured yet is
+ * measured there). */
+#define STEP4_TOP 5
+/* Stage A's gate: from np GATE_NP on (the longer shaders, which cost the
+ * most to compile), a shape goes on only while its best is at least GATE
+ * of the best shape's at the start of that np.  With 0.6 the same best as
+ * the whole grid on every committed record (0.8 missed one H200 point by
+ * 3%). */
+#define GATE_NP 32
+#define GATE 0.6
+
+typedef struct {
+    gg_shape mc[STEP4_TOP], mrt[STEP4_TOP];
+    int n;
+} shape_top;
+
+static bool same_shape(gg_shape a, gg_shape b) { return a.rows == b.rows && a.cols == b.cols; }
+
+static bool in_top(const shape_top *t, const gg_variant *v)
+{
+    for (int i = 0; i < t->n; i++)
+        if (same_shape(t->mc[i], v->mc) && same_shape(t->mrt[i], v->mrt))
+            return true;
+    return false;
+}
+
+/* A power of two with an odd exponent (np 2, 8, 32, 128, ...); np=all
+ * counts as the power of two its k-steps round up to (at k = 256: 256 for
+ * mc 1x1, 128 for 1x2 and 2x2, 64 for 1x4 and 4x1), so that the longest
+ * shaders, whose compile dominates a measurement on llvmpipe (2-3 s at
+ * 256^3 against 0.1-0.2 s at np 2-16), wait for stage B on the shapes
+ * where np=all is not coarse.  Anything else (an np --fix holds) is coarse. */
+static long np_value(const gg_search *s, const gg_variant *v)
+{
+    long np = v->np;
+    if (v->np == GG_NP_ALL)
+        for (np = 1; np < search_ksteps(v->mc, s->cfg.k); np *= 2)
+            ;
+    return np;
+}
+
+static bool coarse_np(const gg_search *s, const gg_variant *v)
+{
+    long np = np_value(s, v);
+    int e = 0;
+    while ((1L << e) < np)
+        e++;
+    return e % 2 == 1 || (1L << e) != np;
+}
+
+/* The STEP4_TOP shapes of pts[0..n) with the best scores (sc[], 0 never). */
+static void top_shapes(const gg_variant *pts, const double *sc, int n, shape_top *t)
+{
+    t->n = 0;
+    double best[STEP4_TOP];
+    for (int j = 0; j < n; j++) {
+        if (!(sc[j] > 0))
+            continue;
+        int at = -1;
+        for (int i = 0; i < t->n; i++)
+            if (same_shape(t->mc[i], pts[j].mc) && same_shape(t->mrt[i], pts[j].mrt))
+                at = i;
+        if (at >= 0 && sc[j] <= best[at])
+            continue;
+        if (at < 0) {
+            /* a new shape: in only when there is room or it beats the last */
+            if (t->n < STEP4_TOP)
+                at = t->n++;
+            else if (sc[j] > best[t->n - 1])
+                at = t->n - 1;
+            else
+                continue;
+        }
+        t->mc[at] = pts[j].mc;
+        t->mrt[at] = pts[j].mrt;
+        best[at] = sc[j];
+        for (; at > 0 && best[at] > best[at - 1]; at--) { /* keep best first */
+            double b = best[at];
+            best[at] = best[at - 1];
+            best[at - 1] = b;
+            gg_shape m = t->mc[at], r = t->mrt[at];
+            t->mc[at] = t->mc[at - 1];
+            t->mrt[at] = t->mrt[at - 1];
+            t->mc[at - 1] = m;
+            t->mrt[at - 1] = r;
+        }
+    }
+}
+
+/* What run_marked does with a point. */
+enum { SKIP = 0, TODO = 1, DONE = 2 };
+
+/* Looks at the points of pts[0..n) marked TODO, in order (hinting the next
+ * ones), and marks them DONE; sc[j] gets each score, *best / *bs the best.
+ * With falling, a shape (mc x mrt) whose latest score fell below its one
+ * before (both ran) is not looked at further in this call (its points stay
+ * TODO): the points come np ascending, so its curve has passed its peak
+ * (the stopping rule of Algorithm 1, on one side).  0, or gs_look's 1 / -1. */
+static int run_marked(gg_search *s, const gg_variant *pts, int n, unsigned char *run, double *sc,
+                      gg_variant *best, double *bs, int *looked, bool falling, double gate,
+                      int *stopped)
+{
+    long level = -1;     /* np of the points being looked at (np ascending) */
+    double level_top = 0, top = 0; /* the best score at that level's start, and now */
+    enum { MAXSH = 64 };
+    gg_shape smc[MAXSH], smrt[MAXSH];
+    double last[MAXSH], best_sh[MAXSH];
+    bool off[MAXSH];
+    int nsh = 0;
+    for (int j = 0; j < n; j++) {
+        if (run[j] != TODO)
+            continue;
+        int sh = -1;
+        if (falling) {
+            for (int i = 0; i < nsh && sh < 0; i++)
+                if (same_shape(smc[i], pts[j].mc) && same_shape(smrt[i], pts[j].mrt))
+                    sh = i;
+            if (sh < 0 && nsh < MAXSH) {
+                sh = nsh++;
+                smc[sh] = pts[j].mc;
+                smrt[sh] = pts[j].mrt;
+                last[sh] = 0;
+                best_sh[sh] = 0;
+                off[sh] = false;
+            }
+            long npv = np_value(s, &pts[j]);
+            if (npv != level) {
+                level = npv;
+                level_top = top;
+            }
+            /* the gate: from np GATE_NP on, only shapes within gate of the
+             * best so far go on */
+            if (sh >= 0 && !off[sh] && gate > 0 && npv >= GATE_NP && last[sh] > 0 &&
+                best_sh[sh] < gate * level_top)
+                off[sh] = true;
+            if (sh >= 0 && off[sh]) {
+                (*stopped)++;
+                continue;
+            }
+        }
+        gg_variant next[8];
+        int nn = 0;
+        for (int q = j + 1; q < n && nn < 8; q++)
+            if (run[q] == TODO)
+                next[nn++] = pts[q];
+        gs_hint(s, next, nn);
+        int lr = gs_look(s, &pts[j], &sc[j]);
+        if (lr)
+            return lr;
+        run[j] = DONE;
+        (*looked)++;
+        if (sc[j] > *bs) {
+            *bs = sc[j];
+            *best = pts[j];
+        }
+        if (sh >= 0 && sc[j] > 0) {
+            if (last[sh] > 0 && sc[j] < last[sh])
+                off[sh] = true;
+            last[sh] = sc[j];
+            if (sc[j] > best_sh[sh])
+                best_sh[sh] = sc[j];
+        }
+        if (sc[j] > top)
+            top = sc[j];
+    }
+    return 0;
+}
+
+/* Step 4 of one combination over pts[0..n) (the paper's order): see above.
+ * only: the leader's best shapes (a follower), NULL for the leader, whose
+ * best shapes go to *save.  how gets what ran, for the note. */
+static int step4_run(gg_search *s, const gg_variant *pts, int n, const shape_top *only,
+                     shape_top *save, gg_variant *best, double *bs, char *how, size_t hl,
+                     bool leader)
+{
+    unsigned char *run = calloc((size_t)n + 1, 1);
+    double *sc = calloc((size_t)n + 1, sizeof *sc);
+    if (!run || !sc) {
+        free(run);
+        free(sc);
+        return -1;
+    }
+    /* Distinct shapes: with STEP4_TOP or fewer (or np held) there is
+     * nothing to choose, and every point runs. */
+    shape_top all = {0};
+    bool few = true;
+    for (int j = 0; j < n && few; j++) {
+        bool seen = false;
+        for (int i = 0; i < all.n && !seen; i++)
+            seen = same_shape(all.mc[i], pts[j].mc) && same_shape(all.mrt[i], pts[j].mrt);
+        if (seen)
+            continue;
+        if (all.n == STEP4_TOP) {
+            few = false;
+            break;
+        }
+        all.mc[all.n] = pts[j].mc;
+        all.mrt[all.n++] = pts[j].mrt;
+    }
+    bool np_fixed = s->cfg.fix.mask & GG_KEY_NP;
+    int looked = 0, rc = 0, stopped = 0, beyond = 0;
+    if (few || np_fixed || (!leader && (!only || only->n == 0))) {
+        memset(run, TODO, (size_t)n);
+        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, false, 0, &stopped);
+        snprintf(how, hl, "%d points", n);
+    } else if (!leader) {
+        for (int j = 0; j < n; j++)
+            run[j] = in_top(only, &pts[j]) ? TODO : SKIP;
+        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, true, 0, &stopped);
+        snprintf(how, hl, "%d of %d points (the leader's %d best shapes, np ascending until the "
+                          "rate falls)", looked, n, only->n);
+    } else {
+        for (int j = 0; j < n; j++)
+            run[j] = coarse_np(s, &pts[j]) ? TODO : SKIP;
+        rc = run_marked(s, pts, n, run, sc, best, bs, &looked, true, GATE, &stopped);
+        int coarse = looked;
+        shape_top top = {0};
+        if (!rc) {
+            top_shapes(pts, sc, n, &top);
+            for (int j = 0; j < n; j++)
+                run[j] = run[j] != DONE && in_top(&top, &pts[j]) ? TODO : run[j] == DONE ? DONE : SKIP;
+            /* Not beyond the np where the shape's rate fell in stage A
+             * (np ascending there): its peak lies below. */
+            for (int t = 0; t < top.n; t++) {
+                double prev = 0;
+                long cut = -1;
+                for (int j = 0; j < n && cut < 0; j++) {
+                    if (run[j] != DONE || !same_shape(pts[j].mc, top.mc[t]) ||
+                        !same_shape(pts[j].mrt, top.mrt[t]) || !(sc[j] > 0))
+                        continue;
+                    if (prev > 0 && sc[j] < prev)
+                        cut = np_value(s, &pts[j]);
+                    prev = sc[j];
+                }
+                for (int j = 0; j < n && cut >= 0; j++)
+                    if (run[j] == TODO && same_shape(pts[j].mc, top.mc[t]) &&
+                        same_shape(pts[j].mrt, top.mrt[t]) && np_value(s, &pts[j]) > cut) {
+                        run[j] = SKIP;
+                        beyond++;
+                    }
+            }
+            rc = run_marked(s, pts, n, run, sc, best, bs, &looked, false, 0, &stopped);
+        }
+        snprintf(how, hl, "%d of %d points (%d at np 2, 8, 32, 128, ..., each shape until its "
+                          "rate falls; every power of two up to there on the %d best shapes)",
+                 looked, n, coarse, top.n);
+    }
+    if (save && leader)
+        top_shapes(pts, sc, n, save);
+    free(run);
+    free(sc);
+    return rc;
+}
+
+/* Rough count of the points step4_run looks at (the progress estimate): the
+ * leader about half its grid, a follower its leader's best shapes. */
+static long step4_estimate(int npts, int i)
+{
+    long follower = 8L * STEP4_TOP;
+    return i == 0 ? npts / 2 + 1 : follower < npts ? follower : npts;
+}
+
 static char *outer_text(const gg_variant *v, char *buf, size_t len)
 {
     snprintf(buf, len, "compiler=%s,profile=%s,unroll=%d,acc=%s", gen_compiler_name(v->compiler),
@@ -250,7 +534,8 @@ static int rt_phase(gg_search *s)
     int keep = nc;
     if (nc > 1 && s->cfg.screen_keep > 0 && s->cfg.screen_keep < keep)
         keep = s->cfg.screen_keep;
-    gs_plan(s, s->st.visited + (nc > 1 ? nc : 0) + keep * (cs[0].npts + a1));
+    gs_plan(s, s->st.visited + (nc > 1 ? nc : 0) + step4_estimate(cs[0].npts, 0) + a1 +
+                   (keep - 1) * (step4_estimate(cs[0].npts, 1) + a1));
 
     /* Screening. */
     if (nc > 1) {
@@ -302,27 +587,24 @@ static int rt_phase(gg_search *s)
         }
         long planned = s->st.visited;
         for (int i = 0; i < keep; i++)
-            planned += cs[i].npts + a1;
+            planned += step4_estimate(cs[i].npts, i) + a1;
         gs_plan(s, planned);
     }
 
-    /* Algorithm 2 on each kept combination, best first. */
+    /* Algorithm 2 on each kept combination, best first: the first
+     * (the leader) over every shape, the others over the leader's best
+     * shapes (step4_run). */
+    shape_top lead = {0};
     for (int i = 0; i < keep; i++) {
         combo *c = &cs[i];
         gg_variant best = c->pts[0];
         double bs = 0;
-        for (int j = 0; j < c->npts; j++) {
-            double sc;
-            gs_hint(s, &c->pts[j + 1], c->npts - j - 1 < 8 ? c->npts - j - 1 : 8);
-            int lr = gs_look(s, &c->pts[j], &sc);
-            if (lr) {
-                rc = lr < 0 ? -1 : 0;
-                goto out;
-            }
-            if (sc > bs) {
-                bs = sc;
-                best = c->pts[j];
-            }
+        char how[160];
+        int sr = step4_run(s, c->pts, c->npts, i == 0 ? NULL : &lead, &lead, &best, &bs, how,
+                           sizeof how, i == 0);
+        if (sr) {
+            rc = sr < 0 ? -1 : 0;
+            goto out;
         }
         char ot[128], bt[GG_VARIANT_TEXT];
         outer_text(&c->outer, ot, sizeof ot);
@@ -349,8 +631,8 @@ static int rt_phase(gg_search *s)
             }
         }
         char st4[GG_VARIANT_TEXT];
-        gs_note(s, "phase %s: step 4 best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> np=%s%s, %.3g GFLOP/s",
-                ot, gen_variant_format(&best, st4, sizeof st4), bs, evals,
+        gs_note(s, "phase %s: step 4 %s, best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> np=%s%s, %.3g GFLOP/s",
+                ot, how, gen_variant_format(&best, st4, sizeof st4), bs, evals,
                 b2.np == GG_NP_ALL ? "all" : (snprintf(bt, sizeof bt, "%d", b2.np), bt),
                 lr > 0 ? " (budget spent)" : "", s2);
         if (lr) {
@@ -372,6 +654,7 @@ out:
 static const gg_shape blk_set[] = {{4, 8}, {8, 4}, {8, 8}, {4, 16}, {16, 4},
                                    {8, 16}, {16, 8}, {16, 16}};
 static const gg_shape blk_mc[] = {{1, 4}, {2, 2}, {4, 1}};
+#define BLOCK_TOP 4
 
 /* The profile for images: --fix's, else 430 where the core context is 4.3
  * or later, else 310es; -1 when there is none. */
@@ -410,13 +693,13 @@ static bool memo_best(const gg_search *s, gg_out out, gg_variant *v, double *sco
  * Returns the count, or -1/-2 to stop (look's 1 budget spent -> -2, -1
  * error).  what names base's role in the note. */
 static int fetch_step(gg_search *s, const gg_variant *base, double base_score, int prof,
-                      const char *what, gg_fetch paths[2])
+                      const char *what, gg_fetch paths[2], unsigned only)
 {
     const gg_fix *f = &s->cfg.fix;
     double score[GG_FETCH_COUNT] = {0};
     score[base->fetch] = base_score;
     for (int p = 0; p < GG_FETCH_COUNT; p++) {
-        if (p == (int)base->fetch)
+        if (p == (int)base->fetch || (only && !(only & (1u << p))))
             continue;
         gg_variant v = *base;
         v.fetch = (gg_fetch)p;
@@ -493,7 +776,7 @@ static int block_fetch_paths(gg_search *s, int prof, gg_fetch paths[2])
         if (lr)
             return lr < 0 ? -1 : -2;
     }
-    int n = fetch_step(s, &r, rs, prof, "the representative block", paths);
+    int n = fetch_step(s, &r, rs, prof, "the representative block", paths, 0);
     if (n == 0) {
         paths[0] = GG_FETCH_TEXTURE;
         paths[1] = GG_FETCH_TEXELFETCH;
@@ -514,47 +797,93 @@ static int blocks_phase(gg_search *s)
     int np_paths = block_fetch_paths(s, prof, paths);
     if (np_paths < 0)
         return np_paths == -1 ? -1 : 0;
+    s->nblock_paths = np_paths;
+    for (int q = 0; q < np_paths; q++)
+        s->block_paths[q] = (int)paths[q];
     int nps[2] = {GG_NP_ALL, 16}, nnp = 2;
     if (f->mask & GG_KEY_NP) {
         nps[0] = f->v.np;
         nnp = 1;
     }
+    /* Two stages (the points are the block's dominant cost on llvmpipe,
+     * where each is mostly the shader's compile at its first draw): every
+     * mc x blk on the fastest path at the first np; then the BLOCK_TOP best
+     * of those also on the other path and at the other np.  Checked against
+     * every committed tuning record with the blocks (llvmpipe 256^3 and
+     * 1024^3, H100 1024^3 and 4096^3, H200 1024^3 and 4096^3): no block
+     * below the 4 best on one path at np=all was the best on another path
+     * or at np=16. */
     size_t nmc = sizeof blk_mc / sizeof *blk_mc, nblk = sizeof blk_set / sizeof *blk_set;
-    gg_variant *pts = malloc(nmc * nblk * 2 * 2 * sizeof *pts);
-    if (!pts)
+    size_t cap = nmc * nblk * 2 * 2;
+    gg_variant *pts = malloc(cap * sizeof *pts);
+    double *sc = calloc(cap, sizeof *sc);
+    unsigned char *run = calloc(cap, 1);
+    int *blk_of = calloc(cap, sizeof *blk_of); /* the stage-A block a point belongs to */
+    if (!pts || !sc || !run || !blk_of) {
+        free(pts);
+        free(sc);
+        free(run);
+        free(blk_of);
         return -1;
-    int n = 0;
-    for (size_t i = 0; i < ((f->mask & GG_KEY_MC) ? 1 : nmc); i++)
-        for (size_t j = 0; j < ((f->mask & GG_KEY_BLK) ? 1 : nblk); j++)
-            for (int q = 0; q < np_paths; q++)
-                for (int z = 0; z < nnp; z++) {
-                    gg_variant v = block_point(s, prof, blk_mc[i], blk_set[j], paths[q], nps[z]);
-                    if (v.blk.rows % v.mc.rows || v.blk.cols % v.mc.cols)
-                        continue;
-                    if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
-                        continue;
-                    bool dup = false;
-                    for (int d = 0; d < n && !dup; d++)
-                        dup = gen_variant_equal(&pts[d], &v);
-                    if (!dup && gs_allowed(s, &v, 1))
+    }
+    int n = 0, na = 0;
+    for (int stage = 0; stage < 2; stage++) {
+        for (size_t i = 0; i < ((f->mask & GG_KEY_MC) ? 1 : nmc); i++)
+            for (size_t j = 0; j < ((f->mask & GG_KEY_BLK) ? 1 : nblk); j++)
+                for (int q = 0; q < np_paths; q++)
+                    for (int z = 0; z < nnp; z++) {
+                        if ((stage == 0) != (q == 0 && z == 0))
+                            continue;
+                        gg_variant v = block_point(s, prof, blk_mc[i], blk_set[j], paths[q], nps[z]);
+                        if (v.blk.rows % v.mc.rows || v.blk.cols % v.mc.cols)
+                            continue;
+                        if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
+                            continue;
+                        bool dup = false;
+                        for (int d = 0; d < n && !dup; d++)
+                            dup = gen_variant_equal(&pts[d], &v);
+                        if (dup || !gs_allowed(s, &v, 1))
+                            continue;
+                        blk_of[n] = (int)(i * nblk + j);
                         pts[n++] = v;
-                }
-    gs_plan(s, s->st.visited + n + alg1_estimate(s));
+                    }
+        if (stage == 0)
+            na = n; /* pts[0..na): stage A, pts[na..n): stage B */
+    }
+    int per = np_paths * nnp - 1;
+    int nb_est = n - na < BLOCK_TOP * per ? n - na : BLOCK_TOP * per;
+    gs_plan(s, s->st.visited + na + nb_est + alg1_estimate(s));
     gg_variant best = n ? pts[0] : block_point(s, prof, blk_mc[0], blk_set[0], paths[0], GG_NP_ALL);
     double bs = 0;
-    int rc = 0;
-    for (int j = 0; j < n; j++) {
-        double sc;
-        gs_hint(s, &pts[j + 1], n - j - 1 < 8 ? n - j - 1 : 8);
-        int lr = gs_look(s, &pts[j], &sc);
-        if (lr) {
-            rc = lr < 0 ? -1 : 0;
-            goto out;
+    int rc = 0, looked = 0, top_n = 0;
+    int stopped = 0;
+    memset(run, TODO, (size_t)na);
+    int lr = run_marked(s, pts, n, run, sc, &best, &bs, &looked, false, 0, &stopped);
+    int ran_a = looked;
+    if (!lr) {
+        /* stage B: the rest of the points of the BLOCK_TOP best blocks */
+        int top[BLOCK_TOP];
+        for (int d = 0; d < na; d++) {
+            if (!(sc[d] > 0))
+                continue;
+            int at = top_n < BLOCK_TOP ? top_n++ : sc[d] > sc[top[BLOCK_TOP - 1]] ? BLOCK_TOP - 1 : -1;
+            if (at < 0)
+                continue;
+            top[at] = d;
+            for (; at > 0 && sc[top[at]] > sc[top[at - 1]]; at--) {
+                int t = top[at];
+                top[at] = top[at - 1];
+                top[at - 1] = t;
+            }
         }
-        if (sc > bs) {
-            bs = sc;
-            best = pts[j];
-        }
+        for (int d = na; d < n; d++)
+            for (int t = 0; t < top_n && run[d] != TODO; t++)
+                run[d] = blk_of[d] == blk_of[top[t]] ? TODO : SKIP;
+        lr = run_marked(s, pts, n, run, sc, &best, &bs, &looked, false, 0, &stopped);
+    }
+    if (lr) {
+        rc = lr < 0 ? -1 : 0;
+        goto out;
     }
     char bt[GG_VARIANT_TEXT];
     if (bs <= 0) {
@@ -567,11 +896,16 @@ static int blocks_phase(gg_search *s)
     gg_variant b2;
     double s2;
     memo_best(s, GG_OUT_IMAGE, &b2, &s2);
-    gs_note(s, "blocks: %d points, best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> %s, %.3g "
-               "GFLOP/s", n, gen_variant_format(&best, bt, sizeof bt), bs, evals,
+    gs_note(s, "blocks: %d of %d points (%d on fetch=%s at the first np; the other path and np on "
+               "the %d best), best %s at %.3g GFLOP/s; Algorithm 1 (%ld points) -> %s, %.3g "
+               "GFLOP/s", looked, n, ran_a, gen_fetch_name(paths[0]), top_n,
+            gen_variant_format(&best, bt, sizeof bt), bs, evals,
             gen_variant_format(&b2, (char[GG_VARIANT_TEXT]){0}, GG_VARIANT_TEXT), s2);
 out:
     free(pts);
+    free(sc);
+    free(run);
+    free(blk_of);
     return rc;
 }
 
@@ -583,7 +917,27 @@ static int rt_fetch_paths(gg_search *s)
     gg_fetch paths[2];
     if ((s->cfg.fix.mask & GG_KEY_FETCH) || !memo_best(s, GG_OUT_RT, &best, &bs))
         return 0;
-    int n = fetch_step(s, &best, bs, image_profile(s), "the best out=rt point", paths);
+    /* Only the paths the blocks went on with (the two fastest at the
+     * representative block), where they ran: in every committed tune the
+     * best out=rt point's best path other than texture was one of those
+     * two, and the others cost as much as any point to measure (at 256^3 on
+     * llvmpipe the best point is often np=all, 2-3 s of compile a path, and
+     * fetch=ubo there ran past the 11 s deadline). */
+    unsigned only = 0;
+    for (int q = 0; q < s->nblock_paths; q++)
+        only |= 1u << s->block_paths[q];
+    int n = fetch_step(s, &best, bs, image_profile(s), "the best out=rt point", paths, only);
+    if (only) {
+        char skipped[96] = "";
+        size_t o = 0;
+        for (int p = 0; p < GG_FETCH_COUNT; p++)
+            if (p != (int)best.fetch && !(only & (1u << p)))
+                o += (size_t)snprintf(skipped + o, o < sizeof skipped ? sizeof skipped - o : 0, "%s%s",
+                                      o ? ", " : "", gen_fetch_name((gg_fetch)p));
+        if (skipped[0])
+            gs_note(s, "fetch paths on the best out=rt point: not tried: %s (not among the two "
+                       "fastest at the representative block)", skipped);
+    }
     return n == -1 ? -1 : 0;
 }
 

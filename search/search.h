@@ -18,8 +18,13 @@
  *                  combination: np over powers of two (and all) x every mc
  *                  of gen_pruned_mc x every mrt of gen_pruned_mrt (gen/gen.h:
  *                  {1x1,1x2,1x4,2x2,4x1} and {1x1,1x2,1x4,2x2,1x8,2x4,4x2};
- *                  the last three where the card has 8 draw buffers), then
- *                  Algorithm 1 for np around the best, mc and mrt fixed.
+ *                  the last three where the card has 8 draw buffers), in
+ *                  two stages (phase.c: the first kept combination every
+ *                  shape at np 2, 8, 32, ... and all until the rate falls,
+ *                  then every power of two on its 5 best shapes; the
+ *                  others every power of two on those 5 shapes, until the
+ *                  rate falls), then Algorithm 1 for np around the best, mc
+ *                  and mrt fixed.
  *      exhaustive  every point the card and --fix allow: every mrt R x C
  *                  with R*C <= min(8, draw buffers), every mc r x c with
  *                  r*c <= 4, every np from 1 to ksteps (ksteps is all),

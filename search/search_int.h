@@ -30,6 +30,11 @@ struct gg_search {
     int ncard, capcard;
     double store_best; /* best score in the memo among points of the searched
                           store (cfg.fix.v.store): what the bound must reach */
+    /* phase.c: the fetch paths the blocks went on with (the fastest at the
+     * representative block), which the paper's best point then tries;
+     * none: every path. */
+    int block_paths[2];
+    int nblock_paths;
 };
 
 /* A unique nonzero key of a normalised variant. */
