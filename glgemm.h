@@ -201,7 +201,12 @@ GLGEMM_API const char *glgemm_last_route(const glgemm_context *ctx);
 /* Where the last GPU call on ctx spent its time, in seconds: packing and
  * uploading A and B (and the running sums), the draws, reading C back and
  * unpacking it, verifying it (GLGEMM_VERIFY), and the whole call.  All 0
- * when the last call did not run on the GPU. */
+ * when the last call did not run on the GPU.  A streamed call (README,
+ * "The library") overlaps them: upload_s is the time before the first
+ * draw, run_s from there until the card has finished the last band (the
+ * later bands' uploads and the earlier bands' read-back and checks inside
+ * it), readback_s the last band's unpacking and checks after that, and
+ * verify_s the column checks and what is left of the verdict. */
 typedef struct {
     double upload_s, run_s, readback_s, verify_s, total_s;
 } glgemm_timing;
