@@ -270,7 +270,6 @@ int host_stream_run(run_state *s, const gg_run_opts *o, float *c)
         fence[b] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
         glFlush();
     }
-    host_rc_staging_fence(s->cache, 0);
     if (!host_run_stage_ok(s, "drawing and reading back"))
         goto out;
     double tail = run0;
@@ -302,6 +301,8 @@ int host_stream_run(run_state *s, const gg_run_opts *o, float *c)
     out->max_draw_s = s->max_draw_s;
     host_run_stage_ok(s, "reading back C");
 out:
+    if (j.up) /* the next call waits for these uploads before packing over them */
+        host_rc_staging_fence(s->cache, 0);
     for (int b = 0; fence && b < sp->mblocks; b++)
         if (fence[b])
             glDeleteSync(fence[b]);
