@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pool.h"
 #include "gen/pack.h"
 #include "tests/suites.h"
 
@@ -208,6 +209,76 @@ START_TEST(pack_blocks_of_split)
 }
 END_TEST
 
+/* Row ranges: A and B packed in pieces of texel rows (1, 2, 3 rows and
+ * uneven) over garbage equal the whole packing bit for bit; C unpacked in
+ * pieces of target rows equals the whole unpacking; and base/pool runs
+ * every task exactly once with 1 to 8 threads (and none). */
+START_TEST(pack_rows_pieces)
+{
+    int pi = _i % NPACK, mi = (_i / NPACK) % NMRT;
+    int m = 37, n = 29, k = 41;
+    gg_variant v;
+    variant(&v, mrts[mi], packings[pi], nps[_i % NNP]);
+    gg_layout L;
+    ck_assert_int_eq(gen_layout_compute(&v, m, n, k, &L), 0);
+    float *a = numbered(m, k, 0), *b = numbered(k, n, 10000);
+    gg_src sa = {a, k, false}, sb = {b, n, false};
+    gg_block whole = gen_block_whole(&L);
+    size_t na = gen_pack_a_floats(&L), nb = gen_pack_b_floats(&L);
+    float *wa = malloc(na * sizeof(float)), *wb = malloc(nb * sizeof(float));
+    float *pa = malloc(na * sizeof(float)), *pb = malloc(nb * sizeof(float));
+    ck_assert(wa && wb && pa && pb);
+    gen_pack_a(&L, sa, &whole, wa);
+    gen_pack_b(&L, sb, &whole, wb);
+    for (int per = 1; per <= 4; per++) {
+        memset(pa, 0x7f, na * sizeof(float));
+        memset(pb, 0x7f, nb * sizeof(float));
+        for (int y = 0; y < L.a_h; y += per)
+            gen_pack_a_rows(&L, sa, &whole, y, y + per, pa);
+        for (int y = 0; y < L.b_h; y += per + 1) /* other cuts for B */
+            gen_pack_b_rows(&L, sb, &whole, y, y + per + 1, pb);
+        ck_assert_msg(!memcmp(pa, wa, na * sizeof(float)), "A in pieces of %d rows", per);
+        ck_assert_msg(!memcmp(pb, wb, nb * sizeof(float)), "B in pieces of %d rows", per + 1);
+    }
+    /* C: targets from C0, unpacked whole and in pieces */
+    int stride = 4;
+    float *c0 = numbered(m, n, 500), *cw = calloc((size_t)m * n, sizeof(float)),
+          *cp = calloc((size_t)m * n, sizeof(float));
+    float *tg[GG_MAX_TARGETS];
+    for (int t = 0; t < L.targets; t++)
+        tg[t] = malloc(gen_target_floats(&L, stride) * sizeof(float));
+    gen_pack_c0(&L, c0, n, 1.0f, &whole, stride, tg);
+    gen_unpack_c(&L, (const float *const *)tg, stride, &whole, cw, n);
+    for (int y = 0; y < L.tgt_h; y += 3)
+        gen_unpack_c_rows(&L, (const float *const *)tg, stride, &whole, y, y + 3, cp, n);
+    ck_assert(!memcmp(cw, cp, (size_t)m * n * sizeof(float)));
+    ck_assert(!memcmp(cw, c0, (size_t)m * n * sizeof(float)));
+    for (int t = 0; t < L.targets; t++)
+        free(tg[t]);
+    free(c0), free(cw), free(cp), free(a), free(b), free(wa), free(wb), free(pa), free(pb);
+}
+END_TEST
+
+static void count_task(void *arg, int t) { __atomic_add_fetch(&((int *)arg)[t], 1, __ATOMIC_RELAXED); }
+
+START_TEST(pool_runs_every_task_once)
+{
+    for (int threads = 0; threads <= 8; threads++) {
+        base_pool *p = threads ? base_pool_new(threads) : NULL;
+        ck_assert(threads == 0 || p != NULL);
+        for (int tasks = 0; tasks <= 67; tasks += 1 + tasks / 3) {
+            int seen[68] = {0};
+            base_pool_run(p, tasks, count_task, seen);
+            for (int t = 0; t < 68; t++)
+                ck_assert_msg(seen[t] == (t < tasks ? 1 : 0), "%d threads, %d tasks: task %d ran %d times",
+                              threads, tasks, t, seen[t]);
+        }
+        ck_assert_int_eq(base_pool_threads(p), threads ? threads : 1);
+        base_pool_free(p);
+    }
+}
+END_TEST
+
 START_TEST(split_plan_cases)
 {
     gg_variant v;
@@ -252,6 +323,8 @@ Suite *make_pack_suite(void)
     tcase_add_loop_test(tc, pack_targets_round_trip, 0, NPACK * NMRT * NSIZE * 2);
     tcase_add_loop_test(tc, pack_blocks_of_split, 0, NPACK * NMRT * 2);
     tcase_add_test(tc, split_plan_cases);
+    tcase_add_loop_test(tc, pack_rows_pieces, 0, NPACK * NMRT);
+    tcase_add_test(tc, pool_runs_every_task_once);
     suite_add_tcase(s, tc);
     return s;
 }
