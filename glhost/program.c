@@ -498,6 +498,11 @@ void host_program_free(gg_program *p)
             glUseProgram(0);
         glDeleteProgram(p->prog);
     }
+    host_program_forget(p);
+}
+
+void host_program_forget(gg_program *p)
+{
     free(p->log);
     free(p->frag_src);
     free(p->vert_src);

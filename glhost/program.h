@@ -81,6 +81,9 @@ gg_status host_program_finish(gg_program *p);
 /* Deletes the GL program (on the current context; a started one too) and
  * frees the texts. */
 void host_program_free(gg_program *p);
+/* Frees p's texts only, no GL call: for a program whose context is gone
+ * (its GL names went with it). */
+void host_program_forget(gg_program *p);
 
 /* The detail line, the log and the failing stage's source with line numbers. */
 void host_program_print_failure(const gg_program *p, FILE *f);

@@ -113,11 +113,8 @@ void host_run_cache_forget(gg_run_cache *c)
     if (!c)
         return;
     for (int i = 0; i < GG_RUN_CACHE_PROGRAMS; i++)
-        if (c->prog[i].key[0]) {
-            free(c->prog[i].prog.log);
-            free(c->prog[i].prog.frag_src);
-            free(c->prog[i].prog.vert_src);
-        }
+        if (c->prog[i].key[0])
+            host_program_forget(&c->prog[i].prog);
     for (int i = 0; i < GG_RUN_CACHE_INPUTS; i++) {
         free(c->inp[i].atex);
         free(c->inp[i].btex);
@@ -314,10 +311,10 @@ void host_rc_staging_fence(gg_run_cache *c, int which)
     st->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 }
 
-struct base_pool *host_run_cache_pool(gg_run_cache *c) { return c ? host_rc_pool(c) : NULL; }
-
-struct base_pool *host_rc_pool(gg_run_cache *c)
+struct base_pool *host_run_cache_pool(gg_run_cache *c)
 {
+    if (!c)
+        return NULL;
     if (!c->pool && !c->no_pool) {
         c->pool = base_pool_new(0);
         c->no_pool = c->pool == NULL;

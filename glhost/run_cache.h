@@ -70,10 +70,6 @@ void *host_rc_staging(gg_run_cache *c, int which, size_t bytes, unsigned *buf);
 /* A fence after the commands issued so far that use staging buffer which. */
 void host_rc_staging_fence(gg_run_cache *c, int which);
 
-/* The cache's thread team (base/pool.h), made on first use; NULL when none
- * could be made (callers then work alone). */
-struct base_pool *host_rc_pool(gg_run_cache *c);
-
 /* Counters: programs found / built and kept. */
 void host_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses);
 

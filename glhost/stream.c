@@ -46,15 +46,16 @@ static int chunk_rows(int h, size_t rowbytes, int threads)
     return r < 1 ? 1 : r > h ? h : r;
 }
 
-/* Texel rows y0 .. y1-1 of one texture in pieces for the threads. */
-static void add_pack_tasks(stream_job *j, bool is_a, int idx, gg_block blk, int y0, int y1)
+/* One texture's texel rows in pieces for the threads. */
+static void add_pack_tasks(stream_job *j, bool is_a, int idx, gg_block blk)
 {
     const gg_layout *L = j->s->L;
-    int w = is_a ? L->a_w : L->b_w;
-    int per = chunk_rows(y1 - y0, (size_t)w * L->channels * sizeof(float),
-                         base_pool_threads(host_rc_pool(j->s->cache)));
-    for (int y = y0; y < y1; y += per)
-        j->task[j->ntask++] = (pack_task){is_a, idx, blk, y, y + per < y1 ? y + per : y1};
+    int w = is_a ? L->a_w : L->b_w, h = is_a ? L->a_h : L->b_h;
+    int per = chunk_rows(h, (size_t)w * L->channels * sizeof(float),
+                         base_pool_threads(host_run_cache_pool(j->s->cache)));
+    j->ntask = 0;
+    for (int y = 0; y < h; y += per)
+        j->task[j->ntask++] = (pack_task){is_a, idx, blk, y, y + per < h ? y + per : h};
 }
 
 static void pack_one(void *arg, int t)
@@ -71,32 +72,22 @@ static void pack_one(void *arg, int t)
     }
 }
 
-/* Texel rows y0 .. y1-1 of a texture from the upload staging, where the
- * whole texture lies at byte offset off. */
-static void upload_staged(const run_state *s, GLuint buf, GLuint tex, int w, int y0, int y1,
-                          size_t off)
-{
-    size_t row = (size_t)w * s->L->channels * sizeof(float);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buf);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, w, y1 - y0, host_run_pixel_format(s->L->channels), GL_FLOAT,
-                    (const void *)(uintptr_t)(off + (size_t)y0 * row));
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-}
-
-/* One texture packed on the threads, then sent up.  (Sending it in slabs
- * of rows, each flushed once packed, measured slower on an H100: 1024^3
- * calls 3.0 -> 3.5 ms, 4096^3 no faster.) */
+/* One texture packed on the threads into the upload staging, then sent up
+ * from it.  (Sending it in slabs of rows, each flushed once packed,
+ * measured slower on an H100: 1024^3 calls 3.0 -> 3.5 ms, 4096^3 no
+ * faster.) */
 static void stage_texture(stream_job *j, GLuint buf, bool is_a, int idx, gg_block blk)
 {
     const run_state *s = j->s;
     const gg_layout *L = s->L;
-    int w = is_a ? L->a_w : L->b_w, h = is_a ? L->a_h : L->b_h;
-    j->ntask = 0;
-    add_pack_tasks(j, is_a, idx, blk, 0, h);
-    base_pool_run(host_rc_pool(s->cache), j->ntask, pack_one, j);
-    upload_staged(s, buf, is_a ? s->atex[idx] : s->btex[idx], w, 0, h,
-                  is_a ? j->aoff[idx] : j->boff[idx]);
+    add_pack_tasks(j, is_a, idx, blk);
+    base_pool_run(host_run_cache_pool(s->cache), j->ntask, pack_one, j);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buf);
+    glBindTexture(GL_TEXTURE_2D, is_a ? s->atex[idx] : s->btex[idx]);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, is_a ? L->a_w : L->b_w, is_a ? L->a_h : L->b_h,
+                    host_run_pixel_format(L->channels), GL_FLOAT,
+                    (const void *)(uintptr_t)(is_a ? j->aoff[idx] : j->boff[idx]));
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
 
 /* B (band < 0) or band's A blocks: packed on the threads, sent up. */
@@ -226,9 +217,9 @@ int host_stream_run(run_state *s, const gg_run_opts *o, float *c)
     GLsync *fence = calloc((size_t)sp->mblocks, sizeof *fence);
     size_t abytes = align_up(gen_pack_a_floats(L) * sizeof(float));
     size_t bbytes = align_up(gen_pack_b_floats(L) * sizeof(float));
-    /* tasks of one slab at most: a texel row each */
+    /* tasks of one texture at most: a texel row each */
     size_t most = (size_t)(L->a_h > L->b_h ? L->a_h : L->b_h);
-    int threads = base_pool_threads(host_rc_pool(s->cache));
+    int threads = base_pool_threads(host_run_cache_pool(s->cache));
     j.task = malloc(most * sizeof *j.task);
     int rc = 1;
     if (!j.aoff || !j.boff || !fence || !j.task) {
@@ -286,7 +277,7 @@ int host_stream_run(run_state *s, const gg_run_opts *o, float *c)
         j.band = b;
         j.chunk = chunk_rows(s->CL->tgt_h, (size_t)s->CL->tgt_w * 4 * sizeof(float) *
                              (size_t)sp->nblocks * s->CL->targets, threads);
-        base_pool_run(host_rc_pool(s->cache), (s->CL->tgt_h + j.chunk - 1) / j.chunk,
+        base_pool_run(host_run_cache_pool(s->cache), (s->CL->tgt_h + j.chunk - 1) / j.chunk,
                       unpack_one, &j);
     }
     host_run_settle_draws(s);

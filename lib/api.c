@@ -676,13 +676,13 @@ static void *prep_main(void *arg)
     return NULL;
 }
 
-static void prep_start(prep_job *j)
+/* run.h's sent hook: started once A and B are up. */
+static void prep_start(void *arg)
 {
+    prep_job *j = arg;
     double work = (double)j->ops.m * j->ops.n * j->ops.k;
     j->threaded = work >= PREP_THREAD_MIN && pthread_create(&j->thread, NULL, prep_main, j) == 0;
 }
-
-static void prep_sent(void *arg) { prep_start(arg); }
 
 static void prep_finish(prep_job *j)
 {
@@ -701,7 +701,6 @@ typedef struct {
     bool joined;
     const float *c;
     int n;
-    bool mu_made;
     double *colacc; /* the column sums (colacc_len), made once the plan is */
     long rows;      /* judged so far */
     int bad;        /* 0, 1 (why, from the band at bad_row), -1 out of memory */
@@ -770,7 +769,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     double t_start = base_now_s();
     prep_job prep = {.plan = NULL, .threaded = false};
     bool check = ctx->verify == GLGEMM_VERIFY_CHECK;
-    band_check bc = {.prep = &prep, .n = g->n};
+    band_check bc = {.prep = &prep, .mu = PTHREAD_MUTEX_INITIALIZER, .n = g->n};
     char vt[GG_VARIANT_TEXT];
     gen_variant_format(v, vt, sizeof vt);
     int rc = use_kind(ctx, host_ctx_kind_for(v->profile));
@@ -823,9 +822,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     prep.pool = ctx->prep_pool;
     bc.c = out;
     if (check) {
-        pthread_mutex_init(&bc.mu, NULL);
-        bc.mu_made = true;
-        o.sent = prep_sent; /* prep_start once the inputs are up */
+        o.sent = prep_start;
         o.sent_user = &prep;
         o.rows_done = rows_check;
         o.rows_user = &bc;
@@ -875,8 +872,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     rc = GLGEMM_OK;
 done:
     free(bc.colacc);
-    if (bc.mu_made)
-        pthread_mutex_destroy(&bc.mu);
+    pthread_mutex_destroy(&bc.mu);
     base_checksum_free(prep.plan);
     if (own_c0)
         free(c0);
