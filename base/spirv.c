@@ -64,21 +64,20 @@ static void remove_folder(const char *tmp, const char *name)
     rmdir(p);
 }
 
+static const char *tmp_dir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
 /* A process killed while glslangValidator ran (kill -9 of a tune takes its
  * evaluation worker with it) cannot remove its folder.  Folders are named
- * glgemm-spirv-<pid>-XXXXXX; the first compile of each process removes those
- * whose process is gone (kill(pid, 0): ESRCH).  A folder of a live process,
- * or of another user's, is left alone. */
+ * glgemm-spirv-<pid>-XXXXXX; the first look-up of the validator in each
+ * process (every GL context asks, compiling or not) removes those whose
+ * process is gone (kill(pid, 0): ESRCH).  A folder of a live process, or of
+ * another user's, is left alone. */
 static void sweep_stale(const char *tmp)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static bool swept;
-    pthread_mutex_lock(&lock);
-    bool first = !swept;
-    swept = true;
-    pthread_mutex_unlock(&lock);
-    if (!first)
-        return;
     DIR *d = opendir(tmp);
     if (!d)
         return;
@@ -117,6 +116,7 @@ static void find_validator(void)
         path += n + (end ? 1 : 0);
     }
     available = cached;
+    sweep_stale(tmp_dir());
 }
 
 bool base_spirv_available(void)
@@ -138,11 +138,8 @@ gg_spirv_result base_spirv_compile(const char *glsl, gg_stage stage, void **spv,
             *log = dup_printf("%s: not found on PATH (install glslang-tools)", VALIDATOR);
         return GG_SPIRV_NO_COMPILER;
     }
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp)
-        tmp = "/tmp";
+    const char *tmp = tmp_dir();
     char dir[4096], src[4200], out[4200], msg[4200];
-    sweep_stale(tmp);
     snprintf(dir, sizeof dir, "%s/glgemm-spirv-%ld-XXXXXX", tmp, (long)getpid());
     if (!mkdtemp(dir)) {
         if (log)

@@ -6,8 +6,9 @@
  * The source goes to a private temporary folder under $TMPDIR (or /tmp),
  * glgemm-spirv-<pid>-XXXXXX; the validator runs with -G (OpenGL semantics)
  * -S frag|vert; the folder is removed afterwards.  A process killed
- * meanwhile leaves its folder: the first compile of each process removes
- * those whose process is gone.  Only profile=330 sources can go this way (gen.h). */
+ * meanwhile leaves its folder: each process's first base_spirv_available()
+ * (a compile asks it too; so does every GL context's limits) removes those
+ * whose process is gone.  Only profile=330 sources can go this way (gen.h). */
 #ifndef GLGEMM_GEN_SPIRV_H
 #define GLGEMM_GEN_SPIRV_H
 
@@ -30,7 +31,8 @@ typedef enum {
 gg_spirv_result base_spirv_compile(const char *glsl, gg_stage stage, void **spv, size_t *spv_len,
                                  char **log);
 
-/* True when glslangValidator is on PATH (checked once, then cached). */
+/* True when glslangValidator is on PATH (checked once, then cached; the
+ * first call also sweeps stale folders, above). */
 bool base_spirv_available(void);
 
 #endif

@@ -144,6 +144,8 @@ void host_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
     lim->gl_version = info->gl_version;
     lim->max_fragment_images = info->max_fragment_images;
     lim->max_texture_buffer = info->max_texture_buffer;
-    /* gen.h: SPIR-V needs the extension and a compiler (glslangValidator). */
-    lim->spirv = info->spirv && base_spirv_available();
+    /* gen.h: SPIR-V needs the extension and a compiler (glslangValidator).
+     * Asked first, whatever the driver: the first ask sweeps the folders
+     * killed compiles left (base/spirv.h). */
+    lim->spirv = base_spirv_available() && info->spirv;
 }
