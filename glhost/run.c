@@ -105,7 +105,7 @@ bool host_run_stage_ok(run_state *s, const char *stage)
     return true;
 }
 
-static GLenum input_internal(int ch, gg_store store)
+GLenum host_run_input_internal(int ch, gg_store store)
 {
     static const GLenum f[] = {0, GL_R32F, GL_RG32F, GL_RGB32F, GL_RGBA32F};
     static const GLenum h[] = {0, GL_R16F, GL_RG16F, GL_RGB16F, GL_RGBA16F};
@@ -148,7 +148,7 @@ static GLuint make_texture(int w, int h, int ch, gg_store store, bool immutable,
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
     bool half = store == GG_STORE_F16;
     glPixelStorei(GL_UNPACK_ALIGNMENT, half ? 2 : 4);
-    tex_level(immutable, input_internal(ch, store), w, h, host_run_pixel_format(ch),
+    tex_level(immutable, host_run_input_internal(ch, store), w, h, host_run_pixel_format(ch),
               half ? GL_HALF_FLOAT : GL_FLOAT, data);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     return t;
@@ -166,7 +166,7 @@ static GLuint make_buffer_texture(int w, int h, int ch, gg_store store, const vo
     glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)bytes, data, GL_STATIC_DRAW);
     glGenTextures(1, &t);
     glBindTexture(GL_TEXTURE_BUFFER, t);
-    glTexBuffer(GL_TEXTURE_BUFFER, input_internal(ch, store), b);
+    glTexBuffer(GL_TEXTURE_BUFFER, host_run_input_internal(ch, store), b);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
     glDeleteBuffers(1, &b);
@@ -407,7 +407,7 @@ static void bind_inputs(const run_state *s, GLuint a, GLuint b)
         switch (s->v->fetch) {
         case GG_FETCH_IMAGE:
             glBindImageTexture((GLuint)i + 1, t[i], 0, GL_FALSE, 0, GL_READ_ONLY,
-                               input_internal(s->L->channels, s->v->store));
+                               host_run_input_internal(s->L->channels, s->v->store));
             break;
         case GG_FETCH_BUFFER:
             glActiveTexture(GL_TEXTURE0 + (GLenum)i);

@@ -72,6 +72,8 @@ void host_run_fail(run_state *s, gg_status st, const char *fmt, ...)
 bool host_run_stage_ok(run_state *s, const char *stage);
 /* GL_RED .. GL_RGBA for 1 .. 4 channels. */
 GLenum host_run_pixel_format(int ch);
+/* The sized internal format of an input of ch channels in store. */
+GLenum host_run_input_internal(int ch, gg_store store);
 /* An input texture of the run's packing and store (data may be NULL). */
 GLuint host_run_make_input(const run_state *s, int w, int h, const void *data);
 /* What A's and B's textures depend on (the cache's input key). */

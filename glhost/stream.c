@@ -75,18 +75,29 @@ static void pack_one(void *arg, int t)
 /* One texture packed on the threads into the upload staging, then sent up
  * from it.  (Sending it in slabs of rows, each flushed once packed,
  * measured slower on an H100: 1024^3 calls 3.0 -> 3.5 ms, 4096^3 no
- * faster.) */
+ * faster.)  fetch=buffer sends nothing: its buffer texture is the staging's
+ * range the packing wrote (the mapping is coherent). */
 static void stage_texture(stream_job *j, GLuint buf, bool is_a, int idx, gg_block blk)
 {
     const run_state *s = j->s;
     const gg_layout *L = s->L;
     add_pack_tasks(j, is_a, idx, blk);
     base_pool_run(host_run_cache_pool(s->cache), j->ntask, pack_one, j);
+    int w = is_a ? L->a_w : L->b_w, h = is_a ? L->a_h : L->b_h;
+    size_t off = is_a ? j->aoff[idx] : j->boff[idx];
+    GLuint tex = is_a ? s->atex[idx] : s->btex[idx];
+    if (s->v->fetch == GG_FETCH_BUFFER) {
+        glBindTexture(GL_TEXTURE_BUFFER, tex);
+        glTexBufferRange(GL_TEXTURE_BUFFER, host_run_input_internal(L->channels, s->v->store),
+                         buf, (GLintptr)off,
+                         (GLsizeiptr)((size_t)w * h * L->channels * sizeof(float)));
+        glBindTexture(GL_TEXTURE_BUFFER, 0);
+        return;
+    }
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buf);
-    glBindTexture(GL_TEXTURE_2D, is_a ? s->atex[idx] : s->btex[idx]);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, is_a ? L->a_w : L->b_w, is_a ? L->a_h : L->b_h,
-                    host_run_pixel_format(L->channels), GL_FLOAT,
-                    (const void *)(uintptr_t)(is_a ? j->aoff[idx] : j->boff[idx]));
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, host_run_pixel_format(L->channels), GL_FLOAT,
+                    (const void *)(uintptr_t)off);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
 
@@ -108,6 +119,13 @@ static void stage_inputs(stream_job *j, GLuint buf, int band)
     }
 }
 
+static GLuint texture_name(void)
+{
+    GLuint t = 0;
+    glGenTextures(1, &t);
+    return t;
+}
+
 /* The kept input textures of this geometry, or new empty ones kept. */
 static bool stream_textures(run_state *s)
 {
@@ -125,10 +143,11 @@ static bool stream_textures(run_state *s)
         host_run_fail(s, GG_GL_ERROR, "upload: out of host memory");
         return false;
     }
+    bool names = s->v->fetch == GG_FETCH_BUFFER; /* given their staging range each call */
     for (int i = 0; i < na; i++)
-        s->atex[i] = host_run_make_input(s, s->L->a_w, s->L->a_h, NULL);
+        s->atex[i] = names ? texture_name() : host_run_make_input(s, s->L->a_w, s->L->a_h, NULL);
     for (int i = 0; i < nb; i++)
-        s->btex[i] = host_run_make_input(s, s->L->b_w, s->L->b_h, NULL);
+        s->btex[i] = names ? texture_name() : host_run_make_input(s, s->L->b_w, s->L->b_h, NULL);
     if (!host_run_stage_ok(s, "making the input textures"))
         return false;
     s->inputs_cached = host_rc_inputs_put(s->cache, key, s->atex, na, s->btex, nb);
@@ -194,10 +213,22 @@ int host_stream_bands(const gg_run_opts *o, const gg_inputs *in)
     return work >= 0x1p33 ? 8 : work >= 0x1p31 ? 4 : work >= 0x1p29 ? 2 : 1;
 }
 
+/* fetch=buffer reads the staging in place: its ranges start STAGE_ALIGN
+ * apart, which must be a multiple of the card's offset alignment. */
+static bool buffer_ranges_ok(void)
+{
+    if (!glTexBufferRange)
+        return false;
+    GLint align = 0;
+    glGetIntegerv(GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT, &align);
+    return align > 0 && STAGE_ALIGN % align == 0;
+}
+
 bool host_stream_ok(const gg_variant *v, const gg_run_opts *o)
 {
     return o && o->once && o->stream && o->cache && !o->same_inputs &&
-           v->store == GG_STORE_F32 && v->fetch != GG_FETCH_UBO && v->fetch != GG_FETCH_BUFFER;
+           v->store == GG_STORE_F32 && v->fetch != GG_FETCH_UBO &&
+           (v->fetch != GG_FETCH_BUFFER || buffer_ranges_ok());
 }
 
 /* The streamed run: 1 done (C in c, or a status set), 0 no staging to be

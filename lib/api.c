@@ -164,6 +164,7 @@ static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
 
 static long recorded_crossover(const char *card);
 static double recorded_draw_ms(const char *card);
+static void warm_up(glgemm_context *ctx);
 
 static glgemm_context *open_ctx(const char *backend, int device)
 {
@@ -211,6 +212,7 @@ static glgemm_context *open_ctx(const char *backend, int device)
     ctx->crossover_env = cross >= 0 ? cross : recorded_crossover(ctx->card);
     ctx->crossover = ctx->crossover_env > 0 ? ctx->crossover_env : 0;
     ctx->max_draw_s = recorded_draw_ms(ctx->card) / 1000.0;
+    warm_up(ctx);
     last_err[0] = '\0';
     return ctx;
 }
@@ -877,6 +879,37 @@ done:
     if (own_c0)
         free(c0);
     return rc;
+}
+
+/* A small GEMM at open, on the GPU whatever the crossover, with the variant
+ * chosen for it: the driver builds its per-process pieces of the pipeline
+ * (llvmpipe JIT-compiles the vertex and set-up code, which Mesa's disk cache
+ * does not keep, ~12 ms), and the context its thread team and buffers, so
+ * that the first call pays for its own program only.  Its result is
+ * discarded and its failure ignored (the calls meet it again, with their
+ * fallback).  Not with GLGEMM_WARMUP=0, nor under GLGEMM_FAULT (a test's
+ * fault is for its calls). */
+static void warm_up(glgemm_context *ctx)
+{
+    const char *e = getenv("GLGEMM_WARMUP"), *f = getenv("GLGEMM_FAULT");
+    if ((e && !strcmp(e, "0")) || (f && *f))
+        return;
+    enum { W = 64 };
+    float *buf = malloc(3 * W * W * sizeof *buf);
+    if (!buf)
+        return;
+    for (int i = 0; i < 2 * W * W; i++)
+        buf[i] = (float)(i % 7 - 3);
+    rm_gemm g = {.m = W, .n = W, .k = W, .alpha = 1.0f, .beta = 0.0f, .a = buf, .lda = W,
+                 .b = buf + W * W, .ldb = W, .c = buf + 2 * W * W, .ldc = W};
+    gg_variant v;
+    choose(ctx, W, W, W, &v);
+    (void)run_variant(ctx, "glgemm_open", &v, &g);
+    free(buf);
+    ctx->lost = false;
+    ctx->timing = (glgemm_timing){0};
+    ctx->route[0] = '\0'; /* no call yet */
+    ctx->cpu_arith = false;
 }
 
 /* Below the crossover: the CPU BLAS, row-major (g is already in those terms). */
