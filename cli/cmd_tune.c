@@ -220,6 +220,17 @@ static int evaluate(void *user, const gg_variant *v, gg_measurement *out)
     return 0;
 }
 
+/* The warm worker (eval/evaluator.h) where the first draw of a variant is
+ * compiled on the CPU, one thread, and a second CPU is there: llvmpipe.
+ * GLGEMM_WARM_WORKER=1 or 0 decides instead. */
+static bool warm_worker(const gg_ctx_info *info)
+{
+    const char *e = getenv("GLGEMM_WARM_WORKER");
+    if (e && (!strcmp(e, "0") || !strcmp(e, "1")))
+        return e[0] == '1';
+    return strstr(info->renderer, "llvmpipe") && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
 static void hint(void *user, const gg_variant *next, int n)
 {
     eval_evaluator_hint(user, next, n);
@@ -439,6 +450,8 @@ int cmd_tune(int argc, char **argv)
     tc.search.user = &te;
     tc.search.hint = hint;
     tc.search.hint_user = ev;
+    bool warm = warm_worker(card_info);
+    eval_evaluator_warm(ev, warm);
     /* The bound: the card's probe, when there is one. */
     static gg_probe_result probe;
     gg_bound_user bu = {&probe, in.m, in.n, in.k};
@@ -590,9 +603,12 @@ int cmd_tune(int argc, char **argv)
            es->evaluations - (st.measured - st.bound_pruned), es->compile_s,
            es->upload_s, es->run_s, es->readback_s, es->verify_s, wall - inside);
     printf("evaluator: %ld worker%s started, %ld lost, %ld timeouts, %ld compile timeouts (%ld of "
-           "them not built: larger than one that timed out); %ld programs built ahead or reused\n",
+           "them not built: larger than one that timed out); %ld programs built ahead or reused; "
+           "warm worker %s\n",
            es->workers, es->workers == 1 ? "" : "s", es->lost, es->timeouts, es->compile_timeouts,
-           es->predicted, es->programs_cached);
+           es->predicted, es->programs_cached, warm ? "on" : "off");
+    if (warm)
+        printf("warm worker: %ld variants built and run ahead\n", es->warmed);
     printf("wall time: %s\n", duration(wall, el, sizeof el));
     status = have_best ? 0 : EXIT_GPU;
 out:

@@ -2,11 +2,13 @@
 #include "eval/evaluator.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,10 +26,11 @@
 
 /* ---- the messages ---- */
 
-enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT };
+enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT, OP_WARM };
 /* MSG_REF_START / MSG_REF_DONE: the worker makes a reference (once per
  * store; minutes at 8192^3), which the compile deadline must not count. */
-enum { MSG_BUILT = 1, MSG_DONE, MSG_DEVICE, MSG_REF_START, MSG_REF_DONE };
+/* MSG_WARMED: the warm worker is done with its variant. */
+enum { MSG_BUILT = 1, MSG_DONE, MSG_DEVICE, MSG_REF_START, MSG_REF_DONE, MSG_WARMED };
 
 typedef struct {
     int op;
@@ -36,6 +39,7 @@ typedef struct {
     gg_eval_opts o;
     int nhints;
     gg_variant hints[GG_EVAL_HINTS];
+    pid_t warm_pid;      /* OP_EVAL: the warm worker to pause while timing, 0 none */
 } request;
 
 typedef struct {
@@ -47,6 +51,8 @@ typedef struct {
     int type;
     gg_device_info d;
 } device_reply;
+
+#define WARM_SEEN 64
 
 struct gg_evaluator {
     gg_evaluator_config cfg;
@@ -62,6 +68,16 @@ struct gg_evaluator {
      * build ran past the compile deadline, by compiler and profile; 0 none. */
     long too_big[2][GG_PROFILE_COUNT];
     gg_evaluator_stats st;
+    /* The warm worker (eval_evaluator_warm): its process and socket, whether
+     * it has a variant, since when; the variants it had or the evaluations
+     * ran, newest WARM_SEEN. */
+    bool warm;
+    pid_t wpid;
+    int wfd;
+    bool wbusy;
+    double wsince;
+    gg_variant seen[WARM_SEEN];
+    int nseen, seen_at;
 };
 
 /* An unrolled shader's text grows with the work of one pass. */
@@ -103,6 +119,14 @@ typedef struct {
     bool have_draw;      /* draw_ms is the card's bound (store/draw.h), read once */
     double draw_ms;
 } worker;
+
+/* The timed reps of an evaluation: the warm worker paused meanwhile. */
+static void on_timing(void *user, bool timed)
+{
+    const request *q = user;
+    if (q->warm_pid > 0)
+        kill(q->warm_pid, timed ? SIGSTOP : SIGCONT);
+}
 
 static _Noreturn void worker_exit(int code)
 {
@@ -210,6 +234,8 @@ static void worker_eval(worker *w, const request *q)
     o.max_draw_s = worker_max_draw_s(w, host_ctx_kind_for(q->v.profile));
     o.built = on_built;
     o.built_user = w;
+    o.timing = on_timing;
+    o.timing_user = (void *)q;
     w->req = q;
     w->ahead_s = 0;
     reply r = {.type = MSG_DONE};
@@ -233,6 +259,8 @@ static void worker_eval(worker *w, const request *q)
         snprintf(r.m.detail, sizeof r.m.detail, "no context for this variant: %s", err);
     }
     r.m.ahead_s = w->ahead_s;
+    if (q->warm_pid > 0)
+        kill(q->warm_pid, SIGCONT);
     if (!send_all(w->fd, &r, sizeof r))
         worker_exit(0);
     if (e->cfg.want_log) { /* its length, then the text */
@@ -253,6 +281,29 @@ static void worker_eval(worker *w, const request *q)
     }
 }
 
+/* The warm worker's one variant: built and run once, unjudged and
+ * untimed, so that what the driver makes of it on the way (its program in
+ * the program cache, llvmpipe's JIT code in Mesa's disk cache) is there when
+ * the evaluation worker comes to it. */
+static void worker_warm(worker *w, const request *q)
+{
+    const gg_evaluator *e = w->e;
+    gg_problem p = *e->cfg.prob;
+    p.reps = 1;
+    gg_run_opts o;
+    host_run_opts_default(&o);
+    o.max_texture_size = e->cfg.max_texture_size;
+    o.once = true;
+    o.same_inputs = true;
+    o.max_draw_s = worker_max_draw_s(w, host_ctx_kind_for(q->v.profile));
+    gg_measurement m;
+    char err[256];
+    host_session_run(w->s, &q->v, &p, e->cfg.in, NULL, &o, &m, NULL, NULL, err, sizeof err, NULL);
+    reply r = {.type = MSG_WARMED};
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+}
+
 static void worker_device(worker *w)
 {
     static device_reply r; /* large: off the stack */
@@ -270,13 +321,17 @@ static void worker_device(worker *w)
         worker_exit(0);
 }
 
-static _Noreturn void worker_main(const gg_evaluator *e, int fd)
+static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
 {
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed tune leaves no worker behind */
 #endif
     setpgid(0, 0);
     signal(SIGPIPE, SIG_DFL);
+    if (warm) { /* a test's fault is for the evaluations; the evaluations come first */
+        unsetenv("GLGEMM_FAULT");
+        setpriority(PRIO_PROCESS, 0, 10); /* its threads, made later, inherit it */
+    }
     worker w = {.e = e, .fd = fd};
     w.s = host_session_new(e->cfg.backend, e->cfg.device);
     if (!w.s)
@@ -288,6 +343,8 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd)
             break;
         if (q.op == OP_EVAL)
             worker_eval(&w, &q);
+        else if (q.op == OP_WARM)
+            worker_warm(&w, &q);
         else if (q.op == OP_DEVICE)
             worker_device(&w);
     }
@@ -315,6 +372,7 @@ gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size
     }
     e->cfg = *cfg;
     e->fd = -1;
+    e->wfd = -1;
     if (e->cfg.timeout_s <= 0)
         e->cfg.timeout_s = cfg->prob ? eval_evaluator_default_timeout(cfg->prob) : 60.0;
     if (e->cfg.compile_timeout_s <= 0)
@@ -348,7 +406,8 @@ static void drop_worker(gg_evaluator *e, int *st)
     e->pid = 0;
 }
 
-static int start_worker(gg_evaluator *e, char *err, size_t errlen)
+static int fork_worker(gg_evaluator *e, bool warm, pid_t *wpid, int *wfd, char *err,
+                       size_t errlen)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
@@ -363,14 +422,123 @@ static int start_worker(gg_evaluator *e, char *err, size_t errlen)
     }
     if (pid == 0) {
         close(sv[0]);
-        worker_main(e, sv[1]);
+        worker_main(e, sv[1], warm);
     }
     setpgid(pid, pid); /* also here: no race with a kill of the group */
     close(sv[1]);
-    e->pid = pid;
-    e->fd = sv[0];
+    *wpid = pid;
+    *wfd = sv[0];
+    return 0;
+}
+
+static int start_worker(gg_evaluator *e, char *err, size_t errlen)
+{
+    if (fork_worker(e, false, &e->pid, &e->fd, err, errlen))
+        return -1;
     e->st.workers++;
     return 0;
+}
+
+/* ---- the warm worker ---- */
+
+static void warm_drop(gg_evaluator *e)
+{
+    int st;
+    if (e->wfd >= 0)
+        close(e->wfd);
+    if (e->wpid > 0)
+        eval_iso_kill_reap(e->wpid, &st);
+    e->wfd = -1;
+    e->wpid = 0;
+    e->wbusy = false;
+}
+
+/* Whether v was warmed or evaluated lately; else it is noted as such. */
+static bool warm_seen(gg_evaluator *e, const gg_variant *v, bool note)
+{
+    for (int i = 0; i < e->nseen; i++)
+        if (gen_variant_equal(&e->seen[i], v))
+            return true;
+    if (note) {
+        e->seen[e->seen_at] = *v;
+        e->seen_at = (e->seen_at + 1) % WARM_SEEN;
+        e->nseen += e->nseen < WARM_SEEN;
+    }
+    return false;
+}
+
+/* Its answer, if it has one (no wait); a worker that died, or has been at
+ * one variant past both deadlines, is dropped (made again when needed). */
+static void warm_poll(gg_evaluator *e)
+{
+    int st;
+    if (e->wpid > 0 && waitpid(e->wpid, &st, WNOHANG) == e->wpid) { /* reaped: gone */
+        e->wpid = 0;
+        warm_drop(e);
+        return;
+    }
+    if (e->wpid <= 0 || !e->wbusy)
+        return;
+    struct pollfd pfd = {e->wfd, POLLIN, 0};
+    if (poll(&pfd, 1, 0) > 0) {
+        reply r;
+        if (eval_iso_read(e->wfd, &r, sizeof r, base_now_s() + 5.0) == 1 && r.type == MSG_WARMED)
+            e->wbusy = false;
+        else
+            warm_drop(e);
+    } else if (base_now_s() - e->wsince > e->cfg.compile_timeout_s + e->cfg.timeout_s) {
+        warm_drop(e);
+    }
+}
+
+/* v to the warm worker (made when there is none; one more try with a new
+ * one when the old does not take it); false when none can be had. */
+static bool warm_send(gg_evaluator *e, const gg_variant *v)
+{
+    static request w;
+    memset(&w, 0, sizeof w);
+    w.op = OP_WARM;
+    w.v = *v;
+    char err[256];
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (e->wpid <= 0 && fork_worker(e, true, &e->wpid, &e->wfd, err, sizeof err))
+            return false; /* no warm worker: the evaluations go on without */
+        if (send_all(e->wfd, &w, sizeof w)) {
+            e->wbusy = true;
+            e->wsince = base_now_s();
+            e->st.warmed++;
+            return true;
+        }
+        warm_drop(e);
+    }
+    return false;
+}
+
+/* Before evaluating v: v noted, and the warm worker, when idle, given the
+ * first hint it has not seen but the very next one: that one the evaluation
+ * worker starts on as soon as v is done, before the warm worker could be
+ * (they would compile it side by side), so the two take turns. */
+static void warm_next(gg_evaluator *e, const gg_variant *v, const request *q)
+{
+    warm_poll(e);
+    warm_seen(e, v, true);
+    if (e->wbusy)
+        return;
+    for (int i = q->nhints > 1 ? 1 : 0; i < q->nhints; i++)
+        if (!warm_seen(e, &q->hints[i], false)) {
+            if (warm_send(e, &q->hints[i]))
+                warm_seen(e, &q->hints[i], true);
+            return;
+        }
+}
+
+int eval_evaluator_warm_pid(const gg_evaluator *e) { return e->wpid; }
+
+void eval_evaluator_warm(gg_evaluator *e, bool on)
+{
+    e->warm = on;
+    if (!on)
+        warm_drop(e);
 }
 
 void eval_evaluator_free(gg_evaluator *e)
@@ -390,6 +558,7 @@ void eval_evaluator_free(gg_evaluator *e)
         }
         drop_worker(e, NULL);
     }
+    warm_drop(e);
     if (e->c)
         munmap(e->c, e->c_bytes);
     free(e->log);
@@ -442,8 +611,22 @@ static void account(gg_evaluator *e, const gg_measurement *m, double wall)
         s->programs_cached++;
 }
 
+static int eval_once(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
+                     gg_measurement *out);
+
+/* The warm worker goes on after each evaluation, whatever became of the
+ * evaluation worker that paused it. */
 int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
                       gg_measurement *out)
+{
+    int rc = eval_once(e, v, o, out);
+    if (e->wpid > 0)
+        kill(e->wpid, SIGCONT);
+    return rc;
+}
+
+static int eval_once(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
+                     gg_measurement *out)
 {
     double t0 = base_now_s();
     base_measurement_init(out);
@@ -463,6 +646,10 @@ int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts
     q.nhints = e->nhints;
     memcpy(q.hints, e->hints, sizeof q.hints);
     e->nhints = 0;
+    if (e->warm) {
+        warm_next(e, v, &q);
+        q.warm_pid = e->wpid;
+    }
     e->have_c = false;
     free(e->log);
     e->log = NULL;

@@ -95,6 +95,7 @@ typedef struct {
     long lost, timeouts, compile_timeouts;
     long predicted;           /* of the compile timeouts: not built, a smaller one timed out */
     long programs_cached;     /* evaluations whose program was built before (a hint, a repeat) */
+    long warmed;              /* variants handed to the warm worker */
     double compile_s, upload_s, run_s, readback_s, verify_s;
     double wall_s;            /* from sending the variant to its measurement */
 } gg_evaluator_stats;
@@ -115,6 +116,20 @@ int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts
  * replaces the list).  Sent with the next evaluation. */
 #define GG_EVAL_HINTS 4
 void eval_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n);
+
+/* A second, warm worker (off by default): while an evaluation builds and
+ * warms up its variant, the warm worker builds and runs once (untimed,
+ * unjudged, at a lower priority) the first hinted variant it has not had,
+ * so that the driver's work on it (the program cache's entry; llvmpipe's
+ * JIT code, which Mesa's disk cache keeps) is done when the evaluation gets
+ * there: two CPUs compile at once.  The evaluation worker stops it
+ * (SIGSTOP) for its timed reps and lets it go on after (SIGCONT; the
+ * evaluator too, after each evaluation).  A warm worker that dies or sits
+ * on one variant past both deadlines is replaced, statuses untouched: it
+ * only ever saves time.  GLGEMM_FAULT does not reach it. */
+void eval_evaluator_warm(gg_evaluator *e, bool on);
+/* The warm worker's process, 0 while there is none (tests). */
+int eval_evaluator_warm_pid(const gg_evaluator *e);
 
 /* 0 with *d filled, or -1 with one line in err (no worker, or it died or
  * hung making the contexts). */

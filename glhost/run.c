@@ -1009,6 +1009,7 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
     if (log)
         log->failed = false;
     gg_reference own = {0}; /* a reference of v's store, when ref is not one */
+    bool timing_on = false; /* o->timing told true */
     run_state st;
     memset(&st, 0, sizeof st);
     run_state *s = &st;
@@ -1125,6 +1126,10 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
             goto done;
     }
     int done_reps = 0;
+    if (o && o->timing) {
+        o->timing(o->timing_user, true);
+        timing_on = true;
+    }
     for (int r = 0; r < reps; r++) {
         if (!once && !reinit(s))
             goto done;
@@ -1160,6 +1165,10 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
         if (o && o->min_reps > 0 && done_reps >= o->min_reps && done_reps < reps &&
             base_spread(times, done_reps) <= o->tight)
             break;
+    }
+    if (timing_on) {
+        o->timing(o->timing_user, false);
+        timing_on = false;
     }
     out->run_s = base_now_s() - run0;
     out->draws = s->draws;
@@ -1206,6 +1215,8 @@ judge:
     out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
 
 done:
+    if (timing_on)
+        o->timing(o->timing_user, false);
     base_reference_free(&own);
     if (s->failed)
         out->gflops = 0;

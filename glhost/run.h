@@ -129,6 +129,12 @@ typedef struct {
      * evaluator's compile deadline ends there); may be NULL. */
     void (*built)(void *user, const gg_measurement *m);
     void *built_user;
+    /* Called with true just before the first timed rep (after the warm-up
+     * run) and with false once the reps end, the run failing among them
+     * included, so the caller can keep other work off the machine while it
+     * times (the evaluator pauses its warm worker); may be NULL. */
+    void (*timing)(void *user, bool timed);
+    void *timing_user;
 } gg_run_opts;
 
 gg_run_cache *host_run_cache_new(void);       /* NULL: out of memory */

@@ -29,6 +29,7 @@
 #include "glhost/run.h"
 #include "store/draw.h"
 #include "tests/cli_util.h"
+#include "base/clock.h"
 #include "tests/gemm_util.h"
 #include "tests/suites.h"
 
@@ -328,6 +329,63 @@ START_TEST(draw_once_cached)
 }
 END_TEST
 
+/* gg_run_opts.timing: told true once before the timed reps and false once
+ * after, the reps inside that window (the evaluator pauses its warm worker
+ * there); a run that fails among its reps still hears false. */
+typedef struct {
+    int calls;
+    bool seq[4];
+    double at[4];
+} timing_log;
+
+static void on_timing(void *user, bool timed)
+{
+    timing_log *l = user;
+    if (l->calls < 4) {
+        l->seq[l->calls] = timed;
+        l->at[l->calls] = base_now_s();
+    }
+    l->calls++;
+}
+
+START_TEST(draw_timing_hook)
+{
+    const gemm_case *gc = &grid[0];
+    gemm_run r;
+    setup_case(&r, gc, 996u);
+    r.p.reps = 3;
+    gg_session *s = host_session_new(GG_BACKEND_EGL, 0);
+    ck_assert_ptr_nonnull(s);
+    for (int fault = 0; fault < 2; fault++) {
+        if (fault) /* reported after the first timed rep (base/fault.h) */
+            setenv("GLGEMM_FAULT", "lose_context", 1);
+        timing_log l = {0};
+        gg_run_opts o;
+        host_run_opts_default(&o);
+        o.timing = on_timing;
+        o.timing_user = &l;
+        char err[256];
+        double t0 = base_now_s();
+        ck_assert_int_eq(host_session_run(s, &r.v, &r.p, &r.in, &r.ref, &o, &r.m, r.c, NULL, err,
+                                          sizeof err, NULL), 0);
+        unsetenv("GLGEMM_FAULT");
+        if (fault) { /* failed among the reps: told false all the same */
+            ck_assert_msg(r.m.status == GG_CONTEXT_LOST, "%s", base_status_name(r.m.status));
+            ck_assert_int_eq(l.calls, 2);
+            ck_assert(l.seq[0] && !l.seq[1]);
+            continue;
+        }
+        expect_gemm_ok(&r, gc->variant);
+        ck_assert_int_eq(l.calls, 2);
+        ck_assert(l.seq[0] && !l.seq[1]);
+        ck_assert_int_eq(r.m.reps, 3);
+        ck_assert(l.at[0] > t0 + r.m.upload_s && l.at[1] - l.at[0] >= 3 * r.m.seconds * 0.999);
+    }
+    host_session_free(s);
+    free_case(&r);
+}
+END_TEST
+
 /* ---- the library's streamed call (gg_run_opts.stream) ---- */
 
 typedef struct {
@@ -592,6 +650,7 @@ Suite *make_draw_suite(void)
     tcase_add_loop_test(gl, draw_split_blocks, 0, 2 * (int)(sizeof blocks / sizeof *blocks));
     tcase_add_loop_test(gl, draw_time_bound, 0, 6);
     tcase_add_test(gl, draw_once_cached);
+    tcase_add_test(gl, draw_timing_hook);
     tcase_add_loop_test(gl, draw_stream, 0, 4 * NGRID);
     suite_add_tcase(s, gl);
 

@@ -4,6 +4,9 @@
  * screening and early-stopping reps; a search over the evaluator goes on
  * past every fault.  On llvmpipe (tag gl). */
 #include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,6 +240,81 @@ START_TEST(test_search_goes_on)
 }
 END_TEST
 
+/* The process's state letter from /proc/<pid>/stat ('T': stopped), or 0. */
+static char proc_state(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* after the command's name */
+    return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* The warm worker beside the search of test_search_goes_on: the same
+ * statuses (the fault reaches the evaluation worker only), variants warmed,
+ * not counted as evaluation workers; never left stopped; killed, it is
+ * replaced and the evaluations go on. */
+START_TEST(test_warm_worker)
+{
+    setenv("GLGEMM_FAULT", "crash:3", 1);
+    base_fault_set_eval(0);
+    fixture f;
+    open_fixture(&f, 5, 5, false);
+    eval_evaluator_warm(f.ev, true);
+    gg_search_config c;
+    search_config_default(&c, f.r.in.m, f.r.in.n, f.r.in.k);
+    c.strategy = GG_SEARCH_EXHAUSTIVE;
+    char err[256];
+    ck_assert_int_eq(search_fix_parse("mrt=2x1,mc=2x2,unroll=0,profile=330,compiler=glsl,acc=copy",
+                                  &c.fix, err, sizeof err), 0);
+    c.eval = search_eval;
+    c.user = f.ev;
+    c.hint = search_hint;
+    c.hint_user = f.ev;
+    gg_search *s = search_new(&c, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
+    ck_assert_int_eq(st->visited, 21);
+    ck_assert_int_eq(st->by_status[GG_CONTEXT_LOST], 1);
+    ck_assert_int_eq(st->by_status[GG_OK], 20);
+    const gg_evaluator_stats *es = eval_evaluator_get_stats(f.ev);
+    ck_assert_int_eq(es->workers, 2);
+    ck_assert_int_ge(es->warmed, 5);
+    int pid = eval_evaluator_warm_pid(f.ev);
+    ck_assert_int_gt(pid, 0);
+    char state = proc_state(pid);
+    ck_assert_msg(state && state != 'T' && state != 't', "the warm worker is in state %c", state);
+    search_free(s);
+    unsetenv("GLGEMM_FAULT");
+
+    /* Killed (and dead: a zombie, not yet reaped): the next evaluations
+     * are right, and a new warm worker takes the hints. */
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    for (int i = 0; i < 400 && proc_state(pid) != 'Z'; i++)
+        usleep(5000);
+    ck_assert_int_eq(proc_state(pid), 'Z');
+    long warmed = es->warmed;
+    const char *v[3] = {"mrt=1x2,mc=2x2", "mrt=2x2,mc=1x4,np=2", "mrt=2x1,mc=4x1"};
+    const char *ahead[3] = {"mrt=1x1,mc=1x4,np=3", "mrt=1x1,mc=1x4,np=4", "mrt=1x1,mc=1x4,np=5"};
+    for (int i = 0; i < 3; i++) {
+        gg_variant h[2] = {variant(v[(i + 1) % 3]), variant(ahead[i])};
+        eval_evaluator_hint(f.ev, h, 2);
+        gg_measurement m = eval(&f, v[i], NULL);
+        ck_assert_msg(m.status == GG_OK, "%s: %s %s", v[i], base_status_name(m.status), m.detail);
+    }
+    ck_assert_int_gt(es->warmed, warmed);
+    int again = eval_evaluator_warm_pid(f.ev);
+    ck_assert_msg(again > 0 && again != pid, "warm worker %d after %d was killed", again, pid);
+    close_fixture(&f);
+}
+END_TEST
+
 Suite *make_evaluator_suite(void)
 {
     Suite *s = suite_create("evaluator");
@@ -248,6 +326,7 @@ Suite *make_evaluator_suite(void)
     tcase_add_test(tc, test_too_big_not_built);
     tcase_add_test(tc, test_screening_and_early_stop);
     tcase_add_test(tc, test_search_goes_on);
+    tcase_add_test(tc, test_warm_worker);
     suite_add_tcase(s, tc);
     return s;
 }
