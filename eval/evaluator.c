@@ -524,12 +524,17 @@ static void warm_next(gg_evaluator *e, const gg_variant *v, const request *q)
     warm_seen(e, v, true);
     if (e->wbusy)
         return;
-    for (int i = q->nhints > 1 ? 1 : 0; i < q->nhints; i++)
-        if (!warm_seen(e, &q->hints[i], false)) {
-            if (warm_send(e, &q->hints[i]))
-                warm_seen(e, &q->hints[i], true);
+    for (int i = q->nhints > 1 ? 1 : 0; i < q->nhints; i++) {
+        const gg_variant *h = &q->hints[i];
+        long size = unrolled_size(e, h), limit = e->too_big[h->compiler][h->profile];
+        if (size > 0 && limit > 0 && size >= limit)
+            continue; /* the evaluation will not build it either */
+        if (!warm_seen(e, h, false)) {
+            if (warm_send(e, h))
+                warm_seen(e, h, true);
             return;
         }
+    }
 }
 
 int eval_evaluator_warm_pid(const gg_evaluator *e) { return e->wpid; }
