@@ -133,7 +133,10 @@ enum { GLGEMM_VERIFY_NONE = 0, GLGEMM_VERIFY_CHECK = 1, GLGEMM_VERIFY_FULL = 2 }
 
 /* backend: "egl" (NULL means "egl") or "glfw" (a hidden window; needs a
  * display); device: the EGL device index as `glgemm devices` lists them.
- * Makes the GL context now.  NULL on failure, glgemm_last_error() says why. */
+ * Makes the GL context now, then runs one small GEMM (64^3, its result
+ * discarded, its failure ignored) so the driver builds its per-process
+ * pipeline here rather than in the first call; GLGEMM_WARMUP=0 skips it.
+ * NULL on failure, glgemm_last_error() says why. */
 GLGEMM_API glgemm_context *glgemm_open(const char *backend, int device);
 GLGEMM_API void glgemm_close(glgemm_context *ctx); /* NULL is fine */
 
