@@ -221,14 +221,15 @@ static int evaluate(void *user, const gg_variant *v, gg_measurement *out)
 }
 
 /* The warm worker (eval/evaluator.h) where the first draw of a variant is
- * compiled on the CPU, one thread, and a second CPU is there: llvmpipe.
+ * compiled on the CPU, one thread, and a second CPU is there: a software
+ * rasteriser (llvmpipe).
  * GLGEMM_WARM_WORKER=1 or 0 decides instead. */
 static bool warm_worker(const gg_ctx_info *info)
 {
     const char *e = getenv("GLGEMM_WARM_WORKER");
     if (e && (!strcmp(e, "0") || !strcmp(e, "1")))
         return e[0] == '1';
-    return strstr(info->renderer, "llvmpipe") && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+    return info->software && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
 static void hint(void *user, const gg_variant *next, int n)
@@ -608,7 +609,9 @@ int cmd_tune(int argc, char **argv)
            es->workers, es->workers == 1 ? "" : "s", es->lost, es->timeouts, es->compile_timeouts,
            es->predicted, es->programs_cached, warm ? "on" : "off");
     if (warm)
-        printf("warm worker: %ld variants built and run ahead\n", es->warmed);
+        printf("warm worker: %ld variants handed to it, %ld built and run ahead, %ld warm "
+               "worker%s lost\n", es->warmed, es->warm_done, es->warm_lost,
+               es->warm_lost == 1 ? "" : "s");
     printf("wall time: %s\n", duration(wall, el, sizeof el));
     status = have_best ? 0 : EXIT_GPU;
 out:

@@ -120,12 +120,13 @@ typedef struct {
     double draw_ms;
 } worker;
 
-/* The timed reps of an evaluation: the warm worker paused meanwhile. */
+/* The timed reps of an evaluation: the warm worker paused meanwhile, with
+ * its process group (a glslangValidator it runs). */
 static void on_timing(void *user, bool timed)
 {
     const request *q = user;
     if (q->warm_pid > 0)
-        kill(q->warm_pid, timed ? SIGSTOP : SIGCONT);
+        kill(-q->warm_pid, timed ? SIGSTOP : SIGCONT);
 }
 
 static _Noreturn void worker_exit(int code)
@@ -260,7 +261,7 @@ static void worker_eval(worker *w, const request *q)
     }
     r.m.ahead_s = w->ahead_s;
     if (q->warm_pid > 0)
-        kill(q->warm_pid, SIGCONT);
+        kill(-q->warm_pid, SIGCONT);
     if (!send_all(w->fd, &r, sizeof r))
         worker_exit(0);
     if (e->cfg.want_log) { /* its length, then the text */
@@ -422,6 +423,10 @@ static int fork_worker(gg_evaluator *e, bool warm, pid_t *wpid, int *wfd, char *
     }
     if (pid == 0) {
         close(sv[0]);
+        if (e->fd >= 0) /* the parent's ends of the other worker's socket */
+            close(e->fd);
+        if (e->wfd >= 0)
+            close(e->wfd);
         worker_main(e, sv[1], warm);
     }
     setpgid(pid, pid); /* also here: no race with a kill of the group */
@@ -475,6 +480,7 @@ static void warm_poll(gg_evaluator *e)
     if (e->wpid > 0 && waitpid(e->wpid, &st, WNOHANG) == e->wpid) { /* reaped: gone */
         e->wpid = 0;
         warm_drop(e);
+        e->st.warm_lost++;
         return;
     }
     if (e->wpid <= 0 || !e->wbusy)
@@ -482,12 +488,16 @@ static void warm_poll(gg_evaluator *e)
     struct pollfd pfd = {e->wfd, POLLIN, 0};
     if (poll(&pfd, 1, 0) > 0) {
         reply r;
-        if (eval_iso_read(e->wfd, &r, sizeof r, base_now_s() + 5.0) == 1 && r.type == MSG_WARMED)
+        if (eval_iso_read(e->wfd, &r, sizeof r, base_now_s() + 5.0) == 1 && r.type == MSG_WARMED) {
             e->wbusy = false;
-        else
+            e->st.warm_done++;
+        } else {
             warm_drop(e);
+            e->st.warm_lost++;
+        }
     } else if (base_now_s() - e->wsince > e->cfg.compile_timeout_s + e->cfg.timeout_s) {
         warm_drop(e);
+        e->st.warm_lost++;
     }
 }
 
@@ -625,8 +635,11 @@ int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts
                       gg_measurement *out)
 {
     int rc = eval_once(e, v, o, out);
-    if (e->wpid > 0)
-        kill(e->wpid, SIGCONT);
+    if (e->wpid > 0) {
+        kill(-e->wpid, SIGCONT);
+        if (e->wbusy) /* its deadline does not count the reps it was stopped for */
+            e->wsince += out->run_s;
+    }
     return rc;
 }
 

@@ -96,6 +96,8 @@ typedef struct {
     long predicted;           /* of the compile timeouts: not built, a smaller one timed out */
     long programs_cached;     /* evaluations whose program was built before (a hint, a repeat) */
     long warmed;              /* variants handed to the warm worker */
+    long warm_done;           /* of them, built and run (its answer came) */
+    long warm_lost;           /* warm workers that died or hung, and were dropped */
     double compile_s, upload_s, run_s, readback_s, verify_s;
     double wall_s;            /* from sending the variant to its measurement */
 } gg_evaluator_stats;
@@ -122,9 +124,11 @@ void eval_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n);
  * unjudged, at a lower priority) the first hinted variant it has not had,
  * so that the driver's work on it (the program cache's entry; llvmpipe's
  * JIT code, which Mesa's disk cache keeps) is done when the evaluation gets
- * there: two CPUs compile at once.  The evaluation worker stops it
- * (SIGSTOP) for its timed reps and lets it go on after (SIGCONT; the
- * evaluator too, after each evaluation).  A warm worker that dies or sits
+ * there: two CPUs compile at once.  The evaluation worker stops its
+ * process group (SIGSTOP) for its timed reps and lets it go on after
+ * (SIGCONT; the evaluator too, after each evaluation); work it has handed
+ * a GPU goes on regardless, so the tune turns it on by itself only for a
+ * software rasteriser (gg_ctx_info.software).  A warm worker that dies or sits
  * on one variant past both deadlines is replaced, statuses untouched: it
  * only ever saves time.  GLGEMM_FAULT does not reach it. */
 void eval_evaluator_warm(gg_evaluator *e, bool on);

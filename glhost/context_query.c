@@ -107,6 +107,12 @@ void host_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
     if (at_least(v, 3, v.es ? 2 : 1))
         glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &x);
     info->max_texture_buffer = x;
+    x = 0;
+    if (v.es ? at_least(v, 3, 2)
+             : at_least(v, 4, 3) || has_ext(v, "GL_ARB_texture_buffer_range"))
+        glGetIntegerv(GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT, &x);
+    info->tbo_offset_align = x;
+    info->software = strstr(info->renderer, "llvmpipe") || strstr(info->renderer, "softpipe");
 
     if (v.es) {
         info->float_render = at_least(v, 3, 2) || has_ext(v, "GL_EXT_color_buffer_float");

@@ -94,7 +94,7 @@ void host_run_fault_lost(run_state *s);
  * host_stream_bands: the row bands of C for it; host_stream_run: 1 when it
  * ran (C in c, or a status set), 0 when no staging could be had (nothing
  * done: the caller runs the old way). */
-bool host_stream_ok(const gg_variant *v, const gg_run_opts *o);
+bool host_stream_ok(const gg_ctx_info *info, const gg_variant *v, const gg_run_opts *o);
 int host_stream_bands(const gg_run_opts *o, const gg_inputs *in);
 int host_stream_run(run_state *s, const gg_run_opts *o, float *c);
 

@@ -213,22 +213,21 @@ int host_stream_bands(const gg_run_opts *o, const gg_inputs *in)
     return work >= 0x1p33 ? 8 : work >= 0x1p31 ? 4 : work >= 0x1p29 ? 2 : 1;
 }
 
-/* fetch=buffer reads the staging in place: its ranges start STAGE_ALIGN
- * apart, which must be a multiple of the card's offset alignment. */
-static bool buffer_ranges_ok(void)
+/* fetch=buffer reads the staging in place: only where the card's memory is
+ * this process's (a software rasteriser; a discrete card would read A and B
+ * across the bus at every fetch), with glTexBufferRange, the ranges
+ * STAGE_ALIGN apart a multiple of the card's offset alignment. */
+static bool buffer_in_place(const gg_ctx_info *info)
 {
-    if (!glTexBufferRange)
-        return false;
-    GLint align = 0;
-    glGetIntegerv(GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT, &align);
-    return align > 0 && STAGE_ALIGN % align == 0;
+    return info->software && info->tbo_offset_align > 0 &&
+           STAGE_ALIGN % info->tbo_offset_align == 0 && glTexBufferRange;
 }
 
-bool host_stream_ok(const gg_variant *v, const gg_run_opts *o)
+bool host_stream_ok(const gg_ctx_info *info, const gg_variant *v, const gg_run_opts *o)
 {
     return o && o->once && o->stream && o->cache && !o->same_inputs &&
            v->store == GG_STORE_F32 && v->fetch != GG_FETCH_UBO &&
-           (v->fetch != GG_FETCH_BUFFER || buffer_ranges_ok());
+           (v->fetch != GG_FETCH_BUFFER || buffer_in_place(info));
 }
 
 /* The streamed run: 1 done (C in c, or a status set), 0 no staging to be

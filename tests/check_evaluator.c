@@ -275,6 +275,8 @@ START_TEST(test_warm_worker)
     faulted_search(&f, true);
     const gg_evaluator_stats *es = eval_evaluator_get_stats(f.ev);
     ck_assert_int_ge(es->warmed, 5);
+    ck_assert_int_ge(es->warm_done, 3); /* built and run, answered: not merely handed over */
+    ck_assert_int_eq(es->warm_lost, 0); /* crash:3 did not reach it */
     int pid = eval_evaluator_warm_pid(f.ev);
     ck_assert_int_gt(pid, 0);
     char state = proc_state(pid);
@@ -296,6 +298,7 @@ START_TEST(test_warm_worker)
         ck_assert_msg(m.status == GG_OK, "%s: %s %s", v[i], base_status_name(m.status), m.detail);
     }
     ck_assert_int_gt(es->warmed, warmed);
+    ck_assert_int_eq(es->warm_lost, 1);
     int again = eval_evaluator_warm_pid(f.ev);
     ck_assert_msg(again > 0 && again != pid, "warm worker %d after %d was killed", again, pid);
     close_fixture(&f);
