@@ -364,6 +364,24 @@ static void samples_ref(const prep *P, gg_checksum_plan *p, int t0, int t1)
     }
 }
 
+/* s[q] and sa[q] for the columns lo..hi of op(X), rows x cols (stored
+ * transposed when trans): the sums over its rows r of w[r] op(X)[r][q] and
+ * wa[r] |op(X)[r][q]|. */
+static inline __attribute__((always_inline)) void
+col_sums(const float *data, size_t ld, bool trans, int rows, int lo, int hi, const double *w,
+         const double *wa, double *s, double *sa)
+{
+    if (!trans) {
+        for (int q0 = lo; q0 < hi; q0 += STRETCH) {
+            size_t len = (size_t)(hi - q0 < STRETCH ? hi - q0 : STRETCH);
+            axpy_rows(data, ld, (size_t)q0, rows, w, wa, len, s + q0, sa + q0, NULL, NULL, NULL);
+        }
+    } else {
+        for (int q = lo; q < hi; q++)
+            dot_row(data + (size_t)q * ld, w, wa, (size_t)rows, &s[q], &sa[q], NULL, NULL);
+    }
+}
+
 /* The phases, each a base_pool_run of nt tasks (task id's share of the
  * phase's outputs); between them the caller merges what the next needs. */
 static void phase1(void *arg, int id)
@@ -464,28 +482,13 @@ static void phase3(void *arg, int id)
     samples_ref(P, p, (int)((long)p->samples * id / nt), (int)((long)p->samples * (id + 1) / nt));
     if (!p->finite_in)
         return;
-    /* 3. w^T op(A) and w^T |op(A)| per k over the good rows; w^T C0 per column. */
+    /* 3. w^T op(A) and w^T |op(A)| per k over the good rows (the rows not
+     * good weigh 0: 0 times a finite value is exactly 0); w^T C0 per column. */
     share(k, nt, id, &lo, &hi);
-    if (!A.trans) {
-        /* the rows not good weigh 0 (0 times a finite value: exactly 0) */
-        for (int q0 = lo; q0 < hi; q0 += STRETCH) {
-            size_t len = (size_t)(hi - q0 < STRETCH ? hi - q0 : STRETCH);
-            axpy_rows(A.data, (size_t)A.ld, (size_t)q0, m, P->wg, P->wg, len, P->u + q0,
-                      P->ua + q0, NULL, NULL, NULL);
-        }
-    } else {
-        for (int q = lo; q < hi; q++) {
-            dot_row(A.data + (size_t)q * A.ld, P->wg, P->wg, (size_t)m, &P->u[q], &P->ua[q],
-                    NULL, NULL);
-        }
-    }
+    col_sums(A.data, (size_t)A.ld, A.trans, m, lo, hi, P->wg, P->wg, P->u, P->ua);
     share(n, nt, id, &lo, &hi);
     if (use_c0)
-        for (int j0 = lo; j0 < hi; j0 += STRETCH) {
-            size_t len = (size_t)(hi - j0 < STRETCH ? hi - j0 : STRETCH);
-            axpy_rows(g->c0, (size_t)g->ldc0, (size_t)j0, m, P->wg, P->wg, len, P->cr + j0,
-                      P->cra + j0, NULL, NULL, NULL);
-        }
+        col_sums(g->c0, (size_t)g->ldc0, false, m, lo, hi, P->wg, P->wg, P->cr, P->cra);
 }
 
 static void phase4(void *arg, int id)
@@ -502,18 +505,7 @@ static void phase4(void *arg, int id)
         return;
     share(n, nt, id, &lo, &hi);
     /* 4. u^T op(B), ua^T |op(B)| per column: w^T R and |w|^T S. */
-    if (!B.trans) {
-        for (int j0 = lo; j0 < hi; j0 += STRETCH) {
-            size_t len = (size_t)(hi - j0 < STRETCH ? hi - j0 : STRETCH);
-            axpy_rows(B.data, (size_t)B.ld, (size_t)j0, k, P->u, P->ua, len, P->t + j0,
-                      P->ta + j0, NULL, NULL, NULL);
-        }
-    } else {
-        for (int j = lo; j < hi; j++) {
-            dot_row(B.data + (size_t)j * B.ld, P->u, P->ua, (size_t)k, &P->t[j], &P->ta[j], NULL,
-                    NULL);
-        }
-    }
+    col_sums(B.data, (size_t)B.ld, B.trans, k, lo, hi, P->u, P->ua, P->t, P->ta);
     for (int j = lo; j < hi; j++) {
         p->rw[j] = al * P->t[j] + (use_c0 ? be * P->cr[j] : 0);
         p->sw[j] = fabs(al) * P->ta[j] + (use_c0 ? fabs(be) * P->cra[j] : 0);

@@ -45,6 +45,12 @@ int base_fault_parse(const char *spec, int *fault, long *eval);
 
 /* True when GLGEMM_FAULT names this fault and the evaluation matches. */
 bool base_fault(const char *name);
+/* True when GLGEMM_FAULT is set (not empty, well formed or not) and faults
+ * are not off: a test means them for its own calls. */
+bool base_fault_any(void);
+/* No fault fires in this process from now on (a helper process whose work
+ * the faults are not meant for). */
+void base_fault_off(void);
 
 /* The parent starts evaluation number (count + 1). */
 void base_fault_next_eval(void);

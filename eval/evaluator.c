@@ -330,7 +330,7 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
     setpgid(0, 0);
     signal(SIGPIPE, SIG_DFL);
     if (warm) { /* a test's fault is for the evaluations; the evaluations come first */
-        unsetenv("GLGEMM_FAULT");
+        base_fault_off();
         setpriority(PRIO_PROCESS, 0, 10); /* its threads, made later, inherit it */
     }
     worker w = {.e = e, .fd = fd};
