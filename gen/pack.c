@@ -23,6 +23,28 @@ static inline float src_at(gg_src s, long i, long j)
     return s.trans ? s.data[j * s.ld + i] : s.data[i * s.ld + j];
 }
 
+/* n runs of c floats, dstep floats apart in dst and sstep in src.  Called
+ * with a constant c, the copies inline: a memcpy call of c floats for each
+ * element of an mc=4x1 texture was most of a 256^3 library call's packing
+ * on llvmpipe. */
+static inline void runs_of(float *restrict dst, size_t dstep, const float *restrict src,
+                           size_t sstep, int n, int c)
+{
+    for (int x = 0; x < n; x++)
+        for (int j = 0; j < c; j++)
+            dst[(size_t)x * dstep + j] = src[(size_t)x * sstep + j];
+}
+
+static void copy_runs(float *dst, size_t dstep, const float *src, size_t sstep, int n, int c)
+{
+    switch (c) {
+    case 1: runs_of(dst, dstep, src, sstep, n, 1); break;
+    case 2: runs_of(dst, dstep, src, sstep, n, 2); break;
+    case 4: runs_of(dst, dstep, src, sstep, n, 4); break;
+    default: runs_of(dst, dstep, src, sstep, n, c); break;
+    }
+}
+
 /* One texture of r x c blocks: texel (x, y) channel i*c + j holds
  * op(X)[row0 + y*r + i][col0 + x*c + j] while inside rows x cols, else 0.
  * Only texel rows y0 .. y1-1 are written (out is still the whole texture).
@@ -48,9 +70,8 @@ static void pack_blocks(gg_src s, int r, int c, int w, int h, long row0, long co
                     memcpy(dst, src, (size_t)cols * sizeof *dst);
                     continue;
                 }
-                int x = 0;
-                for (; (x + 1) * c <= cols; x++)
-                    memcpy(dst + (size_t)x * ch, src + (size_t)x * c, (size_t)c * sizeof *dst);
+                int x = cols / c;
+                copy_runs(dst, (size_t)ch, src, (size_t)c, x, c);
                 for (int j = 0; x * c + j < cols; j++)
                     dst[(size_t)x * ch + j] = src[(size_t)x * c + j];
                 continue;
@@ -147,7 +168,11 @@ void gen_unpack_c_rows(const gg_layout *L, const float *const *targets, int stri
                         memcpy(dst, src, (size_t)blk->n * sizeof *dst);
                         continue;
                     }
-                    for (int x = 0; x < L->tgt_w; x++) {
+                    /* whole runs: fragments x whose columns all lie inside */
+                    int whole = (blk->n / cc - tj + Cn - 1) / Cn;
+                    whole = whole < 0 ? 0 : whole < L->tgt_w ? whole : L->tgt_w;
+                    copy_runs(dst + tj * cc, (size_t)Cn * cc, src, (size_t)stride, whole, cc);
+                    for (int x = whole; x < L->tgt_w; x++) {
                         int col = (x * Cn + tj) * cc;
                         if (col >= blk->n)
                             break;
