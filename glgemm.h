@@ -133,9 +133,13 @@ enum { GLGEMM_VERIFY_NONE = 0, GLGEMM_VERIFY_CHECK = 1, GLGEMM_VERIFY_FULL = 2 }
 
 /* backend: "egl" (NULL means "egl") or "glfw" (a hidden window; needs a
  * display); device: the EGL device index as `glgemm devices` lists them.
- * Makes the GL context now, then runs one small GEMM (64^3, its result
- * discarded, its failure ignored) so the driver builds its per-process
- * pipeline here rather than in the first call; GLGEMM_WARMUP=0 skips it.
+ * Makes the GL context now, and the transfers' buffers: GLGEMM_STAGING MiB
+ * (default 16; read by glgemm_open, a bad value fails it; 0 none, and calls
+ * then run unstreamed) of upload staging, half that of read-back staging
+ * and of scratch C, grown by calls that need more.  Then runs one small
+ * GEMM (64^3, its result discarded, its failure ignored) so the driver
+ * builds its per-process pipeline here rather than in the first call;
+ * GLGEMM_WARMUP=0 skips it.
  * NULL on failure, glgemm_last_error() says why. */
 GLGEMM_API glgemm_context *glgemm_open(const char *backend, int device);
 GLGEMM_API void glgemm_close(glgemm_context *ctx); /* NULL is fine */

@@ -23,14 +23,15 @@ static const struct {
 };
 
 /* The environment the commands read: the program cache's GLGEMM_CACHE
- * and the library's GLGEMM_VERIFY and GLGEMM_CROSSOVER (bench --crossover
- * runs the library).  A bad value is bad usage, as a bad option is. */
+ * and the library's GLGEMM_VERIFY, GLGEMM_CROSSOVER and GLGEMM_STAGING
+ * (bench --crossover runs the library).  A bad value is bad usage, as a bad option is. */
 static int check_env(void)
 {
     char err[300];
     long x;
-    for (int v = LIB_ENV_VERIFY; v <= LIB_ENV_CROSSOVER; v++)
-        if (lib_env_get(v, &x, err, sizeof err))
+    static const int lib_vars[] = {LIB_ENV_VERIFY, LIB_ENV_CROSSOVER, LIB_ENV_STAGING};
+    for (size_t i = 0; i < sizeof lib_vars / sizeof *lib_vars; i++)
+        if (lib_env_get(lib_vars[i], &x, err, sizeof err))
             return cli_error(NULL, "%s", err);
     char *folder = NULL;
     int rc = host_pce_folder(getenv("GLGEMM_CACHE"), NULL, NULL, NULL, &folder, err, sizeof err);
@@ -45,8 +46,8 @@ static void usage(FILE *f)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
     fprintf(f, "\ncommon options: --backend egl|glfw (default egl), --device N, --help, --version\n"
                "environment: GLGEMM_CACHE=on|off, GLGEMM_CACHE_DIR (the program cache),\n"
-               "  GLGEMM_VERIFY, GLGEMM_CROSSOVER (the library: bench --crossover); a bad value\n"
-               "  is bad usage\n"
+               "  GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_STAGING (the library: bench\n"
+               "  --crossover); a bad value is bad usage\n"
                "exit status: 0 ok, 1 GPU work failed, 2 bad usage or input, 3 no GL context\n");
 }
 

@@ -143,6 +143,13 @@ void host_run_cache_free(gg_run_cache *c);    /* its context current: deletes wh
  * could be made.  For the caller's own data-parallel host work between
  * runs (not during one: a pool runs one job at a time). */
 struct base_pool *host_run_cache_pool(gg_run_cache *c);
+/* The streamed calls' staging buffers (uploads, read-backs) made now, its
+ * context current, of at least these sizes, their pages touched, so that
+ * the calls that fit them pay for neither (glgemm_open's reserve: an H100's
+ * first 1024^3 call spent 5 ms making its 12 MiB).  false: not made (no
+ * glBufferStorage, GLGEMM_STAGING=0, or the driver refused); the calls
+ * make their own as before. */
+bool host_rc_staging_reserve(gg_run_cache *c, size_t up_bytes, size_t down_bytes);
 /* Frees a cache whose context cannot be made current (its GL objects go
  * with the context): no GL call. */
 void host_run_cache_forget(gg_run_cache *c);

@@ -48,6 +48,7 @@ struct gg_run_cache {
     bool no_pool;
     unsigned long tick;
     long hits, misses;
+    long staged; /* staging buffers made */
 };
 
 gg_run_cache *host_run_cache_new(void) { return calloc(1, sizeof(gg_run_cache)); }
@@ -260,7 +261,7 @@ void host_rc_targets_put(gg_run_cache *c, const int key[GG_RC_TARGET_KEY], gg_rc
 static bool staging_off(void)
 {
     const char *e = getenv("GLGEMM_STAGING");
-    return e && !strcmp(e, "0");
+    return e && *e && strspn(e, "0") == strlen(e);
 }
 
 void *host_rc_staging(gg_run_cache *c, int which, size_t bytes, unsigned *buf)
@@ -296,9 +297,23 @@ void *host_rc_staging(gg_run_cache *c, int which, size_t bytes, unsigned *buf)
             return NULL;
         }
         st->bytes = bytes;
+        c->staged++;
     }
     *buf = st->buf;
     return st->map;
+}
+
+bool host_rc_staging_reserve(gg_run_cache *c, size_t up_bytes, size_t down_bytes)
+{
+    unsigned buf;
+    char *up = host_rc_staging(c, 0, up_bytes, &buf);
+    const volatile char *down = up ? host_rc_staging(c, 1, down_bytes, &buf) : NULL;
+    if (!up || !down)
+        return false;
+    memset(up, 0, up_bytes);
+    for (size_t i = 0; i < down_bytes; i += 4096)
+        (void)down[i];
+    return true;
 }
 
 void host_rc_staging_fence(gg_run_cache *c, int which)
@@ -327,3 +342,5 @@ void host_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses)
     *prog_hits = c ? c->hits : 0;
     *prog_misses = c ? c->misses : 0;
 }
+
+long host_rc_staging_made(const gg_run_cache *c) { return c ? c->staged : 0; }

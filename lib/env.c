@@ -13,6 +13,7 @@
 
 const char *const lib_env_names[LIB_ENV_COUNT] = {
     "GLGEMM_VERIFY", "GLGEMM_CROSSOVER", "GLGEMM_BACKEND", "GLGEMM_DEVICE", "GLGEMM_LOG",
+    "GLGEMM_STAGING",
 };
 
 static const char *const verify_names[] = {"none", "check", "full"};
@@ -74,6 +75,12 @@ int lib_env_parse(int var, const char *value, long *out, char *err, size_t errle
                                          : "a whole number from 0 to 1048576";
         }
         break;
+    case LIB_ENV_STAGING:
+        if (!unset && (!whole(value, &x) || x > LIB_ENV_STAGING_MAX)) {
+            x = -1;
+            want = "a whole number of MiB from 0 to 4096";
+        }
+        break;
     case LIB_ENV_BACKEND:
         if (!unset) {
             x = host_backend_parse(value);
@@ -115,6 +122,7 @@ char *lib_env_format(int var, long x, char *buf, size_t len)
         break;
     case LIB_ENV_CROSSOVER:
     case LIB_ENV_DEVICE:
+    case LIB_ENV_STAGING:
         if (x >= 0) {
             snprintf(num, sizeof num, "%ld", x);
             s = num;

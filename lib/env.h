@@ -11,6 +11,7 @@
  *   GLGEMM_BACKEND    egl or glfw                      -1 (egl)    the drop-in: no context,
  *   GLGEMM_DEVICE     decimal digits, 0 .. 2^20        0             calls passed on
  *   GLGEMM_LOG        stderr, or a file to append to   no log      the drop-in (never bad)
+ *   GLGEMM_STAGING    decimal digits, 0 .. 4096 (MiB)  -1 (16)     glgemm_open: fails
  *
  * A bad value: -1 and one line in err, "GLGEMM_X=value is not ...", the
  * value cut at 100 bytes and its control bytes written as '?'. */
@@ -20,7 +21,9 @@
 #include <stddef.h>
 
 enum { LIB_ENV_VERIFY, LIB_ENV_CROSSOVER, LIB_ENV_BACKEND, LIB_ENV_DEVICE, LIB_ENV_LOG,
-       LIB_ENV_COUNT };
+       LIB_ENV_STAGING, LIB_ENV_COUNT };
+/* GLGEMM_STAGING's largest value (MiB). */
+#define LIB_ENV_STAGING_MAX 4096
 /* GLGEMM_LOG's values. */
 enum { LIB_ENV_LOG_NONE, LIB_ENV_LOG_STDERR, LIB_ENV_LOG_FILE };
 
@@ -29,7 +32,8 @@ extern const char *const lib_env_names[LIB_ENV_COUNT];
 
 /* Parses value (NULL or "": unset) of variable var into *out: a
  * GLGEMM_VERIFY_* level, the crossover size (-1 unset), a gg_backend (-1
- * unset), the device index, a LIB_ENV_LOG_* kind.  0, or -1 with one line
+ * unset), the device index, a LIB_ENV_LOG_* kind, the staging reserve in MiB
+ * (-1 unset).  0, or -1 with one line
  * in err (*out untouched). */
 int lib_env_parse(int var, const char *value, long *out, char *err, size_t errlen);
 

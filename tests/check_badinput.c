@@ -284,6 +284,8 @@ static const bad_case cases[] = {
     BAD_ENV("GLGEMM_CROSSOVER=1048577", "GLGEMM_CROSSOVER=1048577 is not a whole number", "report"),
     BAD_ENV("GLGEMM_CROSSOVER=+64", "GLGEMM_CROSSOVER=+64 is not a whole number", "probe"),
     BAD_ENV("GLGEMM_VERIFY=a\nb", "GLGEMM_VERIFY=a?b is not", "gen", "larsen"), /* fuzz: two lines */
+    BAD_ENV("GLGEMM_STAGING=16MiB", "GLGEMM_STAGING=16MiB is not a whole number of MiB", "bench",
+            "--crossover", "--size", "16"),
 };
 
 /* ---- fixtures: .npy files good and bad, for the commands that read them ---- */
@@ -507,7 +509,7 @@ START_TEST(good_input_is_not_bad)
 {
     const char *args[] = {"gen", "larsen", "--size", "8", NULL};
     result r;
-    run_bin(args, "GLGEMM_CACHE=on GLGEMM_VERIFY=full GLGEMM_CROSSOVER=0064", &r);
+    run_bin(args, "GLGEMM_CACHE=on GLGEMM_VERIFY=full GLGEMM_CROSSOVER=0064 GLGEMM_STAGING=4096", &r);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.err, "");
     ck_assert_ptr_nonnull(strstr(r.out, "#version"));
@@ -580,10 +582,14 @@ static const struct {
     {LIB_ENV_DEVICE, "-1", "GLGEMM_DEVICE=-1 is not a device index"},
     {LIB_ENV_DEVICE, "1e3", "GLGEMM_DEVICE=1e3 is not a device index"},
     {LIB_ENV_DEVICE, "2147483648", "GLGEMM_DEVICE=2147483648 is not a device index"},
+    {LIB_ENV_STAGING, "big", "GLGEMM_STAGING=big is not a whole number of MiB from 0 to 4096"},
+    {LIB_ENV_STAGING, "4097", "GLGEMM_STAGING=4097 is not"},
+    {LIB_ENV_STAGING, "-16", "GLGEMM_STAGING=-16 is not"},
+    {LIB_ENV_STAGING, "16M", "GLGEMM_STAGING=16M is not"},
 };
 
 /* lib/env.h's parser: refused, *out untouched, one line naming it; and
- * for the library's own two, glgemm_open fails with that line (the
+ * for the library's own three, glgemm_open fails with that line (the
  * drop-in's three open no context: tests/blas/run.sh checks the hand-over). */
 START_TEST(lib_bad_env)
 {
@@ -603,7 +609,8 @@ END_TEST
 START_TEST(lib_bad_env_open)
 {
     for (size_t i = 0; i < sizeof env_cases / sizeof *env_cases; i++) {
-        if (env_cases[i].var != LIB_ENV_VERIFY && env_cases[i].var != LIB_ENV_CROSSOVER)
+        if (env_cases[i].var != LIB_ENV_VERIFY && env_cases[i].var != LIB_ENV_CROSSOVER &&
+            env_cases[i].var != LIB_ENV_STAGING)
             continue;
         const char *name = lib_env_names[env_cases[i].var];
         ck_assert_int_eq(setenv(name, env_cases[i].value, 1), 0);

@@ -370,6 +370,43 @@ START_TEST(draw_stream_which)
 }
 END_TEST
 
+/* host_rc_staging_reserve (glgemm_open's reserve): both buffers made at
+ * once, whole and writable, then kept for every request that fits them;
+ * a bigger one grows the buffer; none made under GLGEMM_STAGING=0. */
+START_TEST(draw_staging_reserve)
+{
+    gg_session *s = host_session_new(GG_BACKEND_EGL, 0);
+    ck_assert_ptr_nonnull(s);
+    gg_ctx_info info;
+    char err[256];
+    ck_assert_int_eq(host_session_context(s, GG_CTX_CORE, &info, err, sizeof err, NULL), 0);
+    gg_run_cache *c = host_session_cache(s, GG_CTX_CORE);
+    ck_assert_ptr_nonnull(c);
+    long made0 = host_rc_staging_made(c);
+    enum { UP = 1 << 20, DOWN = 1 << 19 };
+    ck_assert(host_rc_staging_reserve(c, UP, DOWN));
+    ck_assert_int_eq(host_rc_staging_made(c), made0 + 2);
+    unsigned b0, b1;
+    char *up = host_rc_staging(c, 0, 1000, &b0);
+    ck_assert_ptr_nonnull(up);
+    up[UP - 1] = 7; /* the whole reserve is the caller's */
+    ck_assert_ptr_eq(host_rc_staging(c, 0, UP, &b1), up);
+    ck_assert_uint_eq(b1, b0);
+    const char *down = host_rc_staging(c, 1, DOWN, &b1);
+    ck_assert_ptr_nonnull(down);
+    ck_assert_int_eq(host_rc_staging_made(c), made0 + 2);
+    char *big = host_rc_staging(c, 0, UP + 1, &b1);
+    ck_assert_ptr_nonnull(big);
+    big[UP] = 7;
+    ck_assert_int_eq(host_rc_staging_made(c), made0 + 3);
+    ck_assert_int_eq(setenv("GLGEMM_STAGING", "00", 1), 0);
+    ck_assert(!host_rc_staging_reserve(c, 2 * UP, DOWN));
+    unsetenv("GLGEMM_STAGING");
+    ck_assert_int_eq(host_rc_staging_made(c), made0 + 3);
+    host_session_free(s);
+}
+END_TEST
+
 /* gg_run_opts.timing: told true once before the timed reps and false once
  * after, the reps inside that window (the evaluator pauses its warm worker
  * there); a run that fails among its reps still hears false. */
@@ -693,6 +730,7 @@ Suite *make_draw_suite(void)
     tcase_add_test(gl, draw_once_cached);
     tcase_add_test(gl, draw_timing_hook);
     tcase_add_test(gl, draw_stream_which);
+    tcase_add_test(gl, draw_staging_reserve);
     tcase_add_loop_test(gl, draw_stream, 0, 4 * NGRID);
     suite_add_tcase(s, gl);
 

@@ -353,6 +353,30 @@ START_TEST(lib_stream_large)
 }
 END_TEST
 
+/* GLGEMM_STAGING: no staging (calls unstreamed), a 1 MiB reserve that the
+ * call outgrows, the default reserve: two calls each, right; a bad value
+ * is lib_bad_env_open's. */
+START_TEST(lib_stream_reserve)
+{
+    static const char *mib[] = {"0", "1", ""};
+    setenv("GLGEMM_STAGING", mib[_i], 1);
+    glgemm_context *g = open_ok();
+    for (int r = 0; r < 2; r++) {
+        int m = 300, n = 800, k = 720;
+        prob p = prob_make(m, n, k, 31 + (uint64_t)(_i * 2 + r));
+        int rc = glgemm_sgemm_variant(g, "mc=1x4,np=all,profile=430,out=image,blk=8x8",
+                                      GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, m, n, k,
+                                      1, p.a, k, p.b, n, 0, p.c, n);
+        ck_assert_msg(rc == GLGEMM_OK, "GLGEMM_STAGING=%s: rc %d: %s", mib[_i], rc,
+                      glgemm_last_error());
+        ck_assert_int_eq(prob_wrong(&p), 0);
+        prob_free(&p);
+    }
+    glgemm_close(g);
+    unsetenv("GLGEMM_STAGING");
+}
+END_TEST
+
 /* Two threads, a context each, calls at once. */
 static void *thread_calls(void *arg)
 {
@@ -525,6 +549,7 @@ Suite *make_lib_suite(void)
     tcase_set_timeout(stream, 300);
     tcase_add_loop_test(stream, lib_stream_wrong_caught, 0, 4);
     tcase_add_loop_test(stream, lib_stream_large, 0, 2);
+    tcase_add_loop_test(stream, lib_stream_reserve, 0, 3);
     suite_add_tcase(s, stream);
     return s;
 }

@@ -54,6 +54,9 @@ static bool oracle(int var, const char *value, long *x)
     case LIB_ENV_DEVICE:
         *x = 0;
         return unset || digits_upto(value, 1L << 20, x);
+    case LIB_ENV_STAGING:
+        *x = -1;
+        return unset || digits_upto(value, LIB_ENV_STAGING_MAX, x);
     case LIB_ENV_BACKEND:
         *x = unset ? -1 : !strcmp(value, "egl") ? 0 : !strcmp(value, "glfw") ? 1 : -2;
         return *x >= -1;
