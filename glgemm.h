@@ -134,9 +134,14 @@ enum { GLGEMM_VERIFY_NONE = 0, GLGEMM_VERIFY_CHECK = 1, GLGEMM_VERIFY_FULL = 2 }
 /* backend: "egl" (NULL means "egl") or "glfw" (a hidden window; needs a
  * display); device: the EGL device index as `glgemm devices` lists them.
  * Makes the GL context now, and the transfers' buffers: GLGEMM_STAGING MiB
- * (default 16; read by glgemm_open, a bad value fails it; 0 none, and calls
- * then run unstreamed) of upload staging, half that of read-back staging
- * and of scratch C, grown by calls that need more.  Then runs one small
+ * (default 16; read by glgemm_open, a bad value fails it) of upload staging
+ * and half that of read-back staging with each GL context the context makes
+ * (again when a variant needs another kind of GL context, or after a lost
+ * one), half that of scratch C, grown by calls that need more: about 1.5x
+ * GLGEMM_STAGING MiB of host memory a context (pinned, on a discrete card),
+ * so a program with a context on each of many threads may want less.
+ * GLGEMM_STAGING=0: no staging, calls run unstreamed (also read at each
+ * call).  Then runs one small
  * GEMM (64^3, its result discarded, its failure ignored) so the driver
  * builds its per-process pipeline here rather than in the first call;
  * GLGEMM_WARMUP=0 skips it.

@@ -171,7 +171,8 @@ void gen_unpack_c_rows(const gg_layout *L, const float *const *targets, int stri
                     /* whole runs: fragments x whose columns all lie inside */
                     int whole = (blk->n / cc - tj + Cn - 1) / Cn;
                     whole = whole < 0 ? 0 : whole < L->tgt_w ? whole : L->tgt_w;
-                    copy_runs(dst + tj * cc, (size_t)Cn * cc, src, (size_t)stride, whole, cc);
+                    if (whole)
+                        copy_runs(dst + tj * cc, (size_t)Cn * cc, src, (size_t)stride, whole, cc);
                     for (int x = whole; x < L->tgt_w; x++) {
                         int col = (x * Cn + tj) * cc;
                         if (col >= blk->n)

@@ -144,8 +144,10 @@ void host_run_cache_free(gg_run_cache *c);    /* its context current: deletes wh
  * runs (not during one: a pool runs one job at a time). */
 struct base_pool *host_run_cache_pool(gg_run_cache *c);
 /* The streamed calls' staging buffers (uploads, read-backs) made now, its
- * context current, of at least these sizes, their pages touched, so that
- * the calls that fit them pay for neither (glgemm_open's reserve: an H100's
+ * context current, of at least these sizes, the upload's pages written and
+ * the read-back's read (which maps them where the driver maps lazily; host
+ * memory never written stays unfaulted), so that the calls that fit them
+ * pay for neither (glgemm_open's reserve: an H100's
  * first 1024^3 call spent 5 ms making its 12 MiB).  false: not made (no
  * glBufferStorage, GLGEMM_STAGING=0, or the driver refused); the calls
  * make their own as before. */

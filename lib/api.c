@@ -33,13 +33,15 @@
 #include "base/reference.h"
 #include "glhost/run.h"
 #include "lib/env.h"
+#include "lib/inspect.h"
+#include "glhost/run_cache.h"
 #include "store/draw.h"
 #include "store/nearest.h"
 #include "store/records.h"
 
 #define MAX_FAILED 16
 #define SAMPLES 64
-#define STAGING_MIB 16 /* the transfers' reserve at open (reserve()) */
+#define STAGING_MIB 16 /* the transfers' reserve (reserve_staging, reserve_scratch) */
 
 struct glgemm_context {
     gg_backend backend;
@@ -64,6 +66,7 @@ struct glgemm_context {
     float *scratch;       /* the GPU's C before it is judged, kept between calls */
     base_pool *prep_pool; /* the checks' inputs side runs on these threads */
     size_t scratch_n;
+    long reserve_mib;     /* GLGEMM_STAGING: the transfers' reserve, MiB (reserve_staging) */
     /* The last few choices of choose(), by problem (records are read once). */
     struct {
         int m, n, k;
@@ -145,6 +148,9 @@ static void drop_gl(glgemm_context *ctx)
     ctx->gl = NULL;
 }
 
+static void reserve_staging(glgemm_context *ctx);
+static void reserve_scratch(glgemm_context *ctx);
+
 /* Makes (or keeps) a GL context of kind, current on this thread. */
 static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
 {
@@ -161,13 +167,13 @@ static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
     ctx->kind = kind;
     host_ctx_query(ctx->gl, &ctx->info);
     ctx->cache = host_run_cache_new(); /* NULL: calls go uncached */
+    reserve_staging(ctx);
     return GLGEMM_OK;
 }
 
 static long recorded_crossover(const char *card);
 static double recorded_draw_ms(const char *card);
 static void warm_up(glgemm_context *ctx);
-static void reserve(glgemm_context *ctx, long mib);
 
 static glgemm_context *open_ctx(const char *backend, int device)
 {
@@ -203,6 +209,7 @@ static glgemm_context *open_ctx(const char *backend, int device)
     ctx->backend = (gg_backend)b;
     ctx->device = device;
     ctx->verify = (int)verify;
+    ctx->reserve_mib = staging >= 0 ? staging : STAGING_MIB;
     gg_variant dv;
     char err[160];
     if (gen_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &dv, err, sizeof err) ||
@@ -216,7 +223,7 @@ static glgemm_context *open_ctx(const char *backend, int device)
     ctx->crossover_env = cross >= 0 ? cross : recorded_crossover(ctx->card);
     ctx->crossover = ctx->crossover_env > 0 ? ctx->crossover_env : 0;
     ctx->max_draw_s = recorded_draw_ms(ctx->card) / 1000.0;
-    reserve(ctx, staging >= 0 ? staging : STAGING_MIB);
+    reserve_scratch(ctx);
     warm_up(ctx);
     last_err[0] = '\0';
     return ctx;
@@ -886,22 +893,36 @@ done:
     return rc;
 }
 
-/* The transfers' buffers made at open (GLGEMM_STAGING MiB, default
- * STAGING_MIB): the upload staging of mib MiB, the read-back staging and
- * the scratch C of half that, their pages touched, so that a first call
- * that fits them does not make them (an H100's first 1024^3 call spent
- * 5 ms making its 12 MiB of staging, and 0.7 ms more copying C into new
- * scratch pages).  Bigger calls grow them. */
-static void reserve(glgemm_context *ctx, long mib)
+/* The transfers' buffers, made ahead of the calls (GLGEMM_STAGING MiB,
+ * default STAGING_MIB; 0 none): each GL context's upload staging of that
+ * size and its read-back staging of half, made with the context (at open,
+ * and again when a call's variant needs another kind of context or a lost
+ * one is made again), and the scratch C of half, made at open; their pages
+ * touched, so that a first call that fits them makes none (an H100's first
+ * 1024^3 call spent 5 ms making its 12 MiB of staging, and 0.7 ms more
+ * copying C into new scratch pages).  Calls that need more grow them. */
+static void reserve_staging(glgemm_context *ctx)
 {
-    size_t up = (size_t)mib << 20, down = up / 2;
-    if (!mib || !ctx->cache || !host_rc_staging_reserve(ctx->cache, up, down))
+    size_t up = (size_t)ctx->reserve_mib << 20;
+    if (up && ctx->cache)
+        (void)host_rc_staging_reserve(ctx->cache, up, up / 2);
+}
+
+static void reserve_scratch(glgemm_context *ctx)
+{
+    size_t bytes = ((size_t)ctx->reserve_mib << 20) / 2;
+    if (!bytes || ctx->scratch_n * sizeof *ctx->scratch >= bytes)
         return;
     free(ctx->scratch);
-    ctx->scratch = malloc(down);
-    ctx->scratch_n = ctx->scratch ? down / sizeof *ctx->scratch : 0;
+    ctx->scratch = malloc(bytes);
+    ctx->scratch_n = ctx->scratch ? bytes / sizeof *ctx->scratch : 0;
     if (ctx->scratch)
-        memset(ctx->scratch, 0, down);
+        memset(ctx->scratch, 0, bytes);
+}
+
+long lib_inspect_staging_made(const glgemm_context *ctx)
+{
+    return ctx ? host_rc_staging_made(ctx->cache) : 0;
 }
 
 /* A small GEMM at open, on the GPU whatever the crossover, with the variant

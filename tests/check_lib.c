@@ -20,6 +20,7 @@
 #include "glgemm.h"
 #include "base/inputs.h"
 #include "glhost/progcache.h"
+#include "lib/inspect.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
 
@@ -354,13 +355,16 @@ START_TEST(lib_stream_large)
 END_TEST
 
 /* GLGEMM_STAGING: no staging (calls unstreamed), a 1 MiB reserve that the
- * call outgrows, the default reserve: two calls each, right; a bad value
- * is lib_bad_env_open's. */
+ * call outgrows, the default reserve: the buffers made at open (none, the
+ * two), then two calls each, right, the 1 MiB reserve grown once for both
+ * and the default not at all; a bad value is lib_bad_env_open's. */
 START_TEST(lib_stream_reserve)
 {
     static const char *mib[] = {"0", "1", ""};
+    static const long at_open[] = {0, 2, 2}, after[] = {0, 4, 2};
     setenv("GLGEMM_STAGING", mib[_i], 1);
     glgemm_context *g = open_ok();
+    ck_assert_int_eq(lib_inspect_staging_made(g), at_open[_i]);
     for (int r = 0; r < 2; r++) {
         int m = 300, n = 800, k = 720;
         prob p = prob_make(m, n, k, 31 + (uint64_t)(_i * 2 + r));
@@ -372,8 +376,32 @@ START_TEST(lib_stream_reserve)
         ck_assert_int_eq(prob_wrong(&p), 0);
         prob_free(&p);
     }
+    ck_assert_int_eq(lib_inspect_staging_made(g), after[_i]);
     glgemm_close(g);
     unsetenv("GLGEMM_STAGING");
+}
+END_TEST
+
+/* A variant that needs another kind of GL context (profile=300es: an ES 3
+ * context) gets the reserve made again with it: a small call and a bigger
+ * one that still fits make no buffer (without the reserve the first would
+ * make two of its size and the second grow them). */
+START_TEST(lib_stream_reserve_new_context)
+{
+    glgemm_context *g = open_ok();
+    ck_assert_int_eq(lib_inspect_staging_made(g), 2);
+    static const int size[2][3] = {{64, 48, 40}, {300, 320, 280}};
+    for (int r = 0; r < 2; r++) {
+        prob p = prob_make(size[r][0], size[r][1], size[r][2], 57 + (uint64_t)r);
+        int rc = glgemm_sgemm_variant(g, "mc=1x4,np=all,profile=300es", GLGEMM_ROW_MAJOR,
+                                      GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k, 1, p.a, p.k,
+                                      p.b, p.n, 0, p.c, p.n);
+        ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
+        ck_assert_int_eq(prob_wrong(&p), 0);
+        ck_assert_int_eq(lib_inspect_staging_made(g), 2);
+        prob_free(&p);
+    }
+    glgemm_close(g);
 }
 END_TEST
 
@@ -550,6 +578,7 @@ Suite *make_lib_suite(void)
     tcase_add_loop_test(stream, lib_stream_wrong_caught, 0, 4);
     tcase_add_loop_test(stream, lib_stream_large, 0, 2);
     tcase_add_loop_test(stream, lib_stream_reserve, 0, 3);
+    tcase_add_test(stream, lib_stream_reserve_new_context);
     suite_add_tcase(s, stream);
     return s;
 }

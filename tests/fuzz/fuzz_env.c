@@ -176,6 +176,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *value = fuzz_cstring(data + 1, size - 1);
     if (!value)
         return 0;
+    /* The first byte picks the variable (the seeds in corpus/env/ are
+     * written for this numbering: LIB_ENV_* in lib/env.h's order, then the
+     * cache's, then GLGEMM_FAULT). */
     int var = data[0] % (LIB_ENV_COUNT + 2);
     if (var < LIB_ENV_COUNT)
         one_lib_var(var, value);
