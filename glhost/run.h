@@ -148,7 +148,7 @@ struct base_pool *host_run_cache_pool(gg_run_cache *c);
  * the read-back's read (which maps them where the driver maps lazily; host
  * memory never written stays unfaulted), so that the calls that fit them
  * pay for neither (glgemm_open's reserve: an H100's
- * first 1024^3 call spent 5 ms making its 12 MiB).  false: not made (no
+ * first 1024^3 call spent 5.3-5.7 ms making its 12 MiB).  false: not made (no
  * glBufferStorage, GLGEMM_STAGING=0, or the driver refused); the calls
  * make their own as before. */
 bool host_rc_staging_reserve(gg_run_cache *c, size_t up_bytes, size_t down_bytes);

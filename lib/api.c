@@ -899,8 +899,8 @@ done:
  * and again when a call's variant needs another kind of context or a lost
  * one is made again), and the scratch C of half, made at open; their pages
  * touched, so that a first call that fits them makes none (an H100's first
- * 1024^3 call spent 5 ms making its 12 MiB of staging, and 0.7 ms more
- * copying C into new scratch pages).  Calls that need more grow them. */
+ * 1024^3 call spent 5.3-5.7 ms making its 12 MiB of staging).  Calls that
+ * need more grow them. */
 static void reserve_staging(glgemm_context *ctx)
 {
     size_t up = (size_t)ctx->reserve_mib << 20;
