@@ -334,13 +334,22 @@ END_TEST
  * memory is the process's (a software rasteriser) and the staging's
  * 256-byte ranges suit the card's alignment; fetch=ubo never; other fetch
  * paths on any card. */
-START_TEST(draw_stream_which)
+/* A session with its core context made, its facts in *info. */
+static gg_session *core_session(gg_ctx_info *info)
 {
     gg_session *s = host_session_new(GG_BACKEND_EGL, 0);
     ck_assert_ptr_nonnull(s);
-    gg_ctx_info info;
     char err[256];
-    ck_assert_int_eq(host_session_context(s, GG_CTX_CORE, &info, err, sizeof err, NULL), 0);
+    ck_assert_msg(host_session_context(s, GG_CTX_CORE, info, err, sizeof err, NULL) == 0, "%s",
+                  err);
+    return s;
+}
+
+START_TEST(draw_stream_which)
+{
+    gg_ctx_info info;
+    gg_session *s = core_session(&info);
+    char err[256];
     ck_assert(info.software); /* the suite's llvmpipe */
     ck_assert_int_gt(info.tbo_offset_align, 0);
     gg_run_opts o;
@@ -375,11 +384,8 @@ END_TEST
  * a bigger one grows the buffer; none made under GLGEMM_STAGING=0. */
 START_TEST(draw_staging_reserve)
 {
-    gg_session *s = host_session_new(GG_BACKEND_EGL, 0);
-    ck_assert_ptr_nonnull(s);
     gg_ctx_info info;
-    char err[256];
-    ck_assert_int_eq(host_session_context(s, GG_CTX_CORE, &info, err, sizeof err, NULL), 0);
+    gg_session *s = core_session(&info);
     gg_run_cache *c = host_session_cache(s, GG_CTX_CORE);
     ck_assert_ptr_nonnull(c);
     long made0 = host_rc_staging_made(c);
