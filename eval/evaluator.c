@@ -260,8 +260,6 @@ static void worker_eval(worker *w, const request *q)
         snprintf(r.m.detail, sizeof r.m.detail, "no context for this variant: %s", err);
     }
     r.m.ahead_s = w->ahead_s;
-    if (q->warm_pid > 0)
-        kill(-q->warm_pid, SIGCONT);
     if (!send_all(w->fd, &r, sizeof r))
         worker_exit(0);
     if (e->cfg.want_log) { /* its length, then the text */

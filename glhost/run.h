@@ -152,6 +152,9 @@ struct base_pool *host_run_cache_pool(gg_run_cache *c);
  * glBufferStorage, GLGEMM_STAGING=0, or the driver refused); the calls
  * make their own as before. */
 bool host_rc_staging_reserve(gg_run_cache *c, size_t up_bytes, size_t down_bytes);
+/* Staging buffers c has made so far (a reserve's two, then one a growth);
+ * 0 for NULL. */
+long host_rc_staging_made(const gg_run_cache *c);
 /* Frees a cache whose context cannot be made current (its GL objects go
  * with the context): no GL call. */
 void host_run_cache_forget(gg_run_cache *c);

@@ -70,8 +70,7 @@ void *host_rc_staging(gg_run_cache *c, int which, size_t bytes, unsigned *buf);
 /* A fence after the commands issued so far that use staging buffer which. */
 void host_rc_staging_fence(gg_run_cache *c, int which);
 
-/* Counters: programs found / built and kept; staging buffers made. */
+/* Counters: programs found / built and kept. */
 void host_rc_counts(const gg_run_cache *c, long *prog_hits, long *prog_misses);
-long host_rc_staging_made(const gg_run_cache *c);
 
 #endif

@@ -34,7 +34,6 @@
 #include "glhost/run.h"
 #include "lib/env.h"
 #include "lib/inspect.h"
-#include "glhost/run_cache.h"
 #include "store/draw.h"
 #include "store/nearest.h"
 #include "store/records.h"
@@ -150,6 +149,21 @@ static void drop_gl(glgemm_context *ctx)
 
 static void reserve_staging(glgemm_context *ctx);
 static void reserve_scratch(glgemm_context *ctx);
+
+/* ctx->scratch of at least n floats, kept between calls (a new buffer's
+ * pages would fault in every call), its pages written now when touch;
+ * NULL (scratch_n 0) out of memory. */
+static float *grow_scratch(glgemm_context *ctx, size_t n, bool touch)
+{
+    if (ctx->scratch_n < n) {
+        free(ctx->scratch);
+        ctx->scratch = malloc(n * sizeof *ctx->scratch);
+        ctx->scratch_n = ctx->scratch ? n : 0;
+        if (ctx->scratch && touch)
+            memset(ctx->scratch, 0, n * sizeof *ctx->scratch);
+    }
+    return ctx->scratch;
+}
 
 /* Makes (or keeps) a GL context of kind, current on this thread. */
 static int use_kind(glgemm_context *ctx, gg_ctx_kind kind)
@@ -793,12 +807,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         return set_error(rc, "%s: %s: no GL context: %.300s", fn, vt, why);
     }
     size_t mn = (size_t)g->m * (size_t)g->n;
-    if (ctx->scratch_n < mn) { /* kept: a new buffer's pages would fault in every call */
-        free(ctx->scratch);
-        ctx->scratch = malloc(mn * sizeof *ctx->scratch);
-        ctx->scratch_n = ctx->scratch ? mn : 0;
-    }
-    float *out = ctx->scratch;
+    float *out = grow_scratch(ctx, mn, false);
     float *c0 = NULL;
     bool own_c0 = false;
     if (g->beta != 0.0f) {
@@ -910,14 +919,9 @@ static void reserve_staging(glgemm_context *ctx)
 
 static void reserve_scratch(glgemm_context *ctx)
 {
-    size_t bytes = ((size_t)ctx->reserve_mib << 20) / 2;
-    if (!bytes || ctx->scratch_n * sizeof *ctx->scratch >= bytes)
-        return;
-    free(ctx->scratch);
-    ctx->scratch = malloc(bytes);
-    ctx->scratch_n = ctx->scratch ? bytes / sizeof *ctx->scratch : 0;
-    if (ctx->scratch)
-        memset(ctx->scratch, 0, bytes);
+    size_t floats = ((size_t)ctx->reserve_mib << 20) / 2 / sizeof *ctx->scratch;
+    if (floats)
+        (void)grow_scratch(ctx, floats, true);
 }
 
 long lib_inspect_staging_made(const glgemm_context *ctx)
