@@ -54,6 +54,12 @@
  *    pass fits twice; the timed reps then draw max_draw_s / (seconds a
  *    fragment) fragments at most, untimed.  The rate is kept in the
  *    options' cache by program, so a later run of it does not time again.
+ *    A run with no kept rate whose caller expects all its draws together to
+ *    take at most expect_s, where GG_EXPECT_SAFETY times that still fits
+ *    the bound, times nothing: each pass is one draw (a strip for
+ *    fetch=ubo), with no glFinish, since even work that many times slower
+ *    than expected stays inside the bound.  (Timing from one row cost an
+ *    H100's first 1024^3 library call about 2.5 ms of draws apart.)
  *    max_draw_fragments > 0 (tests) fixes the fragments a draw instead,
  *    with no timing.  The measurement counts the draws of one run (draws)
  *    and the fragments a draw held at most when a pass was split
@@ -88,6 +94,9 @@
 typedef struct gg_run_cache gg_run_cache;
 #define GG_RUN_CACHE_PROGRAMS 48
 #define GG_RUN_CACHE_INPUTS 3
+/* Long draws: how many times slower than gg_run_opts.expect_s a run may be
+ * and still fit the bound, for it to go untimed. */
+#define GG_EXPECT_SAFETY 8.0
 
 typedef struct {
     int max_texture_size; /* 0: the context's limit; else the smaller of the two */
@@ -121,6 +130,9 @@ typedef struct {
     /* Long draws (see the top): the longest one draw is meant to run, in
      * seconds; 0: one draw a pass (a strip for fetch=ubo), as before. */
     double max_draw_s;
+    /* The caller's upper estimate of all the run's draws together, seconds
+     * (the library's, from the variant's record; see the top); 0 none. */
+    double expect_s;
     long max_draw_fragments; /* tests: at most this many fragments a draw, no timing; 0 none */
     gg_run_cache *cache;  /* NULL: nothing kept (programs and textures deleted after the run) */
     bool same_inputs;     /* the cache may keep A and B textures: every run of this cache

@@ -66,11 +66,13 @@ struct glgemm_context {
     base_pool *prep_pool; /* the checks' inputs side runs on these threads */
     size_t scratch_n;
     long reserve_mib;     /* GLGEMM_STAGING: the transfers' reserve, MiB (reserve_staging) */
+    long last_draws;      /* of the last GPU run, and the estimate it was given (inspect.h) */
+    double last_expect_s;
     /* The last few choices of choose(), by problem (records are read once). */
     struct {
         int m, n, k;
         bool have;
-        gg_variant v;
+        gg_nearest rec;
     } memo[8];
     int memo_next;
     uint64_t memo_stamp; /* of the records folders the memo was read from */
@@ -428,7 +430,7 @@ static int find_records_dirs(records_dirs *d)
 
 /* The recorded variant nearest m x n x k for this card, if any: from the
  * first folder with a record for the card. */
-static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg_nearest *rec)
 {
     records_dirs d;
     int nd = find_records_dirs(&d);
@@ -439,7 +441,7 @@ static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg
          * what the library promises), so it is passed over, never used
          * silently; the nearest fp32 best (or the default) serves. */
         if (store_best_nearest_store(d.dir[i], ctx->card, m, n, k, GG_STORE_F32, &near) == 0) {
-            *v = near.v;
+            *rec = near;
             return true;
         }
     }
@@ -448,7 +450,7 @@ static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg
 
 /* The same, remembered for the context's last few problems (a program
  * calling sgemm in a loop reads the folders once). */
-static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
+static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_nearest *rec)
 {
     size_t nm = sizeof ctx->memo / sizeof *ctx->memo;
     /* A best file written (atomically: a rename) changes its folder's
@@ -472,10 +474,10 @@ static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
     }
     for (size_t i = 0; i < nm; i++)
         if (ctx->memo[i].m == m && ctx->memo[i].n == n && ctx->memo[i].k == k) {
-            *v = ctx->memo[i].v;
+            *rec = ctx->memo[i].rec;
             return ctx->memo[i].have;
         }
-    bool have = recorded_uncached(ctx, m, n, k, v);
+    bool have = recorded_uncached(ctx, m, n, k, rec);
     int i = ctx->memo_next;
     ctx->memo_next = (int)((size_t)(i + 1) % nm);
     ctx->memo[i].m = m;
@@ -483,7 +485,7 @@ static bool recorded(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
     ctx->memo[i].k = k;
     ctx->memo[i].have = have;
     if (have)
-        ctx->memo[i].v = *v;
+        ctx->memo[i].rec = *rec;
     return have;
 }
 
@@ -528,7 +530,9 @@ static void default_variant(gg_variant *v)
 /* What glgemm_sgemm runs for a row-major m x n x k problem. */
 static void choose(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
 {
-    if (recorded(ctx, m, n, k, v)) {
+    gg_nearest rec;
+    if (recorded(ctx, m, n, k, &rec)) {
+        *v = rec.v;
         bool bad = false;
         for (int i = 0; i < ctx->nfailed; i++)
             bad = bad || gen_variant_equal(&ctx->failed[i], v);
@@ -790,6 +794,24 @@ static void copy_out(glgemm_context *ctx, const rm_gemm *g, const float *out)
     base_pool_run(pool, (g->m + j.per - 1) / j.per, copy_rows, &j);
 }
 
+/* An upper estimate of v's draws for g (glhost/run.h expect_s), when v is
+ * the variant the card's record nearest g names and the record gives its
+ * rate: the record's time, times k / K and (m n) / (M N) where each is
+ * above 1.  A fragment's work grows with k, and fewer fragments than the
+ * record's take no longer than its, so neither ratio is let below 1: the
+ * estimate errs long (a 64^3 call is given a 1024^3 record's whole time).
+ * 0 otherwise. */
+static double expected_s(glgemm_context *ctx, const gg_variant *v, const rm_gemm *g)
+{
+    gg_nearest rec;
+    if (!recorded(ctx, g->m, g->n, g->k, &rec) || !gen_variant_equal(&rec.v, v) ||
+        !(rec.gflops > 0))
+        return 0;
+    double rec_s = 2.0 * rec.m * (double)rec.n * rec.k / (rec.gflops * 1e9);
+    double kr = (double)g->k / rec.k, fr = (double)g->m * g->n / ((double)rec.m * rec.n);
+    return rec_s * (kr > 1 ? kr : 1) * (fr > 1 ? fr : 1);
+}
+
 /* One run of variant v; C written only when everything passed. */
 static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                        const rm_gemm *g)
@@ -837,6 +859,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     o.stream = true;
     o.cache = ctx->cache;
     o.max_draw_s = ctx->max_draw_s;
+    o.expect_s = o.max_draw_s > 0 ? expected_s(ctx, v, g) : 0;
     prep.ops = (gg_gemm_operands){g->m, g->n, g->k, g->alpha, g->beta,
                                   {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb}, c0, g->n};
     prep.seed = ++ctx->calls;
@@ -852,6 +875,8 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     }
     gg_measurement meas;
     host_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
+    ctx->last_draws = meas.draws;
+    ctx->last_expect_s = o.expect_s;
     double v0 = base_now_s();
     if (check && !bc.joined && (prep.threaded || meas.status == GG_OK))
         prep_finish(&prep);
@@ -929,6 +954,13 @@ long lib_inspect_staging_made(const glgemm_context *ctx)
     return ctx ? host_rc_staging_made(ctx->cache) : 0;
 }
 
+long lib_inspect_last_draws(const glgemm_context *ctx) { return ctx ? ctx->last_draws : 0; }
+
+double lib_inspect_last_expect_s(const glgemm_context *ctx)
+{
+    return ctx ? ctx->last_expect_s : 0;
+}
+
 /* A small GEMM at open, on the GPU whatever the crossover, with the variant
  * chosen for it: the driver builds its per-process pieces of the pipeline
  * (llvmpipe JIT-compiles the vertex and set-up code, which Mesa's disk cache
@@ -988,14 +1020,15 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
                         ldc, &g);
     if (rc)
         return rc;
-    gg_variant v, rec;
+    gg_variant v;
+    gg_nearest rec;
     if (explicit_variant) {
         char err[200];
         if (!variant)
             return set_error(GLGEMM_EVARIANT, "%s: variant is NULL", fn);
         /* `best` names the card's record nearest this problem. */
         bool have_rec = g.m > 0 && g.n > 0 && g.k > 0 && recorded(ctx, g.m, g.n, g.k, &rec);
-        if (gen_variant_parse(variant, have_rec ? &rec : NULL, &v, err, sizeof err))
+        if (gen_variant_parse(variant, have_rec ? &rec.v : NULL, &v, err, sizeof err))
             return set_error(GLGEMM_EVARIANT, "%s: variant '%.100s': %s", fn, variant, err);
         if (v.store != GG_STORE_F32) /* the library's contract is fp32 inputs */
             return set_error(GLGEMM_EVARIANT, "%s: variant '%.100s': store=%s rounds A and B "

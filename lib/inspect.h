@@ -10,4 +10,10 @@
  * a NULL ctx or none. */
 long lib_inspect_staging_made(const glgemm_context *ctx);
 
+/* The draw calls of ctx's last GPU run (its measurement's draws) and the
+ * estimate of its draws' time it was given (glhost/run.h expect_s, 0
+ * none); 0 for a NULL ctx or before any. */
+long lib_inspect_last_draws(const glgemm_context *ctx);
+double lib_inspect_last_expect_s(const glgemm_context *ctx);
+
 #endif

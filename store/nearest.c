@@ -59,8 +59,9 @@ int store_best_nearest_store(const char *dir, const char *card, int m, int n, in
             continue;
         char path[sizeof out->path], why[256];
         gg_variant v;
+        double gflops = 0;
         if (store_path_cut(store_card_file(path, sizeof path, dir, card, e->d_name), sizeof path) ||
-            store_best_read_path(path, &v, NULL, why, sizeof why) ||
+            store_best_read_path(path, &v, &gflops, why, sizeof why) ||
             (store >= 0 && (int)v.store != store))
             continue;
         have = true;
@@ -70,6 +71,7 @@ int store_best_nearest_store(const char *dir, const char *card, int m, int n, in
         out->m = dims[0];
         out->n = dims[1];
         out->k = dims[2];
+        out->gflops = gflops;
         memcpy(out->path, path, sizeof path);
     }
     closedir(d);

@@ -17,6 +17,7 @@
 typedef struct {
     gg_variant v;
     int m, n, k;     /* the recorded problem */
+    double gflops;   /* its measured rate (the file's gflops line), 0 when it gives none */
     char path[768];  /* its best file */
 } gg_nearest;
 

@@ -13,21 +13,30 @@
  *    timing the first run; a long one does not split; the library's once
  *    mode splits from the cache's rate on its second call; so does the
  *    library (glgemm_sgemm) under GLGEMM_MAX_DRAW_MS.
+ *  - A run expected (expect_s) to fit the bound GG_EXPECT_SAFETY times
+ *    over draws each pass whole without timing; one expected any longer
+ *    times its draws.  The library gives that estimate from the record of
+ *    the variant it runs: a fast record's first call draws once a pass, a
+ *    slow one's times its draws, a variant the record does not name gets
+ *    no estimate.
  *  - store/draw.h's card file and precedence; the CLI's --max-draw-ms,
  *    GLGEMM_MAX_DRAW_MS and results/<card>/draw.txt (which `glgemm probe`
  *    writes), bad values exit 2 with one line. */
 #include <check.h>
+#include <math.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gen/gen.h"
 #include "glgemm.h"
 #include "glhost/run.h"
 #include "glhost/run_int.h"
+#include "lib/inspect.h"
 #include "store/draw.h"
 #include "tests/cli_util.h"
 #include "base/clock.h"
@@ -301,6 +310,33 @@ START_TEST(draw_time_bound)
 }
 END_TEST
 
+/* Once runs with no kept rate: expected inside the bound with the margin,
+ * one draw a pass, untimed; expected a little longer, timed from one row
+ * (more draws).  C right both ways. */
+START_TEST(draw_expect_untimed)
+{
+    const gemm_case *gc = &timed[_i];
+    gemm_run r;
+    setup_case(&r, gc, 980u + (unsigned)_i);
+    gg_run_opts o;
+    host_run_opts_default(&o);
+    o.once = true;
+    o.max_draw_s = 0.25;
+    long whole = expected_draws(&r, 16384, 1L << 40);
+    o.expect_s = o.max_draw_s / GG_EXPECT_SAFETY;
+    evaluate(&r, &o);
+    expect_gemm_ok(&r, gc->variant);
+    ck_assert_int_eq(r.m.draws, whole);
+    ck_assert_int_eq(r.m.draw_cap, 0);
+
+    o.expect_s *= 1.01;
+    evaluate(&r, &o);
+    expect_gemm_ok(&r, gc->variant);
+    ck_assert_msg(r.m.draws > whole, "%s: %ld draws, %ld whole", gc->variant, r.m.draws, whole);
+    free_case(&r);
+}
+END_TEST
+
 /* The library's way: once-mode calls on one session; the second takes the
  * rate the first measured from the cache and splits from its first draw. */
 START_TEST(draw_once_cached)
@@ -570,6 +606,75 @@ START_TEST(draw_library)
 }
 END_TEST
 
+/* The library's estimate (lib/inspect.h) from a best file in
+ * GLGEMM_RESULTS: 2 m n k / gflops times the ratios above 1, for the
+ * variant the record names.  A fast record: the first call of a new size
+ * draws once a pass; a record as slow as 1 MFLOP/s: it times its draws;
+ * another variant run explicitly: no estimate. */
+START_TEST(draw_library_expect)
+{
+    char dir[] = "/tmp/gg-expect-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("GLGEMM_RESULTS", dir, 1);
+    setenv("GLGEMM_MAX_DRAW_MS", "250", 1);
+    setenv("GLGEMM_CROSSOVER", "0", 1);
+    unsetenv("GLGEMM_VERIFY");
+    glgemm_context *g = glgemm_open(NULL, 0);
+    ck_assert_msg(g != NULL, "%s", glgemm_last_error());
+    char sub[600], path[700];
+    snprintf(sub, sizeof sub, "%s/%s", dir, glgemm_card(g));
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    snprintf(path, sizeof path, "%s/best-64x32x128.txt", sub);
+    gemm_case gc = {"mrt=1x1,mc=1x4,np=3,profile=330", 48, 24, 200, 0, 0, 1.0f, 0.0f};
+    gemm_run r;
+    setup_case(&r, &gc, 996u);
+    const double rates[] = {1000.0, 0.001}; /* GFLOP/s */
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "%s\ngflops: %g\n", gc.variant, rates[i]);
+        ck_assert_int_eq(fclose(f), 0);
+        r.in.m = 40 + 8 * i; /* sizes this context has not run (no kept rate); A has 48 rows */
+        int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, r.in.m,
+                              r.in.n, r.in.k, 1.0f, r.in.a, r.in.lda, r.in.b, r.in.ldb, 0.0f,
+                              r.c, r.in.n);
+        ck_assert_msg(rc == GLGEMM_OK, "%s", glgemm_last_error());
+        ck_assert_msg(strstr(glgemm_last_route(g), "np=3") != NULL, "%s", glgemm_last_route(g));
+        /* 2*64*32*128 flops at the rate, times k/K = 200/128 (m n below M N: 1) */
+        double want = 2.0 * 64 * 32 * 128 / (rates[i] * 1e9) * (200.0 / 128.0);
+        double got = lib_inspect_last_expect_s(g);
+        ck_assert_msg(fabs(got - want) <= 1e-9 * want, "expect %g, want %g", got, want);
+        long whole = expected_draws(&r, 16384, 1L << 40); /* one draw a pass */
+        if (i == 0)
+            ck_assert_int_eq(lib_inspect_last_draws(g), whole);
+        else
+            ck_assert_msg(lib_inspect_last_draws(g) > whole, "%ld draws, %ld whole",
+                          lib_inspect_last_draws(g), whole);
+        check_against_naive(&r, "library");
+    }
+    /* a variant the record does not name: no estimate, timed */
+    gemm_case other = {"mrt=1x1,mc=1x4,np=2,profile=330", 56, 24, 200, 0, 0, 1.0f, 0.0f};
+    gemm_run r2;
+    setup_case(&r2, &other, 997u);
+    ck_assert_int_eq(glgemm_sgemm_variant(g, other.variant, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS,
+                                          GLGEMM_NOTRANS, r2.in.m, r2.in.n, r2.in.k, 1.0f,
+                                          r2.in.a, r2.in.lda, r2.in.b, r2.in.ldb, 0.0f, r2.c,
+                                          r2.in.n),
+                     GLGEMM_OK);
+    ck_assert(lib_inspect_last_expect_s(g) == 0);
+    ck_assert_msg(lib_inspect_last_draws(g) > expected_draws(&r2, 16384, 1L << 40),
+                  "%ld draws", lib_inspect_last_draws(g));
+    glgemm_close(g);
+    free_case(&r);
+    free_case(&r2);
+    unlink(path);
+    rmdir(sub);
+    rmdir(dir);
+    unsetenv("GLGEMM_RESULTS");
+    unsetenv("GLGEMM_MAX_DRAW_MS");
+}
+END_TEST
+
 /* ---- the card's file and the command line ---- */
 
 START_TEST(draw_file)
@@ -734,6 +839,7 @@ Suite *make_draw_suite(void)
     tcase_add_loop_test(gl, draw_split_blocks, 0, 2 * (int)(sizeof blocks / sizeof *blocks));
     tcase_add_loop_test(gl, draw_time_bound, 0, 6);
     tcase_add_test(gl, draw_once_cached);
+    tcase_add_loop_test(gl, draw_expect_untimed, 0, 3);
     tcase_add_test(gl, draw_timing_hook);
     tcase_add_test(gl, draw_stream_which);
     tcase_add_test(gl, draw_staging_reserve);
@@ -744,6 +850,7 @@ Suite *make_draw_suite(void)
     tcase_set_tags(lib, "gl");
     tcase_set_timeout(lib, 120);
     tcase_add_test(lib, draw_library);
+    tcase_add_test(lib, draw_library_expect);
     suite_add_tcase(s, lib);
 
     TCase *file = tcase_create("draw-file");
