@@ -27,6 +27,10 @@
  *                   allocated, as when host memory runs out -> the
  *                   evaluator: gl_error, the variant not run (a run with no
  *                   reference would verify nothing)
+ *   dirty_targets   glhost/run.c: new render targets made holding NaN (what
+ *                   GL leaves undefined), before a beta = 0 run clears the
+ *                   ones it reads first -> still ok (a set left uncleared
+ *                   that the passes read: NaN, wrong_result)
  * An unknown name or a bad :n is reported once on stderr and fires nothing. */
 #ifndef GLGEMM_FAULT_H
 #define GLGEMM_FAULT_H
@@ -34,7 +38,7 @@
 #include <stdbool.h>
 
 /* The faults, in the order above; GLGEMM_FAULT's n is at most EVAL_MAX. */
-enum { GG_FAULT_COUNT = 9 };
+enum { GG_FAULT_COUNT = 10 };
 #define GG_FAULT_EVAL_MAX 1000000000L
 extern const char *const base_fault_names[GG_FAULT_COUNT];
 

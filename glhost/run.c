@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,6 +437,11 @@ static GLenum image_internal(const run_state *s) { return s->tch == 1 ? GL_R32F 
 /* Whether the running sums start at zero (beta 0: C0 is not read). */
 static bool zero_start(const run_state *s) { return s->p->beta == 0.0f; }
 
+/* The set of a C block the first pass reads its running sums from: copy's
+ * prev textures (out=image: the one image), else set 0.  The passes write
+ * every texel of the other set before anything reads it. */
+static int first_set(const run_state *s) { return s->v->acc == GG_ACC_COPY && !s->img ? 1 : 0; }
+
 /* Every draw buffer of the bound FBO to zero. */
 static void clear_targets(int targets)
 {
@@ -604,6 +610,10 @@ bool host_run_make_targets(run_state *s)
         init_sums(s);
         return host_run_stage_ok(s, "setting the kept render targets") && make_triangle(s);
     }
+    float *dirty = NULL; /* tests only (fault.h): targets made holding NaN */
+    if (zero && base_fault("dirty_targets") && (dirty = malloc(tf * sizeof *dirty)))
+        for (size_t i = 0; i < tf; i++)
+            dirty[i] = NAN;
     for (int c = 0; c < s->ncb; c++) {
         cblock *cb = &s->cb[c];
         for (int set = 0; set < sets; set++)
@@ -616,7 +626,7 @@ bool host_run_make_targets(run_state *s)
                 glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
                 glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
                 tex_level(s->img, internal, L->tgt_w, L->tgt_h, host_run_pixel_format(s->tch), GL_FLOAT,
-                          cb->init[t]);
+                          dirty ? dirty : cb->init[t]);
             }
         for (int set = 0; set < sets_with_fbo; set++) {
             glGenFramebuffers(1, &cb->fbo[set]);
@@ -635,12 +645,14 @@ bool host_run_make_targets(run_state *s)
                 host_run_fail(s, GG_FBO_INCOMPLETE, "framebuffer of %d %s target%s %dx%d: %s", L->targets,
                      s->tch == 1 ? "R32F" : s->tch == 2 ? "RG32F" : "RGBA32F",
                      L->targets > 1 ? "s" : "", L->tgt_w, L->tgt_h, fbo_status_name(st));
+                free(dirty);
                 return false;
             }
-            if (zero)
+            if (zero && set == first_set(s)) /* the set the passes read first */
                 clear_targets(L->targets);
         }
     }
+    free(dirty);
     if (s->img) {
         /* Drawn into without attachments: the size comes from the defaults. */
         glGenFramebuffers(1, &s->nofbo);
@@ -689,8 +701,7 @@ static bool make_triangle(run_state *s)
 static void init_sums(run_state *s)
 {
     const gg_layout *L = s->CL;
-    /* copy: the prev textures (out=image: the one image) */
-    int set = s->v->acc == GG_ACC_COPY && !s->img ? 1 : 0;
+    int set = first_set(s);
     for (int c = 0; c < s->ncb && zero_start(s); c++) {
         glBindFramebuffer(GL_FRAMEBUFFER, s->cb[c].fbo[set]);
         clear_targets(L->targets);

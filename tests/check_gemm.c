@@ -283,6 +283,38 @@ START_TEST(gemm_wrong_result)
 }
 END_TEST
 
+/* beta = 0 on render targets made holding NaN (fault dirty_targets: GL
+ * leaves a new texture's contents undefined): the set each C block's
+ * passes read first is cleared, the others are written whole before they
+ * are read, so C is right; every accumulation, both outputs, one pass and
+ * several, the timed way (warm-up, reps) and once. */
+static const gemm_case dirty[] = {
+    {"mrt=2x2,mc=1x4,np=all,profile=330", 29, 37, 41, 0, 1, 1.0f, 0.0f},
+    {"mrt=1x2,mc=2x2,np=3,profile=330", 29, 37, 41, 1, 0, -0.5f, 0.0f},
+    {"mrt=2x1,mc=1x4,np=2,profile=330,acc=copy", 31, 23, 45, 0, 0, 1.0f, 0.0f},
+    {"mrt=1x1,mc=2x2,np=3,profile=300es,acc=blend", 31, 23, 45, 1, 1, 2.0f, 0.0f},
+    {"mc=1x4,np=all,profile=430,out=image,blk=4x8", 37, 53, 71, 0, 0, 1.0f, 0.0f},
+    {"mc=1x4,np=3,profile=430,out=image,blk=8x4", 37, 53, 71, 0, 1, 1.0f, 0.0f},
+    {"mc=1x1,np=5,profile=430,out=image,blk=3x5,acc=copy", 29, 31, 45, 1, 0, 1.0f, 0.0f},
+};
+
+START_TEST(gemm_dirty_targets)
+{
+    const gemm_case *gc = &dirty[_i / 2];
+    setenv("GLGEMM_FAULT", "dirty_targets", 1);
+    gemm_run r;
+    setup_case(&r, gc, 40u + (unsigned)_i);
+    gg_run_opts o;
+    host_run_opts_default(&o);
+    o.once = _i % 2;
+    evaluate(&r, &o);
+    expect_gemm_ok(&r, gc->variant);
+    check_against_naive(&r, gc->variant);
+    free_case(&r);
+    unsetenv("GLGEMM_FAULT");
+}
+END_TEST
+
 /* One session, several variants of the same kind and of two kinds. */
 START_TEST(gemm_session_reuse)
 {
@@ -563,6 +595,7 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, gemm_card_limits);
     tcase_add_test(tc, gemm_wrong_result);
     tcase_add_test(tc, gemm_session_reuse);
+    tcase_add_loop_test(tc, gemm_dirty_targets, 0, 2 * (int)(sizeof dirty / sizeof *dirty));
     suite_add_tcase(s, tc);
 
     TCase *cli = tcase_create("run-cli");
