@@ -335,6 +335,78 @@ START_TEST(lib_stream_wrong_caught)
 }
 END_TEST
 
+/* Rows that passed their band's checks go into C while the card draws the
+ * later bands; a call that fails after that (fault lose_context: the
+ * context reported reset once every band is back; the variant named, so
+ * no fallback) leaves C as it was, for beta 0 and for beta 1 with C read
+ * as C0 (ldc == n: the very array written). */
+START_TEST(lib_stream_fail_late_untouched)
+{
+    setenv("GLGEMM_BANDS", "3", 1);
+    glgemm_context *g = open_ok();
+    const char *v = "mc=1x4,np=all,profile=430,out=image,blk=4x8";
+    prob p = prob_make(96, 72, 40, 88 + (uint64_t)_i);
+    float beta = (float)_i;
+    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
+        p.c[i] = 7.0f + (float)(i % 5);
+    setenv("GLGEMM_FAULT", "lose_context", 1);
+    int rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n,
+                                  p.k, 1, p.a, p.k, p.b, p.n, beta, p.c, p.n);
+    unsetenv("GLGEMM_FAULT");
+    ck_assert_msg(rc == GLGEMM_EGPU, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_msg(strstr(glgemm_last_error(), "reset") != NULL, "%s", glgemm_last_error());
+    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
+        ck_assert_msg(p.c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, p.c[i]);
+    prob_free(&p);
+    glgemm_close(g);
+    unsetenv("GLGEMM_BANDS");
+}
+END_TEST
+
+/* Several bands into a C with padding (ldc = n + 5) and beta 0.5, C read
+ * as C0: rows copied band by band land at their ldc, right, the padding
+ * untouched. */
+START_TEST(lib_stream_bands_ldc)
+{
+    setenv("GLGEMM_BANDS", "3", 1);
+    glgemm_context *g = open_ok();
+    prob p = prob_make(96, 72, 40, 99);
+    int ldc = p.n + 5;
+    size_t len = (size_t)p.m * ldc;
+    float *c = malloc(len * sizeof *c), *c0 = malloc(len * sizeof *c0);
+    ck_assert(c && c0);
+    base_fill_uniform(c, len, 99, 2);
+    for (int i = 0; i < p.m; i++)
+        for (int j = p.n; j < ldc; j++)
+            c[(size_t)i * ldc + j] = NAN;
+    memcpy(c0, c, len * sizeof *c);
+    int rc = glgemm_sgemm_variant(g, "mc=1x4,np=all,profile=430,out=image,blk=4x8",
+                                  GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k,
+                                  1, p.a, p.k, p.b, p.n, 0.5f, c, ldc);
+    ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
+    for (int i = 0; i < p.m; i++) {
+        for (int j = 0; j < p.n; j++) {
+            double r = 0.5 * c0[(size_t)i * ldc + j], sc = fabs(r);
+            for (int q = 0; q < p.k; q++) {
+                double ab = (double)p.a[(size_t)i * p.k + q] * p.b[(size_t)q * p.n + j];
+                r += ab;
+                sc += fabs(ab);
+            }
+            double got = c[(size_t)i * ldc + j];
+            ck_assert_msg(fabs(got - r) <= 4 * p.k * ldexp(1, -23) * sc + 1e-30,
+                          "C(%d,%d) = %.9g, want %.9g", i, j, got, r);
+        }
+        for (int j = p.n; j < ldc; j++)
+            ck_assert_msg(isnan(c[(size_t)i * ldc + j]), "padding (%d,%d) written", i, j);
+    }
+    free(c);
+    free(c0);
+    prob_free(&p);
+    glgemm_close(g);
+    unsetenv("GLGEMM_BANDS");
+}
+END_TEST
+
 /* A larger call (B over 2 MiB) whose C comes back in one or three bands:
  * right. */
 START_TEST(lib_stream_large)
@@ -576,6 +648,8 @@ Suite *make_lib_suite(void)
     tcase_set_tags(stream, "gl");
     tcase_set_timeout(stream, 300);
     tcase_add_loop_test(stream, lib_stream_wrong_caught, 0, 4);
+    tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 2);
+    tcase_add_test(stream, lib_stream_bands_ldc);
     tcase_add_loop_test(stream, lib_stream_large, 0, 2);
     tcase_add_loop_test(stream, lib_stream_reserve, 0, 3);
     tcase_add_test(stream, lib_stream_reserve_new_context);
