@@ -287,6 +287,18 @@ static void calibrate(run_state *s, double dt, long frags)
     s->cap = cap_of(next);
 }
 
+/* The work the run draws (every block at the layout's padded sizes) over
+ * the problem's m n k: at least 1. */
+static double padded_over(const run_state *s)
+{
+    const gg_split *sp = &s->sp;
+    const gg_layout *L = s->L;
+    double drawn = (double)sp->mblocks * sp->nblocks * sp->kblocks * L->mpad * (double)L->npad *
+                   L->kpad;
+    double asked = (double)s->in->m * s->in->n * s->in->k;
+    return asked > 0 && drawn > asked ? drawn / asked : 1.0;
+}
+
 /* Before the first run: a fixed cap (tests), none, the cache's rate, none
  * for a run expected well inside the bound, or calibrating from one row of
  * fragments. */
@@ -307,7 +319,7 @@ static void plan_draws(run_state *s, const gg_run_opts *o)
         s->cap = cap_of(s->max_draw_s / fs);
         return;
     }
-    if (o->expect_s > 0 && GG_EXPECT_SAFETY * o->expect_s <= s->max_draw_s)
+    if (o->expect_s > 0 && GG_EXPECT_SAFETY * o->expect_s * padded_over(s) <= s->max_draw_s)
         return; /* whole passes, untimed (run.h) */
     s->calibrating = true;
     s->cap = L->tgt_w;
@@ -611,9 +623,14 @@ bool host_run_make_targets(run_state *s)
         return host_run_stage_ok(s, "setting the kept render targets") && make_triangle(s);
     }
     float *dirty = NULL; /* tests only (fault.h): targets made holding NaN */
-    if (zero && base_fault("dirty_targets") && (dirty = malloc(tf * sizeof *dirty)))
+    if (zero && base_fault("dirty_targets")) {
+        if (!(dirty = malloc(tf * sizeof *dirty))) {
+            host_run_fail(s, GG_GL_ERROR, "fault dirty_targets: out of host memory");
+            return false;
+        }
         for (size_t i = 0; i < tf; i++)
             dirty[i] = NAN;
+    }
     for (int c = 0; c < s->ncb; c++) {
         cblock *cb = &s->cb[c];
         for (int set = 0; set < sets; set++)

@@ -55,7 +55,8 @@
  *    fragment) fragments at most, untimed.  The rate is kept in the
  *    options' cache by program, so a later run of it does not time again.
  *    A run with no kept rate whose caller expects all its draws together to
- *    take at most expect_s, where GG_EXPECT_SAFETY times that still fits
+ *    take at most expect_s, where GG_EXPECT_SAFETY times that, scaled up by
+ *    the padded work the run draws over the problem's m n k, still fits
  *    the bound, times nothing: each pass is one draw (a strip for
  *    fetch=ubo), with no glFinish, since even work that many times slower
  *    than expected stays inside the bound.  (Timing from one row cost an
@@ -134,8 +135,9 @@ typedef struct {
     /* Long draws (see the top): the longest one draw is meant to run, in
      * seconds; 0: one draw a pass (a strip for fetch=ubo), as before. */
     double max_draw_s;
-    /* The caller's upper estimate of all the run's draws together, seconds
-     * (the library's, from the variant's record; see the top); 0 none. */
+    /* The caller's upper estimate of all the run's draws together for the
+     * problem's m n k, seconds (the library's, from the variant's record;
+     * see the top: the run adds its padding); 0 none. */
     double expect_s;
     long max_draw_fragments; /* tests: at most this many fragments a draw, no timing; 0 none */
     gg_run_cache *cache;  /* NULL: nothing kept (programs and textures deleted after the run) */

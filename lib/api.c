@@ -852,6 +852,8 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                        const rm_gemm *g)
 {
     double t_start = base_now_s();
+    ctx->last_draws = 0;
+    ctx->last_expect_s = 0;
     prep_job prep = {.plan = NULL, .threaded = false};
     bool check = ctx->verify == GLGEMM_VERIFY_CHECK;
     band_check bc = {.prep = &prep, .mu = PTHREAD_MUTEX_INITIALIZER, .n = g->n};
@@ -1035,6 +1037,8 @@ static void warm_up(glgemm_context *ctx)
     free(buf);
     ctx->lost = false;
     ctx->timing = (glgemm_timing){0};
+    ctx->last_draws = 0;
+    ctx->last_expect_s = 0;
     ctx->route[0] = '\0'; /* no call yet */
     ctx->cpu_arith = false;
 }

@@ -310,9 +310,10 @@ START_TEST(draw_time_bound)
 }
 END_TEST
 
-/* Once runs with no kept rate: expected inside the bound with the margin,
- * one draw a pass, untimed; expected a little longer, timed from one row
- * (more draws).  C right both ways. */
+/* Once runs with no kept rate: expected inside the bound with the margin
+ * (the estimate times the padded work over m n k), one draw a pass,
+ * untimed; expected a little longer, timed from one row (more draws); the
+ * padding counts (these shapes pad).  C right every way. */
 START_TEST(draw_expect_untimed)
 {
     const gemm_case *gc = &timed[_i];
@@ -323,16 +324,24 @@ START_TEST(draw_expect_untimed)
     o.once = true;
     o.max_draw_s = 0.25;
     long whole = expected_draws(&r, 16384, 1L << 40);
-    o.expect_s = o.max_draw_s / GG_EXPECT_SAFETY;
-    evaluate(&r, &o);
-    expect_gemm_ok(&r, gc->variant);
-    ck_assert_int_eq(r.m.draws, whole);
-    ck_assert_int_eq(r.m.draw_cap, 0);
-
-    o.expect_s *= 1.01;
-    evaluate(&r, &o);
-    expect_gemm_ok(&r, gc->variant);
-    ck_assert_msg(r.m.draws > whole, "%s: %ld draws, %ld whole", gc->variant, r.m.draws, whole);
+    gg_split sp;
+    plan_of(&r, 16384, &sp);
+    double padded = (double)sp.mblocks * sp.nblocks * sp.kblocks * sp.L.mpad * sp.L.npad *
+                    sp.L.kpad / ((double)r.in.m * r.in.n * r.in.k);
+    ck_assert_msg(padded > 1.05, "%s pads %g", gc->variant, padded);
+    const double scale[] = {0.99 / padded, 1.01 / padded, 1.0};
+    for (int t = 0; t < 3; t++) {
+        o.expect_s = o.max_draw_s / GG_EXPECT_SAFETY * scale[t];
+        evaluate(&r, &o);
+        expect_gemm_ok(&r, gc->variant);
+        if (t == 0) {
+            ck_assert_int_eq(r.m.draws, whole);
+            ck_assert_int_eq(r.m.draw_cap, 0);
+        } else {
+            ck_assert_msg(r.m.draws > whole, "%s: %ld draws, %ld whole (scale %g)", gc->variant,
+                          r.m.draws, whole, scale[t]);
+        }
+    }
     free_case(&r);
 }
 END_TEST
@@ -652,6 +661,20 @@ START_TEST(draw_library_expect)
                           lib_inspect_last_draws(g), whole);
         check_against_naive(&r, "library");
     }
+    /* m n above the record's, k below: the estimate grows with m n only */
+    gemm_case wide = {gc.variant, 80, 40, 100, 0, 0, 1.0f, 0.0f};
+    gemm_run r3;
+    setup_case(&r3, &wide, 998u);
+    ck_assert_int_eq(glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, r3.in.m,
+                                  r3.in.n, r3.in.k, 1.0f, r3.in.a, r3.in.lda, r3.in.b, r3.in.ldb,
+                                  0.0f, r3.c, r3.in.n),
+                     GLGEMM_OK);
+    double want3 = 2.0 * 64 * 32 * 128 / (rates[1] * 1e9) * (80.0 * 40 / (64.0 * 32));
+    double got3 = lib_inspect_last_expect_s(g);
+    ck_assert_msg(fabs(got3 - want3) <= 1e-9 * want3, "expect %g, want %g", got3, want3);
+    check_against_naive(&r3, "library, wide");
+    free_case(&r3);
+
     /* a variant the record does not name: no estimate, timed */
     gemm_case other = {"mrt=1x1,mc=1x4,np=2,profile=330", 56, 24, 200, 0, 0, 1.0f, 0.0f};
     gemm_run r2;

@@ -287,7 +287,9 @@ END_TEST
  * leaves a new texture's contents undefined): the set each C block's
  * passes read first is cleared, the others are written whole before they
  * are read, so C is right; every accumulation, both outputs, one pass and
- * several, the timed way (warm-up, reps) and once. */
+ * several, fetch=ubo's strips, a problem split into blocks along k at a
+ * texture limit of 16 (pingpong's passes carry on from block to block: an
+ * odd count a block), the timed way (warm-up, reps) and once. */
 static const gemm_case dirty[] = {
     {"mrt=2x2,mc=1x4,np=all,profile=330", 29, 37, 41, 0, 1, 1.0f, 0.0f},
     {"mrt=1x2,mc=2x2,np=3,profile=330", 29, 37, 41, 1, 0, -0.5f, 0.0f},
@@ -296,7 +298,11 @@ static const gemm_case dirty[] = {
     {"mc=1x4,np=all,profile=430,out=image,blk=4x8", 37, 53, 71, 0, 0, 1.0f, 0.0f},
     {"mc=1x4,np=3,profile=430,out=image,blk=8x4", 37, 53, 71, 0, 1, 1.0f, 0.0f},
     {"mc=1x1,np=5,profile=430,out=image,blk=3x5,acc=copy", 29, 31, 45, 1, 0, 1.0f, 0.0f},
+    {"mrt=2x2,mc=2x2,np=5,profile=330,fetch=ubo", 37, 53, 71, 0, 1, 1.5f, 0.0f},
+    {"mrt=1x1,mc=1x4,np=4,profile=330", 23, 19, 45, 0, 0, 1.0f, 0.0f},          /* split at 16 */
+    {"mc=1x4,np=4,profile=430,out=image,blk=2x4", 23, 19, 45, 1, 0, 1.0f, 0.0f}, /* split at 16 */
 };
+#define NDIRTY ((int)(sizeof dirty / sizeof *dirty))
 
 START_TEST(gemm_dirty_targets)
 {
@@ -307,6 +313,13 @@ START_TEST(gemm_dirty_targets)
     gg_run_opts o;
     host_run_opts_default(&o);
     o.once = _i % 2;
+    if (_i / 2 >= NDIRTY - 2) { /* split along k: several blocks, an odd count of passes each */
+        o.max_texture_size = 16;
+        gg_split sp;
+        ck_assert_int_eq(gen_split_plan(&r.v, r.in.m, r.in.n, r.in.k, 16, &sp), 0);
+        ck_assert_msg(sp.kblocks > 1 && sp.L.passes % 2 == 1, "%s: %d k-blocks, %d passes",
+                      gc->variant, sp.kblocks, sp.L.passes);
+    }
     evaluate(&r, &o);
     expect_gemm_ok(&r, gc->variant);
     check_against_naive(&r, gc->variant);
@@ -595,7 +608,7 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, gemm_card_limits);
     tcase_add_test(tc, gemm_wrong_result);
     tcase_add_test(tc, gemm_session_reuse);
-    tcase_add_loop_test(tc, gemm_dirty_targets, 0, 2 * (int)(sizeof dirty / sizeof *dirty));
+    tcase_add_loop_test(tc, gemm_dirty_targets, 0, 2 * NDIRTY);
     suite_add_tcase(s, tc);
 
     TCase *cli = tcase_create("run-cli");
