@@ -12,7 +12,8 @@
  * Semantics are cblas_sgemm's (same argument order, layout and transpose
  * values, leading dimensions): C = alpha*op(A)*op(B) + beta*C, C m x n.
  *  - Only the m x n block of C is written; the leading-dimension padding is
- *    never touched.  On any error C is not written at all.
+ *    never touched.  On any error C is as it was (rows a streamed call put
+ *    in while the card drew later bands are put back before it returns).
  *  - Quick returns as the reference BLAS: m == 0 or n == 0, or (alpha == 0
  *    or k == 0) with beta == 1: nothing.  alpha == 0 or k == 0: C = beta*C
  *    on the CPU, zeros when beta == 0 (A and B are then not read).
@@ -139,7 +140,9 @@ enum { GLGEMM_VERIFY_NONE = 0, GLGEMM_VERIFY_CHECK = 1, GLGEMM_VERIFY_FULL = 2 }
  * (again when a variant needs another kind of GL context, or after a lost
  * one), half that of scratch C, grown by calls that need more: about 1.5x
  * GLGEMM_STAGING MiB of host memory a context (pinned, on a discrete card),
- * so a program with a context on each of many threads may want less.
+ * so a program with a context on each of many threads may want less.  A
+ * checked call's scratch holds its C twice (what it computed, and what the
+ * caller's C held while rows go in band by band): 8 m n bytes.
  * GLGEMM_STAGING=0: no staging, calls run unstreamed (also read at each
  * call).  Then runs one small
  * GEMM (64^3, its result discarded, its failure ignored) so the driver
