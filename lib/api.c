@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +69,7 @@ struct glgemm_context {
     long reserve_mib;     /* GLGEMM_STAGING: the transfers' reserve, MiB (reserve_staging) */
     long last_draws;      /* of the last GPU run, and the estimate it was given (inspect.h) */
     double last_expect_s;
+    long last_early_rows; /* rows of its C put in before the verdict (band_check) */
     /* The last few choices of choose(), by problem (records are read once). */
     struct {
         int m, n, k;
@@ -734,7 +736,12 @@ static void prep_finish(prep_job *j)
  * (At 4096^3 on an H100 the copy into C after the last band took 2.4 ms.
  * On a software rasteriser this work shares the cores with the draws; it
  * is there only with several bands, at 512^3 and more, whose draws take
- * far longer.) */
+ * far longer.)  Only where every page of C is in memory already
+ * (in_memory): reading a new array's pages to keep them maps the zero
+ * page, and writing them then copies it on every thread's behalf, 5.7-7.4
+ * ms for the first band of an H100 1024^3 call against 0.5 for the
+ * copy; a program whose C is new memory at each call (numpy's matmul)
+ * would pay that every time. */
 typedef struct {
     prep_job *prep;
     pthread_mutex_t mu;
@@ -820,6 +827,24 @@ static void copy_out(glgemm_context *ctx, const rm_gemm *g, const float *out,
     base_pool_run(pool, (g->m + j.per - 1) / j.per, copy_rows, &j);
 }
 
+/* Whether every page of the caller's C (m rows of ldc) is in memory
+ * (mincore); false when that cannot be told. */
+static bool in_memory(const rm_gemm *g)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || g->m <= 0 || g->n <= 0)
+        return false;
+    uintptr_t lo = (uintptr_t)g->c & ~(uintptr_t)(page - 1);
+    uintptr_t hi = (uintptr_t)(g->c + (size_t)(g->m - 1) * g->ldc + g->n);
+    size_t pages = (hi - lo + (size_t)page - 1) / (size_t)page;
+    unsigned char *vec = malloc(pages);
+    bool all = vec && mincore((void *)lo, hi - lo, vec) == 0;
+    for (size_t i = 0; all && i < pages; i++)
+        all = vec[i] & 1;
+    free(vec);
+    return all;
+}
+
 /* A failed call: the rows already copied into C as they were. */
 static void put_back(const band_check *b, const rm_gemm *g)
 {
@@ -854,6 +879,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     double t_start = base_now_s();
     ctx->last_draws = 0;
     ctx->last_expect_s = 0;
+    ctx->last_early_rows = 0;
     prep_job prep = {.plan = NULL, .threaded = false};
     bool check = ctx->verify == GLGEMM_VERIFY_CHECK;
     band_check bc = {.prep = &prep, .mu = PTHREAD_MUTEX_INITIALIZER, .n = g->n};
@@ -867,7 +893,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     }
     size_t mn = (size_t)g->m * (size_t)g->n;
     /* Into C band by band (band_check): the scratch holds the undo after C. */
-    bool early = check;
+    bool early = check && in_memory(g);
     float *out = grow_scratch(ctx, early ? 2 * mn : mn, false);
     float *c0 = NULL;
     bool own_c0 = false;
@@ -923,6 +949,8 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     host_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
     ctx->last_draws = meas.draws;
     ctx->last_expect_s = o.expect_s;
+    for (int i = 0; bc.copied && i < g->m; i++)
+        ctx->last_early_rows += bc.copied[i];
     double v0 = base_now_s();
     if (check && !bc.joined && (prep.threaded || meas.status == GG_OK))
         prep_finish(&prep);
@@ -1010,6 +1038,11 @@ double lib_inspect_last_expect_s(const glgemm_context *ctx)
     return ctx ? ctx->last_expect_s : 0;
 }
 
+long lib_inspect_last_early_rows(const glgemm_context *ctx)
+{
+    return ctx ? ctx->last_early_rows : 0;
+}
+
 /* A small GEMM at open, on the GPU whatever the crossover, with the variant
  * chosen for it: the driver builds its per-process pieces of the pipeline
  * (llvmpipe JIT-compiles the vertex and set-up code, which Mesa's disk cache
@@ -1039,6 +1072,7 @@ static void warm_up(glgemm_context *ctx)
     ctx->timing = (glgemm_timing){0};
     ctx->last_draws = 0;
     ctx->last_expect_s = 0;
+    ctx->last_early_rows = 0;
     ctx->route[0] = '\0'; /* no call yet */
     ctx->cpu_arith = false;
 }

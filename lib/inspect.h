@@ -16,4 +16,8 @@ long lib_inspect_staging_made(const glgemm_context *ctx);
 long lib_inspect_last_draws(const glgemm_context *ctx);
 double lib_inspect_last_expect_s(const glgemm_context *ctx);
 
+/* Rows of the last GPU run's C put into the caller's array while the card
+ * drew later bands (lib/api.c band_check; put back if the call failed). */
+long lib_inspect_last_early_rows(const glgemm_context *ctx);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #if defined(__SSE__)
@@ -355,8 +356,41 @@ START_TEST(lib_stream_fail_late_untouched)
     unsetenv("GLGEMM_FAULT");
     ck_assert_msg(rc == GLGEMM_EGPU, "rc %d: %s", rc, glgemm_last_error());
     ck_assert_msg(strstr(glgemm_last_error(), "reset") != NULL, "%s", glgemm_last_error());
+    ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "no rows went in before the failure");
     for (size_t i = 0; i < (size_t)p.m * p.n; i++)
         ck_assert_msg(p.c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, p.c[i]);
+    prob_free(&p);
+    glgemm_close(g);
+    unsetenv("GLGEMM_BANDS");
+}
+END_TEST
+
+/* A C whose pages are new (mmap'd, never touched): no rows go in before
+ * the verdict (reading new pages to keep them costs more than the copy
+ * saves), C right; the same array once written: rows go in early, right. */
+START_TEST(lib_stream_new_pages)
+{
+    setenv("GLGEMM_BANDS", "3", 1);
+    glgemm_context *g = open_ok();
+    const char *v = "mc=1x4,np=all,profile=430,out=image,blk=4x8";
+    prob p = prob_make(96, 72, 40, 66);
+    size_t bytes = (size_t)p.m * p.n * sizeof(float);
+    float *c = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert(c != MAP_FAILED);
+    float *keep = p.c;
+    p.c = c;
+    for (int round = 0; round < 2; round++) {
+        int rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m,
+                                      p.n, p.k, 1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
+        ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
+        ck_assert_int_eq(prob_wrong(&p), 0);
+        if (round == 0)
+            ck_assert_int_eq(lib_inspect_last_early_rows(g), 0);
+        else
+            ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "none went in early");
+    }
+    ck_assert_int_eq(munmap(c, bytes), 0);
+    p.c = keep;
     prob_free(&p);
     glgemm_close(g);
     unsetenv("GLGEMM_BANDS");
@@ -650,6 +684,7 @@ Suite *make_lib_suite(void)
     tcase_add_loop_test(stream, lib_stream_wrong_caught, 0, 4);
     tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 2);
     tcase_add_test(stream, lib_stream_bands_ldc);
+    tcase_add_test(stream, lib_stream_new_pages);
     tcase_add_loop_test(stream, lib_stream_large, 0, 2);
     tcase_add_loop_test(stream, lib_stream_reserve, 0, 3);
     tcase_add_test(stream, lib_stream_reserve_new_context);
