@@ -141,8 +141,8 @@ enum { GLGEMM_VERIFY_NONE = 0, GLGEMM_VERIFY_CHECK = 1, GLGEMM_VERIFY_FULL = 2 }
  * one), half that of scratch C, grown by calls that need more: about 1.5x
  * GLGEMM_STAGING MiB of host memory a context (pinned, on a discrete card),
  * so a program with a context on each of many threads may want less.  A
- * checked call's scratch holds its C twice (what it computed, and what the
- * caller's C held while rows go in band by band): 8 m n bytes.
+ * checked call's scratch holds its C twice where rows go in band by band
+ * (what it computed, and what the caller's C held): up to 8 m n bytes.
  * GLGEMM_STAGING=0: no staging, calls run unstreamed (also read at each
  * call).  Then runs one small
  * GEMM (64^3, its result discarded, its failure ignored) so the driver
