@@ -13,7 +13,9 @@
  * values, leading dimensions): C = alpha*op(A)*op(B) + beta*C, C m x n.
  *  - Only the m x n block of C is written; the leading-dimension padding is
  *    never touched.  On any error C is as it was (rows a streamed call put
- *    in while the card drew later bands are put back before it returns).
+ *    in while the card drew later bands are put back before it returns;
+ *    so while a call runs, C may hold some of its rows already: another
+ *    thread reading C, or a MAP_SHARED file under it, can see them).
  *  - Quick returns as the reference BLAS: m == 0 or n == 0, or (alpha == 0
  *    or k == 0) with beta == 1: nothing.  alpha == 0 or k == 0: C = beta*C
  *    on the CPU, zeros when beta == 0 (A and B are then not read).
@@ -55,7 +57,8 @@
  *    reference (an O(mnk) CPU GEMM: for testing).
  *  - GLGEMM_VERIFY_NONE: no check.
  *  The environment variable GLGEMM_VERIFY=none|check|full sets the default
- *  of new contexts.  A failed check is GLGEMM_EWRONG and C is not written.
+ *  of new contexts.  A failed check is GLGEMM_EWRONG and C is left as it
+ *  was.
  *
  * Costs: a context keeps the programs it built (least recently used out
  * past 48) and, through the on-disk program cache (glhost/progcache.h:
@@ -109,7 +112,7 @@ enum {
     GLGEMM_EVARIANT = 2,   /* the variant text does not parse */
     GLGEMM_EGPU = 3,       /* the variant failed on the card (unsupported, compile or
                               link error, GL error, incomplete framebuffer, ...) */
-    GLGEMM_EWRONG = 4,     /* the result failed verification; C not written */
+    GLGEMM_EWRONG = 4,     /* the result failed verification; C left as it was */
     GLGEMM_ENOMEM = 5,     /* out of host memory */
     GLGEMM_EINVAL = 6,     /* a bad argument to glgemm_set_verify or glgemm_variant_for */
 
@@ -141,8 +144,9 @@ enum { GLGEMM_VERIFY_NONE = 0, GLGEMM_VERIFY_CHECK = 1, GLGEMM_VERIFY_FULL = 2 }
  * one), half that of scratch C, grown by calls that need more: about 1.5x
  * GLGEMM_STAGING MiB of host memory a context (pinned, on a discrete card),
  * so a program with a context on each of many threads may want less.  A
- * checked call's scratch holds its C twice where rows go in band by band
- * (what it computed, and what the caller's C held): up to 8 m n bytes.
+ * checked call streamed in several bands into a C already in memory holds
+ * its C twice in the scratch (what it computed, and what the caller's C
+ * held): up to 8 m n bytes.
  * GLGEMM_STAGING=0: no staging, calls run unstreamed (also read at each
  * call).  Then runs one small
  * GEMM (64^3, its result discarded, its failure ignored) so the driver

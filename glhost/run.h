@@ -202,6 +202,11 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
                     const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
                     gg_measurement *out, float *c_out, gg_run_log *log);
 
+/* The row bands of C a run of v with these options would stream in (the
+ * stream option above): 0 when it would not stream; needs no context. */
+int host_run_stream_bands(const gg_ctx_info *info, const gg_variant *v, const gg_run_opts *o,
+                          const gg_inputs *in);
+
 /* Long draws: the next sub-rectangle (fragments, origin at the region's
  * corner) of a w x h region drawn in order from the cursor (*cx, *cy),
  * which starts at (0, 0), holding at most cap fragments (cap >= 1): at the

@@ -223,6 +223,12 @@ static bool buffer_in_place(const gg_ctx_info *info)
            STAGE_ALIGN % info->tbo_offset_align == 0 && glTexBufferRange;
 }
 
+int host_run_stream_bands(const gg_ctx_info *info, const gg_variant *v, const gg_run_opts *o,
+                          const gg_inputs *in)
+{
+    return host_stream_ok(info, v, o) ? host_stream_bands(o, in) : 0;
+}
+
 bool host_stream_ok(const gg_ctx_info *info, const gg_variant *v, const gg_run_opts *o)
 {
     return o && o->once && o->stream && o->cache && !o->same_inputs &&

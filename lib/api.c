@@ -775,14 +775,9 @@ static void rows_check(void *user, int r0, int r1)
     double *acc = b->colacc ? calloc(base_checksum_colacc_len(plan), sizeof *acc) : NULL;
     char why[sizeof b->why] = "";
     int r = acc ? base_checksum_check_rows(plan, b->c, b->n, r0, r1, acc, why, sizeof why) : -1;
-    if (r == 0 && b->undo && r1 <= b->last_row) /* passed; later bands still on the card */
-        for (int i = r0; i < r1; i++) {
-            size_t row = (size_t)i * b->n, at = (size_t)i * b->ldc, bytes = (size_t)b->n * 4;
-            memcpy(b->undo + row, b->dst + at, bytes);
-            memcpy(b->dst + at, b->c + row, bytes);
-            b->copied[i] = 1;
-        }
     pthread_mutex_lock(&b->mu);
+    /* passed, none failed so far, and later bands still on the card */
+    bool early = r == 0 && b->bad == 0 && b->undo && r1 <= b->last_row;
     if (r == 0)
         base_checksum_colacc_add(plan, b->colacc, acc);
     b->rows += r1 - r0;
@@ -792,6 +787,12 @@ static void rows_check(void *user, int r0, int r1)
         memcpy(b->why, why, sizeof why);
     }
     pthread_mutex_unlock(&b->mu);
+    for (int i = r0; early && i < r1; i++) {
+        size_t row = (size_t)i * b->n, at = (size_t)i * b->ldc, bytes = (size_t)b->n * 4;
+        memcpy(b->undo + row, b->dst + at, bytes);
+        memcpy(b->dst + at, b->c + row, bytes);
+        b->copied[i] = 1;
+    }
     free(acc);
 }
 
@@ -815,8 +816,7 @@ static void copy_rows(void *arg, int t)
                    (size_t)g->n * sizeof *j->out);
 }
 
-/* out's rows into the caller's C, but those in skip; the bands' undo
- * back into C instead when out is undo (put_back). */
+/* out's rows into the caller's C, but those in skip. */
 static void copy_out(glgemm_context *ctx, const rm_gemm *g, const float *out,
                      const unsigned char *skip)
 {
@@ -892,9 +892,21 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         return set_error(rc, "%s: %s: no GL context: %.300s", fn, vt, why);
     }
     size_t mn = (size_t)g->m * (size_t)g->n;
-    /* Into C band by band (band_check): the scratch holds the undo after C. */
-    bool early = check && in_memory(g);
+    /* Into C band by band (band_check) where the call streams in several
+     * bands: the scratch holds the undo after C (and where that much memory
+     * is not to be had, C alone, copied after the verdict). */
+    gg_inputs bands_in = {.m = g->m, .n = g->n, .k = g->k};
+    gg_run_opts bands_o;
+    host_run_opts_default(&bands_o);
+    bands_o.once = bands_o.stream = true;
+    bands_o.cache = ctx->cache;
+    bool early = check && host_run_stream_bands(&ctx->info, v, &bands_o, &bands_in) > 1 &&
+                 in_memory(g);
     float *out = grow_scratch(ctx, early ? 2 * mn : mn, false);
+    if (!out && early) {
+        early = false;
+        out = grow_scratch(ctx, mn, false);
+    }
     float *c0 = NULL;
     bool own_c0 = false;
     if (g->beta != 0.0f) {

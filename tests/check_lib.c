@@ -320,6 +320,8 @@ START_TEST(lib_stream_wrong_caught)
                                   p.k, 1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
     unsetenv("GLGEMM_FAULT");
     ck_assert_msg(rc == GLGEMM_EWRONG, "rc %d: %s", rc, glgemm_last_error());
+    if (_i % 2) /* three bands: the first passed and went in before the second failed */
+        ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "none went in early");
     ck_assert_msg(strstr(glgemm_last_error(), "checksum") || strstr(glgemm_last_error(), "bound") ||
                       strstr(glgemm_last_error(), "exact value"),
                   "%s", glgemm_last_error());
@@ -340,25 +342,34 @@ END_TEST
  * later bands; a call that fails after that (fault lose_context: the
  * context reported reset once every band is back; the variant named, so
  * no fallback) leaves C as it was, for beta 0 and for beta 1 with C read
- * as C0 (ldc == n: the very array written). */
+ * as C0 (ldc == n: the very array written), and for a padded C (ldc n+5,
+ * padding NaN). */
 START_TEST(lib_stream_fail_late_untouched)
 {
     setenv("GLGEMM_BANDS", "3", 1);
     glgemm_context *g = open_ok();
     const char *v = "mc=1x4,np=all,profile=430,out=image,blk=4x8";
     prob p = prob_make(96, 72, 40, 88 + (uint64_t)_i);
-    float beta = (float)_i;
-    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
-        p.c[i] = 7.0f + (float)(i % 5);
+    float beta = (float)(_i % 2);
+    int ldc = _i == 2 ? p.n + 5 : p.n;
+    size_t len = (size_t)p.m * ldc;
+    float *c = malloc(len * sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    for (size_t i = 0; i < len; i++)
+        c[i] = (int)(i % (size_t)ldc) >= p.n ? NAN : 7.0f + (float)(i % 5);
     setenv("GLGEMM_FAULT", "lose_context", 1);
     int rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n,
-                                  p.k, 1, p.a, p.k, p.b, p.n, beta, p.c, p.n);
+                                  p.k, 1, p.a, p.k, p.b, p.n, beta, c, ldc);
     unsetenv("GLGEMM_FAULT");
     ck_assert_msg(rc == GLGEMM_EGPU, "rc %d: %s", rc, glgemm_last_error());
     ck_assert_msg(strstr(glgemm_last_error(), "reset") != NULL, "%s", glgemm_last_error());
     ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "no rows went in before the failure");
-    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
-        ck_assert_msg(p.c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, p.c[i]);
+    for (size_t i = 0; i < len; i++)
+        if ((int)(i % (size_t)ldc) >= p.n)
+            ck_assert_msg(isnan(c[i]), "padding C[%zu] = %g: written", i, c[i]);
+        else
+            ck_assert_msg(c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, c[i]);
+    free(c);
     prob_free(&p);
     glgemm_close(g);
     unsetenv("GLGEMM_BANDS");
@@ -418,6 +429,7 @@ START_TEST(lib_stream_bands_ldc)
                                   GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k,
                                   1, p.a, p.k, p.b, p.n, 0.5f, c, ldc);
     ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "none went in early");
     for (int i = 0; i < p.m; i++) {
         for (int j = 0; j < p.n; j++) {
             double r = 0.5 * c0[(size_t)i * ldc + j], sc = fabs(r);
@@ -682,7 +694,7 @@ Suite *make_lib_suite(void)
     tcase_set_tags(stream, "gl");
     tcase_set_timeout(stream, 300);
     tcase_add_loop_test(stream, lib_stream_wrong_caught, 0, 4);
-    tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 2);
+    tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 3);
     tcase_add_test(stream, lib_stream_bands_ldc);
     tcase_add_test(stream, lib_stream_new_pages);
     tcase_add_loop_test(stream, lib_stream_large, 0, 2);
