@@ -300,6 +300,15 @@ START_TEST(lib_repeated_calls)
 }
 END_TEST
 
+/* The streamed tests' call: the out=image variant below, row-major, no
+ * transposes, alpha 1, into c (ldc) with beta. */
+#define STREAM_V "mc=1x4,np=all,profile=430,out=image,blk=4x8"
+static int stream_call(glgemm_context *g, const prob *p, float beta, float *c, int ldc)
+{
+    return glgemm_sgemm_variant(g, STREAM_V, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS,
+                                p->m, p->n, p->k, 1, p->a, p->k, p->b, p->n, beta, c, ldc);
+}
+
 /* A wrong element in a streamed call's band (fault wrong_result) is caught
  * by the banded checks: GLGEMM_EWRONG naming a check, C untouched; also
  * when the problem is drawn in several bands (GLGEMM_BANDS) and with the
@@ -311,13 +320,11 @@ START_TEST(lib_stream_wrong_caught)
     setenv("GLGEMM_BANDS", bands[_i % 2], 1);
     setenv("GLGEMM_THREADS", threads[_i / 2], 1);
     glgemm_context *g = open_ok();
-    const char *v = "mc=1x4,np=all,profile=430,out=image,blk=4x8";
     prob p = prob_make(96, 72, 40, 77 + (uint64_t)_i);
     for (size_t i = 0; i < (size_t)p.m * p.n; i++)
         p.c[i] = 7.0f;
     setenv("GLGEMM_FAULT", "wrong_result", 1);
-    int rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n,
-                                  p.k, 1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
+    int rc = stream_call(g, &p, 0, p.c, p.n);
     unsetenv("GLGEMM_FAULT");
     ck_assert_msg(rc == GLGEMM_EWRONG, "rc %d: %s", rc, glgemm_last_error());
     if (_i % 2) /* three bands: the first passed and went in before the second failed */
@@ -327,8 +334,7 @@ START_TEST(lib_stream_wrong_caught)
                   "%s", glgemm_last_error());
     for (size_t i = 0; i < (size_t)p.m * p.n; i++)
         ck_assert_msg(p.c[i] == 7.0f, "C[%zu] = %g: touched", i, p.c[i]);
-    rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k,
-                              1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
+    rc = stream_call(g, &p, 0, p.c, p.n);
     ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
     ck_assert_int_eq(prob_wrong(&p), 0);
     prob_free(&p);
@@ -348,7 +354,6 @@ START_TEST(lib_stream_fail_late_untouched)
 {
     setenv("GLGEMM_BANDS", "3", 1);
     glgemm_context *g = open_ok();
-    const char *v = "mc=1x4,np=all,profile=430,out=image,blk=4x8";
     prob p = prob_make(96, 72, 40, 88 + (uint64_t)_i);
     float beta = (float)(_i % 2);
     int ldc = _i == 2 ? p.n + 5 : p.n;
@@ -358,8 +363,7 @@ START_TEST(lib_stream_fail_late_untouched)
     for (size_t i = 0; i < len; i++)
         c[i] = (int)(i % (size_t)ldc) >= p.n ? NAN : 7.0f + (float)(i % 5);
     setenv("GLGEMM_FAULT", "lose_context", 1);
-    int rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n,
-                                  p.k, 1, p.a, p.k, p.b, p.n, beta, c, ldc);
+    int rc = stream_call(g, &p, beta, c, ldc);
     unsetenv("GLGEMM_FAULT");
     ck_assert_msg(rc == GLGEMM_EGPU, "rc %d: %s", rc, glgemm_last_error());
     ck_assert_msg(strstr(glgemm_last_error(), "reset") != NULL, "%s", glgemm_last_error());
@@ -383,7 +387,6 @@ START_TEST(lib_stream_new_pages)
 {
     setenv("GLGEMM_BANDS", "3", 1);
     glgemm_context *g = open_ok();
-    const char *v = "mc=1x4,np=all,profile=430,out=image,blk=4x8";
     prob p = prob_make(96, 72, 40, 66);
     size_t bytes = (size_t)p.m * p.n * sizeof(float);
     float *c = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -391,8 +394,7 @@ START_TEST(lib_stream_new_pages)
     float *keep = p.c;
     p.c = c;
     for (int round = 0; round < 2; round++) {
-        int rc = glgemm_sgemm_variant(g, v, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m,
-                                      p.n, p.k, 1, p.a, p.k, p.b, p.n, 0, p.c, p.n);
+        int rc = stream_call(g, &p, 0, p.c, p.n);
         ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
         ck_assert_int_eq(prob_wrong(&p), 0);
         if (round == 0)
@@ -425,9 +427,7 @@ START_TEST(lib_stream_bands_ldc)
         for (int j = p.n; j < ldc; j++)
             c[(size_t)i * ldc + j] = NAN;
     memcpy(c0, c, len * sizeof *c);
-    int rc = glgemm_sgemm_variant(g, "mc=1x4,np=all,profile=430,out=image,blk=4x8",
-                                  GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k,
-                                  1, p.a, p.k, p.b, p.n, 0.5f, c, ldc);
+    int rc = stream_call(g, &p, 0.5f, c, ldc);
     ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
     ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "none went in early");
     for (int i = 0; i < p.m; i++) {
