@@ -788,7 +788,7 @@ static void rows_check(void *user, int r0, int r1)
     }
     pthread_mutex_unlock(&b->mu);
     for (int i = r0; early && i < r1; i++) {
-        size_t row = (size_t)i * b->n, at = (size_t)i * b->ldc, bytes = (size_t)b->n * 4;
+        size_t row = (size_t)i * b->n, at = (size_t)i * b->ldc, bytes = (size_t)b->n * sizeof *b->c;
         memcpy(b->undo + row, b->dst + at, bytes);
         memcpy(b->dst + at, b->c + row, bytes);
         b->copied[i] = 1;
@@ -872,7 +872,7 @@ static double expected_s(glgemm_context *ctx, const gg_variant *v, const rm_gemm
     return rec_s * (kr > 1 ? kr : 1) * (fr > 1 ? fr : 1);
 }
 
-/* One run of variant v; C written only when everything passed. */
+/* One run of variant v; C as it was unless everything passed. */
 static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                        const rm_gemm *g)
 {
