@@ -380,6 +380,51 @@ START_TEST(lib_stream_fail_late_untouched)
 }
 END_TEST
 
+/* The chosen path (glgemm_sgemm, the record's variant) with beta 1 and C
+ * as C0: the record's variant fails after rows went in (fault
+ * wrong_result, in band 1 of 3), they are put back, and the default
+ * variant, run next, reads C0 as it was; it fails the same way, so the
+ * call fails and C is as it was. */
+START_TEST(lib_stream_fallback_untouched)
+{
+    char dir[] = "/tmp/gg-fallback-XXXXXX", sub[600], path[700];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("GLGEMM_RESULTS", dir, 1);
+    setenv("GLGEMM_BANDS", "3", 1);
+    setenv("GLGEMM_CROSSOVER", "0", 1);
+    glgemm_context *g = open_ok();
+    prob p = prob_make(96, 72, 40, 55);
+    snprintf(sub, sizeof sub, "%s/%s", dir, glgemm_card(g));
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    snprintf(path, sizeof path, "%s/best-%dx%dx%d.txt", sub, p.m, p.n, p.k);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s\ngflops: 10\n", STREAM_V);
+    ck_assert_int_eq(fclose(f), 0);
+    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
+        p.c[i] = 7.0f + (float)(i % 5);
+    setenv("GLGEMM_FAULT", "wrong_result", 1);
+    int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k, 1,
+                          p.a, p.k, p.b, p.n, 1, p.c, p.n);
+    unsetenv("GLGEMM_FAULT");
+    ck_assert_msg(rc == GLGEMM_EWRONG, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_msg(strstr(glgemm_last_error(), "blk=4x8") &&
+                      strstr(glgemm_last_error(), "then the default"),
+                  "%s", glgemm_last_error());
+    ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "none went in early");
+    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
+        ck_assert_msg(p.c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, p.c[i]);
+    prob_free(&p);
+    glgemm_close(g);
+    unlink(path);
+    rmdir(sub);
+    rmdir(dir);
+    unsetenv("GLGEMM_RESULTS");
+    unsetenv("GLGEMM_BANDS");
+    unsetenv("GLGEMM_CROSSOVER");
+}
+END_TEST
+
 /* A C whose pages are new (mmap'd, never touched): no rows go in before
  * the verdict (reading new pages to keep them costs more than the copy
  * saves), C right; the same array once written: rows go in early, right. */
@@ -697,6 +742,7 @@ Suite *make_lib_suite(void)
     tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 3);
     tcase_add_test(stream, lib_stream_bands_ldc);
     tcase_add_test(stream, lib_stream_new_pages);
+    tcase_add_test(stream, lib_stream_fallback_untouched);
     tcase_add_loop_test(stream, lib_stream_large, 0, 2);
     tcase_add_loop_test(stream, lib_stream_reserve, 0, 3);
     tcase_add_test(stream, lib_stream_reserve_new_context);
