@@ -1063,8 +1063,9 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
         return;
     }
     int max_tex = texture_limit(info, o);
-    bool stream = host_stream_ok(info, v, o);
-    if (gen_split_plan_bands(v, in->m, in->n, in->k, max_tex, stream ? host_stream_bands(o, in) : 1,
+    int bands = host_run_stream_bands(info, v, o, in); /* 0: not streamed */
+    bool stream = bands > 0;
+    if (gen_split_plan_bands(v, in->m, in->n, in->k, max_tex, stream ? bands : 1,
                              &s->sp)) {
         host_run_fail(s, GG_UNSUPPORTED, "no block of %dx%dx%d fits a %d-texel texture limit with "
              "this packing and mrt", in->m, in->n, in->k, max_tex);

@@ -43,6 +43,15 @@
 #define SAMPLES 64
 #define STAGING_MIB 16 /* the transfers' reserve (reserve_staging, reserve_scratch) */
 
+/* What lib/inspect.h reads of the last GPU run: its draw calls, the
+ * estimate of its draws it was given (glhost/run.h expect_s), the rows of
+ * its C put in before the verdict (band_check). */
+typedef struct {
+    long draws;
+    double expect_s;
+    long early_rows;
+} last_run;
+
 struct glgemm_context {
     gg_backend backend;
     int device;
@@ -67,9 +76,7 @@ struct glgemm_context {
     base_pool *prep_pool; /* the checks' inputs side runs on these threads */
     size_t scratch_n;
     long reserve_mib;     /* GLGEMM_STAGING: the transfers' reserve, MiB (reserve_staging) */
-    long last_draws;      /* of the last GPU run, and the estimate it was given (inspect.h) */
-    double last_expect_s;
-    long last_early_rows; /* rows of its C put in before the verdict (band_check) */
+    last_run last;        /* of the last GPU run (lib/inspect.h) */
     /* The last few choices of choose(), by problem (records are read once). */
     struct {
         int m, n, k;
@@ -877,9 +884,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                        const rm_gemm *g)
 {
     double t_start = base_now_s();
-    ctx->last_draws = 0;
-    ctx->last_expect_s = 0;
-    ctx->last_early_rows = 0;
+    ctx->last = (last_run){0};
     prep_job prep = {.plan = NULL, .threaded = false};
     bool check = ctx->verify == GLGEMM_VERIFY_CHECK;
     band_check bc = {.prep = &prep, .mu = PTHREAD_MUTEX_INITIALIZER, .n = g->n};
@@ -891,16 +896,20 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         memcpy(why, last_err, sizeof why);
         return set_error(rc, "%s: %s: no GL context: %.300s", fn, vt, why);
     }
+    gg_run_opts o;
+    host_run_opts_default(&o);
+    o.once = true;
+    o.stream = true;
+    o.cache = ctx->cache;
+    o.max_draw_s = ctx->max_draw_s;
+    o.expect_s = o.max_draw_s > 0 ? expected_s(ctx, v, g) : 0;
     size_t mn = (size_t)g->m * (size_t)g->n;
     /* Into C band by band (band_check) where the call streams in several
      * bands: the scratch holds the undo after C (and where that much memory
      * is not to be had, C alone, copied after the verdict). */
-    gg_inputs bands_in = {.m = g->m, .n = g->n, .k = g->k};
-    gg_run_opts bands_o;
-    host_run_opts_default(&bands_o);
-    bands_o.once = bands_o.stream = true;
-    bands_o.cache = ctx->cache;
-    bool early = check && host_run_stream_bands(&ctx->info, v, &bands_o, &bands_in) > 1 &&
+    bool early = check &&
+                 host_run_stream_bands(&ctx->info, v, &o,
+                                       &(gg_inputs){.m = g->m, .n = g->n, .k = g->k}) > 1 &&
                  in_memory(g);
     float *out = grow_scratch(ctx, early ? 2 * mn : mn, false);
     if (!out && early) {
@@ -930,13 +939,6 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     p.alpha = g->alpha;
     p.beta = g->beta;
     p.reps = 1;
-    gg_run_opts o;
-    host_run_opts_default(&o);
-    o.once = true;
-    o.stream = true;
-    o.cache = ctx->cache;
-    o.max_draw_s = ctx->max_draw_s;
-    o.expect_s = o.max_draw_s > 0 ? expected_s(ctx, v, g) : 0;
     prep.ops = (gg_gemm_operands){g->m, g->n, g->k, g->alpha, g->beta,
                                   {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb}, c0, g->n};
     prep.seed = ++ctx->calls;
@@ -959,10 +961,10 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     }
     gg_measurement meas;
     host_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
-    ctx->last_draws = meas.draws;
-    ctx->last_expect_s = o.expect_s;
+    ctx->last.draws = meas.draws;
+    ctx->last.expect_s = o.expect_s;
     for (int i = 0; bc.copied && i < g->m; i++)
-        ctx->last_early_rows += bc.copied[i];
+        ctx->last.early_rows += bc.copied[i];
     double v0 = base_now_s();
     if (check && !bc.joined && (prep.threaded || meas.status == GG_OK))
         prep_finish(&prep);
@@ -1043,16 +1045,16 @@ long lib_inspect_staging_made(const glgemm_context *ctx)
     return ctx ? host_rc_staging_made(ctx->cache) : 0;
 }
 
-long lib_inspect_last_draws(const glgemm_context *ctx) { return ctx ? ctx->last_draws : 0; }
+long lib_inspect_last_draws(const glgemm_context *ctx) { return ctx ? ctx->last.draws : 0; }
 
 double lib_inspect_last_expect_s(const glgemm_context *ctx)
 {
-    return ctx ? ctx->last_expect_s : 0;
+    return ctx ? ctx->last.expect_s : 0;
 }
 
 long lib_inspect_last_early_rows(const glgemm_context *ctx)
 {
-    return ctx ? ctx->last_early_rows : 0;
+    return ctx ? ctx->last.early_rows : 0;
 }
 
 /* A small GEMM at open, on the GPU whatever the crossover, with the variant
@@ -1082,9 +1084,7 @@ static void warm_up(glgemm_context *ctx)
     free(buf);
     ctx->lost = false;
     ctx->timing = (glgemm_timing){0};
-    ctx->last_draws = 0;
-    ctx->last_expect_s = 0;
-    ctx->last_early_rows = 0;
+    ctx->last = (last_run){0};
     ctx->route[0] = '\0'; /* no call yet */
     ctx->cpu_arith = false;
 }

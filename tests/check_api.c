@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "glgemm.h"
+#include "tests/cli_util.h"
 #include "base/checksum.h"
 #include "base/inputs.h"
 #include "store/nearest.h"
@@ -350,14 +351,7 @@ END_TEST
 
 static void write_best(const char *dir, const char *card, int m, int n, int k, const char *v)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, card);
-    mkdir(path, 0755);
-    snprintf(path, sizeof path, "%s/%s/best-%dx%dx%d.txt", dir, card, m, n, k);
-    FILE *f = fopen(path, "w");
-    ck_assert(f != NULL);
-    fprintf(f, "%s\ngflops: 1.5\n", v);
-    fclose(f);
+    tu_write_best(dir, card, m, n, k, v, 1.5);
 }
 
 START_TEST(api_nearest_records)

@@ -622,27 +622,20 @@ END_TEST
  * another variant run explicitly: no estimate. */
 START_TEST(draw_library_expect)
 {
-    char dir[] = "/tmp/gg-expect-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[128];
+    tu_mkdtemp(dir, sizeof dir, "expect");
     setenv("GLGEMM_RESULTS", dir, 1);
     setenv("GLGEMM_MAX_DRAW_MS", "250", 1);
     setenv("GLGEMM_CROSSOVER", "0", 1);
     unsetenv("GLGEMM_VERIFY");
     glgemm_context *g = glgemm_open(NULL, 0);
     ck_assert_msg(g != NULL, "%s", glgemm_last_error());
-    char sub[600], path[700];
-    snprintf(sub, sizeof sub, "%s/%s", dir, glgemm_card(g));
-    ck_assert_int_eq(mkdir(sub, 0755), 0);
-    snprintf(path, sizeof path, "%s/best-64x32x128.txt", sub);
     gemm_case gc = {"mrt=1x1,mc=1x4,np=3,profile=330", 48, 24, 200, 0, 0, 1.0f, 0.0f};
     gemm_run r;
     setup_case(&r, &gc, 996u);
     const double rates[] = {1000.0, 0.001}; /* GFLOP/s */
     for (int i = 0; i < 2; i++) {
-        FILE *f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        fprintf(f, "%s\ngflops: %g\n", gc.variant, rates[i]);
-        ck_assert_int_eq(fclose(f), 0);
+        tu_write_best(dir, glgemm_card(g), 64, 32, 128, gc.variant, rates[i]);
         r.in.m = 40 + 8 * i; /* sizes this context has not run (no kept rate); A has 48 rows */
         int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, r.in.m,
                               r.in.n, r.in.k, 1.0f, r.in.a, r.in.lda, r.in.b, r.in.ldb, 0.0f,
@@ -690,9 +683,7 @@ START_TEST(draw_library_expect)
     glgemm_close(g);
     free_case(&r);
     free_case(&r2);
-    unlink(path);
-    rmdir(sub);
-    rmdir(dir);
+    tu_rm_rf(dir);
     unsetenv("GLGEMM_RESULTS");
     unsetenv("GLGEMM_MAX_DRAW_MS");
 }

@@ -290,33 +290,37 @@ END_TEST
  * several, fetch=ubo's strips, a problem split into blocks along k at a
  * texture limit of 16 (pingpong's passes carry on from block to block: an
  * odd count a block), the timed way (warm-up, reps) and once. */
-static const gemm_case dirty[] = {
-    {"mrt=2x2,mc=1x4,np=all,profile=330", 29, 37, 41, 0, 1, 1.0f, 0.0f},
-    {"mrt=1x2,mc=2x2,np=3,profile=330", 29, 37, 41, 1, 0, -0.5f, 0.0f},
-    {"mrt=2x1,mc=1x4,np=2,profile=330,acc=copy", 31, 23, 45, 0, 0, 1.0f, 0.0f},
-    {"mrt=1x1,mc=2x2,np=3,profile=300es,acc=blend", 31, 23, 45, 1, 1, 2.0f, 0.0f},
-    {"mc=1x4,np=all,profile=430,out=image,blk=4x8", 37, 53, 71, 0, 0, 1.0f, 0.0f},
-    {"mc=1x4,np=3,profile=430,out=image,blk=8x4", 37, 53, 71, 0, 1, 1.0f, 0.0f},
-    {"mc=1x1,np=5,profile=430,out=image,blk=3x5,acc=copy", 29, 31, 45, 1, 0, 1.0f, 0.0f},
-    {"mrt=2x2,mc=2x2,np=5,profile=330,fetch=ubo", 37, 53, 71, 0, 1, 1.5f, 0.0f},
-    {"mrt=1x1,mc=1x4,np=4,profile=330", 23, 19, 45, 0, 0, 1.0f, 0.0f},          /* split at 16 */
-    {"mc=1x4,np=4,profile=430,out=image,blk=2x4", 23, 19, 45, 1, 0, 1.0f, 0.0f}, /* split at 16 */
+static const struct {
+    gemm_case gc;
+    int max_tex; /* the texture limit (0: the card's); 16 splits these along k */
+} dirty[] = {
+    {{"mrt=2x2,mc=1x4,np=all,profile=330", 29, 37, 41, 0, 1, 1.0f, 0.0f}, 0},
+    {{"mrt=1x2,mc=2x2,np=3,profile=330", 29, 37, 41, 1, 0, -0.5f, 0.0f}, 0},
+    {{"mrt=2x1,mc=1x4,np=2,profile=330,acc=copy", 31, 23, 45, 0, 0, 1.0f, 0.0f}, 0},
+    {{"mrt=1x1,mc=2x2,np=3,profile=300es,acc=blend", 31, 23, 45, 1, 1, 2.0f, 0.0f}, 0},
+    {{"mc=1x4,np=all,profile=430,out=image,blk=4x8", 37, 53, 71, 0, 0, 1.0f, 0.0f}, 0},
+    {{"mc=1x4,np=3,profile=430,out=image,blk=8x4", 37, 53, 71, 0, 1, 1.0f, 0.0f}, 0},
+    {{"mc=1x1,np=5,profile=430,out=image,blk=3x5,acc=copy", 29, 31, 45, 1, 0, 1.0f, 0.0f}, 0},
+    {{"mrt=2x2,mc=2x2,np=5,profile=330,fetch=ubo", 37, 53, 71, 0, 1, 1.5f, 0.0f}, 0},
+    {{"mrt=1x1,mc=1x4,np=4,profile=330", 23, 19, 45, 0, 0, 1.0f, 0.0f}, 16},
+    {{"mc=1x4,np=4,profile=430,out=image,blk=2x4", 23, 19, 45, 1, 0, 1.0f, 0.0f}, 16},
 };
 #define NDIRTY ((int)(sizeof dirty / sizeof *dirty))
 
 START_TEST(gemm_dirty_targets)
 {
-    const gemm_case *gc = &dirty[_i / 2];
+    const gemm_case *gc = &dirty[_i / 2].gc;
+    int max_tex = dirty[_i / 2].max_tex;
     setenv("GLGEMM_FAULT", "dirty_targets", 1);
     gemm_run r;
     setup_case(&r, gc, 40u + (unsigned)_i);
     gg_run_opts o;
     host_run_opts_default(&o);
     o.once = _i % 2;
-    if (_i / 2 >= NDIRTY - 2) { /* split along k: several blocks, an odd count of passes each */
-        o.max_texture_size = 16;
+    if (max_tex) { /* split along k: several blocks, an odd count of passes each */
+        o.max_texture_size = max_tex;
         gg_split sp;
-        ck_assert_int_eq(gen_split_plan(&r.v, r.in.m, r.in.n, r.in.k, 16, &sp), 0);
+        ck_assert_int_eq(gen_split_plan(&r.v, r.in.m, r.in.n, r.in.k, max_tex, &sp), 0);
         ck_assert_msg(sp.kblocks > 1 && sp.L.passes % 2 == 1, "%s: %d k-blocks, %d passes",
                       gc->variant, sp.kblocks, sp.L.passes);
     }

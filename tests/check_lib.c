@@ -344,6 +344,23 @@ START_TEST(lib_stream_wrong_caught)
 }
 END_TEST
 
+/* A C of m rows (ldc) marked so that any write shows: element i is 7 +
+ * i % 5, the padding past n NaN; and the check that it still is. */
+static void mark_c(float *c, int m, int n, int ldc)
+{
+    for (size_t i = 0; i < (size_t)m * ldc; i++)
+        c[i] = (int)(i % (size_t)ldc) >= n ? NAN : 7.0f + (float)(i % 5);
+}
+
+static void expect_marked(const float *c, int m, int n, int ldc)
+{
+    for (size_t i = 0; i < (size_t)m * ldc; i++)
+        if ((int)(i % (size_t)ldc) >= n)
+            ck_assert_msg(isnan(c[i]), "padding C[%zu] = %g: written", i, c[i]);
+        else
+            ck_assert_msg(c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, c[i]);
+}
+
 /* Rows that passed their band's checks go into C while the card draws the
  * later bands; a call that fails after that (fault lose_context: the
  * context reported reset once every band is back; the variant named, so
@@ -357,22 +374,16 @@ START_TEST(lib_stream_fail_late_untouched)
     prob p = prob_make(96, 72, 40, 88 + (uint64_t)_i);
     float beta = (float)(_i % 2);
     int ldc = _i == 2 ? p.n + 5 : p.n;
-    size_t len = (size_t)p.m * ldc;
-    float *c = malloc(len * sizeof *c);
+    float *c = malloc((size_t)p.m * ldc * sizeof *c);
     ck_assert_ptr_nonnull(c);
-    for (size_t i = 0; i < len; i++)
-        c[i] = (int)(i % (size_t)ldc) >= p.n ? NAN : 7.0f + (float)(i % 5);
+    mark_c(c, p.m, p.n, ldc);
     setenv("GLGEMM_FAULT", "lose_context", 1);
     int rc = stream_call(g, &p, beta, c, ldc);
     unsetenv("GLGEMM_FAULT");
     ck_assert_msg(rc == GLGEMM_EGPU, "rc %d: %s", rc, glgemm_last_error());
     ck_assert_msg(strstr(glgemm_last_error(), "reset") != NULL, "%s", glgemm_last_error());
     ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "no rows went in before the failure");
-    for (size_t i = 0; i < len; i++)
-        if ((int)(i % (size_t)ldc) >= p.n)
-            ck_assert_msg(isnan(c[i]), "padding C[%zu] = %g: written", i, c[i]);
-        else
-            ck_assert_msg(c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, c[i]);
+    expect_marked(c, p.m, p.n, ldc);
     free(c);
     prob_free(&p);
     glgemm_close(g);
@@ -387,22 +398,15 @@ END_TEST
  * call fails and C is as it was. */
 START_TEST(lib_stream_fallback_untouched)
 {
-    char dir[] = "/tmp/gg-fallback-XXXXXX", sub[600], path[700];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[128];
+    tu_mkdtemp(dir, sizeof dir, "fallback");
     setenv("GLGEMM_RESULTS", dir, 1);
     setenv("GLGEMM_BANDS", "3", 1);
     setenv("GLGEMM_CROSSOVER", "0", 1);
     glgemm_context *g = open_ok();
     prob p = prob_make(96, 72, 40, 55);
-    snprintf(sub, sizeof sub, "%s/%s", dir, glgemm_card(g));
-    ck_assert_int_eq(mkdir(sub, 0755), 0);
-    snprintf(path, sizeof path, "%s/best-%dx%dx%d.txt", sub, p.m, p.n, p.k);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "%s\ngflops: 10\n", STREAM_V);
-    ck_assert_int_eq(fclose(f), 0);
-    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
-        p.c[i] = 7.0f + (float)(i % 5);
+    tu_write_best(dir, glgemm_card(g), p.m, p.n, p.k, STREAM_V, 10);
+    mark_c(p.c, p.m, p.n, p.n);
     setenv("GLGEMM_FAULT", "wrong_result", 1);
     int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k, 1,
                           p.a, p.k, p.b, p.n, 1, p.c, p.n);
@@ -412,13 +416,10 @@ START_TEST(lib_stream_fallback_untouched)
                       strstr(glgemm_last_error(), "then the default"),
                   "%s", glgemm_last_error());
     ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "none went in early");
-    for (size_t i = 0; i < (size_t)p.m * p.n; i++)
-        ck_assert_msg(p.c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, p.c[i]);
+    expect_marked(p.c, p.m, p.n, p.n);
     prob_free(&p);
     glgemm_close(g);
-    unlink(path);
-    rmdir(sub);
-    rmdir(dir);
+    tu_rm_rf(dir);
     unsetenv("GLGEMM_RESULTS");
     unsetenv("GLGEMM_BANDS");
     unsetenv("GLGEMM_CROSSOVER");

@@ -74,6 +74,20 @@ static inline void tu_write(const char *path, const char *text)
     ck_assert_int_eq(fclose(f), 0);
 }
 
+/* A tuning record DIR/CARD/best-MxNxK.txt naming variant v at gflops (the
+ * card's folder made if need be); asserts it could. */
+static inline void tu_write_best(const char *dir, const char *card, int m, int n, int k,
+                                 const char *v, double gflops)
+{
+    char path[700], text[400];
+    snprintf(path, sizeof path, "%s/%s", dir, card);
+    ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path,
+                  strerror(errno));
+    snprintf(path, sizeof path, "%s/%s/best-%dx%dx%d.txt", dir, card, m, n, k);
+    snprintf(text, sizeof text, "%s\ngflops: %g\n", v, gflops);
+    tu_write(path, text);
+}
+
 /* What one run of the binary did. */
 typedef struct {
     int status;      /* the exit status; -1 when a signal ended it */
