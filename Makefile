@@ -104,6 +104,12 @@ DEPS += $(BUILD)/tests/perf/checkspeed.d
 $(BUILD)/checkspeed: $(BUILD)/tests/perf/checkspeed.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 
+# Whether transfers from a second GL context overlap draws (tests/perf/overlap.c:
+# EGL and GL alone, none of glgemm; figures, not a test).
+DEPS += $(BUILD)/tests/perf/overlap.d
+$(BUILD)/overlap: $(BUILD)/tests/perf/overlap.o
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS) -lpthread
+
 # The suite runs headless: EGL needs no display; the GLFW backend's cases need
 # an X server, so the runner goes under xvfb-run when there is no DISPLAY.
 # GLGEMM_BIN tells the CLI cases which binary to run.
