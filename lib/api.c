@@ -1057,6 +1057,42 @@ long lib_inspect_last_early_rows(const glgemm_context *ctx)
     return ctx ? ctx->last.early_rows : 0;
 }
 
+double lib_inspect_kernel_s(glgemm_context *ctx, int m, int n, int k, const float *a,
+                            const float *b, int reps)
+{
+    if (!ctx || !a || !b || m < 1 || n < 1 || k < 1 || reps < 1) {
+        set_error(GLGEMM_EINVAL, "lib_inspect_kernel_s: no context, no operand or a size < 1");
+        return -1;
+    }
+    gg_variant v;
+    choose(ctx, m, n, k, &v);
+    if (use_kind(ctx, host_ctx_kind_for(v.profile)))
+        return -1;
+    gg_inputs in = {m, n, k, false, false, (float *)a, (float *)b, NULL, k, n};
+    gg_problem p;
+    base_problem_default(&p);
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.alpha = 1.0f;
+    p.beta = 0.0f;
+    p.reps = reps;
+    gg_run_opts o;
+    host_run_opts_default(&o);
+    o.same_inputs = true; /* as bench: the inputs stay, the draws are timed */
+    /* no cache: its own program, textures and targets, made and freed
+     * outside the timing, so the calls' kept ones stay as they were */
+    o.max_draw_s = ctx->max_draw_s;
+    gg_measurement meas;
+    host_run_current(&ctx->info, &v, &p, &in, NULL, &o, &meas, NULL, NULL);
+    if (meas.status != GG_OK) {
+        set_error(GLGEMM_EGPU, "lib_inspect_kernel_s: %s: %s", base_status_name(meas.status),
+                  meas.detail);
+        return -1;
+    }
+    return meas.seconds;
+}
+
 /* A small GEMM at open, on the GPU whatever the crossover, with the variant
  * chosen for it: the driver builds its per-process pieces of the pipeline
  * (llvmpipe JIT-compiles the vertex and set-up code, which Mesa's disk cache

@@ -20,4 +20,16 @@ double lib_inspect_last_expect_s(const glgemm_context *ctx);
  * drew later bands (lib/api.c band_check; put back if the call failed). */
 long lib_inspect_last_early_rows(const glgemm_context *ctx);
 
+/* bench's measure of the kernel the library would run for a row-major
+ * m x n x k problem (A m x k, B k x n, alpha 1, beta 0), on ctx's own GL
+ * context: the variant glgemm_variant_for names, the inputs uploaded once,
+ * a warm-up run, then the median of reps runs of its draws, each timed to
+ * its glFinish (what `glgemm bench` and `glgemm run` report), with ctx's
+ * long-draw bound.  Unverified (the timing only).  Seconds, or -1 (a NULL
+ * ctx or argument, sizes < 1, reps < 1, or the run failed: glgemm_last_error
+ * says why).  So a program can time the library's calls and the bare
+ * kernel in turn, in one process, on a machine whose speed changes. */
+double lib_inspect_kernel_s(glgemm_context *ctx, int m, int n, int k, const float *a,
+                            const float *b, int reps);
+
 #endif

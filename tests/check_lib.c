@@ -300,6 +300,29 @@ START_TEST(lib_repeated_calls)
 }
 END_TEST
 
+/* lib_inspect_kernel_s: bench's timing of the kernel a call would run, on
+ * the context's own GL context: a time for a real problem, -1 with a
+ * message for bad arguments, and the calls after it still right, with no
+ * staging made (it keeps none of the calls' objects). */
+START_TEST(lib_kernel_time)
+{
+    glgemm_context *g = open_ok();
+    prob p = prob_make(96, 80, 64, 77);
+    long made = lib_inspect_staging_made(g);
+    double t = lib_inspect_kernel_s(g, p.m, p.n, p.k, p.a, p.b, 3);
+    ck_assert_msg(t > 0 && t < 60, "kernel %g s: %s", t, glgemm_last_error());
+    ck_assert_double_eq(lib_inspect_kernel_s(NULL, p.m, p.n, p.k, p.a, p.b, 3), -1);
+    ck_assert_double_eq(lib_inspect_kernel_s(g, 0, p.n, p.k, p.a, p.b, 3), -1);
+    ck_assert_double_eq(lib_inspect_kernel_s(g, p.m, p.n, p.k, NULL, p.b, 3), -1);
+    ck_assert_double_eq(lib_inspect_kernel_s(g, p.m, p.n, p.k, p.a, p.b, 0), -1);
+    ck_assert_ptr_nonnull(strstr(glgemm_last_error(), "lib_inspect_kernel_s"));
+    call_ok(g, &p, "gpu ");
+    ck_assert_int_eq(lib_inspect_staging_made(g), made);
+    prob_free(&p);
+    glgemm_close(g);
+}
+END_TEST
+
 /* The streamed tests' call: the out=image variant below, row-major, no
  * transposes, alpha 1, into c (ldc) with beta. */
 #define STREAM_V "mc=1x4,np=all,profile=430,out=image,blk=4x8"
@@ -727,6 +750,7 @@ Suite *make_lib_suite(void)
     tcase_add_test(gl, lib_bench_crossover);
     tcase_add_loop_test(gl, lib_cache_dir_unusable, 0, 2);
     tcase_add_test(gl, lib_cache_entries_corrupt);
+    tcase_add_test(gl, lib_kernel_time);
     suite_add_tcase(s, gl);
     /* Its own case, so that `make tsan` runs it alone (CK_RUN_CASE). */
     TCase *threads = tcase_create("lib_threads");

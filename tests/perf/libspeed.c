@@ -1,12 +1,17 @@
 /* How fast the library is to call: the figures of the drop-in BLAS issue.
- *   build/libspeed [SIZE [CALLS]]     (default 256, 20)
+ *   build/libspeed [SIZE [CALLS [PAIRS]]]     (default 256, 20, 0)
  * Opens a context, then calls glgemm_sgemm on SIZE^3 row-major problems
  * with new random inputs each call: the first call (no program in the
  * process yet: the disk cache's or the compiler's cost), then CALLS more.
  * Prints the open time, the first call, the median of the repeated calls
  * and their GFLOP/s, for the verification level of GLGEMM_VERIFY (default
  * check).  Compare with `glgemm run VARIANT --size SIZE` of the variant it
- * names.  Not a test: figures, never asserted. */
+ * names; or, with PAIRS, in this process: PAIRS rounds of one library call
+ * (new inputs) then bench's measure of its kernel on the same context
+ * (lib/inspect.h lib_inspect_kernel_s, median of 5 timed runs), so both
+ * sides of each ratio see the machine at the same speed; prints the median
+ * call, the median kernel and the median of the rounds' ratios.  Not a
+ * test: figures, never asserted. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +19,7 @@
 #include <time.h>
 
 #include "glgemm.h"
+#include "lib/inspect.h"
 
 static double now(void)
 {
@@ -32,15 +38,17 @@ int main(int argc, char **argv)
 {
     int s = argc > 1 ? atoi(argv[1]) : 256;
     int calls = argc > 2 ? atoi(argv[2]) : 20;
-    if (s < 1 || s > 16384 || calls < 1 || calls > 100000) {
-        fprintf(stderr, "usage: libspeed [SIZE 1..16384 [CALLS 1..100000]]\n");
+    int pairs = argc > 3 ? atoi(argv[3]) : 0;
+    if (s < 1 || s > 16384 || calls < 1 || calls > 100000 || pairs < 0 || pairs > 100000) {
+        fprintf(stderr, "usage: libspeed [SIZE 1..16384 [CALLS 1..100000 [PAIRS 0..100000]]]\n");
         return 2;
     }
     size_t n = (size_t)s * (size_t)s;
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
     double *t = malloc((size_t)calls * sizeof *t);
     double *parts = malloc((size_t)calls * 5 * sizeof *parts);
-    if (!a || !b || !c || !t || !parts)
+    double *pt = malloc((size_t)(3 * pairs + 1) * sizeof *pt); /* call, kernel, ratio */
+    if (!a || !b || !c || !t || !parts || !pt)
         return 1;
     double t0 = now();
     glgemm_context *g = glgemm_open(NULL, 0);
@@ -98,11 +106,42 @@ int main(int argc, char **argv)
         printf("%s %s %.4f s", q ? "," : "", names[q], parts[q * calls + calls / 2]);
     }
     printf("\n");
+    double flop = 2.0 * s * (double)s * s;
+    for (int r = 0; r < pairs; r++) {
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            a[i] = (float)((seed >> 16) & 0x7fff) / 32768.0f - 0.5f;
+            b[i] = (float)((seed >> 8) & 0x7fff) / 32768.0f - 0.5f;
+        }
+        double c0 = now();
+        int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, s, s, s, 1.0f,
+                              a, s, b, s, 0.0f, c, s);
+        double dt = now() - c0;
+        double ks = rc ? -1 : lib_inspect_kernel_s(g, s, s, s, a, b, 5);
+        if (ks <= 0) {
+            fprintf(stderr, "libspeed: pair %d: %s\n", r, glgemm_last_error());
+            return 1;
+        }
+        pt[r] = dt;
+        pt[pairs + r] = ks;
+        pt[2 * pairs + r] = ks / dt;
+    }
+    if (pairs > 0) {
+        for (int q = 0; q < 3; q++)
+            qsort(pt + q * pairs, (size_t)pairs, sizeof *pt, cmp);
+        double mc = pt[pairs / 2], mk = pt[pairs + pairs / 2];
+        printf("pairs: %d rounds of a call then its kernel (bench's measure, same context): call "
+               "median %.4f s (%.2f GFLOP/s), kernel median %.4f s (%.2f GFLOP/s); call / kernel "
+               "rate, median of the rounds %.3f (min %.3f, max %.3f)\n",
+               pairs, mc, flop / mc / 1e9, mk, flop / mk / 1e9, pt[2 * pairs + pairs / 2],
+               pt[2 * pairs], pt[3 * pairs - 1]);
+    }
     glgemm_close(g);
     free(a);
     free(b);
     free(c);
     free(t);
     free(parts);
+    free(pt);
     return 0;
 }
