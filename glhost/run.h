@@ -120,9 +120,9 @@ typedef struct {
     void *sent_user;
     void (*rows_done)(void *user, int r0, int r1);
     void *rows_user;
-    /* Where not NULL: set, before the first rows_done call, to the first
-     * of C's rows in the last band (0 with one band), so that the caller
-     * knows which spans the card is still drawing after. */
+    /* Where not NULL: set, before sent is called, to the first of C's
+     * rows in the last band (0 with one band), so that the caller knows
+     * which spans the card is still drawing after, and which come last. */
     int *last_band_row;
     /* Repetitions (not with once): p->reps at most; with min_reps > 0 the
      * timing stops after at least min_reps once (slowest - fastest) /

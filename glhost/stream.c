@@ -284,6 +284,9 @@ int host_stream_run(run_state *s, const gg_run_opts *o, float *c)
     stage_inputs(&j, upbuf, 0);
     if (!host_run_stage_ok(s, "uploading A and B"))
         goto out;
+    if (o->last_band_row)
+        *o->last_band_row =
+            gen_split_block(sp, s->in->m, s->in->n, s->in->k, sp->mblocks - 1, 0, 0).i0;
     if (o->sent)
         o->sent(o->sent_user);
     double run0 = base_now_s();
@@ -300,9 +303,6 @@ int host_stream_run(run_state *s, const gg_run_opts *o, float *c)
     if (!host_run_stage_ok(s, "drawing and reading back"))
         goto out;
     double tail = run0;
-    if (o->last_band_row)
-        *o->last_band_row =
-            gen_split_block(sp, s->in->m, s->in->n, s->in->k, sp->mblocks - 1, 0, 0).i0;
     for (int b = 0; b < sp->mblocks; b++) {
         GLenum w = glClientWaitSync(fence[b], GL_SYNC_FLUSH_COMMANDS_BIT,
                                     (GLuint64)600 * 1000000000u);
