@@ -52,6 +52,12 @@ static void *worker(void *vp)
     return NULL;
 }
 
+/* At most 16 by default: on an H100's 16-core host a 1024^3 library call
+ * was 4-6% faster with 16 threads (and 64 KiB tasks) than with 8, a
+ * 4096^3 call 0.5% (results/nvidia-h100-80gb-hbm3/library-speed/
+ * threads-tasks.txt). */
+#define POOL_DEFAULT_MAX 16
+
 int base_pool_default_threads(void)
 {
     const char *e = getenv("GLGEMM_THREADS");
@@ -62,7 +68,7 @@ int base_pool_default_threads(void)
             return (int)v;
     }
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+    return n < 1 ? 1 : n > POOL_DEFAULT_MAX ? POOL_DEFAULT_MAX : (int)n;
 }
 
 base_pool *base_pool_new(int threads)

@@ -12,7 +12,12 @@
 #include "glhost/run_int.h"
 
 #define STAGE_ALIGN 256
-#define TASK_BYTES (256 * 1024) /* the least a thread's piece of packing is worth */
+/* The least a thread's piece of packing or unpacking is worth: with 256 KiB
+ * an H100's 1024^3 call judged its last band (512 rows of 4 KiB) in 8
+ * pieces whatever the threads; with 64 KiB and 16 threads, in 32, and the
+ * call went 4-6% faster (threads-tasks.txt in the H100's library-speed
+ * results). */
+#define TASK_BYTES (64 * 1024)
 
 typedef struct {
     bool is_a;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/pool.h"
 #include "gen/pack.h"
@@ -279,6 +280,27 @@ START_TEST(pool_runs_every_task_once)
 }
 END_TEST
 
+/* base_pool_default_threads: GLGEMM_THREADS when it is a whole number
+ * 1..64, else the online CPUs up to 16. */
+START_TEST(pool_default_threads)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int want = cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus;
+    unsetenv("GLGEMM_THREADS");
+    ck_assert_int_eq(base_pool_default_threads(), want);
+    static const char *bad[] = {"", "0", "65", "3x", "-2"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("GLGEMM_THREADS", bad[i], 1);
+        ck_assert_msg(base_pool_default_threads() == want, "GLGEMM_THREADS='%s'", bad[i]);
+    }
+    setenv("GLGEMM_THREADS", "3", 1);
+    ck_assert_int_eq(base_pool_default_threads(), 3);
+    setenv("GLGEMM_THREADS", "64", 1);
+    ck_assert_int_eq(base_pool_default_threads(), 64);
+    unsetenv("GLGEMM_THREADS");
+}
+END_TEST
+
 START_TEST(split_plan_cases)
 {
     gg_variant v;
@@ -326,5 +348,8 @@ Suite *make_pack_suite(void)
     tcase_add_loop_test(tc, pack_rows_pieces, 0, NPACK * NMRT);
     tcase_add_test(tc, pool_runs_every_task_once);
     suite_add_tcase(s, tc);
+    TCase *env = tcase_create("pack_env"); /* sets GLGEMM_THREADS: not pure */
+    tcase_add_test(env, pool_default_threads);
+    suite_add_tcase(s, env);
     return s;
 }
