@@ -52,10 +52,11 @@ static void *worker(void *vp)
     return NULL;
 }
 
-/* At most 16 by default: on an H100's 16-core host a 1024^3 library call
- * was 4-6% faster with 16 threads (and 64 KiB tasks) than with 8, a
- * 4096^3 call 0.5% (results/nvidia-h100-80gb-hbm3/library-speed/
- * threads-tasks.txt). */
+/* By default the CPUs but one (the GL driver's own threads submit the
+ * work the host queues), at least 2 and at most 16: on an H100's 16-CPU host a 1024^3
+ * library call was 4-6% faster with 16 threads (and 64 KiB tasks) than
+ * with 8, and 15 threads 2-4% faster again, every round; a 4096^3 call
+ * 0.5% (results/nvidia-h100-80gb-hbm3/library-speed/threads-tasks.txt). */
 #define POOL_DEFAULT_MAX 16
 
 int base_pool_default_threads(void)
@@ -67,8 +68,8 @@ int base_pool_default_threads(void)
         if (*end == '\0' && v >= 1 && v <= 64)
             return (int)v;
     }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > POOL_DEFAULT_MAX ? POOL_DEFAULT_MAX : (int)n;
+    long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+    return n < 2 ? 2 : n > POOL_DEFAULT_MAX ? POOL_DEFAULT_MAX : (int)n;
 }
 
 base_pool *base_pool_new(int threads)

@@ -12,7 +12,7 @@
  *    they must touch disjoint data.  A NULL pool runs them in order on the
  *    caller.  One base_pool_run at a time a pool (not reentrant).
  *  - base_pool_default_threads(): GLGEMM_THREADS when set (1 .. 64), else
- *    the online CPUs, at most 16.
+ *    the online CPUs but one (at least 2, at most 16).
  *  - base_pool_free joins the workers. */
 #ifndef GLGEMM_BASE_POOL_H
 #define GLGEMM_BASE_POOL_H
