@@ -777,7 +777,7 @@ static void prep_finish(prep_job *j)
 typedef struct {
     prep_job *prep;
     pthread_mutex_t mu;
-    int joined;     /* atomic: the inputs' side is ready */
+    bool joined;
     const float *c;
     int n;
     float *dst;     /* the caller's C (ldc), undo and copied: see above */
@@ -785,83 +785,41 @@ typedef struct {
     float *undo;
     unsigned char *copied;
     int last_row;
-    /* The column sums: one array a thread (thread_sums), added up once
-     * every band is judged (all_sums).  A task takes the lock only the
-     * first time its thread comes and when it fails: with one lock for
-     * every piece, an H100's 1024^3 call saw pieces wait 0.02-0.05 ms for
-     * it (call-tail.txt). */
-    uint64_t id;    /* this call's, for the threads' own arrays */
-    double **sums;
-    int nsums, most;
-    long rows;      /* atomic: judged so far */
-    int bad;        /* atomic: 0, 1 (why, from the band at bad_row), -1 out of memory */
+    double *colacc; /* the column sums (colacc_len), made once the plan is */
+    long rows;      /* judged so far */
+    int bad;        /* 0, 1 (why, from the band at bad_row), -1 out of memory */
     int bad_row;
     char why[400];
 } band_check;
 
-static uint64_t check_ids; /* atomic */
-static _Thread_local uint64_t sums_id;
-static _Thread_local double *sums_mine;
-
-/* This thread's column sums for b, made (zero) at its first piece; NULL
- * when out of memory or more threads come than b has room for. */
-static double *thread_sums(band_check *b)
-{
-    if (sums_id == b->id)
-        return sums_mine;
-    double *acc = calloc(base_checksum_colacc_len(b->prep->plan), sizeof *acc);
-    pthread_mutex_lock(&b->mu);
-    if (acc && b->nsums < b->most)
-        b->sums[b->nsums++] = acc;
-    else
-        free(acc), acc = NULL;
-    pthread_mutex_unlock(&b->mu);
-    sums_id = b->id;
-    sums_mine = acc;
-    return acc;
-}
-
-/* Every thread's column sums added up (NULL out of memory). */
-static double *all_sums(const band_check *b)
-{
-    if (!b->prep->plan)
-        return NULL;
-    size_t len = base_checksum_colacc_len(b->prep->plan);
-    double *t = calloc(len, sizeof *t);
-    for (int i = 0; t && i < b->nsums; i++)
-        base_checksum_colacc_add(b->prep->plan, t, b->sums[i]);
-    return t;
-}
-
 static void rows_check(void *user, int r0, int r1)
 {
     band_check *b = user;
-    if (!__atomic_load_n(&b->joined, __ATOMIC_ACQUIRE)) {
-        pthread_mutex_lock(&b->mu);
-        if (!b->joined) {
-            prep_finish(b->prep);
-            __atomic_store_n(&b->joined, 1, __ATOMIC_RELEASE);
-        }
-        pthread_mutex_unlock(&b->mu);
+    pthread_mutex_lock(&b->mu);
+    if (!b->joined) {
+        prep_finish(b->prep);
+        b->joined = true;
+        if (!b->prep->rc)
+            b->colacc = calloc(base_checksum_colacc_len(b->prep->plan), sizeof *b->colacc);
     }
+    pthread_mutex_unlock(&b->mu);
     const gg_checksum_plan *plan = b->prep->plan;
-    double *acc = b->prep->rc ? NULL : thread_sums(b);
+    double *acc = b->colacc ? calloc(base_checksum_colacc_len(plan), sizeof *acc) : NULL;
     char why[sizeof b->why] = "";
     int r = acc ? base_checksum_check_rows(plan, b->c, b->n, r0, r1, acc, why, sizeof why) : -1;
-    __atomic_add_fetch(&b->rows, r1 - r0, __ATOMIC_RELAXED);
-    if (r != 0) { /* a failed piece's partial sums are in acc: the call fails anyway */
-        pthread_mutex_lock(&b->mu);
-        if (b->bad == 0 || (r > 0 && (b->bad < 0 || r0 < b->bad_row))) {
-            __atomic_store_n(&b->bad, r, __ATOMIC_RELEASE);
-            b->bad_row = r0;
-            memcpy(b->why, why, sizeof why);
-        }
-        pthread_mutex_unlock(&b->mu);
-        return;
-    }
-    /* passed and none failed so far (one failing meanwhile is put back) */
-    bool early = b->undo && __atomic_load_n(&b->bad, __ATOMIC_ACQUIRE) == 0;
+    pthread_mutex_lock(&b->mu);
+    /* passed and none failed so far */
+    bool early = r == 0 && b->bad == 0 && b->undo;
     bool kept = r0 >= b->last_row; /* the last band's: undo taken by prep_main */
+    if (r == 0)
+        base_checksum_colacc_add(plan, b->colacc, acc);
+    b->rows += r1 - r0;
+    if (r != 0 && (b->bad == 0 || (r > 0 && (b->bad < 0 || r0 < b->bad_row)))) {
+        b->bad = r;
+        b->bad_row = r0;
+        memcpy(b->why, why, sizeof why);
+    }
+    pthread_mutex_unlock(&b->mu);
     for (int i = r0; early && i < r1; i++) {
         size_t row = (size_t)i * b->n, at = (size_t)i * b->ldc, bytes = (size_t)b->n * sizeof *b->c;
         if (!kept)
@@ -869,6 +827,7 @@ static void rows_check(void *user, int r0, int r1)
         memcpy(b->dst + at, b->c + row, bytes);
         b->copied[i] = 1;
     }
+    free(acc);
 }
 
 /* The judged result into the caller's C, in row slices on the context's
@@ -1028,13 +987,6 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         prep.ldc = g->ldc;
     }
     if (check) {
-        /* a column-sums array for each thread that judges rows: the
-         * context's team (its caller, the GL thread, among them) */
-        bc.id = __atomic_add_fetch(&check_ids, 1, __ATOMIC_RELAXED);
-        bc.most = base_pool_threads(host_run_cache_pool(ctx->cache)) + 1;
-        bc.sums = calloc((size_t)bc.most, sizeof *bc.sums);
-        if (!bc.sums)
-            bc.most = 0; /* every piece then fails as out of memory */
         o.sent = prep_start;
         o.sent_user = &prep;
         o.rows_done = rows_check;
@@ -1060,13 +1012,11 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     char why[400] = "";
     int bad = 0;
     if (check && bc.rows == g->m) { /* streamed: every band judged, the columns left */
-        bad = bc.bad;
-        double *sums = bad ? NULL : all_sums(&bc);
+        bad = bc.colacc ? bc.bad : -1;
         if (bad > 0)
             memcpy(why, bc.why, sizeof why < sizeof bc.why ? sizeof why : sizeof bc.why);
         else if (!bad)
-            bad = sums ? base_checksum_check_cols(prep.plan, sums, why, sizeof why) : -1;
-        free(sums);
+            bad = base_checksum_check_cols(prep.plan, bc.colacc, why, sizeof why);
     } else if (check) {
         bad = prep.rc ? -1 : base_checksum_check(prep.plan, out, g->n, why, sizeof why);
     } else if (ctx->verify == GLGEMM_VERIFY_FULL) {
@@ -1094,9 +1044,7 @@ done:
     if (rc != GLGEMM_OK)
         put_back(&bc, g);
     free(bc.copied);
-    for (int i = 0; i < bc.nsums; i++)
-        free(bc.sums[i]);
-    free(bc.sums);
+    free(bc.colacc);
     pthread_mutex_destroy(&bc.mu);
     base_checksum_free(prep.plan);
     if (own_c0)
