@@ -906,6 +906,22 @@ static double expected_s(glgemm_context *ctx, const gg_variant *v, const rm_gemm
     return rec_s * (kr > 1 ? kr : 1) * (fr > 1 ? fr : 1);
 }
 
+/* The glhost problem of g, repeated reps times. */
+static gg_problem problem_of(const rm_gemm *g, int reps)
+{
+    gg_problem p;
+    base_problem_default(&p);
+    p.m = g->m;
+    p.n = g->n;
+    p.k = g->k;
+    p.transa = g->transa;
+    p.transb = g->transb;
+    p.alpha = g->alpha;
+    p.beta = g->beta;
+    p.reps = reps;
+    return p;
+}
+
 /* One run of variant v; C as it was unless everything passed. */
 static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                        const rm_gemm *g)
@@ -956,16 +972,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     /* The host reads the operands only (gg_inputs is shared with owners). */
     gg_inputs in = {g->m, g->n, g->k, g->transa, g->transb, (float *)g->a, (float *)g->b,
                     c0, g->lda, g->ldb};
-    gg_problem p;
-    base_problem_default(&p);
-    p.m = g->m;
-    p.n = g->n;
-    p.k = g->k;
-    p.transa = g->transa;
-    p.transb = g->transb;
-    p.alpha = g->alpha;
-    p.beta = g->beta;
-    p.reps = 1;
+    gg_problem p = problem_of(g, 1);
     prep.ops = (gg_gemm_operands){g->m, g->n, g->k, g->alpha, g->beta,
                                   {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb}, c0, g->n};
     prep.seed = ++ctx->calls;
@@ -1103,14 +1110,9 @@ double lib_inspect_kernel_s(glgemm_context *ctx, int m, int n, int k, const floa
     if (use_kind(ctx, host_ctx_kind_for(v.profile)))
         return -1;
     gg_inputs in = {m, n, k, false, false, (float *)a, (float *)b, NULL, k, n};
-    gg_problem p;
-    base_problem_default(&p);
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.alpha = 1.0f;
-    p.beta = 0.0f;
-    p.reps = reps;
+    rm_gemm g = {.m = m, .n = n, .k = k, .alpha = 1.0f, .a = a, .b = b, .lda = k, .ldb = n,
+                 .ldc = n};
+    gg_problem p = problem_of(&g, reps);
     gg_run_opts o;
     host_run_opts_default(&o);
     o.same_inputs = true; /* as bench: the inputs stay, the draws are timed */
