@@ -930,7 +930,9 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     ctx->last = (last_run){0};
     prep_job prep = {.plan = NULL, .threaded = false};
     bool check = ctx->verify == GLGEMM_VERIFY_CHECK;
-    band_check bc = {.prep = &prep, .mu = PTHREAD_MUTEX_INITIALIZER, .n = g->n};
+    /* last_row: m until a streamed run says where its last band starts (an
+     * unstreamed one, with no staging, never does: nothing to keep) */
+    band_check bc = {.prep = &prep, .mu = PTHREAD_MUTEX_INITIALIZER, .n = g->n, .last_row = g->m};
     char vt[GG_VARIANT_TEXT];
     gen_variant_format(v, vt, sizeof vt);
     int rc = use_kind(ctx, host_ctx_kind_for(v->profile));
@@ -1120,7 +1122,12 @@ double lib_inspect_kernel_s(glgemm_context *ctx, int m, int n, int k, const floa
      * outside the timing, so the calls' kept ones stay as they were */
     o.max_draw_s = ctx->max_draw_s;
     gg_measurement meas;
+    fp_state flags; /* as glgemm_sgemm: the caller's flags as found */
+    fp_save(&flags);
     host_run_current(&ctx->info, &v, &p, &in, NULL, &o, &meas, NULL, NULL);
+    fp_restore(&flags);
+    if (meas.status == GG_CONTEXT_LOST)
+        drop_gl(ctx); /* made again on the next call, as after a call's */
     if (meas.status != GG_OK) {
         set_error(GLGEMM_EGPU, "lib_inspect_kernel_s: %s: %s", base_status_name(meas.status),
                   meas.detail);

@@ -394,7 +394,9 @@ START_TEST(lib_stream_fail_late_untouched)
 {
     setenv("GLGEMM_BANDS", "3", 1);
     glgemm_context *g = open_ok();
-    prob p = prob_make(96, 72, 40, 88 + (uint64_t)_i);
+    /* case 3: over 128^3, so the checks' inputs side (and the last band's
+     * undo) runs on its own thread */
+    prob p = _i == 3 ? prob_make(160, 144, 128, 91) : prob_make(96, 72, 40, 88 + (uint64_t)_i);
     float beta = (float)(_i % 2);
     int ldc = _i == 2 ? p.n + 5 : p.n;
     float *c = malloc((size_t)p.m * ldc * sizeof *c);
@@ -405,7 +407,38 @@ START_TEST(lib_stream_fail_late_untouched)
     unsetenv("GLGEMM_FAULT");
     ck_assert_msg(rc == GLGEMM_EGPU, "rc %d: %s", rc, glgemm_last_error());
     ck_assert_msg(strstr(glgemm_last_error(), "reset") != NULL, "%s", glgemm_last_error());
-    ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "no rows went in before the failure");
+    /* every row went in, the last band's too, before the reset was seen */
+    ck_assert_int_eq(lib_inspect_last_early_rows(g), p.m);
+    expect_marked(c, p.m, p.n, ldc);
+    free(c);
+    prob_free(&p);
+    glgemm_close(g);
+    unsetenv("GLGEMM_BANDS");
+}
+END_TEST
+
+/* A wrong element in the last band (fault wrong_result: row m/2, the first
+ * row of band 1 of 2 here), on a problem over 128^3 (the checks' inputs
+ * side on its own thread, keeping the last band's undo): the first band's
+ * rows went in (and those of the last band's pieces judged before the bad
+ * one, as the threads happen to take them), and are put back; C is as it
+ * was, for beta 0 and for beta 1 with C read as C0, ldc = n and n + 3. */
+START_TEST(lib_stream_fail_in_last_band)
+{
+    setenv("GLGEMM_BANDS", "2", 1);
+    glgemm_context *g = open_ok();
+    prob p = prob_make(304, 256, 200, 120 + (uint64_t)_i);
+    float beta = (float)(_i % 2);
+    int ldc = _i >= 2 ? p.n + 3 : p.n;
+    float *c = malloc((size_t)p.m * ldc * sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    mark_c(c, p.m, p.n, ldc);
+    setenv("GLGEMM_FAULT", "wrong_result", 1);
+    int rc = stream_call(g, &p, beta, c, ldc);
+    unsetenv("GLGEMM_FAULT");
+    ck_assert_msg(rc == GLGEMM_EWRONG, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_msg(lib_inspect_last_early_rows(g) >= p.m / 2, "only %ld rows went in",
+                  lib_inspect_last_early_rows(g));
     expect_marked(c, p.m, p.n, ldc);
     free(c);
     prob_free(&p);
@@ -765,7 +798,8 @@ Suite *make_lib_suite(void)
     tcase_set_tags(stream, "gl");
     tcase_set_timeout(stream, 300);
     tcase_add_loop_test(stream, lib_stream_wrong_caught, 0, 4);
-    tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 3);
+    tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 4);
+    tcase_add_loop_test(stream, lib_stream_fail_in_last_band, 0, 4);
     tcase_add_test(stream, lib_stream_bands_ldc);
     tcase_add_test(stream, lib_stream_new_pages);
     tcase_add_test(stream, lib_stream_fallback_untouched);

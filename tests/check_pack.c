@@ -1,6 +1,7 @@
 /* glhost/pack: packing against the geometry written the other way round
  * (from each matrix element to its texel), round trips, and split plans. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -286,6 +287,10 @@ START_TEST(pool_default_threads)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int want = cpus < 3 ? 2 : cpus > 17 ? 16 : (int)cpus - 1;
+    const char *was = getenv("GLGEMM_THREADS");
+    char keep[32] = "";
+    if (was)
+        snprintf(keep, sizeof keep, "%s", was);
     unsetenv("GLGEMM_THREADS");
     ck_assert_int_eq(base_pool_default_threads(), want);
     static const char *bad[] = {"", "0", "65", "3x", "-2"};
@@ -297,7 +302,10 @@ START_TEST(pool_default_threads)
     ck_assert_int_eq(base_pool_default_threads(), 3);
     setenv("GLGEMM_THREADS", "64", 1);
     ck_assert_int_eq(base_pool_default_threads(), 64);
-    unsetenv("GLGEMM_THREADS");
+    if (was)
+        setenv("GLGEMM_THREADS", keep, 1);
+    else
+        unsetenv("GLGEMM_THREADS");
 }
 END_TEST
 
