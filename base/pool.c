@@ -53,10 +53,11 @@ static void *worker(void *vp)
 }
 
 /* By default the CPUs but one (the GL driver's own threads submit the
- * work the host queues), at least 2 and at most 16: on an H100's 16-CPU host a 1024^3
- * library call was 4-6% faster with 16 threads (and 64 KiB tasks) than
- * with 8, and 15 threads 2-4% faster again, every round; a 4096^3 call
- * 0.5% (results/nvidia-h100-80gb-hbm3/library-speed/threads-tasks.txt). */
+ * work the host queues), at least 2 and at most 16: on an H100's 16-CPU
+ * host a 1024^3 library call was 4-6% faster with 16 threads (and 64 KiB
+ * tasks) than with 8, and 15 threads 2-4% faster again, every round; a
+ * 4096^3 call 0.5% (results/nvidia-h100-80gb-hbm3/library-speed/
+ * threads-tasks.txt). */
 #define POOL_DEFAULT_MAX 16
 
 int base_pool_default_threads(void)
