@@ -384,6 +384,29 @@ static void expect_marked(const float *c, int m, int n, int ldc)
             ck_assert_msg(c[i] == 7.0f + (float)(i % 5), "C[%zu] = %g: touched", i, c[i]);
 }
 
+/* A streamed call in `bands` bands into a marked C (ldc) that fails with
+ * fault (the variant named, so no fallback), GLGEMM_... want: C is as it
+ * was; the rows that had gone in early (and were put back). */
+static long fail_after_rows(const char *bands, const prob *p, float beta, int ldc,
+                            const char *fault, int want)
+{
+    setenv("GLGEMM_BANDS", bands, 1);
+    glgemm_context *g = open_ok();
+    float *c = malloc((size_t)p->m * ldc * sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    mark_c(c, p->m, p->n, ldc);
+    setenv("GLGEMM_FAULT", fault, 1);
+    int rc = stream_call(g, p, beta, c, ldc);
+    unsetenv("GLGEMM_FAULT");
+    ck_assert_msg(rc == want, "rc %d: %s", rc, glgemm_last_error());
+    long early = lib_inspect_last_early_rows(g);
+    expect_marked(c, p->m, p->n, ldc);
+    free(c);
+    glgemm_close(g);
+    unsetenv("GLGEMM_BANDS");
+    return early;
+}
+
 /* Rows that passed their band's checks go into C while the card draws the
  * later bands; a call that fails after that (fault lose_context: the
  * context reported reset once every band is back; the variant named, so
@@ -392,28 +415,15 @@ static void expect_marked(const float *c, int m, int n, int ldc)
  * padding NaN). */
 START_TEST(lib_stream_fail_late_untouched)
 {
-    setenv("GLGEMM_BANDS", "3", 1);
-    glgemm_context *g = open_ok();
     /* case 3: over 128^3, so the checks' inputs side (and the last band's
      * undo) runs on its own thread */
     prob p = _i == 3 ? prob_make(160, 144, 128, 91) : prob_make(96, 72, 40, 88 + (uint64_t)_i);
-    float beta = (float)(_i % 2);
-    int ldc = _i == 2 ? p.n + 5 : p.n;
-    float *c = malloc((size_t)p.m * ldc * sizeof *c);
-    ck_assert_ptr_nonnull(c);
-    mark_c(c, p.m, p.n, ldc);
-    setenv("GLGEMM_FAULT", "lose_context", 1);
-    int rc = stream_call(g, &p, beta, c, ldc);
-    unsetenv("GLGEMM_FAULT");
-    ck_assert_msg(rc == GLGEMM_EGPU, "rc %d: %s", rc, glgemm_last_error());
+    long early = fail_after_rows("3", &p, (float)(_i % 2), _i == 2 ? p.n + 5 : p.n,
+                                 "lose_context", GLGEMM_EGPU);
     ck_assert_msg(strstr(glgemm_last_error(), "reset") != NULL, "%s", glgemm_last_error());
     /* every row went in, the last band's too, before the reset was seen */
-    ck_assert_int_eq(lib_inspect_last_early_rows(g), p.m);
-    expect_marked(c, p.m, p.n, ldc);
-    free(c);
+    ck_assert_int_eq(early, p.m);
     prob_free(&p);
-    glgemm_close(g);
-    unsetenv("GLGEMM_BANDS");
 }
 END_TEST
 
@@ -425,25 +435,11 @@ END_TEST
  * was, for beta 0 and for beta 1 with C read as C0, ldc = n and n + 3. */
 START_TEST(lib_stream_fail_in_last_band)
 {
-    setenv("GLGEMM_BANDS", "2", 1);
-    glgemm_context *g = open_ok();
     prob p = prob_make(304, 256, 200, 120 + (uint64_t)_i);
-    float beta = (float)(_i % 2);
-    int ldc = _i >= 2 ? p.n + 3 : p.n;
-    float *c = malloc((size_t)p.m * ldc * sizeof *c);
-    ck_assert_ptr_nonnull(c);
-    mark_c(c, p.m, p.n, ldc);
-    setenv("GLGEMM_FAULT", "wrong_result", 1);
-    int rc = stream_call(g, &p, beta, c, ldc);
-    unsetenv("GLGEMM_FAULT");
-    ck_assert_msg(rc == GLGEMM_EWRONG, "rc %d: %s", rc, glgemm_last_error());
-    ck_assert_msg(lib_inspect_last_early_rows(g) >= p.m / 2, "only %ld rows went in",
-                  lib_inspect_last_early_rows(g));
-    expect_marked(c, p.m, p.n, ldc);
-    free(c);
+    long early = fail_after_rows("2", &p, (float)(_i % 2), _i >= 2 ? p.n + 3 : p.n,
+                                 "wrong_result", GLGEMM_EWRONG);
+    ck_assert_msg(early >= p.m / 2, "only %ld rows went in", early);
     prob_free(&p);
-    glgemm_close(g);
-    unsetenv("GLGEMM_BANDS");
 }
 END_TEST
 
