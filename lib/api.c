@@ -698,6 +698,8 @@ static int verify_full(const rm_gemm *g, const float *c0, const float *out, char
  * started once the inputs are sent (run.h's sent): started before, its
  * threads slowed the packing (H100, 1024^3: the upload took 1.3-1.7 ms
  * with the checks, 0.9 ms without). */
+typedef struct band_check band_check;
+
 typedef struct {
     gg_gemm_operands ops;
     uint64_t seed;
@@ -706,36 +708,23 @@ typedef struct {
     base_pool *pool;  /* prepare's threads (the context's; NULL: its own thread alone) */
     pthread_t thread;
     bool threaded;
-    /* After the plan, where undo is set: the caller's C (dst, ldc) from row
-     * *from to m kept in undo (n a row), so the last band's rows can go
-     * into C as they pass (band_check) */
-    float *undo;
-    const float *dst;
-    const int *from;
-    int m, n, ldc;
+    /* After the plan, where keep is set (and has an undo): the caller's C
+     * from keep's last band on kept in its undo, so the last band's rows
+     * can go into C as they pass (band_check) */
+    const band_check *keep;
     int per; /* rows a copy task */
 } prep_job;
 
 #define PREP_THREAD_MIN (128.0 * 128.0 * 128.0)
 
-static void keep_rows(void *arg, int t)
-{
-    const prep_job *j = arg;
-    int r0 = *j->from + t * j->per, r1 = r0 + j->per < j->m ? r0 + j->per : j->m;
-    for (int i = r0; i < r1; i++)
-        memcpy(j->undo + (size_t)i * j->n, j->dst + (size_t)i * j->ldc,
-               (size_t)j->n * sizeof *j->undo);
-}
+static void keep_last_band(prep_job *j);
 
 static void *prep_main(void *arg)
 {
     prep_job *j = arg;
     j->rc = base_checksum_prepare_pool(&j->ops, j->seed, SAMPLES, j->pool, &j->plan);
-    if (j->undo && *j->from < j->m) {
-        int rows = j->m - *j->from, tasks = 2 * base_pool_threads(j->pool);
-        j->per = (rows + tasks - 1) / tasks;
-        base_pool_run(j->pool, (rows + j->per - 1) / j->per, keep_rows, j);
-    }
+    if (j->keep)
+        keep_last_band(j);
     return NULL;
 }
 
@@ -774,7 +763,7 @@ static void prep_finish(prep_job *j)
  * ms for the first band of an H100 1024^3 call against 0.5 for the
  * copy; a program whose C is new memory at each call (numpy's matmul)
  * would pay that every time. */
-typedef struct {
+struct band_check {
     prep_job *prep;
     pthread_mutex_t mu;
     bool joined;
@@ -790,7 +779,28 @@ typedef struct {
     int bad;        /* 0, 1 (why, from the band at bad_row), -1 out of memory */
     int bad_row;
     char why[400];
-} band_check;
+};
+
+static void keep_rows(void *arg, int t)
+{
+    const prep_job *j = arg;
+    const band_check *b = j->keep;
+    int r0 = b->last_row + t * j->per, r1 = r0 + j->per < j->ops.m ? r0 + j->per : j->ops.m;
+    for (int i = r0; i < r1; i++)
+        memcpy(b->undo + (size_t)i * b->n, b->dst + (size_t)i * b->ldc,
+               (size_t)b->n * sizeof *b->undo);
+}
+
+/* prep_main's: the last band's rows of C (ldc) into the undo (n a row), on
+ * prepare's threads. */
+static void keep_last_band(prep_job *j)
+{
+    int rows = j->ops.m - j->keep->last_row, tasks = 2 * base_pool_threads(j->pool);
+    if (rows <= 0)
+        return;
+    j->per = (rows + tasks - 1) / tasks;
+    base_pool_run(j->pool, (rows + j->per - 1) / j->per, keep_rows, j);
+}
 
 static void rows_check(void *user, int r0, int r1)
 {
@@ -906,6 +916,14 @@ static double expected_s(glgemm_context *ctx, const gg_variant *v, const rm_gemm
     return rec_s * (kr > 1 ? kr : 1) * (fr > 1 ? fr : 1);
 }
 
+/* The glhost inputs of g, C0 in c0 (n a row; NULL: not read). */
+static gg_inputs inputs_of(const rm_gemm *g, float *c0)
+{
+    /* The host reads the operands only (gg_inputs is shared with owners). */
+    return (gg_inputs){g->m, g->n, g->k, g->transa, g->transb, (float *)g->a, (float *)g->b,
+                       c0, g->lda, g->ldb};
+}
+
 /* The glhost problem of g, repeated reps times. */
 static gg_problem problem_of(const rm_gemm *g, int reps)
 {
@@ -971,9 +989,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         rc = set_error(GLGEMM_ENOMEM, "%s: out of memory for %dx%d", fn, g->m, g->n);
         goto done;
     }
-    /* The host reads the operands only (gg_inputs is shared with owners). */
-    gg_inputs in = {g->m, g->n, g->k, g->transa, g->transb, (float *)g->a, (float *)g->b,
-                    c0, g->lda, g->ldb};
+    gg_inputs in = inputs_of(g, c0);
     gg_problem p = problem_of(g, 1);
     prep.ops = (gg_gemm_operands){g->m, g->n, g->k, g->alpha, g->beta,
                                   {g->a, g->lda, g->transa}, {g->b, g->ldb, g->transb}, c0, g->n};
@@ -988,12 +1004,7 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
         bc.dst = g->c;
         bc.ldc = g->ldc;
         o.last_band_row = &bc.last_row;
-        prep.undo = bc.undo;
-        prep.dst = g->c;
-        prep.from = &bc.last_row;
-        prep.m = g->m;
-        prep.n = g->n;
-        prep.ldc = g->ldc;
+        prep.keep = bc.undo ? &bc : NULL;
     }
     if (check) {
         o.sent = prep_start;
@@ -1111,9 +1122,9 @@ double lib_inspect_kernel_s(glgemm_context *ctx, int m, int n, int k, const floa
     choose(ctx, m, n, k, &v);
     if (use_kind(ctx, host_ctx_kind_for(v.profile)))
         return -1;
-    gg_inputs in = {m, n, k, false, false, (float *)a, (float *)b, NULL, k, n};
     rm_gemm g = {.m = m, .n = n, .k = k, .alpha = 1.0f, .a = a, .b = b, .lda = k, .ldb = n,
                  .ldc = n};
+    gg_inputs in = inputs_of(&g, NULL);
     gg_problem p = problem_of(&g, reps);
     gg_run_opts o;
     host_run_opts_default(&o);

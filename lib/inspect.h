@@ -16,8 +16,9 @@ long lib_inspect_staging_made(const glgemm_context *ctx);
 long lib_inspect_last_draws(const glgemm_context *ctx);
 double lib_inspect_last_expect_s(const glgemm_context *ctx);
 
-/* Rows of the last GPU run's C put into the caller's array while the card
- * drew later bands (lib/api.c band_check; put back if the call failed). */
+/* Rows of the last GPU run's C put into the caller's array before the
+ * verdict, as their band's checks passed (lib/api.c band_check; put back
+ * if the call failed). */
 long lib_inspect_last_early_rows(const glgemm_context *ctx);
 
 /* bench's measure of the kernel the library would run for a row-major
