@@ -43,6 +43,18 @@ static void fill(float *a, float *b, size_t n, unsigned *seed)
     }
 }
 
+/* One SIZE^3 row-major call on new inputs: its status, *dt its seconds. */
+static int timed_call(glgemm_context *g, int s, float *a, float *b, float *c, size_t n,
+                      unsigned *seed, double *dt)
+{
+    fill(a, b, n, seed);
+    double c0 = now();
+    int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, s, s, s, 1.0f, a,
+                          s, b, s, 0.0f, c, s);
+    *dt = now() - c0;
+    return rc;
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -75,11 +87,8 @@ int main(int argc, char **argv)
     unsigned seed = 1;
     double first = 0, fparts[5] = {0};
     for (int r = -1; r < calls; r++) {
-        fill(a, b, n, &seed);
-        double c0 = now();
-        int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, s, s, s, 1.0f,
-                              a, s, b, s, 0.0f, c, s);
-        double dt = now() - c0;
+        double dt;
+        int rc = timed_call(g, s, a, b, c, n, &seed, &dt);
         if (rc) {
             fprintf(stderr, "libspeed: %s: %s\n", glgemm_strerror(rc), glgemm_last_error());
             return 1;
@@ -121,12 +130,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < pairs; r++) {
         double round[ROUND_CALLS];
         for (int q = 0; q < ROUND_CALLS; q++) {
-            fill(a, b, n, &seed);
-            double c0 = now();
-            int rc = glgemm_sgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, s, s, s,
-                                  1.0f, a, s, b, s, 0.0f, c, s);
-            round[q] = now() - c0;
-            if (rc) {
+            if (timed_call(g, s, a, b, c, n, &seed, &round[q])) {
                 fprintf(stderr, "libspeed: round %d: %s\n", r, glgemm_last_error());
                 return 1;
             }
