@@ -1,4 +1,7 @@
-/* Backend table, GL loading and the names shared by both backends.
+/* Backend table and GL loading: the top of the context files.
+ *
+ * context.c -> context_egl.c, context_glfw.c (the backends) -> context_err.c
+ * (host_ctx_err, host_ctx_kind_name): one direction, no file calls back up.
  *
  * host_ctx_create(): the backend makes a current context; GLEW then loads the
  * entry points (glewExperimental, so core and ES contexts get them too).  On a
@@ -15,7 +18,6 @@
 #include <GL/glew.h>
 #include <ctype.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +28,6 @@ static const gg_ctx_backend *const backends[] = {
     [GG_BACKEND_EGL] = &host_ctx_backend_egl,
     [GG_BACKEND_GLFW] = &host_ctx_backend_glfw,
 };
-
-void host_ctx_err(char *err, size_t errlen, const char *backend, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    int n = snprintf(err, errlen, "%s: ", backend);
-    if (n < 0 || (size_t)n >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-}
 
 /* "OpenGL ES 3.2 Mesa ...", "4.5 (Core Profile) Mesa ...", "3.3.0 NVIDIA ...". */
 static void parse_version(const char *s, bool *es, int *major, int *minor)
@@ -196,16 +185,6 @@ int host_backend_parse(const char *name)
 }
 
 const char *host_backend_name(gg_backend b) { return b == GG_BACKEND_GLFW ? "glfw" : "egl"; }
-
-const char *host_ctx_kind_name(gg_ctx_kind k)
-{
-    switch (k) {
-    case GG_CTX_COMPAT: return "compat";
-    case GG_CTX_CORE: return "core";
-    case GG_CTX_ES3: return "es3";
-    }
-    return "?";
-}
 
 gg_ctx_kind host_ctx_kind_for(gg_profile p)
 {

@@ -3,7 +3,8 @@
  * A backend makes a native context of one kind and makes it current; the
  * common code (context.c) then loads GL entry points with GLEW, checks them and
  * the version, and wraps the result in a gg_ctx.  Errors are one line that
- * names the backend and decodes its native error (host_ctx_err). */
+ * names the backend and decodes its native error (host_ctx_err, in
+ * context_err.c: below context.c and the backends, which both use it). */
 #ifndef GLGEMM_CONTEXT_INTERNAL_H
 #define GLGEMM_CONTEXT_INTERNAL_H
 
@@ -36,7 +37,7 @@ struct gg_ctx {
     char device[128];
 };
 
-/* "<backend>: <formatted>" into err. */
+/* "<backend>: <formatted>" into err (context_err.c). */
 void host_ctx_err(char *err, size_t errlen, const char *backend, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
