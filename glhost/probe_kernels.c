@@ -60,7 +60,7 @@ static bool needs_430(const pk_kernel *k)
     return k->kind == PK_STORE || (k->kind == PK_FETCH && k->path == GG_FETCH_IMAGE);
 }
 
-/* The barrier the GEMM's host puts after every out=image pass (run.c). */
+/* The barrier the GEMM's host puts after every out=image pass (run_steps.c). */
 #define PK_IMAGE_BARRIER                                                                  \
     (GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |                  \
      GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT)
@@ -363,7 +363,7 @@ static gg_status link_program(const char *vs_src, const char *fs_src, GLuint *pr
 }
 
 /* The 2D source: the sampler state of the GEMM's input textures
- * (glhost/run.c); immutable for the image path, as the host makes it for
+ * (glhost/run_steps.c); immutable for the image path, as the host makes it for
  * fetch=image (ES 3.1 binds immutable textures only). */
 static void upload_2d(const pk_kernel *k, GLenum internal, int w, int h, const float *data)
 {

@@ -1,7 +1,8 @@
 /* glhost/run_int: inside glhost/, the state of one run (glhost/run.h) and
  * the steps that glhost/run.c and glhost/stream.c (the library's streamed
- * call) share.  Not for use outside glhost/.  Every function needs the
- * run's context current. */
+ * call) share, defined in glhost/run_steps.c, below both (run.c ->
+ * stream.c -> run_steps.c; run.c -> run_steps.c).  Not for use outside
+ * glhost/.  Every function needs the run's context current. */
 #ifndef GLGEMM_RUN_INT_H
 #define GLGEMM_RUN_INT_H
 
@@ -84,8 +85,14 @@ bool host_run_make_targets(run_state *s);
 void host_run_passes(run_state *s, int c0, int c1);
 /* The FBO that holds a block's result after all passes. */
 GLuint host_run_result_fbo(const run_state *s, const cblock *cb);
+/* Before the first run: the draw cap (long draws: run.h), from the
+ * options, the cache's rate, or calibrating. */
+void host_run_plan_draws(run_state *s, const gg_run_opts *o);
 /* After the first run: the draw cap of later runs (long draws). */
 void host_run_settle_draws(run_state *s);
+/* The running sums back to their first value (outside the timed region,
+ * then glFinish); false (status set) on failure. */
+bool host_run_reinit(run_state *s);
 /* Tests only (fault.h): a context reset seen mid-run. */
 void host_run_fault_lost(run_state *s);
 

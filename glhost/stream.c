@@ -1,4 +1,6 @@
-/* The library's streamed call: see run.h (gg_run_opts.stream) and run_int.h. */
+/* The library's streamed call: see run.h (gg_run_opts.stream) and run_int.h.
+ * Below run.c (which calls host_run_stream_bands and host_stream_run), above
+ * run_steps.c (the steps it shares with run.c); it calls nothing in run.c. */
 #include <GL/glew.h>
 #include <stdint.h>
 #include <stdlib.h>
