@@ -118,10 +118,17 @@ XVFB = $(if $(DISPLAY),,$(shell command -v xvfb-run >/dev/null 2>&1 && echo 'xvf
 # in glhost/, no include cycle.
 layers:
 	python3 tests/layers.py
+# No circle of files (tests/cycles.py): no two of the core's objects
+# (lib/blas.o included) use each other's global symbols, directly or
+# through a chain.  Reads the objects `all` builds in $(BUILD).
+.PHONY: cycles
+cycles: all
+	python3 tests/cycles.py $(BUILD)
 
 check: deps
 	python3 tests/layers.py
 	$(MAKE) test-bin
+	$(MAKE) cycles
 	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
 	$(MAKE) fuzz-smoke
 	tests/example/run.sh
