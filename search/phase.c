@@ -1,4 +1,7 @@
-/* The paper's search (Jiang & Snir, Section 5.4), after a screening step.
+/* search/phase: the phase strategy (a gs_strategy, search_int.h, run by
+ * search.c): the paper's search (Jiang & Snir, Section 5.4), after a
+ * screening step.  Below search.c; calls space.c, visit.c, memo.c, notes.c
+ * and fix.c, never another strategy.
  *
  * Screening: every outer combination (compiler, profile, unroll, acc) that
  * --fix and the card allow runs one representative point (mc 2x2, mrt 2x2
@@ -946,7 +949,7 @@ static bool budget_spent(const gg_search *s)
     return s->cfg.budget > 0 && s->st.visited >= s->cfg.budget;
 }
 
-int gs_phase(gg_search *s)
+static int phase_run(gg_search *s)
 {
     const gg_fix *f = &s->cfg.fix;
     bool image_only = ((f->mask & GG_KEY_OUT) && f->v.out == GG_OUT_IMAGE) || (f->mask & GG_KEY_BLK);
@@ -966,3 +969,5 @@ int gs_phase(gg_search *s)
         return rc;
     return rt_fetch_paths(s);
 }
+
+const gs_strategy gs_strategy_phase = {"phase", phase_run};

@@ -1,5 +1,9 @@
-/* Inside search/: the search state, the memo and the enumerations shared by
- * the strategies.  Not for use outside search/. */
+/* Inside search/: the search state, the strategy interface, the memo and
+ * the enumerations shared by the strategies.  Not for use outside search/.
+ * Each function is declared with the file that defines it; the files
+ * stand in this order, each calling only those below it (search.c's
+ * header): search.c; phase.c, exhaustive.c, random.c; space.c; visit.c;
+ * memo.c; notes.c, fix.c. */
 #ifndef GLGEMM_SEARCH_INT_H
 #define GLGEMM_SEARCH_INT_H
 
@@ -37,11 +41,15 @@ struct gg_search {
     int nblock_paths;
 };
 
+/* ---- memo.c ---- */
+
 /* A unique nonzero key of a normalised variant. */
 uint64_t gs_key(const gg_variant *v);
 gs_entry *gs_memo_find(const gg_search *s, uint64_t key);
 /* Inserts (key not present); NULL when out of memory. */
 gs_entry *gs_memo_insert(gg_search *s, const gg_variant *v, const gg_outcome *o);
+
+/* ---- visit.c ---- */
 
 /* The strategies' way to look at a point (np normalised here).  Counts
  * against the budget.  Returns 0 with *score set, 1 when the budget is
@@ -55,15 +63,19 @@ void gs_hint(gg_search *s, const gg_variant *next, int n);
 /* Whether the card (and the contexts there are) can run v: GG_OK, or
  * GG_INVALID / GG_UNSUPPORTED with why. */
 gg_status gs_card_status(const gg_search *s, const gg_variant *v, char *why, size_t len);
+/* Sets the estimate of points the search will look at (the budget caps it). */
+void gs_plan(gg_search *s, long planned);
+
+/* ---- notes.c ---- */
+
 /* Counts n variants the card ruled out, by reason (said in the notes). */
 void gs_card_pruned(gg_search *s, const char *why, long n);
 /* Turns the counted reasons into notes (end of a run). */
 void gs_card_notes(gg_search *s);
 
-/* Sets the estimate of points the search will look at (the budget caps it). */
-void gs_plan(gg_search *s, long planned);
-
 void gs_note(gg_search *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- space.c ---- */
 
 /* Outer combinations (compiler, profile, unroll, acc) that --fix allows, in
  * Algorithm 2's loop order; mrt, mc and np of each are --fix's or defaults.
@@ -95,8 +107,23 @@ int gs_cells(gg_search *s, bool full, gs_cell **out, gg_variant *first_pruned);
 /* The np of a cell's i-th point. */
 int gs_cell_np(const gg_search *s, const gs_cell *c, int i);
 
-int gs_phase(gg_search *s);
-int gs_exhaustive(gg_search *s);
-int gs_random(gg_search *s);
+/* The full space's cells (gs_cells, full): their count (> 0) with *cells
+ * to free; 0 when nothing is left to walk (what --fix asked for has then
+ * been looked at once, so that the records say why); -1 on failure. */
+int gs_open_cells(gg_search *s, gs_cell **cells);
+
+/* ---- the strategies: one each in phase.c, exhaustive.c, random.c ---- */
+
+/* What search_run drives (search.c's table, by gg_strategy): name is what
+ * search_strategy_parse takes; run walks the space through gs_look and
+ * returns a negative value when the search must stop. */
+typedef struct {
+    const char *name;
+    int (*run)(gg_search *s);
+} gs_strategy;
+
+extern const gs_strategy gs_strategy_phase;
+extern const gs_strategy gs_strategy_exhaustive;
+extern const gs_strategy gs_strategy_random;
 
 #endif
