@@ -1,0 +1,284 @@
+// glgemm's browser worker: a Node program that drives headless Chromium for
+// the evaluator (eval/browser.c starts it as `node web/worker/worker.mjs`
+// in the evaluation worker's process group and talks to it over its stdin
+// and stdout).
+//
+// Protocol, both ways: one JSON line per message; where the JSON has
+// `bytes: N`, N raw bytes follow the line (little-endian float32 arrays).
+// Requests carry `op`; every request gets exactly one answer.
+//   hello  {browser, headful}      -> {ok:true, info:{...limits}} | {ok:false, why, error}
+//   inputs {m,n,k,transa,transb, na, nb, nc, bytes}   (A, B, C0 floats back to back)
+//                                  -> {ok:true}
+//   run    {variant, alpha, beta, reps, fault}
+//                                  -> {status, detail, passes, compile_s, upload_s,
+//                                      seconds, median_s, readback_s, bytes} + C
+//   tfjs   {alpha, beta, reps}     -> {status, detail, seconds, median_s, bytes} + C
+//   probe  {kernels:[...]}         -> {status, detail, results:[...]}
+//   quit                           -> (exits)
+// A page that crashes (or a browser that goes away) answers the op in flight
+// with status `page_crash`; a lost WebGL context with `context_lost`.  Then
+// this process exits: the evaluator replaces its worker, as natively.
+//
+// Chromium is spawned here, not by puppeteer.launch (which detaches it into
+// a process group of its own): in this process's group, so the evaluator's
+// SIGKILL of the group ends it too; puppeteer connects to it.  The page and
+// the input bytes come from a 127.0.0.1 HTTP server of this process, so the
+// page fetches the inputs as binary rather than through page.evaluate.
+//
+// The runtime (web/src/glgemm.js: shaders from gen/ as WebAssembly) is
+// loaded in the page; GLGEMM_BROWSER_RUNTIME=stub loads
+// web/worker/stub-runtime.mjs instead (tests of this plumbing: a CPU GEMM
+// behind the same API).  Test hooks: GLGEMM_BROWSER_NO_WEBGL2=1 starts
+// Chromium with WebGL off.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { readFile, stat, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const log = (...a) => process.stderr.write('glgemm browser worker: ' + a.join(' ') + '\n');
+console.log = (...a) => process.stderr.write(a.join(' ') + '\n'); // stdout is the protocol
+
+// ---- the protocol on stdin / stdout ----
+
+let inbuf = Buffer.alloc(0);
+const waiters = [];
+process.stdin.on('data', (d) => { inbuf = Buffer.concat([inbuf, d]); pump(); });
+process.stdin.on('end', () => shutdown(0)); // the C worker is gone
+let want = null; // a header waiting for its bytes
+function pump() {
+  for (;;) {
+    if (!want) {
+      const nl = inbuf.indexOf(10);
+      if (nl < 0) return;
+      const line = inbuf.subarray(0, nl).toString('utf8');
+      inbuf = inbuf.subarray(nl + 1);
+      let msg;
+      try { msg = JSON.parse(line); } catch (e) { log('bad request line:', line.slice(0, 80)); shutdown(2); return; }
+      want = msg;
+    }
+    const n = want.bytes | 0;
+    if (inbuf.length < n) return;
+    const body = Buffer.from(inbuf.subarray(0, n)); // its own copy
+    inbuf = inbuf.subarray(n);
+    const msg = want;
+    want = null;
+    queue = queue.then(() => handle(msg, body)).catch((e) => { log('internal:', e && e.stack || e); shutdown(2); });
+  }
+}
+let queue = Promise.resolve();
+
+function send(obj, bytes) {
+  const b = bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
+  obj.bytes = b ? b.length : 0;
+  process.stdout.write(JSON.stringify(obj) + '\n');
+  if (b) process.stdout.write(b);
+}
+
+// ---- the browser ----
+
+let chrome = null, browser = null, page = null, server = null, profile = null;
+let crashed = null; // set once the page or the browser died: the reason
+let crashReject = null;
+const crashPromise = new Promise((_, rej) => { crashReject = rej; });
+crashPromise.catch(() => {});
+function onCrash(why) {
+  if (crashed) return;
+  crashed = why;
+  crashReject(Object.assign(new Error(why), { pageCrash: true }));
+}
+
+async function shutdown(code) {
+  try { if (chrome && chrome.exitCode === null) chrome.kill('SIGKILL'); } catch (e) { /* gone */ }
+  try { if (profile) await rm(profile, { recursive: true, force: true }); } catch (e) { /* best effort */ }
+  process.exit(code);
+}
+process.on('SIGTERM', () => shutdown(0));
+
+// Inputs and results through HTTP.
+let inputs = null;  // {meta, a, b, c0} as Buffers
+let inputsGen = 0;
+const pendingC = new Map(); // token -> resolve(Buffer)
+let tokenNo = 0;
+
+const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
+const PAGE = `<!doctype html><meta charset="utf-8"><title>glgemm worker</title>
+<script type="module" src="/worker/page.mjs"></script>`;
+
+async function serveFile(res, rel) {
+  const file = path.join(WEB, rel);
+  if (!file.startsWith(WEB + path.sep)) { res.writeHead(403); res.end(); return; }
+  try {
+    const data = await readFile(file);
+    res.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
+    res.end(data);
+  } catch (e) { res.writeHead(404); res.end(); }
+}
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const s = createServer((req, res) => {
+      const url = new URL(req.url, 'http://127.0.0.1');
+      const p = url.pathname;
+      if (req.method === 'POST' && p.startsWith('/c/')) {
+        const chunks = [];
+        req.on('data', (d) => chunks.push(d));
+        req.on('end', () => {
+          const r = pendingC.get(p.slice(3));
+          pendingC.delete(p.slice(3));
+          if (r) r(Buffer.concat(chunks));
+          res.writeHead(204); res.end();
+        });
+        return;
+      }
+      if (p === '/favicon.ico') { res.writeHead(204); res.end(); return; }
+      if (p === '/') { res.writeHead(200, { 'content-type': 'text/html' }); res.end(PAGE); return; }
+      const m = p.match(/^\/inputs\/\d+\/(a|b|c0)$/);
+      if (m) {
+        const buf = inputs && inputs[m[1]];
+        if (!buf) { res.writeHead(404); res.end(); return; }
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': buf.length });
+        res.end(buf);
+        return;
+      }
+      if (p === '/tfjs/tf.min.js') return serveFile(res, 'node_modules/@tensorflow/tfjs/dist/tf.min.js');
+      if (/^\/(worker|src|dist)\//.test(p)) return serveFile(res, p.slice(1));
+      res.writeHead(404); res.end();
+    });
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+async function exists(p) { try { await stat(p); return true; } catch (e) { return false; } }
+
+async function hello(msg) {
+  const exe = msg.browser || '/usr/bin/chromium';
+  if (!(await exists(exe)))
+    return { ok: false, why: 'no_browser', error: `no browser at ${exe} (install chromium, or name one with --browser PATH)` };
+  let runtime = process.env.GLGEMM_BROWSER_RUNTIME === 'stub' ? 'worker/stub-runtime.mjs' : 'src/glgemm.js';
+  if (!(await exists(path.join(WEB, runtime))))
+    return { ok: false, why: 'no_runtime', error: `the WebGL2 runtime web/${runtime} is missing` };
+  const wasm = (await exists(path.join(WEB, 'dist/glgemm-gen.wasm'))) ? '/dist/glgemm-gen.wasm' : null;
+  server = await startServer();
+  const port = server.address().port;
+  profile = await mkdtemp(path.join(tmpdir(), 'glgemm-chromium-'));
+  const args = [
+    msg.headful ? null : '--headless=new',
+    '--no-sandbox', '--no-first-run', '--no-default-browser-check', '--disable-extensions',
+    '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
+    '--disable-backgrounding-occluded-windows', '--disable-gpu-watchdog',
+    '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist',
+    '--remote-debugging-port=0', `--user-data-dir=${profile}`,
+    process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl2' : null,
+    process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl' : null,
+    'about:blank',
+  ].filter(Boolean);
+  chrome = spawn(exe, args, { stdio: ['ignore', 'ignore', 'pipe'] }); // not detached: our group
+  let errText = '';
+  let ws;
+  try {
+    ws = await new Promise((resolve, reject) => {
+      chrome.stderr.on('data', (d) => {
+        if (errText.length < 65536) errText += d;
+        const m = errText.match(/DevTools listening on (ws:\S+)/);
+        if (m) resolve(m[1]);
+      });
+      chrome.on('error', (e) => reject(e));
+      chrome.on('exit', (code, sig) => reject(new Error(`${exe} exited (${sig || code}) before it listened: ${errText.trim().split('\n').pop() || ''}`)));
+    });
+  } catch (e) {
+    return { ok: false, why: 'no_browser', error: `cannot start ${exe}: ${e.message}` };
+  }
+  chrome.on('exit', (code, sig) => onCrash(`the browser exited (${sig || code})`));
+  const puppeteer = (await import('puppeteer-core')).default;
+  browser = await puppeteer.connect({ browserWSEndpoint: ws, defaultViewport: null, protocolTimeout: 0 });
+  browser.on('disconnected', () => onCrash('the browser went away'));
+  page = await browser.newPage();
+  page.on('error', (e) => onCrash(`the page crashed (${e.message})`));
+  page.on('pageerror', (e) => log('page error:', e.message));
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') log('page:', m.text()); });
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction(() => window.gg && window.gg.ready, { timeout: 0 });
+  const r = await page.evaluate((rt, w) => window.gg.hello(rt, w), '/' + runtime, wasm);
+  if (!r.ok) return { ok: false, why: r.why || 'no_webgl2', error: r.error };
+  const version = await browser.version();
+  r.info.browser = version;
+  return r;
+}
+
+// Runs fn (a page call), failing with the crash if the page dies first.
+function guarded(p) { return Promise.race([p, crashPromise]); }
+
+function newToken() {
+  const t = String(++tokenNo);
+  const got = new Promise((resolve) => pendingC.set(t, resolve));
+  return { t, got };
+}
+
+async function runOp(msg) {
+  const { t, got } = newToken();
+  if (msg.fault === 'crash') { page.goto('chrome://crash').catch(() => {}); }
+  if (msg.fault === 'hang') { page.evaluate(() => { for (;;); }).catch(() => {}); }
+  const args = { variant: msg.variant, alpha: msg.alpha, beta: msg.beta, reps: msg.reps,
+                 gen: inputsGen, token: t, loseContext: msg.fault === 'lose_context' };
+  const r = await guarded(page.evaluate((a) => window.gg.run(a), args));
+  let c = null;
+  if (r.posted) c = await guarded(got);
+  else pendingC.delete(t);
+  return { r, c };
+}
+
+async function tfjsOp(msg) {
+  const { t, got } = newToken();
+  const args = { alpha: msg.alpha, beta: msg.beta, reps: msg.reps, gen: inputsGen, token: t };
+  const r = await guarded(page.evaluate((a) => window.gg.tfjs(a), args));
+  let c = null;
+  if (r.posted) c = await guarded(got);
+  else pendingC.delete(t);
+  return { r, c };
+}
+
+async function handle(msg, body) {
+  if (msg.op === 'quit') return shutdown(0);
+  if (crashed) { send({ status: 'page_crash', detail: crashed }); return shutdown(0); }
+  try {
+    if (msg.op === 'hello') {
+      const r = await guarded(hello(msg));
+      send(r);
+      if (!r.ok) return shutdown(0);
+      return;
+    }
+    if (!page) { send({ status: 'context_lost', detail: 'no page: hello first' }); return; }
+    if (msg.op === 'inputs') {
+      const fa = msg.na * 4, fb = msg.nb * 4, fc = msg.nc * 4;
+      inputs = { a: body.subarray(0, fa), b: body.subarray(fa, fa + fb), c0: fc ? body.subarray(fa + fb, fa + fb + fc) : null };
+      inputsGen++;
+      const meta = { m: msg.m, n: msg.n, k: msg.k, transa: !!msg.transa, transb: !!msg.transb, hasC0: fc > 0, gen: inputsGen };
+      await guarded(page.evaluate((mm) => window.gg.inputs(mm), meta));
+      send({ ok: true });
+      return;
+    }
+    if (msg.op === 'run' || msg.op === 'tfjs') {
+      const { r, c } = await (msg.op === 'run' ? runOp(msg) : tfjsOp(msg));
+      delete r.posted;
+      send(r, c && c.length ? new Uint8Array(c.buffer, c.byteOffset, c.length) : null);
+      if (r.status === 'context_lost') return shutdown(0);
+      return;
+    }
+    if (msg.op === 'probe') {
+      const r = await guarded(page.evaluate((a) => window.gg.probe(a), msg));
+      send(r);
+      return;
+    }
+    send({ status: 'invalid', detail: `unknown op '${msg.op}'` });
+  } catch (e) {
+    if (e && e.pageCrash) { send({ status: 'page_crash', detail: e.message }); return shutdown(0); }
+    if (crashed) { send({ status: 'page_crash', detail: crashed }); return shutdown(0); }
+    const text = String(e && e.message || e).split('\n')[0];
+    if (msg.op === 'hello') { send({ ok: false, why: 'no_browser', error: text }); return shutdown(0); }
+    send({ status: 'gl_error', detail: `the page failed: ${text}` });
+  }
+}
