@@ -5,7 +5,7 @@
 static const char *const status_names[] = {
     "ok", "invalid", "unsupported", "compile_error", "link_error",
     "fbo_incomplete", "gl_error", "wrong_result", "timeout", "context_lost",
-    "compile_timeout", "pruned_bound",
+    "compile_timeout", "pruned_bound", "page_crash",
 };
 _Static_assert(sizeof status_names / sizeof *status_names == GG_STATUS_COUNT,
                "a name for every gg_status");

@@ -26,6 +26,7 @@ typedef enum {
     GG_COMPILE_TIMEOUT,  /* the shader's compilation ran past its limit (never drawn) */
     GG_PRUNED_BOUND,     /* not run: its upper bound (search/bound.h) is below the
                             best so far over the margin; gflops 0 */
+    GG_PAGE_CRASH,       /* the browser backend: the page (or the browser) died */
     GG_STATUS_COUNT
 } gg_status;
 

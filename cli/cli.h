@@ -28,7 +28,8 @@ enum {
     /* Shared, but only where a command lists it among its own options
      * ({"max-draw-ms", 1, OPT_MAX_DRAW}): the bound on one draw's time
      * (store/draw.h); cli_parse then also refuses a bad GLGEMM_MAX_DRAW_MS. */
-    OPT_MAX_DRAW
+    OPT_MAX_DRAW,
+    OPT_BROWSER, OPT_HEADFUL /* --browser PATH, --headful: the browser backend's */
 };
 
 /* What every command shares. */
@@ -36,6 +37,8 @@ typedef struct {
     const char *cmd;      /* "run", "tune", ... for messages */
     gg_backend backend;
     int device;
+    const char *browser;  /* --browser PATH: the Chromium of --backend browser (NULL: default) */
+    bool headful;         /* --headful: show it */
     gg_problem prob;
     bool problem_given;   /* any of --m/--n/--k/--size/--a/--b given */
     bool max_draw_set;    /* --max-draw-ms given: max_draw_ms (0: no bound) */

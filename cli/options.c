@@ -11,10 +11,12 @@
 
 #include "cli/cli.h"
 #include "store/draw.h"
+#include "eval/browser.h"
 
 static const cli_opt common_opts[] = {
     {"backend", 1, OPT_BACKEND}, {"device", 1, OPT_DEVICE},
     {"help", 0, OPT_HELP},       {"version", 0, OPT_VERSION},
+    {"browser", 1, OPT_BROWSER}, {"headful", 0, OPT_HEADFUL},
     {NULL, 0, 0},
 };
 
@@ -104,7 +106,7 @@ static int common_opt(cli_common *c, int id, const char *name, const char *v)
     case OPT_BACKEND: {
         int b = host_backend_parse(v);
         if (b < 0)
-            return cli_error(c, "--backend must be egl or glfw, got '%s'", v);
+            return cli_error(c, "--backend must be egl, glfw or browser, got '%s'", v);
         c->backend = (gg_backend)b;
         return 0;
     }
@@ -113,6 +115,12 @@ static int common_opt(cli_common *c, int id, const char *name, const char *v)
             return cli_error(c, "--device must be a device index (0, 1, ...), got '%s'", v);
         c->device = (int)x;
         return 0;
+    case OPT_BROWSER:
+        if (!*v)
+            return cli_error(c, "--browser needs the path of a Chromium or Chrome");
+        c->browser = v;
+        return 0;
+    case OPT_HEADFUL: c->headful = true; return 0;
     case OPT_M: return size_opt(c, name, v, &c->prob.m);
     case OPT_N: return size_opt(c, name, v, &c->prob.n);
     case OPT_K: return size_opt(c, name, v, &c->prob.k);
@@ -213,6 +221,8 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
         if (rc)
             return rc;
     }
+    /* The browser backend's settings, for the workers forked from here. */
+    eval_browser_configure(c->browser, c->headful);
     for (const cli_opt *t = own; t && t->name; t++)
         if (t->id == OPT_MAX_DRAW && !c->max_draw_set) {
             double ms;

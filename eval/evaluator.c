@@ -22,11 +22,13 @@
 #include "base/fault.h"
 #include "glhost/run.h"
 #include "store/draw.h"
+#include "eval/browser.h"
 #include "eval/isolate.h"
 
 /* ---- the messages ---- */
 
-enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT, OP_WARM };
+/* OP_TFJS: the browser backend's tf.matMul row (bench). */
+enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT, OP_WARM, OP_TFJS };
 /* MSG_REF_START / MSG_REF_DONE: the worker makes a reference (once per
  * store; minutes at 8192^3), which the compile deadline must not count. */
 /* MSG_WARMED: the warm worker is done with its variant. */
@@ -118,6 +120,11 @@ typedef struct {
     bool have_ref[GG_STORE_COUNT];
     bool have_draw;      /* draw_ms is the card's bound (store/draw.h), read once */
     double draw_ms;
+    /* The browser backend (eval/browser.h): Node and its page instead of
+     * contexts, started on first use; whether the inputs went; C's room. */
+    gg_browser *br;
+    bool br_inputs;
+    float *br_c;
 } worker;
 
 /* The timed reps of an evaluation: the warm worker paused meanwhile, with
@@ -280,6 +287,100 @@ static void worker_eval(worker *w, const request *q)
     }
 }
 
+/* ---- the browser backend in the worker (eval/browser.h) ---- */
+
+/* Node, Chromium and the page, started once (and again after a crash: a
+ * worker whose page died is replaced, so that is a new worker).  In an
+ * evaluation the start counts against the run's deadline, not the
+ * compile deadline: the messages of a reference in the making say so. */
+static gg_browser *browser_up(worker *w, bool in_eval, char *err, size_t errlen)
+{
+    if (w->br && eval_browser_alive(w->br))
+        return w->br;
+    if (w->br) {
+        snprintf(err, errlen, "the browser is gone");
+        return NULL;
+    }
+    reply r = {.type = MSG_REF_START};
+    if (in_eval && !send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+    w->br = eval_browser_start(err, errlen);
+    r.type = MSG_REF_DONE;
+    if (in_eval && !send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+    return w->br;
+}
+
+/* OP_EVAL and OP_TFJS with the browser backend: the page runs, this
+ * process judges (eval/browser.c). */
+static void worker_eval_browser(worker *w, const request *q)
+{
+    const gg_evaluator *e = w->e;
+    const gg_inputs *in = e->cfg.in;
+    base_fault_set_eval(q->eval_no);
+    reply r = {.type = MSG_DONE};
+    base_measurement_init(&r.m);
+    char err[256] = "", rerr[200] = "";
+    gg_store store = q->op == OP_TFJS ? GG_STORE_F32 : q->v.store;
+    gg_browser *br = browser_up(w, true, err, sizeof err);
+    const gg_reference *ref = NULL;
+    if (!br) {
+        r.m.status = GG_CONTEXT_LOST;
+        snprintf(r.m.detail, sizeof r.m.detail, "no browser for this variant: %s", err);
+    } else if (q->op == OP_EVAL && host_ctx_kind_for(q->v.profile) != GG_CTX_ES3) {
+        r.m.status = GG_UNSUPPORTED;
+        snprintf(r.m.detail, sizeof r.m.detail, "profile=%s: %s", gen_profile_name(q->v.profile),
+                 EVAL_BROWSER_ES_ONLY);
+    } else if (!w->br_c && !(w->br_c = e->c ? e->c : malloc((size_t)in->m * in->n * sizeof(float)))) {
+        r.m.status = GG_GL_ERROR;
+        snprintf(r.m.detail, sizeof r.m.detail, "out of host memory for C; not run");
+    } else if (!w->br_inputs && eval_browser_inputs(br, in, err, sizeof err)) {
+        r.m.status = eval_browser_alive(br) ? GG_GL_ERROR : GG_PAGE_CRASH;
+        snprintf(r.m.detail, sizeof r.m.detail, "%s", err);
+    } else if (!(w->br_inputs = true) || !(ref = worker_ref(w, store, rerr, sizeof rerr))) {
+        r.m.status = GG_GL_ERROR;
+        snprintf(r.m.detail, sizeof r.m.detail,
+                 "out of host memory: the reference could not be made (%s); not run", rerr);
+    } else {
+        reply built = {.type = MSG_BUILT}; /* the page builds and runs in one go: the run's deadline */
+        base_measurement_init(&built.m);
+        if (!send_all(w->fd, &built, sizeof built))
+            worker_exit(0);
+        int reps = q->o.reps > 0 ? q->o.reps : e->cfg.prob->reps;
+        if (q->op == OP_TFJS)
+            eval_browser_tfjs(br, e->cfg.prob, in, ref, reps, &r.m, w->br_c);
+        else
+            eval_browser_run(br, &q->v, e->cfg.prob, in, ref, reps, &r.m, w->br_c);
+        if (e->c && w->br_c != e->c && r.m.passes > 0)
+            memcpy(e->c, w->br_c, (size_t)in->m * in->n * sizeof(float));
+    }
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+    if (e->cfg.want_log) { /* no build log from the page */
+        unsigned n = 0;
+        if (!send_all(w->fd, &n, sizeof n))
+            worker_exit(0);
+    }
+}
+
+static void worker_device_browser(worker *w)
+{
+    static device_reply r;
+    memset(&r, 0, sizeof r);
+    r.type = MSG_DEVICE;
+    char err[256];
+    gg_browser *br = browser_up(w, false, err, sizeof err);
+    for (int k = 0; k < 3; k++) {
+        r.d.ok[k] = br && k == GG_CTX_ES3;
+        if (r.d.ok[k])
+            r.d.info[k] = *eval_browser_info(br);
+        else
+            snprintf(r.d.err[k], sizeof r.d.err[k], "%s", br ? EVAL_BROWSER_ES_ONLY : err);
+    }
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+}
+
 /* The warm worker's one variant: built and run once, unjudged and
  * untimed, so that what the driver makes of it on the way (its program in
  * the program cache, llvmpipe's JIT code in Mesa's disk cache) is there when
@@ -332,15 +433,41 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
         setpriority(PRIO_PROCESS, 0, 10); /* its threads, made later, inherit it */
     }
     worker w = {.e = e, .fd = fd};
+    static request q; /* the hook reads it during the run */
+    if (e->cfg.backend == GG_BACKEND_BROWSER) {
+        for (;;) {
+            int got = eval_iso_read(fd, &q, sizeof q, 0);
+            if (got <= 0 || q.op == OP_QUIT)
+                break;
+            if (q.op == OP_EVAL || q.op == OP_TFJS)
+                worker_eval_browser(&w, &q);
+            else if (q.op == OP_DEVICE)
+                worker_device_browser(&w);
+        }
+        eval_browser_free(w.br); /* node ends its browser */
+        close(fd);
+        worker_exit(0);
+    }
     w.s = host_session_new(e->cfg.backend, e->cfg.device);
     if (!w.s)
         worker_exit(121);
-    static request q; /* the hook reads it during the run */
     for (;;) {
         int got = eval_iso_read(fd, &q, sizeof q, 0);
         if (got <= 0 || q.op == OP_QUIT)
             break;
-        if (q.op == OP_EVAL)
+        if (q.op == OP_TFJS) { /* the browser's only */
+            reply r = {.type = MSG_DONE};
+            base_measurement_init(&r.m);
+            r.m.status = GG_UNSUPPORTED;
+            snprintf(r.m.detail, sizeof r.m.detail, "tf.matMul runs with --backend browser only");
+            if (!send_all(fd, &r, sizeof r))
+                worker_exit(0);
+            if (e->cfg.want_log) {
+                unsigned n = 0;
+                if (!send_all(fd, &n, sizeof n))
+                    worker_exit(0);
+            }
+        } else if (q.op == OP_EVAL)
             worker_eval(&w, &q);
         else if (q.op == OP_WARM)
             worker_warm(&w, &q);
@@ -549,7 +676,7 @@ int eval_evaluator_warm_pid(const gg_evaluator *e) { return e->wpid; }
 
 void eval_evaluator_warm(gg_evaluator *e, bool on)
 {
-    e->warm = on;
+    e->warm = on && e->cfg.backend != GG_BACKEND_BROWSER; /* one browser is enough */
     if (!on)
         warm_drop(e);
 }
@@ -624,7 +751,7 @@ static void account(gg_evaluator *e, const gg_measurement *m, double wall)
         s->programs_cached++;
 }
 
-static int eval_once(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
+static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval_opts *o,
                      gg_measurement *out);
 
 /* The warm worker goes on after each evaluation, whatever became of the
@@ -632,7 +759,7 @@ static int eval_once(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o
 int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
                       gg_measurement *out)
 {
-    int rc = eval_once(e, v, o, out);
+    int rc = eval_once(e, OP_EVAL, v, o, out);
     if (e->wpid > 0) {
         kill(-e->wpid, SIGCONT);
         if (e->wbusy) /* its deadline does not count the reps it was stopped for */
@@ -641,7 +768,15 @@ int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts
     return rc;
 }
 
-static int eval_once(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
+int eval_evaluator_tfjs(gg_evaluator *e, int reps, gg_measurement *out)
+{
+    gg_variant v;
+    gen_variant_default(&v);
+    gg_eval_opts o = {.reps = reps};
+    return eval_once(e, OP_TFJS, &v, &o, out);
+}
+
+static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval_opts *o,
                      gg_measurement *out)
 {
     double t0 = base_now_s();
@@ -654,7 +789,7 @@ static int eval_once(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o
     base_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
     static request q;
     memset(&q, 0, sizeof q);
-    q.op = OP_EVAL;
+    q.op = op;
     q.eval_no = base_fault_eval_count();
     q.v = *v;
     if (o)
@@ -662,7 +797,7 @@ static int eval_once(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o
     q.nhints = e->nhints;
     memcpy(q.hints, e->hints, sizeof q.hints);
     e->nhints = 0;
-    if (e->warm) {
+    if (e->warm && op == OP_EVAL) {
         warm_next(e, v, &q);
         q.warm_pid = e->wpid;
     }
@@ -746,9 +881,11 @@ static int eval_once(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o
         free(e->log);
         e->log = text;
     }
-    if (out->status == GG_CONTEXT_LOST) /* its contexts are gone: a new worker next time */
+    /* Its contexts (or its page) are gone: a new worker next time. */
+    bool gone = out->status == GG_CONTEXT_LOST || out->status == GG_PAGE_CRASH;
+    if (gone)
         drop_worker(e, NULL);
-    e->have_c = e->c && out->passes > 0 && out->status != GG_CONTEXT_LOST;
+    e->have_c = e->c && out->passes > 0 && !gone;
     account(e, out, base_now_s() - t0);
     return 0;
 }

@@ -31,6 +31,13 @@
  *    (the contexts stay for the evaluations).
  *  - The worker dies with its parent (PR_SET_PDEATHSIG) and leaves when the
  *    evaluator is freed.  One thread.
+ *  - With GG_BACKEND_BROWSER the worker makes no context: it runs Node and
+ *    the page (eval/browser.h) and judges C itself.  The ES3 kind is the
+ *    page's WebGL2, compat and core are never ok; the browser's start-up
+ *    counts against the run's deadline; the page builds and runs in one go,
+ *    so a shader that never compiles is `timeout`, not `compile_timeout`; a
+ *    crashed page is `page_crash`, and its worker is replaced like one whose
+ *    context was lost; no warm worker.
  * No GL header here. */
 #ifndef GLGEMM_EVALUATOR_H
 #define GLGEMM_EVALUATOR_H
@@ -113,6 +120,12 @@ void eval_evaluator_free(gg_evaluator *e);
  * (out->detail says why; the tool, not the variant). */
 int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
                       gg_measurement *out);
+
+/* The browser backend's tfjs-webgl row (bench): TensorFlow.js's tf.matMul
+ * in the worker's page on the same inputs, reps timed (0: the problem's),
+ * judged against the store=f32 reference like any evaluation.  Another
+ * backend's answer is status unsupported.  Returns as eval_evaluator_eval. */
+int eval_evaluator_tfjs(gg_evaluator *e, int reps, gg_measurement *out);
 
 /* The variants likely next (at most GG_EVAL_HINTS are kept; a new call
  * replaces the list).  Sent with the next evaluation. */

@@ -132,6 +132,11 @@ gg_ctx *host_ctx_create(gg_backend backend, int device, gg_ctx_kind kind, char *
 {
     if (no_device)
         *no_device = false;
+    if (backend == GG_BACKEND_BROWSER) {
+        host_ctx_err(err, errlen, "browser", "no GL context in this process: the browser backend's "
+                                             "kernels run in a page (eval/browser)");
+        return NULL;
+    }
     if ((unsigned)backend >= sizeof backends / sizeof *backends || !backends[backend]) {
         host_ctx_err(err, errlen, "glgemm", "unknown context backend %d", (int)backend);
         return NULL;
@@ -181,10 +186,15 @@ int host_backend_parse(const char *name)
         return GG_BACKEND_EGL;
     if (!strcmp(name, "glfw"))
         return GG_BACKEND_GLFW;
+    if (!strcmp(name, "browser"))
+        return GG_BACKEND_BROWSER;
     return -1;
 }
 
-const char *host_backend_name(gg_backend b) { return b == GG_BACKEND_GLFW ? "glfw" : "egl"; }
+const char *host_backend_name(gg_backend b)
+{
+    return b == GG_BACKEND_GLFW ? "glfw" : b == GG_BACKEND_BROWSER ? "browser" : "egl";
+}
 
 gg_ctx_kind host_ctx_kind_for(gg_profile p)
 {

@@ -21,7 +21,9 @@
 #include "gen/gen.h"
 #include "base/slug.h" /* base_slug: the card's slug from gg_ctx_info.renderer */
 
-typedef enum { GG_BACKEND_EGL, GG_BACKEND_GLFW } gg_backend;
+/* GG_BACKEND_BROWSER makes no context here: its kernels run as WebGL2 in
+ * a page that eval/browser drives; host_ctx_create() refuses it. */
+typedef enum { GG_BACKEND_EGL, GG_BACKEND_GLFW, GG_BACKEND_BROWSER } gg_backend;
 
 /* The three context kinds the profiles need. */
 typedef enum {
@@ -32,7 +34,7 @@ typedef enum {
 
 typedef struct gg_ctx gg_ctx;
 
-/* "egl" / "glfw" -> backend; -1 if unknown. */
+/* "egl" / "glfw" / "browser" -> backend; -1 if unknown. */
 int host_backend_parse(const char *name);
 const char *host_backend_name(gg_backend b);
 const char *host_ctx_kind_name(gg_ctx_kind k);

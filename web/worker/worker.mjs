@@ -120,6 +120,9 @@ async function serveFile(res, rel) {
 function startServer() {
   return new Promise((resolve, reject) => {
     const s = createServer((req, res) => {
+      // Cross-origin isolated: performance.now() at 5 us rather than 100 us.
+      res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+      res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
       const url = new URL(req.url, 'http://127.0.0.1');
       const p = url.pathname;
       if (req.method === 'POST' && p.startsWith('/c/')) {
@@ -162,6 +165,8 @@ async function hello(msg) {
   if (!(await exists(path.join(WEB, runtime))))
     return { ok: false, why: 'no_runtime', error: `the WebGL2 runtime web/${runtime} is missing` };
   const wasm = (await exists(path.join(WEB, 'dist/glgemm-gen.wasm'))) ? '/dist/glgemm-gen.wasm' : null;
+  if (!wasm && runtime === 'src/glgemm.js')
+    return { ok: false, why: 'no_runtime', error: 'web/dist/glgemm-gen.wasm is missing (the generator as WebAssembly): run make web' };
   server = await startServer();
   const port = server.address().port;
   profile = await mkdtemp(path.join(tmpdir(), 'glgemm-chromium-'));
@@ -170,7 +175,7 @@ async function hello(msg) {
     '--no-sandbox', '--no-first-run', '--no-default-browser-check', '--disable-extensions',
     '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
     '--disable-backgrounding-occluded-windows', '--disable-gpu-watchdog',
-    '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist',
+    '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist', '--disable-breakpad', '--disable-crash-reporter',
     '--remote-debugging-port=0', `--user-data-dir=${profile}`,
     process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl2' : null,
     process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl' : null,

@@ -1,0 +1,77 @@
+/* eval/browser: the browser backend (--backend browser) inside the
+ * evaluation worker.  The worker, instead of making GL contexts, starts
+ * `node web/worker/worker.mjs` as its child (in its process group: the
+ * evaluator's SIGKILL of the group takes Node and the Chromium it spawned
+ * down too) and talks to it over pipes: one JSON line per message each
+ * way, followed by raw little-endian float32 bytes where the JSON says
+ * `bytes` (web/worker/worker.mjs states the ops).  No GL here.
+ *
+ * Contract:
+ *  - eval_browser_start() starts Node, Chromium and the page once; they
+ *    serve every evaluation of the worker.  Missing node, a missing
+ *    browser, a page without WebGL2: NULL with one line in err (the
+ *    caller's "no context": exit 3).
+ *  - The page's WebGL2 is the ES3 kind's gg_ctx_info (GLSL ES 3.00,
+ *    gl_version 30: no image load/store, no buffer textures); the card slug
+ *    comes from its renderer field: "chromium-swiftshader" for ANGLE over
+ *    SwiftShader, else "chromium-" and the slug of the unmasked renderer's
+ *    GPU part.  The compat and core kinds are never ok
+ *    (EVAL_BROWSER_ES_ONLY says why).
+ *  - eval_browser_run() runs one variant in the page (the runtime's
+ *    runner: warm-up, then reps, each from the first draw to a 1-pixel
+ *    readPixels), C comes back and is judged here against the reference,
+ *    as glhost/run.c judges (wrong_result when it fails; GLGEMM_FAULT's
+ *    wrong_result changes one element first).  The page never judges.
+ *    A crashed page or browser is page_crash, a lost WebGL context
+ *    context_lost; after either the browser is gone (eval_browser_alive
+ *    false) and the worker must be replaced.
+ *  - eval_browser_tfjs(): TensorFlow.js's tf.matMul (webgl backend) in the
+ *    same page on the same inputs, timed per rep with `await t.data()`,
+ *    judged the same way.
+ *  - Settings (--browser PATH, --headful) are process-wide: the CLI sets
+ *    them once before any worker is forked (eval_browser_configure).
+ *  - Where the worker finds web/: $GLGEMM_WEB, else web/ beside the glgemm
+ *    binary, else ./web. */
+#ifndef GLGEMM_EVAL_BROWSER_H
+#define GLGEMM_EVAL_BROWSER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/inputs.h"
+#include "base/measure.h"
+#include "base/reference.h"
+#include "gen/gen.h"
+#include "glhost/context.h"
+
+#define EVAL_BROWSER_DEFAULT "/usr/bin/chromium"
+#define EVAL_BROWSER_ES_ONLY "the browser backend runs WebGL2 (GLSL ES 3.00) only"
+
+typedef struct gg_browser gg_browser;
+
+/* exe NULL: EVAL_BROWSER_DEFAULT. */
+void eval_browser_configure(const char *exe, bool headful);
+
+gg_browser *eval_browser_start(char *err, size_t errlen);
+/* Asks Node to leave (it ends its browser); kills it after a moment. */
+void eval_browser_free(gg_browser *b);
+bool eval_browser_alive(const gg_browser *b);
+
+/* The page's WebGL2 as the ES3 kind's info. */
+const gg_ctx_info *eval_browser_info(const gg_browser *b);
+
+/* The problem's inputs to the page, once per problem.  0, or -1 with err
+ * (the browser went away). */
+int eval_browser_inputs(gg_browser *b, const gg_inputs *in, char *err, size_t errlen);
+
+/* One variant: out filled (any status); C into c (m*n floats) when it ran
+ * (out->passes > 0).  ref is of v's store. */
+void eval_browser_run(gg_browser *b, const gg_variant *v, const gg_problem *p,
+                      const gg_inputs *in, const gg_reference *ref, int reps,
+                      gg_measurement *out, float *c);
+
+/* tf.matMul on the same inputs, ref of store=f32. */
+void eval_browser_tfjs(gg_browser *b, const gg_problem *p, const gg_inputs *in,
+                       const gg_reference *ref, int reps, gg_measurement *out, float *c);
+
+#endif
