@@ -115,6 +115,8 @@ enum {
     GLGEMM_EWRONG = 4,     /* the result failed verification; C left as it was */
     GLGEMM_ENOMEM = 5,     /* out of host memory */
     GLGEMM_EINVAL = 6,     /* a bad argument to glgemm_set_verify or glgemm_variant_for */
+    GLGEMM_EREENTER = 7,   /* glgemm_sgemm was called back from inside its own CPU route
+                              (a CPU sgemm that calls glgemm_sgemm): C left as it was */
 
     GLGEMM_EARG_LAYOUT = -1,
     GLGEMM_EARG_TRANSA = -2,
@@ -169,6 +171,17 @@ GLGEMM_API int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant,
                                     int m, int n, int k, float alpha, const float *a, int lda,
                                     const float *b, int ldb, float beta, float *c, int ldc);
 
+/* The same product on the CPU, through the CPU route glgemm_sgemm's
+ * crossover takes (see glgemm_set_cpu_sgemm: the CPU BLAS the library
+ * binds itself): what a program's own cblas_sgemm or sgemm_ that forwards
+ * to glgemm_sgemm calls when glgemm_sgemm fails (GLGEMM_EWRONG, GLGEMM_EGPU,
+ * ...), since calling the CPU BLAS by that name would call itself.  Same
+ * arguments, checks and quick returns; route "cpu". */
+GLGEMM_API int glgemm_sgemm_cpu(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa,
+                                glgemm_op transb, int m, int n, int k, float alpha,
+                                const float *a, int lda, const float *b, int ldb, float beta,
+                                float *c, int ldc);
+
 /* The canonical variant glgemm_sgemm would run now for a row-major
  * m x n x k problem (m, n, k >= 1) on this context, into buf.  GLGEMM_OK,
  * GLGEMM_ENOCONTEXT, or GLGEMM_EINVAL (bad size, buffer NULL or too small). */
@@ -202,9 +215,16 @@ GLGEMM_API long glgemm_crossover(const glgemm_context *ctx);
  * "max_draw_ms: V", written by `glgemm probe`); else 250. */
 
 /* The CPU sgemm the crossover calls, with cblas_sgemm's arguments (the
- * layout and transpose values are cblas's).  NULL (the default): the
- * cblas_sgemm this library was linked with (OpenBLAS).  The drop-in BLAS
- * (libglgemm_blas.so) sets the program's own BLAS here. */
+ * layout and transpose values are cblas's).  NULL (the default): the CPU
+ * BLAS the library binds itself, through its own handle, so that a
+ * program's own cblas_sgemm or sgemm_ (one that wraps glgemm_sgemm, say)
+ * is never called back: the library named by the environment variable
+ * GLGEMM_CPU_BLAS (a path or soname, as NVBLAS_CPU_BLAS_LIB; its
+ * cblas_sgemm, else its sgemm_; read by glgemm_open, which fails when it
+ * cannot be opened), else the OpenBLAS this library was linked with.
+ * Whatever the route, glgemm_sgemm never recurses: called again on the
+ * same thread while it is inside a call, it serves the inner call on the
+ * CPU, and one made from inside its CPU route returns GLGEMM_EREENTER. */
 typedef void (*glgemm_cpu_sgemm_fn)(int layout, int transa, int transb, int m, int n, int k,
                                     float alpha, const float *a, int lda, const float *b,
                                     int ldb, float beta, float *c, int ldc);

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE /* dladdr */
 #include "glgemm.h"
 
-#include <cblas.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fenv.h>
@@ -33,6 +32,7 @@
 #include "base/inputs.h"
 #include "base/reference.h"
 #include "glhost/run.h"
+#include "lib/cpu.h"
 #include "lib/env.h"
 #include "lib/inspect.h"
 #include "store/draw.h"
@@ -68,7 +68,8 @@ struct glgemm_context {
     long crossover;      /* in force: m*n*k below crossover^3 goes to the CPU */
     long crossover_env;  /* from GLGEMM_CROSSOVER / the card's record (-1: none) */
     double max_draw_s;   /* the bound on one draw (store/draw.h), seconds; 0 none */
-    glgemm_cpu_sgemm_fn cpu;
+    glgemm_cpu_sgemm_fn cpu;   /* glgemm_set_cpu_sgemm's, NULL: cpu_blas */
+    lib_cpu cpu_blas;          /* the CPU BLAS bound by the library (lib/cpu.h) */
     char route[GG_VARIANT_TEXT + 16];
     bool cpu_arith;      /* the last call computed on this CPU (crossover, C scaled) */
     glgemm_timing timing; /* of the last GPU call */
@@ -132,6 +133,8 @@ const char *glgemm_strerror(int code)
     case GLGEMM_EGPU: return "the variant failed on the GPU";
     case GLGEMM_EWRONG: return "the GPU result failed verification";
     case GLGEMM_ENOMEM: return "out of memory";
+    case GLGEMM_EINVAL: return "invalid argument";
+    case GLGEMM_EREENTER: return "called back from its own CPU route";
     default: break;
     }
     if (code < 0 && code >= -14)
@@ -231,6 +234,11 @@ static glgemm_context *open_ctx(const char *backend, int device)
         set_error(0, "glgemm_open: out of memory");
         return NULL;
     }
+    if (lib_cpu_bind(&ctx->cpu_blas, NULL, eerr, sizeof eerr)) {
+        set_error(0, "glgemm_open: %s", eerr);
+        free(ctx);
+        return NULL;
+    }
     ctx->backend = (gg_backend)b;
     ctx->device = device;
     ctx->verify = (int)verify;
@@ -241,6 +249,7 @@ static glgemm_context *open_ctx(const char *backend, int device)
         use_kind(ctx, host_ctx_kind_for(dv.profile)) != GLGEMM_OK) {
         if (!ctx->gl && !last_err[0])
             set_error(0, "glgemm_open: default variant: %s", err);
+        lib_cpu_unbind(&ctx->cpu_blas);
         free(ctx);
         return NULL;
     }
@@ -330,6 +339,7 @@ void glgemm_close(glgemm_context *ctx)
     drop_gl(ctx);
     free(ctx->scratch);
     base_pool_free(ctx->prep_pool);
+    lib_cpu_unbind(&ctx->cpu_blas);
     free(ctx);
     fp_restore(&fp);
 }
@@ -1179,22 +1189,32 @@ static void warm_up(glgemm_context *ctx)
     ctx->cpu_arith = false;
 }
 
-/* Below the crossover: the CPU BLAS, row-major (g is already in those terms). */
+/* This thread's calls: depth > 0 inside glgemm_sgemm, in_cpu inside its
+ * CPU route (where a CPU sgemm that calls glgemm_sgemm back would loop). */
+static _Thread_local int depth;
+static _Thread_local bool in_cpu;
+
+/* The CPU route, row-major (g is already in those terms): the caller's
+ * glgemm_set_cpu_sgemm, else the CPU BLAS the library bound. */
 static void cpu_sgemm(const glgemm_context *ctx, const rm_gemm *g)
 {
-    int ta = g->transa ? CblasTrans : CblasNoTrans, tb = g->transb ? CblasTrans : CblasNoTrans;
+    int ta = g->transa ? GLGEMM_TRANS : GLGEMM_NOTRANS;
+    int tb = g->transb ? GLGEMM_TRANS : GLGEMM_NOTRANS;
+    in_cpu = true;
     if (ctx->cpu)
-        ctx->cpu(CblasRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb,
-                 g->beta, g->c, g->ldc);
+        ctx->cpu(GLGEMM_ROW_MAJOR, ta, tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b,
+                 g->ldb, g->beta, g->c, g->ldc);
     else
-        cblas_sgemm(CblasRowMajor, (CBLAS_TRANSPOSE)ta, (CBLAS_TRANSPOSE)tb, g->m, g->n, g->k,
-                    g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+        lib_cpu_sgemm(&ctx->cpu_blas, GLGEMM_ROW_MAJOR, ta, tb, g->m, g->n, g->k, g->alpha,
+                      g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+    in_cpu = false;
 }
 
 /* Checks, quick returns; then GPU: explicit variant, or the chosen one with
  * the default as the one fallback. */
-static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
-                 const char *variant, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
+enum { SERVE_CHOSEN, SERVE_VARIANT, SERVE_CPU }; /* glgemm_sgemm, _variant, _cpu */
+
+static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *variant, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
                  int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc)
 {
@@ -1209,6 +1229,7 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
         return rc;
     gg_variant v;
     gg_nearest rec;
+    bool explicit_variant = serve == SERVE_VARIANT;
     if (explicit_variant) {
         char err[200];
         if (!variant)
@@ -1230,6 +1251,15 @@ static int sgemm(glgemm_context *ctx, const char *fn, bool explicit_variant,
         return GLGEMM_OK;
     }
     set_route(ctx, false, "error");
+    if (in_cpu) /* its CPU route called it back: that route cannot serve this call */
+        return set_error(GLGEMM_EREENTER, "%s: called back from inside its own CPU route "
+                         "(the CPU sgemm %s calls glgemm_sgemm): not computed, C untouched",
+                         fn, ctx->cpu ? "set by glgemm_set_cpu_sgemm" : ctx->cpu_blas.path);
+    if (serve == SERVE_CPU || depth > 1) { /* depth: re-entered, not from the CPU route */
+        cpu_sgemm(ctx, &g);
+        set_route(ctx, true, serve == SERVE_CPU ? "cpu" : "cpu re-entered");
+        return GLGEMM_OK;
+    }
     if (explicit_variant)
         return run_variant(ctx, fn, &v, &g);
     double c3 = (double)ctx->crossover * (double)ctx->crossover * (double)ctx->crossover;
@@ -1274,8 +1304,10 @@ int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa, gl
 {
     fp_state flags;
     fp_save(&flags);
-    int rc = sgemm(ctx, "glgemm_sgemm", false, NULL, layout, transa, transb, m, n, k, alpha, a,
+    depth++;
+    int rc = sgemm(ctx, "glgemm_sgemm", SERVE_CHOSEN, NULL, layout, transa, transb, m, n, k, alpha, a,
                    lda, b, ldb, beta, c, ldc);
+    depth--;
     keep_flags(ctx, &flags);
     return rc;
 }
@@ -1287,8 +1319,24 @@ int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant, glgemm_layout
 {
     fp_state flags;
     fp_save(&flags);
-    int rc = sgemm(ctx, "glgemm_sgemm_variant", true, variant, layout, transa, transb, m, n, k,
+    depth++;
+    int rc = sgemm(ctx, "glgemm_sgemm_variant", SERVE_VARIANT, variant, layout, transa, transb, m, n, k,
                    alpha, a, lda, b, ldb, beta, c, ldc);
+    depth--;
+    keep_flags(ctx, &flags);
+    return rc;
+}
+
+int glgemm_sgemm_cpu(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa,
+                     glgemm_op transb, int m, int n, int k, float alpha, const float *a, int lda,
+                     const float *b, int ldb, float beta, float *c, int ldc)
+{
+    fp_state flags;
+    fp_save(&flags);
+    depth++;
+    int rc = sgemm(ctx, "glgemm_sgemm_cpu", SERVE_CPU, NULL, layout, transa, transb, m, n, k,
+                   alpha, a, lda, b, ldb, beta, c, ldc);
+    depth--;
     keep_flags(ctx, &flags);
     return rc;
 }

@@ -5,9 +5,13 @@
  * cblas_xerbla with the reference's argument numbers, quick returns, beta 0
  * never reads C, alpha 0 reads neither A nor B), and serves them with
  * glgemm_sgemm on a GL context of the calling thread.  Every other BLAS
- * symbol is left to the program's own BLAS, and so is a call that glgemm
- * cannot serve (no GL context, a GPU failure, a failed verification): the
- * next definition of the same routine (dlsym RTLD_NEXT) computes it.
+ * symbol is left to the program's own BLAS.  A call that glgemm cannot
+ * serve (no GL context, a GPU failure, a failed verification) and one below
+ * the crossover go to the CPU BLAS that the library binds itself
+ * (lib/cpu.h: GLGEMM_CPU_BLAS, else the OpenBLAS it was linked with, looked
+ * up through its own handle), never to a name the program or another
+ * preloaded library may define: a wrapper around glgemm_sgemm is never
+ * called back.
  *
  * Environment (lib/env.h parses it): GLGEMM_BACKEND (egl, glfw),
  * GLGEMM_DEVICE (an index), GLGEMM_LOG (a file, or "stderr": one line a
@@ -15,8 +19,9 @@
  * GLGEMM_CROSSOVER, GLGEMM_RESULTS, ...).  A bad GLGEMM_BACKEND or
  * GLGEMM_DEVICE opens no context: its one line is said once on stderr and
  * the calls go to the program's own BLAS. */
-#define _GNU_SOURCE /* RTLD_NEXT, RTLD_DEFAULT */
+#define _GNU_SOURCE /* RTLD_DEFAULT, dladdr */
 #include "glgemm.h"
+#include "lib/cpu.h"
 #include "lib/env.h"
 
 #include <dlfcn.h>
@@ -35,9 +40,6 @@
 /* cblas's values (glgemm.h uses the same). */
 enum { ROW = 101, COL = 102, NOTRANS = 111, TRANS = 112, CONJTRANS = 113 };
 
-typedef void (*f77_sgemm_fn)(const char *, const char *, const int *, const int *, const int *,
-                             const float *, const float *, const int *, const float *,
-                             const int *, const float *, float *, const int *, size_t, size_t);
 typedef void (*xerbla_fn)(const char *, const int *, size_t);
 typedef void (*cblas_xerbla_fn)(int, const char *, const char *, ...);
 
@@ -50,53 +52,12 @@ EXPORT void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k,
                         const float *a, int lda, const float *b, int ldb, float beta, float *c,
                         int ldc);
 
-/* ---- the program's own BLAS ---- */
-
-static f77_sgemm_fn next_f77;             /* the next sgemm_ */
-static glgemm_cpu_sgemm_fn next_cblas;    /* the next cblas_sgemm (may be NULL) */
-static pthread_once_t next_once = PTHREAD_ONCE_INIT;
-
-static void find_next(void)
-{
-    /* A cast between object and function pointers: POSIX's dlsym contract. */
-    next_f77 = (f77_sgemm_fn)dlsym(RTLD_NEXT, "sgemm_");
-    next_cblas = (glgemm_cpu_sgemm_fn)dlsym(RTLD_NEXT, "cblas_sgemm");
-}
-
 /* Set while this thread is inside one of our calls: a nested call (the
- * program's cblas_sgemm calling sgemm_, which LD_PRELOAD makes ours; the
- * core objects' own cblas_sgemm) goes straight to the next definition. */
+ * core objects' own cblas_sgemm, base/cpublas.c's) goes straight to the
+ * CPU route. */
 static _Thread_local int inside;
 
 static char tchar(int t) { return t == NOTRANS ? 'N' : t == TRANS ? 'T' : 'C'; }
-
-/* The crossover's CPU sgemm (and where a call is passed on), cblas
- * arguments: through the next sgemm_, column-major as sgemm.f sees it. */
-static void cpu_via_f77(int layout, int transa, int transb, int m, int n, int k, float alpha,
-                        const float *a, int lda, const float *b, int ldb, float beta, float *c,
-                        int ldc)
-{
-    char ta = tchar(transa), tb = tchar(transb);
-    if (!next_f77) {
-        fprintf(stderr, "glgemm_blas: no other sgemm_ in the process to pass a call to\n");
-        abort();
-    }
-    if (layout == ROW) /* C^T = op(B)^T op(A)^T, as cblas_sgemm.c calls it */
-        next_f77(&tb, &ta, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc, 1, 1);
-    else
-        next_f77(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
-}
-
-/* The same through the next cblas_sgemm, where there is one. */
-static void cpu_via_cblas(int layout, int transa, int transb, int m, int n, int k, float alpha,
-                          const float *a, int lda, const float *b, int ldb, float beta,
-                          float *c, int ldc)
-{
-    if (next_cblas)
-        next_cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    else
-        cpu_via_f77(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
 
 /* ---- the log (GLGEMM_LOG) ---- */
 
@@ -151,7 +112,7 @@ static void log_call(const char *routine, int layout, int transa, int transb, in
 }
 
 /* "Said once on stderr" for each kind of hand-over. */
-static atomic_int told_open, told_call;
+static atomic_int told_open, told_call, told_cpu;
 
 static void tell_once(atomic_int *told, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tell_once(atomic_int *told, const char *fmt, ...)
@@ -170,6 +131,20 @@ static void tell_once(atomic_int *told, const char *fmt, ...)
     line[len++] = '\n';
     ssize_t w = write(2, line, (size_t)len);
     (void)w;
+}
+
+/* The CPU route of every call glgemm does not serve (lib/cpu.h: the CPU
+ * BLAS bound through its own handle, never a name the program or another
+ * preloaded library can define), cblas arguments. */
+static void cpu_route(int layout, int transa, int transb, int m, int n, int k, float alpha,
+                      const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                      int ldc)
+{
+    char err[400];
+    const lib_cpu *cpu = lib_cpu_process(err, sizeof err);
+    if (err[0])
+        tell_once(&told_cpu, "glgemm_blas: %s: the CPU route uses %s instead", err, cpu->path);
+    lib_cpu_sgemm(cpu, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* ---- one glgemm context a thread ---- */
@@ -310,10 +285,10 @@ static void set_globals(int row, int from_c)
 /* ---- serving a legal call ---- */
 
 /* cblas terms, arguments legal and not a quick return.  glgemm_sgemm
- * computes it, or the program's own BLAS (pass) does when it cannot. */
-static void serve(const char *routine, glgemm_cpu_sgemm_fn pass, int layout, int transa,
-                  int transb, int m, int n, int k, float alpha, const float *a, int lda,
-                  const float *b, int ldb, float beta, float *c, int ldc)
+ * computes it, or the CPU route does when it cannot. */
+static void serve(const char *routine, int layout, int transa, int transb, int m, int n, int k,
+                  float alpha, const float *a, int lda, const float *b, int ldb, float beta,
+                  float *c, int ldc)
 {
     /* glgemm_open and glgemm_sgemm leave the caller's floating-point flags
      * as found (lib/api.c, the x86 denormal flag included); a CPU route
@@ -321,13 +296,13 @@ static void serve(const char *routine, glgemm_cpu_sgemm_fn pass, int layout, int
     glgemm_context *ctx = thread_ctx();
     if (!ctx) {
         tell_once(&told_open, "glgemm_blas: no GL context (%s): sgemm calls go to the "
-                  "program's own BLAS", tl_why);
+                  "CPU BLAS", tl_why);
         log_call(routine, layout, transa, transb, m, n, k, "passed on: no GL context: %s",
                  tl_why);
-        pass(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        cpu_route(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
     }
-    glgemm_set_cpu_sgemm(ctx, pass); /* the crossover runs the same routine */
+    /* The crossover's CPU route is the library's own (the same binding). */
     /* Transposes as glgemm's: 'C' of a real matrix is 'T'. */
     int rc = glgemm_sgemm(ctx, (glgemm_layout)layout,
                           transa == NOTRANS ? GLGEMM_NOTRANS : GLGEMM_TRANS,
@@ -343,9 +318,9 @@ static void serve(const char *routine, glgemm_cpu_sgemm_fn pass, int layout, int
     char why[600];
     snprintf(why, sizeof why, "%s: %s", glgemm_strerror(rc), glgemm_last_error());
     tell_once(&told_call, "glgemm_blas: an sgemm call failed on the GPU (%s): such calls go "
-              "to the program's own BLAS", why);
+              "to the CPU BLAS", why);
     log_call(routine, layout, transa, transb, m, n, k, "passed on: %s", why);
-    pass(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    cpu_route(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* ---- the exported routines ---- */
@@ -354,20 +329,15 @@ void sgemm_(const char *transa, const char *transb, const int *m, const int *n, 
             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
             const float *beta, float *c, const int *ldc)
 {
-    pthread_once(&next_once, find_next);
+    int ta = lsame(*transa, 'N') ? NOTRANS : lsame(*transa, 'T') ? TRANS : CONJTRANS;
+    int tb = lsame(*transb, 'N') ? NOTRANS : lsame(*transb, 'T') ? TRANS : CONJTRANS;
     if (inside) {
-        if (!next_f77) {
-            fprintf(stderr, "glgemm_blas: no other sgemm_ in the process to pass a call to\n");
-            abort();
-        }
-        next_f77(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+        cpu_route(COL, ta, tb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
         return;
     }
     int saved_errno = errno;
     inside = 1;
     int info = f77_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
-    int ta = lsame(*transa, 'N') ? NOTRANS : lsame(*transa, 'T') ? TRANS : CONJTRANS;
-    int tb = lsame(*transb, 'N') ? NOTRANS : lsame(*transb, 'T') ? TRANS : CONJTRANS;
     if (info) {
         log_call("sgemm_", COL, ta, tb, *m, *n, *k, "illegal argument %d: xerbla", info);
         inside = 0; /* xerbla may not return (the reference's STOPs) */
@@ -378,15 +348,14 @@ void sgemm_(const char *transa, const char *transb, const int *m, const int *n, 
     if (*m == 0 || *n == 0 || ((*alpha == 0.0f || *k == 0) && *beta == 1.0f))
         log_call("sgemm_", COL, ta, tb, *m, *n, *k, "quick return");
     else
-        serve("sgemm_", cpu_via_f77, COL, ta, tb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta,
+        serve("sgemm_", COL, ta, tb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta,
               c, *ldc);
     inside = 0;
     errno = saved_errno;
 }
 
-/* Called from this library's own core objects (lib/api.c's crossover
- * when no CPU sgemm was set, as for a program that links this library and
- * calls glgemm_sgemm itself; base/cpublas.c): the CPU BLAS they mean. */
+/* Called from this library's own core objects (base/cpublas.c): the CPU
+ * BLAS they mean. */
 static int from_self(const void *ret)
 {
     Dl_info self, caller;
@@ -398,9 +367,8 @@ void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float 
                  const float *a, int lda, const float *b, int ldb, float beta, float *c,
                  int ldc)
 {
-    pthread_once(&next_once, find_next);
     if (inside || from_self(__builtin_return_address(0))) {
-        cpu_via_cblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        cpu_route(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
     }
     int saved_errno = errno;
@@ -448,7 +416,7 @@ void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float 
     if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f))
         log_call("cblas_sgemm", layout, transa, transb, m, n, k, "quick return");
     else
-        serve("cblas_sgemm", cpu_via_cblas, layout, transa, transb, m, n, k, alpha, a, lda, b,
+        serve("cblas_sgemm", layout, transa, transb, m, n, k, alpha, a, lda, b,
               ldb, beta, c, ldc);
     set_globals(0, 0);
     inside = 0;

@@ -7,8 +7,11 @@
 #      (Fortran) and xscblat3 (CBLAS, both layouts), every routine on, over
 #      the reference BLAS, with GLGEMM_CROSSOVER=0: every routine passes, the
 #      error exits too, and the log shows sgemm calls served on the GPU.
-#      Then xscblat3 below a crossover (the program's BLAS nested under ours)
-#      and xblat3s with no GL context (every call passed on).
+#      Then both through a wrapper of their own names around glgemm_sgemm
+#      (tests/blas/shim.c, preloaded; at the default crossover and at 0), a
+#      program that defines those names itself (tests/blas/wrap.c), xscblat3
+#      below a crossover (the bound CPU BLAS) and xblat3s with no GL context
+#      (every call passed on).
 #   2. numpy's float32 matmul (Debian's python3-numpy) with and without
 #      the preload: both within the error bound of a float64 product.
 #   3. two processes of two threads calling sgemm_ at once (tests/blas/mt.c)
@@ -109,17 +112,54 @@ grep -q ': cblas_sgemm .*: illegal argument [0-9]*: cblas_xerbla$' xscblat3.log 
 grep -q 'passed on' xscblat3.log && fail "xscblat3: calls passed on"
 step "xscblat3 (every routine, both layouts; $(grep -c ': gpu ' xscblat3.log) on the GPU)"
 
-# Below a crossover every product runs on the program's own cblas_sgemm
-# (the reference's, which calls sgemm_: ours again, passed straight on).
+# Below a crossover every product runs on the CPU BLAS the library binds
+# (lib/cpu.h: not the program's names, which are ours).
 env "${ref_env[@]}" GLGEMM_CROSSOVER=64 GLGEMM_LOG="$tmp/cross.log" \
     "$blasdir/xscblat3" < sin3 > cross.out 2> cross.stderr || fail "xscblat3 (crossover) failed"
 [ -s cross.stderr ] && { cat cross.stderr >&2; fail "xscblat3 (crossover) wrote on stderr"; }
 check_blat cross.out "${CBLAS_ROUTINES[@]}"
 grep -q ': cblas_sgemm .*: cpu crossover 64$' cross.log || fail "crossover: no 'cpu crossover 64' in the log"
 grep -q ': gpu ' cross.log && fail "crossover: a call below it went to the GPU"
-step "xscblat3 below GLGEMM_CROSSOVER=64 (the program's BLAS nested under ours)"
+step "xscblat3 below GLGEMM_CROSSOVER=64 (the bound CPU BLAS)"
 
-# No GL context: every call passed on to the reference, said once.
+# A program's own wrapper (tests/blas/shim.c: cblas_sgemm and sgemm_ that
+# forward to glgemm_sgemm, glgemm_sgemm_cpu when the GPU fails), preloaded
+# at the default crossover (the committed llvmpipe record: every product of
+# these tests goes to the CPU route) and with none: glgemm's CPU route never
+# calls the wrapper back (it looped until SIGSEGV before lib/cpu.c).  Then
+# a program that defines both names itself (tests/blas/wrap.c): below and
+# above a crossover, a wrong GPU result, a CPU sgemm calling back,
+# GLGEMM_CPU_BLAS unopenable and naming the reference BLAS.
+make -C "$src" -s BUILD="$build" "$build/libglgemm.so"
+mkdir -p "$tmp/lib"
+cp "$src/$build/libglgemm.so" "$tmp/lib/libglgemm.so.0"
+ln -sf libglgemm.so.0 "$tmp/lib/libglgemm.so"
+wrapcc=(cc -std=c11 -O2 -Wall -Wextra -Werror -I"$src" -I"$src/tests/blas" -L"$tmp/lib"
+    -Wl,-rpath,"$tmp/lib")
+"${wrapcc[@]}" -fPIC -shared "$src/tests/blas/shim.c" -lglgemm -o shim.so
+"${wrapcc[@]}" "$src/tests/blas/wrap.c" -lglgemm -lm -o wrap
+shim_env=(LD_LIBRARY_PATH="$blasdir" LD_PRELOAD="$tmp/shim.so")
+for cross in default 0; do
+    if [ $cross = default ]; then set -- GLGEMM_RESULTS="$src/results"; else set -- GLGEMM_CROSSOVER=0; fi
+    rm -f shim.log
+    env "${shim_env[@]}" "$@" SHIM_LOG="$tmp/shim.log" "$blasdir/xblat3s" < sblat3.in > shim.stdout 2> shim.stderr ||
+        { tail -5 shim.stderr >&2; fail "xblat3s through the shim ($cross crossover) failed"; }
+    [ -s shim.stderr ] && { cat shim.stderr >&2; fail "xblat3s through the shim wrote on stderr"; }
+    check_blat sblat3.out "${FORTRAN_ROUTINES[@]}"
+    env "${shim_env[@]}" "$@" SHIM_LOG="$tmp/shim.log" "$blasdir/xscblat3" < sin3 > shim.out 2> shim.stderr ||
+        { tail -5 shim.stderr >&2; fail "xscblat3 through the shim ($cross crossover) failed"; }
+    [ -s shim.stderr ] && { cat shim.stderr >&2; fail "xscblat3 through the shim wrote on stderr"; }
+    check_blat shim.out "${CBLAS_ROUTINES[@]}"
+    want=$([ $cross = default ] && echo 'cpu crossover' || echo 'gpu mrt=')
+    n=$(grep -c " $want" shim.log || true)
+    [ "$n" -gt 10000 ] || fail "shim ($cross crossover): $n calls routed '$want'"
+    step "xblat3s and xscblat3 through a wrapper of their own names ($cross crossover: $n calls '$want')"
+done
+GLGEMM_CROSSOVER=64 ./wrap "$blasdir/libblas.so.3" > wrap.out 2>&1 || { cat wrap.out >&2; fail "wrap failed"; }
+[ "$(grep -c "^wrap: " wrap.out)" = 10 ] || { cat wrap.out >&2; fail "wrap: not 10 cases"; }
+step "a program defining cblas_sgemm and sgemm_ around glgemm_sgemm (tests/blas/wrap.c)"
+
+# No GL context: every call passed on to the CPU BLAS, said once.
 env "${ref_env[@]}" GLGEMM_BACKEND=none GLGEMM_LOG="$tmp/nogl.log" \
     "$blasdir/xblat3s" < sblat3.in > nogl.stdout 2> nogl.stderr || fail "xblat3s (no GL) failed"
 check_blat sblat3.out "${FORTRAN_ROUTINES[@]}"
@@ -164,18 +204,18 @@ if grep -vE '^glgemm_blas [0-9]+: sgemm_ col [NTC]{2} m=[0-9]+ n=[0-9]+ k=[0-9]+
 fi
 [ "$(wc -l < mt.log)" = 128 ] || fail "mt: $(wc -l < mt.log) log lines, not 2 x 2 x 32"
 [ "$(cut -d: -f1 mt.log | sort -u | wc -l)" = 2 ] || fail "mt: not two processes in the log"
-# The crossover's CPU sgemm through the program's sgemm_ (row-major
-# arguments from glgemm turned back into sgemm_'s column-major).
+# The crossover's CPU sgemm (the bound CPU BLAS), under a program that
+# calls sgemm_.
 env LD_PRELOAD="$so" GLGEMM_CROSSOVER=200 GLGEMM_LOG="$tmp/mtx.log" ./mt 3 || fail "mt (crossover) failed"
 grep -q ': cpu crossover 200$' mtx.log || fail "mt: no 'cpu crossover 200' in the log"
 step "two processes x two threads of sgemm_, then below a crossover"
 
 # Bad configuration (lib/env.h): one line on stderr naming the variable,
-# every call still right (passed on to the program's BLAS: no context).
+# every call still right (passed on to the CPU BLAS: no context).
 for bad in GLGEMM_DEVICE=x GLGEMM_DEVICE=-1 GLGEMM_BACKEND=vulkan GLGEMM_VERIFY=sometimes \
     GLGEMM_CROSSOVER=12x; do
     env LD_PRELOAD="$so" "$bad" ./mt 4 > bad.out 2> bad.stderr || { cat bad.stderr >&2; fail "mt with $bad failed"; }
-    [ "$(wc -l < bad.stderr)" = 1 ] && grep -q "^glgemm_blas: no GL context (.*$bad is not .*): sgemm calls go to the program's own BLAS\$" bad.stderr ||
+    [ "$(wc -l < bad.stderr)" = 1 ] && grep -q "^glgemm_blas: no GL context (.*$bad is not .*): sgemm calls go to the CPU BLAS\$" bad.stderr ||
         { cat bad.stderr >&2; fail "$bad: not one line naming it"; }
 done
 # A log that cannot be opened: one line, the calls served all the same.
