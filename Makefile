@@ -47,10 +47,11 @@ TESTBIN  := $(BUILD)/check_glgemm
 # Debian packages the build, the tests and the figures need.
 PACKAGES = build-essential pkg-config libegl-dev libgl-dev libgles-dev libglvnd-dev \
 	libegl-mesa0 libgl1-mesa-dri libglew-dev libglfw3-dev check libsubunit-dev \
-	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools clang libclang-rt-14-dev
+	libopenblas-dev xvfb xauth gnuplot-nox glslang-tools clang libclang-rt-14-dev \
+	wasi-libc libclang-rt-14-dev-wasm32 lld chromium nodejs
 
 .PHONY: all deps check soak layers sanitize run shaders clean test-bin fuzz fuzz-bin fuzz-smoke valgrind sanitize-ci \
-	install uninstall tsan
+	install uninstall tsan web web-example
 .DEFAULT_GOAL := all
 
 LIB_A  := $(BUILD)/libglgemm.a
@@ -320,7 +321,36 @@ uninstall-blas:
 	rm -f $(DEST)/lib/libglgemm_blas.so.$(VERSION) $(DEST)/lib/libglgemm_blas.so.0 \
 	  $(DEST)/lib/libglgemm_blas.so $(DEST)/lib/pkgconfig/glgemm_blas.pc
 
+# The browser (issue 29; web/): gen/ compiled to WebAssembly (every file
+# of gen/ and the exports of web/wasm/gen_wasm.c) beside the WebGL2 runtime
+# web/src/glgemm.js, in web/dist/: one generator for both worlds.  clang's
+# wasm32-wasi target with Debian's wasi-libc (a reactor: no main).
+# `glgemm export` copies these two files (from <binary's folder>/web/dist,
+# PREFIX/share/glgemm/web once installed, or $$GLGEMM_WEB_DIR).
+WASM_CC    ?= clang
+WEB_DIST   ?= web/dist
+WASM_FLAGS  = --target=wasm32-wasi -std=c11 -O2 -Wall -Wextra -Werror -mexec-model=reactor -I. \
+	-Wl,--strip-all
+web: $(WEB_DIST)/glgemm-gen.wasm $(WEB_DIST)/glgemm.js
+$(WEB_DIST)/glgemm-gen.wasm: $(wildcard gen/*.c gen/*.h) web/wasm/gen_wasm.c
+	@mkdir -p $(WEB_DIST)
+	$(WASM_CC) $(WASM_FLAGS) -o $@.tmp $(sort $(wildcard gen/*.c)) web/wasm/gen_wasm.c && mv -f $@.tmp $@
+$(WEB_DIST)/glgemm.js: web/src/glgemm.js
+	@mkdir -p $(WEB_DIST)
+	cp $< $@.tmp && mv -f $@.tmp $@
+# The example page (web/example/): exports best (a default variant when
+# this card has no WebGL2 record) into a temporary folder and serves it
+# with TensorFlow.js beside it; prints the URL.
+web-example: $(BIN) web
+	tests/web/deps.sh
+	node web/serve.mjs --example --bin $(abspath $(BIN))
+install: install-web
+install-web: web
+	install -d $(DEST)/share/glgemm/web
+	install -m 644 $(WEB_DIST)/glgemm.js $(WEB_DIST)/glgemm-gen.wasm $(DEST)/share/glgemm/web/
+.PHONY: install-web
+
 clean:
-	rm -rf build build-san build-fuzz build-tsan $(BIN)
+	rm -rf build build-san build-fuzz build-tsan $(BIN) $(WEB_DIST)
 
 -include $(DEPS)

@@ -20,6 +20,7 @@ static const struct {
     {"bench", cmd_bench, "the presets, best and the CPU BLAS on one problem"},
     {"probe", cmd_probe, "microbenchmarks of the fragment path: the card's ceilings"},
     {"report", cmd_report, "write results/<card>/report.md and its figures"},
+    {"export", cmd_export, "an ES module folder (WebGL2 runtime + generator) for web pages"},
 };
 
 /* The environment the commands read: the program cache's GLGEMM_CACHE

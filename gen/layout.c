@@ -13,7 +13,9 @@ static int gcd(int a, int b)
     return a;
 }
 
-static long ceil_div(long a, long b) { return (a + b - 1) / b; }
+/* long long, not long: long is 32 bits on wasm32 (web/wasm), where the
+ * overflow guards below must hold as well as on LP64. */
+static long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 int gen_mc_step(gg_shape mc) { return mc.rows / gcd(mc.rows, mc.cols) * mc.cols; }
 
@@ -43,10 +45,10 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->np = (v->np == GG_NP_ALL || v->np > L->ksteps) ? L->ksteps : v->np;
     L->passes = (int)ceil_div(L->ksteps, L->np);
 
-    long kpad = (long)L->passes * L->np * L->step;
+    long long kpad = (long long)L->passes * L->np * L->step;
     bool ubo = v->fetch == GG_FETCH_UBO;
-    long mblk = (long)L->r * L->tr * (ubo ? GG_UBO_STRIP : 1), nblk = (long)L->c * L->tc;
-    long mpad = ceil_div(m, mblk) * mblk, npad = ceil_div(n, nblk) * nblk;
+    long long mblk = (long long)L->r * L->tr * (ubo ? GG_UBO_STRIP : 1), nblk = (long long)L->c * L->tc;
+    long long mpad = ceil_div(m, mblk) * mblk, npad = ceil_div(n, nblk) * nblk;
     if (kpad > INT_MAX || mpad > INT_MAX || npad > INT_MAX)
         return -1;
     L->kpad = (int)kpad;
@@ -59,13 +61,20 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->tgt_w = L->b_w / L->tc;
     L->tgt_h = L->a_h / L->tr;
     L->ubo_row = ubo ? L->np * L->a_texels_per_step : 0;
-    L->ubo_vec4s = ubo ? (long)GG_UBO_STRIP * L->tr * L->ubo_row : 0;
+    /* The long figures below fit a 64-bit long always; a 32-bit one
+     * (wasm32) may not hold them for sizes near INT_MAX. */
+    long long ubo_vec4s = ubo ? (long long)GG_UBO_STRIP * L->tr * L->ubo_row : 0;
+    long long per_step = (long long)L->tr * L->a_texels_per_step + (long long)L->tc * L->b_texels_per_step;
+    long long fetches = per_step * L->np + (v->acc == GG_ACC_BLEND ? 0 : L->targets);
+    long long mads = (long long)L->targets * L->channels * L->step * L->np;
+    if (ubo_vec4s > LONG_MAX || fetches > LONG_MAX || mads > LONG_MAX)
+        return -1;
+    L->ubo_vec4s = (long)ubo_vec4s;
     L->c_w = image ? L->b_w : L->tgt_w;
     L->c_h = image ? L->a_h : L->tgt_h;
 
-    long per_step = (long)L->tr * L->a_texels_per_step + (long)L->tc * L->b_texels_per_step;
-    L->fetches_per_frag_pass = per_step * L->np + (v->acc == GG_ACC_BLEND ? 0 : L->targets);
-    L->mads_per_frag_pass = (long)L->targets * L->channels * L->step * L->np;
+    L->fetches_per_frag_pass = (long)fetches;
+    L->mads_per_frag_pass = (long)mads;
     return 0;
 }
 

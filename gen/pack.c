@@ -184,13 +184,15 @@ void gen_unpack_c_rows(const gg_layout *L, const float *const *targets, int stri
         }
 }
 
-static long ceil_div(long a, long b) { return (a + b - 1) / b; }
+/* long long: long is 32 bits on wasm32 (web/wasm), where a + b - 1 could
+ * pass it for sizes near INT_MAX. */
+static long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 /* Block size for `blocks` blocks of a dimension d, rounded up to the
  * granularity g the layout pads to (so inner blocks carry no padding). */
 static int block_size(int d, int blocks, int g)
 {
-    long b = ceil_div(ceil_div(d, blocks), g) * g;
+    long long b = ceil_div(ceil_div(d, blocks), g) * g;
     return b < d ? (int)b : d;
 }
 
@@ -208,7 +210,7 @@ int gen_split_plan_bands(const gg_variant *v, int m, int n, int k, int max_tex, 
     if (gen_layout_compute(v, 1, 1, 1, &L))
         return -1;
     int gm = L.r * L.tr, gn = L.c * L.tc, gk = L.step;
-    long mbl = bands > 1 ? bands : 1, nbl = 1, kbl = 1;
+    long long mbl = bands > 1 ? bands : 1, nbl = 1, kbl = 1;
     for (;;) {
         s->mb = block_size(m, (int)mbl, gm);
         s->nb = block_size(n, (int)nbl, gn);
@@ -225,20 +227,20 @@ int gen_split_plan_bands(const gg_variant *v, int m, int n, int k, int max_tex, 
         if (!fit_m) {
             if (s->mb <= gm)
                 return -1;
-            long want = ceil_div(mbl * s->L.a_h, max_tex);
+            long long want = ceil_div(mbl * s->L.a_h, max_tex);
             mbl = want > mbl ? want : mbl + 1;
         }
         if (!fit_n) {
             if (s->nb <= gn)
                 return -1;
-            long want = ceil_div(nbl * s->L.b_w, max_tex);
+            long long want = ceil_div(nbl * s->L.b_w, max_tex);
             nbl = want > nbl ? want : nbl + 1;
         }
         if (!fit_k) {
             if (s->kb <= gk)
                 return -1;
-            long big = s->L.a_w > s->L.b_h ? s->L.a_w : s->L.b_h;
-            long want = ceil_div(kbl * big, max_tex);
+            long long big = s->L.a_w > s->L.b_h ? s->L.a_w : s->L.b_h;
+            long long want = ceil_div(kbl * big, max_tex);
             kbl = want > kbl ? want : kbl + 1;
         }
     }
