@@ -56,7 +56,12 @@ static const char usage[] =
     "                 32, ... up to --size (default 1024), median of --reps (default 10)\n"
     "                 calls each; writes <card>/crossover.txt, the size below which the\n"
     "                 library and the drop-in BLAS hand calls to the CPU BLAS\n"
-    "  --backend egl|glfw, --device N\n"
+    "  --backend egl|glfw|browser, --device N\n"
+    "  --browser PATH, --headful  with --backend browser: the Chromium or Chrome to\n"
+    "                 run (default /usr/bin/chromium), shown rather than headless; the\n"
+    "                 presets run as profile=300es and a tfjs-webgl row is added:\n"
+    "                 TensorFlow.js's tf.matMul (webgl backend) in the same page,\n"
+    "                 read-back included, verified like every row\n"
     "exit status: 0 ok, 1 a row failed, 2 bad input, 3 no GL context\n";
 
 static int handler(void *self, int id, const char *value)
@@ -139,6 +144,8 @@ int cmd_bench(int argc, char **argv)
         return cli_error(&a.c, "--out is not an option of bench (use glgemm run)");
     if ((rc = cli_check_problem(&a.c)))
         return rc;
+    if (a.crossover && a.c.backend == GG_BACKEND_BROWSER)
+        return cli_error(&a.c, "--crossover measures the library (egl or glfw), not --backend browser");
     if (a.crossover)
         return bench_crossover(&a);
 
@@ -160,17 +167,19 @@ int cmd_bench(int argc, char **argv)
     gg_gpu g = {.backend = a.c.backend, .device = a.c.device, .prob = &prob, .in = &in,
                 .ref = &ref, .max_draw_set = a.c.max_draw_set, .max_draw_ms = a.c.max_draw_ms,
                 .results = a.results};
-    /* The slug from the worker that then runs every row (its core context). */
+    /* The slug from the worker that then runs every row (its core context;
+     * the browser's page: its ES3). */
     static gg_device_info dev;
+    gg_ctx_kind kind = a.c.backend == GG_BACKEND_BROWSER ? GG_CTX_ES3 : GG_CTX_CORE;
     int drc = eval_gpu_device(&g, &dev, err, sizeof err);
-    if (drc || !dev.ok[GG_CTX_CORE]) {
-        fprintf(stderr, "glgemm bench: %s\n", drc ? err : dev.err[GG_CTX_CORE]);
+    if (drc || !dev.ok[kind]) {
+        fprintf(stderr, "glgemm bench: %s\n", drc ? err : dev.err[kind]);
         status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;
         eval_gpu_close(&g);
         goto out;
     }
     char slug[GG_CARD_MAX];
-    base_slug(dev.info[GG_CTX_CORE].renderer, slug, sizeof slug);
+    base_slug(dev.info[kind].renderer, slug, sizeof slug);
     if (eval_gpu_bench(&g, a.results, slug, &b, on_row, NULL, err, sizeof err)) {
         eval_gpu_close(&g);
         status = cli_error(&a.c, "%s", err);
@@ -201,7 +210,7 @@ int cmd_bench(int argc, char **argv)
     }
     fprintf(stderr, "bench: wrote %s\n", path);
     status = 0;
-    for (int i = 0; i < GG_BENCH_NROWS; i++)
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
         if (row_failed(&b.rows[i]))
             status = EXIT_GPU;
 out:

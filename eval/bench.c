@@ -8,15 +8,19 @@
 #include "base/fileio.h"
 #include "gen/util.h"
 
-const char *const eval_bench_names[GG_BENCH_NROWS] = {
+const char *const eval_bench_names[GG_BENCH_ALL_ROWS] = {
     "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-image", "best-f16", "cpu-blas",
+    "tfjs-webgl",
 };
+
+/* Rows without a variant: their variant columns are empty. */
+static bool variantless(int i) { return i == GG_BENCH_CPU || i == GG_BENCH_TFJS_WEBGL; }
 
 void eval_bench_ratios(gg_bench *b)
 {
     const gg_bench_row *cpu = &b->rows[GG_BENCH_CPU];
     double base = cpu->present && cpu->m.status == GG_OK ? cpu->m.gflops : 0;
-    for (int i = 0; i < GG_BENCH_NROWS; i++)
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
         b->rows[i].ratio = base > 0 && b->rows[i].present ? b->rows[i].m.gflops / base : 0;
 }
 
@@ -25,12 +29,21 @@ int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_
                  void *eval_user, gg_cpu_fn cpu, void *cpu_user, gg_bench_progress progress,
                  void *progress_user)
 {
+    return eval_bench_run_ex(b, card, m, n, k, best, best_image, best_f16, eval, eval_user, cpu,
+                             cpu_user, NULL, progress, progress_user);
+}
+
+int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
+                      const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
+                      void *eval_user, gg_cpu_fn cpu, void *cpu_user, const gg_bench_extra *x,
+                      gg_bench_progress progress, void *progress_user)
+{
     memset(b, 0, sizeof *b);
     snprintf(b->card, sizeof b->card, "%s", card);
     b->m = m;
     b->n = n;
     b->k = k;
-    for (int i = 0; i < GG_BENCH_NROWS; i++)
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
         base_measurement_init(&b->rows[i].m);
 
     gg_bench_row *c = &b->rows[GG_BENCH_CPU];
@@ -54,6 +67,8 @@ int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_
             char err[256];
             if (gen_variant_parse(eval_bench_names[i], NULL, &r->v, err, sizeof err))
                 return -1; /* a preset that does not parse: cannot happen */
+            if (x && x->es_presets)
+                r->v.profile = GG_PROFILE_300ES;
         }
         r->present = r->has_variant = true;
         if (eval(eval_user, &r->v, &r->m))
@@ -64,6 +79,17 @@ int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_
         if (progress)
             progress(progress_user, b, i);
     }
+    if (x && x->tfjs) {
+        gg_bench_row *r = &b->rows[GG_BENCH_TFJS_WEBGL];
+        r->present = true;
+        if (x->tfjs(x->tfjs_user, &r->m))
+            return -1;
+        if (r->m.status != GG_OK)
+            r->m.gflops = 0;
+        eval_bench_ratios(b);
+        if (progress)
+            progress(progress_user, b, GG_BENCH_TFJS_WEBGL);
+    }
     return 0;
 }
 
@@ -71,7 +97,7 @@ int eval_bench_format_row(char *buf, size_t len, const gg_bench *b, int i)
 {
     if (len)
         buf[0] = '\0';
-    if (i < 0 || i >= GG_BENCH_NROWS || !b->rows[i].present)
+    if (i < 0 || i >= GG_BENCH_ALL_ROWS || !b->rows[i].present)
         return -1;
     const gg_bench_row *r = &b->rows[i];
     gg_problem p;
@@ -93,12 +119,12 @@ int eval_bench_format_row(char *buf, size_t len, const gg_bench *b, int i)
 
 char *eval_bench_csv(const gg_bench *b)
 {
-    size_t cap = sizeof GG_BENCH_CSV_HEADER + 1 + GG_BENCH_NROWS * (GG_CSV_ROW_MAX + 64);
+    size_t cap = sizeof GG_BENCH_CSV_HEADER + 1 + GG_BENCH_ALL_ROWS * (GG_CSV_ROW_MAX + 64);
     char *out = malloc(cap);
     if (!out)
         return NULL;
     size_t o = (size_t)snprintf(out, cap, "%s\n", GG_BENCH_CSV_HEADER);
-    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         if (!b->rows[i].present)
             continue;
         char row[GG_CSV_ROW_MAX + 64];
@@ -123,7 +149,7 @@ int eval_bench_write(const gg_bench *b, const char *path, char *err, size_t errl
 
 static int name_index(const char *s, size_t len)
 {
-    for (int i = 0; i < GG_BENCH_NROWS; i++)
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
         if (strlen(eval_bench_names[i]) == len && !strncmp(eval_bench_names[i], s, len))
             return i;
     return -1;
@@ -141,7 +167,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     int idx = name_index(line, (size_t)(comma - line));
     if (idx < 0)
         return gen_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
-                                 "nv-single, tfjs, best, best-image, best-f16 or cpu-blas)",
+                                 "nv-single, tfjs, best, best-image, best-f16, cpu-blas or tfjs-webgl)",
                        path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
     gg_bench_row *r = &b->rows[idx];
     if (r->present)
@@ -158,7 +184,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
      * before the store and the out, blk, fetch columns) are empty: give the
      * parser the defaults' values and forget them after. */
     char fixed[GG_CSV_ROW_MAX + 64];
-    bool cpu = idx == GG_BENCH_CPU;
+    bool cpu = variantless(idx);
     if (cpu) {
         char *f = mid;
         int commas = 0;
@@ -169,8 +195,8 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
             f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
         if (!f || (nv != 7 && nv != 8 && nv != GG_CSV_VARIANT_COLUMNS) ||
             strncmp(f, ",,,,,,,,,,,", (size_t)nv))
-            return gen_fail(err, errlen, "%s line %d: the cpu-blas row must leave the variant "
-                                     "columns empty", path, lineno);
+            return gen_fail(err, errlen, "%s line %d: the %s row must leave the variant "
+                                     "columns empty", path, lineno, eval_bench_names[idx]);
         snprintf(fixed, sizeof fixed, "%.*s1x1,1x1,all,0,330,glsl,pingpong%s%s", (int)(f - mid),
                  mid, nv == 7 ? "" : nv == 8 ? ",f32" : ",f32,rt,-,texture", f + nv - 1);
         mid = fixed;
@@ -205,7 +231,7 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
 int eval_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
-    for (int i = 0; i < GG_BENCH_NROWS; i++)
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
         base_measurement_init(&b->rows[i].m);
     char rerr[300];
     char *text = base_read_text(path, 1 << 20, NULL, rerr, sizeof rerr);
@@ -242,7 +268,7 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
     fprintf(f, "bench on %s, %dx%dx%d\n", b->card, b->m, b->n, b->k);
     /* The variant column as wide as the longest (out=image ones are longer). */
     int vw = 82;
-    for (int i = 0; i < GG_BENCH_NROWS; i++)
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
         if (b->rows[i].present && b->rows[i].has_variant) {
             char vt[GG_VARIANT_TEXT];
             int l = (int)strlen(gen_variant_format(&b->rows[i].v, vt, sizeof vt));
@@ -250,7 +276,7 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
         }
     fprintf(f, "%-10s %-*s %-14s %12s %12s %10s\n", "name", vw, "variant", "status", "seconds",
             "GFLOP/s", "vs CPU");
-    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &b->rows[i];
         if (!r->present) {
             if (i == GG_BENCH_BEST)
@@ -262,6 +288,8 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
         char vt[GG_VARIANT_TEXT] = "-";
         if (r->has_variant)
             gen_variant_format(&r->v, vt, sizeof vt);
+        else if (i == GG_BENCH_TFJS_WEBGL)
+            snprintf(vt, sizeof vt, "tf.matMul (TensorFlow.js, webgl backend, read-back included)");
         else
             snprintf(vt, sizeof vt, "cblas_sgemm (OpenBLAS)");
         fprintf(f, "%-10s %-*s %-14s %12.6f %12.3f %10.4f\n", eval_bench_names[i], vw, vt,

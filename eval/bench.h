@@ -4,7 +4,7 @@
  *
  * Contract:
  *  - Rows, in this order: larsen, nv-multi, nv-single, tfjs, best,
- *    best-image, best-f16, cpu-blas (eval_bench_names).  best is the card's
+ *    best-image, best-f16, cpu-blas, tfjs-webgl (eval_bench_names).  best is the card's
  *    recorded store=f32 best for this problem; when there is none the row
  *    is absent (present false): the table says "best: no tuning record (run
  *    glgemm tune ...)" and the CSV has no row.  best-image is the fastest
@@ -15,6 +15,11 @@
  *    recorded store=f16 best (its own precision class, verified against
  *    the reference of the half-rounded inputs); absent without a word when
  *    none was tuned.
+ *  - tfjs-webgl (the browser backend only, eval_bench_run_ex): TensorFlow.js's
+ *    own tf.matMul on its WebGL backend in the worker's page, read-back
+ *    included, verified like every row; like cpu-blas it has no variant
+ *    (the variant columns empty), passes 1.  With the browser backend the
+ *    presets run as profile=300es (WebGL2 runs GLSL ES 3.00 only).
  *  - ratio = gflops / cpu-blas gflops (the CPU row's is 1); 0 when the CPU
  *    row did not run ok.  A GPU row that fails keeps its status, gflops 0.
  *  - CSV (SPEC.md "bench --csv"): header GG_BENCH_CSV_HEADER = `name`, then
@@ -36,9 +41,14 @@
 #include "store/paths.h" /* store_bench_path */
 #include "search/search.h"
 
+/* GG_BENCH_NROWS: the rows of every backend; GG_BENCH_ALL_ROWS adds the
+ * browser's tfjs-webgl (row GG_BENCH_TFJS_WEBGL), so that loops over the
+ * former (the report's) see the rows they know. */
 #define GG_BENCH_NROWS 8
-enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_CPU = 7 };
-extern const char *const eval_bench_names[GG_BENCH_NROWS];
+#define GG_BENCH_ALL_ROWS 9
+enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_CPU = 7,
+       GG_BENCH_TFJS_WEBGL = 8 };
+extern const char *const eval_bench_names[GG_BENCH_ALL_ROWS];
 
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
 /* Bench files from before the store column still read (store=f32). */
@@ -47,7 +57,7 @@ extern const char *const eval_bench_names[GG_BENCH_NROWS];
 
 typedef struct {
     bool present;      /* false: best, best-image or best-f16 with no record (no row) */
-    bool has_variant;  /* false for cpu-blas */
+    bool has_variant;  /* false for cpu-blas and tfjs-webgl */
     gg_variant v;
     gg_measurement m;
     double ratio;      /* gflops / cpu-blas gflops */
@@ -56,7 +66,7 @@ typedef struct {
 typedef struct {
     char card[GG_CARD_MAX];
     int m, n, k;
-    gg_bench_row rows[GG_BENCH_NROWS]; /* indexed as eval_bench_names */
+    gg_bench_row rows[GG_BENCH_ALL_ROWS]; /* indexed as eval_bench_names */
 } gg_bench;
 
 /* The CPU BLAS on the same problem: fills out, returns 0, or nonzero to stop. */
@@ -72,6 +82,19 @@ int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_
                  const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
                  void *eval_user, gg_cpu_fn cpu, void *cpu_user, gg_bench_progress progress,
                  void *progress_user);
+
+/* The browser backend's extras (eval_bench_run_ex). */
+typedef struct {
+    bool es_presets;   /* the presets as profile=300es */
+    gg_cpu_fn tfjs;    /* the tfjs-webgl row, after the others; NULL: no row */
+    void *tfjs_user;
+} gg_bench_extra;
+
+/* eval_bench_run with x (NULL: as eval_bench_run). */
+int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
+                      const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
+                      void *eval_user, gg_cpu_fn cpu, void *cpu_user, const gg_bench_extra *x,
+                      gg_bench_progress progress, void *progress_user);
 
 /* Recomputes every ratio from the rows' gflops. */
 void eval_bench_ratios(gg_bench *b);

@@ -140,6 +140,20 @@ static int cpu_here(void *user, gg_measurement *out)
     return base_cpu_sgemm(j->g->prob, j->g->in, j->g->ref, out, j->err, sizeof j->err);
 }
 
+/* The browser's tfjs-webgl row: tf.matMul in the evaluator's page. */
+static int tfjs_row(void *user, gg_measurement *out)
+{
+    gg_gpu *g = user;
+    char err[256];
+    if (!evaluator(g, err, sizeof err)) {
+        base_measurement_init(out);
+        out->status = GG_CONTEXT_LOST;
+        snprintf(out->detail, sizeof out->detail, "%s", err);
+        return -1;
+    }
+    return eval_evaluator_tfjs(g->ev, 0, out);
+}
+
 int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
                  gg_bench_progress progress, void *progress_user, char *err, size_t errlen)
 {
@@ -163,9 +177,11 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
     if (found < 0)
         return -1;
     cpu_job cj = {.g = g};
-    if (eval_bench_run(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
-                     found ? &image : NULL, have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
-                     eval_gpu_eval, g, cpu_here, &cj, progress, progress_user)) {
+    bool browser = g->backend == GG_BACKEND_BROWSER;
+    gg_bench_extra x = {.es_presets = browser, .tfjs = browser ? tfjs_row : NULL, .tfjs_user = g};
+    if (eval_bench_run_ex(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
+                          found ? &image : NULL, have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
+                          eval_gpu_eval, g, cpu_here, &cj, &x, progress, progress_user)) {
         if (cj.err[0])
             snprintf(err, errlen, "%s", cj.err);
         else

@@ -70,7 +70,9 @@ int eval_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, doubl
  * best-MxNxK.txt and best-f16-MxNxK.txt, each if any, and the fastest ok
  * out=image store=f32 row of tune-MxNxK.csv as best-image) through
  * eval_gpu_eval (a store=f16 row verified against its own reference,
- * glhost/run.h).  A row without a record is absent (present false).  0, or
+ * glhost/run.h).  A row without a record is absent (present false).  With
+ * the browser backend the presets run as profile=300es and the tfjs-webgl
+ * row (TensorFlow.js's tf.matMul in the worker's page) comes last.  0, or
  * -1 with one line in err (a best file that does not parse, records that
  * cannot be read, no child, no memory). */
 int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
