@@ -139,8 +139,8 @@ static const bad_case cases[] = {
         "--size", "8"),
 
     /* backend, device, card */
-    BAD("--backend must be egl or glfw, got 'vulkan'", "gen", "larsen", "--backend", "vulkan"),
-    BAD("--backend must be egl or glfw, got 'EGL'", "info", "--backend", "EGL"),
+    BAD("--backend must be egl, glfw or browser, got 'vulkan'", "gen", "larsen", "--backend", "vulkan"),
+    BAD("--backend must be egl, glfw or browser, got 'EGL'", "info", "--backend", "EGL"),
     BAD("--device must be a device index (0, 1, ...), got 'x'", "info", "--device", "x"),
     BAD("--device must be a device index (0, 1, ...), got '-1'", "info", "--device", "-1"),
     BAD("lists EGL devices only", "devices", "--backend", "glfw"),
@@ -159,7 +159,7 @@ static const bad_case cases[] = {
     BAD("--size must be an integer from 1 to 1048576, got '1e9'", "run", "larsen", "--size", "1e9"),
     BAD("--m must be an integer from 1 to 1048576, got '-1'", "run", "larsen", "--m", "-1"),
     BAD("--alpha must be a finite number, got 'nan'", "run", "larsen", "--alpha", "nan"),
-    BAD("--backend must be egl or glfw, got 'vulkan'", "run", "larsen", "--backend", "vulkan"),
+    BAD("--backend must be egl, glfw or browser, got 'vulkan'", "run", "larsen", "--backend", "vulkan"),
     BAD("no device 1023", "run", "larsen", "--size", "8", "--device", "1023"),
     BAD("best: no variant recorded for card", "run", "best", "--size", "8", "--reps", "1"),
 

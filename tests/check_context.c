@@ -451,7 +451,7 @@ static const struct {
 } cli_cases[] = {
     {A("info", "--device", "9"), NULL, 2, "glgemm info: EGL: no device 9", NULL},
     {A("info", "--device", "-1"), NULL, 2, "--device must be a device index", NULL},
-    {A("info", "--backend", "vulkan"), NULL, 2, "--backend must be egl or glfw, got 'vulkan'", NULL},
+    {A("info", "--backend", "vulkan"), NULL, 2, "--backend must be egl, glfw or browser, got 'vulkan'", NULL},
     {A("info", "--kind", "gles2"), NULL, 2, "--kind must be compat, core or es3", NULL},
     {A("info", "extra"), NULL, 2, "takes no arguments", NULL},
     {A("info", "--bogus"), NULL, 2, "unknown option '--bogus'", NULL},
