@@ -136,6 +136,7 @@ check: deps
 	tests/blas/run.sh $(BUILD)
 	tests/stress/conc.sh $(BUILD)
 	tests/soak/kill9.sh --quick
+	GLGEMM_BIN=$(abspath $(BIN)) tests/web/run.sh $(BUILD)
 
 # The kill -9 soak (tests/soak/kill9.sh): 50 kills of a tune and 50 of a
 # library program, each checked; check runs its --quick form (5 and 5).

@@ -52,6 +52,11 @@ function resolve(mounts, urlPath) {
 
 export async function serve({mounts, port = 0, host = '127.0.0.1', quiet = true} = {}) {
     const server = createServer(async (req, res) => {
+        if (req.url === '/favicon.ico') { /* none: no 404 in the page's console */
+            res.writeHead(204);
+            res.end();
+            return;
+        }
         let file = resolve(mounts, req.url);
         try {
             if (!file) throw new Error('no such path');

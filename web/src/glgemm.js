@@ -31,7 +31,6 @@ export const DEFAULT_VARIANT = "mrt=2x2,mc=1x4,np=64,unroll=0,profile=300es,comp
 
 /* gen/gen.h's enums, in their order. */
 const PROFILE_300ES = 2;
-const PROFILE_NAMES = ['120', '330', '300es', '430', '310es'];
 const COMPILER_SPIRV = 1;
 const ACC_COPY = 0, ACC_PINGPONG = 1, ACC_BLEND = 2;
 const STORE_F16 = 1;
@@ -243,13 +242,6 @@ class Fail extends Error {
     }
 }
 
-function halfToFloat(h) {
-    const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, f = h & 0x3ff;
-    if (e === 0) return s * f * 2 ** -24;
-    if (e === 31) return f ? NaN : s * Infinity;
-    return s * (1 + f / 1024) * 2 ** (e - 15);
-}
-
 function median(xs) {
     const s = [...xs].sort((a, b) => a - b);
     const h = s.length >> 1;
@@ -385,19 +377,21 @@ class Runner {
         return `no block of ${m}x${n}x${k} fits a ${t}-texel texture limit with this packing and mrt`;
     }
 
+    /* What WebGL2 lacks comes first ('unsupported', even where gen would
+     * also call the variant invalid for its profile), then gen's verdict
+     * with this context's limits. */
     verdict(v) {
         const i = v.info;
-        const card = gen.checkCard(v, this.lim);
-        if (card.verdict === CARD_INVALID) return {status: 'invalid', detail: card.why};
         if (i.profile !== PROFILE_300ES)
-            return {status: 'unsupported', detail: `WebGL2 runs GLSL ES 3.00 only (profile=300es); this variant has profile=${PROFILE_NAMES[i.profile]}`};
+            return {status: 'unsupported', detail: 'WebGL2 runs GLSL ES 3.00 only (profile=300es)'};
         if (i.compiler === COMPILER_SPIRV)
             return {status: 'unsupported', detail: 'compiler=spirv: WebGL2 compiles GLSL source only (no SPIR-V)'};
         if (i.out === OUT_IMAGE)
             return {status: 'unsupported', detail: 'out=image: WebGL2 has no image load/store (GL 4.2 / ES 3.1)'};
         if (i.fetch === FETCH_IMAGE || i.fetch === FETCH_BUFFER)
             return {status: 'unsupported', detail: `fetch=${FETCH_NAMES[i.fetch]}: WebGL2 has no ${i.fetch === FETCH_IMAGE ? 'image load/store' : 'buffer textures'}`};
-        if (card.verdict !== 0) return {status: 'unsupported', detail: card.why};
+        const card = gen.checkCard(v, this.lim);
+        if (card.verdict !== 0) return {status: card.verdict === CARD_INVALID ? 'invalid' : 'unsupported', detail: card.why};
         return {status: 'ok', detail: ''};
     }
 
@@ -756,10 +750,8 @@ class Runner {
                         const i = bi * L.kblocks + bk;
                         gen.x.gw_pack_a(L.ptr, src, s.transa ? m : k, s.transa ? 1 : 0, m, n, k, bi, bk, buf);
                         const data = texData(na);
-                        if (s.ubo) {
-                            /* store=f16: the halves' values, as a half texture would give them */
-                            const fl = half ? Float32Array.from(data, halfToFloat) : data;
-                            const u = this.uboData(s, fl);
+                        if (s.ubo) { /* fp32 only: gen has no fetch=ubo with store=f16 */
+                            const u = this.uboData(s, data);
                             if (!ae.names[i]) {
                                 ae.names[i] = gl.createBuffer();
                                 gl.bindBuffer(gl.UNIFORM_BUFFER, ae.names[i]);

@@ -1,0 +1,368 @@
+/* tests/web/test.mjs: the browser tests (issue 29), run by tests/web/run.sh
+ * (make check).  Headless Chromium (WebGL2 on ANGLE over SwiftShader):
+ *  1. createRunner().run on profile=300es variants against a double
+ *     reference (tests/web/check.js): odd shapes, transposes, alpha/beta,
+ *     passes, every acc, mc, mrt, unroll, fetch, store=f16, splits past a
+ *     (lowered) texture limit, the caches; what WebGL2 cannot run comes
+ *     back 'unsupported' (or 'invalid') with a reason;
+ *  2. matmul's errors on bad input, and the GL state it leaves;
+ *  3. `glgemm export` (GLGEMM_BIN): a module folder copied to a temporary
+ *     folder that is not the project's, imported from a page there; export
+ *     of a variant WebGL2 cannot run, and of best without records: exit 2;
+ *  4. the example page (web/example/) shows its rows with no page error.
+ * Exit 0 when every check passes; each failure prints one line. */
+import {execFileSync, spawnSync} from 'node:child_process';
+import {cpSync, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {launch, open, serve, root} from './lib.mjs';
+
+const BIN = process.env.GLGEMM_BIN || path.join(root, 'glgemm');
+const only = process.argv[2] ? new RegExp(process.argv[2]) : null;
+let failed = 0, passed = 0;
+const t0 = Date.now();
+
+function check(cond, name, info = '') {
+    if (cond) {
+        passed++;
+    } else {
+        failed++;
+        console.log(`FAIL ${name}${info ? ': ' + info : ''}`);
+    }
+}
+
+const V = (s) => 'profile=300es,' + s;
+const odd = {m: 37, n: 29, k: 53};
+
+/* Runner cases: expect 'ok' (judged) unless expect says otherwise. */
+const cases = [
+    {name: 'default variant 37x29x53', ...odd},
+    {name: '1x1x1 mc=1x1', variant: V('mrt=1x1,mc=1x1'), m: 1, n: 1, k: 1},
+    {name: '1x1x1 mrt=2x4 mc=2x2', variant: V('mrt=2x4,mc=2x2,np=1'), m: 1, n: 1, k: 1},
+    {name: '129x65x300 mrt=2x4 mc=1x4 np=8 (10 passes)', variant: V('mrt=2x4,mc=1x4,np=8'), m: 129, n: 65, k: 300, passes: 10},
+    {name: 'transa acc=copy', variant: V('mrt=2x2,mc=2x2,np=3,acc=copy'), ...odd, transa: true},
+    {name: 'transb acc=pingpong', variant: V('mrt=1x2,mc=1x4,np=2,acc=pingpong'), ...odd, transb: true},
+    {name: 'transa transb acc=blend mc=4x1', variant: V('mrt=2x1,mc=4x1,np=4,acc=blend'), m: 31, n: 23, k: 41, transa: true, transb: true},
+    {name: 'alpha beta acc=copy', variant: V('mc=1x1,np=5,acc=copy'), m: 19, n: 17, k: 23, alpha: -0.5, beta: 2},
+    {name: 'alpha beta acc=pingpong', variant: V('mrt=2x2,mc=2x2,np=2'), ...odd, alpha: 1.5, beta: -1},
+    {name: 'alpha beta acc=blend', variant: V('mrt=1x4,mc=1x4,np=3,acc=blend'), ...odd, alpha: 0.25, beta: 0.5},
+    {name: 'alpha=0 beta=1', variant: V('mrt=1x2,mc=2x2,np=2,acc=blend'), m: 9, n: 11, k: 13, alpha: 0, beta: 1},
+    {name: 'unroll=1', variant: V('mrt=2x2,mc=1x4,np=4,unroll=1'), m: 45, n: 33, k: 70},
+    {name: 'fetch=texelfetch', variant: V('mrt=2x2,mc=2x2,np=4,fetch=texelfetch'), ...odd},
+    {name: 'fetch=ubo', variant: V('mrt=1x2,mc=1x4,np=3,fetch=ubo'), ...odd},
+    {name: 'fetch=ubo transa beta acc=copy', variant: V('mrt=2x2,mc=2x2,np=2,fetch=ubo,acc=copy'), ...odd, transa: true, beta: 1},
+    {name: 'fetch=ubo acc=blend unroll=1', variant: V('mrt=2x1,mc=4x1,fetch=ubo,acc=blend,unroll=1'), ...odd},
+    {name: 'mc=1x3 (RGBA targets)', variant: V('mrt=1x2,mc=1x3,np=4'), ...odd},
+    {name: 'mc=1x2 acc=copy (RG targets)', variant: V('mrt=2x1,mc=1x2,np=3,acc=copy'), ...odd},
+    {name: 'mc=3x1 acc=blend', variant: V('mc=3x1,np=2,acc=blend'), ...odd},
+    {name: 'mrt=1x8', variant: V('mrt=1x8,mc=1x1,np=6'), ...odd},
+    {name: 'store=f16 mc=2x2', variant: V('mrt=2x2,mc=2x2,np=4,store=f16'), ...odd, half: true},
+    {name: 'store=f16 mc=1x3 texelfetch', variant: V('mc=1x3,np=3,store=f16,fetch=texelfetch'), ...odd, half: true},
+    {name: 'store=f16 fetch=ubo (gen: invalid)', variant: V('mrt=1x2,mc=1x4,np=2,store=f16,fetch=ubo'), ...odd, expect: 'invalid', detail: /ubo/},
+    {name: 'split (texture limit 8) pingpong', variant: V('mrt=2x2,mc=2x2,np=2'), ...odd, maxTextureSize: 8, split: true},
+    {name: 'split copy alpha beta', variant: V('mrt=1x2,mc=1x4,np=3,acc=copy'), ...odd, maxTextureSize: 8, alpha: 2, beta: 1, split: true},
+    {name: 'split blend transb', variant: V('mc=4x1,np=1,acc=blend'), ...odd, maxTextureSize: 8, transb: true, split: true},
+    {name: 'split fetch=ubo transa', variant: V('mrt=2x1,mc=2x2,np=2,fetch=ubo'), ...odd, maxTextureSize: 8, transa: true, split: true},
+    {name: 'profile=330', variant: 'mrt=1x1,mc=1x1', ...odd, expect: 'unsupported', detail: /^WebGL2 runs GLSL ES 3\.00 only \(profile=300es\)$/},
+    {name: 'out=image', variant: V('out=image,blk=4x4'), ...odd, expect: 'unsupported', detail: /out=image/},
+    {name: 'fetch=image', variant: V('fetch=image'), ...odd, expect: 'unsupported', detail: /fetch=image/},
+    {name: 'fetch=buffer', variant: V('fetch=buffer'), ...odd, expect: 'unsupported', detail: /fetch=buffer/},
+    {name: 'compiler=spirv', variant: 'compiler=spirv', ...odd, expect: 'unsupported', detail: /300es/},
+    {name: 'mrt=3x3 (parse)', variant: V('mrt=3x3'), ...odd, expect: 'invalid', detail: /mrt/},
+    {name: 'unknown key (parse)', variant: V('bogus=1'), ...odd, expect: 'invalid', detail: /bogus/},
+];
+
+async function runnerTests(browser, url) {
+    const page = await open(browser, url + 'page.html');
+    await page.evaluate(async () => {
+        const g = await import('/src/glgemm.js');
+        const C = await import('/t/check.js');
+        await g.init({wasm: '/dist/glgemm-gen.wasm'});
+        await g.init(); /* idempotent: no second load */
+        const gl = document.getElementById('c').getContext('webgl2');
+        window.T = {g, C, gl, R: g.createRunner(gl)};
+    });
+    for (const c of cases) {
+        if (only && !only.test(c.name)) continue;
+        const r = await page.evaluate(async (c) => {
+            const {C, R} = window.T;
+            const p = C.problem(c);
+            const out = await R.run({...c, a: p.a, b: p.b, c0: p.c0, reps: c.reps ?? 2});
+            const res = {status: out.status, detail: out.detail, passes: out.passes, reps: out.seconds.length,
+                median: out.median_s, variant: out.variant, compile: out.compile_s, upload: out.upload_s,
+                readback: out.readback_s};
+            if (out.status === 'ok') Object.assign(res, C.judge(p, out.c, !!c.half));
+            return res;
+        }, c);
+        const expect = c.expect || 'ok';
+        check(r.status === expect, c.name, `status ${r.status} (${r.detail})`);
+        if (expect !== 'ok') {
+            check(c.detail.test(r.detail), `${c.name}: reason`, r.detail);
+            continue;
+        }
+        if (r.status !== 'ok') continue;
+        check(r.pass, `${c.name}: result`, `rel_err ${r.rel_err} > ${r.limit} (${r.why})`);
+        check(r.reps === 2 && r.median > 0 && r.compile >= 0 && r.upload >= 0 && r.readback >= 0,
+            `${c.name}: timings`, JSON.stringify(r));
+        if (c.passes) check(r.passes === c.passes, `${c.name}: passes`, `${r.passes}`);
+        if (c.variant) check(r.variant && r.variant.includes('profile=300es'), `${c.name}: canonical`, r.variant);
+    }
+    if (!only || only.test('runner')) await runnerMore(page);
+    check(page.errors.length === 0, 'runner page: no page errors', page.errors.join(' | '));
+    await page.close();
+}
+
+/* Caches, sameInputs, check(), limits(). */
+async function runnerMore(page) {
+    const r = await page.evaluate(async () => {
+        const {C, R, g} = window.T;
+        const out = {};
+        const p = C.problem({m: 37, n: 29, k: 53, seed: 7});
+        const v = 'profile=300es,mrt=2x2,mc=2x2,np=4';
+        const r1 = await R.run({variant: v, m: 37, n: 29, k: 53, a: p.a, b: p.b, reps: 1});
+        const r2 = await R.run({variant: v, m: 38, n: 30, k: 54 - 1, a: C.random(38 * 53, 3), b: C.random(53 * 30, 4), reps: 1});
+        out.cached = [r1.program_cached, r2.program_cached];
+        /* Another variant of the same packing on the same inputs: A and B
+         * not passed at all, the uploaded ones reused. */
+        const r3 = await R.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2,acc=copy,fetch=texelfetch', m: 37, n: 29, k: 53, reps: 1, sameInputs: true});
+        out.same = r3.status === 'ok' ? C.judge(p, r3.c) : {pass: false, why: r3.status + ' ' + r3.detail};
+        /* New data into the same textures (no sameInputs). */
+        const q = C.problem({m: 37, n: 29, k: 53, seed: 9});
+        const r4 = await R.run({variant: v, m: 37, n: 29, k: 53, a: q.a, b: q.b, reps: 1});
+        out.refill = r4.status === 'ok' ? C.judge(q, r4.c) : {pass: false, why: r4.status};
+        out.limits = R.limits();
+        out.checks = [
+            R.check('profile=300es,mrt=2x2'),
+            R.check('mrt=2x2'),
+            R.check('profile=300es,mrt=9x1'),
+            R.check('profile=300es,fetch=ubo,np=all', 64, 64, 5000),
+            R.check('profile=300es,fetch=ubo,np=16', 64, 64, 5000),
+        ];
+        /* No float blending: a context whose EXT_float_blend is hidden. */
+        const cv = document.createElement('canvas');
+        const gl2 = cv.getContext('webgl2');
+        const real = gl2.getExtension.bind(gl2);
+        gl2.getExtension = (name) => (name === 'EXT_float_blend' ? null : real(name));
+        const R2 = g.createRunner(gl2);
+        out.noblend = R2.check('profile=300es,acc=blend');
+        out.noblendRun = (await R2.run({variant: 'profile=300es,acc=blend', m: 4, n: 4, k: 4, a: C.random(16, 1), b: C.random(16, 2)})).status;
+        return out;
+    });
+    check(!r.cached[0] && r.cached[1], 'program cache: one program for shapes that pad alike', JSON.stringify(r.cached));
+    check(r.same.pass, 'sameInputs: A and B reused by another variant', r.same.why);
+    check(r.refill.pass, 'new inputs into kept textures', r.refill.why);
+    const L = r.limits;
+    check(L.maxDrawBuffers >= 4 && L.maxTextureSize >= 2048 && L.colorBufferFloat === true &&
+        typeof L.floatBlend === 'boolean' && /WebGL 2/.test(L.version) && /GLSL ES 3/.test(L.glsl) &&
+        'vendor' in L && 'renderer' in L && 'unmaskedRenderer' in L, 'limits()', JSON.stringify(L));
+    const [ok, p330, bad, ubobig, ubofit] = r.checks;
+    check(ok.status === 'ok', 'check: ok', JSON.stringify(ok));
+    check(p330.status === 'unsupported' && p330.detail === 'WebGL2 runs GLSL ES 3.00 only (profile=300es)', 'check: profile 330', JSON.stringify(p330));
+    check(bad.status === 'invalid' && /mrt/.test(bad.detail), 'check: parse error', JSON.stringify(bad));
+    check(ubobig.status === 'unsupported' && /uniform block/.test(ubobig.detail), 'check: ubo past the block limit', JSON.stringify(ubobig));
+    check(ubofit.status === 'ok', 'check: ubo within the block limit', JSON.stringify(ubofit));
+    check(r.noblend.status === 'unsupported' && /float/i.test(r.noblend.detail), 'check: acc=blend without EXT_float_blend', JSON.stringify(r.noblend));
+    check(r.noblendRun === 'unsupported', 'run: acc=blend without EXT_float_blend', r.noblendRun);
+}
+
+/* matmul: errors, defaults, the GL state it leaves. */
+async function matmulTests(browser, url) {
+    const page = await open(browser, url + 'page.html');
+    const r = await page.evaluate(async () => {
+        const g = await import('/src/glgemm.js');
+        const C = await import('/t/check.js');
+        await g.init({wasm: '/dist/glgemm-gen.wasm'});
+        const err = async (f) => {
+            try {
+                await f();
+                return 'no error';
+            } catch (e) {
+                return String(e.message);
+            }
+        };
+        const a = C.random(12, 1), b = C.random(16, 2), out = {}; /* 3x4 and 4x4 */
+        out.nullCtx = await err(() => g.matmul(null, a, b, 3, 4, 4));
+        const c1 = document.createElement('canvas');
+        out.webgl1 = await err(() => g.matmul(c1.getContext('webgl'), a, b, 3, 4, 4));
+        const c2 = document.createElement('canvas');
+        c2.getContext = () => null; /* a page without WebGL2 */
+        out.stubbed = await err(() => g.matmul(c2.getContext('webgl2'), a, b, 3, 4, 4));
+        out.runnerNull = await err(() => g.createRunner(null));
+        const c3 = document.createElement('canvas');
+        const gl3 = c3.getContext('webgl2');
+        const real = gl3.getExtension.bind(gl3);
+        gl3.getExtension = (n) => (n === 'EXT_color_buffer_float' ? null : real(n));
+        out.noFloat = await err(() => g.matmul(gl3, a, b, 3, 4, 4));
+        const gl = document.getElementById('c').getContext('webgl2');
+        out.badM = await err(() => g.matmul(gl, a, b, 2.5, 4, 4));
+        out.badK = await err(() => g.matmul(gl, a, b, 3, 4, 0));
+        out.shortA = await err(() => g.matmul(gl, a.subarray(0, 5), b, 3, 4, 4));
+        out.shortB = await err(() => g.matmul(gl, a, b.subarray(0, 5), 3, 4, 4));
+        out.noC = await err(() => g.matmul(gl, a, b, 3, 4, 4, {beta: 1}));
+        out.badAlpha = await err(() => g.matmul(gl, a, b, 3, 4, 4, {alpha: NaN}));
+        out.p330 = await err(() => g.matmul(gl, a, b, 3, 4, 4, {variant: 'larsen'}));
+
+        /* The page's own state, which matmul must leave as it was. */
+        const fb = gl.createFramebuffer(), tex = gl.createTexture(), prog = gl.createProgram();
+        const vs = gl.createShader(gl.VERTEX_SHADER), fs = gl.createShader(gl.FRAGMENT_SHADER);
+        gl.shaderSource(vs, '#version 300 es\nvoid main(){gl_Position=vec4(0.0);}');
+        gl.shaderSource(fs, '#version 300 es\nprecision mediump float;out vec4 o;void main(){o=vec4(1.0);}');
+        gl.compileShader(vs); gl.compileShader(fs);
+        gl.attachShader(prog, vs); gl.attachShader(prog, fs); gl.linkProgram(prog);
+        gl.bindTexture(gl.TEXTURE_2D, tex);
+        gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 4, 4, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
+        gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+        gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+        gl.activeTexture(gl.TEXTURE3);
+        gl.bindTexture(gl.TEXTURE_2D, tex);
+        gl.activeTexture(gl.TEXTURE1);
+        gl.bindTexture(gl.TEXTURE_2D, tex);
+        gl.useProgram(prog);
+        gl.viewport(1, 2, 3, 4);
+        gl.enable(gl.SCISSOR_TEST);
+        gl.scissor(0, 1, 2, 3);
+        gl.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, true);
+        gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+        const p = C.problem({m: 37, n: 29, k: 53, alpha: 0.5, beta: -2, transb: true, seed: 5});
+        const c = await g.matmul(gl, p.a, p.b, 37, 29, 53, {alpha: 0.5, beta: -2, c: p.c0, transb: true});
+        out.result = C.judge(p, c);
+        const pf = await g.matmul(gl, Array.from(p.a), Array.from(p.b), 37, 29, 53, {alpha: 0.5, beta: -2, c: Array.from(p.c0), transb: true,
+            variant: 'profile=300es,mrt=1x2,mc=4x1,np=2,acc=blend,fetch=ubo'});
+        out.plainArrays = C.judge(p, pf);
+        gl.activeTexture(gl.TEXTURE3);
+        const unit3 = gl.getParameter(gl.TEXTURE_BINDING_2D) === tex;
+        gl.activeTexture(gl.TEXTURE1);
+        const unit1 = gl.getParameter(gl.TEXTURE_BINDING_2D) === tex;
+        out.state = {
+            fb: gl.getParameter(gl.FRAMEBUFFER_BINDING) === fb,
+            prog: gl.getParameter(gl.CURRENT_PROGRAM) === prog,
+            viewport: Array.from(gl.getParameter(gl.VIEWPORT)).join(','),
+            scissor: gl.isEnabled(gl.SCISSOR_TEST) && Array.from(gl.getParameter(gl.SCISSOR_BOX)).join(',') === '0,1,2,3',
+            flip: gl.getParameter(gl.UNPACK_FLIP_Y_WEBGL) === true && gl.getParameter(gl.UNPACK_ALIGNMENT) === 1,
+            units: unit3 && unit1,
+            error: gl.getError(),
+        };
+        return out;
+    });
+    check(/WebGL2 context required \(got null\)/.test(r.nullCtx), 'matmul(null): clear error', r.nullCtx);
+    check(/WebGL2 context required \(got WebGL1\)/.test(r.webgl1), 'matmul(WebGL1): clear error', r.webgl1);
+    check(/WebGL2 context required \(got null\)/.test(r.stubbed), 'matmul on a page without WebGL2', r.stubbed);
+    check(/WebGL2 context required/.test(r.runnerNull), 'createRunner(null)', r.runnerNull);
+    check(/EXT_color_buffer_float is not available/.test(r.noFloat), 'no EXT_color_buffer_float', r.noFloat);
+    check(/\bm must be an integer/.test(r.badM), 'm = 2.5', r.badM);
+    check(/\bk must be an integer/.test(r.badK), 'k = 0', r.badK);
+    check(/\ba is too short/.test(r.shortA), 'a too short', r.shortA);
+    check(/\bb is too short/.test(r.shortB), 'b too short', r.shortB);
+    check(/\bc must be/.test(r.noC), 'beta without c', r.noC);
+    check(/\balpha must be/.test(r.badAlpha), 'alpha NaN', r.badAlpha);
+    check(/unsupported.*profile=300es/.test(r.p330), 'matmul with a profile=330 variant', r.p330);
+    check(r.result.pass, 'matmul alpha/beta/transb', JSON.stringify(r.result));
+    check(r.plainArrays.pass, 'matmul with plain arrays, blend + ubo', JSON.stringify(r.plainArrays));
+    const s = r.state;
+    check(s.fb && s.prog && s.viewport === '1,2,3,4' && s.scissor && s.flip && s.units && s.error === 0,
+        'matmul leaves the page\'s GL state', JSON.stringify(s));
+    check(page.errors.length === 0, 'matmul page: no page errors', page.errors.join(' | '));
+    await page.close();
+}
+
+function exportCmd(args, opts = {}) {
+    return spawnSync(BIN, ['export', ...args], {encoding: 'utf8', ...opts});
+}
+
+/* The exported module, from a folder that is not the project's. */
+async function exportTests(browser) {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'glgemm-webtest-'));
+    try {
+        const variant = 'profile=300es,mrt=2x2,mc=2x2,np=8,acc=copy';
+        const ex = exportCmd([variant, '--js', path.join(tmp, 'out')]);
+        check(ex.status === 0, 'export: exit 0', ex.stderr);
+        if (ex.status !== 0) return;
+        const canon = ex.stdout.split('\n')[0];
+        const site = path.join(tmp, 'site');
+        cpSync(path.join(tmp, 'out'), site, {recursive: true});
+        cpSync(path.join(root, 'tests', 'web', 'check.js'), path.join(site, 'check.js'));
+        cpSync(path.join(root, 'tests', 'web', 'page.html'), path.join(site, 'index.html'));
+        const s = await serve({mounts: [['/', site]]});
+        const page = await open(browser, s.url);
+        const r = await page.evaluate(async () => {
+            const g = await import('/glgemm.js'); /* its wasm: the default URL beside it */
+            const C = await import('/check.js');
+            const gl = document.getElementById('c').getContext('webgl2');
+            const out = {def: g.DEFAULT_VARIANT, results: []};
+            for (const q of [{m: 37, n: 29, k: 53}, {m: 1, n: 1, k: 1}, {m: 67, n: 5, k: 130, transa: true, alpha: -1, beta: 0.5},
+                {m: 3, n: 70, k: 9, transb: true}]) {
+                const p = C.problem(q);
+                const c = await g.matmul(gl, p.a, p.b, q.m, q.n, q.k, {alpha: p.alpha, beta: p.beta, c: p.c0,
+                    transa: p.transa, transb: p.transb});
+                out.results.push({shape: `${q.m}x${q.n}x${q.k}`, ...C.judge(p, c)});
+            }
+            return out;
+        });
+        check(r.def === canon && canon.includes('acc=copy'), 'exported DEFAULT_VARIANT', `${r.def} vs ${canon}`);
+        for (const x of r.results) check(x.pass, `exported module ${x.shape}`, `rel_err ${x.rel_err} (${x.why})`);
+        check(page.errors.length === 0, 'exported module page: no page errors', page.errors.join(' | '));
+        await page.close();
+        await s.close();
+
+        const bad = exportCmd(['mrt=2x2,mc=2x2', '--js', path.join(tmp, 'bad')]);
+        check(bad.status === 2 && /profile=300es/.test(bad.stderr) && !existsSync(path.join(tmp, 'bad')),
+            'export of a profile=330 variant: exit 2, nothing written', `${bad.status} ${bad.stderr}`);
+        const img = exportCmd(['profile=300es,out=image,blk=4x4', '--js', path.join(tmp, 'bad')]);
+        check(img.status === 2 && /out=image/.test(img.stderr), 'export out=image: exit 2', `${img.status} ${img.stderr}`);
+        const none = exportCmd(['best', '--card', 'no-such-card', '--js', path.join(tmp, 'bad')], {cwd: tmp});
+        check(none.status === 2 && /no WebGL2-capable/.test(none.stderr) && /glgemm tune/.test(none.stderr) &&
+            !existsSync(path.join(tmp, 'bad')), 'export best with no records: exit 2', `${none.status} ${none.stderr}`);
+        const help = exportCmd(['--help']);
+        check(help.status === 0 && /--js DIR/.test(help.stdout) && /--card SLUG/.test(help.stdout), 'export --help', help.stdout);
+        const nojs = exportCmd([variant]);
+        check(nojs.status === 2 && /--js/.test(nojs.stderr), 'export without --js: exit 2', nojs.stderr);
+        /* A second export over the first replaces both files. */
+        const again = exportCmd(['profile=300es,mc=1x4', '--js', path.join(tmp, 'out')]);
+        const js = readFileSync(path.join(tmp, 'out', 'glgemm.js'), 'utf8');
+        check(again.status === 0 && js.includes('export const DEFAULT_VARIANT = "mrt=1x1,mc=1x4,'), 'export over an older one', again.stderr);
+    } finally {
+        rmSync(tmp, {recursive: true, force: true});
+    }
+}
+
+/* The example page, on a small size, with an exported module beside it. */
+async function exampleTests(browser) {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'glgemm-example-'));
+    try {
+        const ex = exportCmd(['profile=300es,mrt=2x2,mc=1x4,np=16', '--js', path.join(tmp, 'glgemm')]);
+        check(ex.status === 0, 'example: export', ex.stderr);
+        const s = await serve({mounts: [['/', path.join(root, 'web', 'example')], ['/glgemm', path.join(tmp, 'glgemm')],
+            ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')]]});
+        const page = await open(browser, s.url + '?size=96');
+        await page.waitForFunction(() => document.body.dataset.done || document.body.dataset.error, {timeout: 90000});
+        const r = await page.evaluate(() => ({done: document.body.dataset.done, error: document.body.dataset.error,
+            rows: window.exampleResult, text: document.getElementById('out').innerText}));
+        check(r.done === '1' && !r.error, 'example page finishes', r.error);
+        check(r.rows && r.rows.length === 3, 'example: glgemm rows and the tfjs row', JSON.stringify(r.rows));
+        for (const x of r.rows || [])
+            check(x.gflops > 0 && x.err < 1e-4, `example row '${x.what}'`, JSON.stringify(x));
+        check(/GFLOP\/s/.test(r.text) && /tf\.matMul/.test(r.text), 'example shows the table', r.text);
+        check(page.errors.length === 0, 'example page: no page errors', page.errors.join(' | '));
+        await page.close();
+        await s.close();
+    } finally {
+        rmSync(tmp, {recursive: true, force: true});
+    }
+}
+
+const s = await serve({mounts: [['/', path.join(root, 'tests', 'web')], ['/t', path.join(root, 'tests', 'web')],
+    ['/src', path.join(root, 'web', 'src')], ['/dist', path.join(root, 'web', 'dist')]]});
+const browser = await launch();
+try {
+    await runnerTests(browser, s.url);
+    if (!only || only.test('matmul')) await matmulTests(browser, s.url);
+    if (!only || only.test('export')) await exportTests(browser);
+    if (!only || only.test('example')) await exampleTests(browser);
+} catch (e) {
+    check(false, 'web tests ran to the end', e.stack || String(e));
+} finally {
+    await browser.close();
+    await s.close();
+}
+console.log(`web tests: ${passed} passed, ${failed} failed (${((Date.now() - t0) / 1e3).toFixed(1)} s)`);
+process.exit(failed ? 1 : 0);

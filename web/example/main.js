@@ -1,0 +1,109 @@
+/* The example page: glgemm's exported module (./glgemm/glgemm.js, written by
+ * `glgemm export`) against TensorFlow.js's tf.matMul (webgl backend), on two
+ * random n x n matrices.  ?size=N picks n (default 1024).  When done,
+ * window.exampleResult holds the rows and body[data-done] is set (the web
+ * test waits for it); a failure sets body[data-error]. */
+import {init, matmul, createRunner, DEFAULT_VARIANT} from './glgemm/glgemm.js';
+
+const $ = (id) => document.getElementById(id);
+
+function random(count) {
+    const a = new Float32Array(count);
+    for (let i = 0; i < count; i++) a[i] = Math.random() * 2 - 1;
+    return a;
+}
+
+/* The largest rel. error (SPEC.md's denominator) on `samples` elements. */
+function sampledError(a, b, c, n, samples = 32) {
+    let worst = 0;
+    for (let s = 0; s < samples; s++) {
+        const i = Math.floor(Math.random() * n), j = Math.floor(Math.random() * n);
+        let r = 0, d = 0;
+        for (let q = 0; q < n; q++) {
+            const x = a[i * n + q] * b[q * n + j];
+            r += x;
+            d += Math.abs(x);
+        }
+        const e = Math.abs(c[i * n + j] - r) / (d || 1);
+        worst = Math.max(worst, Number.isFinite(e) ? e : Infinity);
+    }
+    return worst;
+}
+
+function row(tbody, what, ms, gflops, err, variant) {
+    const tr = document.createElement('tr');
+    for (const [text, cls] of [[what], [ms.toFixed(1)], [gflops.toFixed(2)], [err.toExponential(2)], [variant, 'variant']]) {
+        const td = document.createElement('td');
+        td.textContent = text;
+        if (cls) td.className = cls;
+        tr.appendChild(td);
+    }
+    tbody.appendChild(tr);
+}
+
+async function run(n) {
+    $('state').textContent = `multiplying ${n}x${n} ...`;
+    $('error').textContent = '';
+    const tbody = $('out').querySelector('tbody');
+    tbody.textContent = '';
+    const a = random(n * n), b = random(n * n);
+    const flops = 2 * n * n * n;
+    const rows = [];
+
+    const gl = $('gl').getContext('webgl2');
+    await init();
+    await matmul(gl, a, b, n, n, n); /* warm-up: compiles the shader for this shape */
+    let t0 = performance.now();
+    const c = await matmul(gl, a, b, n, n, n);
+    let ms = performance.now() - t0;
+    rows.push({what: 'glgemm matmul (upload + draw + read-back)', ms, gflops: flops / ms / 1e6,
+        err: sampledError(a, b, c, n), variant: DEFAULT_VARIANT});
+    const r = await createRunner(gl).run({m: n, n, k: n, a, b, reps: 3});
+    if (r.status !== 'ok') throw new Error(`glgemm runner: ${r.status}: ${r.detail}`);
+    rows.push({what: 'glgemm draws only (median of 3)', ms: r.median_s * 1e3, gflops: flops / r.median_s / 1e9,
+        err: sampledError(a, b, r.c, n), variant: r.variant});
+
+    if (typeof tf !== 'undefined') {
+        await tf.setBackend('webgl');
+        await tf.ready();
+        const ta = tf.tensor2d(a, [n, n]), tb = tf.tensor2d(b, [n, n]);
+        const w = tf.matMul(ta, tb);
+        await w.data();
+        w.dispose();
+        t0 = performance.now();
+        const tc = tf.matMul(ta, tb);
+        const cd = await tc.data();
+        ms = performance.now() - t0;
+        rows.push({what: 'TensorFlow.js tf.matMul (webgl, with read-back)', ms, gflops: flops / ms / 1e6,
+            err: sampledError(a, b, cd, n), variant: `tfjs ${tf.version.tfjs}`});
+        tc.dispose();
+        ta.dispose();
+        tb.dispose();
+    } else {
+        $('error').textContent = 'TensorFlow.js did not load (/tfjs/tf.min.js): its row is missing.';
+    }
+    for (const x of rows) row(tbody, x.what, x.ms, x.gflops, x.err, x.variant);
+    $('out').hidden = false;
+    const info = createRunner(gl).limits();
+    $('state').textContent = `done: ${n}x${n}x${n} on ${info.unmaskedRenderer || info.renderer}`;
+    return rows;
+}
+
+async function go() {
+    const n = Number($('size').value);
+    document.body.removeAttribute('data-done');
+    try {
+        if (!Number.isInteger(n) || n < 1) throw new Error(`n must be an integer >= 1, got ${$('size').value}`);
+        window.exampleResult = await run(n);
+        document.body.dataset.done = '1';
+    } catch (e) {
+        $('state').textContent = 'failed';
+        $('error').textContent = String(e && e.stack || e);
+        document.body.dataset.error = String(e && e.message || e);
+    }
+}
+
+const q = new URLSearchParams(location.search).get('size');
+if (q) $('size').value = q;
+$('go').addEventListener('click', go);
+go();
