@@ -126,10 +126,15 @@ layers:
 cycles: all
 	python3 tests/cycles.py $(BUILD)
 
+# The browser suite (tests/check_browser.c, --backend browser) needs
+# web/node_modules (npm ci: tests/web/deps.sh) and web/dist (make web)
+# before the test binary runs.
 check: deps
 	python3 tests/layers.py
 	$(MAKE) test-bin
 	$(MAKE) cycles
+	tests/web/deps.sh
+	$(MAKE) --no-print-directory web >/dev/null
 	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
 	$(MAKE) fuzz-smoke
 	tests/example/run.sh

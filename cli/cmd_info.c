@@ -6,11 +6,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "eval/browser.h"
+#include "eval/gpu.h"
 
 enum { OPT_KIND = 1 };
 
 static const char usage[] =
-    "usage: glgemm info [--backend egl|glfw] [--device N] [--kind compat|core|es3]\n"
+    "usage: glgemm info [--backend egl|glfw|browser] [--device N] [--kind compat|core|es3]\n"
+    "                   [--browser PATH] [--headful]\n"
     "\n"
     "Makes a GL context and prints the backend, the device, GL vendor, renderer,\n"
     "version and GLSL version, the limits that bound the search (max draw\n"
@@ -19,7 +22,13 @@ static const char usage[] =
     "context kinds can be made, and last `slug: <card>`, the folder under\n"
     "results/ for this card.\n"
     "\n"
-    "  --backend egl|glfw  egl (default): no display needed; glfw: hidden window, needs X\n"
+    "  --backend egl|glfw|browser  egl (default): no display needed; glfw: hidden window,\n"
+    "                      needs X; browser: WebGL2 in headless Chromium through a Node\n"
+    "                      worker (the es3 kind only; slug chromium-<gpu>, e.g.\n"
+    "                      chromium-swiftshader)\n"
+    "  --browser PATH      with --backend browser: the Chromium or Chrome to run\n"
+    "                      (default /usr/bin/chromium)\n"
+    "  --headful           with --backend browser: show the browser\n"
     "  --device N          EGL device index (see glgemm devices), default 0\n"
     "  --kind K            context described in full: compat (GLSL 1.20), core\n"
     "                      (default, GLSL 3.30), es3 (GLSL ES 3.00)\n"
@@ -69,14 +78,28 @@ int cmd_info(int argc, char **argv)
 
     char err[512];
     bool no_device = false;
-    gg_ctx *ctx = host_ctx_create(c.backend, c.device, o.kind, err, sizeof err, &no_device);
-    if (!ctx) {
-        fprintf(stderr, "glgemm info: %s\n", err);
-        return no_device ? EXIT_USAGE : EXIT_NOCTX;
-    }
+    bool browser = c.backend == GG_BACKEND_BROWSER;
     gg_ctx_info in;
-    host_ctx_query(ctx, &in);
-    host_ctx_destroy(ctx);
+    /* The browser's page, from an evaluation worker (eval/browser.h): the
+     * ES3 kind only. */
+    static gg_ctx_info binfo[3];
+    bool bok[3] = {false};
+    if (browser) {
+        if (eval_gpu_info_all(c.backend, c.device, binfo, bok, err, sizeof err, &no_device)) {
+            fprintf(stderr, "glgemm info: %s\n", err);
+            return EXIT_NOCTX;
+        }
+        o.kind = GG_CTX_ES3;
+        in = binfo[GG_CTX_ES3];
+    } else {
+        gg_ctx *ctx = host_ctx_create(c.backend, c.device, o.kind, err, sizeof err, &no_device);
+        if (!ctx) {
+            fprintf(stderr, "glgemm info: %s\n", err);
+            return no_device ? EXIT_USAGE : EXIT_NOCTX;
+        }
+        host_ctx_query(ctx, &in);
+        host_ctx_destroy(ctx);
+    }
 
     char slug[GG_CARD_MAX];
     base_slug(in.renderer, slug, sizeof slug);
@@ -104,6 +127,10 @@ int cmd_info(int argc, char **argv)
         const char *name = host_ctx_kind_name(kinds[i]);
         if (kinds[i] == o.kind) {
             printf("  %-6s ok  %s\n", name, in.version);
+            continue;
+        }
+        if (browser) {
+            printf("  %-6s no  %s\n", name, EVAL_BROWSER_ES_ONLY);
             continue;
         }
         gg_ctx *k = host_ctx_create(c.backend, c.device, kinds[i], err, sizeof err, NULL);

@@ -37,7 +37,9 @@ static const char usage[] =
     "  --max-draw-ms MS  the longest one draw may run (0: no bound); a longer pass is\n"
     "             drawn in bands (default: GLGEMM_MAX_DRAW_MS, else results/<card>/draw.txt,\n"
     "             else 250)\n"
-    "  --backend egl|glfw, --device N\n"
+    "  --backend egl|glfw|browser, --device N\n"
+    "  --browser PATH, --headful  with --backend browser (profile=300es variants only):\n"
+    "                 the Chromium or Chrome to run (default /usr/bin/chromium), shown\n"
     "exit status: 0 ok, 1 the variant failed (status printed), 2 bad input, 3 no GL context\n";
 
 static int handler(void *self, int id, const char *value)
@@ -134,7 +136,8 @@ int cmd_run(int argc, char **argv)
         status = EXIT_NOCTX;
         goto out;
     }
-    gg_ctx_kind kind = want_best ? GG_CTX_CORE : host_ctx_kind_for(v.profile);
+    gg_ctx_kind best_kind = c.backend == GG_BACKEND_BROWSER ? GG_CTX_ES3 : GG_CTX_CORE;
+    gg_ctx_kind kind = want_best ? best_kind : host_ctx_kind_for(v.profile);
     if (!dev.ok[kind]) {
         fprintf(stderr, "glgemm run: %s\n", dev.err[kind]);
         status = dev.no_device ? EXIT_USAGE : EXIT_NOCTX;

@@ -312,7 +312,7 @@ static void fill_info(gg_browser *b, const char *js)
     json_str(js, "browser", browser, sizeof browser);
     if (!unmasked[0])
         json_str(js, "renderer", unmasked, sizeof unmasked);
-    snprintf(in->device, sizeof in->device, "%.30s WebGL2: %.80s", browser, unmasked);
+    snprintf(in->device, sizeof in->device, "%.120s", unmasked);
     char vendor[128];
     json_str(js, "vendor", vendor, sizeof vendor);
     snprintf(in->vendor, sizeof in->vendor, "%s", vendor);
@@ -322,7 +322,9 @@ static void fill_info(gg_browser *b, const char *js)
         gpu_part(unmasked, gpu, sizeof gpu);
         snprintf(in->renderer, sizeof in->renderer, "Chromium %.200s", gpu);
     }
-    json_str(js, "version", in->version, sizeof in->version);
+    char version[160];
+    json_str(js, "version", version, sizeof version);
+    snprintf(in->version, sizeof in->version, "%s, %s", version, browser);
     json_str(js, "glsl", in->glsl, sizeof in->glsl);
     in->max_draw_buffers = (int)json_num(js, "maxDrawBuffers", 1);
     in->max_texture_size = (int)json_num(js, "maxTextureSize", 2048);

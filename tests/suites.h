@@ -40,7 +40,8 @@
     X(lib) \
     X(concurrency) \
     X(draw) \
-    X(checksum)
+    X(checksum) \
+    X(browser)
 
 #define GG_DECLARE_SUITE(name) Suite *make_##name##_suite(void);
 GG_SUITES(GG_DECLARE_SUITE)

@@ -1,0 +1,374 @@
+/* The browser backend (eval/browser.h, web/worker/worker.mjs): profile=300es
+ * variants through the evaluator in headless Chromium, verified by the host;
+ * a wrong result, a crashed page and a killed worker group are statuses and
+ * the worker is replaced, leaving no Chromium behind; no browser and a page
+ * without WebGL2 are one line and exit 3; a browser killed mid-tune is a
+ * recorded status and the tune completes; bench's tfjs-webgl row reads back.
+ * Tag "browser" (needs /usr/bin/chromium, node and web/node_modules: make
+ * check installs them), "slow" where a browser starts. */
+#include <check.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fault.h"
+#include "eval/bench.h"
+#include "eval/evaluator.h"
+#include "tests/cli_util.h"
+#include "tests/gemm_util.h"
+#include "tests/suites.h"
+
+typedef struct {
+    gemm_run r;
+    gg_evaluator *ev;
+} fixture;
+
+static void open_fixture(fixture *f, bool want_c)
+{
+    static const gemm_case gc = {"mrt=1x1", 37, 29, 41, 0, 1, 1.0f, 0.5f};
+    memset(f, 0, sizeof *f);
+    setup_case(&f->r, &gc, 1);
+    f->r.p.reps = 3;
+    gg_evaluator_config c = {.backend = GG_BACKEND_BROWSER, .prob = &f->r.p, .in = &f->r.in,
+                             .ref = &f->r.ref, .timeout_s = 60, .want_c = want_c};
+    char err[512];
+    f->ev = eval_evaluator_new(&c, err, sizeof err);
+    ck_assert_msg(f->ev != NULL, "%s", err);
+}
+
+static void close_fixture(fixture *f)
+{
+    eval_evaluator_free(f->ev);
+    free_case(&f->r);
+}
+
+static gg_measurement eval(fixture *f, const char *text)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_msg(gen_variant_parse(text, NULL, &v, err, sizeof err) == 0, "%s", err);
+    gg_measurement m;
+    ck_assert_int_eq(eval_evaluator_eval(f->ev, &v, NULL, &m), 0);
+    return m;
+}
+
+/* Live processes (not zombies) other than this one whose environment holds
+ * mark=1: what a run started with that variable left behind. */
+static int live_marked(const char *mark, pid_t *first)
+{
+    char want[96];
+    snprintf(want, sizeof want, "%s=1", mark);
+    DIR *d = opendir("/proc");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (pid <= 0 || pid == getpid())
+            continue;
+        char path[64], stat[512] = "";
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t got = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[got] = '\0';
+        const char *rp = strrchr(stat, ')');
+        if (!rp || rp[2] == 'Z')
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+        f = fopen(path, "r");
+        if (!f)
+            continue;
+        static char env[1 << 16];
+        got = fread(env, 1, sizeof env - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < got; i += strlen(env + i) + 1) {
+            env[got] = '\0';
+            if (!strcmp(env + i, want)) {
+                if (!n && first)
+                    *first = pid;
+                n++;
+                break;
+            }
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* A live marked process whose command line holds text; 0 none. */
+static pid_t marked_with(const char *mark, const char *text)
+{
+    char want[96];
+    snprintf(want, sizeof want, "%s=1", mark);
+    DIR *d = opendir("/proc");
+    ck_assert_ptr_nonnull(d);
+    pid_t found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (pid <= 0 || pid == getpid())
+            continue;
+        char path[64], cmd[4096];
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+        FILE *cf = fopen(path, "r");
+        if (!cf)
+            continue;
+        size_t len = fread(cmd, 1, sizeof cmd - 1, cf);
+        fclose(cf);
+        for (size_t i = 0; i < len; i++) /* its words, NUL-separated: one line */
+            if (!cmd[i])
+                cmd[i] = ' ';
+        cmd[len] = '\0';
+        if (strstr(cmd, text)) {
+            snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+            FILE *f = fopen(path, "r");
+            if (f) {
+                static char env[1 << 16];
+                size_t got = fread(env, 1, sizeof env - 1, f);
+                fclose(f);
+                env[got] = '\0';
+                for (size_t i = 0; i < got; i += strlen(env + i) + 1)
+                    if (!strcmp(env + i, want))
+                        found = pid;
+            }
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+static void wait_gone(const char *mark)
+{
+    for (int i = 0; i < 100 && live_marked(mark, NULL); i++)
+        usleep(100 * 1000);
+    pid_t left = 0;
+    int n = live_marked(mark, &left);
+    ck_assert_msg(n == 0, "%d processes left behind (e.g. pid %d)", n, (int)left);
+}
+
+/* Variants of the ES profile run and are verified (C against a naive loop
+ * too); the device is the page's WebGL2 only. */
+START_TEST(test_browser_variants_ok)
+{
+    fixture f;
+    open_fixture(&f, true);
+    gg_device_info d;
+    char err[512];
+    ck_assert_msg(eval_evaluator_device(f.ev, &d, err, sizeof err) == 0, "%s", err);
+    ck_assert(d.ok[GG_CTX_ES3] && !d.ok[GG_CTX_CORE] && !d.ok[GG_CTX_COMPAT]);
+    ck_assert_msg(strstr(d.err[GG_CTX_CORE], "WebGL2"), "%s", d.err[GG_CTX_CORE]);
+    char slug[GG_CARD_MAX];
+    base_slug(d.info[GG_CTX_ES3].renderer, slug, sizeof slug);
+    ck_assert_msg(!strncmp(slug, "chromium-", 9), "%s", slug);
+    ck_assert_int_ge(d.info[GG_CTX_ES3].max_draw_buffers, 4);
+    static const char *const vs[] = {
+        "profile=300es,mrt=2x4,mc=1x4",
+        "profile=300es,mrt=2x2,mc=2x2,np=3,acc=blend",
+        "profile=300es,mrt=1x2,mc=4x1,np=2,acc=copy,unroll=1",
+    };
+    for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) {
+        gg_measurement m = eval(&f, vs[i]);
+        ck_assert_msg(m.status == GG_OK, "%s: %s (%s)", vs[i], base_status_name(m.status), m.detail);
+        ck_assert(m.gflops > 0 && m.rel_err >= 0 && m.passes >= 1);
+        const float *c = eval_evaluator_c(f.ev);
+        ck_assert_ptr_nonnull(c);
+        memcpy(f.r.c, c, (size_t)f.r.in.m * f.r.in.n * sizeof(float));
+        check_against_naive(&f.r, vs[i]);
+    }
+    gg_measurement m = eval(&f, "mrt=2x2"); /* profile=330: not in a browser */
+    ck_assert_int_eq(m.status, GG_UNSUPPORTED);
+    ck_assert_msg(strstr(m.detail, "WebGL2"), "%s", m.detail);
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, 1);
+    close_fixture(&f);
+}
+END_TEST
+
+/* Faults on the 2nd evaluation: wrong_result judged by the host, a crashed
+ * page (page_crash) and a lost WebGL context (context_lost) replace the
+ * worker; the 3rd is ok. */
+static const struct {
+    const char *fault;
+    gg_status status;
+    int workers;
+} faults[] = {
+    {"wrong_result:2", GG_WRONG_RESULT, 1},
+    {"crash:2", GG_PAGE_CRASH, 2},
+    {"lose_context:2", GG_CONTEXT_LOST, 2},
+};
+
+START_TEST(test_browser_faults)
+{
+    setenv("GLGEMM_FAULT", faults[_i].fault, 1);
+    base_fault_set_eval(0);
+    fixture f;
+    open_fixture(&f, false);
+    for (int i = 0; i < 3; i++) {
+        gg_measurement m = eval(&f, "profile=300es,mrt=2x2,mc=1x4,np=4");
+        gg_status want = i == 1 ? faults[_i].status : GG_OK;
+        ck_assert_msg(m.status == want, "%s, evaluation %d: %s (%s)", faults[_i].fault, i + 1,
+                      base_status_name(m.status), m.detail);
+    }
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, faults[_i].workers);
+    close_fixture(&f);
+    unsetenv("GLGEMM_FAULT");
+}
+END_TEST
+
+/* kill -9 of the worker's process group (what the evaluator's deadlines
+ * do) leaves no Node and no Chromium; the next evaluation gets a new one. */
+START_TEST(test_browser_group_kill)
+{
+    const char *mark = "GLGEMM_TEST_BROWSER_GROUP";
+    setenv(mark, "1", 1);
+    fixture f;
+    open_fixture(&f, false);
+    ck_assert_int_eq(eval(&f, "profile=300es,mrt=2x2").status, GG_OK);
+    pid_t node = marked_with(mark, "worker.mjs");
+    ck_assert_msg(node > 0, "no node worker found");
+    ck_assert_msg(marked_with(mark, "chromium") > 0, "no chromium found");
+    pid_t group = getpgid(node);
+    ck_assert_int_gt(group, 1);
+    ck_assert_int_ne(group, getpgid(0));
+    kill(-group, SIGKILL);
+    /* Everything of that worker goes; a new one then serves. */
+    for (int i = 0; i < 100 && live_marked(mark, NULL); i++)
+        usleep(100 * 1000);
+    ck_assert_int_eq(live_marked(mark, NULL), 0);
+    gg_measurement m = eval(&f, "profile=300es,mrt=2x2");
+    ck_assert_msg(m.status == GG_OK || m.status == GG_CONTEXT_LOST, "%s", base_status_name(m.status));
+    ck_assert_int_eq(eval(&f, "profile=300es,mrt=1x2").status, GG_OK);
+    close_fixture(&f);
+    wait_gone(mark);
+    unsetenv(mark);
+}
+END_TEST
+
+/* No such browser, a page without WebGL2: one line naming it, exit 3. */
+START_TEST(test_browser_missing)
+{
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(NULL, NULL, "run profile=300es --backend browser --browser /nonexistent --size 8",
+                    &out, &err);
+    ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    ck_assert_msg(strstr(err, "/nonexistent"), "%s", err);
+    free(out);
+    free(err);
+    rc = tu_run(NULL, "GLGEMM_BROWSER_NO_WEBGL2=1", "info --backend browser", &out, &err);
+    ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
+    ck_assert_msg(strstr(err, "no WebGL2"), "%s", err);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    free(out);
+    free(err);
+}
+END_TEST
+
+/* The browser's Chromium killed during a tune: that evaluation is a status
+ * in the records (page_crash; context_lost when the worker went first),
+ * the tune goes on with a new browser and completes; nothing is left. */
+START_TEST(test_browser_killed_mid_tune)
+{
+    const char *mark = "GLGEMM_TEST_BROWSER_TUNE";
+    char dir[256], env[128];
+    tu_mkdtemp(dir, sizeof dir, "browser-tune");
+    snprintf(env, sizeof env, "%s=1", mark);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        setenv(mark, "1", 1);
+        char res[300];
+        snprintf(res, sizeof res, "%s/res", dir);
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(tu_bin(), "glgemm", "tune", "--backend", "browser", "--size", "64", "--budget", "40",
+              "--reps", "20", "--results", res, (char *)NULL);
+        _exit(127);
+    }
+    char records[400];
+    snprintf(records, sizeof records, "%s/res/chromium-swiftshader/tune-64x64x64.csv", dir);
+    /* Wait for a few rows, then kill the browser (its main process). */
+    pid_t chrome = 0;
+    for (int i = 0; i < 600; i++) {
+        char *text = tu_read(records);
+        int rows = text ? tu_count_lines(text) : 0;
+        free(text);
+        if (rows >= 4 && (chrome = marked_with(mark, "--remote-debugging-port")))
+            break;
+        usleep(50 * 1000);
+    }
+    ck_assert_msg(chrome > 0, "no browser found during the tune");
+    kill(chrome, SIGKILL);
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tune ended with %d", st);
+    char *text = tu_read(records);
+    ck_assert_ptr_nonnull(text);
+    const char *hit = strstr(text, ",page_crash,");
+    if (!hit)
+        hit = strstr(text, ",context_lost,");
+    ck_assert_msg(hit, "no page_crash or context_lost row:\n%s", text);
+    ck_assert_msg(strstr(hit, ",ok,"), "no ok row after the crash:\n%s", text);
+    free(text);
+    wait_gone(mark);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+/* bench's tfjs-webgl row: no variant, written and read back. */
+START_TEST(test_bench_tfjs_row_csv)
+{
+    static gg_bench b, back;
+    memset(&b, 0, sizeof b);
+    snprintf(b.card, sizeof b.card, "chromium-swiftshader");
+    b.m = b.n = b.k = 64;
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
+        base_measurement_init(&b.rows[i].m);
+    int idx[2] = {GG_BENCH_CPU, GG_BENCH_TFJS_WEBGL};
+    for (int j = 0; j < 2; j++) {
+        gg_bench_row *r = &b.rows[idx[j]];
+        r->present = true;
+        r->m.seconds = 0.01 * (j + 1);
+        r->m.gflops = 5.0 / (j + 1);
+        r->m.rel_err = 1e-7;
+        r->m.passes = j;
+    }
+    eval_bench_ratios(&b);
+    char dir[256], path[300], err[512];
+    tu_mkdtemp(dir, sizeof dir, "bench-tfjs");
+    snprintf(path, sizeof path, "%s/bench.csv", dir);
+    ck_assert_int_eq(eval_bench_write(&b, path, err, sizeof err), 0);
+    char *text = tu_read(path);
+    ck_assert_msg(strstr(text, "\ntfjs-webgl,chromium-swiftshader,64,64,64,,,,,,,,,,,,1,ok,"), "%s",
+                  text);
+    free(text);
+    ck_assert_msg(eval_bench_read(path, &back, err, sizeof err) == 0, "%s", err);
+    ck_assert(back.rows[GG_BENCH_TFJS_WEBGL].present && !back.rows[GG_BENCH_TFJS_WEBGL].has_variant);
+    ck_assert_double_eq_tol(back.rows[GG_BENCH_TFJS_WEBGL].ratio, 0.5, 1e-6);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+Suite *make_browser_suite(void)
+{
+    Suite *s = suite_create("browser");
+    TCase *tc = tcase_create("browser");
+    tcase_set_tags(tc, "browser slow");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_browser_variants_ok);
+    tcase_add_loop_test(tc, test_browser_faults, 0, (int)(sizeof faults / sizeof *faults));
+    tcase_add_test(tc, test_browser_group_kill);
+    tcase_add_test(tc, test_browser_missing);
+    tcase_add_test(tc, test_browser_killed_mid_tune);
+    suite_add_tcase(s, tc);
+    TCase *pure = tcase_create("browser_csv");
+    tcase_add_test(pure, test_bench_tfjs_row_csv);
+    suite_add_tcase(s, pure);
+    return s;
+}
