@@ -349,7 +349,7 @@ $(WEB_DIST)/glgemm.js: web/src/glgemm.js
 # with TensorFlow.js beside it; prints the URL.
 web-example: $(BIN) web
 	tests/web/deps.sh
-	node web/serve.mjs --example --bin $(abspath $(BIN))
+	GLGEMM_WEB_DIR=$(abspath $(WEB_DIST)) node web/serve.mjs --example --bin $(abspath $(BIN))
 install: install-web
 install-web: web
 	install -d $(DEST)/share/glgemm/web

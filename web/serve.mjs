@@ -134,7 +134,13 @@ async function main(argv) {
         const dir = await mkdtemp(path.join(tmpdir(), 'glgemm-example-'));
         const js = path.join(dir, 'glgemm');
         cleanup = () => rm(dir, {recursive: true, force: true});
-        const used = await exportExample(bin, js, variant);
+        let used;
+        try {
+            used = await exportExample(bin, js, variant);
+        } catch (e) {
+            await cleanup();
+            throw new Error(String(e.stderr || e.message).trim());
+        }
         console.error(`serve: exported ${used} into ${js}`);
         mounts.push(['/', path.join(here, 'example')], ['/glgemm', js],
             ['/tfjs', path.join(here, 'node_modules', '@tensorflow', 'tfjs', 'dist')]);

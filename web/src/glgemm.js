@@ -27,7 +27,7 @@
  */
 
 /* `glgemm export` rewrites this one line with the exported variant. */
-export const DEFAULT_VARIANT = "mrt=2x2,mc=1x4,np=64,unroll=0,profile=300es,compiler=glsl,acc=pingpong,store=f32";
+export const DEFAULT_VARIANT = "mrt=2x2,mc=2x2,np=64,unroll=1,profile=300es,compiler=glsl,acc=pingpong,store=f32";
 
 /* gen/gen.h's enums, in their order. */
 const PROFILE_300ES = 2;
