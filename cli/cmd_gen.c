@@ -27,15 +27,27 @@ enum { OPT_O = 1, OPT_VERTEX, OPT_CARD, OPT_WRITE };
 #define RESULTS_DIR "results"
 #define SHADER_SIZE 1024
 
-static const char usage[] =
+/* The help text.  Its list of keys, their values and defaults, and the
+ * presets come from gen/ itself, so they cannot go stale: the keys from
+ * gen_keys (the one key table), what each allows from the parser's own
+ * message for a bad value, the defaults from gen_variant_default, the
+ * presets' meaning from parsing them (tests/docs_check.py checks that
+ * docs/ and the man pages name every one of them). */
+static const char usage_head[] =
     "usage: glgemm gen VARIANT [--m M --n N --k K | --size S] [--card SLUG] [-o FILE] [--vertex]\n"
     "       glgemm gen --write-shaders DIR\n"
     "\n"
     "Prints the fragment shader of VARIANT for the problem (default 1024 each),\n"
     "exactly as `glgemm run` compiles it.  No GL context is needed.\n"
-    "VARIANT: key=value pairs (mrt, mc, np, unroll, profile, compiler, acc) or a\n"
-    "preset (larsen, nv-single, nv-multi, tfjs, best) with overrides, e.g.\n"
-    "nv-single,np=64.\n"
+    "VARIANT: key=value pairs joined by commas, or a preset followed by overrides\n"
+    "(e.g. nv-single,np=64); omitted keys take their defaults.\n"
+    "\n"
+    "keys (in the canonical form's order), their values and defaults:\n";
+
+static const char usage_tail[] =
+    "  out=image needs blk and profile=430 or 310es, and keeps mrt=1x1; blk needs\n"
+    "  out=image.  out, blk and fetch are left out of the canonical form at their\n"
+    "  defaults.  Which combinations a card runs: docs/variants.md.\n"
     "\n"
     "  --card SLUG          card whose results/SLUG/best-MxNxK.txt `best` reads\n"
     "                       (default: this device's, if a GL context can be made)\n"
@@ -44,7 +56,103 @@ static const char usage[] =
     "  --write-shaders DIR  write DIR/<preset>.frag for the presets at 1024^3 and\n"
     "                       DIR/best-<card>-MxNxK.frag for each recorded best (and\n"
     "                       best-f16-<card>-MxNxK.frag for each half-storage best)\n"
+    "  --m M --n N --k K, --size S   the problem (default 1024 each); the other\n"
+    "                       problem options (--transa, --transb, --alpha, --beta,\n"
+    "                       --seed, --a, --b, --c, --out, --reps) are accepted and\n"
+    "                       change nothing in the shader\n"
+    "  --backend egl|glfw|browser, --device N, --browser PATH, --headful   the\n"
+    "                       context that names this card for `best` without --card\n"
     "exit status: 0 ok, 2 bad usage or input\n";
+
+/* The presets gen knows besides `best` (also what --write-shaders writes). */
+static const char *const shader_presets[] = {"larsen", "nv-single", "nv-multi", "tfjs"};
+
+/* What key i allows: the parser's message for a value no key takes
+ * ("<key>: '?' is not allowed; use <what>"), from "use " on. */
+static void key_allowed(int i, char *buf, size_t len)
+{
+    char text[64], err[400];
+    gg_variant v;
+    snprintf(text, sizeof text, "%s=?", gen_keys[i].name);
+    const char *use = NULL;
+    if (gen_variant_parse(text, NULL, &v, err, sizeof err) != 0)
+        use = strstr(err, "; use ");
+    snprintf(buf, len, "%s", use ? use + 6 : "see docs/variants.md");
+}
+
+/* Key i's default: its value in the default variant's canonical form, or
+ * for the keys that form leaves out at their defaults, their value names. */
+static void key_default(int i, char *buf, size_t len)
+{
+    gg_variant d;
+    gen_variant_default(&d);
+    char canon[GG_VARIANT_TEXT];
+    gen_variant_format(&d, canon, sizeof canon);
+    size_t n = strlen(gen_keys[i].name);
+    for (char *p = canon; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        if (!strncmp(p, gen_keys[i].name, n) && p[n] == '=') {
+            size_t vlen = strcspn(p + n + 1, ",");
+            snprintf(buf, len, "%.*s", (int)vlen, p + n + 1);
+            return;
+        }
+    }
+    switch (gen_keys[i].bit) {
+    case GG_KEY_OUT: snprintf(buf, len, "%s", gen_out_name(d.out)); return;
+    case GG_KEY_FETCH: snprintf(buf, len, "%s", gen_fetch_name(d.fetch)); return;
+    case GG_KEY_BLK: snprintf(buf, len, "none (needed with out=image)"); return;
+    }
+    snprintf(buf, len, "-");
+}
+
+/* The whole help text, built once. */
+static const char *usage_text(void)
+{
+    static char buf[8192];
+    if (buf[0])
+        return buf;
+    size_t len = 0;
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (len < sizeof buf) {                                                                    \
+            int w_ = snprintf(buf + len, sizeof buf - len, __VA_ARGS__);                           \
+            len += w_ > 0 ? (size_t)w_ : 0;                                                        \
+        }                                                                                          \
+    } while (0)
+    ADD("%s", usage_head);
+    for (int i = 0; i < GG_KEY_COUNT; i++) {
+        char allowed[300], def[64];
+        key_allowed(i, allowed, sizeof allowed);
+        key_default(i, def, sizeof def);
+        char line[512];
+        snprintf(line, sizeof line, "  %-9s default %s; %s", gen_keys[i].name, def, allowed);
+        /* Wrapped at 79 columns, the rest indented under the text. */
+        const char *p = line;
+        while (strlen(p) > 79 - (p == line ? 0 : 12)) {
+            int width = 79 - (p == line ? 0 : 12), cut = width;
+            while (cut > 0 && p[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                break;
+            ADD("%s%.*s\n", p == line ? "" : "            ", cut, p);
+            p += cut + 1;
+        }
+        ADD("%s%s\n", p == line ? "" : "            ", p);
+    }
+    ADD("\npresets (the other keys at their defaults):\n");
+    for (size_t i = 0; i < sizeof shader_presets / sizeof *shader_presets; i++) {
+        gg_variant v;
+        char err[256], canon[GG_VARIANT_TEXT];
+        if (gen_variant_parse(shader_presets[i], NULL, &v, err, sizeof err) == 0)
+            ADD("  %-10s %s\n", shader_presets[i], gen_variant_format(&v, canon, sizeof canon));
+    }
+    ADD("  %-10s the card's recorded best for the problem (results/<card>/best-MxNxK.txt)\n\n",
+        "best");
+    ADD("%s", usage_tail);
+#undef ADD
+    if (len >= sizeof buf)
+        buf[sizeof buf - 1] = '\0';
+    return buf;
+}
 
 typedef struct {
     cli_common *common;
@@ -122,7 +230,6 @@ static bool names_best(const char *text)
 }
 
 /* --write-shaders: the presets, then each card's recorded bests. */
-static const char *const shader_presets[] = {"larsen", "nv-single", "nv-multi", "tfjs"};
 
 static int keep_name(char (*names)[300], int count, const char *name)
 {
@@ -278,7 +385,7 @@ int cmd_gen(int argc, char **argv)
     };
     cli_common c = {.cmd = "gen"};
     gen_opts o = {.common = &c};
-    int rc = cli_parse(argc, argv, &c, own, handle, &o, true, usage);
+    int rc = cli_parse(argc, argv, &c, own, handle, &o, true, usage_text());
     if (rc < 0)
         return 0;
     if (rc)
