@@ -516,6 +516,8 @@ int cmd_tune(int argc, char **argv)
     gg_outcome os, om;
     gen_variant_parse("nv-single", NULL, &nvs, err, sizeof err);
     gen_variant_parse("nv-multi", NULL, &nvm, err, sizeof err);
+    if (c.backend == GG_BACKEND_BROWSER) /* WebGL2 runs GLSL ES 3.00 only, as bench's rows */
+        nvs.profile = nvm.profile = GG_PROFILE_300ES;
     if (search_tune_visit(t, &nvs, &os) || search_tune_visit(t, &nvm, &om) || search_tune_finish(t)) {
         fprintf(stderr, "glgemm tune: stopped: %s\n", search_tune_error(t));
         status = EXIT_GPU;

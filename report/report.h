@@ -197,7 +197,7 @@ typedef struct {
      * GFLOP/s to each row's (0 where a row failed or is absent). */
     bool bench_have;
     double best_gflops;                 /* bench's best row, else the best file */
-    double vs[GG_BENCH_NROWS];          /* best / row */
+    double vs[GG_BENCH_ALL_ROWS];       /* best / row */
     bool multi_worst;                   /* nv-multi below nv-single and best */
     /* Ceilings (probe): the best as fractions of the card's own rates. */
     bool ceil_have;

@@ -426,7 +426,7 @@ static void search_finding(const gg_report_data *d, gg_findings *f)
     if (f->best_gflops <= 0)
         return;
     f->bench_have = true;
-    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
         f->vs[i] = r->present && r->m.status == GG_OK && r->m.gflops > 0
                        ? f->best_gflops / r->m.gflops

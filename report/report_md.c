@@ -115,10 +115,12 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
     fprintf(f, "All rows from one run of `bench` on the same inputs, each verified.\n\n");
     fprintf(f, "| name | variant | status | seconds | GFLOP/s | best / this | this / CPU BLAS |\n"
                "|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
-        if (!r->present && (i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_IMAGE))
-            continue; /* half storage not tuned, no out=image record: no row, as in the CSV */
+        if (!r->present && (i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_IMAGE ||
+                            i == GG_BENCH_TFJS_WEBGL))
+            continue; /* half storage not tuned, no out=image record, not the browser: no
+                         row, as in the CSV */
         if (!r->present) {
             fprintf(f, "| %s | no tuning record | | | | | |\n", eval_bench_names[i]);
             continue;
@@ -126,6 +128,8 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
         char vt[GG_VARIANT_TEXT];
         if (r->has_variant)
             gen_variant_format(&r->v, vt, sizeof vt);
+        else if (i == GG_BENCH_TFJS_WEBGL)
+            snprintf(vt, sizeof vt, "tf.matMul (TensorFlow.js, webgl backend, read-back included)");
         else
             snprintf(vt, sizeof vt, "cblas_sgemm (OpenBLAS)");
         char vs[32] = "";
@@ -703,6 +707,12 @@ static void findings(FILE *f, const gg_report_data *d, const gg_findings *fd)
                    "the same inputs.\n",
                 fd->best_gflops / d->bench.rows[GG_BENCH_CPU].m.gflops,
                 d->bench.rows[GG_BENCH_CPU].m.gflops);
+    if (fd->bench_have && fd->vs[GG_BENCH_TFJS_WEBGL] > 0)
+        fprintf(f, "- Against TensorFlow.js: the best runs at %.3gx `tf.matMul` on its WebGL "
+                   "backend (%.4g GFLOP/s), in the same page on the same inputs; tf.matMul's "
+                   "time includes its read-back of C, the rows' a 1-pixel read that waits for "
+                   "the draws.\n",
+                fd->vs[GG_BENCH_TFJS_WEBGL], d->bench.rows[GG_BENCH_TFJS_WEBGL].m.gflops);
     fprintf(f, "\n");
 }
 

@@ -193,18 +193,19 @@ char *report_script_fig5(const gg_report_data *d)
         return NULL;
     const gg_bench *b = &d->bench;
     double lo = INFINITY, hi = 0;
-    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &b->rows[i];
         if (r->present && r->m.status == GG_OK && r->m.gflops > 0) {
             lo = fmin(lo, r->m.gflops);
             hi = fmax(hi, r->m.gflops);
         }
     }
-    /* The bars, in eval_bench_names' order; best-image and best-f16 only where
-     * there is one. */
-    int rows[GG_BENCH_NROWS], nbars = 0;
-    for (int i = 0; i < GG_BENCH_NROWS; i++)
-        if ((i != GG_BENCH_BEST_F16 && i != GG_BENCH_BEST_IMAGE) || b->rows[i].present)
+    /* The bars, in eval_bench_names' order; best-image, best-f16 and
+     * tfjs-webgl only where there is one. */
+    int rows[GG_BENCH_ALL_ROWS], nbars = 0;
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
+        if ((i != GG_BENCH_BEST_F16 && i != GG_BENCH_BEST_IMAGE && i != GG_BENCH_TFJS_WEBGL) ||
+            b->rows[i].present)
             rows[nbars++] = i;
     bool logy = hi > 0 && hi / lo > 30;
     fprintf(f, "set title \"Figure 5 on %s, %dx%dx%d\\nautomatic (best) against manual (presets) "

@@ -689,17 +689,18 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
     bm.seconds = 2.0 * SYN * SYN * SYN / (s->g[best] * 1e9);
     ck_assert_int_eq(store_best_write(dir, "synth", SYN, SYN, SYN, &s->v[best], &bm, err, sizeof err), 0);
 
-    /* bench: the presets at made-up rates, nv-single failed, best, CPU. */
+    /* bench: the presets at made-up rates, nv-single failed, best, CPU, and
+     * the browser's tf.matMul row. */
     memset(bench, 0, sizeof *bench);
     snprintf(bench->card, sizeof bench->card, "synth");
     bench->m = bench->n = bench->k = SYN;
-    const double rates[GG_BENCH_NROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 0.75 * s->g[best],
-                                          1.5 * s->g[best], 40.5};
-    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+    const double rates[GG_BENCH_ALL_ROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 0.75 * s->g[best],
+                                             1.5 * s->g[best], 40.5, 0.5};
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         gg_bench_row *r = &bench->rows[i];
         base_measurement_init(&r->m);
         r->present = true;
-        r->has_variant = i != GG_BENCH_CPU;
+        r->has_variant = i != GG_BENCH_CPU && i != GG_BENCH_TFJS_WEBGL;
         if (i == GG_BENCH_BEST)
             r->v = s->v[best];
         else if (i == GG_BENCH_BEST_F16)
@@ -850,7 +851,7 @@ START_TEST(report_from_synthetic_folder)
     ck_assert_int_eq(eval_bench_read(store_bench_path(path, sizeof path, dir, "synth", SYN, SYN, SYN),
                                    &b, perr, sizeof perr),
                      0);
-    for (int i = 0; i < GG_BENCH_NROWS; i++) {
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         char cells[12][256];
         ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 7);
         ck_assert_str_eq(cells[2], base_status_name(b.rows[i].m.status));
@@ -892,6 +893,10 @@ START_TEST(report_from_synthetic_folder)
     ck_assert(near(strtod(cells[1], NULL), best));
     ck_assert(fabs(strtod(cells[3], NULL) - 100 * best / 40) < 0.051);
     ck_assert_ptr_nonnull(strstr(md, "search against hand-tuned"));
+    char tf[128]; /* the browser's own library, in words */
+    snprintf(tf, sizeof tf, "the best runs at %.3gx `tf.matMul`", best / 0.5);
+    ck_assert_msg(strstr(md, tf) != NULL, "no '%s'", tf);
+    ck_assert_ptr_nonnull(strstr(md, "tf.matMul (TensorFlow.js, webgl backend"));
     ck_assert_ptr_nonnull(strstr(md, "1 lines of the records did not parse"));
     ck_assert_ptr_null(strstr(md, "Measured again")); /* bench's best agrees with the records */
     ck_assert_ptr_nonnull(strstr(md, "```\nbest: synthetic\nwall time: 4h02m\n```"));
