@@ -1,6 +1,8 @@
 /* The probe's driver: which points are measured, how each is timed and
- * checked (see probe.h).  Kernels and their CPU models: probe_kernels.c;
- * the CSV file: probe_csv.c.
+ * checked (see probe.h), over a backend that draws the kernels (the native
+ * context: probe_native.c; a WebGL2 page: eval/browser_probe.c).  No GL
+ * here.  Kernels' GLSL and CPU models: probe_src.c; the CSV file:
+ * base/probe_data.c.
  *
  * Timing of a point: the kernel is drawn twice untimed (llvmpipe compiles a
  * shader variant at its first draw), the work of one draw is scaled (the
@@ -18,7 +20,7 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "glhost/probe_internal.h"
+#include "glhost/probe.h"
 
 /* Longest single draw we aim for: far below the ~2 s at which NVIDIA draws
  * returned wrong data (DESIGN.md), and below the 0.5 s the probe promises. */
@@ -29,11 +31,14 @@
 typedef struct {
     const gg_probe_opts *o;
     gg_probe_result *r;
+    const host_probe_backend *b;
     int reps;
     double target_s;
-    int max_tex;       /* GL_MAX_TEXTURE_SIZE */
-    bool images;       /* GL 4.3: imageLoad, imageStore, framebuffers without attachments */
-    long max_tbuf;     /* GL_MAX_TEXTURE_BUFFER_SIZE, texels; 0: no buffer textures */
+    int max_tex;       /* the largest texture side the points use */
+    bool images;       /* imageLoad, imageStore */
+    long max_tbuf;     /* texels of a buffer texture; 0: no buffer textures */
+    gg_status st;      /* of the last backend call that failed */
+    char detail[512];  /* its line */
 } probe;
 
 void host_probe_opts_default(gg_probe_opts *o, bool quick)
@@ -81,33 +86,22 @@ static gg_status fail(probe *p, gg_status st, const char *fmt, ...)
     return st;
 }
 
-static gg_status gl_check(probe *p, const char *what)
+/* One timed repetition of draws draws; a backend's failure is kept in p
+ * (p->st) and times as 0. */
+static double time_rep(probe *p, int iters, int draws)
 {
-    GLenum e = glGetError();
-    if (e != GL_NO_ERROR)
-        return fail(p, GG_GL_ERROR, "probe: %s: GL error 0x%04x", what, e);
-    return GG_OK;
-}
-
-static double time_rep(const pk_kernel *k, int iters, int draws)
-{
-    glFinish();
-    double t0 = base_now_s();
-    for (int d = 0; d < draws; d++) {
-        pk_draw(k, iters);
-        glFlush(); /* else llvmpipe's binner drops an opaque draw the next one covers */
-    }
-    glFinish();
-    return base_now_s() - t0;
+    double t = 0;
+    if (p->st == GG_OK)
+        p->st = p->b->time(p->b->self, false, iters, draws, 0, 1, &t, p->detail, sizeof p->detail);
+    return p->st == GG_OK ? t : 0;
 }
 
 /* Picks the iteration count (iters0 .. iters_max, a multiple of iters0's
  * step 4 when above iters0) and the draws of one repetition. */
-static void plan(const probe *p, const pk_kernel *k, int iters0, int iters_max, int *iters,
-                 int *draws)
+static void plan(probe *p, int iters0, int iters_max, int *iters, int *draws)
 {
-    time_rep(k, iters0, 1); /* compiles the shader variant on llvmpipe */
-    double t = fmin(time_rep(k, iters0, 1), time_rep(k, iters0, 1)); /* spikes of load */
+    time_rep(p, iters0, 1); /* compiles the shader variant on llvmpipe */
+    double t = fmin(time_rep(p, iters0, 1), time_rep(p, iters0, 1)); /* spikes of load */
     double goal = fmin(p->target_s, MAX_DRAW_S);
     int it = iters0;
     for (int step = 0; step < 4 && iters_max > iters0; step++) {
@@ -118,7 +112,7 @@ static void plan(const probe *p, const pk_kernel *k, int iters0, int iters_max, 
         if (nit == it || (fabs((double)(nit - it)) < 0.25 * it))
             break;
         it = nit;
-        t = fmin(time_rep(k, it, 1), time_rep(k, it, 1));
+        t = fmin(time_rep(p, it, 1), time_rep(p, it, 1));
     }
     double d = ceil(p->target_s / fmax(t, 1e-7));
     *iters = it;
@@ -126,27 +120,40 @@ static void plan(const probe *p, const pk_kernel *k, int iters0, int iters_max, 
 }
 
 /* Warm-up, then the median of reps timed repetitions. */
-static double time_point(const probe *p, const pk_kernel *k, int iters, int draws)
+static double time_point(probe *p, int iters, int draws)
 {
     double v[MAX_REPS];
-    time_rep(k, iters, draws);
-    for (int i = 0; i < p->reps; i++)
-        v[i] = time_rep(k, iters, draws);
-    return base_median(v, p->reps);
+    if (p->st == GG_OK)
+        p->st = p->b->time(p->b->self, false, iters, draws, 1, p->reps, v, p->detail,
+                           sizeof p->detail);
+    return p->st == GG_OK ? base_median(v, p->reps) : 0;
 }
 
 /* Compares a few fragments of every target with the CPU model. */
-static gg_status check_point(probe *p, const pk_kernel *k, int iters, const char *name)
+static gg_status check_point(probe *p, const host_probe_kernel *k, int iters, const char *name)
 {
-    const int pts[][2] = {{0, 0}, {k->w - 1, k->h - 1}, {k->w / 2, k->h / 3},
-                          {k->w / 3, (2 * k->h) / 3}, {k->w - 1, 0}};
+    enum { NPTS = 5 };
+    const int pts[NPTS][2] = {{0, 0}, {k->w - 1, k->h - 1}, {k->w / 2, k->h / 3},
+                              {k->w / 3, (2 * k->h) / 3}, {k->w - 1, 0}};
+    int at[GG_MAX_TARGETS * NPTS][3], n = 0;
+    float read[GG_MAX_TARGETS * NPTS][4];
     for (int t = 0; t < k->targets; t++)
-        for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
-            float got[4], want[4];
-            pk_read(k, t, pts[i][0], pts[i][1], got);
-            pk_expect(k, t, pts[i][0], pts[i][1], iters, want);
+        for (int i = 0; i < NPTS; i++, n++) {
+            at[n][0] = t;
+            at[n][1] = pts[i][0];
+            at[n][2] = pts[i][1];
+        }
+    char detail[512] = "";
+    gg_status st = p->b->texels(p->b->self, false, n, at, read, detail, sizeof detail);
+    if (st != GG_OK && st != GG_GL_ERROR)
+        return fail(p, st, "probe: %s: %s", name, detail);
+    for (int t = 0; t < k->targets; t++)
+        for (int i = 0; i < NPTS; i++) {
+            float want[4];
+            const float *got = read[t * NPTS + i];
+            host_probe_expect(k, t, pts[i][0], pts[i][1], iters, want);
             for (int c = 0; c < 4; c++) {
-                double tol = pk_tolerance(k, iters, want, c);
+                double tol = host_probe_tolerance(k, iters, want, c);
                 if (!isfinite(got[c]) || fabs((double)got[c] - (double)want[c]) > tol)
                     return fail(p, GG_WRONG_RESULT,
                                 "probe: %s: target %d fragment (%d,%d) channel %d is %.9g, the "
@@ -155,24 +162,30 @@ static gg_status check_point(probe *p, const pk_kernel *k, int iters, const char
                                 (double)want[c], tol);
             }
         }
-    return gl_check(p, name);
+    if (st != GG_OK)
+        return fail(p, st, "probe: %s: %s", name, detail);
+    return GG_OK;
 }
 
 /* One kernel: set up, plan, time, check.  *seconds gets the median time of a
  * repetition of *draws draws of *iters iterations. */
-static gg_status measure(probe *p, pk_kernel *k, const char *name, int iters0, int iters_max,
-                         int *iters, int *draws, double *seconds)
+static gg_status measure(probe *p, host_probe_kernel *k, const char *name, int iters0,
+                         int iters_max, int *iters, int *draws, double *seconds)
 {
     char detail[512];
-    gg_status st = pk_init(k, detail, sizeof detail);
+    gg_status st = host_probe_kernel_check(k, detail, sizeof detail);
+    if (st == GG_OK)
+        st = p->b->open(p->b->self, k, detail, sizeof detail);
     if (st != GG_OK) {
-        pk_free(k);
+        p->b->close(p->b->self);
         return fail(p, st, "%s (%s)", detail, name);
     }
-    plan(p, k, iters0, iters_max, iters, draws);
-    *seconds = time_point(p, k, *iters, *draws);
-    st = check_point(p, k, *iters, name);
-    pk_free(k);
+    p->st = GG_OK;
+    plan(p, iters0, iters_max, iters, draws);
+    *seconds = time_point(p, *iters, *draws);
+    st = p->st != GG_OK ? fail(p, p->st, "probe: %s: %s", name, p->detail)
+                        : check_point(p, k, *iters, name);
+    p->b->close(p->b->self);
     if (st == GG_OK && !(*seconds > 0))
         return fail(p, GG_GL_ERROR, "probe: %s: no measurable time", name);
     return st;
@@ -195,7 +208,7 @@ static gg_status probe_mad(probe *p)
             /* --quick: the two ends of the range of shapes. */
             int shape = p->o->quick ? (ci ? 3 : 0) : ci;
             int s = sizes[si], chains = mad_shapes[shape][0], unroll = mad_shapes[shape][1];
-            pk_kernel k = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .w = s, .h = s};
+            host_probe_kernel k = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .w = s, .h = s};
             char name[48];
             snprintf(name, sizeof name, "mad c%du%d %dx%d", chains, unroll, s, s);
             int iters, draws;
@@ -233,7 +246,7 @@ static int ilog2_floor(int v)
 static gg_status fetch_point(probe *p, int f, int path, int pat, int l, int s)
 {
     gg_probe_result *r = p->r;
-    pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .path = path, .tex_log2w = l,
+    host_probe_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .path = path, .tex_log2w = l,
                    .tex_log2h = l, .w = s, .h = s};
     char variant[48], name[64];
     base_probe_fetch_variant(f, path, pat, variant, sizeof variant);
@@ -303,9 +316,11 @@ static gg_status probe_fetch_paths(probe *p)
         if (path == GG_FETCH_BUFFER)
             while (l > 0 && ((long)1 << (2 * l)) > p->max_tbuf)
                 l--;
-        const char *why = path == GG_FETCH_IMAGE && !p->images ? "imageLoad needs GL 4.3"
-                          : path == GG_FETCH_BUFFER && l < 4   ? "no buffer textures"
-                                                               : NULL;
+        const char *why = path == GG_FETCH_IMAGE && !p->images
+                              ? (p->b->lim.no_images ? p->b->lim.no_images : "imageLoad needs GL 4.3")
+                          : path == GG_FETCH_BUFFER && l < 4
+                              ? (p->b->lim.no_buffers ? p->b->lim.no_buffers : "no buffer textures")
+                              : NULL;
         if (why) {
             progress(p, "fetch    %-31s not measured: %s", gen_fetch_name((gg_fetch)path), why);
             continue;
@@ -327,7 +342,7 @@ static gg_status probe_write(probe *p, int max_targets)
     gg_probe_result *r = p->r;
     int s = p->o->quick ? 32 : 2048;
     for (int n = 1; n <= max_targets; n++) {
-        pk_kernel k = {.kind = PK_WRITE, .targets = n, .w = s, .h = s};
+        host_probe_kernel k = {.kind = PK_WRITE, .targets = n, .w = s, .h = s};
         char name[48];
         snprintf(name, sizeof name, "write %d targets", n);
         int iters, draws;
@@ -355,7 +370,8 @@ static gg_status probe_store(probe *p)
 {
     gg_probe_result *r = p->r;
     if (!p->images) {
-        progress(p, "imagestore not measured: imageStore needs GL 4.3");
+        progress(p, "imagestore not measured: %s",
+                 p->b->lim.no_images ? p->b->lim.no_images : "imageStore needs GL 4.3");
         return GG_OK;
     }
     int s = p->o->quick ? 32 : 2048;
@@ -363,7 +379,7 @@ static gg_status probe_store(probe *p)
         int blk = 1;
         while (blk * blk < base_probe_store_texels[i])
             blk++;
-        pk_kernel k = {.kind = PK_STORE, .blk = blk, .w = s, .h = s};
+        host_probe_kernel k = {.kind = PK_STORE, .blk = blk, .w = s, .h = s};
         char variant[48], name[80];
         base_probe_store_variant(i, variant, sizeof variant);
         snprintf(name, sizeof name, "imagestore %s", variant);
@@ -383,55 +399,55 @@ static gg_status probe_store(probe *p)
     return GG_OK;
 }
 
-static double time_read(const pk_kernel *k, float *buf, int reads)
-{
-    glFinish();
-    double t0 = base_now_s();
-    for (int i = 0; i < reads; i++)
-        glReadPixels(0, 0, k->w, k->h, GL_RGBA, GL_FLOAT, buf);
-    glFinish();
-    return base_now_s() - t0;
-}
-
 static gg_status probe_readback(probe *p)
 {
+    const host_probe_backend *b = p->b;
     int s = p->o->quick ? 64 : 2048;
-    pk_kernel k = {.kind = PK_WRITE, .targets = 1, .w = s, .h = s};
+    host_probe_kernel k = {.kind = PK_WRITE, .targets = 1, .w = s, .h = s};
     char detail[512];
-    gg_status st = pk_init(&k, detail, sizeof detail);
-    float *buf = malloc((size_t)s * s * 4 * sizeof *buf);
-    if (st != GG_OK || !buf) {
-        pk_free(&k);
-        free(buf);
-        return st != GG_OK ? fail(p, st, "%s (read-back)", detail)
-                           : fail(p, GG_GL_ERROR, "probe: out of memory (read-back)");
+    gg_status st = host_probe_kernel_check(&k, detail, sizeof detail);
+    if (st == GG_OK)
+        st = b->open(b->self, &k, detail, sizeof detail);
+    double t = 0, v[MAX_REPS];
+    if (st == GG_OK) /* draws the target once */
+        st = b->time(b->self, false, 0, 1, 0, 1, &t, detail, sizeof detail);
+    if (st == GG_OK)
+        st = b->time(b->self, true, 0, 1, 1, 1, &t, detail, sizeof detail);
+    int reads = 1;
+    if (st == GG_OK) {
+        double d = ceil(p->target_s / fmax(t, 1e-7));
+        reads = d < 1 ? 1 : d > 10000 ? 10000 : (int)d;
+        st = b->time(b->self, true, 0, reads, 1, p->reps, v, detail, sizeof detail);
     }
-    pk_draw(&k, 0);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, k.fbo);
-    glReadBuffer(GL_COLOR_ATTACHMENT0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    time_read(&k, buf, 1);
-    double t = time_read(&k, buf, 1);
-    double d = ceil(p->target_s / fmax(t, 1e-7));
-    int reads = d < 1 ? 1 : d > 10000 ? 10000 : (int)d;
-    double v[MAX_REPS];
-    time_read(&k, buf, reads);
-    for (int i = 0; i < p->reps; i++)
-        v[i] = time_read(&k, buf, reads);
+    if (st != GG_OK) {
+        b->close(b->self);
+        return fail(p, st, "%s (read-back)", detail);
+    }
     double sec = base_median(v, p->reps);
-    st = gl_check(p, "read-back");
-    for (int y = 0; st == GG_OK && y < s; y += s / 4 ? s / 4 : 1)
-        for (int x = 0; st == GG_OK && x < s; x += s / 3 ? s / 3 : 1) {
-            float want[4];
-            const float *got = buf + ((size_t)y * s + x) * 4;
-            pk_expect(&k, 0, x, y, 0, want);
-            if (memcmp(got, want, sizeof want))
-                st = fail(p, GG_WRONG_RESULT,
-                          "probe: read-back: texel (%d,%d) is (%g,%g,%g,%g), drawn (%g,%g,%g,%g)", x,
-                          y, got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+    int at[64][3], n = 0;
+    for (int y = 0; y < s && n < 64; y += s / 4 ? s / 4 : 1)
+        for (int x = 0; x < s && n < 64; x += s / 3 ? s / 3 : 1, n++) {
+            at[n][0] = 0;
+            at[n][1] = x;
+            at[n][2] = y;
         }
-    pk_free(&k);
-    free(buf);
+    float got[64][4];
+    gg_status rst = b->texels(b->self, true, n, at, got, detail, sizeof detail);
+    if (rst != GG_OK && rst != GG_GL_ERROR) {
+        b->close(b->self);
+        return fail(p, rst, "probe: read-back: %s", detail);
+    }
+    st = rst == GG_OK ? GG_OK : fail(p, rst, "probe: read-back: %s", detail);
+    for (int i = 0; st == GG_OK && i < n; i++) {
+        float want[4];
+        host_probe_expect(&k, 0, at[i][1], at[i][2], 0, want);
+        if (memcmp(got[i], want, sizeof want))
+            st = fail(p, GG_WRONG_RESULT,
+                      "probe: read-back: texel (%d,%d) is (%g,%g,%g,%g), drawn (%g,%g,%g,%g)",
+                      at[i][1], at[i][2], got[i][0], got[i][1], got[i][2], got[i][3], want[0],
+                      want[1], want[2], want[3]);
+    }
+    b->close(b->self);
     if (st != GG_OK)
         return st;
     if (!(sec > 0))
@@ -443,42 +459,23 @@ static gg_status probe_readback(probe *p)
     return GG_OK;
 }
 
-gg_status host_probe_run(const gg_probe_opts *o, gg_probe_result *r)
+gg_status host_probe_drive(const host_probe_backend *b, const gg_probe_opts *o,
+                           gg_probe_result *r)
 {
     memset(r, 0, sizeof *r);
     r->status = GG_OK;
-    probe p = {.o = o, .r = r, .reps = o->reps, .target_s = o->target_s};
+    probe p = {.o = o, .r = r, .b = b, .reps = o->reps, .target_s = o->target_s};
     if (p.reps < 1 || p.reps > MAX_REPS || !(p.target_s > 0) || p.target_s > 10)
         return fail(&p, GG_INVALID, "probe: reps must be 1..%d and target_s in (0, 10]", MAX_REPS);
-    glGetError();
-    GLint max_draw = 0, max_att = 0, max_tex = 0;
-    glGetIntegerv(GL_MAX_DRAW_BUFFERS, &max_draw);
-    glGetIntegerv(GL_MAX_COLOR_ATTACHMENTS, &max_att);
-    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
-    if (gl_check(&p, "reading the context's limits") != GG_OK)
-        return r->status;
-    int targets = max_draw < max_att ? max_draw : max_att;
+    int targets = b->lim.max_targets;
     if (targets > GG_MAX_TARGETS)
         targets = GG_MAX_TARGETS;
-    if (targets < 1 || max_tex < 64)
+    if (targets < 1 || b->lim.max_tex < 64)
         return fail(&p, GG_UNSUPPORTED, "probe: the context reports %d draw buffers, textures up to %d",
-                    targets, max_tex);
-    p.max_tex = max_tex;
-    /* Images (GL 4.3: GLSL 4.30, glFramebufferParameteri) and buffer
-     * textures (GL 3.1): without them those points are not measured. */
-    GLint major = 0, minor = 0, frag_images = 0, max_tbuf = 0;
-    glGetIntegerv(GL_MAJOR_VERSION, &major);
-    glGetIntegerv(GL_MINOR_VERSION, &minor);
-    int version = major * 10 + minor;
-    if (version >= 43 && glBindImageTexture && glMemoryBarrier && glFramebufferParameteri &&
-        glTexStorage2D)
-        glGetIntegerv(GL_MAX_FRAGMENT_IMAGE_UNIFORMS, &frag_images);
-    if (version >= 31 && glTexBuffer)
-        glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_tbuf);
-    p.images = frag_images >= 1;
-    p.max_tbuf = max_tbuf;
-    if (gl_check(&p, "reading the context's limits") != GG_OK)
-        return r->status;
+                    targets, b->lim.max_tex);
+    p.max_tex = b->lim.max_tex;
+    p.images = b->lim.images;
+    p.max_tbuf = b->lim.max_tbuf;
     if (probe_mad(&p) || probe_fetch(&p) || probe_fetch_paths(&p) || probe_write(&p, targets) ||
         probe_store(&p) || probe_readback(&p))
         return r->status;

@@ -37,6 +37,7 @@
 #include "base/measure.h"
 #include "base/probe_data.h"
 #include "gen/gen.h"
+#include "glhost/probe_src.h"
 
 typedef struct {
     bool quick;       /* tiny sizes: the whole probe in well under 2 s on llvmpipe */
@@ -53,6 +54,43 @@ void host_probe_opts_default(gg_probe_opts *o, bool quick);
 /* Runs every microbenchmark on the current context.  Returns r->status. */
 gg_status host_probe_run(const gg_probe_opts *o, gg_probe_result *r);
 
+/* The driver above behind one interface, so that another drawer of the
+ * same kernels (a WebGL2 page: eval/browser_probe.c) gets the same points,
+ * timing and checks.  A backend draws one kernel at a time (probe_src.h:
+ * its description, GLSL and CPU model).  Each function returns GG_OK or a
+ * status with one line in detail. */
+typedef struct {
+    int max_targets;     /* render targets a fragment may write: 1 .. GG_MAX_TARGETS */
+    int max_tex;         /* largest texture side the fetch points may use */
+    bool images;         /* imageLoad / imageStore kernels */
+    long max_tbuf;       /* texels of a buffer texture; 0: none */
+    bool es;             /* the kernels' GLSL is ES 3.00 (probe_src.h) */
+    const char *no_images, *no_buffers; /* why not, for the progress lines */
+} host_probe_limits;
+
+typedef struct {
+    void *self;
+    host_probe_limits lim;
+    /* Makes k's program, source texture and targets (k is checked). */
+    gg_status (*open)(void *self, const host_probe_kernel *k, char *detail, size_t len);
+    /* warmups untimed repetitions, then reps timed ones into seconds[]:
+     * each `count` draws of iters (read: `count` reads of the whole of
+     * target 0, RGBA float), on a wall clock from its first draw until the
+     * work is done. */
+    gg_status (*time)(void *self, bool read, int iters, int count, int warmups, int reps,
+                      double *seconds, char *detail, size_t len);
+    /* n texels, at[i] = {target, x, y}, as the last draw left them (read:
+     * from the last whole read) into out[i].  GG_GL_ERROR with out filled
+     * where only an error was pending after the reads. */
+    gg_status (*texels)(void *self, bool read, int n, const int (*at)[3], float (*out)[4],
+                        char *detail, size_t len);
+    void (*close)(void *self); /* the kernel's objects */
+} host_probe_backend;
+
+/* Every microbenchmark the backend's limits allow.  Returns r->status. */
+gg_status host_probe_drive(const host_probe_backend *b, const gg_probe_opts *o,
+                           gg_probe_result *r);
+
 /* The multiply-add shader, exposed so tests can check that it computes what
  * the rate claims.  Each fragment (x, y) runs `chains` independent vec4
  * chains v = v * uMul + uAdd, `unroll` steps of each per iteration of a loop
@@ -61,11 +99,7 @@ gg_status host_probe_run(const gg_probe_opts *o, gg_probe_result *r);
  * context and reads back w*h*4 floats; 0, or -1 with one line in err. */
 int host_probe_mad_values(int w, int h, int chains, int unroll, int iters, float *rgba,
                         char *err, size_t errlen);
-/* The same arithmetic on the CPU, in float, for fragment (x, y), after
- * `steps` (= unroll * iters) steps of every chain. */
-void host_probe_mad_reference(int x, int y, int chains, int steps, float out[4]);
-/* Largest |gpu - cpu| accepted in lanes x, y, z (FMA contraction, the sum's
- * order); lane w is exact: chains*(chains-1)/2 + chains*steps/1024. */
-double host_probe_mad_tolerance(int chains, int steps, const float ref[4]);
+/* Its CPU model: host_probe_mad_reference, host_probe_mad_tolerance
+ * (probe_src.h). */
 
 #endif

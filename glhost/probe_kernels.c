@@ -1,38 +1,6 @@
-/* The probe's kernels: GLSL 3.30 fragment shaders (4.30 for images) drawn
- * over one triangle that covers the viewport, into RGBA32F targets, and a
- * CPU model of what each writes.
- *
- *  - PK_MAD: `chains` independent vec4 chains v = v * uMul + uAdd, `unroll`
- *    steps of each per iteration of a uniform-bounded loop (the compiler
- *    cannot fold it; few chains unrolled keep llvmpipe's registers from
- *    spilling, many chains give a GPU independent work), summed into the
- *    target so no chain is dead.  uMul and uAdd are uniforms: lane w
- *    (v * 1 + 2^-10) cannot be simplified away and counts iterations exactly.
- *  - PK_FETCH: `iters` fetches of an R32F, RGBA32F or RGBA16F texture, summed into
- *    four accumulators.  A fetch samples a texel centre with normalized
- *    coordinates and GL_NEAREST, as the GEMM's shaders do (gen/emit.c; on
- *    llvmpipe texelFetch costs more a texel), so the ceiling is theirs.
- *    Friendly: fragment (x, y) reads texels (x + i, y),
- *    neighbours read neighbours, as the GEMM's sweep along k.  Hostile: a
- *    hash of the fragment starts a walk with an odd stride of 2^32 / phi
- *    over the whole (large) texture, so almost every fetch misses.  GEMM:
- *    `iters` k-steps of 12 fetches in the pattern of mrt=2x4,mc=4x1 or
- *    mrt=4x2,mc=1x4 (probe.h).  Texel
- *    values are multiples of 2^-10 below 1, so every partial sum up to 8192
- *    terms is exact in float and the CPU model matches to the bit.  The
- *    GEMM patterns also by the other paths of gen/emit.c, the same texels
- *    at the same (wrapped) integer coordinates: texelFetch(uTex, ivec2, 0);
- *    imageLoad of the texture bound readonly as an image of its format
- *    (immutable, glTexStorage2D, as the host makes it for fetch=image);
- *    texelFetch on a samplerBuffer holding the texels row by row (RGBA16F
- *    as halves made on the host, gen/half.h: exact for these values).
- *  - PK_WRITE: `targets` outputs, target t gets (x + .5, y + .5, t, 1).
- *  - PK_STORE: fragment (x, y) stores the blk x blk texels (x*blk + i,
- *    y*blk + j) of an RGBA32F image (immutable, cleared to zero) by
- *    imageStore, written out as gen/emit.c writes out=image's block: texel
- *    (X, Y) gets (X + .5, Y + .5, j*blk + i, 1).  No render target: a
- *    framebuffer without attachments of the viewport's size, and after each
- *    draw the barrier the GEMM's host puts between passes. */
+/* The probe's kernels on the native context: the GL objects of a kernel
+ * (program, source texture, targets or image) and its draws and reads.
+ * Their GLSL and CPU models are GL-free: probe_src.c. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,266 +10,15 @@
 #include "gen/half.h"
 #include "glhost/probe_internal.h"
 
-#define SRC_MAX 16384
-
-/* The vertex shader in the fragment shader's GLSL version. */
-static const char *vertex_src_330 =
-    "#version 330 core\n"
-    "layout(location = 0) in vec2 aPos;\n"
-    "void main() { gl_Position = vec4(aPos, 0.0, 1.0); }\n";
-static const char *vertex_src_430 =
-    "#version 430 core\n"
-    "layout(location = 0) in vec2 aPos;\n"
-    "void main() { gl_Position = vec4(aPos, 0.0, 1.0); }\n";
-
-/* GLSL 4.30: imageLoad and imageStore with layout(binding). */
-static bool needs_430(const pk_kernel *k)
-{
-    return k->kind == PK_STORE || (k->kind == PK_FETCH && k->path == GG_FETCH_IMAGE);
-}
-
 /* The barrier the GEMM's host puts after every out=image pass (run_steps.c). */
 #define PK_IMAGE_BARRIER                                                                  \
     (GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |                  \
      GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT)
 
-/* Appends to a fixed buffer; overflow is sticky and checked once. */
-typedef struct {
-    char buf[SRC_MAX];
-    size_t len;
-    bool overflow;
-} srcbuf;
-
-static void put(srcbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(srcbuf *s, const char *fmt, ...)
-{
-    va_list ap;
-    if (s->overflow)
-        return;
-    va_start(ap, fmt);
-    int n = vsnprintf(s->buf + s->len, sizeof s->buf - s->len, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof s->buf - s->len)
-        s->overflow = true;
-    else
-        s->len += (size_t)n;
-}
-
-/* Initial value of chain c at fragment (x, y): exact in float. */
-static void mad_init(int x, int y, int c, float v[4])
-{
-    float fx = ((float)x + 0.5f) * 0.0009765625f;
-    float fy = ((float)y + 0.5f) * 0.0009765625f;
-    v[0] = fx + 0.125f * (float)c;
-    v[1] = fy - 0.0625f * (float)c;
-    v[2] = (0.5f - fx) + 0.03125f * (float)c;
-    v[3] = (float)c;
-}
-
-static void emit_mad(srcbuf *s, int chains, int unroll)
-{
-    put(s, "#version 330 core\n"
-           "// glgemm probe: vec4 multiply-add, %d independent chains, %d steps an iteration\n"
-           "uniform int uIters;\nuniform vec4 uMul;\nuniform vec4 uAdd;\n"
-           "layout(location = 0) out vec4 oColor;\n"
-           "void main() {\n"
-           "    float fx = gl_FragCoord.x * 0.0009765625;\n"
-           "    float fy = gl_FragCoord.y * 0.0009765625;\n",
-        chains, unroll);
-    for (int c = 0; c < chains; c++)
-        put(s, "    vec4 v%d = vec4(fx + %.9g, fy - %.9g, (0.5 - fx) + %.9g, %d.0);\n", c,
-            0.125 * c, 0.0625 * c, 0.03125 * c, c);
-    put(s, "    for (int i = 0; i < uIters; i++) {\n");
-    for (int u = 0; u < unroll; u++)
-        for (int c = 0; c < chains; c++)
-            put(s, "        v%d = v%d * uMul + uAdd;\n", c, c);
-    put(s, "    }\n    oColor = v0");
-    for (int c = 1; c < chains; c++)
-        put(s, " + v%d", c);
-    put(s, ";\n}\n");
-}
-
-/* The 12 fetches of k-step q of a GEMM pattern at fragment (x, y): (sum,
- * u, v) each, in the shader's order; pk_gemm_coord_text writes fetch i's
- * u and v as GLSL over p (the fragment) and q.  Both from one table. */
-typedef struct {
-    int acc, ux, uy, uq, uc, vx, vy, vq, vc; /* u = ux*x + uy*y + uq*q + uc, v likewise */
-} gemm_fetch;
-
-static const gemm_fetch gemm24[12] = {
-    {0, 0, 0, 4, 0, 0, 2, 0, 0}, {1, 0, 0, 4, 1, 0, 2, 0, 0}, {2, 0, 0, 4, 2, 0, 2, 0, 0},
-    {3, 0, 0, 4, 3, 0, 2, 0, 0}, {0, 0, 0, 4, 0, 0, 2, 0, 1}, {1, 0, 0, 4, 1, 0, 2, 0, 1},
-    {2, 0, 0, 4, 2, 0, 2, 0, 1}, {3, 0, 0, 4, 3, 0, 2, 0, 1}, {0, 4, 0, 0, 0, 0, 0, 1, 0},
-    {1, 4, 0, 0, 1, 0, 0, 1, 0}, {2, 4, 0, 0, 2, 0, 0, 1, 0}, {3, 4, 0, 0, 3, 0, 0, 1, 0},
-}, gemm42[12] = {
-    {0, 0, 0, 1, 0, 0, 4, 0, 0}, {1, 0, 0, 1, 0, 0, 4, 0, 1}, {2, 0, 0, 1, 0, 0, 4, 0, 2},
-    {3, 0, 0, 1, 0, 0, 4, 0, 3}, {0, 2, 0, 0, 0, 0, 0, 4, 0}, {1, 2, 0, 0, 0, 0, 0, 4, 1},
-    {2, 2, 0, 0, 0, 0, 0, 4, 2}, {3, 2, 0, 0, 0, 0, 0, 4, 3}, {0, 2, 0, 0, 1, 0, 0, 4, 0},
-    {1, 2, 0, 0, 1, 0, 0, 4, 1}, {2, 2, 0, 0, 1, 0, 0, 4, 2}, {3, 2, 0, 0, 1, 0, 0, 4, 3},
-};
-
-int pk_gemm_fetches(int pattern, int x, int y, int q, int out[12][3])
-{
-    for (int i = 0; i < 12; i++) {
-        const gemm_fetch *e = pattern == GG_FETCH_GEMM42 ? &gemm42[i] : &gemm24[i];
-        out[i][0] = e->acc;
-        out[i][1] = e->ux * x + e->uy * y + e->uq * q + e->uc;
-        out[i][2] = e->vx * x + e->vy * y + e->vq * q + e->vc;
-    }
-    return 12;
-}
-
-static void coord_text(char *dst, size_t len, int cx, int cy, int cq, int c)
-{
-    snprintf(dst, len, "%d * p.x + %d * p.y + %d * q + %d", cx, cy, cq, c);
-}
-
-void pk_gemm_coord_text(int pattern, int i, char *u, size_t ulen, char *v, size_t vlen)
-{
-    const gemm_fetch *e = pattern == GG_FETCH_GEMM42 ? &gemm42[i] : &gemm24[i];
-    coord_text(u, ulen, e->ux, e->uy, e->uq, e->uc);
-    coord_text(v, vlen, e->vx, e->vy, e->vq, e->vc);
-}
-
 static const char *fetch_fmt_label(int fmt)
 {
     return fmt == GG_FETCH_R32F ? "R32F" : fmt == GG_FETCH_RGBA16F ? "RGBA16F" : "RGBA32F";
 }
-
-/* The read of texel (u, v), coordinates wrapped by masks, by the kernel's
- * path: texture() at the texel centre, texelFetch, imageLoad, or texelFetch
- * of the buffer texture at v * w + u. */
-static void put_fetch(srcbuf *s, int acc, const char *u, const char *v, const pk_kernel *k)
-{
-    int w = 1 << k->tex_log2w, h = 1 << k->tex_log2h;
-    switch (k->path) {
-    case GG_FETCH_TEXELFETCH:
-        put(s, "        s%d += texelFetch(uTex, ivec2((%s) & %d, (%s) & %d), 0);\n", acc, u, w - 1,
-            v, h - 1);
-        return;
-    case GG_FETCH_IMAGE:
-        put(s, "        s%d += imageLoad(uImg, ivec2((%s) & %d, (%s) & %d));\n", acc, u, w - 1, v,
-            h - 1);
-        return;
-    case GG_FETCH_BUFFER:
-        put(s, "        s%d += texelFetch(uTex, ((%s) & %d) * %d + ((%s) & %d));\n", acc, v, h - 1,
-            w, u, w - 1);
-        return;
-    default:
-        put(s, "        s%d += texture(uTex, vec2((float((%s) & %d) + 0.5) / %d.0, "
-               "(float((%s) & %d) + 0.5) / %d.0));\n",
-            acc, u, w - 1, w, v, h - 1, h);
-        return;
-    }
-}
-
-static const char *path_label(int path)
-{
-    return path == GG_FETCH_TEXELFETCH ? "texelFetch"
-           : path == GG_FETCH_IMAGE    ? "imageLoad"
-           : path == GG_FETCH_BUFFER   ? "texelFetch on a buffer texture"
-                                       : "texture() at texel centres";
-}
-
-static void emit_fetch(srcbuf *s, const pk_kernel *k)
-{
-    static const char *pat[] = {"cache-friendly", "cache-hostile", "GEMM pattern 2x4-4x1",
-                                "GEMM pattern 4x2-1x4"};
-    put(s, "#version %s core\n"
-           "// glgemm probe: texel fetch, %s, %s, %s, %dx%d texture\n",
-        k->path == GG_FETCH_IMAGE ? "430" : "330", fetch_fmt_label(k->fmt), pat[k->pattern],
-        path_label(k->path), 1 << k->tex_log2w, 1 << k->tex_log2h);
-    if (k->path == GG_FETCH_IMAGE)
-        put(s, "layout(binding = 0, %s) readonly uniform image2D uImg;\n",
-            k->fmt == GG_FETCH_RGBA16F ? "rgba16f" : "rgba32f");
-    else
-        put(s, "uniform %s uTex;\n", k->path == GG_FETCH_BUFFER ? "samplerBuffer" : "sampler2D");
-    put(s, "uniform int uIters;\n"
-           "layout(location = 0) out vec4 oColor;\n"
-           "void main() {\n"
-           "    vec4 s0 = vec4(0.0), s1 = vec4(0.0), s2 = vec4(0.0), s3 = vec4(0.0);\n");
-    int mw = (1 << k->tex_log2w) - 1, mh = (1 << k->tex_log2h) - 1;
-    if (k->pattern == GG_FETCH_FRIENDLY) {
-        put(s, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
-               "    float y = (float(p.y & %d) + 0.5) / %d.0;\n"
-               "    for (int i = 0; i < uIters; i += 4) {\n",
-            mh, mh + 1);
-        for (int j = 0; j < 4; j++)
-            put(s, "        s%d += texture(uTex, vec2((float((p.x + i + %d) & %d) + 0.5) / %d.0, y));\n",
-                j, j, mw, mw + 1);
-        put(s, "    }\n");
-    } else if (k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42) {
-        /* uIters k-steps of 12 fetches (probe.h), sums as pk_expect's. */
-        put(s, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
-               "    for (int q = 0; q < uIters; q++) {\n");
-        int f[12][3];
-        int n = pk_gemm_fetches(k->pattern, 0, 0, 0, f);
-        for (int i = 0; i < n; i++) {
-            char u[32], v[32];
-            pk_gemm_coord_text(k->pattern, i, u, sizeof u, v, sizeof v);
-            put_fetch(s, f[i][0], u, v, k);
-        }
-        put(s, "    }\n");
-    } else {
-        unsigned all = (unsigned)(((uint64_t)1 << (k->tex_log2w + k->tex_log2h)) - 1);
-        put(s, "    uvec2 p = uvec2(gl_FragCoord.xy);\n"
-               "    uint h = p.x * 73856093u ^ p.y * 19349663u;\n"
-               "    h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;\n"
-               "    for (int i = 0; i < uIters; i += 4) {\n");
-        for (int j = 0; j < 4; j++)
-            put(s, "        { uint a = h & %uu; h += 2654435769u;\n"
-                   "          s%d += texture(uTex, (vec2(uvec2(a & %uu, a >> %d)) + 0.5) / vec2(%d.0, %d.0)); }\n",
-                all, j, (unsigned)mw, k->tex_log2w, mw + 1, mh + 1);
-        put(s, "    }\n");
-    }
-    put(s, "    oColor = (s0 + s1) + (s2 + s3);\n}\n");
-}
-
-static void emit_store(srcbuf *s, int blk)
-{
-    put(s, "#version 430 core\n"
-           "// glgemm probe: imageStore of %dx%d RGBA32F texels a fragment\n"
-           "layout(binding = 0, rgba32f) writeonly uniform image2D uImg;\n"
-           "void main() {\n"
-           "    ivec2 c = ivec2(gl_FragCoord.xy) * %d;\n",
-        blk, blk, blk);
-    for (int j = 0; j < blk; j++)
-        for (int i = 0; i < blk; i++)
-            put(s, "    { ivec2 q = c + ivec2(%d, %d); imageStore(uImg, q, vec4(vec2(q) + 0.5, %d.0, "
-                   "1.0)); }\n",
-                i, j, j * blk + i);
-    put(s, "}\n");
-}
-
-static void emit_write(srcbuf *s, int targets)
-{
-    put(s, "#version 330 core\n// glgemm probe: render-target write, %d targets\n", targets);
-    for (int t = 0; t < targets; t++)
-        put(s, "layout(location = %d) out vec4 o%d;\n", t, t);
-    put(s, "void main() {\n    vec4 v = vec4(gl_FragCoord.xy, 0.0, 1.0);\n");
-    for (int t = 0; t < targets; t++)
-        put(s, "    o%d = v + vec4(0.0, 0.0, %d.0, 0.0);\n", t, t);
-    put(s, "}\n");
-}
-
-uint32_t pk_hash(uint32_t x, uint32_t y)
-{
-    uint32_t h = (x * 73856093u) ^ (y * 19349663u);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
-}
-
-float pk_texel_value(uint32_t index, int channel)
-{
-    uint32_t v = ((index * 4u + (uint32_t)channel) * 2654435761u) >> 22;
-    return (float)v * 0.0009765625f;
-}
-
-/* ---- GL objects ---------------------------------------------------------- */
 
 static void first_line(char *dst, size_t len, const char *log)
 {
@@ -374,8 +91,8 @@ static void upload_2d(const pk_kernel *k, GLenum internal, int w, int h, const f
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    GLenum format = k->fmt == GG_FETCH_R32F ? GL_RED : GL_RGBA;
-    if (k->path == GG_FETCH_IMAGE) {
+    GLenum format = k->d.fmt == GG_FETCH_R32F ? GL_RED : GL_RGBA;
+    if (k->d.path == GG_FETCH_IMAGE) {
         glTexStorage2D(GL_TEXTURE_2D, 1, internal, w, h);
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, format, GL_FLOAT, data);
     } else {
@@ -385,8 +102,8 @@ static void upload_2d(const pk_kernel *k, GLenum internal, int w, int h, const f
 
 static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
 {
-    int w = 1 << k->tex_log2w, h = 1 << k->tex_log2h;
-    int ch = k->fmt == GG_FETCH_R32F ? 1 : 4;
+    int w = 1 << k->d.tex_log2w, h = 1 << k->d.tex_log2h;
+    int ch = k->d.fmt == GG_FETCH_R32F ? 1 : 4;
     /* Texel values are multiples of 2^-10 below 1: exact in half floats
      * too, so the driver's conversion to RGBA16F cannot round them. */
     size_t n = (size_t)w * (size_t)h * (size_t)ch;
@@ -397,16 +114,16 @@ static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
     }
     for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
         for (int c = 0; c < ch; c++)
-            data[i * (size_t)ch + (size_t)c] = pk_texel_value((uint32_t)i, c);
-    GLenum internal = k->fmt == GG_FETCH_R32F      ? GL_R32F
-                      : k->fmt == GG_FETCH_RGBA16F ? GL_RGBA16F
+            data[i * (size_t)ch + (size_t)c] = host_probe_texel_value((uint32_t)i, c);
+    GLenum internal = k->d.fmt == GG_FETCH_R32F      ? GL_R32F
+                      : k->d.fmt == GG_FETCH_RGBA16F ? GL_RGBA16F
                                                    : GL_RGBA32F;
     glGenTextures(1, &k->src);
     glActiveTexture(GL_TEXTURE0);
-    if (k->path == GG_FETCH_BUFFER) {
+    if (k->d.path == GG_FETCH_BUFFER) {
         /* The texels row by row; a buffer is not converted by the driver:
          * RGBA16F gets halves made here, as the host does for store=f16. */
-        bool half = k->fmt == GG_FETCH_RGBA16F;
+        bool half = k->d.fmt == GG_FETCH_RGBA16F;
         uint16_t *halves = half ? malloc(n * sizeof *halves) : NULL;
         if (half && !halves) {
             free(data);
@@ -431,7 +148,7 @@ static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
     GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
         snprintf(detail, len, "probe: uploading a %dx%d %s %s: GL error 0x%04x", w, h,
-                 fetch_fmt_label(k->fmt), k->path == GG_FETCH_BUFFER ? "buffer texture" : "texture",
+                 fetch_fmt_label(k->d.fmt), k->d.path == GG_FETCH_BUFFER ? "buffer texture" : "texture",
                  e);
         return GG_GL_ERROR;
     }
@@ -443,21 +160,21 @@ static gg_status make_targets(pk_kernel *k, char *detail, size_t len)
     glGenFramebuffers(1, &k->fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, k->fbo);
     GLenum bufs[GG_MAX_TARGETS];
-    glGenTextures(k->targets, k->tex);
-    for (int t = 0; t < k->targets; t++) {
+    glGenTextures(k->d.targets, k->tex);
+    for (int t = 0; t < k->d.targets; t++) {
         glBindTexture(GL_TEXTURE_2D, k->tex[t]);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, k->w, k->h, 0, GL_RGBA, GL_FLOAT, NULL);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, k->d.w, k->d.h, 0, GL_RGBA, GL_FLOAT, NULL);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + (GLenum)t, GL_TEXTURE_2D,
                                k->tex[t], 0);
         bufs[t] = GL_COLOR_ATTACHMENT0 + (GLenum)t;
     }
-    glDrawBuffers(k->targets, bufs);
+    glDrawBuffers(k->d.targets, bufs);
     GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         snprintf(detail, len, "probe: %d RGBA32F targets of %dx%d: framebuffer incomplete (0x%04x)",
-                 k->targets, k->w, k->h, st);
+                 k->d.targets, k->d.w, k->d.h, st);
         return GG_FBO_INCOMPLETE;
     }
     return GG_OK;
@@ -477,26 +194,26 @@ static gg_status make_image(pk_kernel *k, char *detail, size_t len)
     glBindTexture(GL_TEXTURE_2D, k->tex[0]);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32F, k->w, k->h);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32F, k->d.w, k->d.h);
     glGenFramebuffers(1, &k->rfbo);
     glBindFramebuffer(GL_FRAMEBUFFER, k->rfbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, k->tex[0], 0);
     GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         snprintf(detail, len, "probe: an RGBA32F image of %dx%d: framebuffer incomplete (0x%04x)",
-                 k->w, k->h, st);
+                 k->d.w, k->d.h, st);
         return GG_FBO_INCOMPLETE;
     }
     static const float zero[4] = {0, 0, 0, 0};
     glClearBufferfv(GL_COLOR, 0, zero);
     glGenFramebuffers(1, &k->fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, k->fbo);
-    glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_WIDTH, k->w / k->blk);
-    glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_HEIGHT, k->h / k->blk);
+    glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_WIDTH, k->d.w / k->d.blk);
+    glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_HEIGHT, k->d.h / k->d.blk);
     st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         snprintf(detail, len, "probe: a framebuffer without attachments of %dx%d: incomplete "
-                              "(0x%04x)", k->w / k->blk, k->h / k->blk, st);
+                              "(0x%04x)", k->d.w / k->d.blk, k->d.h / k->d.blk, st);
         return GG_FBO_INCOMPLETE;
     }
     return GG_OK;
@@ -504,55 +221,35 @@ static gg_status make_image(pk_kernel *k, char *detail, size_t len)
 
 static GLenum src_internal(const pk_kernel *k)
 {
-    return k->fmt == GG_FETCH_R32F ? GL_R32F : k->fmt == GG_FETCH_RGBA16F ? GL_RGBA16F : GL_RGBA32F;
+    return k->d.fmt == GG_FETCH_R32F ? GL_R32F : k->d.fmt == GG_FETCH_RGBA16F ? GL_RGBA16F : GL_RGBA32F;
 }
 
 gg_status pk_init(pk_kernel *k, char *detail, size_t len)
 {
     k->prog = k->vao = k->vbo = k->fbo = k->src = k->srcbuf = k->rfbo = 0;
     memset(k->tex, 0, sizeof k->tex);
-    if (k->kind != PK_WRITE)
-        k->targets = 1;
-    if (k->unroll < 1)
-        k->unroll = 1;
-    bool gemm = k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42;
-    if (k->targets < 1 || k->targets > GG_MAX_TARGETS || k->w < 1 || k->h < 1 ||
-        (k->kind == PK_MAD && k->chains < 1) ||
-        (k->kind == PK_FETCH && (k->path < 0 || k->path > GG_PROBE_LAST_PATH ||
-                                 (k->path != GG_FETCH_TEXTURE && !gemm))) ||
-        (k->kind == PK_STORE && (k->blk < 1 || k->w % k->blk || k->h % k->blk))) {
-        snprintf(detail, len, "probe: bad kernel parameters");
-        return GG_INVALID;
-    }
-    if (needs_430(k) && !glBindImageTexture) {
+    gg_status st = host_probe_kernel_check(&k->d, detail, len);
+    if (st != GG_OK)
+        return st;
+    if (host_probe_kernel_needs_430(&k->d) && !glBindImageTexture) {
         snprintf(detail, len, "probe: images need GL 4.3 (no glBindImageTexture)");
         return GG_UNSUPPORTED;
     }
-    if (k->kind == PK_FETCH && k->path == GG_FETCH_BUFFER && !glTexBuffer) {
+    if (k->d.kind == PK_FETCH && k->d.path == GG_FETCH_BUFFER && !glTexBuffer) {
         snprintf(detail, len, "probe: buffer textures need GL 3.1 (no glTexBuffer)");
         return GG_UNSUPPORTED;
     }
     glGetError(); /* start clean: errors below are this kernel's */
-    srcbuf *s = calloc(1, sizeof *s);
-    if (!s) {
+    char *fs = malloc(HOST_PROBE_SRC_MAX);
+    if (!fs) {
         snprintf(detail, len, "probe: out of memory");
         return GG_GL_ERROR;
     }
-    switch (k->kind) {
-    case PK_MAD: emit_mad(s, k->chains, k->unroll); break;
-    case PK_FETCH: emit_fetch(s, k); break;
-    case PK_WRITE: emit_write(s, k->targets); break;
-    case PK_STORE: emit_store(s, k->blk); break;
-    }
-    gg_status st = GG_OK;
-    if (s->overflow) {
-        snprintf(detail, len, "probe: shader text too long");
-        st = GG_INVALID;
-    } else {
-        st = link_program(needs_430(k) ? vertex_src_430 : vertex_src_330, s->buf, &k->prog, detail,
-                          len);
-    }
-    free(s);
+    const char *vs = NULL;
+    st = host_probe_kernel_source(&k->d, false, fs, HOST_PROBE_SRC_MAX, &vs, detail, len);
+    if (st == GG_OK)
+        st = link_program(vs, fs, &k->prog, detail, len);
+    free(fs);
     if (st != GG_OK)
         return st;
 
@@ -567,16 +264,16 @@ gg_status pk_init(pk_kernel *k, char *detail, size_t len)
 
     glUseProgram(k->prog);
     k->u_iters = glGetUniformLocation(k->prog, "uIters");
-    if (k->kind == PK_MAD) {
+    if (k->d.kind == PK_MAD) {
         glUniform4f(glGetUniformLocation(k->prog, "uMul"), PK_MUL_X, PK_MUL_Y, PK_MUL_Z, PK_MUL_W);
         glUniform4f(glGetUniformLocation(k->prog, "uAdd"), PK_ADD_X, PK_ADD_Y, PK_ADD_Z, PK_ADD_W);
     }
-    if (k->kind == PK_FETCH) {
+    if (k->d.kind == PK_FETCH) {
         glUniform1i(glGetUniformLocation(k->prog, "uTex"), 0);
         if ((st = upload_source(k, detail, len)) != GG_OK)
             return st;
     }
-    if ((st = k->kind == PK_STORE ? make_image(k, detail, len) : make_targets(k, detail, len)) !=
+    if ((st = k->d.kind == PK_STORE ? make_image(k, detail, len) : make_targets(k, detail, len)) !=
         GG_OK)
         return st;
     glDisable(GL_BLEND);
@@ -615,146 +312,41 @@ void pk_free(pk_kernel *k)
 void pk_draw(const pk_kernel *k, int iters)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, k->fbo);
-    if (k->kind == PK_STORE)
-        glViewport(0, 0, k->w / k->blk, k->h / k->blk);
+    if (k->d.kind == PK_STORE)
+        glViewport(0, 0, k->d.w / k->d.blk, k->d.h / k->d.blk);
     else
-        glViewport(0, 0, k->w, k->h);
+        glViewport(0, 0, k->d.w, k->d.h);
     glUseProgram(k->prog);
     glBindVertexArray(k->vao);
-    if (k->kind == PK_FETCH && k->path == GG_FETCH_IMAGE) {
+    if (k->d.kind == PK_FETCH && k->d.path == GG_FETCH_IMAGE) {
         glBindImageTexture(0, k->src, 0, GL_FALSE, 0, GL_READ_ONLY, src_internal(k));
-    } else if (k->kind == PK_FETCH) {
+    } else if (k->d.kind == PK_FETCH) {
         glActiveTexture(GL_TEXTURE0);
-        glBindTexture(k->path == GG_FETCH_BUFFER ? GL_TEXTURE_BUFFER : GL_TEXTURE_2D, k->src);
+        glBindTexture(k->d.path == GG_FETCH_BUFFER ? GL_TEXTURE_BUFFER : GL_TEXTURE_2D, k->src);
     }
-    if (k->kind == PK_STORE)
+    if (k->d.kind == PK_STORE)
         glBindImageTexture(0, k->tex[0], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     if (k->u_iters >= 0)
         glUniform1i(k->u_iters, iters);
     glDrawArrays(GL_TRIANGLES, 0, 3);
-    if (k->kind == PK_STORE)
+    if (k->d.kind == PK_STORE)
         glMemoryBarrier(PK_IMAGE_BARRIER);
 }
 
 void pk_read(const pk_kernel *k, int t, int x, int y, float out[4])
 {
-    if (k->kind == PK_STORE)
+    if (k->d.kind == PK_STORE)
         glMemoryBarrier(PK_IMAGE_BARRIER);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, k->kind == PK_STORE ? k->rfbo : k->fbo);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, k->d.kind == PK_STORE ? k->rfbo : k->fbo);
     glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)t);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glReadPixels(x, y, 1, 1, GL_RGBA, GL_FLOAT, out);
 }
 
-/* ---- CPU models ---------------------------------------------------------- */
-
-void host_probe_mad_reference(int x, int y, int chains, int steps, float out[4])
-{
-    static const float mul[4] = {PK_MUL_X, PK_MUL_Y, PK_MUL_Z, PK_MUL_W};
-    static const float add[4] = {PK_ADD_X, PK_ADD_Y, PK_ADD_Z, PK_ADD_W};
-    for (int l = 0; l < 4; l++)
-        out[l] = 0.0f;
-    for (int c = 0; c < chains; c++) {
-        float v[4];
-        mad_init(x, y, c, v);
-        for (int i = 0; i < steps; i++)
-            for (int l = 0; l < 4; l++) {
-                volatile float p = v[l] * mul[l]; /* no contraction: one rounding each */
-                v[l] = p + add[l];
-            }
-        for (int l = 0; l < 4; l++)
-            out[l] = c == 0 ? v[l] : out[l] + v[l];
-    }
-}
-
-double host_probe_mad_tolerance(int chains, int steps, const float ref[4])
-{
-    /* Lanes x, y, z contract (|mul| <= 0.99), so a rounding difference per
-     * step (an FMA, or a reordered sum) stays within about 100 ulp of values
-     * below 4 per chain; lane w is exact.  One iteration more or fewer moves
-     * lane w by chains * 2^-10, well above this. */
-    (void)steps;
-    double m = 0;
-    for (int l = 0; l < 4; l++)
-        m = fmax(m, fabs((double)ref[l]));
-    return 1e-4 * chains + 1e-6 * m;
-}
-
-void pk_expect(const pk_kernel *k, int t, int x, int y, int iters, float out[4])
-{
-    switch (k->kind) {
-    case PK_MAD:
-        host_probe_mad_reference(x, y, k->chains, iters * k->unroll, out);
-        return;
-    case PK_WRITE:
-        out[0] = (float)x + 0.5f;
-        out[1] = (float)y + 0.5f;
-        out[2] = (float)t;
-        out[3] = 1.0f;
-        return;
-    case PK_STORE:
-        out[0] = (float)x + 0.5f;
-        out[1] = (float)y + 0.5f;
-        out[2] = (float)((y % k->blk) * k->blk + x % k->blk);
-        out[3] = 1.0f;
-        return;
-    case PK_FETCH:
-        break;
-    }
-    int w = 1 << k->tex_log2w, mw = w - 1, mh = (1 << k->tex_log2h) - 1;
-    uint32_t all = (uint32_t)(((uint64_t)1 << (k->tex_log2w + k->tex_log2h)) - 1);
-    uint32_t h = pk_hash((uint32_t)x, (uint32_t)y);
-    float s[4][4] = {{0}};
-    /* (accumulator, u, v) of every fetch, in the shader's order. */
-    int n = 0, fetch[12][3];
-    bool gemm = k->pattern == GG_FETCH_GEMM24 || k->pattern == GG_FETCH_GEMM42;
-    int steps = gemm ? iters : iters / 4 + (iters % 4 != 0);
-    for (int i = 0; i < steps; i++) {
-        n = 0;
-        if (gemm) {
-            n = pk_gemm_fetches(k->pattern, x, y, i, fetch);
-        } else {
-            for (int j = 0; j < 4; j++, n++) {
-                fetch[n][0] = j;
-                fetch[n][1] = x + 4 * i + j;
-                fetch[n][2] = y;
-            }
-        }
-        for (int f = 0; f < n; f++) {
-            uint32_t index;
-            if (k->pattern == GG_FETCH_HOSTILE) {
-                index = h & all;
-                h += 2654435769u;
-            } else {
-                index = (uint32_t)(fetch[f][2] & mh) * (uint32_t)w + (uint32_t)(fetch[f][1] & mw);
-            }
-            for (int c = 0; c < 4; c++) {
-                float v;
-                if (k->fmt != GG_FETCH_R32F)
-                    v = pk_texel_value(index, c);
-                else
-                    v = c == 0 ? pk_texel_value(index, 0) : c == 3 ? 1.0f : 0.0f;
-                s[fetch[f][0]][c] += v;
-            }
-        }
-    }
-    for (int c = 0; c < 4; c++)
-        out[c] = (s[0][c] + s[1][c]) + (s[2][c] + s[3][c]);
-}
-
-double pk_tolerance(const pk_kernel *k, int iters, const float expect[4], int channel)
-{
-    /* Multiply-add lane w, fetch sums (multiples of 2^-10 below 8192) and
-     * written values are exact in any order of evaluation. */
-    if (k->kind == PK_MAD && channel != 3)
-        return host_probe_mad_tolerance(k->chains, iters * k->unroll, expect);
-    return 0.0;
-}
-
 int host_probe_mad_values(int w, int h, int chains, int unroll, int iters, float *rgba,
                         char *err, size_t errlen)
 {
-    pk_kernel k = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .w = w, .h = h};
+    pk_kernel k = {.d = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .w = w, .h = h}};
     gg_status st = pk_init(&k, err, errlen);
     if (st != GG_OK) {
         pk_free(&k);

@@ -223,25 +223,25 @@ START_TEST(fetch_kernels_match_cpu)
                 if (!base_probe_path_measured(f, path, pat))
                     continue;
                 /* A small texture: the GEMM pattern and the walk wrap around it. */
-                pk_kernel k = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .path = path,
-                               .tex_log2w = 5, .tex_log2h = 4, .w = 13, .h = 9};
+                pk_kernel k = {.d = {.kind = PK_FETCH, .fmt = f, .pattern = pat, .path = path,
+                                     .tex_log2w = 5, .tex_log2h = 4, .w = 13, .h = 9}};
                 int iters = pat >= GG_FETCH_GEMM24 ? 11 : 24;
                 char err[512];
                 gg_status st = pk_init(&k, err, sizeof err);
                 ck_assert_msg(st == GG_OK, "%s", err);
                 pk_draw(&k, iters);
-                float *px = malloc((size_t)k.w * k.h * 4 * sizeof *px);
+                float *px = malloc((size_t)k.d.w * k.d.h * 4 * sizeof *px);
                 ck_assert_ptr_nonnull(px);
                 glBindFramebuffer(GL_READ_FRAMEBUFFER, k.fbo);
                 glReadBuffer(GL_COLOR_ATTACHMENT0);
-                glReadPixels(0, 0, k.w, k.h, GL_RGBA, GL_FLOAT, px);
+                glReadPixels(0, 0, k.d.w, k.d.h, GL_RGBA, GL_FLOAT, px);
                 ck_assert_int_eq(glGetError(), GL_NO_ERROR);
-                for (int y = 0; y < k.h; y++)
-                    for (int x = 0; x < k.w; x++) {
+                for (int y = 0; y < k.d.h; y++)
+                    for (int x = 0; x < k.d.w; x++) {
                         float want[4], more[4];
-                        const float *got = px + ((size_t)y * k.w + x) * 4;
-                        pk_expect(&k, 0, x, y, iters, want);
-                        pk_expect(&k, 0, x, y, iters + 4, more);
+                        const float *got = px + ((size_t)y * k.d.w + x) * 4;
+                        host_probe_expect(&k.d, 0, x, y, iters, want);
+                        host_probe_expect(&k.d, 0, x, y, iters + 4, more);
                         char name[48];
                         ck_assert_msg(!memcmp(got, want, sizeof want),
                                       "fetch %s (%d,%d): GPU (%g,%g,%g,%g) CPU (%g,%g,%g,%g)",
@@ -268,26 +268,26 @@ START_TEST(store_kernels_match_cpu)
         int blk = 1;
         while (blk * blk < base_probe_store_texels[i])
             blk++;
-        pk_kernel k = {.kind = PK_STORE, .blk = blk, .w = 3 * 8, .h = 2 * 8};
+        pk_kernel k = {.d = {.kind = PK_STORE, .blk = blk, .w = 3 * 8, .h = 2 * 8}};
         char err[512];
         gg_status st = pk_init(&k, err, sizeof err);
         ck_assert_msg(st == GG_OK, "%s", err);
         float before[4];
-        pk_read(&k, 0, k.w - 1, k.h - 1, before);
+        pk_read(&k, 0, k.d.w - 1, k.d.h - 1, before);
         ck_assert(before[0] == 0 && before[3] == 0);
         pk_draw(&k, 0);
-        float *px = malloc((size_t)k.w * k.h * 4 * sizeof *px);
+        float *px = malloc((size_t)k.d.w * k.d.h * 4 * sizeof *px);
         ck_assert_ptr_nonnull(px);
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, k.rfbo);
         glReadBuffer(GL_COLOR_ATTACHMENT0);
-        glReadPixels(0, 0, k.w, k.h, GL_RGBA, GL_FLOAT, px);
+        glReadPixels(0, 0, k.d.w, k.d.h, GL_RGBA, GL_FLOAT, px);
         ck_assert_int_eq(glGetError(), GL_NO_ERROR);
-        for (int y = 0; y < k.h; y++)
-            for (int x = 0; x < k.w; x++) {
+        for (int y = 0; y < k.d.h; y++)
+            for (int x = 0; x < k.d.w; x++) {
                 float want[4];
-                const float *got = px + ((size_t)y * k.w + x) * 4;
-                pk_expect(&k, 0, x, y, 0, want);
+                const float *got = px + ((size_t)y * k.d.w + x) * 4;
+                host_probe_expect(&k.d, 0, x, y, 0, want);
                 ck_assert_msg(!memcmp(got, want, sizeof want),
                               "imagestore %dx%d (%d,%d): GPU (%g,%g,%g,%g) CPU (%g,%g,%g,%g)", blk,
                               blk, x, y, got[0], got[1], got[2], got[3], want[0], want[1], want[2],
@@ -295,20 +295,21 @@ START_TEST(store_kernels_match_cpu)
             }
         /* The probe's own check of a few texels agrees. */
         float one[4], want[4];
-        pk_read(&k, 0, k.w / 2, k.h / 3, one);
-        pk_expect(&k, 0, k.w / 2, k.h / 3, 0, want);
+        pk_read(&k, 0, k.d.w / 2, k.d.h / 3, one);
+        host_probe_expect(&k.d, 0, k.d.w / 2, k.d.h / 3, 0, want);
         ck_assert(!memcmp(one, want, sizeof want));
         free(px);
         pk_free(&k);
     }
     /* A block that does not divide the image is refused. */
-    pk_kernel bad = {.kind = PK_STORE, .blk = 3, .w = 16, .h = 16};
+    pk_kernel bad = {.d = {.kind = PK_STORE, .blk = 3, .w = 16, .h = 16}};
     char err[512];
     ck_assert_int_eq(pk_init(&bad, err, sizeof err), GG_INVALID);
     pk_free(&bad);
     /* Other paths than texture() for the GEMM patterns only. */
-    pk_kernel friendly = {.kind = PK_FETCH, .fmt = GG_FETCH_RGBA32F, .pattern = GG_FETCH_FRIENDLY,
-                          .path = GG_FETCH_IMAGE, .tex_log2w = 4, .tex_log2h = 4, .w = 4, .h = 4};
+    pk_kernel friendly = {.d = {.kind = PK_FETCH, .fmt = GG_FETCH_RGBA32F,
+                                .pattern = GG_FETCH_FRIENDLY, .path = GG_FETCH_IMAGE,
+                                .tex_log2w = 4, .tex_log2h = 4, .w = 4, .h = 4}};
     ck_assert_int_eq(pk_init(&friendly, err, sizeof err), GG_INVALID);
     pk_free(&friendly);
     host_ctx_destroy(ctx);
