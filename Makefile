@@ -142,6 +142,8 @@ check: deps
 	tests/stress/conc.sh $(BUILD)
 	tests/soak/kill9.sh --quick
 	GLGEMM_BIN=$(abspath $(BIN)) tests/web/run.sh $(BUILD)
+	$(MAKE) --no-print-directory man-check
+	python3 tests/docs_check.py $(abspath $(BIN)) && tests/docs_examples.sh $(BUILD) $(BIN)
 
 # The kill -9 soak (tests/soak/kill9.sh): 50 kills of a tune and 50 of a
 # library program, each checked; check runs its --quick form (5 and 5).
@@ -355,6 +357,35 @@ install-web: web
 	install -d $(DEST)/share/glgemm/web
 	install -m 644 $(WEB_DIST)/glgemm.js $(WEB_DIST)/glgemm-gen.wasm $(DEST)/share/glgemm/web/
 .PHONY: install-web
+
+# The manual pages, glgemm(1) and glgemm(3): mdoc written by hand in
+# docs/man/ (no build tool; groff formats them).  `make man` copies them to
+# $(BUILD)/man/ (man -M $(BUILD)/man glgemm); `make man-check` (part of
+# check) formats both with groff -ww and fails on any warning; install puts
+# them under PREFIX/share/man, with a glgemm_*.3 link for each function.
+PACKAGES += groff-base
+MAN_PAGES := docs/man/glgemm.1 docs/man/glgemm.3
+MAN_LINKS = $(shell sed -n 's/^\.Nm \(glgemm_[a-z_]*\).*/\1/p' docs/man/glgemm.3)
+.PHONY: man man-check install-man uninstall-man
+man: $(MAN_PAGES)
+	install -d $(BUILD)/man/man1 $(BUILD)/man/man3
+	install -m 644 docs/man/glgemm.1 $(BUILD)/man/man1/glgemm.1
+	install -m 644 docs/man/glgemm.3 $(BUILD)/man/man3/glgemm.3
+man-check:
+	@for p in $(MAN_PAGES); do \
+	  w=$$( { groff -ww -z -mdoc $$p; groff -ww -mdoc -Tascii $$p >/dev/null; } 2>&1 ); \
+	  if [ -n "$$w" ]; then echo "$$p: groff warnings:" >&2; echo "$$w" >&2; exit 1; fi; \
+	done; echo "man-check: $(MAN_PAGES): no groff warnings"
+install: install-man
+install-man:
+	install -d $(DEST)/share/man/man1 $(DEST)/share/man/man3
+	install -m 644 docs/man/glgemm.1 $(DEST)/share/man/man1/glgemm.1
+	install -m 644 docs/man/glgemm.3 $(DEST)/share/man/man3/glgemm.3
+	for f in $(MAN_LINKS); do ln -sf glgemm.3 $(DEST)/share/man/man3/$$f.3; done
+uninstall: uninstall-man
+uninstall-man:
+	rm -f $(DEST)/share/man/man1/glgemm.1 $(DEST)/share/man/man3/glgemm.3
+	for f in $(MAN_LINKS); do rm -f $(DEST)/share/man/man3/$$f.3; done
 
 clean:
 	rm -rf build build-san build-fuzz build-tsan $(BIN) $(WEB_DIST)
