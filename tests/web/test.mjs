@@ -146,6 +146,30 @@ async function runnerMore(page) {
         const R2 = g.createRunner(gl2);
         out.noblend = R2.check('profile=300es,acc=blend');
         out.noblendRun = (await R2.run({variant: 'profile=300es,acc=blend', m: 4, n: 4, k: 4, a: C.random(16, 1), b: C.random(16, 2)})).status;
+        /* A lost context: the status, then after its restoration right
+         * results again (the runner forgets the old objects). */
+        const cl = document.createElement('canvas');
+        document.body.appendChild(cl);
+        cl.addEventListener('webglcontextlost', (e) => e.preventDefault());
+        const gl3 = cl.getContext('webgl2'), R3 = g.createRunner(gl3), lose = gl3.getExtension('WEBGL_lose_context');
+        const q3 = C.problem({m: 13, n: 11, k: 17, seed: 3});
+        const run3 = () => R3.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2', m: 13, n: 11, k: 17, a: q3.a, b: q3.b, reps: 1});
+        const event = (name) => new Promise((ok, fail) => {
+            cl.addEventListener(name, ok, {once: true});
+            setTimeout(() => fail(new Error(`no ${name} in 10 s`)), 10000);
+        });
+        const before = await run3();
+        const lostEvent = event('webglcontextlost');
+        lose.loseContext();
+        const lost = await run3();
+        await lostEvent; /* restoring is allowed once the loss's event (default prevented) is over */
+        await new Promise((ok) => setTimeout(ok, 0));
+        const restored = event('webglcontextrestored');
+        lose.restoreContext();
+        await restored;
+        const after = await run3();
+        out.lost = {before: before.status, lost: lost.status, lostDetail: lost.detail, after: after.status,
+            judge: after.status === 'ok' ? C.judge(q3, after.c) : null};
         return out;
     });
     check(!r.cached[0] && r.cached[1], 'program cache: one program for shapes that pad alike', JSON.stringify(r.cached));
@@ -163,6 +187,8 @@ async function runnerMore(page) {
     check(ubofit.status === 'ok', 'check: ubo within the block limit', JSON.stringify(ubofit));
     check(r.noblend.status === 'unsupported' && /float/i.test(r.noblend.detail), 'check: acc=blend without EXT_float_blend', JSON.stringify(r.noblend));
     check(r.noblendRun === 'unsupported', 'run: acc=blend without EXT_float_blend', r.noblendRun);
+    check(r.lost.before === 'ok' && r.lost.lost === 'context_lost' && r.lost.after === 'ok' && r.lost.judge.pass,
+        'context lost, then restored', JSON.stringify(r.lost));
 }
 
 /* matmul: errors, defaults, the GL state it leaves. */

@@ -347,6 +347,17 @@ class Runner {
             }
         });
         this.vao = null;
+        /* A restored context has none of the old objects: forget them. */
+        if (gl.canvas && gl.canvas.addEventListener)
+            gl.canvas.addEventListener('webglcontextrestored', () => this.forget());
+    }
+
+    forget() {
+        const gl = this.gl;
+        for (const c of [this.programs, this.inputs, this.targets]) c.map.clear();
+        this.vao = null;
+        gl.getExtension('EXT_color_buffer_float');
+        this.floatBlend = this.lim.floatBlend = !!gl.getExtension('EXT_float_blend');
     }
 
     /* What the context offers (a copy). */
