@@ -45,10 +45,16 @@ static void usage(FILE *f)
     fprintf(f, "usage: glgemm COMMAND [options]   (glgemm COMMAND --help for its options)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
-    fprintf(f, "\ncommon options: --backend egl|glfw (default egl), --device N, --help, --version\n"
+    fprintf(f, "\ncommon options: --backend egl|glfw|browser (default egl), --device N,\n"
+               "  --browser PATH, --headful (with --backend browser), --help, --version\n"
                "environment: GLGEMM_CACHE=on|off, GLGEMM_CACHE_DIR (the program cache),\n"
                "  GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_STAGING (the library: bench\n"
-               "  --crossover); a bad value is bad usage\n"
+               "  --crossover); a bad value is bad usage;\n"
+               "  GLGEMM_RESULTS, GLGEMM_CPU_BLAS, GLGEMM_THREADS, GLGEMM_BANDS,\n"
+               "  GLGEMM_WARMUP (the library: bench --crossover),\n"
+               "  GLGEMM_BACKEND, GLGEMM_DEVICE, GLGEMM_LOG (the drop-in BLAS: man 3 glgemm),\n"
+               "  GLGEMM_WARM_WORKER=0|1 (tune's warm worker),\n"
+               "  GLGEMM_WEB (the browser worker's folder), GLGEMM_WEB_DIR (export's files)\n"
                "exit status: 0 ok, 1 GPU work failed, 2 bad usage or input, 3 no GL context\n");
 }
 

@@ -35,31 +35,6 @@ LAYERS = ["base", "gen", "glhost", "store", "lib", "search", "eval", "report", "
 # (command or "" for `glgemm --help`, the name) -> the file that prints that
 # help and the line to add.  Closed gaps are reported so they can go.
 KNOWN_HELP_GAPS = {
-    ("", "--browser"): ("cli/main.c",
-                        "common options: --backend egl|glfw|browser (default egl), --device N,\n"
-                        "  --browser PATH, --headful (with --backend browser), --help, --version"),
-    ("", "--headful"): ("cli/main.c", "(the same line as --browser)"),
-    ("", "GLGEMM_WARM_WORKER"): ("cli/main.c",
-                                 "  GLGEMM_WARM_WORKER=0|1 (tune's warm worker),"),
-    ("", "GLGEMM_RESULTS"): ("cli/main.c",
-                             "  GLGEMM_RESULTS, GLGEMM_CPU_BLAS, GLGEMM_THREADS, GLGEMM_BANDS,\n"
-                             "  GLGEMM_WARMUP (the library: bench --crossover),"),
-    ("", "GLGEMM_CPU_BLAS"): ("cli/main.c", "(the same line as GLGEMM_RESULTS)"),
-    ("", "GLGEMM_THREADS"): ("cli/main.c", "(the same line as GLGEMM_RESULTS)"),
-    ("", "GLGEMM_BANDS"): ("cli/main.c", "(the same line as GLGEMM_RESULTS)"),
-    ("", "GLGEMM_WARMUP"): ("cli/main.c", "(the same line as GLGEMM_RESULTS)"),
-    ("", "GLGEMM_BACKEND"): ("cli/main.c",
-                             "  GLGEMM_BACKEND, GLGEMM_DEVICE, GLGEMM_LOG (the drop-in BLAS: man 3 glgemm),"),
-    ("", "GLGEMM_DEVICE"): ("cli/main.c", "(the same line as GLGEMM_BACKEND)"),
-    ("", "GLGEMM_LOG"): ("cli/main.c", "(the same line as GLGEMM_BACKEND)"),
-    ("", "GLGEMM_WEB"): ("cli/main.c",
-                         "  GLGEMM_WEB (the browser worker's folder), GLGEMM_WEB_DIR (export's files)"),
-    ("bench", "--out"): ("cli/cmd_bench.c",
-                         "           --alpha A, --beta B, --seed S, or --a FILE --b FILE [--c FILE] (.npy),\n"
-                         "           --out FILE (accepted; bench writes no C)"),
-    ("tune", "--out"): ("cli/cmd_tune.c",
-                        "           --beta B, --seed S, --reps R (default 10), or --a FILE --b FILE [--c FILE],\n"
-                        "           --out FILE (accepted; tune writes no C)"),
     ("export", "--transa"): ("cli/cmd_export.c",
                              "  the other problem options (--transa, --transb, --alpha, --beta, --seed,\n"
                              "  --a, --b, --c, --out, --reps) are accepted and change nothing"),
