@@ -105,6 +105,15 @@ DEPS += $(BUILD)/tests/perf/checkspeed.d
 $(BUILD)/checkspeed: $(BUILD)/tests/perf/checkspeed.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 
+# How fast the library is to call (tests/perf/libspeed.c: the drop-in issue's
+# figures; not a test).  `make $(BUILD)/libspeed`, or `make perf` for all three.
+DEPS += $(BUILD)/tests/perf/libspeed.d
+$(BUILD)/libspeed: $(BUILD)/tests/perf/libspeed.o $(BUILD)/libglgemm-core.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
+
+.PHONY: perf
+perf: $(BUILD)/libspeed $(BUILD)/checkspeed $(BUILD)/overlap
+
 # Whether transfers from a second GL context overlap draws (tests/perf/overlap.c:
 # EGL and GL alone, none of glgemm; figures, not a test).
 DEPS += $(BUILD)/tests/perf/overlap.d
@@ -132,7 +141,7 @@ cycles: all
 check: deps
 	python3 tests/layers.py
 	$(MAKE) test-bin
-	$(MAKE) cycles
+	$(MAKE) cycles perf
 	tests/web/deps.sh
 	$(MAKE) --no-print-directory web >/dev/null
 	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
