@@ -369,6 +369,13 @@ int gen_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
     }
     if (check_blk(&v, err, errlen))
         return -1;
+    /* Image loads and stores name their profile themselves (SPEC.md): without
+     * a profile key, the lowest with them for the API of the profile in force
+     * (430 on desktop GL, 310es on GLES). */
+    if (!seen[K_PROFILE] && (v.out == GG_OUT_IMAGE || v.fetch == GG_FETCH_IMAGE))
+        v.profile = v.profile == GG_PROFILE_300ES || v.profile == GG_PROFILE_310ES
+                        ? GG_PROFILE_310ES
+                        : GG_PROFILE_430;
     *out = v;
     return 0;
 }

@@ -339,6 +339,15 @@ static const struct {
     {"nv-multi,out=image,blk=4x8,profile=430",
      "mrt=1x1,mc=1x4,np=6,unroll=1,profile=430,compiler=glsl,acc=pingpong,store=f32,out=image,"
      "blk=4x8"},
+    /* no profile named: the lowest with image loads and stores (SPEC.md) */
+    {"out=image,blk=8x8",
+     "mrt=1x1,mc=1x1,np=all,unroll=0,profile=430,compiler=glsl,acc=pingpong,store=f32,out=image,"
+     "blk=8x8"},
+    {"nv-single,out=image,blk=8x8,np=all,unroll=0",
+     "mrt=1x1,mc=2x2,np=all,unroll=0,profile=430,compiler=glsl,acc=pingpong,store=f32,out=image,"
+     "blk=8x8"},
+    {"fetch=image,mrt=2x2",
+     "mrt=2x2,mc=1x1,np=all,unroll=0,profile=430,compiler=glsl,acc=pingpong,store=f32,fetch=image"},
 };
 
 START_TEST(image_parse_round_trip)
