@@ -25,7 +25,7 @@ ALL_CFLAGS = $(CFLAGS_BASE) $(PKG_CFLAGS) $(SAN) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 LDLIBS  += $(PKG_LDLIBS) -lm -lpthread
 
-# The layers, bottom first (README "Architecture"; `make layers` checks that
+# The layers, bottom first (docs/architecture.md; `make layers` checks that
 # no file includes against this order and that only glhost/ calls GL).
 # Every .c file of a layer folder belongs to the core; the library
 # (libglgemm) is the layers up to lib/ (LIB_SRC: no tuner, evaluator, report
@@ -305,7 +305,7 @@ uninstall:
 	  $(DEST)/lib/pkgconfig/glgemm.pc
 	rm -rf $(DEST)/share/glgemm
 
-# The drop-in BLAS (lib/blas.c; README "Drop-in BLAS"): libglgemm_blas.so
+# The drop-in BLAS (lib/blas.c; docs/library.md, "The drop-in BLAS"): libglgemm_blas.so
 # defines sgemm_ and cblas_sgemm over the core objects, for LD_PRELOAD into
 # unmodified programs.  lib/blas.c is not in LIB_SRC, so ./glgemm and
 # libglgemm.so define no BLAS symbol.  `make blas` builds it, `make install`

@@ -76,7 +76,7 @@
  * opened it (a call from another thread fails with GLGEMM_ENOCONTEXT:
  * EGL_BAD_ACCESS).  Threads that call at once each
  * open their own context (tests/check_concurrency.c runs four; what they
- * share is under locks: README "Threads and processes").
+ * share is under locks: docs/library.md, history in docs/notes/library.md).
  * glgemm_last_error() is per thread. */
 #ifndef GLGEMM_H
 #define GLGEMM_H
@@ -240,7 +240,7 @@ GLGEMM_API const char *glgemm_last_route(const glgemm_context *ctx);
 /* Where the last GPU call on ctx spent its time, in seconds: packing and
  * uploading A and B (and the running sums), the draws, reading C back and
  * unpacking it, verifying it (GLGEMM_VERIFY), and the whole call.  All 0
- * when the last call did not run on the GPU.  A streamed call (README,
+ * when the last call did not run on the GPU.  A streamed call (docs/library.md,
  * "The library") overlaps them: upload_s is the time before the first
  * draw, run_s from there until the card has finished the last band (the
  * later bands' uploads and the earlier bands' read-back and checks inside

@@ -31,7 +31,7 @@
  *    imageStore, so the block can pass 8 targets.  Its texels are strided
  *    over the image (fragment (x, y): columns x + j*tgt_w, rows y + i*tgt_h),
  *    not adjacent as the targets of mrt are: neighbouring fragments then
- *    read neighbouring texels of A and B (README "Past the 32-output cap"
+ *    read neighbouring texels of A and B (docs/notes/generator.md, "Past the 32-output cap"
  *    has the strided-against-adjacent measurements).
  *  - compiler=spirv: the 330 text plus explicit uniform locations and sampler
  *    bindings, which OpenGL SPIR-V requires (glslangValidator -G accepts

@@ -53,7 +53,7 @@
  *    calibrated on the committed results: tests/check_bound.c takes every
  *    ok row of each card's tuning records against the same card's
  *    probe.csv and fails when a row runs faster than the margin times its
- *    bound (README "The search" gives the largest measured / bound).
+ *    bound (docs/notes/tuning.md gives the largest measured / bound).
  */
 #ifndef GLGEMM_BOUND_H
 #define GLGEMM_BOUND_H

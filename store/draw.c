@@ -84,7 +84,7 @@ int store_draw_write(const char *dir, const char *card, double ms, const char *n
                      "# glgemm: the longest one draw may run on this card, in milliseconds (0: no "
                      "bound).\n"
                      "# A pass that would draw longer is drawn as several draws over bands of its\n"
-                     "# fragments (README \"Long draws\").  --max-draw-ms and GLGEMM_MAX_DRAW_MS "
+                     "# fragments (docs/notes/run.md, \"Long draws\").  --max-draw-ms and GLGEMM_MAX_DRAW_MS "
                      "come first.\n"
                      "%s%s%s"
                      "max_draw_ms: %.6g\n",

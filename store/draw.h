@@ -17,7 +17,7 @@
 /* A quarter of a second: far below the seconds of unfinished work after
  * which an H100 returned partly zero C, and long enough that the draws a
  * pass is cut into, and the glFinish after each quarter second of work,
- * cost nothing measurable (README "Long draws"). */
+ * cost nothing measurable (docs/notes/run.md, "Long draws"). */
 #define GG_MAX_DRAW_MS_DEFAULT 250.0
 #define GG_MAX_DRAW_MS_MAX 3600000.0
 

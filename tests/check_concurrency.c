@@ -1,4 +1,4 @@
-/* Concurrency inside one process (README "Threads"; the processes, the
+/* Concurrency inside one process (docs/notes/library.md, "Threads"; the processes, the
  * drop-in and a tune at once are tests/stress/conc.sh):
  *  - threads with a context each calling glgemm_sgemm and
  *    glgemm_sgemm_variant at once: odd shapes, both layouts, transposes,

@@ -686,7 +686,7 @@ END_TEST
  * naming the memory, no --out file.  Then the same without the limit, at a
  * small size, is ok.  (Between that limit and one where all fits, the CPU
  * BLAS computing the reference waits for its buffer and the compile
- * deadline ends it: README, Reliability.) */
+ * deadline ends it: docs/reliability.md.) */
 START_TEST(test_run_out_of_memory)
 {
     if (sanitized()) {

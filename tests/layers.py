@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make layers: the layers' direction (README "Architecture").
+"""make layers: the layers' direction (docs/architecture.md).
 
 Each folder is a layer; a file may include headers of its own layer and of
 the layers below it, never above.  Only glhost/ includes GL, EGL or GLFW
