@@ -57,7 +57,7 @@ static const char *skip_string(const char *p)
 }
 
 /* The value of the first "key" in key position (objects at any depth). */
-static const char *json_find(const char *js, const char *key)
+const char *eval_browser_json_find(const char *js, const char *key)
 {
     size_t klen = strlen(key);
     bool want_key[64] = {false}; /* by depth: an object, at a key */
@@ -92,9 +92,9 @@ static const char *json_find(const char *js, const char *key)
     return NULL;
 }
 
-static double json_num(const char *js, const char *key, double dflt)
+double eval_browser_json_num(const char *js, const char *key, double dflt)
 {
-    const char *v = json_find(js, key);
+    const char *v = eval_browser_json_find(js, key);
     if (!v)
         return dflt;
     if (!strncmp(v, "true", 4))
@@ -104,14 +104,17 @@ static double json_num(const char *js, const char *key, double dflt)
     return end == v || !isfinite(d) ? dflt : d;
 }
 
-static bool json_bool(const char *js, const char *key) { return json_num(js, key, 0) != 0; }
+bool eval_browser_json_bool(const char *js, const char *key)
+{
+    return eval_browser_json_num(js, key, 0) != 0;
+}
 
 /* The string value of key into out (escapes decoded; non-ASCII as '?'). */
-static bool json_str(const char *js, const char *key, char *out, size_t len)
+bool eval_browser_json_str(const char *js, const char *key, char *out, size_t len)
 {
     if (len)
         out[0] = '\0';
-    const char *v = json_find(js, key);
+    const char *v = eval_browser_json_find(js, key);
     if (!v || *v != '"' || !len)
         return false;
     size_t o = 0;
@@ -137,9 +140,9 @@ static bool json_str(const char *js, const char *key, char *out, size_t len)
 }
 
 /* The numbers of an array value, at most max; returns the count. */
-static int json_nums(const char *js, const char *key, double *v, int max)
+int eval_browser_json_nums(const char *js, const char *key, double *v, int max)
 {
-    const char *p = json_find(js, key);
+    const char *p = eval_browser_json_find(js, key);
     if (!p || *p != '[')
         return 0;
     int n = 0;
@@ -157,16 +160,20 @@ static int json_nums(const char *js, const char *key, double *v, int max)
     return n;
 }
 
-/* s as a JSON string's contents (quotes and backslashes escaped, controls
- * dropped). */
-static void json_escape(const char *s, char *out, size_t len)
+/* s as a JSON string's contents (quotes and backslashes escaped, newlines
+ * as \n, other controls dropped). */
+void eval_browser_json_escape(const char *s, char *out, size_t len)
 {
     size_t o = 0;
     for (; *s && o + 2 < len; s++) {
         if (*s == '"' || *s == '\\')
             out[o++] = '\\';
-        if ((unsigned char)*s >= 0x20)
+        if (*s == '\n') {
+            out[o++] = '\\';
+            out[o++] = 'n';
+        } else if ((unsigned char)*s >= 0x20) {
             out[o++] = *s;
+        }
     }
     out[o] = '\0';
 }
@@ -210,7 +217,7 @@ static char *get(gg_browser *b, float *c, size_t cap, size_t *nbytes)
         mark_dead(b, "the browser worker (node) exited");
         return NULL;
     }
-    double bytes = json_num(line, "bytes", 0);
+    double bytes = eval_browser_json_num(line, "bytes", 0);
     if (bytes > 0) {
         size_t want = (size_t)bytes;
         void *dst = c && want <= cap ? (void *)c : malloc(want);
@@ -308,13 +315,13 @@ static void fill_info(gg_browser *b, const char *js)
     snprintf(in->backend, sizeof in->backend, "browser");
     snprintf(in->kind, sizeof in->kind, "%s", host_ctx_kind_name(GG_CTX_ES3));
     char unmasked[256], browser[64], gpu[256];
-    json_str(js, "unmaskedRenderer", unmasked, sizeof unmasked);
-    json_str(js, "browser", browser, sizeof browser);
+    eval_browser_json_str(js, "unmaskedRenderer", unmasked, sizeof unmasked);
+    eval_browser_json_str(js, "browser", browser, sizeof browser);
     if (!unmasked[0])
-        json_str(js, "renderer", unmasked, sizeof unmasked);
+        eval_browser_json_str(js, "renderer", unmasked, sizeof unmasked);
     snprintf(in->device, sizeof in->device, "%.120s", unmasked);
     char vendor[128];
-    json_str(js, "vendor", vendor, sizeof vendor);
+    eval_browser_json_str(js, "vendor", vendor, sizeof vendor);
     snprintf(in->vendor, sizeof in->vendor, "%s", vendor);
     if (strstr(unmasked, "SwiftShader")) {
         snprintf(in->renderer, sizeof in->renderer, "Chromium SwiftShader");
@@ -323,13 +330,13 @@ static void fill_info(gg_browser *b, const char *js)
         snprintf(in->renderer, sizeof in->renderer, "Chromium %.200s", gpu);
     }
     char version[160];
-    json_str(js, "version", version, sizeof version);
+    eval_browser_json_str(js, "version", version, sizeof version);
     snprintf(in->version, sizeof in->version, "%s, %s", version, browser);
-    json_str(js, "glsl", in->glsl, sizeof in->glsl);
-    in->max_draw_buffers = (int)json_num(js, "maxDrawBuffers", 1);
-    in->max_texture_size = (int)json_num(js, "maxTextureSize", 2048);
-    in->float_render = json_bool(js, "colorBufferFloat");
-    in->float_blend = json_bool(js, "floatBlend");
+    eval_browser_json_str(js, "glsl", in->glsl, sizeof in->glsl);
+    in->max_draw_buffers = (int)eval_browser_json_num(js, "maxDrawBuffers", 1);
+    in->max_texture_size = (int)eval_browser_json_num(js, "maxTextureSize", 2048);
+    in->float_render = eval_browser_json_bool(js, "colorBufferFloat");
+    in->float_blend = eval_browser_json_bool(js, "floatBlend");
     in->es = true;
     in->gl_version = 30; /* WebGL2 is OpenGL ES 3.0 */
 }
@@ -389,7 +396,7 @@ gg_browser *eval_browser_start(char *err, size_t errlen)
         return NULL;
     }
     char exe[PATH_MAX * 2], line[PATH_MAX * 2 + 64];
-    json_escape(browser_exe, exe, sizeof exe);
+    eval_browser_json_escape(browser_exe, exe, sizeof exe);
     snprintf(line, sizeof line, "{\"op\":\"hello\",\"browser\":\"%s\",\"headful\":%s}", exe,
              browser_headful ? "true" : "false");
     char *ans = put(b, line, NULL, 0, NULL, 0, NULL, 0) ? get(b, NULL, 0, NULL) : NULL;
@@ -398,11 +405,11 @@ gg_browser *eval_browser_start(char *err, size_t errlen)
         eval_browser_free(b);
         return NULL;
     }
-    if (!json_bool(ans, "ok")) {
+    if (!eval_browser_json_bool(ans, "ok")) {
         char why[400];
-        json_str(ans, "error", why, sizeof why);
+        eval_browser_json_str(ans, "error", why, sizeof why);
         if (!why[0])
-            json_str(ans, "detail", why, sizeof why);
+            eval_browser_json_str(ans, "detail", why, sizeof why);
         gen_fail(err, errlen, "browser: %s", why[0] ? why : "the worker could not start the page");
         free(ans);
         eval_browser_free(b);
@@ -460,13 +467,13 @@ int eval_browser_inputs(gg_browser *b, const gg_inputs *in, char *err, size_t er
     char *ans = get(b, NULL, 0, NULL);
     if (!ans)
         return gen_fail(err, errlen, "browser: %s", b->why);
-    bool ok = json_bool(ans, "ok");
+    bool ok = eval_browser_json_bool(ans, "ok");
     char detail[300] = "";
     if (!ok)
-        json_str(ans, "detail", detail, sizeof detail);
-    if (!ok && json_find(ans, "status")) {
+        eval_browser_json_str(ans, "detail", detail, sizeof detail);
+    if (!ok && eval_browser_json_find(ans, "status")) {
         char st[32];
-        json_str(ans, "status", st, sizeof st);
+        eval_browser_json_str(ans, "status", st, sizeof st);
         if (!strcmp(st, "page_crash") || !strcmp(st, "context_lost"))
             mark_dead(b, detail);
     }
@@ -482,8 +489,8 @@ static void judge(gg_browser *b, const char *line, size_t got, const gg_inputs *
                   const gg_reference *ref, gg_measurement *out, float *c, double run0)
 {
     char st[32];
-    json_str(line, "status", st, sizeof st);
-    json_str(line, "detail", out->detail, sizeof out->detail);
+    eval_browser_json_str(line, "status", st, sizeof st);
+    eval_browser_json_str(line, "detail", out->detail, sizeof out->detail);
     int s = base_status_parse(st);
     if (s < 0) {
         out->status = GG_GL_ERROR;
@@ -493,14 +500,14 @@ static void judge(gg_browser *b, const char *line, size_t got, const gg_inputs *
     out->status = (gg_status)s;
     if (out->status == GG_PAGE_CRASH || out->status == GG_CONTEXT_LOST)
         mark_dead(b, out->detail);
-    out->passes = (int)json_num(line, "passes", 0);
-    out->compile_s = json_num(line, "compile_s", 0);
-    out->upload_s = json_num(line, "upload_s", 0);
-    out->readback_s = json_num(line, "readback_s", 0);
+    out->passes = (int)eval_browser_json_num(line, "passes", 0);
+    out->compile_s = eval_browser_json_num(line, "compile_s", 0);
+    out->upload_s = eval_browser_json_num(line, "upload_s", 0);
+    out->readback_s = eval_browser_json_num(line, "readback_s", 0);
     double times[1024];
-    int n = json_nums(line, "seconds", times, 1024);
+    int n = eval_browser_json_nums(line, "seconds", times, 1024);
     out->reps = n;
-    out->seconds = n ? base_median(times, n) : json_num(line, "median_s", 0);
+    out->seconds = n ? base_median(times, n) : eval_browser_json_num(line, "median_s", 0);
     out->spread = n ? base_spread(times, n) : 0;
     out->run_s = base_now_s() - run0;
     if (out->status != GG_OK) {
@@ -553,6 +560,24 @@ static void exchange(gg_browser *b, const char *line, const gg_inputs *in, const
     free(ans);
     if (out->status != GG_OK)
         out->gflops = 0;
+}
+
+char *eval_browser_call(gg_browser *b, const char *line, void *buf, size_t cap, size_t *nbytes,
+                        char *err, size_t errlen)
+{
+    char *ans = put(b, line, NULL, 0, NULL, 0, NULL, 0) ? get(b, buf, cap, nbytes) : NULL;
+    if (!ans) {
+        gen_fail(err, errlen, "%s", b->why);
+        return NULL;
+    }
+    char st[32];
+    if (eval_browser_json_str(ans, "status", st, sizeof st) &&
+        (!strcmp(st, "page_crash") || !strcmp(st, "context_lost"))) {
+        char detail[256];
+        eval_browser_json_str(ans, "detail", detail, sizeof detail);
+        mark_dead(b, detail);
+    }
+    return ans;
 }
 
 void eval_browser_run(gg_browser *b, const gg_variant *v, const gg_problem *p,

@@ -43,6 +43,7 @@
 #include "base/reference.h"
 #include "gen/gen.h"
 #include "glhost/context.h"
+#include "glhost/probe.h"
 
 #define EVAL_BROWSER_DEFAULT "/usr/bin/chromium"
 #define EVAL_BROWSER_ES_ONLY "the browser backend runs WebGL2 (GLSL ES 3.00) only"
@@ -73,5 +74,30 @@ void eval_browser_run(gg_browser *b, const gg_variant *v, const gg_problem *p,
 /* tf.matMul on the same inputs, ref of store=f32. */
 void eval_browser_tfjs(gg_browser *b, const gg_problem *p, const gg_inputs *in,
                        const gg_reference *ref, int reps, gg_measurement *out, float *c);
+
+/* `glgemm probe --backend browser` in the page: the probe's driver over
+ * the page's WebGL2 (eval/browser_probe.c; the kernels' GLSL ES 3.00 from
+ * glhost/probe_src.h, sent one at a time, timed in the page, their texels
+ * judged here).  Returns r->status. */
+gg_status eval_browser_probe(gg_browser *b, const gg_probe_opts *o, gg_probe_result *r);
+
+/* ---- for eval/browser_probe.c: one request, and the JSON of answers ---- */
+
+/* Sends line; the answer line (malloc'd; a page_crash or context_lost
+ * status leaves b dead), and its bytes into buf (at most cap, *nbytes).
+ * NULL with err: the browser went away. */
+char *eval_browser_call(gg_browser *b, const char *line, void *buf, size_t cap, size_t *nbytes,
+                        char *err, size_t errlen);
+/* The value of the first "key" at any depth: a pointer into js, or NULL. */
+const char *eval_browser_json_find(const char *js, const char *key);
+double eval_browser_json_num(const char *js, const char *key, double dflt);
+bool eval_browser_json_bool(const char *js, const char *key);
+/* A string value, escapes decoded (non-ASCII as '?'); false if absent. */
+bool eval_browser_json_str(const char *js, const char *key, char *out, size_t len);
+/* The numbers of an array value, at most max; returns the count. */
+int eval_browser_json_nums(const char *js, const char *key, double *v, int max);
+/* s as a JSON string's contents (quotes and backslashes escaped, newlines
+ * as \n, other controls dropped). */
+void eval_browser_json_escape(const char *s, char *out, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "base/cpublas.h"
 #include "store/records.h"
+#include "eval/browser.h"
 #include "eval/isolate.h"
 
 /* g's evaluator, made on first use; NULL with err. */
@@ -83,11 +84,13 @@ typedef struct {
     gg_backend backend;
     int device;
     const gg_probe_opts *o;
+    bool keep_progress;
 } probe_job;
 
 typedef struct {
     int ok;
     char err[512];
+    gg_ctx_info info;
     gg_probe_result r;
 } probe_reply;
 
@@ -97,24 +100,35 @@ static void probe_child(void *user, void *out, size_t outlen)
     probe_reply *p = out;
     (void)outlen;
     memset(p, 0, sizeof *p);
+    gg_probe_opts o = *j->o;
+    if (!j->keep_progress)
+        o.progress = NULL; /* the parent cannot see the child's stdout order: quiet */
+    if (j->backend == GG_BACKEND_BROWSER) {
+        gg_browser *b = eval_browser_start(p->err, sizeof p->err);
+        if (!b)
+            return;
+        p->info = *eval_browser_info(b);
+        eval_browser_probe(b, &o, &p->r);
+        eval_browser_free(b);
+        p->ok = 1;
+        return;
+    }
     gg_ctx *ctx = host_ctx_create(j->backend, j->device, GG_CTX_CORE, p->err, sizeof p->err, NULL);
     if (!ctx)
         return;
-    gg_probe_opts o = *j->o;
-    o.progress = NULL; /* the parent cannot see the child's stdout order: quiet */
+    host_ctx_query(ctx, &p->info);
     host_probe_run(&o, &p->r);
     host_ctx_destroy(ctx);
     p->ok = 1;
 }
 
-int eval_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
-                 gg_probe_result *r, char *err, size_t errlen)
+static int probe_in_child(const probe_job *j, double timeout_s, gg_probe_result *r,
+                          gg_ctx_info *info, char *err, size_t errlen)
 {
-    probe_job j = {backend, device, o};
     static probe_reply p;
     memset(&p, 0, sizeof p);
     char detail[256] = "";
-    gg_iso_result res = eval_isolate_run(probe_child, &j, &p, sizeof p, timeout_s, detail,
+    gg_iso_result res = eval_isolate_run(probe_child, (void *)j, &p, sizeof p, timeout_s, detail,
                                        sizeof detail);
     if (res != GG_ISO_OK) {
         snprintf(err, errlen, "probe: %s", detail[0] ? detail : "the child failed");
@@ -126,7 +140,23 @@ int eval_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, doubl
         return -1;
     }
     *r = p.r;
+    if (info)
+        *info = p.info;
     return 0;
+}
+
+int eval_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
+                 gg_probe_result *r, char *err, size_t errlen)
+{
+    probe_job j = {backend, device, o, false};
+    return probe_in_child(&j, timeout_s, r, NULL, err, errlen);
+}
+
+int eval_gpu_probe_card(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
+                        gg_probe_result *r, gg_ctx_info *info, char *err, size_t errlen)
+{
+    probe_job j = {backend, device, o, true};
+    return probe_in_child(&j, timeout_s, r, info, err, errlen);
 }
 
 typedef struct {

@@ -64,6 +64,12 @@ int eval_gpu_info_all(gg_backend backend, int device, gg_ctx_info info[3], bool 
  * measured), or -1 with one line in err (no child, no context, a timeout). */
 int eval_gpu_probe(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
                  gg_probe_result *r, char *err, size_t errlen);
+/* The same with the card's context info into *info (may be NULL) and o's
+ * progress lines kept (the child writes them); with the browser backend
+ * the child starts the browser worker and probes the page's WebGL2
+ * (eval_browser_probe; the kind is ES3). */
+int eval_gpu_probe_card(gg_backend backend, int device, const gg_probe_opts *o, double timeout_s,
+                        gg_probe_result *r, gg_ctx_info *info, char *err, size_t errlen);
 
 /* `bench` on the GPU and CPU: the CPU BLAS (base/cpublas) in this
  * process, the presets and the card's recorded bests (results_dir/<card>/

@@ -64,7 +64,6 @@ typedef struct {
     int max_tex;         /* largest texture side the fetch points may use */
     bool images;         /* imageLoad / imageStore kernels */
     long max_tbuf;       /* texels of a buffer texture; 0: none */
-    bool es;             /* the kernels' GLSL is ES 3.00 (probe_src.h) */
     const char *no_images, *no_buffers; /* why not, for the progress lines */
 } host_probe_limits;
 

@@ -20,6 +20,168 @@ async function postC(token, c) {
 
 const errText = (e) => String((e && e.message) || e).split('\n')[0];
 
+// ---- the probe's kernels (window.gg.probe) ----
+let pk = null; // {prog, vao, vbo, fbo, targets[], src, w, h, n, uIters, readBuf}
+
+function pkFree() {
+  if (!pk) return;
+  gl.deleteProgram(pk.prog);
+  gl.deleteVertexArray(pk.vao);
+  gl.deleteBuffer(pk.vbo);
+  gl.deleteFramebuffer(pk.fbo);
+  for (const t of pk.targets) gl.deleteTexture(t);
+  if (pk.src) gl.deleteTexture(pk.src);
+  pk = null;
+}
+
+function pkShader(type, src) {
+  const sh = gl.createShader(type);
+  gl.shaderSource(sh, src);
+  gl.compileShader(sh);
+  if (!gl.getShaderParameter(sh, gl.COMPILE_STATUS)) {
+    const line = (gl.getShaderInfoLog(sh) || '').split('\n')[0].trim();
+    gl.deleteShader(sh);
+    throw Object.assign(new Error(`probe ${type === gl.VERTEX_SHADER ? 'vertex' : 'fragment'} shader does not compile: ${line}`), { status: 'compile_error' });
+  }
+  return sh;
+}
+
+// The source texture as glhost/probe_native's: texel i channel c holds
+// host_probe_texel_value(i, c) (probe_src.c; the host checks the sums).
+function pkSource(t) {
+  const ch = t.fmt === 'r32f' ? 1 : 4, n = t.w * t.h;
+  const data = new Float32Array(n * ch);
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < ch; c++)
+      data[i * ch + c] = (Math.imul(i * 4 + c, 2654435761 | 0) >>> 22) * 0.0009765625;
+  const tex = gl.createTexture();
+  gl.activeTexture(gl.TEXTURE0);
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  for (const [k, v] of [[gl.TEXTURE_MIN_FILTER, gl.NEAREST], [gl.TEXTURE_MAG_FILTER, gl.NEAREST],
+                        [gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE], [gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE],
+                        [gl.TEXTURE_MAX_LEVEL, 0]])
+    gl.texParameteri(gl.TEXTURE_2D, k, v);
+  gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
+  const internal = t.fmt === 'r32f' ? gl.R32F : t.fmt === 'rgba16f' ? gl.RGBA16F : gl.RGBA32F;
+  gl.texImage2D(gl.TEXTURE_2D, 0, internal, t.w, t.h, 0, ch === 1 ? gl.RED : gl.RGBA, gl.FLOAT, data);
+  return tex;
+}
+
+function pkDraw(iters) {
+  gl.bindFramebuffer(gl.FRAMEBUFFER, pk.fbo);
+  gl.viewport(0, 0, pk.w, pk.h);
+  gl.useProgram(pk.prog);
+  gl.bindVertexArray(pk.vao);
+  if (pk.src) { gl.activeTexture(gl.TEXTURE0); gl.bindTexture(gl.TEXTURE_2D, pk.src); }
+  if (pk.uIters) gl.uniform1i(pk.uIters, iters);
+  gl.drawArrays(gl.TRIANGLES, 0, 3);
+}
+
+const px1 = new Float32Array(4);
+function pkReadTarget(t, x, y, out) {
+  gl.bindFramebuffer(gl.READ_FRAMEBUFFER, pk.fbo);
+  gl.readBuffer(gl.COLOR_ATTACHMENT0 + t);
+  gl.pixelStorei(gl.PACK_ALIGNMENT, 4);
+  gl.readPixels(x, y, 1, 1, gl.RGBA, gl.FLOAT, out);
+}
+
+const glErr = () => { const e = gl.getError(); return e ? `GL error 0x${e.toString(16).padStart(4, '0')}` : ''; };
+
+const probeOps = {
+  open(q) {
+    pkFree();
+    gl.getError(); // start clean: errors below are this kernel's
+    pk = { targets: [], src: null, w: q.w, h: q.h, n: q.targets, readBuf: null };
+    try {
+      const vs = pkShader(gl.VERTEX_SHADER, q.vs), fs = pkShader(gl.FRAGMENT_SHADER, q.fs);
+      pk.prog = gl.createProgram();
+      gl.attachShader(pk.prog, vs); gl.attachShader(pk.prog, fs);
+      gl.bindAttribLocation(pk.prog, 0, 'aPos');
+      gl.linkProgram(pk.prog);
+      gl.deleteShader(vs); gl.deleteShader(fs);
+      if (!gl.getProgramParameter(pk.prog, gl.LINK_STATUS))
+        return { status: 'link_error', detail: `probe program does not link: ${(gl.getProgramInfoLog(pk.prog) || '').split('\n')[0].trim()}` };
+    } catch (e) {
+      if (e.status) return { status: e.status, detail: e.message };
+      throw e;
+    }
+    pk.vao = gl.createVertexArray();
+    gl.bindVertexArray(pk.vao);
+    pk.vbo = gl.createBuffer();
+    gl.bindBuffer(gl.ARRAY_BUFFER, pk.vbo);
+    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([-1, -1, 3, -1, -1, 3]), gl.STATIC_DRAW);
+    gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
+    gl.enableVertexAttribArray(0);
+    gl.useProgram(pk.prog);
+    pk.uIters = gl.getUniformLocation(pk.prog, 'uIters');
+    if (q.mul) gl.uniform4fv(gl.getUniformLocation(pk.prog, 'uMul'), q.mul);
+    if (q.add) gl.uniform4fv(gl.getUniformLocation(pk.prog, 'uAdd'), q.add);
+    if (q.tex) {
+      gl.uniform1i(gl.getUniformLocation(pk.prog, 'uTex'), 0);
+      pk.src = pkSource(q.tex);
+    }
+    pk.fbo = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.FRAMEBUFFER, pk.fbo);
+    const bufs = [];
+    for (let t = 0; t < q.targets; t++) {
+      const tex = gl.createTexture();
+      gl.bindTexture(gl.TEXTURE_2D, tex);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32F, q.w, q.h, 0, gl.RGBA, gl.FLOAT, null);
+      gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0 + t, gl.TEXTURE_2D, tex, 0);
+      pk.targets.push(tex);
+      bufs.push(gl.COLOR_ATTACHMENT0 + t);
+    }
+    gl.drawBuffers(bufs);
+    const st = gl.checkFramebufferStatus(gl.FRAMEBUFFER);
+    if (st !== gl.FRAMEBUFFER_COMPLETE)
+      return { status: 'fbo_incomplete', detail: `probe: ${q.targets} RGBA32F targets of ${q.w}x${q.h}: framebuffer incomplete (0x${st.toString(16)})` };
+    gl.disable(gl.BLEND);
+    gl.disable(gl.DEPTH_TEST);
+    gl.disable(gl.SCISSOR_TEST);
+    const e = glErr();
+    return e ? { status: 'gl_error', detail: `probe: setting up a kernel: ${e}` } : { status: 'ok' };
+  },
+
+  time(q) {
+    if (!pk) return { status: 'invalid', detail: 'probe: no kernel open' };
+    if (q.read && !pk.readBuf) pk.readBuf = new Float32Array(pk.w * pk.h * 4);
+    if (q.read) {
+      gl.bindFramebuffer(gl.READ_FRAMEBUFFER, pk.fbo);
+      gl.readBuffer(gl.COLOR_ATTACHMENT0);
+      gl.pixelStorei(gl.PACK_ALIGNMENT, 4);
+    }
+    const seconds = [];
+    for (let i = 0; i < q.warmups + q.reps; i++) {
+      const t0 = performance.now();
+      if (q.read) {
+        for (let j = 0; j < q.count; j++) gl.readPixels(0, 0, pk.w, pk.h, gl.RGBA, gl.FLOAT, pk.readBuf);
+      } else {
+        for (let j = 0; j < q.count; j++) { pkDraw(q.iters); gl.flush(); }
+        pkReadTarget(0, 0, 0, px1); // waits for the draws
+      }
+      const s = (performance.now() - t0) / 1000;
+      if (i >= q.warmups) seconds.push(s);
+    }
+    const e = glErr();
+    return e ? { status: 'gl_error', detail: e } : { status: 'ok', seconds };
+  },
+
+  texels(q) {
+    if (!pk) return { status: 'invalid', detail: 'probe: no kernel open' };
+    const out = new Float32Array(q.at.length * 4);
+    q.at.forEach(([t, x, y], i) => {
+      if (q.read) out.set(pk.readBuf.subarray((y * pk.w + x) * 4, (y * pk.w + x) * 4 + 4), i * 4);
+      else { pkReadTarget(t, x, y, px1); out.set(px1, i * 4); }
+    });
+    const e = glErr();
+    return { status: e ? 'gl_error' : 'ok', detail: e, bits: Array.from(new Uint32Array(out.buffer)) };
+  },
+
+  close() { pkFree(); return { status: 'ok' }; },
+};
+
 window.gg = {
   ready: true,
 
@@ -141,13 +303,21 @@ window.gg = {
              passes: 1, seconds, median_s: median, posted: true };
   },
 
-  async probe(q) {
-    if (!runner || typeof runner.probe !== 'function')
-      return { status: 'unsupported', detail: 'the runtime has no probe' };
+  // The probe's kernels (eval/browser_probe.c sends their GLSL ES 3.00 from
+  // glhost/probe_src.c; nothing of them is written here): one kernel at a
+  // time, q.act open | time | texels | close.  A repetition is timed from
+  // its first draw to a 1-pixel readPixels (gl.finish does not wait in a
+  // browser); read: whole readPixels of target 0.  Texels go back as their
+  // float32 bit patterns (NaN and infinities survive JSON), judged by the host.
+  probe(q) {
+    if (lost || gl.isContextLost())
+      return { status: 'context_lost', detail: 'the WebGL context was lost (webglcontextlost)' };
     try {
-      return { status: 'ok', results: await runner.probe(q) };
+      return probeOps[q.act] ? probeOps[q.act](q) : { status: 'invalid', detail: `unknown probe act '${q.act}'` };
     } catch (e) {
-      return { status: 'gl_error', detail: errText(e) };
+      if (lost || gl.isContextLost())
+        return { status: 'context_lost', detail: `the WebGL context was lost: ${errText(e)}` };
+      return { status: 'gl_error', detail: `the page threw: ${errText(e)}` };
     }
   },
 };

@@ -13,7 +13,12 @@
 //                                  -> {status, detail, passes, compile_s, upload_s,
 //                                      seconds, median_s, readback_s, bytes} + C
 //   tfjs   {alpha, beta, reps}     -> {status, detail, seconds, median_s, bytes} + C
-//   probe  {kernels:[...]}         -> {status, detail, results:[...]}
+//   probe  {act: open, fs, vs, w, h, targets, tex: {w, h, fmt} | null, mul, add}
+//          {act: time, read, iters, count, warmups, reps}  -> {status, detail, seconds}
+//          {act: texels, read, at: [[target, x, y], ...]}  -> {status, detail, bytes} + RGBA floats
+//          {act: close}            -> {status, detail}
+//          one kernel of glgemm probe at a time (GLSL from glhost/probe_src.c;
+//          eval/browser_probe.c drives and judges)
 //   quit                           -> (exits)
 // A page that crashes (or a browser that goes away) answers the op in flight
 // with status `page_crash`; a lost WebGL context with `context_lost`.  Then
@@ -206,7 +211,9 @@ async function hello(msg) {
   page.on('pageerror', (e) => log('page error:', e.message));
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') log('page:', m.text()); });
   await page.goto(`http://127.0.0.1:${port}/`);
-  await page.waitForFunction(() => window.gg && window.gg.ready, { timeout: 0 });
+  // A page whose module fails to load never gets ready: a minute, then a line.
+  await page.waitForFunction(() => window.gg && window.gg.ready, { timeout: 60000 })
+    .catch(() => { throw new Error('the worker page did not start within 60 s (web/worker/page.mjs: see the page errors above)'); });
   const r = await page.evaluate((rt, w) => window.gg.hello(rt, w), '/' + runtime, wasm);
   if (!r.ok) return { ok: false, why: r.why || 'no_webgl2', error: r.error };
   const version = await browser.version();
@@ -274,8 +281,12 @@ async function handle(msg, body) {
       return;
     }
     if (msg.op === 'probe') {
+      if (msg.fault === 'crash') { page.goto('chrome://crash').catch(() => {}); }
       const r = await guarded(page.evaluate((a) => window.gg.probe(a), msg));
-      send(r);
+      const bits = r.bits ? Uint32Array.from(r.bits) : null;
+      delete r.bits;
+      send(r, bits);
+      if (r.status === 'context_lost') return shutdown(0);
       return;
     }
     send({ status: 'invalid', detail: `unknown op '${msg.op}'` });
