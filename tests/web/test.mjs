@@ -380,10 +380,15 @@ const s = await serve({mounts: [['/', path.join(root, 'tests', 'web')], ['/t', p
     ['/src', path.join(root, 'web', 'src')], ['/dist', path.join(root, 'web', 'dist')]]});
 const browser = await launch();
 try {
-    await runnerTests(browser, s.url);
-    if (!only || only.test('matmul')) await matmulTests(browser, s.url);
-    if (!only || only.test('export')) await exportTests(browser);
-    if (!only || only.test('example')) await exampleTests(browser);
+    const part = async (name, f) => {
+        const t = Date.now();
+        await f();
+        console.log(`  ${name}: ${((Date.now() - t) / 1e3).toFixed(1)} s`);
+    };
+    await part('runner', () => runnerTests(browser, s.url));
+    if (!only || only.test('matmul')) await part('matmul', () => matmulTests(browser, s.url));
+    if (!only || only.test('export')) await part('export', () => exportTests(browser));
+    if (!only || only.test('example')) await part('example', () => exampleTests(browser));
 } catch (e) {
     check(false, 'web tests ran to the end', e.stack || String(e));
 } finally {
