@@ -62,6 +62,8 @@ static const char usage[] =
     "  --card SLUG   card whose results/SLUG/ records `best` reads\n"
     "                (default: this device's, if a GL context can be made)\n"
     "  --m M --n N --k K, --size S   the problem `best` is for (default 1024 each)\n"
+    "  the other problem options (--transa, --transb, --alpha, --beta, --seed,\n"
+    "  --a, --b, --c, --out, --reps) are accepted and change nothing\n"
     "environment: GLGEMM_WEB_DIR  a folder holding glgemm.js and glgemm-gen.wasm\n"
     "             (default: <binary's folder>/web/dist, then\n"
     "             <binary's folder>/../share/glgemm/web)\n"
