@@ -72,6 +72,13 @@ int cli_float(const char *s, double *out);
  * exists), before any work.  0, or EXIT_USAGE after one line. */
 int cli_check_problem(cli_common *c);
 
+/* Whether a variant text names the preset best ("best" or "best,..."). */
+bool cli_names_best(const char *text);
+
+/* This machine's card slug (base/slug.h) through a GL context of c's backend
+ * and device; 0, or -1 with one line in err when none can be made. */
+int cli_this_card(const cli_common *c, char *slug, size_t len, char *err, size_t errlen);
+
 /* Commands. */
 int cmd_info(int argc, char **argv);
 int cmd_devices(int argc, char **argv);

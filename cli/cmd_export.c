@@ -115,21 +115,6 @@ static bool want_webgl(void *user, const gg_variant *v)
     return !webgl_why(v) && v->store == GG_STORE_F32;
 }
 
-/* This machine's card slug through a GL context (cmd_gen.c's way); -1 if
- * none can be made. */
-static int this_card(const cli_common *c, char *slug, size_t len, char *err, size_t errlen)
-{
-    bool no_device = false;
-    gg_ctx *ctx = host_ctx_create(c->backend, c->device, GG_CTX_CORE, err, errlen, &no_device);
-    if (!ctx)
-        return -1;
-    gg_ctx_info in;
-    host_ctx_query(ctx, &in);
-    host_ctx_destroy(ctx);
-    base_slug(in.renderer, slug, len);
-    return 0;
-}
-
 /* Whether name is tune-MxNxK.csv exactly as store/paths.h writes it. */
 static bool tune_name(const char *name, int *m, int *n, int *k)
 {
@@ -393,7 +378,7 @@ int cmd_export(int argc, char **argv)
     if (!strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',')) {
         if (!card) {
             char cerr[512];
-            if (this_card(&c, slug, sizeof slug, cerr, sizeof cerr))
+            if (cli_this_card(&c, slug, sizeof slug, cerr, sizeof cerr))
                 return cli_error(&c, "best needs --card SLUG here: no GL context to name this "
                                      "card (%s)", cerr);
             card = slug;

@@ -210,25 +210,6 @@ static int read_best(const char *card, int m, int n, int k, gg_variant *v, char 
     return read_best_file(card, GG_STORE_F32, m, n, k, v, why, len);
 }
 
-/* This machine's card slug through a GL context; -1 if none can be made. */
-static int this_card(const cli_common *c, char *slug, size_t len, char *err, size_t errlen)
-{
-    bool no_device = false;
-    gg_ctx *ctx = host_ctx_create(c->backend, c->device, GG_CTX_CORE, err, errlen, &no_device);
-    if (!ctx)
-        return -1;
-    gg_ctx_info in;
-    host_ctx_query(ctx, &in);
-    host_ctx_destroy(ctx);
-    base_slug(in.renderer, slug, len);
-    return 0;
-}
-
-static bool names_best(const char *text)
-{
-    return !strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',');
-}
-
 /* --write-shaders: the presets, then each card's recorded bests. */
 
 static int keep_name(char (*names)[300], int count, const char *name)
@@ -405,12 +386,12 @@ int cmd_gen(int argc, char **argv)
     gg_variant best, v;
     const gg_variant *bestp = NULL;
     char err[700];
-    if (names_best(text)) {
+    if (cli_names_best(text)) {
         char slug[GG_CARD_MAX];
         const char *card = o.card;
         if (!card) {
             char cerr[512];
-            if (this_card(&c, slug, sizeof slug, cerr, sizeof cerr))
+            if (cli_this_card(&c, slug, sizeof slug, cerr, sizeof cerr))
                 return cli_error(&c, "best needs --card SLUG here: no GL context to name this "
                                      "card (%s)", cerr);
             card = slug;

@@ -51,11 +51,6 @@ static int handler(void *self, int id, const char *value)
     return 0;
 }
 
-static bool names_best(const char *text)
-{
-    return !strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',');
-}
-
 /* results/<slug>/best-MxNxK.txt (store/records) -> *best.  0, or
  * EXIT_USAGE after one line. */
 static int load_best(const cli_common *c, const char *slug, int m, int n, int k,
@@ -109,7 +104,7 @@ int cmd_run(int argc, char **argv)
     const char *text = c.positional[0];
     char err[512];
     gg_variant v;
-    bool want_best = names_best(text);
+    bool want_best = cli_names_best(text);
     if (!want_best && gen_variant_parse(text, NULL, &v, err, sizeof err))
         return cli_error(&c, "%s", err);
 

@@ -274,3 +274,21 @@ int cli_check_problem(cli_common *c)
         return check_out(c, p->out_path);
     return 0;
 }
+
+bool cli_names_best(const char *text)
+{
+    return !strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',');
+}
+
+int cli_this_card(const cli_common *c, char *slug, size_t len, char *err, size_t errlen)
+{
+    bool no_device = false;
+    gg_ctx *ctx = host_ctx_create(c->backend, c->device, GG_CTX_CORE, err, errlen, &no_device);
+    if (!ctx)
+        return -1;
+    gg_ctx_info in;
+    host_ctx_query(ctx, &in);
+    host_ctx_destroy(ctx);
+    base_slug(in.renderer, slug, len);
+    return 0;
+}

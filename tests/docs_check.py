@@ -35,18 +35,6 @@ LAYERS = ["base", "gen", "glhost", "store", "lib", "search", "eval", "report", "
 # (command or "" for `glgemm --help`, the name) -> the file that prints that
 # help and the line to add.  Closed gaps are reported so they can go.
 KNOWN_HELP_GAPS = {
-    ("export", "--transa"): ("cli/cmd_export.c",
-                             "  the other problem options (--transa, --transb, --alpha, --beta, --seed,\n"
-                             "  --a, --b, --c, --out, --reps) are accepted and change nothing"),
-    ("export", "--transb"): ("cli/cmd_export.c", "(the same line as --transa)"),
-    ("export", "--alpha"): ("cli/cmd_export.c", "(the same line as --transa)"),
-    ("export", "--beta"): ("cli/cmd_export.c", "(the same line as --transa)"),
-    ("export", "--seed"): ("cli/cmd_export.c", "(the same line as --transa)"),
-    ("export", "--a"): ("cli/cmd_export.c", "(the same line as --transa)"),
-    ("export", "--b"): ("cli/cmd_export.c", "(the same line as --transa)"),
-    ("export", "--c"): ("cli/cmd_export.c", "(the same line as --transa)"),
-    ("export", "--out"): ("cli/cmd_export.c", "(the same line as --transa)"),
-    ("export", "--reps"): ("cli/cmd_export.c", "(the same line as --transa)"),
 }
 
 
