@@ -3,7 +3,8 @@
  * a wrong result, a crashed page and a killed worker group are statuses and
  * the worker is replaced, leaving no Chromium behind; no browser and a page
  * without WebGL2 are one line and exit 3; a browser killed mid-tune is a
- * recorded status and the tune completes; bench's tfjs-webgl row reads back.
+ * recorded status and the tune completes; bench's tfjs-webgl row reads back;
+ * probe --backend browser writes the page's ceilings and tune's bound uses them.
  * Tag "browser" (needs /usr/bin/chromium, node and web/node_modules: make
  * check installs them), "slow" where a browser starts. */
 #include <check.h>
@@ -17,6 +18,7 @@
 #include "base/fault.h"
 #include "eval/bench.h"
 #include "eval/evaluator.h"
+#include "search/bound.h"
 #include "tests/cli_util.h"
 #include "tests/gemm_util.h"
 #include "tests/suites.h"
@@ -355,6 +357,60 @@ START_TEST(test_bench_tfjs_row_csv)
 }
 END_TEST
 
+/* probe --backend browser --quick writes the page's ceilings in probe.csv
+ * (every metric the bound needs, each > 0; no image or buffer-texture
+ * rows: WebGL2 has neither), the bound computes from it for a WebGL2
+ * variant, and a browser tune on that results folder uses it (no "no bound
+ * pruning" line). */
+START_TEST(test_browser_probe_bound)
+{
+    char dir[256], args[512], path[400], err[512];
+    tu_mkdtemp(dir, sizeof dir, "browser-probe");
+    char *out = NULL, *errs = NULL;
+    snprintf(args, sizeof args, "probe --backend browser --quick --results %s/res", dir);
+    int rc = tu_run(NULL, NULL, args, &out, &errs);
+    ck_assert_msg(rc == 0, "probe exit %d: %s", rc, errs);
+    ck_assert_msg(strstr(out, "card: chromium-swiftshader"), "%s", out);
+    free(out);
+    free(errs);
+    snprintf(path, sizeof path, "%s/res/chromium-swiftshader/probe.csv", dir);
+    static gg_probe_result r;
+    ck_assert_msg(base_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert(r.mad_gflops > 0);
+    for (int f = 0; f < GG_FETCH_NFMT; f++)
+        for (int p = 0; p < GG_FETCH_NPAT; p++)
+            if (base_probe_fetch_measured(f, p))
+                ck_assert_msg(r.fetch_gtexels[f][p] > 0 && r.fetch_gbs[f][p] > 0, "fetch %d %d", f, p);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_TEXELFETCH) > 0);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_IMAGE) == 0);
+    ck_assert(base_probe_path_rate(&r, GG_FETCH_RGBA32F, GG_FETCH_BUFFER) == 0);
+    ck_assert(base_probe_store_rate(&r) == 0);
+    ck_assert_int_ge(r.write_max_targets, 4); /* WebGL2's minimum of draw buffers */
+    for (int n = 1; n <= r.write_max_targets; n++)
+        ck_assert(r.write_gtexels[n] > 0 && r.write_gbs[n] > 0);
+    ck_assert(r.readback_gbs > 0);
+
+    snprintf(path, sizeof path, "%s/res", dir);
+    static gg_probe_result loaded;
+    ck_assert_msg(search_bound_load(path, "chromium-swiftshader", &loaded, err, sizeof err) == 0,
+                  "%s", err);
+    gg_variant v;
+    ck_assert(gen_variant_parse("mrt=2x2,mc=2x2,np=64,profile=300es", NULL, &v, err, sizeof err) == 0);
+    char why[256];
+    ck_assert_msg(search_bound_gflops(&v, 64, 64, 64, &loaded, why, sizeof why) > 0, "%s", why);
+
+    snprintf(args, sizeof args, "tune --backend browser --size 64 --budget 6 --reps 3 --results %s/res",
+             dir);
+    rc = tu_run(NULL, NULL, args, &out, &errs);
+    ck_assert_msg(rc == 0, "tune exit %d: %s", rc, errs);
+    ck_assert_msg(strstr(errs, "on chromium-swiftshader"), "%s", errs);
+    ck_assert_msg(!strstr(errs, "no bound pruning"), "%s", errs);
+    free(out);
+    free(errs);
+    tu_rm_rf(dir);
+}
+END_TEST
+
 Suite *make_browser_suite(void)
 {
     Suite *s = suite_create("browser");
@@ -366,6 +422,7 @@ Suite *make_browser_suite(void)
     tcase_add_test(tc, test_browser_group_kill);
     tcase_add_test(tc, test_browser_missing);
     tcase_add_test(tc, test_browser_killed_mid_tune);
+    tcase_add_test(tc, test_browser_probe_bound);
     suite_add_tcase(s, tc);
     TCase *pure = tcase_create("browser_csv");
     tcase_add_test(pure, test_bench_tfjs_row_csv);
