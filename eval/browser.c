@@ -509,7 +509,10 @@ static void judge(gg_browser *b, const char *line, size_t got, const gg_inputs *
     out->reps = n;
     out->seconds = n ? base_median(times, n) : eval_browser_json_num(line, "median_s", 0);
     out->spread = n ? base_spread(times, n) : 0;
-    out->run_s = base_now_s() - run0;
+    /* The exchange's wall time less what the page reported apart (compile,
+     * upload, read-back), so that the tune's sums add up to its wall time. */
+    double rest = base_now_s() - run0 - out->compile_s - out->upload_s - out->readback_s;
+    out->run_s = rest > 0 ? rest : 0;
     if (out->status != GG_OK) {
         out->passes = got ? out->passes : 0;
         return;
