@@ -21,6 +21,7 @@
 #include "search/bound.h"
 #include "tests/cli_util.h"
 #include "tests/gemm_util.h"
+#include "tests/gen_grid.h"
 #include "tests/suites.h"
 
 typedef struct {
@@ -188,6 +189,62 @@ START_TEST(test_browser_variants_ok)
     ck_assert_msg(strstr(m.detail, "WebGL2"), "%s", m.detail);
     ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, 1);
     close_fixture(&f);
+}
+END_TEST
+
+/* Every profile=300es variant of the generator's pairwise test grid
+ * (tests/gen_grid.h, on its odd 19x23x37 problem, B transposed, beta 0.5):
+ * each that runs and verifies on the native GLES context (llvmpipe) runs and
+ * verifies in the browser too; the others carry a named status with its
+ * reason, in both.  (Issue 29's first target; the counts are printed.) */
+START_TEST(test_browser_grid)
+{
+    gg_variant *grid = NULL;
+    int nglsl = 0;
+    gg_grid_pairwise_split(&grid, &nglsl);
+    ck_assert_ptr_nonnull(grid);
+    static const gemm_case gc = {"mrt=1x1", GG_GRID_M, GG_GRID_N, GG_GRID_K, 0, 1, 1.0f, 0.5f};
+    gemm_run r;
+    setup_case(&r, &gc, 7);
+    r.p.reps = 1;
+    gg_evaluator *ev[2];
+    const gg_backend backends[2] = {GG_BACKEND_EGL, GG_BACKEND_BROWSER};
+    for (int b = 0; b < 2; b++) {
+        gg_evaluator_config c = {.backend = backends[b], .prob = &r.p, .in = &r.in, .ref = &r.ref,
+                                 .timeout_s = 60};
+        char err[512];
+        ev[b] = eval_evaluator_new(&c, err, sizeof err);
+        ck_assert_msg(ev[b] != NULL, "%s", err);
+    }
+    int n = 0, ok[2] = {0, 0};
+    for (int i = 0; i < nglsl; i++) {
+        if (grid[i].profile != GG_PROFILE_300ES)
+            continue;
+        n++;
+        char vt[GG_VARIANT_TEXT];
+        gen_variant_format(&grid[i], vt, sizeof vt);
+        gg_measurement m[2];
+        for (int b = 0; b < 2; b++) {
+            ck_assert_int_eq(eval_evaluator_eval(ev[b], &grid[i], NULL, &m[b]), 0);
+            ok[b] += m[b].status == GG_OK;
+            ck_assert_msg(m[b].status == GG_OK || m[b].detail[0], "%s: %s with no reason (%s)", vt,
+                          base_status_name(m[b].status), b ? "browser" : "native");
+        }
+        ck_assert_msg(m[0].status != GG_OK || m[1].status == GG_OK,
+                      "%s: ok natively, %s in the browser: %s", vt, base_status_name(m[1].status),
+                      m[1].detail);
+        if (m[1].status != GG_OK)
+            printf("browser grid: %s: native %s, browser %s: %s\n", vt,
+                   base_status_name(m[0].status), base_status_name(m[1].status), m[1].detail);
+    }
+    printf("browser grid: %d profile=300es variants of the pairwise grid: %d ok natively (GLES, "
+           "llvmpipe), %d ok in the browser\n", n, ok[0], ok[1]);
+    ck_assert_int_ge(n, 20);
+    ck_assert_int_gt(ok[0], 0);
+    for (int b = 0; b < 2; b++)
+        eval_evaluator_free(ev[b]);
+    free(grid);
+    free_case(&r);
 }
 END_TEST
 
@@ -418,6 +475,7 @@ Suite *make_browser_suite(void)
     tcase_set_tags(tc, "browser slow");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_browser_variants_ok);
+    tcase_add_test(tc, test_browser_grid);
     tcase_add_loop_test(tc, test_browser_faults, 0, (int)(sizeof faults / sizeof *faults));
     tcase_add_test(tc, test_browser_group_kill);
     tcase_add_test(tc, test_browser_missing);
