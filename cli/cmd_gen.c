@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "store/nearest.h"
 #include "base/fileio.h"
 #include "store/records.h"
 
@@ -203,11 +204,6 @@ static int read_best_file(const char *card, gg_store store, int m, int n, int k,
     else if (rc)
         snprintf(why, len, "best: %.300s does not start with a variant (%.159s)", path, err);
     return rc ? -1 : 0;
-}
-
-static int read_best(const char *card, int m, int n, int k, gg_variant *v, char *why, size_t len)
-{
-    return read_best_file(card, GG_STORE_F32, m, n, k, v, why, len);
 }
 
 /* --write-shaders: the presets, then each card's recorded bests. */
@@ -396,8 +392,14 @@ int cmd_gen(int argc, char **argv)
                                      "card (%s)", cerr);
             card = slug;
         }
-        if (read_best(card, m, n, k, &best, err, sizeof err))
-            return cli_error(&c, "%s", err);
+        char from[900], why[900];
+        if (store_best_for(RESULTS_DIR, card, m, n, k, GG_STORE_F32, &best, from, sizeof from,
+                           why, sizeof why))
+            return cli_error(&c, "best: %s (run glgemm tune --m %d --n %d --k %d on that card "
+                                 "first)", why, m, n, k);
+        if (from[0])
+            fprintf(stderr, "glgemm gen: best: no record for %dx%dx%d; the nearest recorded "
+                            "problem's, %s\n", m, n, k, from);
         bestp = &best;
     }
     if (gen_variant_parse(text, bestp, &v, err, sizeof err))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "store/nearest.h"
 #include "store/csv.h"
 #include "base/inputs.h"
 #include "base/npy.h"
@@ -51,15 +52,20 @@ static int handler(void *self, int id, const char *value)
     return 0;
 }
 
-/* results/<slug>/best-MxNxK.txt (store/records) -> *best.  0, or
- * EXIT_USAGE after one line. */
+/* The card's best for this problem (store/nearest.h: its own record, else the
+ * nearest recorded problem's, said on stderr) -> *best.  0, or EXIT_USAGE
+ * after one line. */
 static int load_best(const cli_common *c, const char *slug, int m, int n, int k,
                      gg_variant *best)
 {
-    char err[600];
-    if (store_best_read("results", slug, m, n, k, best, NULL, err, sizeof err))
-        return cli_error(c, "best: no variant recorded for card '%s' and %dx%dx%d (%s; run "
-                            "glgemm tune --m %d --n %d --k %d first)", slug, m, n, k, err, m, n, k);
+    char err[900], from[900];
+    if (store_best_for("results", slug, m, n, k, GG_STORE_F32, best, from, sizeof from, err,
+                       sizeof err))
+        return cli_error(c, "best: no variant recorded for card '%s' (%s; run glgemm tune --m %d "
+                            "--n %d --k %d first)", slug, err, m, n, k);
+    if (from[0])
+        fprintf(stderr, "glgemm %s: best: no record for %dx%dx%d; the nearest recorded problem's, "
+                        "%s\n", c->cmd, m, n, k, from);
     return 0;
 }
 

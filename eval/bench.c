@@ -296,6 +296,9 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
                 base_status_name(r->m.status), r->m.seconds, r->m.gflops, r->ratio);
         if (r->m.status != GG_OK && r->m.detail[0])
             fprintf(f, "%10s   %s\n", "", r->m.detail);
+        if (r->from[0])
+            fprintf(f, "%10s   no record of this problem: the nearest recorded one's, %s\n", "",
+                    r->from);
     }
 }
 

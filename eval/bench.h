@@ -61,6 +61,8 @@ typedef struct {
     gg_variant v;
     gg_measurement m;
     double ratio;      /* gflops / cpu-blas gflops */
+    char from[320];    /* best, best-f16: "MxNxK (path)" of the nearest recorded problem the
+                          variant was taken from, "" for the problem's own (not in the CSV) */
 } gg_bench_row;
 
 typedef struct {

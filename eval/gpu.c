@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/cpublas.h"
+#include "store/nearest.h"
 #include "store/records.h"
 #include "eval/browser.h"
 #include "eval/isolate.h"
@@ -190,13 +191,20 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
     const gg_inputs *in = g->in;
     gg_variant best[GG_STORE_COUNT];
     bool have[GG_STORE_COUNT];
+    char from[GG_STORE_COUNT][320];
     for (int st = 0; st < GG_STORE_COUNT; st++) {
         char path[1024];
         store_best_path_store(path, sizeof path, results_dir, card, in->m, in->n, in->k, (gg_store)st);
         have[st] = access(path, F_OK) == 0;
+        from[st][0] = '\0';
         if (have[st] && store_best_read_store(results_dir, card, in->m, in->n, in->k, (gg_store)st,
                                            &best[st], NULL, err, errlen))
             return -1;
+        /* No record of this problem: the nearest recorded one's, as `best`
+         * means in run and gen (store/nearest.h). */
+        if (!have[st] && store_best_for(results_dir, card, in->m, in->n, in->k, st, &best[st],
+                                        from[st], sizeof from[st], err, errlen) == 0)
+            have[st] = true;
     }
     /* best-image: the fastest out=image variant the tuning records hold
      * (no file of its own: the tuner's best file holds the fastest of any
@@ -218,5 +226,9 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
             snprintf(err, errlen, "bench stopped: no child process for a GPU row");
         return -1;
     }
+    snprintf(b->rows[GG_BENCH_BEST].from, sizeof b->rows[GG_BENCH_BEST].from, "%s",
+             from[GG_STORE_F32]);
+    snprintf(b->rows[GG_BENCH_BEST_F16].from, sizeof b->rows[GG_BENCH_BEST_F16].from, "%s",
+             from[GG_STORE_F16]);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store/paths.h"
 #include "store/records.h"
 
 static double distance(int m, int n, int k, int M, int N, int K)
@@ -76,4 +77,29 @@ int store_best_nearest_store(const char *dir, const char *card, int m, int n, in
     }
     closedir(d);
     return have ? 0 : -1;
+}
+
+int store_best_for(const char *dir, const char *card, int m, int n, int k, int store,
+                   gg_variant *v, char *from, size_t fromlen, char *err, size_t errlen)
+{
+    char path[1024], why[300];
+    if (fromlen)
+        from[0] = '\0';
+    store_best_path_store(path, sizeof path, dir, card, m, n, k, (gg_store)store);
+    int rc = store_best_read_path(path, v, NULL, why, sizeof why);
+    if (rc == 0)
+        return 0;
+    if (rc != GG_BEST_NONE) {
+        snprintf(err, errlen, "%.500s does not start with a variant (%.200s)", path, why);
+        return -1;
+    }
+    gg_nearest near;
+    if (store_best_nearest_store(dir, card, m, n, k, store, &near) == 0) {
+        *v = near.v;
+        snprintf(from, fromlen, "%dx%dx%d (%s)", near.m, near.n, near.k, near.path);
+        return 0;
+    }
+    snprintf(err, errlen, "no %.500s, nor any other %s best file of card '%.64s'", path,
+             gen_store_name((gg_store)store), card);
+    return -1;
 }

@@ -28,4 +28,12 @@ int store_best_nearest(const char *dir, const char *card, int m, int n, int k, g
 int store_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
                           gg_nearest *out);
 
+/* The best variant of that store for m x n x k, as `best` means it in run,
+ * gen and bench: its own best file, else the nearest recorded problem's (as
+ * the library chooses).  from gets "MxNxK (path)" of the record taken, ""
+ * when it is the problem's own.  0, or -1 with one line in err: an own best
+ * file that does not read, or no best file of that store for the card. */
+int store_best_for(const char *dir, const char *card, int m, int n, int k, int store,
+                   gg_variant *v, char *from, size_t fromlen, char *err, size_t errlen);
+
 #endif

@@ -760,7 +760,7 @@ static const struct {
     {"gen", "glgemm gen: give a variant, e.g. nv-single or mrt=2x2,mc=1x4\n"},
     {"gen larsen --size 0", "glgemm gen: --size must be an integer from 1 to 1048576, got '0'\n"},
     {"gen best --card no-such-card --size 64",
-     "glgemm gen: best: no results/no-such-card/best-64x64x64.txt (run glgemm tune --m 64 --n 64 --k 64 on that card first)\n"},
+     "glgemm gen: best: no results/no-such-card/best-64x64x64.txt, nor any other f32 best file of card 'no-such-card' (run glgemm tune --m 64 --n 64 --k 64 on that card first)\n"},
     {"gen best --card ../etc", "glgemm gen: --card must be a card slug (lower case letters, digits and dashes, as glgemm info prints), got '../etc'\n"},
     {"gen --write-shaders /tmp/x larsen", "glgemm gen: --write-shaders DIR takes no variant, problem, -o or --vertex\n"},
 };
@@ -771,6 +771,36 @@ START_TEST(cli_gen_bad)
     ck_assert_int_eq(run_cli(cli_bad[_i].args, out, sizeof out, err, sizeof err), 2);
     ck_assert_str_eq(err, cli_bad[_i].output);
     ck_assert_str_eq(out, "");
+}
+END_TEST
+
+/* best at a size with no record of its own: the nearest recorded problem's
+ * variant (store/nearest.h, as the library chooses), said on stderr; its own
+ * record when there is one. */
+START_TEST(cli_gen_best_nearest)
+{
+    char dir[64], res[96];
+    tu_mkdtemp(dir, sizeof dir, "gen-near");
+    snprintf(res, sizeof res, "%s/results", dir);
+    ck_assert_int_eq(mkdir(res, 0755), 0);
+    tu_write_best(res, "card", 64, 64, 64, "mrt=2x2,mc=1x4,np=8", 1);
+    tu_write_best(res, "card", 512, 512, 512, "mrt=1x2,mc=2x2,np=16", 1);
+    char *out, *err;
+    ck_assert_int_eq(tu_run(dir, NULL, "gen best --card card --m 60 --n 70 --k 64", &out, &err), 0);
+    ck_assert_str_eq(err, "glgemm gen: best: no record for 60x70x64; the nearest recorded "
+                          "problem's, 64x64x64 (results/card/best-64x64x64.txt)\n");
+    char *want = emit("mrt=2x2,mc=1x4,np=8", 60, 70, 64);
+    ck_assert_str_eq(out, want);
+    free(want);
+    free(out);
+    free(err);
+    ck_assert_int_eq(tu_run(dir, NULL, "gen best --card card --size 512", &out, &err), 0);
+    ck_assert_str_eq(err, "");
+    want = emit("mrt=1x2,mc=2x2,np=16", 512, 512, 512);
+    ck_assert_str_eq(out, want);
+    free(want);
+    free(out);
+    free(err);
 }
 END_TEST
 
@@ -868,6 +898,7 @@ Suite *make_gen_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, cli_gen_bad, 0, sizeof cli_bad / sizeof *cli_bad);
     tcase_add_test(tc, cli_gen_output);
+    tcase_add_test(tc, cli_gen_best_nearest);
     suite_add_tcase(s, tc);
     return s;
 }
