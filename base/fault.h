@@ -6,31 +6,34 @@
  * evaluations it isolates with base_fault_next_eval(); the child inherits the
  * count through fork; a process that counted none, glgemm run, is at
  * evaluation 1).  The hooks sit where the fault would really happen:
- *   hang            glhost/run.c, mid-pass: the evaluation never finishes
+ *   hang            glhost/run_steps.c, mid-pass: the evaluation never finishes
  *                   (base_fault_hang) -> the tuner's watchdog: timeout
- *   crash           glhost/run.c, mid-pass: SIGSEGV (base_fault_crash)
+ *   crash           glhost/run_steps.c, mid-pass: SIGSEGV (base_fault_crash)
  *                   -> the tuner: context_lost naming the signal
- *   gl_error        glhost/run.c, mid-pass: an invalid GL call -> gl_error
- *   fbo_incomplete  glhost/run.c: a zero-size render target -> fbo_incomplete
- *   wrong_result    glhost/run.c: one element of the read-back changed
+ *   gl_error        glhost/run_steps.c, mid-pass: an invalid GL call -> gl_error
+ *   fbo_incomplete  glhost/run_steps.c: a zero-size render target -> fbo_incomplete
+ *   wrong_result    base/reference.c (base_verify_measured: the native
+ *                   run's and the browser's): one element of C changed
  *                   before verification -> wrong_result, gflops 0 (the
- *                   library's streamed calls: before its band is checked
- *                   -> GLGEMM_EWRONG)
+ *                   library's streamed calls, glhost/stream.c: before its
+ *                   band is checked -> GLGEMM_EWRONG)
  *   disk_full       store/records.c: a record row written half-way, as a
  *                   full disk does (a short write); glhost/progcache.c: an
  *                   entry's write fails with ENOSPC
  *   compile_hang    glhost/run.c, building the program: never finishes
  *                   -> the evaluator's compile deadline: compile_timeout
- *   lose_context    glhost/run.c, mid-pass: the run reports context_lost
+ *   lose_context    glhost/run_steps.c, mid-pass: the run reports context_lost
  *                   (as a reset would) -> the evaluator replaces its worker
  *   no_memory       base/reference.c: the reference's arrays are not
  *                   allocated, as when host memory runs out -> the
  *                   evaluator: gl_error, the variant not run (a run with no
  *                   reference would verify nothing)
- *   dirty_targets   glhost/run.c: new render targets made holding NaN (what
+ *   dirty_targets   glhost/run_steps.c: new render targets made holding NaN (what
  *                   GL leaves undefined), before a beta = 0 run clears the
  *                   ones it reads first -> still ok (a set left uncleared
  *                   that the passes read: NaN, wrong_result)
+ * In the browser (eval/browser.c) crash, hang and lose_context are passed to
+ * the page, which crashes, hangs or loses its WebGL context.
  * An unknown name or a bad :n is reported once on stderr and fires nothing. */
 #ifndef GLGEMM_FAULT_H
 #define GLGEMM_FAULT_H

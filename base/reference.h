@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/measure.h"
 #include "gen/gen.h"
 #include "base/inputs.h"
 
@@ -58,5 +59,12 @@ void base_verify(const gg_reference *ref, const float *c, gg_verdict *v);
 
 /* The bound for inner dimension k: k * 2^-23. */
 double base_verify_bound(int k);
+
+/* base_verify as an evaluation judges its C (m x n): the tests' fault
+ * wrong_result first (base/fault.h: one element changed), then the
+ * verdict into *v, its time into out->verify_s and out->rel_err.  Returns
+ * v->pass; the caller records a failure its own way. */
+bool base_verify_measured(const gg_reference *ref, float *c, int m, int n, gg_measurement *out,
+                          gg_verdict *v);
 
 #endif

@@ -72,6 +72,10 @@ int cli_float(const char *s, double *out);
  * exists), before any work.  0, or EXIT_USAGE after one line. */
 int cli_check_problem(cli_common *c);
 
+/* --card SLUG: *card = value when it is a card slug (base/slug.h), else
+ * EXIT_USAGE after one line.  0 on success. */
+int cli_card_option(const cli_common *c, const char *value, const char **card);
+
 /* Whether a variant text names the preset best ("best" or "best,..."). */
 bool cli_names_best(const char *text);
 

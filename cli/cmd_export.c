@@ -80,12 +80,7 @@ static int handle(void *self, int id, const char *value)
     export_opts *o = self;
     switch (id) {
     case OPT_JS: o->js = value; return 0;
-    case OPT_CARD:
-        if (!base_card_slug_ok(value))
-            return cli_error(o->common, "--card must be a card slug (lower case letters, digits "
-                                        "and dashes, as glgemm info prints), got '%s'", value);
-        o->card = value;
-        return 0;
+    case OPT_CARD: return cli_card_option(o->common, value, &o->card);
     }
     return cli_error(o->common, "internal: unhandled option");
 }

@@ -170,12 +170,7 @@ static int handle(void *self, int id, const char *value)
     case OPT_O: o->out = value; return 0;
     case OPT_VERTEX: o->vertex = true; return 0;
     case OPT_WRITE: o->write_dir = value; return 0;
-    case OPT_CARD:
-        if (!base_card_slug_ok(value))
-            return cli_error(o->common, "--card must be a card slug (lower case letters, digits "
-                                        "and dashes, as glgemm info prints), got '%s'", value);
-        o->card = value;
-        return 0;
+    case OPT_CARD: return cli_card_option(o->common, value, &o->card);
     }
     return cli_error(o->common, "internal: unhandled option");
 }

@@ -83,12 +83,7 @@ static int handler(void *self, int id, const char *value)
             return cli_error(&a->c, "--results needs a folder name");
         a->results = value;
         return 0;
-    case OPT_CARD:
-        if (!base_card_slug_ok(value))
-            return cli_error(&a->c, "--card must be a card slug (lower case letters, digits and "
-                                    "dashes, as glgemm info prints), got '%s'", value);
-        a->card = value;
-        return 0;
+    case OPT_CARD: return cli_card_option(&a->c, value, &a->card);
     case OPT_NOSWEEP:
         a->no_sweep = true;
         return 0;

@@ -292,3 +292,12 @@ int cli_this_card(const cli_common *c, char *slug, size_t len, char *err, size_t
     base_slug(in.renderer, slug, len);
     return 0;
 }
+
+int cli_card_option(const cli_common *c, const char *value, const char **card)
+{
+    if (!base_card_slug_ok(value))
+        return cli_error(c, "--card must be a card slug (lower case letters, digits and dashes, "
+                            "as glgemm info prints), got '%s'", value);
+    *card = value;
+    return 0;
+}

@@ -24,16 +24,23 @@ static gg_evaluator *evaluator(gg_gpu *g, char *err, size_t errlen)
     return g->ev;
 }
 
+/* g's evaluator, made on first use; false with out saying why. */
+static bool ready(gg_gpu *g, gg_measurement *out)
+{
+    char err[256];
+    if (evaluator(g, err, sizeof err))
+        return true;
+    base_measurement_init(out);
+    out->status = GG_CONTEXT_LOST;
+    snprintf(out->detail, sizeof out->detail, "%s", err);
+    return false;
+}
+
 int eval_gpu_eval(void *user, const gg_variant *v, gg_measurement *out)
 {
     gg_gpu *g = user;
-    char err[256];
-    if (!evaluator(g, err, sizeof err)) {
-        base_measurement_init(out);
-        out->status = GG_CONTEXT_LOST;
-        snprintf(out->detail, sizeof out->detail, "%s", err);
+    if (!ready(g, out))
         return -1;
-    }
     return eval_evaluator_eval(g->ev, v, NULL, out);
 }
 
@@ -175,13 +182,8 @@ static int cpu_here(void *user, gg_measurement *out)
 static int tfjs_row(void *user, gg_measurement *out)
 {
     gg_gpu *g = user;
-    char err[256];
-    if (!evaluator(g, err, sizeof err)) {
-        base_measurement_init(out);
-        out->status = GG_CONTEXT_LOST;
-        snprintf(out->detail, sizeof out->detail, "%s", err);
+    if (!ready(g, out))
         return -1;
-    }
     return eval_evaluator_tfjs(g->ev, 0, out);
 }
 
