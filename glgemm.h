@@ -175,8 +175,9 @@ GLGEMM_API int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant,
  * crossover takes (see glgemm_set_cpu_sgemm: the CPU BLAS the library
  * binds itself): what a program's own cblas_sgemm or sgemm_ that forwards
  * to glgemm_sgemm calls when glgemm_sgemm fails (GLGEMM_EWRONG, GLGEMM_EGPU,
- * ...), since calling the CPU BLAS by that name would call itself.  Same
- * arguments, checks and quick returns; route "cpu". */
+ * ...) or glgemm_open failed (ctx may be NULL: the CPU BLAS bound for the
+ * process), since calling the CPU BLAS by that name would call itself.
+ * Same arguments, checks and quick returns; route "cpu". */
 GLGEMM_API int glgemm_sgemm_cpu(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa,
                                 glgemm_op transb, int m, int n, int k, float alpha,
                                 const float *a, int lda, const float *b, int ldb, float beta,
@@ -219,9 +220,10 @@ GLGEMM_API long glgemm_crossover(const glgemm_context *ctx);
  * BLAS the library binds itself, through its own handle, so that a
  * program's own cblas_sgemm or sgemm_ (one that wraps glgemm_sgemm, say)
  * is never called back: the library named by the environment variable
- * GLGEMM_CPU_BLAS (a path or soname, as NVBLAS_CPU_BLAS_LIB; its
- * cblas_sgemm, else its sgemm_; read by glgemm_open, which fails when it
- * cannot be opened), else the OpenBLAS this library was linked with.
+ * GLGEMM_CPU_BLAS (a path or soname, as NVBLAS_CPU_BLAS_LIB; its sgemm_,
+ * else its cblas_sgemm; read by glgemm_open, which fails when it cannot be
+ * opened), else the OpenBLAS this library was linked with (a reference loop
+ * where that OpenBLAS is linked statically into the program).
  * Whatever the route, glgemm_sgemm never recurses: called again on the
  * same thread while it is inside a call, it serves the inner call on the
  * CPU, and one made from inside its CPU route returns GLGEMM_EREENTER. */

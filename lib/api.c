@@ -373,6 +373,8 @@ static void set_route(glgemm_context *ctx, bool cpu_arith, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void set_route(glgemm_context *ctx, bool cpu_arith, const char *fmt, ...)
 {
+    if (!ctx) /* glgemm_sgemm_cpu without a context */
+        return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(ctx->route, sizeof ctx->route, fmt, ap);
@@ -1195,18 +1197,20 @@ static _Thread_local int depth;
 static _Thread_local bool in_cpu;
 
 /* The CPU route, row-major (g is already in those terms): the caller's
- * glgemm_set_cpu_sgemm, else the CPU BLAS the library bound. */
+ * glgemm_set_cpu_sgemm, else the CPU BLAS the library bound (the process's
+ * binding without a context). */
 static void cpu_sgemm(const glgemm_context *ctx, const rm_gemm *g)
 {
     int ta = g->transa ? GLGEMM_TRANS : GLGEMM_NOTRANS;
     int tb = g->transb ? GLGEMM_TRANS : GLGEMM_NOTRANS;
     in_cpu = true;
-    if (ctx->cpu)
+    if (ctx && ctx->cpu)
         ctx->cpu(GLGEMM_ROW_MAJOR, ta, tb, g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b,
                  g->ldb, g->beta, g->c, g->ldc);
     else
-        lib_cpu_sgemm(&ctx->cpu_blas, GLGEMM_ROW_MAJOR, ta, tb, g->m, g->n, g->k, g->alpha,
-                      g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+        lib_cpu_sgemm(ctx ? &ctx->cpu_blas : lib_cpu_process(NULL, 0), GLGEMM_ROW_MAJOR, ta, tb,
+                      g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c,
+                      g->ldc);
     in_cpu = false;
 }
 
@@ -1214,14 +1218,16 @@ static void cpu_sgemm(const glgemm_context *ctx, const rm_gemm *g)
  * the default as the one fallback. */
 enum { SERVE_CHOSEN, SERVE_VARIANT, SERVE_CPU }; /* glgemm_sgemm, _variant, _cpu */
 
-static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *variant, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
-                 int m, int n, int k, float alpha, const float *a, int lda, const float *b,
-                 int ldb, float beta, float *c, int ldc)
+static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *variant,
+                 glgemm_layout layout, glgemm_op transa, glgemm_op transb, int m, int n, int k,
+                 float alpha, const float *a, int lda, const float *b, int ldb, float beta,
+                 float *c, int ldc)
 {
-    if (!ctx)
+    if (!ctx && serve != SERVE_CPU) /* the CPU route needs none (lib_cpu_process) */
         return set_error(GLGEMM_ENOCONTEXT, "%s: ctx is NULL (glgemm_open failed?)", fn);
     set_route(ctx, false, "error");
-    ctx->timing = (glgemm_timing){0};
+    if (ctx)
+        ctx->timing = (glgemm_timing){0};
     rm_gemm g;
     int rc = check_args(fn, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                         ldc, &g);
@@ -1254,7 +1260,8 @@ static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *var
     if (in_cpu) /* its CPU route called it back: that route cannot serve this call */
         return set_error(GLGEMM_EREENTER, "%s: called back from inside its own CPU route "
                          "(the CPU sgemm %s calls glgemm_sgemm): not computed, C untouched",
-                         fn, ctx->cpu ? "set by glgemm_set_cpu_sgemm" : ctx->cpu_blas.path);
+                         fn, ctx && ctx->cpu ? "set by glgemm_set_cpu_sgemm"
+                             : ctx ? ctx->cpu_blas.path : lib_cpu_process(NULL, 0)->path);
     if (serve == SERVE_CPU || depth > 1) { /* depth: re-entered, not from the CPU route */
         cpu_sgemm(ctx, &g);
         set_route(ctx, true, serve == SERVE_CPU ? "cpu" : "cpu re-entered");
@@ -1337,6 +1344,7 @@ int glgemm_sgemm_cpu(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa
     int rc = sgemm(ctx, "glgemm_sgemm_cpu", SERVE_CPU, NULL, layout, transa, transb, m, n, k,
                    alpha, a, lda, b, ldb, beta, c, ldc);
     depth--;
-    keep_flags(ctx, &flags);
+    if (ctx || rc) /* without a context, what the CPU's arithmetic raised stays */
+        keep_flags(ctx, &flags);
     return rc;
 }

@@ -136,15 +136,27 @@ static void tell_once(atomic_int *told, const char *fmt, ...)
 /* The CPU route of every call glgemm does not serve (lib/cpu.h: the CPU
  * BLAS bound through its own handle, never a name the program or another
  * preloaded library can define), cblas arguments. */
+static _Thread_local int in_route; /* inside cpu_route on this thread */
+
 static void cpu_route(int layout, int transa, int transb, int m, int n, int k, float alpha,
                       const float *a, int lda, const float *b, int ldb, float beta, float *c,
                       int ldc)
 {
+    /* Called back from inside the route (a CPU BLAS whose routines call
+     * sgemm_ through the global scope, which is ours): the reference loop
+     * computes it, never the route again. */
+    static const lib_cpu none;
+    if (in_route) {
+        lib_cpu_sgemm(&none, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
     char err[400];
     const lib_cpu *cpu = lib_cpu_process(err, sizeof err);
     if (err[0])
         tell_once(&told_cpu, "glgemm_blas: %s: the CPU route uses %s instead", err, cpu->path);
+    in_route = 1;
     lib_cpu_sgemm(cpu, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    in_route = 0;
 }
 
 /* ---- one glgemm context a thread ---- */

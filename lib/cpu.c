@@ -26,13 +26,33 @@ enum { ROW = 101, NOTRANS = 111 };
 #define DEEPBIND RTLD_DEEPBIND
 #endif
 
+/* Whether p lies in the object that holds this code (libglgemm.so, the
+ * drop-in, or the program glgemm is linked into). */
+static bool in_glgemm(void *p)
+{
+    Dl_info self, it;
+    return dladdr((void *)lib_cpu_bind, &self) && dladdr(p, &it) &&
+           self.dli_fbase == it.dli_fbase;
+}
+
+/* sgemm_ first: a library's own, as dlsym on its handle finds it, calls no
+ * other BLAS routine, while a reference cblas_sgemm calls sgemm_ through
+ * the global scope, which a library that was loaded before (RTLD_DEEPBIND
+ * then has no effect) resolves to the program's own sgemm_ (measured:
+ * tests/blas/run.sh, wrap linked with the reference BLAS). */
 static int lookup(lib_cpu *cpu, void *h, const char *path, char *err, size_t errlen)
 {
     /* A cast between object and function pointers: POSIX's dlsym contract. */
-    cpu->cblas = (glgemm_cpu_sgemm_fn)dlsym(h, "cblas_sgemm");
-    cpu->f77 = cpu->cblas ? NULL : (lib_f77_sgemm_fn)dlsym(h, "sgemm_");
+    cpu->f77 = (lib_f77_sgemm_fn)dlsym(h, "sgemm_");
+    cpu->cblas = cpu->f77 ? NULL : (glgemm_cpu_sgemm_fn)dlsym(h, "cblas_sgemm");
     if (!cpu->cblas && !cpu->f77) {
-        snprintf(err, errlen, "%.200s defines neither cblas_sgemm nor sgemm_", path);
+        snprintf(err, errlen, "%.200s defines neither sgemm_ nor cblas_sgemm", path);
+        return -1;
+    }
+    if (in_glgemm(cpu->f77 ? (void *)cpu->f77 : (void *)cpu->cblas)) {
+        snprintf(err, errlen, "%.200s is glgemm's own library, not a CPU BLAS", path);
+        cpu->f77 = NULL;
+        cpu->cblas = NULL;
         return -1;
     }
     cpu->handle = h;
@@ -73,7 +93,9 @@ int lib_cpu_bind(lib_cpu *cpu, const char *path, char *err, size_t errlen)
         bind_default(cpu);
         return 0;
     }
-    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | DEEPBIND);
+    /* NODELETE: the drop-in closes a context at each thread's end; a BLAS
+     * (and its threads) loaded and unloaded with them would churn. */
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE | DEEPBIND);
     if (!h) {
         const char *why = dlerror();
         snprintf(err, errlen, "%s%.200s cannot be opened: %.200s", env ? LIB_CPU_ENV "=" : "",

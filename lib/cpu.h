@@ -7,13 +7,15 @@
  *    the library's own handle (dlopen + dlsym on that handle: the object and
  *    its dependencies, never the process's global scope), so a program or
  *    an LD_PRELOADed library that defines cblas_sgemm or sgemm_ around
- *    glgemm_sgemm is never called back.  A named library is opened with
- *    RTLD_DEEPBIND, so that its routines' calls to each other (a reference
- *    cblas_sgemm calling sgemm_) stay inside it too.  Which library: the path given, else
+ *    glgemm_sgemm is never called back.  The library's sgemm_ is taken
+ *    where it has one (it calls no other BLAS routine), else its
+ *    cblas_sgemm; a named library is opened with RTLD_DEEPBIND too, so that
+ *    its routines' calls to each other stay inside it where it was not
+ *    loaded before.  A library whose routine lies in glgemm's own object
+ *    (the drop-in named as the CPU BLAS) is refused.  Which library: the path given, else
  *    GLGEMM_CPU_BLAS (like NVBLAS's NVBLAS_CPU_BLAS_LIB), else the OpenBLAS
  *    glgemm was linked with (found by the address of openblas_get_config,
- *    which no wrapper defines).  cblas_sgemm is taken where the library
- *    has it, else its sgemm_ (column-major, as netlib's libblas).
+ *    which no wrapper defines).
  *  - A named library that cannot be opened, or holds neither routine, is
  *    an error: -1 with one line in err naming the variable and dlerror's
  *    reason.  Without a name, a default that cannot be found binds the

@@ -52,8 +52,10 @@ int store_best_nearest_store(const char *dir, const char *card, int m, int n, in
     while ((e = readdir(d))) {
         int dims[3];
         gg_store named;
+        /* best-MxNxK.txt, or for a store the files of that store
+         * (best-f16-MxNxK.txt) */
         if (!store_best_name_parse(e->d_name, &dims[0], &dims[1], &dims[2], &named) ||
-            named != GG_STORE_F32)
+            named != (store >= 0 ? (gg_store)store : GG_STORE_F32))
             continue;
         double dd = distance(m, n, k, dims[0], dims[1], dims[2]);
         if (have && !better(dd, dims, best_d, best))

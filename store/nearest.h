@@ -23,8 +23,9 @@ typedef struct {
 
 /* 0 and out filled, or -1 when DIR/<card>/ holds no usable best file. */
 int store_best_nearest(const char *dir, const char *card, int m, int n, int k, gg_nearest *out);
-/* The same among best files whose variant has that store (gen/gen.h's
- * gg_store; -1: any, as store_best_nearest). */
+/* The same among the best files of that store (gen/gen.h's gg_store:
+ * best-MxNxK.txt for f32, best-f16-MxNxK.txt for f16) whose variant has it;
+ * -1: any variant of the best-MxNxK.txt files, as store_best_nearest. */
 int store_best_nearest_store(const char *dir, const char *card, int m, int n, int k, int store,
                           gg_nearest *out);
 

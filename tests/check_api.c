@@ -393,6 +393,30 @@ START_TEST(api_nearest_records)
     ck_assert_msg(near.m == 64 && near.n == 128 && near.k == 64, "tie: %dx%dx%d", near.m,
                   near.n, near.k);
     ck_assert(strstr(near.path, "/tie/best-64x128x64.txt"));
+    /* store_best_for: the problem's own file, else the nearest of that store
+     * (best-f16-MxNxK.txt for f16), saying which; an own file that does not
+     * read is an error, not a reason to look elsewhere. */
+    gg_variant v;
+    char from[900], err[900];
+    ck_assert_int_eq(store_best_for(dir, "card", 64, 64, 64, GG_STORE_F32, &v, from, sizeof from,
+                                    err, sizeof err), 0);
+    ck_assert_str_eq(from, "");
+    ck_assert_int_eq(store_best_for(dir, "card", 100, 100, 100, GG_STORE_F32, &v, from,
+                                    sizeof from, err, sizeof err), 0);
+    ck_assert_msg(!strncmp(from, "64x64x64 (", 10), "%s", from);
+    ck_assert_int_eq(store_best_for(dir, "card", 256, 256, 256, GG_STORE_F32, &v, from,
+                                    sizeof from, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "does not start with a variant"), "%s", err);
+    ck_assert_int_eq(store_best_for(dir, "card", 100, 100, 100, GG_STORE_F16, &v, from,
+                                    sizeof from, err, sizeof err), -1);
+    snprintf(junk, sizeof junk, "%s/card/best-f16-128x128x128.txt", dir);
+    FILE *f = fopen(junk, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("mrt=2x2,mc=1x4,store=f16\ngflops: 2\n", f);
+    fclose(f);
+    ck_assert_int_eq(store_best_for(dir, "card", 100, 100, 100, GG_STORE_F16, &v, from,
+                                    sizeof from, err, sizeof err), 0);
+    ck_assert_msg(v.store == GG_STORE_F16 && !strncmp(from, "128x128x128 (", 13), "%s", from);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);

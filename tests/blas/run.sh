@@ -157,7 +157,31 @@ for cross in default 0; do
 done
 GLGEMM_CROSSOVER=64 ./wrap "$blasdir/libblas.so.3" > wrap.out 2>&1 || { cat wrap.out >&2; fail "wrap failed"; }
 [ "$(grep -c "^wrap: " wrap.out)" = 10 ] || { cat wrap.out >&2; fail "wrap: not 10 cases"; }
-step "a program defining cblas_sgemm and sgemm_ around glgemm_sgemm (tests/blas/wrap.c)"
+# The same program linked with the reference BLAS, GLGEMM_CPU_BLAS naming
+# that very library (already loaded, so RTLD_DEEPBIND cannot help: its own
+# sgemm_ is taken, which calls no other BLAS routine).
+"${wrapcc[@]}" "$src/tests/blas/wrap.c" -lglgemm -L"$blasdir" -lblas -lm -o wrap_ref
+LD_LIBRARY_PATH="$blasdir" GLGEMM_CROSSOVER=64 ./wrap_ref "$blasdir/libblas.so.3" > wrap.out 2>&1 ||
+    { cat wrap.out >&2; fail "wrap linked with the reference BLAS failed"; }
+[ "$(grep -c "^wrap: " wrap.out)" = 10 ] || { cat wrap.out >&2; fail "wrap_ref: not 10 cases"; }
+# No context at all (glgemm_open fails on a GLGEMM_CPU_BLAS that is not
+# there): the shim serves every call through glgemm_sgemm_cpu(NULL, ...).
+rm -f shim.log
+env "${shim_env[@]}" GLGEMM_CPU_BLAS=/nonexistent/libblas.so SHIM_LOG="$tmp/shim.log" \
+    "$blasdir/xblat3s" < sblat3.in > shim.stdout 2> shim.stderr ||
+    { tail -5 shim.stderr >&2; fail "xblat3s through the shim without a context failed"; }
+check_blat sblat3.out "${FORTRAN_ROUTINES[@]}"
+grep -q 'shim: glgemm_open: glgemm_open: GLGEMM_CPU_BLAS=/nonexistent/libblas.so cannot be opened' shim.stderr ||
+    { cat shim.stderr >&2; fail "shim without a context: glgemm_open did not fail naming GLGEMM_CPU_BLAS"; }
+[ "$(grep -c ' cpu without a context$' shim.log)" -gt 10000 ] || fail "shim without a context: calls not on the CPU route"
+# The drop-in with GLGEMM_CPU_BLAS naming the reference BLAS the program
+# already loaded, with no context and below a crossover: no loop.
+for extra in GLGEMM_BACKEND=none GLGEMM_CROSSOVER=64; do
+    env "${ref_env[@]}" "$extra" GLGEMM_CPU_BLAS="$blasdir/libblas.so.3" "$blasdir/xblat3s" \
+        < sblat3.in > cpub.stdout 2> cpub.stderr || { tail -5 cpub.stderr >&2; fail "drop-in, $extra, GLGEMM_CPU_BLAS=libblas.so.3 failed"; }
+    check_blat sblat3.out "${FORTRAN_ROUTINES[@]}"
+done
+step "a program defining cblas_sgemm and sgemm_ around glgemm_sgemm (tests/blas/wrap.c, with the reference BLAS linked too), the shim without a context, the drop-in with GLGEMM_CPU_BLAS"
 
 # No GL context: every call passed on to the CPU BLAS, said once.
 env "${ref_env[@]}" GLGEMM_BACKEND=none GLGEMM_LOG="$tmp/nogl.log" \

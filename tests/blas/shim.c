@@ -2,7 +2,8 @@
  * write them: cblas_sgemm and sgemm_ that forward to glgemm_sgemm (one
  * context a thread), report illegal arguments through the program's
  * xerbla_ / cblas_xerbla as the reference BLAS numbers them, and compute
- * on glgemm's own CPU route (glgemm_sgemm_cpu) when the GPU fails.
+ * on glgemm's own CPU route (glgemm_sgemm_cpu) when the GPU fails or no
+ * context could be opened (it needs none).
  * Built as a shared library for LD_PRELOAD into unmodified programs
  * (netlib's xblat3s and xscblat3), and linked into tests/blas/wrap.c, a
  * program that defines the two names itself.  Neither may make glgemm call
@@ -24,6 +25,7 @@ void cblas_xerbla(int info, const char *rout, const char *form, ...) __attribute
 extern int RowMajorStrg __attribute__((weak));
 
 static _Thread_local glgemm_context *ctx;
+static _Thread_local int tried; /* glgemm_open was tried (ctx NULL: it failed) */
 static _Thread_local int depth; /* > 1: glgemm called us back */
 
 /* sgemm_'s TRANSA / TRANSB; 0 (illegal) for any other character. */
@@ -45,19 +47,20 @@ static int forward(const char *who, glgemm_layout layout, glgemm_op ta, glgemm_o
         fprintf(stderr, "shim: %s re-entered from inside glgemm\n", who);
         abort();
     }
-    if (!ctx && !(ctx = glgemm_open(NULL, 0))) {
-        fprintf(stderr, "shim: glgemm_open: %s\n", glgemm_last_error());
-        exit(3);
-    }
-    int rc = glgemm_sgemm(ctx, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                          ldc);
+    if (!ctx && !tried++ && !(ctx = glgemm_open(NULL, 0)))
+        fprintf(stderr, "shim: glgemm_open: %s: every call on the CPU\n", glgemm_last_error());
+    /* No context: glgemm's CPU route serves without one. */
+    int rc = ctx ? glgemm_sgemm(ctx, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                ldc)
+                 : GLGEMM_ENOCONTEXT;
     if (rc > 0)
         rc = glgemm_sgemm_cpu(ctx, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
                               c, ldc);
     const char *log = getenv("SHIM_LOG");
     FILE *f = log ? fopen(log, "a") : NULL;
     if (f) {
-        fprintf(f, "%s %d %d %d %s\n", who, m, n, k, rc ? "error" : glgemm_last_route(ctx));
+        fprintf(f, "%s %d %d %d %s\n", who, m, n, k,
+                rc ? "error" : ctx ? glgemm_last_route(ctx) : "cpu without a context");
         fclose(f);
     }
     if (rc > 0) {

@@ -107,6 +107,7 @@ int main(int argc, char **argv)
     glgemm_set_cpu_sgemm(ctx, NULL);
     glgemm_close(ctx);
     ctx = NULL;
+    tried = 0; /* the shim opens a new context, with the environment below */
     /* GLGEMM_CPU_BLAS: a library that cannot be opened; another CPU BLAS. */
     setenv("GLGEMM_CPU_BLAS", "/nonexistent/libblas.so", 1);
     glgemm_context *bad = glgemm_open(NULL, 0);

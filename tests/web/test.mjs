@@ -222,6 +222,7 @@ async function matmulTests(browser, url) {
         const gl = document.getElementById('c').getContext('webgl2');
         out.badM = await err(() => g.matmul(gl, a, b, 2.5, 4, 4));
         out.badK = await err(() => g.matmul(gl, a, b, 3, 4, 0));
+        out.badTrans = await err(() => g.matmul(gl, a, b, 3, 4, 5, {transa: 'N'}));
         out.shortA = await err(() => g.matmul(gl, a.subarray(0, 5), b, 3, 4, 4));
         out.shortB = await err(() => g.matmul(gl, a, b.subarray(0, 5), 3, 4, 4));
         out.noC = await err(() => g.matmul(gl, a, b, 3, 4, 4, {beta: 1}));
@@ -277,6 +278,7 @@ async function matmulTests(browser, url) {
     check(/EXT_color_buffer_float is not available/.test(r.noFloat), 'no EXT_color_buffer_float', r.noFloat);
     check(/\bm must be an integer/.test(r.badM), 'm = 2.5', r.badM);
     check(/\bk must be an integer/.test(r.badK), 'k = 0', r.badK);
+    check(/\btransa must be true or false \(got 'N'\)/.test(r.badTrans), "transa 'N'", r.badTrans);
     check(/\ba is too short/.test(r.shortA), 'a too short', r.shortA);
     check(/\bb is too short/.test(r.shortB), 'b too short', r.shortB);
     check(/\bc must be/.test(r.noC), 'beta without c', r.noC);

@@ -291,6 +291,13 @@ function needNumber(name, v) {
 }
 
 /* The matrix as a Float32Array of at least need elements. */
+/* transa / transb: true or false only (a BLAS-minded 'N' or 'T' would be
+ * taken as true). */
+function needBool(name, v) {
+    if (typeof v !== 'boolean')
+        throw new Error(`glgemm: ${name} must be true or false (got ${typeof v === 'string' ? `'${v}'` : v})`);
+}
+
 function needMatrix(name, x, need, shape) {
     if (x === null || x === undefined || typeof x.length !== 'number')
         throw new Error(`glgemm: ${name} must be a Float32Array of ${shape} = ${need} elements (got ${x})`);
@@ -1111,6 +1118,7 @@ export async function matmul(gl, a, b, m, n, k, {alpha = 1, beta = 0, c, transa 
     await init();
     const r = createRunner(gl);
     needInt('m', m); needInt('n', n); needInt('k', k);
+    needBool('transa', transa); needBool('transb', transb);
     needMatrix('a', a, m * k, transa ? `k x m (${k}x${m})` : `m x k (${m}x${k})`);
     needMatrix('b', b, k * n, transb ? `n x k (${n}x${k})` : `k x n (${k}x${n})`);
     needNumber('alpha', alpha); needNumber('beta', beta);
