@@ -37,7 +37,7 @@
 // Chromium with WebGL off.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { readFile, stat, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, readdir, stat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -162,6 +162,20 @@ function startServer() {
 
 async function exists(p) { try { await stat(p); return true; } catch (e) { return false; } }
 
+/* Chromium profile folders of workers that were killed (the evaluator's
+ * SIGKILL of a hanging worker's group, kill -9 of a tune) before they could
+ * remove theirs: glgemm-chromium-<pid>-* whose node process is gone. */
+async function sweepProfiles() {
+  let names = [];
+  try { names = await readdir(tmpdir()); } catch { return; }
+  for (const name of names) {
+    const m = /^glgemm-chromium-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try { process.kill(Number(m[1]), 0); continue; } catch (e) { if (e.code !== 'ESRCH') continue; }
+    await rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
 async function hello(msg) {
   const exe = msg.browser || '/usr/bin/chromium';
   if (!(await exists(exe)))
@@ -174,7 +188,8 @@ async function hello(msg) {
     return { ok: false, why: 'no_runtime', error: 'web/dist/glgemm-gen.wasm is missing (the generator as WebAssembly): run make web' };
   server = await startServer();
   const port = server.address().port;
-  profile = await mkdtemp(path.join(tmpdir(), 'glgemm-chromium-'));
+  await sweepProfiles();
+  profile = await mkdtemp(path.join(tmpdir(), `glgemm-chromium-${process.pid}-`));
   const args = [
     msg.headful ? null : '--headless=new',
     '--no-sandbox', '--no-first-run', '--no-default-browser-check', '--disable-extensions',
