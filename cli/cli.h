@@ -76,6 +76,12 @@ int cli_check_problem(cli_common *c);
  * EXIT_USAGE after one line.  0 on success. */
 int cli_card_option(const cli_common *c, const char *value, const char **card);
 
+/* The card `best` reads: given (--card), else this machine's through a GL
+ * context, written into slug.  0 with *card set, or EXIT_USAGE after one
+ * line when no context can name the card. */
+int cli_best_card(const cli_common *c, const char *given, char *slug, size_t len,
+                  const char **card);
+
 /* Whether a variant text names the preset best ("best" or "best,..."). */
 bool cli_names_best(const char *text);
 

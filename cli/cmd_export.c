@@ -370,14 +370,9 @@ int cmd_export(int argc, char **argv)
     int from[3] = {m, n, k};
     const char *card = o.card;
     char slug[GG_CARD_MAX];
-    if (!strncmp(text, "best", 4) && (text[4] == '\0' || text[4] == ',')) {
-        if (!card) {
-            char cerr[512];
-            if (cli_this_card(&c, slug, sizeof slug, cerr, sizeof cerr))
-                return cli_error(&c, "best needs --card SLUG here: no GL context to name this "
-                                     "card (%s)", cerr);
-            card = slug;
-        }
+    if (cli_names_best(text)) {
+        if (cli_best_card(&c, o.card, slug, sizeof slug, &card))
+            return EXIT_USAGE;
         if (find_best(card, m, n, k, &best, from, err, sizeof err))
             return cli_error(&c, "%s", err);
         bestp = &best;

@@ -379,14 +379,9 @@ int cmd_gen(int argc, char **argv)
     char err[700];
     if (cli_names_best(text)) {
         char slug[GG_CARD_MAX];
-        const char *card = o.card;
-        if (!card) {
-            char cerr[512];
-            if (cli_this_card(&c, slug, sizeof slug, cerr, sizeof cerr))
-                return cli_error(&c, "best needs --card SLUG here: no GL context to name this "
-                                     "card (%s)", cerr);
-            card = slug;
-        }
+        const char *card;
+        if (cli_best_card(&c, o.card, slug, sizeof slug, &card))
+            return EXIT_USAGE;
         char from[900], why[900];
         if (store_best_for(RESULTS_DIR, card, m, n, k, GG_STORE_F32, &best, from, sizeof from,
                            why, sizeof why))

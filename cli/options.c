@@ -301,3 +301,17 @@ int cli_card_option(const cli_common *c, const char *value, const char **card)
     *card = value;
     return 0;
 }
+
+int cli_best_card(const cli_common *c, const char *given, char *slug, size_t len,
+                  const char **card)
+{
+    *card = given;
+    if (given)
+        return 0;
+    char cerr[512];
+    if (cli_this_card(c, slug, len, cerr, sizeof cerr))
+        return cli_error(c, "best needs --card SLUG here: no GL context to name this card (%s)",
+                         cerr);
+    *card = slug;
+    return 0;
+}

@@ -1218,7 +1218,7 @@ static void cpu_sgemm(const glgemm_context *ctx, const rm_gemm *g)
  * the default as the one fallback. */
 enum { SERVE_CHOSEN, SERVE_VARIANT, SERVE_CPU }; /* glgemm_sgemm, _variant, _cpu */
 
-static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *variant,
+static int serve_call(glgemm_context *ctx, const char *fn, int serve, const char *variant,
                  glgemm_layout layout, glgemm_op transa, glgemm_op transb, int m, int n, int k,
                  float alpha, const float *a, int lda, const float *b, int ldb, float beta,
                  float *c, int ldc)
@@ -1297,26 +1297,33 @@ static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *var
     return rc;
 }
 
-/* After a call: the flags as found, unless the arithmetic ran on this CPU
- * (the crossover's CPU BLAS, C scaled by beta): then what it raised stays. */
-static void keep_flags(const glgemm_context *ctx, const fp_state *flags)
+/* A public call: serve_call inside this thread's depth count, the caller's
+ * floating-point flags as found after it, unless the arithmetic ran on this
+ * CPU (the crossover's CPU BLAS, C scaled by beta, glgemm_sgemm_cpu without a
+ * context): then what it raised stays. */
+static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *variant,
+                 glgemm_layout layout, glgemm_op transa, glgemm_op transb, int m, int n, int k,
+                 float alpha, const float *a, int lda, const float *b, int ldb, float beta,
+                 float *c, int ldc)
 {
-    if (!ctx || !ctx->cpu_arith)
-        fp_restore(flags);
+    fp_state flags;
+    fp_save(&flags);
+    depth++;
+    int rc = serve_call(ctx, fn, serve, variant, layout, transa, transb, m, n, k, alpha, a, lda,
+                        b, ldb, beta, c, ldc);
+    depth--;
+    bool cpu_arith = ctx ? ctx->cpu_arith : serve == SERVE_CPU && rc == GLGEMM_OK;
+    if (!cpu_arith)
+        fp_restore(&flags);
+    return rc;
 }
 
 int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
                  int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc)
 {
-    fp_state flags;
-    fp_save(&flags);
-    depth++;
-    int rc = sgemm(ctx, "glgemm_sgemm", SERVE_CHOSEN, NULL, layout, transa, transb, m, n, k, alpha, a,
-                   lda, b, ldb, beta, c, ldc);
-    depth--;
-    keep_flags(ctx, &flags);
-    return rc;
+    return sgemm(ctx, "glgemm_sgemm", SERVE_CHOSEN, NULL, layout, transa, transb, m, n, k, alpha,
+                 a, lda, b, ldb, beta, c, ldc);
 }
 
 int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant, glgemm_layout layout,
@@ -1324,27 +1331,14 @@ int glgemm_sgemm_variant(glgemm_context *ctx, const char *variant, glgemm_layout
                          const float *a, int lda, const float *b, int ldb, float beta, float *c,
                          int ldc)
 {
-    fp_state flags;
-    fp_save(&flags);
-    depth++;
-    int rc = sgemm(ctx, "glgemm_sgemm_variant", SERVE_VARIANT, variant, layout, transa, transb, m, n, k,
-                   alpha, a, lda, b, ldb, beta, c, ldc);
-    depth--;
-    keep_flags(ctx, &flags);
-    return rc;
+    return sgemm(ctx, "glgemm_sgemm_variant", SERVE_VARIANT, variant, layout, transa, transb, m,
+                 n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 int glgemm_sgemm_cpu(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa,
                      glgemm_op transb, int m, int n, int k, float alpha, const float *a, int lda,
                      const float *b, int ldb, float beta, float *c, int ldc)
 {
-    fp_state flags;
-    fp_save(&flags);
-    depth++;
-    int rc = sgemm(ctx, "glgemm_sgemm_cpu", SERVE_CPU, NULL, layout, transa, transb, m, n, k,
-                   alpha, a, lda, b, ldb, beta, c, ldc);
-    depth--;
-    if (ctx || rc) /* without a context, what the CPU's arithmetic raised stays */
-        keep_flags(ctx, &flags);
-    return rc;
+    return sgemm(ctx, "glgemm_sgemm_cpu", SERVE_CPU, NULL, layout, transa, transb, m, n, k, alpha,
+                 a, lda, b, ldb, beta, c, ldc);
 }
