@@ -118,6 +118,8 @@ static void put_header(emitter *e, int m, int n, int k)
                      "per column block)\n",
                  L->step, L->r, L->c, L->a_texels_per_step, L->b_texels_per_step);
     gen_sb_printf(sb, " * k-steps: %d; np: %d per pass; passes: %d\n", L->ksteps, L->np, L->passes);
+    if (L->ku > 1)
+        gen_sb_printf(sb, " * loop: %d k-steps an iteration (ku), %d after it\n", L->ku, L->np % L->ku);
     gen_sb_printf(sb, " * textures: A %dx%d, B %dx%d, %d channel(s) each; %d %s (%dx%d) "
                      "of %dx%d fragments\n",
                  L->a_w, L->a_h, L->b_w, L->b_h, L->channels, L->targets,
@@ -360,7 +362,24 @@ static void put_step(emitter *e, const char *ind, int step_i)
 /* ka/kb: the texel centre of the first A texel column / B texel row of a
  * k-step, not yet normalized.  ks is the k-step, an expression
  * that needs parentheses when multiplied if it is a sum. */
+static void put_kbase_ubo(emitter *e, const char *ind, const char *ks, bool sum, const char *ks_a);
+
 static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum)
+{
+    /* ubo: A's chunk holds this pass's k-steps only: ka counts from 0 */
+    put_kbase_ubo(e, ind, ks, sum, !strcmp(ks, "uKBase") ? "0" : "i");
+}
+
+/* The k-steps after a ku loop: ks is "uKBase + first", A's chunk offset
+ * first. */
+static void put_kbase_at(emitter *e, const char *ind, const char *ks, int first)
+{
+    char a[16];
+    snprintf(a, sizeof a, "%d", first);
+    put_kbase_ubo(e, ind, ks, true, a);
+}
+
+static void put_kbase_ubo(emitter *e, const char *ind, const char *ks, bool sum, const char *ubo_ks)
 {
     gg_sbuf *sb = &e->sb;
     const gg_layout *L = &e->L;
@@ -368,12 +387,11 @@ static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum)
     int mul[2] = {L->a_texels_per_step, L->b_texels_per_step};
     if (e->ints && e->v->fetch == GG_FETCH_BUFFER)
         mul[1] *= L->b_w; /* kb: the index of the B row */
-    /* ubo: A's chunk holds this pass's k-steps only: ka counts from 0 */
-    const char *ks_a = e->v->fetch != GG_FETCH_UBO ? ks : !strcmp(ks, "uKBase") ? "0" : "i";
+    const char *ks_a = e->v->fetch != GG_FETCH_UBO ? ks : ubo_ks;
     for (int i = 0; i < 2; i++) {
         gen_sb_printf(sb, e->ints ? "%sint %s = " : "%sfloat %s = float(", ind, name[i]);
         const char *k = i == 0 ? ks_a : ks;
-        if (mul[i] != 1 && sum && k == ks)
+        if (mul[i] != 1 && sum && strchr(k, ' '))
             gen_sb_printf(sb, "(%s) * %d", k, mul[i]);
         else
             put_affine(sb, k, mul[i], 0);
@@ -480,12 +498,40 @@ static void put_main(emitter *e)
             put_step(e, "        ", s);
             gen_sb_puts(sb, "    }\n");
         }
-    } else {
+    } else if (L->ku == 1) {
         gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d */\n",
                      L->np, L->np - 1);
         put_kbase(e, "        ", "uKBase + i", true);
         put_step(e, "        ", 0);
         gen_sb_puts(sb, "    }\n");
+    } else {
+        /* ku k-steps an iteration, each in its own block (their fetched
+         * texels share names); the np % ku left over after the loop. */
+        int body = L->np - L->np % L->ku, rest = L->np % L->ku;
+        if (body) {
+            gen_sb_printf(sb, "    for (int i = 0; i < %d; i += %d) { /* k-steps uKBase .. uKBase+%d, "
+                             "%d an iteration */\n", body, L->ku, body - 1, L->ku);
+            put_kbase(e, "        ", "uKBase + i", true);
+            for (int u = 0; u < L->ku; u++) {
+                gen_sb_puts(sb, "        {\n");
+                put_step(e, "            ", u);
+                gen_sb_puts(sb, "        }\n");
+            }
+            gen_sb_puts(sb, "    }\n");
+        }
+        if (rest) {
+            char ks[32];
+            snprintf(ks, sizeof ks, "uKBase + %d", body);
+            gen_sb_printf(sb, "    { /* k-steps uKBase+%d .. uKBase+%d, after the loop */\n", body,
+                         L->np - 1);
+            put_kbase_at(e, "        ", ks, body);
+            for (int u = 0; u < rest; u++) {
+                gen_sb_puts(sb, "        {\n");
+                put_step(e, "            ", u);
+                gen_sb_puts(sb, "        }\n");
+            }
+            gen_sb_puts(sb, "    }\n");
+        }
     }
     if (L->image) {
         put_image_out(e);

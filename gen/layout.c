@@ -44,6 +44,9 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->ksteps = (int)ceil_div(k, L->step);
     L->np = (v->np == GG_NP_ALL || v->np > L->ksteps) ? L->ksteps : v->np;
     L->passes = (int)ceil_div(L->ksteps, L->np);
+    /* ku: k-steps a loop iteration; the np % ku left over are written out
+     * after the loop.  Nothing to group where the loop is written out. */
+    L->ku = v->unroll ? 1 : v->ku < 1 ? 1 : v->ku;
 
     long long kpad = (long long)L->passes * L->np * L->step;
     bool ubo = v->fetch == GG_FETCH_UBO;
