@@ -195,8 +195,9 @@ sanitize-ci: deps
 	$(SAN_ENV) CK_INCLUDE_TAGS=gl CK_EXCLUDE_TAGS="glfw slow" build-san/check_glgemm
 
 # ThreadSanitizer on the library's threaded tests, in its own build folder:
-# the concurrency suite (tests/check_concurrency.c) and check_lib's
-# two-thread case, each in a forked process; any race report fails the run.
+# the concurrency suite (tests/check_concurrency.c), check_lib's
+# two-thread and streamed cases and check_split's calls over two devices
+# (a thread each), each in a forked process; any race report fails the run.
 # Races inside the GL driver (Mesa's llvmpipe, its LLVM) are not ours:
 # tests/tsan.supp names those modules and says why.  On the 2-core llvmpipe
 # machine: the build about 40 s, the run 15 to 35 s (green in 10 runs of 10).
@@ -208,6 +209,7 @@ tsan: deps
 	$(TSAN_ENV) CK_RUN_SUITE=concurrency build-tsan/check_glgemm
 	$(TSAN_ENV) CK_RUN_SUITE=lib CK_RUN_CASE=lib_threads build-tsan/check_glgemm
 	$(TSAN_ENV) CK_RUN_SUITE=lib CK_RUN_CASE=lib_stream build-tsan/check_glgemm
+	$(TSAN_ENV) CK_RUN_SUITE=split CK_RUN_CASE=split_gl build-tsan/check_glgemm
 
 # libFuzzer targets (clang), one per parser of outside input: tests/fuzz/.
 # fuzz-smoke (part of check) runs each for FUZZ_SMOKE seconds; `make fuzz` is
