@@ -106,13 +106,19 @@ $(BUILD)/checkspeed: $(BUILD)/tests/perf/checkspeed.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 
 # How fast the library is to call (tests/perf/libspeed.c: the drop-in issue's
-# figures; not a test).  `make $(BUILD)/libspeed`, or `make perf` for all three.
+# figures; not a test).  `make $(BUILD)/libspeed`, or `make perf` for all four.
 DEPS += $(BUILD)/tests/perf/libspeed.d
 $(BUILD)/libspeed: $(BUILD)/tests/perf/libspeed.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 
+# The library over several devices against one (tests/perf/splitspeed.c:
+# issue 32's figure; not a test).
+DEPS += $(BUILD)/tests/perf/splitspeed.d
+$(BUILD)/splitspeed: $(BUILD)/tests/perf/splitspeed.o $(BUILD)/libglgemm-core.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
+
 .PHONY: perf
-perf: $(BUILD)/libspeed $(BUILD)/checkspeed $(BUILD)/overlap
+perf: $(BUILD)/libspeed $(BUILD)/checkspeed $(BUILD)/overlap $(BUILD)/splitspeed
 
 # Whether transfers from a second GL context overlap draws (tests/perf/overlap.c:
 # EGL and GL alone, none of glgemm; figures, not a test).
