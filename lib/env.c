@@ -160,19 +160,16 @@ int lib_env_devices(const char *value, int *list, int *n, char *err, size_t errl
     }
     int got[GLGEMM_MAX_DEVICES], count = 0;
     bool ok = true;
+    /* items of decimal digits, each <= WHOLE_MAX, a comma between two */
     for (const char *p = value; ok; p++) {
-        size_t len = strspn(p, "0123456789");
-        char item[16];
-        long x;
-        ok = len > 0 && len < sizeof item && count < GLGEMM_MAX_DEVICES &&
-             (p[len] == ',' || p[len] == '\0');
-        if (ok) {
-            memcpy(item, p, len);
-            item[len] = '\0';
-            ok = whole(item, &x);
+        long x = 0;
+        const char *d = p;
+        for (; ok && *d >= '0' && *d <= '9'; d++)
+            ok = (x = x * 10 + (*d - '0')) <= WHOLE_MAX;
+        ok = ok && d > p && count < GLGEMM_MAX_DEVICES && (*d == ',' || !*d);
+        if (ok)
             got[count++] = (int)x;
-        }
-        p += len;
+        p = d;
         if (!ok || !*p)
             break;
     }
