@@ -290,7 +290,9 @@ GLGEMM_API int glgemm_set_cpu_sgemm(glgemm_context *ctx, glgemm_cpu_sgemm_fn fn)
  * one line for logs: "gpu VARIANT" (the canonical variant that wrote C),
  * "cpu crossover N" (m*n*k below N^3), "quick return" (nothing to compute
  * or only C scaled), or "error" (it did not return GLGEMM_OK); "" before
- * the first call or for a NULL ctx.  Valid until the next call on ctx. */
+ * the first call or for a NULL ctx; on a context of several devices
+ * (glgemm_open_devices) also "split ...", "gpu VARIANT on device D" and
+ * "cpu: no device left".  Valid until the next call on ctx. */
 GLGEMM_API const char *glgemm_last_route(const glgemm_context *ctx);
 
 /* Where the last GPU call on ctx spent its time, in seconds: packing and
