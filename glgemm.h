@@ -205,7 +205,9 @@ GLGEMM_API glgemm_context *glgemm_open(const char *backend, int device);
  *    device's card, whose records give the crossover.
  *  - Threads: the context may be called from any thread, one call at a
  *    time (a call while another runs returns GLGEMM_ENOCONTEXT); the
- *    caller's thread waits, and computes CPU tiles.
+ *    caller's thread waits, and computes CPU tiles.  A forked child has
+ *    none of its threads: a call there returns GLGEMM_ENOCONTEXT (the
+ *    child opens its own context), glgemm_close there frees what it can.
  * GLGEMM_SPLIT_MIN and GLGEMM_SPLIT_TILES are read when the context is
  * opened (a bad value fails the open).  NULL on failure (bad arguments, a
  * device that does not open: glgemm_last_error names it). */

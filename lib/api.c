@@ -97,6 +97,7 @@ struct glgemm_context {
     long split_min;       /* calls with m n k below split_min^3 are one tile */
     int split_tiles;      /* tiles a device */
     atomic_bool busy;     /* a call is in progress (one at a time) */
+    pid_t pid;            /* the process whose threads serve the devices */
     char (*slot_variant)[GG_VARIANT_TEXT]; /* each device's last tile's variant */
     bool fault_device;    /* GLGEMM_FAULT=device_lost fires here (base/fault.h) */
 };
@@ -370,6 +371,7 @@ static glgemm_context *open_split(const char *fn, const char *backend, const int
         free_ctx(ctx);
         return NULL;
     }
+    ctx->pid = getpid();
     const glgemm_context *first = lib_split_dev(ctx->split, 0);
     memcpy(ctx->card, first->card, sizeof ctx->card);
     set_crossover_env(ctx, cross);
@@ -482,7 +484,10 @@ glgemm_context *glgemm_open_devices(const char *backend, const int *devices, int
 /* What ctx holds but its GL context, and ctx. */
 static void free_ctx(glgemm_context *ctx)
 {
-    lib_split_close(ctx->split); /* the devices' contexts, each closed on its thread */
+    /* The devices' contexts, each closed on its thread; in a forked child
+     * (no such threads) left to the parent. */
+    if (ctx->pid == getpid())
+        lib_split_close(ctx->split);
     free(ctx->slot_variant);
     free(ctx->scratch);
     base_pool_free(ctx->prep_pool);
@@ -1664,6 +1669,10 @@ static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *var
     /* One call at a time on a context of several devices (a call made
      * from inside one on this thread is served on the CPU, or refused) */
     bool hold = ctx && ctx->split && depth == 0;
+    if (ctx && ctx->split && ctx->pid != getpid())
+        return set_error(GLGEMM_ENOCONTEXT, "%s: this context of several devices was opened by "
+                         "another process (a forked child has none of its threads): open one "
+                         "here", fn);
     if (hold && atomic_exchange(&ctx->busy, true))
         return set_error(GLGEMM_ENOCONTEXT, "%s: this context of several devices is serving "
                          "another call (one call at a time)", fn);

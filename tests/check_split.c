@@ -13,9 +13,12 @@
 #include <cblas.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "glgemm.h"
 #include "base/inputs.h"
@@ -434,6 +437,34 @@ START_TEST(split_one_call_at_a_time)
 }
 END_TEST
 
+/* A forked child has none of the devices' threads: a call there is
+ * refused at once (not a wait for threads that are not there), and closing
+ * the context there returns; the parent's context still serves. */
+START_TEST(split_forked_child)
+{
+    glgemm_context *g = open_two("2", false);
+    call_t x = call_make(shapes[0], 4);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int rc = call_run(g, &x, NULL);
+        bool said = strstr(glgemm_last_error(), "another process") != NULL;
+        glgemm_close(g);
+        _exit(rc == GLGEMM_ENOCONTEXT && said && call_untouched(&x) ? 0 : 1);
+    }
+    int status = -1;
+    for (int i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; i++)
+        usleep(100000);
+    if (status == -1)
+        kill(pid, SIGKILL), waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status 0x%x", status);
+    ck_assert_int_eq(call_run(g, &x, NULL), GLGEMM_OK);
+    ck_assert_int_eq(call_wrong(&x), 0);
+    call_free(&x);
+    glgemm_close(g);
+}
+END_TEST
+
 /* Bad GLGEMM_DEVICES, GLGEMM_SPLIT_MIN, GLGEMM_SPLIT_TILES and arguments:
  * no context, one line naming the problem.  GLGEMM_DEVICES=all and a list
  * of one: a one-device context (this machine has no hardware device). */
@@ -577,6 +608,7 @@ Suite *make_split_suite(void)
     tcase_add_test(gl, split_tile_records_verify);
     tcase_add_test(gl, split_one_call_at_a_time);
     tcase_add_test(gl, split_bad_open);
+    tcase_add_test(gl, split_forked_child);
     suite_add_tcase(s, gl);
     return s;
 }
