@@ -26,6 +26,7 @@
 #include "lib/inspect.h"
 #include "lib/split.h"
 #include "tests/cli_util.h"
+#include "tests/cpu_count.h"
 #include "tests/suites.h"
 
 static const int two[2] = {0, 0};
@@ -285,16 +286,6 @@ END_TEST
 /* Every device wrong (fault wrong_result on all): both retired, the tiles
  * computed on the CPU route (the caller's own CPU sgemm here), right; then
  * every call on the CPU, and an explicit variant has no device to run on. */
-static int cpu_calls;
-static void counting_sgemm(int layout, int ta, int tb, int m, int n, int k, float alpha,
-                           const float *a, int lda, const float *b, int ldb, float beta, float *c,
-                           int ldc)
-{
-    cpu_calls++;
-    cblas_sgemm((CBLAS_ORDER)layout, (CBLAS_TRANSPOSE)ta, (CBLAS_TRANSPOSE)tb, m, n, k, alpha, a,
-                lda, b, ldb, beta, c, ldc);
-}
-
 START_TEST(split_all_fail_cpu)
 {
     glgemm_context *g = open_two("2", false);
