@@ -78,7 +78,8 @@ lib_grid lib_split_grid(int m, int n, int tiles);
 int lib_grid_count(const lib_grid *g);
 lib_tile lib_grid_tile(const lib_grid *g, int m, int n, int i);
 
-/* 0 (every tile done), or a strict run's failure: its code, why. */
+/* 0 (every tile done), a strict run's failure (its code, why), or -1 (no
+ * memory for the tiles' states, why; nothing run). */
 int lib_split_run(lib_split *s, int mode, void *job, int m, int n, const lib_grid *grid,
                   char *why, size_t whylen);
 
