@@ -106,13 +106,19 @@ $(BUILD)/checkspeed: $(BUILD)/tests/perf/checkspeed.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 
 # How fast the library is to call (tests/perf/libspeed.c: the drop-in issue's
-# figures; not a test).  `make $(BUILD)/libspeed`, or `make perf` for all three.
+# figures; not a test).  `make $(BUILD)/libspeed`, or `make perf` for all four.
 DEPS += $(BUILD)/tests/perf/libspeed.d
 $(BUILD)/libspeed: $(BUILD)/tests/perf/libspeed.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 
+# The library over several devices against one (tests/perf/splitspeed.c:
+# issue 32's figure; not a test).
+DEPS += $(BUILD)/tests/perf/splitspeed.d
+$(BUILD)/splitspeed: $(BUILD)/tests/perf/splitspeed.o $(BUILD)/libglgemm-core.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
+
 .PHONY: perf
-perf: $(BUILD)/libspeed $(BUILD)/checkspeed $(BUILD)/overlap
+perf: $(BUILD)/libspeed $(BUILD)/checkspeed $(BUILD)/overlap $(BUILD)/splitspeed
 
 # Whether transfers from a second GL context overlap draws (tests/perf/overlap.c:
 # EGL and GL alone, none of glgemm; figures, not a test).
@@ -195,8 +201,9 @@ sanitize-ci: deps
 	$(SAN_ENV) CK_INCLUDE_TAGS=gl CK_EXCLUDE_TAGS="glfw slow" build-san/check_glgemm
 
 # ThreadSanitizer on the library's threaded tests, in its own build folder:
-# the concurrency suite (tests/check_concurrency.c) and check_lib's
-# two-thread case, each in a forked process; any race report fails the run.
+# the concurrency suite (tests/check_concurrency.c), check_lib's
+# two-thread and streamed cases and check_split's calls over two devices
+# (a thread each), each in a forked process; any race report fails the run.
 # Races inside the GL driver (Mesa's llvmpipe, its LLVM) are not ours:
 # tests/tsan.supp names those modules and says why.  On the 2-core llvmpipe
 # machine: the build about 40 s, the run 15 to 35 s (green in 10 runs of 10).
@@ -208,6 +215,7 @@ tsan: deps
 	$(TSAN_ENV) CK_RUN_SUITE=concurrency build-tsan/check_glgemm
 	$(TSAN_ENV) CK_RUN_SUITE=lib CK_RUN_CASE=lib_threads build-tsan/check_glgemm
 	$(TSAN_ENV) CK_RUN_SUITE=lib CK_RUN_CASE=lib_stream build-tsan/check_glgemm
+	$(TSAN_ENV) CK_RUN_SUITE=split CK_RUN_CASE=split_gl build-tsan/check_glgemm
 
 # libFuzzer targets (clang), one per parser of outside input: tests/fuzz/.
 # fuzz-smoke (part of check) runs each for FUZZ_SMOKE seconds; `make fuzz` is

@@ -12,7 +12,7 @@ static bool off;     /* base_fault_off() */
 
 const char *const base_fault_names[GG_FAULT_COUNT] = {
     "hang", "crash", "gl_error", "fbo_incomplete", "wrong_result", "disk_full", "compile_hang",
-    "lose_context", "no_memory", "dirty_targets"};
+    "lose_context", "no_memory", "dirty_targets", "device_lost"};
 
 void base_fault_next_eval(void) { eval_no++; }
 long base_fault_eval_count(void) { return eval_no; }

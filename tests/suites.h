@@ -38,6 +38,7 @@
     X(progcache) \
     X(image) \
     X(lib) \
+    X(split) \
     X(concurrency) \
     X(draw) \
     X(checksum) \
