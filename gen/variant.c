@@ -539,6 +539,8 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
     if (v->fetch == GG_FETCH_UBO && v->store == GG_STORE_F16)
         return gen_fail(why, whylen, "fetch=ubo holds A as fp32 vec4s in the uniform block; "
                                  "store=f16 has no such path");
+    if (v->ku > 1 && v->unroll)
+        return gen_fail(why, whylen, "ku=%d needs unroll=0: unroll=1 writes the whole k loop out", v->ku);
     if (v->order == GG_ORDER_FRAG && v->out != GG_OUT_IMAGE)
         return gen_fail(why, whylen, "order=frag reorders the texels for out=image's strided blocks; "
                                  "out=rt reads its targets' rows side by side already");

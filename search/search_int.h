@@ -112,6 +112,12 @@ int gs_cell_np(const gg_search *s, const gs_cell *c, int i);
  * been looked at once, so that the records say why); -1 on failure. */
 int gs_open_cells(gg_search *s, gs_cell **cells);
 
+/* ---- feed.c ---- */
+
+/* The phase strategy's last stage: order, ku and tile on the best point
+ * (feed.c's header).  0, or -1 when the search must stop. */
+int gs_feed(gg_search *s);
+
 /* ---- the strategies: one each in phase.c, exhaustive.c, random.c ---- */
 
 /* What search_run drives (search.c's table, by gg_strategy): name is what
