@@ -80,6 +80,9 @@ struct gg_evaluator {
     double wsince;
     gg_variant seen[WARM_SEEN];
     int nseen, seen_at;
+    /* The requests being sent (here, not static: evaluators may serve
+     * from several threads, one each; eval/pool.h). */
+    request req, wreq;
 };
 
 /* An unrolled shader's text grows with the work of one pass. */
@@ -630,15 +633,15 @@ static void warm_poll(gg_evaluator *e)
  * one when the old does not take it); false when none can be had. */
 static bool warm_send(gg_evaluator *e, const gg_variant *v)
 {
-    static request w;
-    memset(&w, 0, sizeof w);
-    w.op = OP_WARM;
-    w.v = *v;
+    request *w = &e->wreq;
+    memset(w, 0, sizeof *w);
+    w->op = OP_WARM;
+    w->v = *v;
     char err[256];
     for (int attempt = 0; attempt < 2; attempt++) {
         if (e->wpid <= 0 && fork_worker(e, true, &e->wpid, &e->wfd, err, sizeof err))
             return false; /* no warm worker: the evaluations go on without */
-        if (send_all(e->wfd, &w, sizeof w)) {
+        if (send_all(e->wfd, w, sizeof *w)) {
             e->wbusy = true;
             e->wsince = base_now_s();
             e->st.warmed++;
@@ -786,20 +789,20 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
         snprintf(out->detail, sizeof out->detail, "internal: an evaluator without a problem");
         return -1;
     }
-    base_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
-    static request q;
-    memset(&q, 0, sizeof q);
-    q.op = op;
-    q.eval_no = base_fault_eval_count();
-    q.v = *v;
+    long eval_no = base_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
+    request *q = &e->req;
+    memset(q, 0, sizeof *q);
+    q->op = op;
+    q->eval_no = eval_no;
+    q->v = *v;
     if (o)
-        q.o = *o;
-    q.nhints = e->nhints;
-    memcpy(q.hints, e->hints, sizeof q.hints);
+        q->o = *o;
+    q->nhints = e->nhints;
+    memcpy(q->hints, e->hints, sizeof q->hints);
     e->nhints = 0;
     if (e->warm && op == OP_EVAL) {
-        warm_next(e, v, &q);
-        q.warm_pid = e->wpid;
+        warm_next(e, v, q);
+        q->warm_pid = e->wpid;
     }
     e->have_c = false;
     free(e->log);
@@ -826,7 +829,7 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
             snprintf(out->detail, sizeof out->detail, "%s", err);
             return -1;
         }
-        if (send_all(e->fd, &q, sizeof q))
+        if (send_all(e->fd, q, sizeof *q))
             break;
         drop_worker(e, NULL);
         if (attempt) {
@@ -892,18 +895,21 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
 
 int eval_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t errlen)
 {
-    static request q;
-    memset(&q, 0, sizeof q);
-    q.op = OP_DEVICE;
+    request *q = &e->req;
+    memset(q, 0, sizeof *q);
+    q->op = OP_DEVICE;
     if (e->pid <= 0 && start_worker(e, err, errlen))
         return -1;
-    if (!send_all(e->fd, &q, sizeof q)) {
+    if (!send_all(e->fd, q, sizeof *q)) {
         drop_worker(e, NULL);
         return gen_fail(err, errlen, "the evaluation worker does not take work");
     }
-    static device_reply r;
-    int got = eval_iso_read(e->fd, &r, sizeof r, base_now_s() + 120.0);
-    if (got != 1 || r.type != MSG_DEVICE) {
+    device_reply *r = malloc(sizeof *r); /* large: off the stack */
+    if (!r)
+        return gen_fail(err, errlen, "out of memory");
+    int got = eval_iso_read(e->fd, r, sizeof *r, base_now_s() + 120.0);
+    if (got != 1 || r->type != MSG_DEVICE) {
+        free(r);
         int st = 0;
         drop_worker(e, &st);
         if (got == 0)
@@ -914,8 +920,9 @@ int eval_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t 
         return gen_fail(err, errlen, "making the contexts: %s", why);
     }
     for (int k = 0; k < 3; k++)
-        r.d.err[k][sizeof r.d.err[k] - 1] = '\0';
-    *d = r.d;
+        r->d.err[k][sizeof r->d.err[k] - 1] = '\0';
+    *d = r->d;
+    free(r);
     return 0;
 }
 

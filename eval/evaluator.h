@@ -29,8 +29,10 @@
  *    variant runs.
  *  - eval_evaluator_device() asks the worker for each context kind's info
  *    (the contexts stay for the evaluations).
- *  - The worker dies with its parent (PR_SET_PDEATHSIG) and leaves when the
- *    evaluator is freed.  One thread.
+ *  - The worker dies with its parent (PR_SET_PDEATHSIG: with the thread
+ *    that forked it) and leaves when the evaluator is freed.  One thread at
+ *    a time an evaluator; evaluators are independent, so several serve at
+ *    once from threads of their own (eval/pool.h, one a device).
  *  - With GG_BACKEND_BROWSER the worker makes no context: it runs Node and
  *    the page (eval/browser.h) and judges C itself.  The ES3 kind is the
  *    page's WebGL2, compat and core are never ok; the browser's start-up
