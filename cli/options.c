@@ -114,7 +114,9 @@ static int common_opt(cli_common *c, int id, const char *name, const char *v)
         if (cli_int(v, 0, 1023, &x))
             return cli_error(c, "--device must be a device index (0, 1, ...), got '%s'", v);
         c->device = (int)x;
+        c->device_set = true;
         return 0;
+    case OPT_DEVICES: return cli_devices_parse(c, v);
     case OPT_BROWSER:
         if (!*v)
             return cli_error(c, "--browser needs the path of a Chromium or Chrome");
