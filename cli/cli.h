@@ -79,6 +79,9 @@ int cli_error(const cli_common *c, const char *fmt, ...)
 /* Strict number parsing: whole string, in range.  0 or -1. */
 int cli_int(const char *s, long lo, long hi, long *out);
 int cli_float(const char *s, double *out);
+/* "1,2,3": integers in [lo, hi] separated by commas into out; the count,
+ * -1 when malformed (an empty item, junk), -2 when more than max. */
+int cli_int_list(const char *s, long lo, long hi, int *out, int max);
 
 /* Checks the problem after parsing: --a with --b, --c with both, and that
  * --out can be written (an existing folder; a regular, writable file if it

@@ -22,25 +22,14 @@ int cli_devices_parse(cli_common *c, const char *v)
         c->devices_local = v[0] == 'l';
         return 0;
     }
-    for (const char *p = v;;) {
-        size_t len = strcspn(p, ",");
-        char item[16];
-        long x;
-        if (len == 0 || len >= sizeof item)
-            return cli_error(c, "--devices must be all, local or device indices separated by "
-                                "commas (0,1,...), got '%s'", v);
-        memcpy(item, p, len);
-        item[len] = '\0';
-        if (cli_int(item, 0, 1023, &x))
-            return cli_error(c, "--devices must be all, local or device indices separated by "
-                                "commas (0,1,...), got '%s'", v);
-        if (c->ndevices == CLI_MAX_DEVICES)
-            return cli_error(c, "--devices names more than %d devices", CLI_MAX_DEVICES);
-        c->devices[c->ndevices++] = (int)x;
-        if (!p[len])
-            return 0;
-        p += len + 1;
-    }
+    int n = cli_int_list(v, 0, 1023, c->devices, CLI_MAX_DEVICES);
+    if (n == -2)
+        return cli_error(c, "--devices names more than %d devices", CLI_MAX_DEVICES);
+    if (n < 0)
+        return cli_error(c, "--devices must be all, local or device indices separated by "
+                            "commas (0,1,...), got '%s'", v);
+    c->ndevices = n;
+    return 0;
 }
 
 /* How many devices EGL lists (at least 1: device 0, the default display,

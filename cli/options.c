@@ -67,6 +67,28 @@ int cli_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+int cli_int_list(const char *s, long lo, long hi, int *out, int max)
+{
+    int n = 0;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        char item[24];
+        long x;
+        if (len == 0 || len >= sizeof item)
+            return -1;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (cli_int(item, lo, hi, &x))
+            return -1;
+        if (n == max)
+            return -2;
+        out[n++] = (int)x;
+        if (!p[len])
+            return n;
+        p += len + 1;
+    }
+}
+
 int cli_float(const char *s, double *out)
 {
     if (!s || !*s)
