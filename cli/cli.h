@@ -120,11 +120,25 @@ int cli_devices_parse(cli_common *c, const char *value);
 int cli_pool_open(cli_common *c, const gg_evaluator_config *problems, int nproblems,
                   gg_pool **pool);
 
-/* Whether slot i of the pool cannot serve: no worker, or no context of
- * that kind (-1: of any kind).  Then its line is printed ("glgemm CMD:
- * ...") and the status returned (EXIT_NOCTX; EXIT_USAGE for a device that
+/* Whether slot i of the pool cannot serve: no worker (its line: "glgemm
+ * CMD: [device N: ]" what, then why), or no context of that kind (-1: of
+ * any kind).  Then the status (EXIT_NOCTX; EXIT_USAGE for a device that
  * does not exist); else 0. */
-int cli_slot_failed(const cli_common *c, gg_pool *pool, int i, int kind);
+int cli_slot_failed(const cli_common *c, gg_pool *pool, int i, int kind, const char *what);
+
+/* The cards of a pool: slots whose renderer has one slug, in slot order. */
+typedef struct {
+    int n;
+    char slug[GG_POOL_MAX_SLOTS][GG_CARD_MAX];
+    unsigned long long mask[GG_POOL_MAX_SLOTS]; /* bit i: slot i */
+    int first[GG_POOL_MAX_SLOTS];               /* its first slot */
+    int count[GG_POOL_MAX_SLOTS];               /* its slots */
+} cli_cards;
+
+/* Every slot checked (cli_slot_failed with kind and what), the slug from
+ * that kind's renderer (-1: the first profile's context there is, as tune
+ * names the card).  0, or the failed slot's status. */
+int cli_pool_cards(const cli_common *c, gg_pool *pool, int kind, const char *what, cli_cards *cards);
 
 /* Commands. */
 int cmd_info(int argc, char **argv);

@@ -259,6 +259,7 @@ int cmd_tune(int argc, char **argv)
     tune_job *jobs = NULL;
     pthread_t *th = NULL;
     gg_pool *pool = NULL;
+    cli_cards *cards = NULL;
     int status = EXIT_GPU, njobs = 0;
     if (!pr || !ecfg) {
         fprintf(stderr, "glgemm tune: out of memory\n");
@@ -299,32 +300,17 @@ int cmd_tune(int argc, char **argv)
     }
 
     /* The cards: slots of one slug share the tunes of each problem. */
-    int ns = eval_pool_nslots(pool), ncards = 0;
-    char slugs[GG_POOL_MAX_SLOTS][GG_CARD_MAX];
-    unsigned long long mask[GG_POOL_MAX_SLOTS] = {0};
-    int first_slot[GG_POOL_MAX_SLOTS], count[GG_POOL_MAX_SLOTS] = {0};
-    for (int i = 0; i < ns; i++) {
-        if ((rc = cli_slot_failed(&c, pool, i, -1))) {
-            status = rc;
-            goto out;
-        }
-        const gg_device_info *d = &eval_pool_slot(pool, i)->info;
-        int first = -1;
-        for (int p = 2; p >= 0; p--)
-            if (d->ok[host_ctx_kind_for((gg_profile)p)])
-                first = p;
-        char slug[GG_CARD_MAX];
-        base_slug(d->info[host_ctx_kind_for((gg_profile)first)].renderer, slug, sizeof slug);
-        int g = 0;
-        while (g < ncards && strcmp(slugs[g], slug))
-            g++;
-        if (g == ncards) {
-            snprintf(slugs[ncards++], GG_CARD_MAX, "%s", slug);
-            first_slot[g] = i;
-        }
-        mask[g] |= 1ULL << i;
-        count[g]++;
+    int ns = eval_pool_nslots(pool);
+    cards = malloc(sizeof *cards);
+    if (!cards) {
+        fprintf(stderr, "glgemm tune: out of memory\n");
+        goto out;
     }
+    if ((rc = cli_pool_cards(&c, pool, -1, "asking the device for its limits failed: ", cards))) {
+        status = rc;
+        goto out;
+    }
+    int ncards = cards->n;
     jobs = calloc((size_t)(ncards * np), sizeof *jobs);
     th = calloc((size_t)(ncards * np), sizeof *th);
     if (!jobs || !th) {
@@ -338,13 +324,13 @@ int cmd_tune(int argc, char **argv)
             j->prob = &pr[q].prob;
             j->timeout_s = ecfg[q].timeout_s;
             j->pool = pool;
-            j->client = eval_pool_client(pool, q, ns > 1 ? mask[g] : 0);
-            j->ndevices = count[g];
-            j->slug = slugs[g];
-            j->dev = &eval_pool_slot(pool, first_slot[g])->info;
+            j->client = eval_pool_client(pool, q, ns > 1 ? cards->mask[g] : 0);
+            j->ndevices = cards->count[g];
+            j->slug = cards->slug[g];
+            j->dev = &eval_pool_slot(pool, cards->first[g])->info;
             j->t0 = t0;
             j->out = stdout;
-            snprintf(j->name, sizeof j->name, "%.60s %dx%dx%d", slugs[g], pr[q].prob.m, pr[q].prob.n,
+            snprintf(j->name, sizeof j->name, "%.60s %dx%dx%d", cards->slug[g], pr[q].prob.m, pr[q].prob.n,
                      pr[q].prob.k);
             if (j->client < 0) {
                 fprintf(stderr, "glgemm tune: out of memory\n");
@@ -382,6 +368,7 @@ out:
         if (pr[q].have_in)
             base_inputs_free(&pr[q].in);
     }
+    free(cards);
     free(jobs);
     free(th);
     free(ecfg);

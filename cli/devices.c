@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/slug.h"
 #include "eval/isolate.h"
 
 int cli_devices_parse(cli_common *c, const char *v)
@@ -117,16 +118,14 @@ int cli_pool_open(cli_common *c, const gg_evaluator_config *problems, int nprobl
     return 0;
 }
 
-int cli_slot_failed(const cli_common *c, gg_pool *pool, int i, int kind)
+int cli_slot_failed(const cli_common *c, gg_pool *pool, int i, int kind, const char *what)
 {
     const gg_pool_slot *s = eval_pool_slot(pool, i);
     char label[64] = "";
     if (eval_pool_nslots(pool) > 1)
-        snprintf(label, sizeof label, "%s: ",
-                 eval_pool_slot_label(pool, i, (char[48]){0}, 48));
+        snprintf(label, sizeof label, "%s: ", eval_pool_slot_label(pool, i, (char[48]){0}, 48));
     if (!s->ok) {
-        fprintf(stderr, "glgemm %s: %sasking the device for its limits failed: %s\n", c->cmd, label,
-                s->err);
+        fprintf(stderr, "glgemm %s: %s%s%s\n", c->cmd, label, what, s->err);
         return EXIT_NOCTX;
     }
     bool any = false;
@@ -137,4 +136,31 @@ int cli_slot_failed(const cli_common *c, gg_pool *pool, int i, int kind)
     int shown = kind >= 0 ? kind : (int)host_ctx_kind_for(GG_PROFILE_330);
     fprintf(stderr, "glgemm %s: %s%s\n", c->cmd, label, s->info.err[shown]);
     return s->info.no_device ? EXIT_USAGE : EXIT_NOCTX;
+}
+
+int cli_pool_cards(const cli_common *c, gg_pool *pool, int kind, const char *what, cli_cards *cards)
+{
+    memset(cards, 0, sizeof *cards);
+    for (int i = 0; i < eval_pool_nslots(pool); i++) {
+        int rc = cli_slot_failed(c, pool, i, kind, what);
+        if (rc)
+            return rc;
+        const gg_device_info *d = &eval_pool_slot(pool, i)->info;
+        int k = kind;
+        for (int p = 0; k < 0 && p < 3; p++) /* the first profile's kind there is */
+            if (d->ok[host_ctx_kind_for((gg_profile)p)])
+                k = (int)host_ctx_kind_for((gg_profile)p);
+        char slug[GG_CARD_MAX];
+        base_slug(d->info[k].renderer, slug, sizeof slug);
+        int g = 0;
+        while (g < cards->n && strcmp(cards->slug[g], slug))
+            g++;
+        if (g == cards->n) {
+            snprintf(cards->slug[cards->n++], GG_CARD_MAX, "%s", slug);
+            cards->first[g] = i;
+        }
+        cards->mask[g] |= 1ULL << i;
+        cards->count[g]++;
+    }
+    return 0;
 }

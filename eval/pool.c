@@ -424,10 +424,19 @@ const gg_pool_slot *eval_pool_slot(const gg_pool *p, int i) { return &p->slots[i
 char *eval_pool_slot_label(const gg_pool *p, int i, char *buf, size_t len)
 {
     const gg_pool_slot *s = &p->slots[i].s;
+    int nth = 1, of = 0; /* a device listed more than once: which worker */
+    for (int k = 0; k < p->nslots; k++)
+        if (p->slots[k].s.rank == s->rank && p->slots[k].s.device == s->device) {
+            of++;
+            nth += k < i;
+        }
+    char w[32] = "";
+    if (of > 1)
+        snprintf(w, sizeof w, " (worker %d)", nth);
     if (s->rank)
-        snprintf(buf, len, "rank %d device %d", s->rank, s->device);
+        snprintf(buf, len, "rank %d device %d%s", s->rank, s->device, w);
     else
-        snprintf(buf, len, "device %d", s->device);
+        snprintf(buf, len, "device %d%s", s->device, w);
     return buf;
 }
 

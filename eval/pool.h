@@ -114,7 +114,7 @@ void eval_pool_free(gg_pool *p);
 
 int eval_pool_nslots(const gg_pool *p);
 const gg_pool_slot *eval_pool_slot(const gg_pool *p, int i);
-/* "device 0", "rank 1 device 0" */
+/* "device 0", "rank 1 device 0", "device 0 (worker 2)" for a device listed twice */
 char *eval_pool_slot_label(const gg_pool *p, int i, char *buf, size_t len);
 void eval_pool_slot_stats(gg_pool *p, int i, gg_pool_slot_stats *st);
 
