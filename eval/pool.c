@@ -13,6 +13,9 @@
 #include "eval/remote.h"
 
 const gg_transport *eval_pool_transport;
+static atomic_bool released;
+
+bool eval_pool_released(void) { return atomic_load(&released); }
 
 typedef enum { J_QUEUED, J_RUNNING, J_DONE } job_state;
 
@@ -396,6 +399,8 @@ void eval_pool_free(gg_pool *p)
             pthread_join(p->slots[i].th, NULL);
     for (int r = 1; p->cfg.transport && r < p->cfg.transport->size; r++)
         eval_remote_quit(p->cfg.transport, r);
+    if (p->cfg.transport)
+        atomic_store(&released, true);
     for (int i = 0; i < p->nslots; i++) {
         for (int q = 0; p->slots[i].ev && q < p->cfg.nproblems; q++)
             eval_evaluator_free(p->slots[i].ev[q]);

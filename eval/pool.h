@@ -72,6 +72,8 @@ typedef struct {
 
 /* The transport of this process: glgemm-mpi's main sets it, NULL else. */
 extern const gg_transport *eval_pool_transport;
+/* Whether a pool of this process has told the other ranks to leave. */
+bool eval_pool_released(void);
 
 typedef struct {
     const gg_evaluator_config *problems; /* one per problem; their device is ignored */
