@@ -186,8 +186,6 @@ static int pool_eval(void *user, const gg_variant *v, gg_measurement *out)
  * its rows on its devices. */
 static int bench_pool(bench_args *a, gg_gpu *g)
 {
-    if (a->c.backend == GG_BACKEND_BROWSER)
-        return cli_error(&a->c, "--devices lists EGL devices: it takes --backend egl");
     gg_evaluator_config ecfg = {.backend = g->backend, .device = g->device, .prob = g->prob,
                                 .in = g->in, .ref = g->ref, .max_draw_set = g->max_draw_set,
                                 .max_draw_ms = g->max_draw_ms, .results = g->results};

@@ -62,10 +62,6 @@ static int resolve(cli_common *c, int *devs, int *n)
         *n = 1;
         return 0;
     }
-    if (c->device_set)
-        return cli_error(c, "--device and --devices: give one of them");
-    if (c->backend != GG_BACKEND_EGL)
-        return cli_error(c, "--devices lists EGL devices: it takes --backend egl");
     if (c->devices_local) {
         const gg_transport *t = eval_pool_transport;
         devs[0] = t ? t->local_rank : 0;

@@ -245,6 +245,10 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
         if (rc)
             return rc;
     }
+    if (c->devices_set && c->device_set)
+        return cli_error(c, "--device and --devices: give one of them");
+    if (c->devices_set && c->backend != GG_BACKEND_EGL)
+        return cli_error(c, "--devices lists EGL devices: it takes --backend egl");
     /* The browser backend's settings, for the workers forked from here. */
     eval_browser_configure(c->browser, c->headful);
     for (const cli_opt *t = own; t && t->name; t++)
