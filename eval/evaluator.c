@@ -2,6 +2,7 @@
 #include "eval/evaluator.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -434,6 +435,14 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
     if (warm) { /* a test's fault is for the evaluations; the evaluations come first */
         base_fault_off();
         setpriority(PRIO_PROCESS, 0, 10); /* its threads, made later, inherit it */
+        /* It says nothing: its work only ever saves time, and what fails
+         * there (a full disk for the program cache, a driver's complaint)
+         * the evaluation worker meets and says itself. */
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 2);
+            close(null);
+        }
     }
     worker w = {.e = e, .fd = fd};
     static request q; /* the hook reads it during the run */

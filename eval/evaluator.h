@@ -145,7 +145,8 @@ void eval_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n);
  * a GPU goes on regardless, so the tune turns it on by itself only for a
  * software rasteriser (gg_ctx_info.software).  A warm worker that dies or sits
  * on one variant past both deadlines is replaced, statuses untouched: it
- * only ever saves time.  GLGEMM_FAULT does not reach it. */
+ * only ever saves time.  GLGEMM_FAULT does not reach it, and it writes
+ * nothing on stderr (the evaluation worker reports what fails). */
 void eval_evaluator_warm(gg_evaluator *e, bool on);
 /* The warm worker's process, 0 while there is none (tests). */
 int eval_evaluator_warm_pid(const gg_evaluator *e);
