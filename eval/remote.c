@@ -57,9 +57,9 @@ static void nap(double s)
     nanosleep(&ts, NULL);
 }
 
-/* The next wait between polls: from 50 us doubling up to 1 ms (a blocking
+/* The next wait between polls: from 20 us doubling up to 250 us (a blocking
  * MPI receive spins a core, which llvmpipe's rasteriser needs). */
-static double backoff(double s) { return s <= 0 ? 50e-6 : s * 2 < 1e-3 ? s * 2 : 1e-3; }
+static double backoff(double s) { return s <= 0 ? 20e-6 : s * 2 < 250e-6 ? s * 2 : 250e-6; }
 
 static unsigned long long fnv(unsigned long long h, const void *p, size_t len)
 {
