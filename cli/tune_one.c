@@ -108,6 +108,49 @@ static bool warm_worker(const gg_ctx_info *info)
     return info->software && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
+typedef struct {
+    gg_search_stats st;        /* the search's own, before the presets */
+    gg_variant nvs, nvm;
+    gg_outcome os, om;
+    gg_finalist fin[GG_FINALISTS_MAX];
+    int nfin;
+    long screened;
+    bool warm;
+    char fixt[256];
+} tune_result;
+
+/* With several devices, what will surely be asked is queued at once
+ * (eval_pool_prefetch): the presets the records do not hold, and the
+ * finalists' rounds in search_tune_finalists' order (round by round, the
+ * best first), each round's measurements spread over the devices. */
+static void prefetch_presets(const tune_eval *te, const tune_result *r)
+{
+    gg_variant v[2] = {r->nvs, r->nvm}, want[2];
+    int n = 0;
+    gg_outcome o;
+    for (int i = 0; i < 2; i++)
+        if (search_variant_normalize(&v[i], te->prob->m, te->prob->n, te->prob->k) == 0 &&
+            !search_memo_get(te->s, &v[i], &o))
+            want[n++] = v[i];
+    gg_eval_opts eo;
+    eval_opts(te, &eo);
+    eval_pool_prefetch(te->pool, te->client, want, n, &eo);
+}
+
+static void prefetch_finalists(const tune_eval *te, const tune_opts *o, int rounds)
+{
+    gg_variant top[GG_FINALISTS_MAX], all[GG_FINALISTS_MAX * FINALIST_ROUNDS];
+    double rec[GG_FINALISTS_MAX];
+    int nf = search_memo_top_store(te->s, (int)o->fix.v.store, &o->fix, (int)o->finalists, top, rec);
+    int n = 0;
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < nf; i++)
+            all[n++] = top[i];
+    gg_eval_opts eo;
+    eval_opts(te, &eo);
+    eval_pool_prefetch(te->pool, te->client, all, n, &eo);
+}
+
 /* ---- progress ---- */
 
 char *tune_duration(double s, char *buf, size_t len)
@@ -242,16 +285,6 @@ static void print_preset(FILE *out, const char *name, const gg_variant *v, const
         fprintf(out, "vs %-9s  -      (%s: %s)\n", name, vt, base_status_name(o->status));
 }
 
-typedef struct {
-    gg_search_stats st;        /* the search's own, before the presets */
-    gg_variant nvs, nvm;
-    gg_outcome os, om;
-    gg_finalist fin[GG_FINALISTS_MAX];
-    int nfin;
-    long screened;
-    bool warm;
-    char fixt[256];
-} tune_result;
 
 static void summary(tune_job *j, gg_tune *t, const tune_eval *te, const tune_result *r)
 {
@@ -459,12 +492,15 @@ int tune_one(tune_job *j)
     gg_evaluator_stats es;
     eval_pool_client_stats(j->pool, j->client, &es);
     j->search_evals = es.evaluations;
+    eval_pool_client_end(j->pool, j->client); /* what was measured ahead and never asked */
 
-    /* The presets on the same problem, recorded like the rest. */
+    /* The presets on the same problem, recorded like the rest (with several
+     * devices, both at once). */
     gen_variant_parse("nv-single", NULL, &r->nvs, err, sizeof err);
     gen_variant_parse("nv-multi", NULL, &r->nvm, err, sizeof err);
     if (o->c->backend == GG_BACKEND_BROWSER) /* WebGL2 runs GLSL ES 3.00 only, as bench's rows */
         r->nvs.profile = r->nvm.profile = GG_PROFILE_300ES;
+    prefetch_presets(&te, r);
     if (search_tune_visit(t, &r->nvs, &r->os) || search_tune_visit(t, &r->nvm, &r->om) ||
         search_tune_finish(t)) {
         fprintf(stderr, "glgemm tune: stopped: %s\n", search_tune_error(t));
@@ -480,6 +516,7 @@ int tune_one(tune_job *j)
         fprintf(stderr, "tune%s%s: re-measuring the %ld best, %d interleaved rounds\n", nm, name,
                 o->finalists, FINALIST_ROUNDS);
         te.finals = true;
+        prefetch_finalists(&te, o, FINALIST_ROUNDS);
         r->nfin = search_tune_finalists(t, o->fix.v.store, (int)o->finalists, FINALIST_ROUNDS,
                                         evaluate, &te, r->fin);
         if (r->nfin < 0) {

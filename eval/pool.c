@@ -27,7 +27,8 @@ typedef struct job {
     gg_eval_opts o;
     job_state state;
     bool asked;          /* somebody waits, or will, for its measurement */
-    bool spec;           /* it started before anybody asked for it */
+    bool pre;            /* eval_pool_prefetch's: will be asked, in queue order */
+    bool spec;           /* it started from a hint, before anybody asked for it */
     int slot, rc;
     gg_measurement m;
 } job;
@@ -173,7 +174,7 @@ static job *pick(gg_pool *p, int i)
 {
     for (int pass = 0; pass < 2; pass++)
         for (job *j = p->jobs; j; j = j->next)
-            if (j->state == J_QUEUED && j->asked == (pass == 0) && may_run(p, j, i))
+            if (j->state == J_QUEUED && (j->asked || j->pre) == (pass == 0) && may_run(p, j, i))
                 return j;
     return NULL;
 }
@@ -196,10 +197,10 @@ static void evict(gg_pool *p)
 {
     int kept = 0;
     for (job *j = p->jobs; j; j = j->next)
-        kept += j->state == J_DONE && !j->asked;
+        kept += j->state == J_DONE && !j->asked && !j->pre;
     for (job *j = p->jobs, *nx; j && kept > GG_POOL_KEEP; j = nx) {
         nx = j->next;
-        if (j->state == J_DONE && !j->asked) {
+        if (j->state == J_DONE && !j->asked && !j->pre) {
             unlink_job(p, j);
             free(j);
             kept--;
@@ -260,7 +261,7 @@ static void *slot_main(void *arg)
             break;
         j->state = J_RUNNING;
         j->slot = sl->i;
-        j->spec = !j->asked;
+        j->spec = !j->asked && !j->pre;
         int problem = j->problem;
         gg_variant v = j->v;
         gg_eval_opts o = j->o;
@@ -518,6 +519,20 @@ void eval_pool_client_stats(gg_pool *p, int client, gg_evaluator_stats *st)
     pthread_mutex_unlock(&p->mu);
 }
 
+void eval_pool_prefetch(gg_pool *p, int client, const gg_variant *v, int n, const gg_eval_opts *o)
+{
+    if (p->direct)
+        return;
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < n; i++) {
+        job *j = add(p, client, p->clients[client].problem, -1, &v[i], o, false);
+        if (j)
+            j->pre = true;
+    }
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+}
+
 void eval_pool_hint(gg_pool *p, int client, const gg_variant *next, int n, const gg_eval_opts *o)
 {
     pthread_mutex_lock(&p->mu);
@@ -539,7 +554,7 @@ static void queue_hints(gg_pool *p, int cid)
     pclient *c = &p->clients[cid];
     for (job *j = p->jobs, *nx; j; j = nx) {
         nx = j->next;
-        if (j->client != cid || j->state != J_QUEUED || j->asked)
+        if (j->client != cid || j->state != J_QUEUED || j->asked || j->pre)
             continue;
         bool named = false;
         for (int i = 0; i < c->nhints && !named; i++)

@@ -25,7 +25,9 @@
  *    speculative measurements nobody asked for are kept (GG_POOL_KEEP at
  *    most, oldest dropped first) until eval_pool_client_end(), then dropped:
  *    never recorded, so the records hold what the search asked for, as with
- *    one device; the stats count them as wasted.
+ *    one device; the stats count them as wasted.  eval_pool_prefetch()
+ *    queues what will surely be asked (the presets, the finalists' rounds)
+ *    so that the slots share it.
  *  - One local slot and no transport: no thread at all; the evaluator is
  *    called in place (hints go to its build-ahead, eval_pool_warm to its
  *    warm worker), as glgemm did before the pool.
@@ -133,6 +135,12 @@ int eval_pool_eval(gg_pool *p, int client, const gg_variant *v, const gg_eval_op
 int eval_pool_eval_on(gg_pool *p, int slot, int problem, const gg_variant *v,
                       const gg_eval_opts *o, gg_measurement *out);
 void eval_pool_hint(gg_pool *p, int client, const gg_variant *next, int n, const gg_eval_opts *o);
+/* v[0..n) will be asked in this order, each ask a measurement of its own (a
+ * variant may come more than once: the finalists' rounds): queued now, as
+ * asked ones, on the client's slots; an ask takes the first such of its
+ * variant.  Those never asked go at eval_pool_client_end.  With one slot:
+ * nothing (the asks measure in turn). */
+void eval_pool_prefetch(gg_pool *p, int client, const gg_variant *v, int n, const gg_eval_opts *o);
 
 /* The client's evaluations summed (every one measured for it, speculative
  * too); with one slot, its evaluator's own stats. */
