@@ -289,6 +289,8 @@ static void *slot_main(void *arg)
         } else {
             slot_copy_stats(p, sl);
         }
+        if (lost && atomic_load(&p->quit))
+            break; /* left at eval_pool_free, which frees the job: nobody waits */
         if (lost) { /* another slot takes it */
             sl->dead = sl->st.lost = true;
             if (p->cfg.transport->lost)
