@@ -42,7 +42,7 @@ typedef struct {
     char name[96];               /* "llvmpipe 256x256x256" */
     FILE *out;                   /* the summary */
     int status;                  /* the tune's exit status */
-    long search_evals;           /* fresh evaluations in the search (the device summary) */
+    long search_evals;           /* measurements the search asked for (the summary) */
 } tune_job;
 
 /* Runs the tune; its status in j->status (also returned). */

@@ -37,19 +37,23 @@ typedef struct {
     bool verbose;
     bool finals;               /* the finalists: the full reps, no screening, no early stop */
     const char *name;          /* NULL, or the tune's name (several at once) */
+    long asks;                 /* measurements asked for and answered */
 } tune_eval;
 
 static void trace(const tune_eval *te, const gg_variant *v, const gg_measurement *m, double wall)
 {
     char vt[GG_VARIANT_TEXT];
     double in = m->compile_s + m->ahead_s + m->upload_s + m->run_s + m->readback_s + m->verify_s;
+    /* measured (partly) on another device before it was asked: the wait instead */
+    bool ahead = wall < in;
     fprintf(stderr, "eval%s%s: %s %s %.4g GFLOP/s, %d rep%s%s: compile %.3f%s upload %.3f run %.3f "
-                    "read-back+verify %.3f, building ahead %.3f, rest %.3f s\n",
+                    "read-back+verify %.3f, building ahead %.3f, %s %.3f s\n",
             te->name ? " " : "", te->name ? te->name : "", gen_variant_format(v, vt, sizeof vt),
             base_status_name(m->status), m->gflops, m->reps, m->reps == 1 ? "" : "s",
             m->screened ? " (screened)" : "", m->compile_s,
             m->program_cached ? " (built ahead)" : "", m->upload_s, m->run_s,
-            m->readback_s + m->verify_s, m->ahead_s, wall - in);
+            m->readback_s + m->verify_s, m->ahead_s, ahead ? "measured ahead, waited" : "rest",
+            ahead ? wall : wall - in);
 }
 
 static void eval_opts(const tune_eval *te, gg_eval_opts *o)
@@ -81,6 +85,7 @@ static int evaluate(void *user, const gg_variant *v, gg_measurement *out)
         fprintf(stderr, "\nglgemm tune: %s\n", out->detail);
         return -1; /* no worker at all: the tool, not the variant */
     }
+    te->asks++;
     if (te->verbose)
         trace(te, v, out, base_now_s() - t0);
     return 0;
@@ -370,8 +375,8 @@ static void summary(tune_job *j, gg_tune *t, const tune_eval *te, const tune_res
                      "presets and finalists, %ld measured ahead and never asked): device time "
                      "compile %.1f s, upload %.1f s, run %.1f s, read-back %.1f s, verify %.1f s, "
                      "%.1f s in all\n",
-                tune_duration(wall, el, sizeof el), es.evaluations, j->ndevices, in_search,
-                es.evaluations - j->search_evals, j->search_evals - in_search, es.compile_s,
+                tune_duration(wall, el, sizeof el), es.evaluations, j->ndevices, j->search_evals,
+                te->asks - j->search_evals, es.evaluations - te->asks, es.compile_s,
                 es.upload_s, es.run_s, es.readback_s, es.verify_s, inside);
     if (!pooled) {
         fprintf(out, "evaluator: %ld worker%s started, %ld lost, %ld timeouts, %ld compile timeouts "
@@ -489,9 +494,7 @@ int tune_one(tune_job *j)
                 search_tune_error(t)[0] ? search_tune_error(t) : "no evaluation worker could be made");
         goto out;
     }
-    gg_evaluator_stats es;
-    eval_pool_client_stats(j->pool, j->client, &es);
-    j->search_evals = es.evaluations;
+    j->search_evals = te.asks;
     eval_pool_client_end(j->pool, j->client); /* what was measured ahead and never asked */
 
     /* The presets on the same problem, recorded like the rest (with several
