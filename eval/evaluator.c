@@ -749,9 +749,8 @@ static void lost_worker(gg_evaluator *e, gg_measurement *out, int got, bool buil
     }
 }
 
-static void account(gg_evaluator *e, const gg_measurement *m, double wall)
+void eval_evaluator_stats_add(gg_evaluator_stats *s, const gg_measurement *m, double wall)
 {
-    gg_evaluator_stats *s = &e->st;
     s->evaluations++;
     s->wall_s += wall;
     s->compile_s += m->compile_s + m->ahead_s;
@@ -761,6 +760,11 @@ static void account(gg_evaluator *e, const gg_measurement *m, double wall)
     s->verify_s += m->verify_s;
     if (m->program_cached)
         s->programs_cached++;
+}
+
+static void account(gg_evaluator *e, const gg_measurement *m, double wall)
+{
+    eval_evaluator_stats_add(&e->st, m, wall);
 }
 
 static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval_opts *o,

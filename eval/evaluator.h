@@ -165,6 +165,9 @@ const float *eval_evaluator_c(const gg_evaluator *e);
 const char *eval_evaluator_log(const gg_evaluator *e);
 
 const gg_evaluator_stats *eval_evaluator_get_stats(const gg_evaluator *e);
+/* One evaluation into stats: the count, its wall time, where its time went
+ * (compile with building ahead), a program from a cache. */
+void eval_evaluator_stats_add(gg_evaluator_stats *s, const gg_measurement *m, double wall);
 
 /* 60 s plus the warm-up and reps at 0.1 GFLOP/s, at most 1800 s: a deadline
  * that a working variant never meets. */

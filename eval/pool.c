@@ -105,17 +105,11 @@ static int run_local(slot *sl, int problem, const gg_variant *v, const gg_eval_o
     return eval_evaluator_eval(e, v, o, m);
 }
 
-/* Sums an evaluation into a client's stats (as the evaluator's own). */
+/* Sums an evaluation into a client's stats (as the evaluator's own, with
+ * its failures by status). */
 static void account(gg_evaluator_stats *s, const gg_measurement *m, double wall)
 {
-    s->evaluations++;
-    s->wall_s += wall;
-    s->compile_s += m->compile_s + m->ahead_s;
-    s->upload_s += m->upload_s;
-    s->run_s += m->run_s;
-    s->readback_s += m->readback_s;
-    s->verify_s += m->verify_s;
-    s->programs_cached += m->program_cached;
+    eval_evaluator_stats_add(s, m, wall);
     s->lost += m->status == GG_CONTEXT_LOST;
     s->timeouts += m->status == GG_TIMEOUT;
     s->compile_timeouts += m->status == GG_COMPILE_TIMEOUT;
@@ -592,6 +586,18 @@ static int await(gg_pool *p, job *j, gg_measurement *out)
     return rc;
 }
 
+/* The slots told, then j's measurement (the mutex held); NULL: no memory. */
+static int ask(gg_pool *p, job *j, gg_measurement *out)
+{
+    pthread_cond_broadcast(&p->work);
+    if (j)
+        return await(p, j, out);
+    base_measurement_init(out);
+    out->status = GG_CONTEXT_LOST;
+    snprintf(out->detail, sizeof out->detail, "out of memory");
+    return -1;
+}
+
 static int direct_eval(gg_pool *p, int problem, const pclient *c, const gg_variant *v,
                        const gg_eval_opts *o, gg_measurement *out)
 {
@@ -624,16 +630,7 @@ int eval_pool_eval(gg_pool *p, int client, const gg_variant *v, const gg_eval_op
     if (!j)
         j = add(p, client, p->clients[client].problem, -1, v, o, true);
     queue_hints(p, client);
-    pthread_cond_broadcast(&p->work);
-    int rc;
-    if (j) {
-        rc = await(p, j, out);
-    } else {
-        base_measurement_init(out);
-        out->status = GG_CONTEXT_LOST;
-        snprintf(out->detail, sizeof out->detail, "out of memory");
-        rc = -1;
-    }
+    int rc = ask(p, j, out);
     pthread_mutex_unlock(&p->mu);
     return rc;
 }
@@ -644,17 +641,7 @@ int eval_pool_eval_on(gg_pool *p, int slot, int problem, const gg_variant *v,
     if (p->direct)
         return direct_eval(p, problem, NULL, v, o, out);
     pthread_mutex_lock(&p->mu);
-    job *j = add(p, -1, problem, slot, v, o, true);
-    pthread_cond_broadcast(&p->work);
-    int rc;
-    if (j) {
-        rc = await(p, j, out);
-    } else {
-        base_measurement_init(out);
-        out->status = GG_CONTEXT_LOST;
-        snprintf(out->detail, sizeof out->detail, "out of memory");
-        rc = -1;
-    }
+    int rc = ask(p, add(p, -1, problem, slot, v, o, true), out);
     pthread_mutex_unlock(&p->mu);
     return rc;
 }

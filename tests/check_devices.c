@@ -179,26 +179,34 @@ static char *small_tune(const char *dir, const char *env, const char *devices, i
     return r.out;
 }
 
+/* small_tune's records in one (one device) and two: the budget's 40 and
+ * the two presets, each once, the same variants, all ok. */
+static void same_records(const char *one, const char *two)
+{
+    char card[64], path[400];
+    card_of(one, card, sizeof card);
+    int rows[2], dups[2], ok[2];
+    char *keys[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s/tune-16x16x16.csv", i ? two : one, card);
+        keys[i] = record_keys(path, &rows[i], &dups[i], &ok[i], "ok");
+        ck_assert_int_eq(rows[i], 42);
+        ck_assert_int_eq(dups[i], 0);
+        ck_assert_int_eq(ok[i], 42);
+    }
+    ck_assert_str_eq(keys[0], keys[1]);
+    free(keys[0]);
+    free(keys[1]);
+}
+
 START_TEST(test_tune_two_workers)
 {
-    char one[128], two[128], card[64], path[400];
+    char one[128], two[128];
     tu_mkdtemp(one, sizeof one, "dev1");
     tu_mkdtemp(two, sizeof two, "dev2");
     free(small_tune(one, NULL, NULL, 0));
     char *out = small_tune(two, NULL, "0,0", 0);
-    card_of(one, card, sizeof card);
-    int rows1, rows2, dups1, dups2, ok1, ok2;
-    snprintf(path, sizeof path, "%s/%s/tune-16x16x16.csv", one, card);
-    char *k1 = record_keys(path, &rows1, &dups1, &ok1, "ok");
-    snprintf(path, sizeof path, "%s/%s/tune-16x16x16.csv", two, card);
-    char *k2 = record_keys(path, &rows2, &dups2, &ok2, "ok");
-    /* the budget's 40 and the two presets, each once, the same variants */
-    ck_assert_int_eq(rows1, 42);
-    ck_assert_int_eq(rows2, 42);
-    ck_assert_int_eq(dups1, 0);
-    ck_assert_int_eq(dups2, 0);
-    ck_assert_str_eq(k1, k2);
-    ck_assert_int_eq(ok2, 42);
+    same_records(one, two);
     /* both workers measured, and said so */
     long ev[4];
     ck_assert_int_eq(device_evals(out, ev, 4), 2);
@@ -206,8 +214,6 @@ START_TEST(test_tune_two_workers)
                   ev[1], out);
     ck_assert_ptr_nonnull(strstr(out, "device: device 0 (worker 2)"));
     ck_assert_ptr_nonnull(strstr(out, "search: exhaustive"));
-    free(k1);
-    free(k2);
     free(out);
     tu_rm_rf(one);
     tu_rm_rf(two);
@@ -385,7 +391,7 @@ static const char *mpirun_path(void)
 START_TEST(test_mpi_tune)
 {
     ck_assert_msg(access(mpi_bin(), X_OK) == 0, "GLGEMM_MPI_BIN=%s: no such program", mpi_bin());
-    char one[128], two[128], card[64], path[400];
+    char one[128], two[128];
     tu_mkdtemp(one, sizeof one, "mpi1");
     tu_mkdtemp(two, sizeof two, "mpi2");
     free(small_tune(one, NULL, NULL, 0));
@@ -399,23 +405,13 @@ START_TEST(test_mpi_tune)
     tu_spawn(mpirun_path(), NULL, NULL, argv, &pr);
     tu_wait(&pr, NULL, 300, &r);
     ck_assert_msg(r.status == 0, "mpirun: exit %d; stderr %s", r.status, r.err);
-    card_of(one, card, sizeof card);
-    int rows1, rows2, dups1, dups2, ok;
-    snprintf(path, sizeof path, "%s/%s/tune-16x16x16.csv", one, card);
-    char *k1 = record_keys(path, &rows1, &dups1, &ok, "ok");
-    snprintf(path, sizeof path, "%s/%s/tune-16x16x16.csv", two, card);
-    char *k2 = record_keys(path, &rows2, &dups2, &ok, "ok");
-    ck_assert_int_eq(rows2, 42);
-    ck_assert_int_eq(dups2, 0);
-    ck_assert_str_eq(k1, k2);
+    same_records(one, two);
     /* rank 1's device measured; what crossed MPI is counted */
     const char *d1 = strstr(r.out, "device: rank 1 device 0 (");
     ck_assert_msg(d1 != NULL, "%s", r.out);
     ck_assert_int_gt(strtol(strstr(d1, "): ") + 3, NULL, 10), 0);
     ck_assert_ptr_nonnull(strstr(d1, " messages, "));
     ck_assert_ptr_nonnull(strstr(r.err, "glgemm-mpi: rank 1 (pid "));
-    free(k1);
-    free(k2);
     tu_result_free(&r);
     tu_rm_rf(one);
     tu_rm_rf(two);
