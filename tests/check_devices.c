@@ -122,8 +122,9 @@ static char *record_keys(const char *path, int *rows, int *dups, int *status_cou
     for (int i = 0; i < n; i++) {
         *dups += i > 0 && !strcmp(keys[i], keys[i - 1]);
         strcat(strcat(all, keys[i]), "\n");
-        free(keys[i]);
     }
+    for (int i = 0; i < n; i++)
+        free(keys[i]);
     free(keys);
     free(text);
     *rows = n;
