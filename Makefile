@@ -223,7 +223,7 @@ FUZZ_SMOKE   ?= 2
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(filter %.a,$^) $(ALL_LDFLAGS) $(LDLIBS)
-$(BUILD)/fuzz_cli: $(BUILD)/cli/options.o $(BUILD)/cli/devices.o
+$(BUILD)/fuzz_cli: $(BUILD)/cli/options.o
 .SECONDARY: $(FUZZ_SRC:%.c=$(BUILD)/%.o)
 fuzz-bin:
 	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT=-O1 SAN="$(FUZZ_SAN)" \

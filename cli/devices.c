@@ -1,7 +1,7 @@
-/* --devices LIST|all|local (tune, bench, run) and the device pool of a
- * command (eval/pool.h): the list checked, resolved against what EGL
- * lists (in a child: this process holds no GL), the pool made; a rank
- * other than 0 (glgemm-mpi) serves rank 0 instead. */
+/* The device pool of a command (eval/pool.h): --devices (parsed in
+ * options.c) resolved against what EGL lists (in a child: this process
+ * holds no GL), the pool made, its cards named; a rank other than 0
+ * (glgemm-mpi) serves rank 0 instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,29 +9,6 @@
 #include "cli/cli.h"
 #include "base/slug.h"
 #include "eval/isolate.h"
-
-int cli_devices_parse(cli_common *c, const char *v)
-{
-    c->devices_set = true;
-    c->devices_all = c->devices_local = false;
-    c->ndevices = 0;
-    if (!*v)
-        return cli_error(c, "--devices needs device indices separated by commas (0,1,...), "
-                            "all or local");
-    if (!strcmp(v, "all") || !strcmp(v, "local")) {
-        c->devices_all = v[0] == 'a';
-        c->devices_local = v[0] == 'l';
-        return 0;
-    }
-    int n = cli_int_list(v, 0, 1023, c->devices, CLI_MAX_DEVICES);
-    if (n == -2)
-        return cli_error(c, "--devices names more than %d devices", CLI_MAX_DEVICES);
-    if (n < 0)
-        return cli_error(c, "--devices must be all, local or device indices separated by "
-                            "commas (0,1,...), got '%s'", v);
-    c->ndevices = n;
-    return 0;
-}
 
 /* How many devices EGL lists (at least 1: device 0, the default display,
  * is there where it lists none), asked in a child. */

@@ -261,6 +261,30 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
     return 0;
 }
 
+/* --devices LIST|all|local: the syntax only (cli/devices.c resolves it). */
+int cli_devices_parse(cli_common *c, const char *v)
+{
+    c->devices_set = true;
+    c->devices_all = c->devices_local = false;
+    c->ndevices = 0;
+    if (!*v)
+        return cli_error(c, "--devices needs device indices separated by commas (0,1,...), "
+                            "all or local");
+    if (!strcmp(v, "all") || !strcmp(v, "local")) {
+        c->devices_all = v[0] == 'a';
+        c->devices_local = v[0] == 'l';
+        return 0;
+    }
+    int n = cli_int_list(v, 0, 1023, c->devices, CLI_MAX_DEVICES);
+    if (n == -2)
+        return cli_error(c, "--devices names more than %d devices", CLI_MAX_DEVICES);
+    if (n < 0)
+        return cli_error(c, "--devices must be all, local or device indices separated by "
+                            "commas (0,1,...), got '%s'", v);
+    c->ndevices = n;
+    return 0;
+}
+
 /* --out before any work: a file base_npy_write() will be able to replace or
  * create (a regular, writable file, or a new name in an existing folder), so
  * a run does not do its work and then fail on the output. */
