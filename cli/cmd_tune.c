@@ -337,11 +337,19 @@ int cmd_tune(int argc, char **argv)
                 goto out;
             }
         }
-    /* One tune in this thread, as ever; several at once (one device may
-     * serve several problems: asked points go first). */
+    /* One tune in this thread, as ever, and so are several on one device
+     * (one after another: no thread); several devices: the tunes at once,
+     * a thread each (a device may serve several: asked points go first). */
     status = 0;
-    if (njobs == 1) {
-        status = tune_one(&jobs[0]);
+    if (njobs == 1 || ns == 1) {
+        for (int i = 0; i < njobs; i++) {
+            jobs[i].several = njobs > 1;
+            if (njobs > 1)
+                printf("== %s\n", jobs[i].name);
+            int rc1 = tune_one(&jobs[i]);
+            if (rc1 && (!status || rc1 == EXIT_USAGE))
+                status = rc1;
+        }
     } else {
         int made = 0;
         for (; made < njobs; made++) {
