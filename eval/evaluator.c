@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -544,18 +545,28 @@ static void drop_worker(gg_evaluator *e, int *st)
     e->pid = 0;
 }
 
+/* Evaluators in other threads (eval/pool.h) fork too: one socketpair to
+ * fork to closing the worker's end at a time, so that no worker inherits
+ * another's end (its death would then not end its socket: a crash would
+ * read as a hang). */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int fork_worker(gg_evaluator *e, bool warm, pid_t *wpid, int *wfd, char *err,
                        size_t errlen)
 {
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+    pthread_mutex_lock(&fork_lock);
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+        pthread_mutex_unlock(&fork_lock);
         return gen_fail(err, errlen, "cannot make a socket for the evaluation worker: %s",
                        strerror(errno));
+    }
     fflush(NULL); /* nothing buffered is written twice */
     pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
+        pthread_mutex_unlock(&fork_lock);
         return gen_fail(err, errlen, "cannot fork an evaluation worker: %s", strerror(errno));
     }
     if (pid == 0) {
@@ -568,6 +579,7 @@ static int fork_worker(gg_evaluator *e, bool warm, pid_t *wpid, int *wfd, char *
     }
     setpgid(pid, pid); /* also here: no race with a kill of the group */
     close(sv[1]);
+    pthread_mutex_unlock(&fork_lock);
     *wpid = pid;
     *wfd = sv[0];
     return 0;
