@@ -459,7 +459,9 @@ gg_evaluator *eval_pool_evaluator(gg_pool *p, int slot, int problem)
 
 bool eval_pool_warm(gg_pool *p, bool on)
 {
-    p->warm = on && p->direct;
+    if (!p->direct) /* (tunes in threads of their own call it at once) */
+        return false;
+    p->warm = on;
     for (int q = 0; p->direct && q < p->cfg.nproblems; q++)
         if (p->slots[0].ev[q])
             eval_evaluator_warm(p->slots[0].ev[q], p->warm);
