@@ -63,8 +63,9 @@ bool base_fault_any(void);
  * the faults are not meant for). */
 void base_fault_off(void);
 
-/* The parent starts evaluation number (count + 1). */
-void base_fault_next_eval(void);
+/* The parent starts evaluation number (count + 1): returned, and the count
+ * now (one atomic step: evaluations start from several threads). */
+long base_fault_next_eval(void);
 /* The count now (the evaluator sends it to its worker), and the worker's
  * side: this is evaluation number n. */
 long base_fault_eval_count(void);

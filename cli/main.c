@@ -6,6 +6,9 @@
 #include "cli/cli.h"
 #include "glhost/progcache_entry.h"
 #include "lib/env.h"
+#ifdef GLGEMM_MPI
+#include "eval/mpi.h" /* glgemm-mpi (make mpi) */
+#endif
 
 static const struct {
     const char *name;
@@ -65,7 +68,7 @@ static void usage(FILE *f)
                "exit status: 0 ok, 1 GPU work failed, 2 bad usage or input, 3 no GL context\n");
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2)
         return cli_error(NULL, "no command given (commands: info, devices, gen, run, tune, bench, "
@@ -82,4 +85,13 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], commands[i].name))
             return check_env() ? EXIT_USAGE : commands[i].fn(argc - 1, argv + 1);
     return cli_error(NULL, "unknown command '%s' (try glgemm --help)", argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+#ifdef GLGEMM_MPI
+    return eval_mpi_main(argc, argv, dispatch);
+#else
+    return dispatch(argc, argv);
+#endif
 }

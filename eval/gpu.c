@@ -221,7 +221,8 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
     gg_bench_extra x = {.es_presets = browser, .tfjs = browser ? tfjs_row : NULL, .tfjs_user = g};
     if (eval_bench_run_ex(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
                           found ? &image : NULL, have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
-                          eval_gpu_eval, g, cpu_here, &cj, &x, progress, progress_user)) {
+                          g->eval ? g->eval : eval_gpu_eval, g->eval ? g->eval_user : g,
+                          cpu_here, &cj, &x, progress, progress_user)) {
         if (cj.err[0])
             snprintf(err, errlen, "%s", cj.err);
         else

@@ -63,6 +63,22 @@ static double score_np(np_search *ns, int np)
     return sc;
 }
 
+/* The stride's next points start + dir*p, p = from, 2*from, ... (while the
+ * rate keeps rising, Algorithm 1 looks at them next). */
+static void hint_strides(np_search *ns, int start, int from, int length, int dir)
+{
+    gg_variant next[GG_SEARCH_HINTS];
+    int nn = 0;
+    for (int p = from; p <= length && nn < GG_SEARCH_HINTS; p *= 2) {
+        int np = start + dir * p;
+        if (np < 1 || np > ns->ksteps)
+            break;
+        next[nn] = ns->base;
+        next[nn++].np = np >= ns->ksteps ? GG_NP_ALL : np;
+    }
+    gs_hint(ns->s, next, nn);
+}
+
 static void find_np(np_search *ns, int start, int length, int dir)
 {
     if (length <= ns->s->cfg.np_threshold || ns->rc)
@@ -75,6 +91,7 @@ static void find_np(np_search *ns, int start, int length, int dir)
         int np = start + dir * p;
         if (np < 1 || np > ns->ksteps)
             break;
+        hint_strides(ns, start, 2 * p, length, dir);
         double f = score_np(ns, np);
         if (f > best) {
             best = f;
@@ -275,6 +292,16 @@ static void top_shapes(const gg_variant *pts, const double *sc, int n, shape_top
     }
 }
 
+/* Whether v's shape is among the nsh of run_marked and stopped there. */
+static bool shape_off(const gg_shape *smc, const gg_shape *smrt, const bool *off, int nsh,
+                      const gg_variant *v)
+{
+    for (int i = 0; i < nsh; i++)
+        if (same_shape(smc[i], v->mc) && same_shape(smrt[i], v->mrt))
+            return off[i];
+    return false;
+}
+
 /* What run_marked does with a point. */
 enum { SKIP = 0, TODO = 1, DONE = 2 };
 
@@ -326,10 +353,10 @@ static int run_marked(gg_search *s, const gg_variant *pts, int n, unsigned char 
                 continue;
             }
         }
-        gg_variant next[8];
+        gg_variant next[GG_SEARCH_HINTS];
         int nn = 0;
-        for (int q = j + 1; q < n && nn < 8; q++)
-            if (run[q] == TODO)
+        for (int q = j + 1; q < n && nn < GG_SEARCH_HINTS; q++)
+            if (run[q] == TODO && !(falling && shape_off(smc, smrt, off, nsh, &pts[q])))
                 next[nn++] = pts[q];
         gs_hint(s, next, nn);
         int lr = gs_look(s, &pts[j], &sc[j]);
@@ -543,7 +570,11 @@ static int rt_phase(gg_search *s)
     /* Screening. */
     if (nc > 1) {
         for (int i = 0; i < nc; i++) {
-            gg_variant r = representative(s, &cs[i]);
+            gg_variant r = representative(s, &cs[i]), next[GG_SEARCH_HINTS];
+            int nn = 0;
+            for (int q = i + 1; q < nc && nn < GG_SEARCH_HINTS; q++)
+                next[nn++] = representative(s, &cs[q]);
+            gs_hint(s, next, nn);
             int lr = gs_look(s, &r, &cs[i].score);
             if (lr) {
                 rc = lr < 0 ? -1 : 0;
@@ -704,6 +735,8 @@ static int fetch_step(gg_search *s, const gg_variant *base, double base_score, i
     const gg_fix *f = &s->cfg.fix;
     double score[GG_FETCH_COUNT] = {0};
     score[base->fetch] = base_score;
+    gg_variant vs[GG_FETCH_COUNT];
+    int nv = 0;
     for (int p = 0; p < GG_FETCH_COUNT; p++) {
         if (p == (int)base->fetch || (only && !(only & (1u << p))))
             continue;
@@ -713,9 +746,12 @@ static int fetch_step(gg_search *s, const gg_variant *base, double base_score, i
         if (gs_card_status(s, &v, why, sizeof why) == GG_INVALID && prof >= 0 &&
             !(f->mask & GG_KEY_PROFILE))
             v.profile = (gg_profile)prof;
-        if (!gs_allowed(s, &v, 1))
-            continue;
-        int lr = gs_look(s, &v, &score[p]);
+        if (gs_allowed(s, &v, 1))
+            vs[nv++] = v;
+    }
+    for (int i = 0; i < nv; i++) {
+        gs_hint(s, vs + i + 1, nv - i - 1);
+        int lr = gs_look(s, &vs[i], &score[vs[i].fetch]);
         if (lr)
             return lr < 0 ? -1 : -2;
     }

@@ -56,8 +56,9 @@ gs_entry *gs_memo_insert(gg_search *s, const gg_variant *v, const gg_outcome *o)
  * spent (nothing looked at), -1 when the search must stop. */
 int gs_look(gg_search *s, const gg_variant *v, double *score);
 
-/* Tells the config's hint the first (at most 4) of next[0..n) that are not
- * in the memo yet. */
+/* Tells the config's hint the first (at most GG_SEARCH_HINTS) of
+ * next[0..n) that are not in the memo yet, the card can run and the bound
+ * does not prune now. */
 void gs_hint(gg_search *s, const gg_variant *next, int n);
 
 /* Whether the card (and the contexts there are) can run v: GG_OK, or
