@@ -324,6 +324,27 @@ static int stream_call(glgemm_context *g, const prob *p, float beta, float *c, i
                                 p->m, p->n, p->k, 1, p->a, p->k, p->b, p->n, beta, c, ldc);
 }
 
+/* order=frag streams like the plain order: its permutation lies within a
+ * band's block (gen/pack.c packs any run of texture rows), in one band and
+ * in three, with transposes and beta; the bands go in early. */
+START_TEST(lib_stream_frag)
+{
+    setenv("GLGEMM_BANDS", _i ? "3" : "1", 1);
+    glgemm_context *g = open_ok();
+    prob p = prob_make(101, 75, 43, 91 + (uint64_t)_i);
+    int rc = glgemm_sgemm_variant(g, "mc=1x4,out=image,blk=8x8,fetch=texelfetch,order=frag,ku=2",
+                                  GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k, 1,
+                                  p.a, p.k, p.b, p.n, 0, p.c, p.n);
+    ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_int_eq(prob_wrong(&p), 0);
+    if (_i)
+        ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "not streamed in bands");
+    prob_free(&p);
+    glgemm_close(g);
+    unsetenv("GLGEMM_BANDS");
+}
+END_TEST
+
 /* A wrong element in a streamed call's band (fault wrong_result) is caught
  * by the banded checks: GLGEMM_EWRONG naming a check, C untouched; also
  * when the problem is drawn in several bands (GLGEMM_BANDS) and with the
@@ -785,6 +806,7 @@ Suite *make_lib_suite(void)
     TCase *stream = tcase_create("lib_stream");
     tcase_set_tags(stream, "gl");
     tcase_set_timeout(stream, 300);
+    tcase_add_loop_test(stream, lib_stream_frag, 0, 2);
     tcase_add_loop_test(stream, lib_stream_wrong_caught, 0, 4);
     tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 4);
     tcase_add_loop_test(stream, lib_stream_fail_in_last_band, 0, 4);
