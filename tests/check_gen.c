@@ -66,11 +66,11 @@ static const struct {
     {"foo=1", "unknown key 'foo' " KEYS},
     {"mrt=1x1,Mc=1x1", "unknown key 'Mc' " KEYS},
     {"mrt=1x1,mrt=2x2", "mrt given twice; each key at most once"},
-    {"store=f64", "store: 'f64' is not allowed; use f32 or f16"},
-    {"store=F16", "store: 'F16' is not allowed; use f32 or f16"},
-    {"store=half", "store: 'half' is not allowed; use f32 or f16"},
-    {"store=", "store: empty value; use f32 or f16"},
-    {"larsen,store", "store: missing '=value'; use f32 or f16"},
+    {"store=f64", "store: 'f64' is not allowed; use f32, f16 or f16x8"},
+    {"store=F16", "store: 'F16' is not allowed; use f32, f16 or f16x8"},
+    {"store=half", "store: 'half' is not allowed; use f32, f16 or f16x8"},
+    {"store=", "store: empty value; use f32, f16 or f16x8"},
+    {"larsen,store", "store: missing '=value'; use f32, f16 or f16x8"},
     {"store=f16,store=f32", "store given twice; each key at most once"},
     {"nv-single,np=4,np=8", "np given twice; each key at most once"},
     {"mrt= 2x2", "whitespace is not allowed in a variant; write key=value,key=value (e.g. nv-single,np=64)"},
@@ -184,7 +184,7 @@ START_TEST(canonical_round_trip)
                         for (int u = 0; u < 2; u++)
                             for (int p = 0; p < 3; p++)
                                 for (int co = 0; co < 2; co++)
-                                    for (int a = 0; a < 6; a++) {
+                                    for (int a = 0; a < 3 * GG_STORE_COUNT; a++) {
                                         gg_variant v = {{R, C}, {r, c}, nps[i], u, (gg_profile)p,
                                                         (gg_compiler)co, (gg_acc)(a % 3),
                                                         (gg_store)(a / 3), GG_OUT_RT, {0, 0},
@@ -198,8 +198,8 @@ START_TEST(canonical_round_trip)
                                         ck_assert_str_eq(gen_variant_format(&back, buf2, sizeof buf2), buf);
                                         count++;
                                     }
-    /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 acc x 2 store */
-    ck_assert_int_eq(count, 20 * 8 * 6 * 2 * 3 * 2 * 3 * 2);
+    /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 acc x 3 stores */
+    ck_assert_int_eq(count, 20 * 8 * 6 * 2 * 3 * 2 * 3 * 3);
 }
 END_TEST
 
