@@ -184,6 +184,21 @@ START_TEST(test_browser_variants_ok)
         memcpy(f.r.c, c, (size_t)f.r.in.m * f.r.in.n * sizeof(float));
         check_against_naive(&f.r, vs[i]);
     }
+    /* store=f16x8 too (RGBA32UI textures, unpackHalf2x16 of ES 3.00), judged
+     * against the half-rounded inputs (the naive loop rounds them for it). */
+    static const char *const x8[] = {
+        "profile=300es,mrt=2x1,mc=1x4,np=3,store=f16x8",
+        "profile=300es,mc=2x2,np=2,unroll=1,acc=copy,store=f16x8,fetch=texelfetch",
+        "profile=300es,mrt=1x2,mc=1x1,np=5,acc=blend,store=f16x8",
+    };
+    for (size_t i = 0; i < sizeof x8 / sizeof *x8; i++) {
+        gg_measurement m = eval(&f, x8[i]);
+        ck_assert_msg(m.status == GG_OK, "%s: %s (%s)", x8[i], base_status_name(m.status), m.detail);
+        ck_assert(m.rel_err >= 0 && m.rel_err <= base_verify_bound(f.r.in.k));
+        memcpy(f.r.c, eval_evaluator_c(f.ev), (size_t)f.r.in.m * f.r.in.n * sizeof(float));
+        ck_assert_int_eq(gen_variant_parse(x8[i], NULL, &f.r.v, err, sizeof err), 0);
+        check_against_naive(&f.r, x8[i]);
+    }
     gg_measurement m = eval(&f, "mrt=2x2"); /* profile=330: not in a browser */
     ck_assert_int_eq(m.status, GG_UNSUPPORTED);
     ck_assert_msg(strstr(m.detail, "WebGL2"), "%s", m.detail);
