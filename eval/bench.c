@@ -183,8 +183,9 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
                        lineno, rs);
     *last = '\0';
     char *mid = comma + 1;
-    /* The CPU row's eleven variant columns (seven or eight in files from
-     * before the store and the out, blk, fetch columns) are empty: give the
+    /* The CPU row's fourteen variant columns (seven, eight or eleven in
+     * files from before the store, the out, blk, fetch and the tile, ku,
+     * order columns) are empty: give the
      * parser the defaults' values and forget them after. */
     char fixed[GG_CSV_ROW_MAX + 64];
     bool cpu = variantless(idx);
@@ -196,12 +197,13 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
         int nv = commas + 1 - (GG_CSV_COLUMNS - GG_CSV_VARIANT_COLUMNS);
         for (int col = 0; col < 4 && f; col++)
             f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
-        if (!f || (nv != 7 && nv != 8 && nv != GG_CSV_VARIANT_COLUMNS) ||
-            strncmp(f, ",,,,,,,,,,,", (size_t)nv))
+        if (!f || (nv != 7 && nv != 8 && nv != 11 && nv != GG_CSV_VARIANT_COLUMNS) ||
+            strncmp(f, ",,,,,,,,,,,,,,", (size_t)nv))
             return gen_fail(err, errlen, "%s line %d: the %s row must leave the variant "
                                      "columns empty", path, lineno, eval_bench_names[idx]);
         snprintf(fixed, sizeof fixed, "%.*s1x1,1x1,all,0,330,glsl,pingpong%s%s", (int)(f - mid),
-                 mid, nv == 7 ? "" : nv == 8 ? ",f32" : ",f32,rt,-,texture", f + nv - 1);
+                 mid, nv == 7 ? "" : nv == 8 ? ",f32" : nv == 11 ? ",f32,rt,-,texture"
+                 : ",f32,rt,-,texture,-,1,plain", f + nv - 1);
         mid = fixed;
     }
     char card[GG_CARD_MAX], perr[300];
@@ -249,7 +251,7 @@ int eval_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
         if (lineno == 1) {
             line[strcspn(line, "\r")] = '\0';
             if (strcmp(line, GG_BENCH_CSV_HEADER) && strcmp(line, GG_BENCH_CSV_HEADER_V1) &&
-                strcmp(line, GG_BENCH_CSV_HEADER_V2)) {
+                strcmp(line, GG_BENCH_CSV_HEADER_V2) && strcmp(line, GG_BENCH_CSV_HEADER_V3)) {
                 rc = gen_fail(err, errlen, "%s: the first line is not the bench header (%s)", path,
                              GG_BENCH_CSV_HEADER);
                 break;

@@ -57,6 +57,7 @@ extern const char *const eval_bench_names[GG_BENCH_ALL_ROWS];
 /* Bench files from before the store column still read (store=f32). */
 #define GG_BENCH_CSV_HEADER_V1 "name," GG_CSV_HEADER_V1 ",ratio_to_cpu"
 #define GG_BENCH_CSV_HEADER_V2 "name," GG_CSV_HEADER_V2 ",ratio_to_cpu"
+#define GG_BENCH_CSV_HEADER_V3 "name," GG_CSV_HEADER_V3 ",ratio_to_cpu"
 
 typedef struct {
     bool present;      /* false: best, best-image, best-f16 or best-f16x8 with no record (no

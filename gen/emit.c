@@ -60,6 +60,8 @@ typedef struct {
     bool es;     /* 300es, 310es: precision statements */
     bool ints;   /* fetch by integer texel (every fetch but texture) */
     bool x8;     /* store=f16x8: uvec4 fetches of group half texels, unpacked */
+    int steps;   /* k-steps one put_step covers: ku for store=f16x8 (whole stored
+                    texels of A and B), else 1 */
     const char *sample; /* texture2D (120) or texture (other profiles) */
 } emitter;
 
@@ -130,13 +132,15 @@ static void put_header(emitter *e, int m, int n, int k)
         gen_sb_printf(sb, " * f16x8: a texel holds %d half texel(s) of %d channel(s) adjacent along k "
                          "(A: columns, B: rows); %d k-steps a loop iteration (A %d, B %d texel(s))\n",
                      L->group, L->channels, L->ku, L->a_texels_per_iter, L->b_texels_per_iter);
+    else if (L->ku > 1)
+        gen_sb_printf(sb, " * loop: %d k-steps an iteration (ku), %d after it\n", L->ku, L->np % L->ku);
     gen_sb_printf(sb, " * textures: A %dx%d, B %dx%d, %d channel(s) each; %d %s (%dx%d) "
                      "of %dx%d fragments\n",
                  L->a_w, L->a_h, L->b_w, L->b_h, L->channels, L->targets,
                  L->image ? "C texel(s) a fragment" : "target(s), mrt", L->tr, L->tc, L->tgt_w,
                  L->tgt_h);
-    long a_f = (long)L->tr * L->a_texels_per_iter * (L->np / L->ku);
-    long b_f = (long)L->tc * L->b_texels_per_iter * (L->np / L->ku);
+    long a_f = (long)L->tr * L->a_texels_per_step * L->np / L->group;
+    long b_f = (long)L->tc * L->b_texels_per_step * L->np / L->group;
     gen_sb_printf(sb, " * per fragment per pass: %ld texel fetches (A %ld, B %ld, running sums %d), "
                      "%ld multiply-adds\n",
                  L->fetches_per_frag_pass, a_f, b_f, prev ? L->targets : 0, L->mads_per_frag_pass);
@@ -368,9 +372,17 @@ static void put_unpack(emitter *e, const char *ind, char x, int i, int w)
  * tj ('b') of loop iteration it (unrolled: its index in the pass; in a
  * loop 0, ka and kb pointing at it): the stored texels, and for
  * store=f16x8 their half texels. */
+/* Stored texels of A (x 'a') or B one put_step reads per row / column
+ * block. */
+static int step_texels(const emitter *e, char x)
+{
+    const gg_layout *L = &e->L;
+    return e->steps * (x == 'a' ? L->a_texels_per_step : L->b_texels_per_step) / L->group;
+}
+
 static void put_fetches(emitter *e, const char *ind, char x, int i, int it)
 {
-    int n = x == 'a' ? e->L.a_texels_per_iter : e->L.b_texels_per_iter;
+    int n = step_texels(e, x);
     for (int w = 0; w < n; w++) {
         gen_sb_puts(&e->sb, ind);
         if (x == 'a')
@@ -382,10 +394,11 @@ static void put_fetches(emitter *e, const char *ind, char x, int i, int it)
     }
 }
 
-/* One loop iteration (ku k-steps): fetch the texels, then per target the
- * multiply-adds.  it is the iteration's index within the pass when
- * unrolled (offsets from ka, kb), 0 inside a loop (ka, kb already point at
- * the iteration). */
+/* e->steps k-steps (one; store=f16x8: a loop iteration's ku): fetch the
+ * texels, then per target the multiply-adds.  it counts such groups from
+ * ka, kb (written out: the group's index in the pass; in a ku loop of
+ * other stores the step's index in the iteration), 0 where ka, kb already
+ * point at them. */
 static void put_step(emitter *e, const char *ind, int it)
 {
     const gg_layout *L = &e->L;
@@ -408,7 +421,7 @@ static void put_step(emitter *e, const char *ind, int it)
              * compiler: a multiply, 3 multiply-adds and an add per 4). */
             int an = ti * L->tc + tj;
             gen_sb_printf(sb, "%sacc%d = acc%d", ind, an, an);
-            for (int q = 0; q < L->step * L->ku; q++) {
+            for (int q = 0; q < L->step * e->steps; q++) {
                 int ca[4], cb[4], qs = q % L->step, s = q / L->step; /* k-step s of the iteration */
                 for (int i = 0; i < r; i++)
                     for (int j = 0; j < c; j++) {
@@ -427,20 +440,36 @@ static void put_step(emitter *e, const char *ind, int it)
 /* ka/kb: the texel centre of the first A texel column / B texel row of a
  * k-step, not yet normalized.  ks is the k-step, an expression
  * that needs parentheses when multiplied if it is a sum. */
+static void put_kbase_ubo(emitter *e, const char *ind, const char *ks, bool sum, const char *ks_a);
+
 static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum)
+{
+    /* ubo: A's chunk holds this pass's k-steps only: ka counts from 0 */
+    put_kbase_ubo(e, ind, ks, sum, !strcmp(ks, "uKBase") ? "0" : "i");
+}
+
+/* The k-steps after a ku loop: ks is "uKBase + first", A's chunk offset
+ * first. */
+static void put_kbase_at(emitter *e, const char *ind, const char *ks, int first)
+{
+    char a[16];
+    snprintf(a, sizeof a, "%d", first);
+    put_kbase_ubo(e, ind, ks, true, a);
+}
+
+static void put_kbase_ubo(emitter *e, const char *ind, const char *ks, bool sum, const char *ubo_ks)
 {
     gg_sbuf *sb = &e->sb;
     const gg_layout *L = &e->L;
     const char *name[2] = {"ka", "kb"};
-    int mul[2] = {L->a_texels_per_iter, L->b_texels_per_iter};
+    int mul[2] = {step_texels(e, 'a'), step_texels(e, 'b')};
     if (e->ints && e->v->fetch == GG_FETCH_BUFFER)
         mul[1] *= L->b_w; /* kb: the index of the B row */
-    /* ubo: A's chunk holds this pass's k-steps only: ka counts from 0 */
-    const char *ks_a = e->v->fetch != GG_FETCH_UBO ? ks : !strcmp(ks, "uKBase") ? "0" : "i";
+    const char *ks_a = e->v->fetch != GG_FETCH_UBO ? ks : ubo_ks;
     for (int i = 0; i < 2; i++) {
         gen_sb_printf(sb, e->ints ? "%sint %s = " : "%sfloat %s = float(", ind, name[i]);
         const char *k = i == 0 ? ks_a : ks;
-        if (mul[i] != 1 && sum && k == ks)
+        if (mul[i] != 1 && sum && strchr(k, ' '))
             gen_sb_printf(sb, "(%s) * %d", k, mul[i]);
         else
             put_affine(sb, k, mul[i], 0);
@@ -559,16 +588,48 @@ static void put_main(emitter *e)
             put_step(e, "        ", s);
             gen_sb_puts(sb, "    }\n");
         }
-    } else {
-        if (L->ku == 1)
-            gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d */\n",
-                         L->np, L->np - 1);
-        else
-            gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d, "
-                             "%d an iteration */\n", L->np / L->ku, L->np - 1, L->ku);
+    } else if (e->x8) {
+        /* ku k-steps an iteration, their stored texels fetched once
+         * (np is a multiple of ku: nothing after the loop) */
+        gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d, "
+                         "%d an iteration */\n", L->np / L->ku, L->np - 1, L->ku);
         put_kbase(e, "        ", its, true);
         put_step(e, "        ", 0);
         gen_sb_puts(sb, "    }\n");
+    } else if (L->ku == 1) {
+        gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d */\n",
+                     L->np, L->np - 1);
+        put_kbase(e, "        ", "uKBase + i", true);
+        put_step(e, "        ", 0);
+        gen_sb_puts(sb, "    }\n");
+    } else {
+        /* ku k-steps an iteration, each in its own block (their fetched
+         * texels share names); the np % ku left over after the loop. */
+        int body = L->np - L->np % L->ku, rest = L->np % L->ku;
+        if (body) {
+            gen_sb_printf(sb, "    for (int i = 0; i < %d; i += %d) { /* k-steps uKBase .. uKBase+%d, "
+                             "%d an iteration */\n", body, L->ku, body - 1, L->ku);
+            put_kbase(e, "        ", "uKBase + i", true);
+            for (int u = 0; u < L->ku; u++) {
+                gen_sb_puts(sb, "        {\n");
+                put_step(e, "            ", u);
+                gen_sb_puts(sb, "        }\n");
+            }
+            gen_sb_puts(sb, "    }\n");
+        }
+        if (rest) {
+            char ks[32];
+            snprintf(ks, sizeof ks, "uKBase + %d", body);
+            gen_sb_printf(sb, "    { /* k-steps uKBase+%d .. uKBase+%d, after the loop */\n", body,
+                         L->np - 1);
+            put_kbase_at(e, "        ", ks, body);
+            for (int u = 0; u < rest; u++) {
+                gen_sb_puts(sb, "        {\n");
+                put_step(e, "            ", u);
+                gen_sb_puts(sb, "        }\n");
+            }
+            gen_sb_puts(sb, "    }\n");
+        }
     }
     if (L->image) {
         put_image_out(e);
@@ -609,6 +670,7 @@ char *gen_emit_fragment(const gg_variant *v, int m, int n, int k)
     e.es = v->profile == GG_PROFILE_300ES || v->profile == GG_PROFILE_310ES;
     e.ints = v->fetch != GG_FETCH_TEXTURE;
     e.x8 = v->store == GG_STORE_F16X8;
+    e.steps = e.x8 ? e.L.ku : 1;
     gen_sb_init(&e.sb);
     put_version(&e);
     put_header(&e, m, n, k);

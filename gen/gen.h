@@ -49,10 +49,11 @@
  *    grouping along m or n would need more outputs a fragment for that.
  *  - The k loop starts every iteration at a stored texel of A and of B:
  *    an iteration covers ku k-steps (unroll=1: the written-out steps go
- *    by ku), the least count whose half texels of A (ku*step/c) and of B
- *    (ku*step/r) are whole groups; np is rounded up to a multiple of ku,
- *    so every pass (uKBase = pass * np) starts at a group too.  Channel
- *    counts that do not divide 8 (mc 1x3, 3x1) are invalid.
+ *    by ku), the key's ku or the least count whose half texels of A
+ *    (ku*step/c) and of B (ku*step/r) are whole groups, whichever is
+ *    larger; np is rounded up to a multiple of ku, so no step follows the
+ *    loop and every pass (uKBase = pass * np) starts at a group too.
+ *    Channel counts that do not divide 8 (mc 1x3, 3x1) are invalid.
  *  - Shader: usampler2D / uimage2D (rgba32ui) / usamplerBuffer inputs,
  *    uvec4 fetches unpacked (unpackHalf2x16) to the half texels, then the
  *    multiply-adds of store=f16.  Profile 330 needs
@@ -140,13 +141,28 @@ typedef enum {
     GG_FETCH_COUNT
 } gg_fetch;
 
+/* Draw order of C's fragments (tile=WxH[c|z]): one draw per tile of W x H
+ * fragments (a scissor box), the tiles in rows (default), columns or Z
+ * (Morton) order, so that the fragments in flight share A's and B's
+ * texels in the texture caches. */
+typedef enum { GG_TILE_ROWS, GG_TILE_COLS, GG_TILE_Z, GG_TILE_ORDER_COUNT } gg_tile_order;
+/* Texel order of the inputs (order=): plain, each texture in its matrix's
+ * orientation (A's texture rows are A's rows, B's texture rows run along
+ * k); kx: k runs along x in both, B's texture being B's transpose (texel
+ * (x, y) of B holds B[x*r + i][y*c + j]), so that the texels one fragment
+ * reads a k-step lie side by side in a texture row. */
+typedef enum { GG_ORDER_PLAIN, GG_ORDER_KX, GG_ORDER_COUNT } gg_order;
+
 #define GG_GEN_NAME "glgemm gen"
 #define GG_GEN_VERSION "4" /* bump when the emitted text changes */
 #define GG_NP_ALL 0 /* np=all: the whole k loop in one pass */
 #define GG_MAX_TARGETS 8
 #define GG_MAX_BLK 256 /* blk: at most this many scalars of C a fragment */
 #define GG_UBO_STRIP 2 /* fetch=ubo: fragment rows a draw covers (a 2x2 quad tall) */
-#define GG_VARIANT_TEXT 200 /* enough for any canonical form */
+#define GG_VARIANT_TEXT 240 /* enough for any canonical form */
+#define GG_TILE_MIN 64      /* tile: at least this many fragments a draw */
+#define GG_TILE_MIN_TEXT "64"
+#define GG_MAX_TILES 65536  /* draws a pass at most (gen_tile_boxes) */
 
 typedef struct {
     gg_shape mrt;         /* render targets per fragment, R x C */
@@ -160,7 +176,12 @@ typedef struct {
     gg_out out;           /* rt (default) or image */
     gg_shape blk;         /* out=image: rows x columns of C scalars a fragment computes
                              (whole texels of mc); 0x0 with out=rt */
-    gg_fetch fetch;       /* last key of the canonical form */
+    gg_fetch fetch;
+    gg_shape tile;        /* draw order: C drawn in tiles of cols x rows fragments
+                             (tile.cols = W, tile.rows = H; 0x0: one draw) */
+    gg_tile_order tile_order; /* the order of the tiles (row, column, Z) */
+    int ku;               /* k-steps a loop iteration with unroll=0 (1, 2, 4) */
+    gg_order order;       /* texel order of A and B (last key of the canonical form) */
 } gg_variant;
 
 /* Defaults of SPEC.md's table. */
@@ -174,9 +195,10 @@ enum {
     GG_KEY_PROFILE = 1 << 4, GG_KEY_COMPILER = 1 << 5, GG_KEY_ACC = 1 << 6,
     GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16 or f16x8 */
     GG_KEY_OUT = 1 << 8, GG_KEY_BLK = 1 << 9, GG_KEY_FETCH = 1 << 10,
+    GG_KEY_TILE = 1 << 11, GG_KEY_KU = 1 << 12, GG_KEY_ORDER = 1 << 13,
 };
-#define GG_KEY_COUNT 11
-#define GG_KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch"
+#define GG_KEY_COUNT 14
+#define GG_KEYS_LIST "mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch, tile, ku, order"
 typedef struct {
     const char *name;
     unsigned bit;
@@ -219,6 +241,18 @@ const char *gen_store_name(gg_store s);
 gg_store gen_store_inputs(gg_store s);
 const char *gen_out_name(gg_out o);
 const char *gen_fetch_name(gg_fetch f);
+const char *gen_order_name(gg_order o);
+/* "WxH", "WxHc", "WxHz", or "-" for no tiles; returns buf. */
+char *gen_tile_format(const gg_variant *v, char *buf, size_t len);
+/* Where the tiles of a tile=WxH variant lie in a tgt_w x tgt_h viewport,
+ * in drawing order: fills at most cap boxes (x, y, w, h; edge tiles are cut
+ * to the viewport) and returns how many there are (one, the whole viewport,
+ * without tiles); the host draws one scissored draw per box. */
+typedef struct {
+    int x, y, w, h;
+} gg_box;
+int gen_tile_boxes(const gg_variant *v, int tgt_w, int tgt_h, gg_box *out, int cap);
+/* (-1 when there would be more than GG_MAX_TILES.) */
 
 /* What the card offers, as far as variants care. */
 typedef struct {
@@ -258,14 +292,18 @@ typedef struct {
     int b_texels_per_step;/* step / r (B texels along k, per column block) */
     int group;            /* texels of the f16 packing one stored texel holds: 8 / channels
                              for store=f16x8, else 1 */
-    int ku;               /* k-steps one loop iteration (or one unrolled group) covers:
-                             whole stored texels of A and B; 1 but for store=f16x8 */
+    int ksteps;           /* ceil(k / step) */
+    int np;               /* resolved np, 1..ksteps (store=f16x8: rounded up to a multiple
+                             of ku, which may pass ksteps) */
+    int passes;           /* ceil(ksteps / np) */
+    int ku;               /* k-steps a loop iteration (1 with unroll=1); np % ku more
+                             follow the loop, written out.  store=f16x8: also a
+                             multiple of the steps that make whole stored texels of A
+                             and B, with unroll=1 the steps a written-out group holds,
+                             and np % ku is 0 */
     int a_texels_per_iter;/* stored A texels an iteration reads per row block:
                              ku * a_texels_per_step / group */
     int b_texels_per_iter;/* the same of B per column block */
-    int ksteps;           /* ceil(k / step) */
-    int np;               /* resolved np, 1..ksteps, rounded up to a multiple of ku */
-    int passes;           /* ceil(ksteps / np) */
     int kpad, mpad, npad; /* padded sizes */
     int a_w, a_h;         /* A texture, texels (store=f16x8: its RGBA32UI texels) */
     int b_w, b_h;         /* B texture, texels (likewise) */

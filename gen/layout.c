@@ -41,20 +41,30 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->step = gen_mc_step(v->mc);
     L->a_texels_per_step = L->step / L->c;
     L->b_texels_per_step = L->step / L->r;
-    /* store=f16x8 (gen.h): group half texels a stored texel; an iteration
-     * covers the least ku k-steps whose half texels of A and of B are whole
-     * groups (group / gcd(group, texels a step) for each). */
+    /* ku: k-steps a loop iteration; the np % ku left over are written out
+     * after the loop.  Nothing to group where the loop is written out. */
+    L->ku = v->unroll ? 1 : v->ku < 1 ? 1 : v->ku;
+    /* store=f16x8 (gen.h): group half texels a stored texel; a loop
+     * iteration (or a written-out group of steps) covers whole groups of A
+     * and B: at least the least such count, group / gcd(group, texels a
+     * step) for each, and np is a multiple of it (no steps after the loop).
+     * Every count here is a power of two, so the larger is a multiple of
+     * the other. */
     if (v->store == GG_STORE_F16X8 && 8 % L->channels)
         return -1; /* 3 channels: no whole groups (gen_variant_check_card says why) */
     L->group = v->store == GG_STORE_F16X8 ? 8 / L->channels : 1;
-    int ka = L->group / gcd(L->group, L->a_texels_per_step);
-    int kb = L->group / gcd(L->group, L->b_texels_per_step);
-    L->ku = ka / gcd(ka, kb) * kb;
+    if (L->group > 1) {
+        int ka = L->group / gcd(L->group, L->a_texels_per_step);
+        int kb = L->group / gcd(L->group, L->b_texels_per_step);
+        int whole = ka / gcd(ka, kb) * kb;
+        L->ku = L->ku > whole ? L->ku / gcd(L->ku, whole) * whole : whole;
+    }
     L->a_texels_per_iter = L->ku * L->a_texels_per_step / L->group;
     L->b_texels_per_iter = L->ku * L->b_texels_per_step / L->group;
     L->ksteps = (int)ceil_div(k, L->step);
     long long np = (v->np == GG_NP_ALL || v->np > L->ksteps) ? L->ksteps : v->np;
-    np = ceil_div(np, L->ku) * L->ku;
+    if (L->group > 1)
+        np = ceil_div(np, L->ku) * L->ku;
     if (np > INT_MAX)
         return -1;
     L->np = (int)np;
@@ -79,8 +89,10 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     /* The long figures below fit a 64-bit long always; a 32-bit one
      * (wasm32) may not hold them for sizes near INT_MAX. */
     long long ubo_vec4s = ubo ? (long long)GG_UBO_STRIP * L->tr * L->ubo_row : 0;
-    long long per_iter = (long long)L->tr * L->a_texels_per_iter + (long long)L->tc * L->b_texels_per_iter;
-    long long fetches = per_iter * (L->np / L->ku) + (v->acc == GG_ACC_BLEND ? 0 : L->targets);
+    /* stored texels: f16x8's np * texels a step are whole groups */
+    long long fetches = (long long)L->tr * L->a_texels_per_step * L->np / L->group +
+                        (long long)L->tc * L->b_texels_per_step * L->np / L->group +
+                        (v->acc == GG_ACC_BLEND ? 0 : L->targets);
     long long mads = (long long)L->targets * L->channels * L->step * L->np;
     if (ubo_vec4s > LONG_MAX || fetches > LONG_MAX || mads > LONG_MAX)
         return -1;
@@ -107,6 +119,6 @@ int gen_layout_outputs(const gg_layout *L) { return L->targets * L->channels; }
 
 double gen_layout_mads_per_fetch(const gg_layout *L)
 {
-    long per_iter = (long)L->tr * L->a_texels_per_iter + (long)L->tc * L->b_texels_per_iter;
-    return (double)L->targets * L->channels * L->step * L->ku / (double)per_iter;
+    long per_step = (long)L->tr * L->a_texels_per_step + (long)L->tc * L->b_texels_per_step;
+    return (double)L->targets * L->channels * L->step * L->group / (double)per_step;
 }

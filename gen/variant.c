@@ -36,14 +36,15 @@
 
 enum {
     K_MRT, K_MC, K_NP, K_UNROLL, K_PROFILE, K_COMPILER, K_ACC, K_STORE, K_OUT, K_BLK, K_FETCH,
-    K_COUNT
+    K_TILE, K_KU, K_ORDER, K_COUNT
 };
 
 const gg_key gen_keys[GG_KEY_COUNT] = {
     {"mrt", GG_KEY_MRT},         {"mc", GG_KEY_MC},           {"np", GG_KEY_NP},
     {"unroll", GG_KEY_UNROLL},   {"profile", GG_KEY_PROFILE}, {"compiler", GG_KEY_COMPILER},
     {"acc", GG_KEY_ACC},         {"store", GG_KEY_STORE},     {"out", GG_KEY_OUT},
-    {"blk", GG_KEY_BLK},         {"fetch", GG_KEY_FETCH},
+    {"blk", GG_KEY_BLK},         {"fetch", GG_KEY_FETCH},     {"tile", GG_KEY_TILE},
+    {"ku", GG_KEY_KU},           {"order", GG_KEY_ORDER},
 };
 _Static_assert(K_COUNT == GG_KEY_COUNT, "one key table");
 
@@ -64,6 +65,10 @@ static const char *const key_allowed[K_COUNT] = {
     "rt or image",
     "RxC scalars with R, C >= 1 and R*C at most 256 (e.g. 8x16), whole texels of mc",
     "texture, texelfetch, image, buffer or ubo",
+    "WxH fragments, W, H >= 1 and W*H at least " GG_TILE_MIN_TEXT ", optionally followed by c "
+    "(tiles in columns) or z (Z order), e.g. 64x32 or 64x64z; or none (one draw)",
+    "1, 2 or 4",
+    "plain or kx",
 };
 
 static const char *const profile_names[GG_PROFILE_COUNT] = {"120", "330", "300es", "430",
@@ -74,6 +79,8 @@ static const char *const store_names[GG_STORE_COUNT] = {"f32", "f16", "f16x8"};
 static const char *const out_names[GG_OUT_COUNT] = {"rt", "image"};
 static const char *const fetch_names[GG_FETCH_COUNT] = {"texture", "texelfetch", "image", "buffer",
                                                         "ubo"};
+static const char *const order_names[GG_ORDER_COUNT] = {"plain", "kx"};
+static const char tile_suffix[GG_TILE_ORDER_COUNT] = {0, 'c', 'z'};
 
 const char *gen_profile_name(gg_profile p)
 {
@@ -107,6 +114,22 @@ const char *gen_fetch_name(gg_fetch f)
     return (unsigned)f < GG_FETCH_COUNT ? fetch_names[f] : "?";
 }
 
+const char *gen_order_name(gg_order o)
+{
+    return (unsigned)o < GG_ORDER_COUNT ? order_names[o] : "?";
+}
+
+char *gen_tile_format(const gg_variant *v, char *buf, size_t len)
+{
+    if (!v->tile.rows)
+        snprintf(buf, len, "-");
+    else if (tile_suffix[v->tile_order])
+        snprintf(buf, len, "%dx%d%c", v->tile.cols, v->tile.rows, tile_suffix[v->tile_order]);
+    else
+        snprintf(buf, len, "%dx%d", v->tile.cols, v->tile.rows);
+    return buf;
+}
+
 void gen_variant_default(gg_variant *v)
 {
     v->mrt.rows = v->mrt.cols = 1;
@@ -120,6 +143,10 @@ void gen_variant_default(gg_variant *v)
     v->out = GG_OUT_RT;
     v->blk.rows = v->blk.cols = 0;
     v->fetch = GG_FETCH_TEXTURE;
+    v->tile.rows = v->tile.cols = 0;
+    v->tile_order = GG_TILE_ROWS;
+    v->ku = 1;
+    v->order = GG_ORDER_PLAIN;
 }
 
 /* The presets of SPEC.md: mrt, mc, np, unroll; other keys keep defaults. */
@@ -200,6 +227,38 @@ static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *er
     return 0;
 }
 
+/* tile=WxH[c|z]: W columns by H rows of fragments a draw. */
+static int parse_tile(const char *s, size_t n, gg_variant *v, char *err, size_t errlen)
+{
+    gg_tile_order ord = GG_TILE_ROWS;
+    if (n == 4 && !strncmp(s, "none", 4)) { /* the default, said out loud (--fix tile=none) */
+        v->tile.rows = v->tile.cols = 0;
+        v->tile_order = GG_TILE_ROWS;
+        return 0;
+    }
+    if (n > 1 && (s[n - 1] == 'c' || s[n - 1] == 'z')) {
+        ord = s[n - 1] == 'c' ? GG_TILE_COLS : GG_TILE_Z;
+        n--;
+    }
+    const char *x = memchr(s, 'x', n);
+    long w = -1, h = -1;
+    if (x) {
+        w = parse_count(s, (size_t)(x - s), 1000000);
+        h = parse_count(x + 1, n - (size_t)(x - s) - 1, 1000000);
+    }
+    if (w < 1 || h < 1)
+        return gen_fail(err, errlen, "tile: '%.*s' is not allowed; use %s", (int)(n > 40 ? 40 : n), s,
+                       key_allowed[K_TILE]);
+    if (w * h < GG_TILE_MIN)
+        return gen_fail(err, errlen, "tile: %ldx%ld is %ld fragments a draw; W*H must be at least %d "
+                                 "(smaller draws cost more than they can save)", w, h, w * h,
+                       GG_TILE_MIN);
+    v->tile.cols = (int)w;
+    v->tile.rows = (int)h;
+    v->tile_order = ord;
+    return 0;
+}
+
 static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *err, size_t errlen)
 {
     int i = -1;
@@ -259,6 +318,19 @@ static int parse_value(int key, const char *s, size_t n, gg_variant *v, char *er
     case K_FETCH:
         if ((i = find_word(fetch_names, GG_FETCH_COUNT, s, n)) >= 0) {
             v->fetch = (gg_fetch)i;
+            return 0;
+        }
+        break;
+    case K_TILE: return parse_tile(s, n, v, err, errlen);
+    case K_KU:
+        if (n == 1 && (s[0] == '1' || s[0] == '2' || s[0] == '4')) {
+            v->ku = s[0] - '0';
+            return 0;
+        }
+        break;
+    case K_ORDER:
+        if ((i = find_word(order_names, GG_ORDER_COUNT, s, n)) >= 0) {
+            v->order = (gg_order)i;
             return 0;
         }
         break;
@@ -372,6 +444,9 @@ int gen_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
     }
     if (check_blk(&v, err, errlen))
         return -1;
+    if (v.ku > 1 && v.unroll)
+        return gen_fail(err, errlen, "ku: %d k-steps a loop iteration needs unroll=0 (unroll=1 writes "
+                                 "the whole k loop out)", v.ku);
     /* Image loads and stores name their profile themselves (SPEC.md): without
      * a profile key, the lowest with them for the API of the profile in force
      * (430 on desktop GL, 310es on GLES). */
@@ -399,7 +474,14 @@ char *gen_variant_format(const gg_variant *v, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, ",out=image,blk=%dx%d", v->blk.rows,
                                  v->blk.cols);
     if (v->fetch != GG_FETCH_TEXTURE && used < len)
-        snprintf(buf + used, len - used, ",fetch=%s", gen_fetch_name(v->fetch));
+        used += (size_t)snprintf(buf + used, len - used, ",fetch=%s", gen_fetch_name(v->fetch));
+    char tile[32];
+    if (v->tile.rows && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ",tile=%s", gen_tile_format(v, tile, sizeof tile));
+    if (v->ku != 1 && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ",ku=%d", v->ku);
+    if (v->order != GG_ORDER_PLAIN && used < len)
+        snprintf(buf + used, len - used, ",order=%s", gen_order_name(v->order));
     return buf;
 }
 
@@ -409,7 +491,9 @@ bool gen_variant_equal(const gg_variant *a, const gg_variant *b)
            a->mc.cols == b->mc.cols && a->np == b->np && a->unroll == b->unroll &&
            a->profile == b->profile && a->compiler == b->compiler && a->acc == b->acc &&
            a->store == b->store && a->out == b->out && a->blk.rows == b->blk.rows &&
-           a->blk.cols == b->blk.cols && a->fetch == b->fetch;
+           a->blk.cols == b->blk.cols && a->fetch == b->fetch && a->tile.rows == b->tile.rows &&
+           a->tile.cols == b->tile.cols && a->tile_order == b->tile_order && a->ku == b->ku &&
+           a->order == b->order;
 }
 
 /* Combinations that cannot exist on any card (why filled), 0 when none. */
@@ -469,6 +553,11 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
         return gen_fail(why, whylen, "store=f16x8 needs unsigned integer textures and "
                                  "unpackHalf2x16 (GLSL 3.30 with GL_ARB_shading_language_packing, "
                                  "4.20, ES 3.00), not profile 120");
+    if (v->order == GG_ORDER_KX)
+        return gen_fail(why, whylen, "order=kx: not built yet");
+    if (v->tile.rows && v->fetch == GG_FETCH_UBO)
+        return gen_fail(why, whylen, "tile=%dx%d: fetch=ubo draws in strips of %d fragment rows of its "
+                                 "own, one draw each", v->tile.cols, v->tile.rows, GG_UBO_STRIP);
     if (v->fetch == GG_FETCH_BUFFER && ch == 3)
         return gen_fail(why, whylen, "fetch=buffer takes 1, 2 or 4 channels a texel, not 3 (mc=%dx%d)",
                        v->mc.rows, v->mc.cols);

@@ -225,6 +225,8 @@ static bool read_back(run_state *s, float *c)
 static void cleanup(run_state *s)
 {
     const gg_split *sp = &s->sp;
+    free(s->tiles);
+    s->tiles = NULL;
     if (s->atex && !s->inputs_cached) {
         if (s->ubo)
             glDeleteBuffers(sp->mblocks * sp->kblocks, s->atex);
@@ -411,6 +413,17 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
         return;
     }
     s->ubo = v->fetch == GG_FETCH_UBO;
+    if (v->tile.rows) {
+        int nt = gen_tile_boxes(v, s->L->tgt_w, s->L->tgt_h, NULL, 0);
+        s->tiles = nt > 0 ? malloc((size_t)nt * sizeof *s->tiles) : NULL;
+        if (!s->tiles) {
+            host_run_fail(s, nt < 0 ? GG_UNSUPPORTED : GG_GL_ERROR, nt < 0 ? "tile=%dx%d: more than %d "
+                 "draws a pass over %dx%d fragments" : "tile=%dx%d: out of memory (%d draws over %dx%d)",
+                 v->tile.cols, v->tile.rows, nt < 0 ? GG_MAX_TILES : nt, s->L->tgt_w, s->L->tgt_h);
+            return;
+        }
+        s->ntiles = gen_tile_boxes(v, s->L->tgt_w, s->L->tgt_h, s->tiles, nt);
+    }
     if (s->ubo) {
         GLint max_block = 0, align = 0;
         glGetIntegerv(GL_MAX_UNIFORM_BLOCK_SIZE, &max_block);

@@ -35,6 +35,8 @@ typedef struct {
     bool img;             /* out=image */
     bool ubo;             /* fetch=ubo: atex are uniform buffers of strip chunks */
     long ubo_stride;      /* fetch=ubo: bytes from one chunk to the next (aligned) */
+    gg_box *tiles;        /* tile=WxH: the tiles of a pass in drawing order (gen_tile_boxes) */
+    int ntiles;           /* 0 or 1: one draw a pass */
     GLuint nofbo;         /* out=image: the framebuffer with no attachment drawn into */
     int tch;              /* floats a target texel holds as uploaded */
     int ncb;              /* C blocks: mblocks * nblocks */

@@ -328,27 +328,27 @@ static void sent(run_state *s, long f)
     }
 }
 
-/* Rows y0 .. y0+h-1 of the viewport (the whole of it, or a fetch=ubo
- * strip, scissor already on) in draws of at most s->cap fragments, each
- * followed by a glFinish once the bound's worth of work is in flight. */
-static void draw_region(run_state *s, int y0, int h, bool strip)
+/* The box x0, y0, w x h of the viewport (the whole of it, a tile=WxH
+ * tile or a fetch=ubo strip; scissor already on where `scissored`) in
+ * draws of at most s->cap fragments, each followed by a glFinish once the
+ * bound's worth of work is in flight. */
+static void draw_region(run_state *s, int x0, int y0, int w, int h, bool scissored)
 {
-    int w = s->L->tgt_w;
     long total = (long)w * h;
     if (!s->calibrating && s->cap >= total) {
-        if (strip)
-            glScissor(0, y0, w, h);
+        if (scissored)
+            glScissor(x0, y0, w, h);
         glDrawArrays(GL_TRIANGLES, 0, 3);
         sent(s, total);
         return;
     }
-    if (!strip)
+    if (!scissored)
         glEnable(GL_SCISSOR_TEST);
     int cx = 0, cy = 0;
     gg_draw_rect r;
     long f;
     while ((f = host_draw_next(w, h, s->cap, &cx, &cy, &r)) > 0) {
-        glScissor(r.x, y0 + r.y, r.w, r.h);
+        glScissor(x0 + r.x, y0 + r.y, r.w, r.h);
         if (s->calibrating) {
             glFinish();
             double t0 = base_now_s();
@@ -361,27 +361,35 @@ static void draw_region(run_state *s, int y0, int h, bool strip)
             sent(s, f);
         }
     }
-    if (!strip)
+    if (!scissored)
         glDisable(GL_SCISSOR_TEST);
 }
 
-/* One pass's draw: the whole viewport, or (fetch=ubo) one draw per strip
+/* One pass's draw: the whole viewport, its tiles in the variant's order
+ * (tile=WxH: one scissored draw each), or (fetch=ubo) one draw per strip
  * with the strip's chunk of A bound at binding 0 (scissored to the strip);
- * either cut by the long-draw bound. */
+ * each cut by the long-draw bound. */
 static void draw_pass(run_state *s, GLuint abuf, int pass)
 {
-    if (!s->ubo) {
-        draw_region(s, 0, s->L->tgt_h, false);
+    const gg_layout *L = s->L;
+    if (!s->ubo && s->ntiles > 1) {
+        glEnable(GL_SCISSOR_TEST);
+        for (int t = 0; t < s->ntiles; t++)
+            draw_region(s, s->tiles[t].x, s->tiles[t].y, s->tiles[t].w, s->tiles[t].h, true);
+        glDisable(GL_SCISSOR_TEST);
         return;
     }
-    const gg_layout *L = s->L;
+    if (!s->ubo) {
+        draw_region(s, 0, 0, L->tgt_w, L->tgt_h, false);
+        return;
+    }
     int strips = L->tgt_h / GG_UBO_STRIP;
     glEnable(GL_SCISSOR_TEST);
     for (int st = 0; st < strips; st++) {
         glBindBufferRange(GL_UNIFORM_BUFFER, 0, abuf,
                           (GLintptr)(((long)pass * strips + st) * s->ubo_stride),
                           (GLsizeiptr)(L->ubo_vec4s * 16));
-        draw_region(s, st * GG_UBO_STRIP, GG_UBO_STRIP, true);
+        draw_region(s, 0, st * GG_UBO_STRIP, L->tgt_w, GG_UBO_STRIP, true);
     }
     glDisable(GL_SCISSOR_TEST);
 }

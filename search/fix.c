@@ -68,6 +68,12 @@ int search_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
         case GG_KEY_OUT: fix->v.out = one.out; break;
         case GG_KEY_BLK: fix->v.blk = one.blk; break;
         case GG_KEY_FETCH: fix->v.fetch = one.fetch; break;
+        case GG_KEY_TILE:
+            fix->v.tile = one.tile;
+            fix->v.tile_order = one.tile_order;
+            break;
+        case GG_KEY_KU: fix->v.ku = one.ku; break;
+        case GG_KEY_ORDER: fix->v.order = one.order; break;
         }
         fix->mask |= bit;
         if ((fix->mask & GG_KEY_BLK) && (fix->mask & GG_KEY_OUT) && fix->v.out != GG_OUT_IMAGE) {
@@ -82,7 +88,10 @@ int search_fix_parse(const char *text, gg_fix *fix, char *err, size_t errlen)
 
 char *search_fix_format(const gg_fix *fix, char *buf, size_t len)
 {
-    /* Cut the canonical form down to the held keys, in the table's order. */
+    /* Cut the canonical form down to the held keys, in the table's order;
+     * the last four (fetch, tile, ku, order), which the canonical form
+     * leaves out at their defaults, written out here. */
+    unsigned tail = GG_KEY_FETCH | GG_KEY_TILE | GG_KEY_KU | GG_KEY_ORDER;
     char canon[GG_VARIANT_TEXT];
     gg_variant v = fix->v;
     if (fix->mask & GG_KEY_BLK)
@@ -94,13 +103,28 @@ char *search_fix_format(const gg_fix *fix, char *buf, size_t len)
     for (char *t = strtok_r(canon, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         for (size_t i = 0; i < GG_KEY_COUNT; i++) {
             size_t kl = strlen(gen_keys[i].name);
-            if ((fix->mask & gen_keys[i].bit) && !strncmp(t, gen_keys[i].name, kl) && t[kl] == '=') {
+            if ((fix->mask & gen_keys[i].bit & ~tail) && !strncmp(t, gen_keys[i].name, kl) &&
+                t[kl] == '=') {
                 int w = snprintf(buf + o, len > o ? len - o : 0, "%s%s", o ? "," : "", t);
                 if (w > 0)
                     o += (size_t)w;
             }
         }
     }
+    char tile[32], ku[8];
+    snprintf(ku, sizeof ku, "%d", fix->v.ku);
+    const char *vals[4] = {gen_fetch_name(fix->v.fetch),
+                           fix->v.tile.rows ? gen_tile_format(&fix->v, tile, sizeof tile) : "none",
+                           ku, gen_order_name(fix->v.order)};
+    const unsigned bits[4] = {GG_KEY_FETCH, GG_KEY_TILE, GG_KEY_KU, GG_KEY_ORDER};
+    const char *names[4] = {"fetch", "tile", "ku", "order"};
+    for (int i = 0; i < 4; i++)
+        if (fix->mask & bits[i]) {
+            int w = snprintf(buf + o, len > o ? len - o : 0, "%s%s=%s", o ? "," : "", names[i],
+                             vals[i]);
+            if (w > 0)
+                o += (size_t)w;
+        }
     return buf;
 }
 
@@ -116,5 +140,8 @@ bool search_fix_matches(const gg_fix *fix, const gg_variant *v)
            (!(m & GG_KEY_ACC) || f->acc == v->acc) && (!(m & GG_KEY_STORE) || f->store == v->store) &&
            (!(m & GG_KEY_OUT) || f->out == v->out) &&
            (!(m & GG_KEY_BLK) || (f->blk.rows == v->blk.rows && f->blk.cols == v->blk.cols)) &&
-           (!(m & GG_KEY_FETCH) || f->fetch == v->fetch);
+           (!(m & GG_KEY_FETCH) || f->fetch == v->fetch) &&
+           (!(m & GG_KEY_TILE) || (f->tile.rows == v->tile.rows && f->tile.cols == v->tile.cols &&
+                                   f->tile_order == v->tile_order)) &&
+           (!(m & GG_KEY_KU) || f->ku == v->ku) && (!(m & GG_KEY_ORDER) || f->order == v->order);
 }

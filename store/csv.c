@@ -12,12 +12,12 @@
 
 static const char *const columns[GG_CSV_COLUMNS] = {
     "card",    "m",     "n",        "k",   "mrt",    "mc",      "np",     "unroll",
-    "profile", "compiler", "acc",   "store", "out",  "blk",     "fetch",  "passes",
-    "status", "seconds", "gflops", "rel_err",
+    "profile", "compiler", "acc",   "store", "out",  "blk",     "fetch",  "tile",
+    "ku",      "order", "passes", "status", "seconds", "gflops", "rel_err",
 };
-enum { C_CARD, C_M, C_N, C_K, C_MRT, C_V0 = C_MRT, C_STORE = 11, C_OUT, C_BLK, C_FETCH, C_PASSES,
-       C_STATUS, C_SECONDS, C_GFLOPS, C_RELERR };
-#define VARIANT_COLUMNS 8 /* mrt .. store: canonical values; then out, blk, fetch */
+enum { C_CARD, C_M, C_N, C_K, C_MRT, C_V0 = C_MRT, C_STORE = 11, C_OUT, C_BLK, C_FETCH, C_TILE,
+       C_KU, C_ORDER, C_PASSES, C_STATUS, C_SECONDS, C_GFLOPS, C_RELERR };
+#define VARIANT_COLUMNS 8 /* mrt .. store: canonical values; then out, blk, fetch, tile, ku, order */
 
 /* The shortest %g form that reads back as x. */
 static void shortest(char *out, size_t n, double x)
@@ -39,7 +39,7 @@ int store_csv_format(char *buf, size_t len, const char *card, const gg_problem *
         !isfinite(m->gflops) || isnan(m->rel_err) || (unsigned)m->status >= GG_STATUS_COUNT)
         return -1;
     /* The variant's values, in canonical order, from its canonical form. */
-    char vcols[GG_VARIANT_TEXT + 32] = ",,,,,,,,,,";
+    char vcols[GG_VARIANT_TEXT + 64] = ",,,,,,,,,,,,,";
     if (v) {
         char canon[GG_VARIANT_TEXT];
         gen_variant_format(v, canon, sizeof canon);
@@ -64,10 +64,12 @@ int store_csv_format(char *buf, size_t len, const char *card, const gg_problem *
         char blk[32] = "-";
         if (v->out == GG_OUT_IMAGE)
             snprintf(blk, sizeof blk, "%dx%d", v->blk.rows, v->blk.cols);
-        if (o + 64 > sizeof vcols)
+        char tile[32];
+        gen_tile_format(v, tile, sizeof tile);
+        if (o + 96 > sizeof vcols)
             return -1;
-        snprintf(vcols + o, sizeof vcols - o, ",%s,%s,%s", gen_out_name(v->out), blk,
-                 gen_fetch_name(v->fetch));
+        snprintf(vcols + o, sizeof vcols - o, ",%s,%s,%s,%s,%d,%s", gen_out_name(v->out), blk,
+                 gen_fetch_name(v->fetch), tile, v->ku, gen_order_name(v->order));
     }
     char secs[32], gf[32], rel[32] = "";
     shortest(secs, sizeof secs, m->seconds);
@@ -106,7 +108,8 @@ bool store_csv_is_old_header(const char *line)
 {
     size_t n = content_length(line);
     return (n == strlen(GG_CSV_HEADER_V1) && !strncmp(line, GG_CSV_HEADER_V1, n)) ||
-           (n == strlen(GG_CSV_HEADER_V2) && !strncmp(line, GG_CSV_HEADER_V2, n));
+           (n == strlen(GG_CSV_HEADER_V2) && !strncmp(line, GG_CSV_HEADER_V2, n)) ||
+           (n == strlen(GG_CSV_HEADER_V3) && !strncmp(line, GG_CSV_HEADER_V3, n));
 }
 
 /* A whole-field integer in [lo, hi]: digits only (a leading '-' when lo < 0),
@@ -179,7 +182,8 @@ int store_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p,
 
     char *f[GG_CSV_COLUMNS];
     int count = 0;
-    static char f32[] = "f32", rt[] = "rt", none[] = "-", texture[] = "texture";
+    static char f32[] = "f32", rt[] = "rt", none[] = "-", texture[] = "texture", one[] = "1",
+                plain[] = "plain";
     for (char *s = buf;; s++) {
         if (count == GG_CSV_COLUMNS)
             return gen_fail(err, errlen, "CSV row has more than %d columns", GG_CSV_COLUMNS);
@@ -203,8 +207,16 @@ int store_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p,
         f[C_FETCH] = texture;
         count += 3;
     }
+    if (count == 20) {
+        /* A row from before tile, ku, order (GG_CSV_HEADER_V3): no tiles, ku=1, order=plain. */
+        memmove(f + C_TILE + 3, f + C_TILE, (20 - C_TILE) * sizeof *f);
+        f[C_TILE] = none;
+        f[C_KU] = one;
+        f[C_ORDER] = plain;
+        count += 3;
+    }
     if (count != GG_CSV_COLUMNS)
-        return gen_fail(err, errlen, "CSV row has %d columns, need %d (%s), or 17 or 16 (older "
+        return gen_fail(err, errlen, "CSV row has %d columns, need %d (%s), or 20, 17 or 16 (older "
                        "files)", count, GG_CSV_COLUMNS, GG_CSV_HEADER);
 
     if (!base_card_slug_ok(f[C_CARD]) || strlen(f[C_CARD]) >= cardlen)
@@ -239,9 +251,17 @@ int store_csv_parse(const char *line, char *card, size_t cardlen, gg_problem *p,
         o += (size_t)snprintf(text + o, sizeof text - o, ",out=image,blk=%s", f[C_BLK]);
     if (strcmp(f[C_FETCH], "texture"))
         o += (size_t)snprintf(text + o, sizeof text - o, ",fetch=%s", f[C_FETCH]);
-    if (o >= sizeof text || strpbrk(f[C_BLK], "= \t") || strpbrk(f[C_FETCH], "= \t"))
-        return gen_fail(err, errlen, "CSV columns blk, fetch: '%.40s', '%.40s' are not values",
-                       f[C_BLK], f[C_FETCH]);
+    if (strcmp(f[C_TILE], "-"))
+        o += (size_t)snprintf(text + o, sizeof text - o, ",tile=%s", f[C_TILE]);
+    if (strcmp(f[C_KU], "1"))
+        o += (size_t)snprintf(text + o, sizeof text - o, ",ku=%s", f[C_KU]);
+    if (strcmp(f[C_ORDER], "plain"))
+        o += (size_t)snprintf(text + o, sizeof text - o, ",order=%s", f[C_ORDER]);
+    for (int c = C_BLK; c <= C_ORDER; c++)
+        if (!*f[c] || strpbrk(f[c], "= \t"))
+            return gen_fail(err, errlen, "CSV column %s: '%.40s' is not a value", columns[c], f[c]);
+    if (o >= sizeof text)
+        return gen_fail(err, errlen, "CSV variant columns too long");
     char verr[256];
     if (gen_variant_parse(text, NULL, v, verr, sizeof verr))
         return gen_fail(err, errlen, "CSV variant columns: %s", verr);

@@ -2,13 +2,17 @@
  * No GL here; search/ reads its tuning records with store_csv_parse().
  *
  * Columns, in order (GG_CSV_HEADER):
- *   card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,passes,status,
- *   seconds,gflops,rel_err
+ *   card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,tile,ku,order,
+ *   passes,status,seconds,gflops,rel_err
  *  - store, then out, blk and fetch (the variant keys, in the canonical
  *    form's order) are newer than SPEC.md's list: rows and headers from
  *    before them (GG_CSV_HEADER_V1, 16 columns, without store;
  *    GG_CSV_HEADER_V2, 17 columns, without out, blk, fetch) still parse, as
- *    store=f32, out=rt, fetch=texture; rows are written with all of them.
+ *    store=f32, out=rt, fetch=texture; nor do those from before tile, ku
+ *    and order (GG_CSV_HEADER_V3, 20 columns: tile -, ku 1, order plain);
+ *    rows are written with all of them.
+ *  - tile is `-` without tiles, else WxH[c|z] as the variant writes it; ku
+ *    and order are always written (1 and plain by default).
  *  - blk is `-` for out=rt (a block is given only with out=image); fetch is
  *    always written (texture by default).
  *  - card: a card slug (base/slug.h: the results/ folder's name).
@@ -19,7 +23,7 @@
  *    number >= 0 (inf when an element had S == 0 and C != R).
  *  - Numbers are printed in the shortest form that reads back to the same
  *    double.  No quoting, no spaces; rows end without a newline here.
- *  - Parsing is strict: exactly 20 fields (or 16 or 17, the old ones), every one well formed and
+ *  - Parsing is strict: exactly 23 fields (or 16, 17 or 20, the old ones), every one well formed and
  *    canonical (one optional trailing "\n" or "\r\n"); otherwise -1 and one
  *    line naming the column and the value.
  */
@@ -34,17 +38,20 @@
 #include "base/slug.h"
 
 #define GG_CSV_HEADER                                                                      \
+    "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,tile,ku,order,passes," \
+    "status,seconds,gflops,rel_err"
+#define GG_CSV_HEADER_V3                                                                   \
     "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,passes,status,seconds," \
     "gflops,rel_err"
 #define GG_CSV_HEADER_V2                                                                   \
     "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,passes,status,seconds,gflops,rel_err"
 #define GG_CSV_HEADER_V1                                                                   \
     "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,passes,status,seconds,gflops,rel_err"
-#define GG_CSV_COLUMNS 20
-#define GG_CSV_VARIANT_COLUMNS 11 /* mrt .. fetch */
+#define GG_CSV_COLUMNS 23
+#define GG_CSV_VARIANT_COLUMNS 14 /* mrt .. order */
 #define GG_CSV_ROW_MAX 512 /* enough for any row store_csv_format() writes */
 
-/* Writes one row into buf (no newline).  v NULL leaves the eleven variant
+/* Writes one row into buf (no newline).  v NULL leaves the fourteen variant
  * columns empty (the CPU BLAS row of bench).  Returns 0, or -1 when the card
  * is not a slug, a number is out of its column's range, or len is too small
  * (buf then holds an empty string). */

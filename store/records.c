@@ -124,9 +124,11 @@ static int cut(gg_records *r, size_t at, char *err, size_t errlen)
 }
 
 /* A file from before some variant columns (GG_CSV_HEADER_V1 without store,
- * _V2 without out, blk, fetch): rewritten with today's header, every whole
- * line of 16 fields given "f32,rt,-,texture," after its acc and every one of
- * 17 fields "rt,-,texture," after its store (other lines, a torn last one
+ * _V2 without out, blk, fetch, _V3 without tile, ku, order): rewritten with
+ * today's header, every whole line of 16 fields given
+ * "f32,rt,-,texture,-,1,plain," after its acc, every one of 17 fields
+ * "rt,-,texture,-,1,plain," after its store and every one of 20 "-,1,plain,"
+ * after its fetch (other lines, a torn last one
  * included, kept as they are), so new rows never land under an old header.  Written atomically beside it, then
  * r->fd becomes the new file, locked (a tune that opens the new file in
  * between wins: this one is refused as "in use").  0, or -1 with err. */
@@ -135,7 +137,7 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
     const char *nl = memchr(buf, '\n', len);
     size_t cap = len + strlen(GG_CSV_HEADER) + 2, o = 0;
     for (size_t i = 0; i < len; i++)
-        cap += buf[i] == '\n' ? 32 : 0; /* ",f32" and ",rt,-,texture" a row, and more */
+        cap += buf[i] == '\n' ? 40 : 0; /* "f32,rt,-,texture,-,1,plain," a row at most */
     char *text = malloc(cap);
     if (!text) {
         snprintf(err, errlen, "out of memory rewriting %s", r->path);
@@ -144,7 +146,8 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
     o += (size_t)snprintf(text, cap, "%s\n", GG_CSV_HEADER);
     for (size_t pos = (size_t)(nl - buf) + 1; pos < len;) {
         const char *line = buf + pos, *end = memchr(line, '\n', len - pos);
-        size_t n = end ? (size_t)(end - line) + 1 : len - pos, commas = 0, at11 = 0, at12 = 0;
+        size_t n = end ? (size_t)(end - line) + 1 : len - pos, commas = 0, at11 = 0, at12 = 0,
+               at15 = 0;
         for (size_t i = 0; i < n; i++)
             if (line[i] == ',') {
                 commas++;
@@ -152,11 +155,16 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
                     at11 = i + 1; /* after acc: where store goes */
                 if (commas == 12)
                     at12 = i + 1; /* after store: where out, blk, fetch go */
+                if (commas == 15)
+                    at15 = i + 1; /* after fetch: where tile, ku, order go */
             }
         /* 16 fields (no store): store and the rest after acc; 17 (no out,
-         * blk, fetch): those after store; other lines as they are. */
-        const char *ins = end && commas == 15 ? "f32,rt,-,texture," : end && commas == 16 ? "rt,-,texture," : NULL;
-        size_t at = commas == 15 ? at11 : at12;
+         * blk, fetch): those after store; 20 (no tile, ku, order): those
+         * after fetch; other lines as they are. */
+        const char *ins = !end ? NULL : commas == 15 ? "f32,rt,-,texture,-,1,plain,"
+                          : commas == 16 ? "rt,-,texture,-,1,plain,"
+                          : commas == 19 ? "-,1,plain," : NULL;
+        size_t at = commas == 15 ? at11 : commas == 16 ? at12 : at15;
         if (ins) {
             size_t il = strlen(ins);
             memcpy(text + o, line, at);
@@ -187,8 +195,9 @@ static int migrate(gg_records *r, const char *buf, size_t len, char *err, size_t
     fchmod(fd, 0644); /* as the file was made; the temporary one is private */
     close(r->fd);
     r->fd = fd;
-    fprintf(stderr, "note: %s: rewritten with today's columns (store, out, blk, fetch: its rows "
-                    "are store=f32 or as they say, out=rt, fetch=texture)\n", r->path);
+    fprintf(stderr, "note: %s: rewritten with today's columns (store, out, blk, fetch, tile, ku, "
+                    "order: its rows are as they say, else store=f32, out=rt, fetch=texture, no "
+                    "tiles, ku=1, order=plain)\n", r->path);
     return 0;
 }
 

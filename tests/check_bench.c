@@ -138,9 +138,9 @@ START_TEST(failed_row_and_missing_best)
     ck_assert_int_eq(tu_count_lines(csv), 1 + 5);
     ck_assert_ptr_null(strstr(csv, "\nbest,"));
     ck_assert_ptr_nonnull(strstr(csv, "\nnv-single,synth,64,64,64,1x1,2x2,128,1,330,glsl,pingpong,f32,rt,"
-                                      "-,texture,3,wrong_result,"));
+                                      "-,texture,-,1,plain,3,wrong_result,"));
     /* The CPU row: eleven empty variant columns, passes 0, ratio 1. */
-    ck_assert_ptr_nonnull(strstr(csv, "\ncpu-blas,synth,64,64,64,,,,,,,,,,,,0,ok,"));
+    ck_assert_ptr_nonnull(strstr(csv, "\ncpu-blas,synth,64,64,64,,,,,,,,,,,,,,,0,ok,"));
     ck_assert_ptr_nonnull(strstr(csv, ",2e-07,1\n"));
     free(csv);
 
@@ -517,7 +517,7 @@ START_TEST(cli_bench_rows_and_ratios)
     ck_assert_int_eq(tu_count_lines(out), 1 + 5);
     const char *cpu = find_row(out, "cpu-blas");
     ck_assert_ptr_nonnull(cpu);
-    double cpu_gf = csv_num(cpu, 19);
+    double cpu_gf = csv_num(cpu, 22);
     ck_assert(cpu_gf > 0);
     const char *names[] = {"larsen", "nv-multi", "nv-single", "tfjs", "cpu-blas"};
     for (int i = 0; i < 5; i++) {
@@ -525,7 +525,7 @@ START_TEST(cli_bench_rows_and_ratios)
         ck_assert_msg(row != NULL, "no %s row", names[i]);
         ck_assert_msg(!strncmp(row + strlen(names[i]) + 1, "llvmpipe,24,24,24,", 18), "%s", row);
         ck_assert_msg(strstr(row, ",ok,") != NULL, "%s not ok: %.200s", names[i], row);
-        double gf = csv_num(row, 19), ratio = csv_num(row, 21);
+        double gf = csv_num(row, 22), ratio = csv_num(row, 24);
         ck_assert(gf > 0);
         ck_assert_msg(fabs(ratio - gf / cpu_gf) <= 1e-5 * (gf / cpu_gf), "%s: ratio %g, %g/%g",
                       names[i], ratio, gf, cpu_gf);

@@ -10,7 +10,11 @@
 START_TEST(csv_header)
 {
     ck_assert_str_eq(GG_CSV_HEADER, "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,"
-                                    "out,blk,fetch,passes,status,seconds,gflops,rel_err");
+                                    "out,blk,fetch,tile,ku,order,passes,status,seconds,gflops,rel_err");
+    /* SPEC.md's list from before tile, ku and order: an old header. */
+    ck_assert_str_eq(GG_CSV_HEADER_V3, "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,"
+                                       "out,blk,fetch,passes,status,seconds,gflops,rel_err");
+    ck_assert(store_csv_is_old_header(GG_CSV_HEADER_V3));
     /* SPEC.md's list from before out, blk and fetch: still a header, an old one. */
     ck_assert_str_eq(GG_CSV_HEADER_V2, "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,"
                                        "passes,status,seconds,gflops,rel_err");
@@ -42,30 +46,37 @@ static const struct {
 } rows[] = {
     {"llvmpipe", 7, 13, 5, "mrt=2x2,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
      1, GG_OK, 0.25, 0.00364, 1.5e-7,
-     "llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,1,ok,0.25,0.00364,1.5e-07"},
+     "llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,-,1,plain,1,ok,0.25,0.00364,1.5e-07"},
     {"nvidia-h100-80gb-hbm3", 1024, 1024, 1024, "nv-single", 8, GG_OK, 0.0123456789012345,
      174.12345678901234, 3.0517578125e-05, NULL},
     {"llvmpipe", 1, 1, 1, "larsen,profile=120,acc=copy", 1, GG_WRONG_RESULT, 1e-7, 0, 0.5,
-     "llvmpipe,1,1,1,1x1,1x1,all,0,120,glsl,copy,f32,rt,-,texture,1,wrong_result,1e-07,0,0.5"},
+     "llvmpipe,1,1,1,1x1,1x1,all,0,120,glsl,copy,f32,rt,-,texture,-,1,plain,1,wrong_result,1e-07,0,0.5"},
     {"mesa-intel-uhd-620", 67, 45, 83, "mrt=1x8,mc=2x2,np=3,unroll=1,profile=300es,acc=blend", 7,
      GG_COMPILE_ERROR, 0, 0, -1,
-     "mesa-intel-uhd-620,67,45,83,1x8,2x2,3,1,300es,glsl,blend,f32,rt,-,texture,7,compile_error,0,0,"},
+     "mesa-intel-uhd-620,67,45,83,1x8,2x2,3,1,300es,glsl,blend,f32,rt,-,texture,-,1,plain,7,compile_error,0,0,"},
     {"a", 2147483647, 3, 4, "compiler=spirv", 0, GG_UNSUPPORTED, 0, 0, -1, NULL},
     {"x-1", 5, 5, 5, "tfjs", 1, GG_WRONG_RESULT, 2.5, 0, INFINITY,
-     "x-1,5,5,5,1x1,2x2,all,0,330,glsl,pingpong,f32,rt,-,texture,1,wrong_result,2.5,0,inf"},
+     "x-1,5,5,5,1x1,2x2,all,0,330,glsl,pingpong,f32,rt,-,texture,-,1,plain,1,wrong_result,2.5,0,inf"},
     {"llvmpipe", 67, 45, 83, "mrt=2x4,mc=4x1,np=32,unroll=1,acc=blend,store=f16", 3, GG_OK, 0.5,
-     0.125, 1e-7, "llvmpipe,67,45,83,2x4,4x1,32,1,330,glsl,blend,f16,rt,-,texture,3,ok,0.5,0.125,1e-07"},
+     0.125, 1e-7, "llvmpipe,67,45,83,2x4,4x1,32,1,330,glsl,blend,f16,rt,-,texture,-,1,plain,3,ok,0.5,0.125,1e-07"},
     {"llvmpipe", 9, 9, 9, "nv-multi", 2, GG_OK, 1.0 / 3.0, 2.0 / 3.0, 1.0 / 7.0, NULL},
     {"nvidia-h200", 4096, 4096, 4096, "mc=4x1,np=512,profile=430,out=image,blk=16x8", 8, GG_OK,
      0.147, 933.5, 9.1e-8,
-     "nvidia-h200,4096,4096,4096,1x1,4x1,512,0,430,glsl,pingpong,f32,image,16x8,texture,8,ok,0.147,"
+     "nvidia-h200,4096,4096,4096,1x1,4x1,512,0,430,glsl,pingpong,f32,image,16x8,texture,-,1,plain,8,ok,0.147,"
      "933.5,9.1e-08"},
     {"llvmpipe", 37, 53, 71, "mc=1x4,profile=310es,out=image,blk=4x8,fetch=texelfetch", 3, GG_OK,
      0.001, 1.5, 1e-7,
-     "llvmpipe,37,53,71,1x1,1x4,all,0,310es,glsl,pingpong,f32,image,4x8,texelfetch,3,ok,0.001,1.5,"
+     "llvmpipe,37,53,71,1x1,1x4,all,0,310es,glsl,pingpong,f32,image,4x8,texelfetch,-,1,plain,3,ok,0.001,1.5,"
      "1e-07"},
     {"llvmpipe", 37, 53, 71, "mrt=2x1,mc=1x4,profile=430,fetch=buffer", 1, GG_OK, 0.001, 1.5, 1e-7,
-     "llvmpipe,37,53,71,2x1,1x4,all,0,430,glsl,pingpong,f32,rt,-,buffer,1,ok,0.001,1.5,1e-07"},
+     "llvmpipe,37,53,71,2x1,1x4,all,0,430,glsl,pingpong,f32,rt,-,buffer,-,1,plain,1,ok,0.001,1.5,1e-07"},
+    {"llvmpipe", 64, 64, 64, "mc=1x4,out=image,blk=12x8,fetch=texelfetch,tile=64x32z,ku=4", 1, GG_OK,
+     0.001, 1.5, 1e-7,
+     "llvmpipe,64,64,64,1x1,1x4,all,0,430,glsl,pingpong,f32,image,12x8,texelfetch,64x32z,4,plain,1,"
+     "ok,0.001,1.5,1e-07"},
+    {"llvmpipe", 64, 64, 64, "mrt=2x2,mc=2x2,np=8,tile=128x8c,ku=2", 2, GG_OK, 0.001, 1.5, 1e-7,
+     "llvmpipe,64,64,64,2x2,2x2,8,0,330,glsl,pingpong,f32,rt,-,texture,128x8c,2,plain,2,ok,0.001,"
+     "1.5,1e-07"},
 };
 
 START_TEST(csv_round_trip)
@@ -136,10 +147,10 @@ START_TEST(csv_format_rejects)
     char row[GG_CSV_ROW_MAX];
     ck_assert_int_eq(store_csv_format(row, sizeof row, "llvmpipe", &p, &v, &m), 0);
     ck_assert_str_eq(row, "llvmpipe,1024,1024,1024,1x1,1x1,all,0,330,glsl,pingpong,f32,rt,-,texture,"
-                          "0,ok,0,0,");
+                          "-,1,plain,0,ok,0,0,");
     /* No variant: the CPU BLAS row of bench. */
     ck_assert_int_eq(store_csv_format(row, sizeof row, "llvmpipe", &p, NULL, &m), 0);
-    ck_assert_str_eq(row, "llvmpipe,1024,1024,1024,,,,,,,,,,,,0,ok,0,0,");
+    ck_assert_str_eq(row, "llvmpipe,1024,1024,1024,,,,,,,,,,,,,,,0,ok,0,0,");
     const char *bad_cards[] = {"", "LLVMpipe", "a b", "a,b", "x_y",
                                "0123456789012345678901234567890123456789012345678901234567890123"};
     for (size_t i = 0; i < sizeof bad_cards / sizeof *bad_cards; i++) {
@@ -188,6 +199,18 @@ static const struct {
     {"llvmpipe,7,13,5,1x1,1x4,16,0,430,glsl,pingpong,f32,rt,-,,1,ok,0.25,0.00364,1.5e-07",
      "fetch"},
     {GOOD ",", "store"}, /* 17 columns: the passes column read as store */
+    {"llvmpipe,7,13,5,1x1,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,-,3,plain,1,ok,0.25,0.00364,1e-07",
+     "ku"},
+    {"llvmpipe,7,13,5,1x1,1x4,16,1,330,glsl,pingpong,f32,rt,-,texture,-,2,plain,1,ok,0.25,0.00364,1e-07",
+     "unroll=0"},
+    {"llvmpipe,7,13,5,1x1,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,-,1,zig,1,ok,0.25,0.00364,1e-07",
+     "order"},
+    {"llvmpipe,7,13,5,1x1,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,4x4,1,plain,1,ok,0.25,0.00364,1e-07",
+     "at least 64"},
+    {"llvmpipe,7,13,5,1x1,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,,1,plain,1,ok,0.25,0.00364,1e-07",
+     "column tile"},
+    {"llvmpipe,7,13,5,1x1,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,64x64q,1,plain,1,ok,0.25,0.00364,1e-07",
+     "tile"},
     {"llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,f64,1,ok,0.25,0.00364,1.5e-07", "store"},
     {"llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,,1,ok,0.25,0.00364,1.5e-07", "column store"},
     {"llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,F16,1,ok,0.25,0.00364,1.5e-07", "store"},
@@ -278,8 +301,8 @@ START_TEST(csv_old_rows_read_as_f32)
     ck_assert_str_eq(gen_variant_format(&v, a, sizeof a),
                      "mrt=2x2,mc=1x4,np=16,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32");
     ck_assert_int_eq(store_csv_format(row, sizeof row, card, &p, &v, &m), 0);
-    ck_assert_str_eq(row, "llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,1,ok,0.25,"
-                          "0.00364,1.5e-07");
+    ck_assert_str_eq(row, "llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,-,1,plain,"
+                          "1,ok,0.25,0.00364,1.5e-07");
     ck_assert_int_eq(store_csv_parse(GOOD17, card, sizeof card, &p, &v, &m, err, sizeof err), 0);
     ck_assert_int_eq(v.store, GG_STORE_F16);
     ck_assert_int_eq(m.passes, 1);

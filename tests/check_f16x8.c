@@ -144,6 +144,11 @@ static const struct {
     /* 2x1: the mirror. */
     {"mc=2x1,np=3,store=f16x8", 10, 10, 10, 4, 4, 4, 2, 16, 4, 5, 10, 2, 1 * (2 + 1) + 1,
      1 * 2 * 2 * 4},
+    /* The ku key past the group's need: 4 steps an iteration, np 3 -> 4. */
+    {"mc=1x4,np=3,ku=4,store=f16x8", 37, 37, 37, 2, 4, 4, 3, 48, 6, 37, 10, 24, 2 * (1 + 4) + 1,
+     1 * 4 * 4 * 4},
+    /* ... and below it: the group's 8 (np 5 -> 8, 19 k-steps in 3 passes). */
+    {"mc=1x1,np=5,ku=2,store=f16x8", 5, 7, 19, 8, 8, 8, 3, 24, 3, 5, 7, 3, 1 + 1 + 1, 8},
 };
 
 START_TEST(f16x8_layout_figures)
@@ -165,7 +170,8 @@ START_TEST(f16x8_layout_figures)
 }
 END_TEST
 
-/* Over a grid: whole groups a loop iteration (and the least such ku),
+/* Over a grid: whole groups a loop iteration (the ku key's, or the least
+ * count that makes whole groups where that is larger),
  * passes on iteration boundaries, the stored sizes f16's divided by the
  * group, the same multiply-adds as store=f16 at the same np, and group
  * times its multiply-adds a texel fetched. */
@@ -174,26 +180,30 @@ START_TEST(f16x8_layout_invariants)
     static const int nps[] = {1, 2, 3, 5, GG_NP_ALL};
     static const int ks[] = {1, 7, 37, 64};
     static const gg_shape mrts[] = {{1, 1}, {2, 2}, {1, 3}};
+    static const int kus[] = {1, 2, 4};
     int checked = 0;
     for (int p = 0; p < NPACK; p++)
         for (size_t a = 0; a < sizeof nps / sizeof *nps; a++)
             for (size_t b = 0; b < sizeof ks / sizeof *ks; b++)
-                for (size_t t = 0; t < sizeof mrts / sizeof *mrts; t++) {
+                for (size_t t = 0; t < sizeof mrts / sizeof *mrts * 3; t++) {
                     gg_variant v;
                     gen_variant_default(&v);
                     v.mc = packings[p];
-                    v.mrt = mrts[t];
+                    v.mrt = mrts[t % 3];
                     v.np = nps[a];
+                    v.ku = kus[t / 3];
                     v.store = GG_STORE_F16X8;
                     gg_layout L, H;
                     ck_assert_int_eq(gen_layout_compute(&v, 9, 11, ks[b], &L), 0);
                     int g = L.group, ch = L.channels;
                     ck_assert_int_eq(g * ch, 8);
+                    /* the least count of steps that makes whole groups of A and B */
+                    int whole = 1;
+                    while (whole * L.a_texels_per_step % g || whole * L.b_texels_per_step % g)
+                        whole *= 2;
+                    ck_assert_int_eq(L.ku, v.ku > whole ? v.ku : whole);
                     ck_assert_int_eq(L.ku * L.a_texels_per_step % g, 0);
                     ck_assert_int_eq(L.ku * L.b_texels_per_step % g, 0);
-                    if (L.ku > 1) /* the least: half of it is not whole groups of both */
-                        ck_assert((L.ku / 2 * L.a_texels_per_step % g) ||
-                                  (L.ku / 2 * L.b_texels_per_step % g));
                     int want = v.np == GG_NP_ALL || v.np > L.ksteps ? L.ksteps : v.np;
                     ck_assert_int_eq(L.np % L.ku, 0);
                     ck_assert(L.np >= want && L.np < want + L.ku);
@@ -206,6 +216,7 @@ START_TEST(f16x8_layout_invariants)
                     gg_variant h = v;
                     h.store = GG_STORE_F16;
                     h.np = L.np;
+                    h.ku = 1;
                     ck_assert_int_eq(gen_layout_compute(&h, 9, 11, L.kpad, &H), 0);
                     ck_assert_int_eq(H.group, 1);
                     ck_assert_int_eq(H.ku, 1);
@@ -224,7 +235,7 @@ START_TEST(f16x8_layout_invariants)
                                             g * gen_layout_mads_per_fetch(&H), 1e-9);
                     checked++;
                 }
-    ck_assert_int_eq(checked, NPACK * 5 * 4 * 3);
+    ck_assert_int_eq(checked, NPACK * 5 * 4 * 3 * 3);
 }
 END_TEST
 
@@ -522,7 +533,7 @@ END_TEST
 
 /* Every packing f16x8 takes, out=rt and out=image, the four fetch paths,
  * np that cut k into several passes, unroll, every acc, transposes, alpha
- * and beta, odd sizes, SPIR-V. */
+ * and beta, odd sizes, SPIR-V, the ku key. */
 static const gemm_case cases[] = {
     {"mrt=2x1,mc=1x4,np=3,store=f16x8,fetch=texelfetch", 37, 29, 53, 0, 0, 1.0f, 0.0f},
     {"mc=2x2,np=2,unroll=1,acc=copy,store=f16x8,fetch=texture", 19, 23, 37, 1, 0, 2.0f, 0.5f},
@@ -545,6 +556,8 @@ static const gemm_case cases[] = {
     {"mrt=2x2,mc=1x4,np=2,compiler=spirv,store=f16x8,fetch=texelfetch", 37, 29, 53, 0, 0, 1.0f,
      0.0f},
     {"mrt=2x4,mc=2x2,np=3,profile=300es,store=f16x8,fetch=texelfetch", 67, 45, 83, 1, 0, 1.0f, 0.5f},
+    /* the ku key past the group's need (4 k-steps an iteration, not 2) */
+    {"mrt=2x1,mc=2x2,np=3,ku=4,store=f16x8,fetch=texelfetch", 37, 29, 53, 0, 1, 1.0f, 0.0f},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
@@ -606,7 +619,7 @@ START_TEST(f16x8_cli)
     rc = tu_run(".", NULL, "run mc=1x4,store=f16x8,out=image,blk=8x4 --m 19 --n 23 --k 37 --reps 1 --csv",
                 &out, &err);
     ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
-    ck_assert_msg(strstr(out, ",1x1,1x4,all,0,430,glsl,pingpong,f16x8,image,8x4,texture,1,ok,") != NULL,
+    ck_assert_msg(strstr(out, ",1x1,1x4,all,0,430,glsl,pingpong,f16x8,image,8x4,texture,-,1,plain,1,ok,") != NULL,
                   "%s", out);
     free(out);
     free(err);

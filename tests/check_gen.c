@@ -58,7 +58,7 @@ END_TEST
 
 /* ---- parsing: bad texts and their exact one-line messages ---- */
 
-#define KEYS "(keys: mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch)"
+#define KEYS "(keys: mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch, tile, ku, order)"
 static const struct {
     const char *text, *message;
 } bad[] = {
@@ -105,7 +105,7 @@ static const struct {
     {"acc=add", "acc: 'add' is not allowed; use copy, pingpong or blend"},
     {"np", "np: missing '=value'; use an integer >= 1, or all"},
     {"mrt=1x1,acc", "acc: missing '=value'; use copy, pingpong or blend"},
-    {"nvsingle", "unknown preset 'nvsingle' (presets: larsen, nv-single, nv-multi, tfjs, best; or key=value pairs, keys: mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch)"},
+    {"nvsingle", "unknown preset 'nvsingle' (presets: larsen, nv-single, nv-multi, tfjs, best; or key=value pairs, keys: mrt, mc, np, unroll, profile, compiler, acc, store, out, blk, fetch, tile, ku, order)"},
     {"np=4,tfjs", "preset 'tfjs' must come first, then key=value overrides"},
     {"larsen,tfjs", "preset 'tfjs' must come first, then key=value overrides"},
     {"mrt=1x1,fast", "'fast' is not key=value " KEYS},
@@ -188,7 +188,11 @@ START_TEST(canonical_round_trip)
                                         gg_variant v = {{R, C}, {r, c}, nps[i], u, (gg_profile)p,
                                                         (gg_compiler)co, (gg_acc)(a % 3),
                                                         (gg_store)(a / 3), GG_OUT_RT, {0, 0},
-                                                        GG_FETCH_TEXTURE};
+                                                        GG_FETCH_TEXTURE,
+                                                        co ? (gg_shape){16, 32} : (gg_shape){0, 0},
+                                                        co ? (gg_tile_order)(a % 3) : GG_TILE_ROWS,
+                                                        u ? 1 : (int[]){1, 2, 4}[a % 3],
+                                                        (gg_order)(p % 2)};
                                         gg_variant back;
                                         char buf[GG_VARIANT_TEXT], buf2[GG_VARIANT_TEXT], err[256];
                                         gen_variant_format(&v, buf, sizeof buf);

@@ -159,7 +159,7 @@ START_TEST(test_roundtrip)
 
     char *text = slurp(records_path(path, sizeof path, 64, 32, 16), NULL);
     ck_assert_ptr_nonnull(text);
-    const char *head = GG_CSV_HEADER "\n" CARD ",64,32,16,1x1,2x2,4,0,330,glsl,pingpong,f32,rt,-,texture,2,ok,";
+    const char *head = GG_CSV_HEADER "\n" CARD ",64,32,16,1x1,2x2,4,0,330,glsl,pingpong,f32,rt,-,texture,-,1,plain,2,ok,";
     ck_assert_msg(!strncmp(text, head, strlen(head)), "records: '%s'", text);
     ck_assert_ptr_nonnull(strstr(text, ",compile_error,0,0,\n"));
     ck_assert_ptr_nonnull(strstr(text, ",timeout,0,0,\n"));
@@ -198,10 +198,10 @@ START_TEST(test_new_statuses_roundtrip)
 
     char *text = slurp(records_path(path, sizeof path, 64, 32, 16), NULL);
     ck_assert_ptr_nonnull(text);
-    ck_assert_msg(strstr(text, CARD ",64,32,16,1x1,2x2,4,0,330,glsl,pingpong,f32,rt,-,texture,2,"
+    ck_assert_msg(strstr(text, CARD ",64,32,16,1x1,2x2,4,0,330,glsl,pingpong,f32,rt,-,texture,-,1,plain,2,"
                                 "compile_timeout,0,0,\n"),
                   "records: '%s'", text);
-    ck_assert_msg(strstr(text, CARD ",64,32,16,2x4,1x1,all,0,330,glsl,blend,f16,rt,-,texture,0,pruned_bound,0,0,\n"),
+    ck_assert_msg(strstr(text, CARD ",64,32,16,2x4,1x1,all,0,330,glsl,blend,f16,rt,-,texture,-,1,plain,0,pruned_bound,0,0,\n"),
                   "records: '%s'", text);
     free(text);
 
@@ -740,14 +740,14 @@ START_TEST(test_old_records_resume)
     gg_records_info info;
     ck_assert_int_eq(tune_once(&f, GG_SEARCH_EXHAUSTIVE, false, &info), 0);
     char *now = slurp(path, NULL);
-    /* Back to the old form: the old header, ",f32,rt,-,texture" taken out of
-     * every row. */
+    /* Back to the old form: the old header, ",f32,rt,-,texture,-,1,plain"
+     * taken out of every row. */
     size_t cap = strlen(now) + 1;
     char *old = malloc(cap);
     size_t o = (size_t)snprintf(old, cap, "%s\n", GG_CSV_HEADER_V1);
     for (const char *q = strchr(now, '\n') + 1; *q; q++) {
-        if (!strncmp(q, ",f32,rt,-,texture,", 18))
-            q += 17;
+        if (!strncmp(q, ",f32,rt,-,texture,-,1,plain,", 28))
+            q += 27;
         old[o++] = *q;
     }
     old[o] = '\0';

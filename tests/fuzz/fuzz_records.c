@@ -84,16 +84,17 @@ static gg_records *open_quiet(long *rows, gg_records_info *info, char *err, size
 }
 
 /* What opening makes of a file from before some variant columns (its
- * first line GG_CSV_HEADER_V1 or _V2): today's header, "f32,rt,-,texture,"
- * after the eleventh comma of every whole line of 16 fields and
- * "rt,-,texture," after the twelfth of every whole line of 17, other lines
- * as they were.  Anything else: the data itself.  Malloc'd. */
+ * first line GG_CSV_HEADER_V1, _V2 or _V3): today's header,
+ * "f32,rt,-,texture,-,1,plain," after the eleventh comma of every whole
+ * line of 16 fields, "rt,-,texture,-,1,plain," after the twelfth of every
+ * whole line of 17 and "-,1,plain," after the fifteenth of every whole line
+ * of 20, other lines as they were.  Anything else: the data itself.  Malloc'd. */
 static unsigned char *migrated(const uint8_t *data, size_t size, size_t *out_len)
 {
     unsigned char *m = malloc(3 * size + sizeof GG_CSV_HEADER + 8);
     size_t o = 0, ol = 0;
-    const char *olds[2] = {GG_CSV_HEADER_V1 "\n", GG_CSV_HEADER_V2 "\n"};
-    for (int h = 0; h < 2 && !ol; h++)
+    const char *olds[3] = {GG_CSV_HEADER_V1 "\n", GG_CSV_HEADER_V2 "\n", GG_CSV_HEADER_V3 "\n"};
+    for (int h = 0; h < 3 && !ol; h++)
         if (size > strlen(olds[h]) - 1 && !memcmp(data, olds[h], strlen(olds[h])))
             ol = strlen(olds[h]) - 1;
     if (!ol) {
@@ -105,18 +106,20 @@ static unsigned char *migrated(const uint8_t *data, size_t size, size_t *out_len
     for (size_t pos = ol + 1; pos < size;) {
         const uint8_t *end = memchr(data + pos, '\n', size - pos);
         size_t n = end ? (size_t)(end - (data + pos)) + 1 : size - pos, commas = 0, at11 = 0,
-               at12 = 0;
+               at12 = 0, at15 = 0;
         for (size_t i = 0; i < n; i++)
             if (data[pos + i] == ',') {
                 if (++commas == 11)
                     at11 = i + 1;
                 if (commas == 12)
                     at12 = i + 1;
+                if (commas == 15)
+                    at15 = i + 1;
             }
-        const char *ins = end && commas == 15 ? "f32,rt,-,texture,"
-                          : end && commas == 16 ? "rt,-,texture,"
-                                                : NULL;
-        size_t at = commas == 15 ? at11 : at12;
+        const char *ins = !end ? NULL : commas == 15 ? "f32,rt,-,texture,-,1,plain,"
+                          : commas == 16 ? "rt,-,texture,-,1,plain,"
+                          : commas == 19 ? "-,1,plain," : NULL;
+        size_t at = commas == 15 ? at11 : commas == 16 ? at12 : at15;
         if (ins) {
             size_t il = strlen(ins);
             memcpy(m + o, data + pos, at);

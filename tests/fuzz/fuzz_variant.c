@@ -14,7 +14,9 @@ static int same(const gg_variant *a, const gg_variant *b)
            a->mc.rows == b->mc.rows && a->mc.cols == b->mc.cols && a->np == b->np &&
            a->unroll == b->unroll && a->profile == b->profile && a->compiler == b->compiler &&
            a->acc == b->acc && a->store == b->store && a->out == b->out &&
-           a->blk.rows == b->blk.rows && a->blk.cols == b->blk.cols && a->fetch == b->fetch;
+           a->blk.rows == b->blk.rows && a->blk.cols == b->blk.cols && a->fetch == b->fetch &&
+           a->tile.rows == b->tile.rows && a->tile.cols == b->tile.cols &&
+           a->tile_order == b->tile_order && a->ku == b->ku && a->order == b->order;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -23,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!text)
         return 0;
     gg_variant best = {{1, 1}, {1, 4}, 16, 0, GG_PROFILE_430, GG_COMPILER_GLSL, GG_ACC_BLEND,
-                       GG_STORE_F16, GG_OUT_IMAGE, {8, 16}, GG_FETCH_TEXELFETCH};
+                       GG_STORE_F16, GG_OUT_IMAGE, {8, 16}, GG_FETCH_TEXELFETCH, {32, 64},
+                       GG_TILE_Z, 2, GG_ORDER_PLAIN};
     gg_variant v, w, x;
     char err[256], canon[GG_VARIANT_TEXT], again[GG_VARIANT_TEXT];
     int rc = gen_variant_parse(text, &best, &v, err, sizeof err);

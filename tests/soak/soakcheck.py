@@ -25,7 +25,7 @@ import re
 import struct
 import sys
 
-HEADER = ("card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,"
+HEADER = ("card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,tile,ku,order,"
           "passes,status,seconds,gflops,rel_err")
 NCOL = len(HEADER.split(","))
 STATUSES = {"ok", "invalid", "unsupported", "compile_error", "link_error", "fbo_incomplete",
@@ -71,6 +71,12 @@ def canonical(row):
         v += ",out=image,blk=" + r["blk"]
     if r["fetch"] != "texture":
         v += ",fetch=" + r["fetch"]
+    if r["tile"] != "-":
+        v += ",tile=" + r["tile"]
+    if r["ku"] != "1":
+        v += ",ku=" + r["ku"]
+    if r["order"] != "plain":
+        v += ",order=" + r["order"]
     return v
 
 
@@ -264,7 +270,7 @@ def selftest():
     import shutil
     import tempfile
     global failures, checks
-    row = ("llvmpipe,16,16,16,{mrt},2x2,all,0,330,glsl,pingpong,f32,rt,-,texture,1,ok,"
+    row = ("llvmpipe,16,16,16,{mrt},2x2,all,0,330,glsl,pingpong,f32,rt,-,texture,-,1,plain,1,ok,"
            "0.0001,0.08,1e-07\n")
     rows = [row.format(mrt=m) for m in ("1x1", "1x2", "2x1", "2x2")]
     var = lambda m: ("mrt=%s,mc=2x2,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,"
