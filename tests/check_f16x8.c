@@ -20,6 +20,7 @@
 #include "gen/pack.h"
 #include "tests/cli_util.h"
 #include "tests/gemm_util.h"
+#include "tests/glslang_util.h"
 #include "tests/suites.h"
 
 /* The packings f16x8 takes: channel counts that divide 8. */
@@ -353,36 +354,6 @@ START_TEST(f16x8_emit_fetches_unpacks)
 }
 END_TEST
 
-/* Runs glslangValidator on a fragment shader; its exit status, the log in
- * log. */
-static int glslang_frag(const char *text, const char *extra, char *log, size_t loglen)
-{
-    char dir[] = "/tmp/glgemm-f16x8-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char src[128], out[128], cmd[512];
-    snprintf(src, sizeof src, "%s/s.frag", dir);
-    snprintf(out, sizeof out, "%s/out.txt", dir);
-    FILE *f = fopen(src, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "cd %s && glslangValidator %s %s > %s 2>&1", dir, extra, src, out);
-    int rc = system(cmd);
-    log[0] = '\0';
-    if ((f = fopen(out, "r"))) {
-        size_t n = fread(log, 1, loglen - 1, f);
-        log[n] = '\0';
-        fclose(f);
-    }
-    unlink(src);
-    unlink(out);
-    char spv[160];
-    snprintf(spv, sizeof spv, "%s/frag.spv", dir);
-    unlink(spv);
-    rmdir(dir);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 /* Every packing, fetch path and profile f16x8 allows (out=image where the
  * profile has it, unroll alternating), and SPIR-V from the 330 text: what
  * glslang, a compiler other than the driver, accepts. */
@@ -406,7 +377,7 @@ START_TEST(f16x8_glslang_accepts)
                     continue;
                 char *s = gen_emit_fragment(&v, 19, 23, 37);
                 ck_assert_ptr_nonnull(s);
-                ck_assert_msg(glslang_frag(s, "", log, sizeof log) == 0, "glslang rejects %s:\n%s\n%s",
+                ck_assert_msg(tu_glslang(s, "frag", "", log, sizeof log) == 0, "glslang rejects %s:\n%s\n%s",
                               text, log, s);
                 free(s);
                 checked++;
@@ -414,7 +385,7 @@ START_TEST(f16x8_glslang_accepts)
     ck_assert_int_ge(checked, 60);
     gg_variant v = parsed("mrt=2x2,mc=1x4,np=4,store=f16x8,compiler=spirv,fetch=texelfetch");
     char *s = gen_emit_fragment(&v, 19, 23, 37);
-    ck_assert_msg(glslang_frag(s, "-G", log, sizeof log) == 0, "glslang -G rejects:\n%s", log);
+    ck_assert_msg(tu_glslang(s, "frag", "-G", log, sizeof log) == 0, "glslang -G rejects:\n%s", log);
     free(s);
 }
 END_TEST
@@ -431,6 +402,30 @@ static float op_at(const float *x, int ld, bool trans, int i, int j)
 static float half_of(const uint32_t *texel, int h)
 {
     return gen_half_to_float((uint16_t)(texel[h / 2] >> (h % 2 ? 16 : 0)));
+}
+
+/* Each stored half of A's (b false) or B's texture against the element of
+ * op(X) it holds by gen.h: half q of texel (x, y) is channel q % channels of
+ * half texel t = q / channels, which is (group*x + t, y) for A and (x,
+ * group*y + t) for B; inside the block's rows x cols the element rounded to
+ * a half, else zero. */
+static void check_words(const gg_layout *L, bool b, const uint32_t *words, gg_src x, long row0,
+                        long col0, int rows, int cols)
+{
+    int g = L->group, ch = L->channels, w = b ? L->b_w : L->a_w, h = b ? L->b_h : L->a_h;
+    for (int ty = 0; ty < h; ty++)
+        for (int tx = 0; tx < w; tx++)
+            for (int q = 0; q < 8; q++) {
+                int t = q / ch, c = q % ch;
+                int hx = b ? tx : g * tx + t, hy = b ? g * ty + t : ty;
+                int row = hy * L->r + c / L->c, col = hx * L->c + c % L->c;
+                float want = row < rows && col < cols
+                                 ? gen_half_round(op_at(x.data, x.ld, x.trans, row0 + row, col0 + col))
+                                 : 0.0f;
+                float got = half_of(words + ((size_t)ty * w + tx) * 4, q);
+                ck_assert_msg(got == want, "%c mc=%dx%d texel (%d,%d) half %d: %g, want %g",
+                              b ? 'B' : 'A', L->r, L->c, tx, ty, q, got, want);
+            }
 }
 
 /* Every block of a split (max_tex small enough to cut every dimension
@@ -467,7 +462,6 @@ START_TEST(f16x8_pack_words)
                 h.np = L->np;
                 gg_layout H;
                 ck_assert_int_eq(gen_layout_compute(&h, sp.mb, sp.nb, L->kpad, &H), 0);
-                int g = L->group, ch = L->channels;
                 size_t na = gen_pack_a_floats(L), nb = gen_pack_b_floats(L);
                 ck_assert_uint_eq(na, gen_pack_a_floats(&H));
                 ck_assert_uint_eq(nb, gen_pack_b_floats(&H));
@@ -488,32 +482,10 @@ START_TEST(f16x8_pack_words)
                             ck_assert_int_eq(memcmp(fb, hb, nb * sizeof *fb), 0);
                             gen_pack_words_a(L, fa, wa);
                             gen_pack_words_b(L, fb, wb);
-                            for (int y = 0; y < L->a_h; y++)
-                                for (int x = 0; x < L->a_w; x++)
-                                    for (int q = 0; q < 8; q++) {
-                                        int t = q / ch, c = q % ch;
-                                        int row = y * L->r + c / L->c, col = (g * x + t) * L->c + c % L->c;
-                                        float want = row < blk.m && col < blk.k
-                                                         ? gen_half_round(op_at(a, lda, ta, blk.i0 + row,
-                                                                                blk.k0 + col))
-                                                         : 0.0f;
-                                        float got = half_of(wa + ((size_t)y * L->a_w + x) * 4, q);
-                                        ck_assert_msg(got == want, "A mc=%dx%d (%d,%d) half %d: %g, want %g",
-                                                      L->r, L->c, x, y, q, got, want);
-                                    }
-                            for (int y = 0; y < L->b_h; y++)
-                                for (int x = 0; x < L->b_w; x++)
-                                    for (int q = 0; q < 8; q++) {
-                                        int t = q / ch, c = q % ch;
-                                        int row = (g * y + t) * L->r + c / L->c, col = x * L->c + c % L->c;
-                                        float want = row < blk.k && col < blk.n
-                                                         ? gen_half_round(op_at(b, ldb, tb, blk.k0 + row,
-                                                                                blk.j0 + col))
-                                                         : 0.0f;
-                                        float got = half_of(wb + ((size_t)y * L->b_w + x) * 4, q);
-                                        ck_assert_msg(got == want, "B mc=%dx%d (%d,%d) half %d: %g, want %g",
-                                                      L->r, L->c, x, y, q, got, want);
-                                    }
+                            check_words(L, false, wa, (gg_src){a, lda, ta}, blk.i0, blk.k0,
+                                        blk.m, blk.k);
+                            check_words(L, true, wb, (gg_src){b, ldb, tb}, blk.k0, blk.j0, blk.k,
+                                        blk.n);
                             blocks++;
                         }
                 free(a);

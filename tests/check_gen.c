@@ -12,6 +12,7 @@
 #include "base/spirv.h"
 #include "tests/cli_util.h"
 #include "tests/gen_grid.h"
+#include "tests/glslang_util.h"
 #include "tests/suites.h"
 
 /* ---- parsing: good texts and their canonical forms ---- */
@@ -517,39 +518,6 @@ END_TEST
 
 /* ---- glslang: an independent compiler for the pairwise grid ---- */
 
-/* Runs glslangValidator on text (stage by extension), extra args; returns
- * its exit status; log (if any) gets its output. */
-static int glslang(const char *text, const char *ext, const char *extra, char *log, size_t loglen)
-{
-    char dir[] = "/tmp/glgemm-check-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char src[128], out[128], cmd[512];
-    snprintf(src, sizeof src, "%s/s.%s", dir, ext);
-    snprintf(out, sizeof out, "%s/out.txt", dir);
-    FILE *f = fopen(src, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "glslangValidator %s %s > %s 2>&1", extra, src, out);
-    int rc = system(cmd);
-    if (log && loglen) {
-        log[0] = '\0';
-        f = fopen(out, "r");
-        if (f) {
-            size_t n = fread(log, 1, loglen - 1, f);
-            log[n] = '\0';
-            fclose(f);
-        }
-    }
-    unlink(src);
-    unlink(out);
-    char spv[160];
-    snprintf(spv, sizeof spv, "%s/s.spv", dir);
-    unlink(spv);
-    rmdir(dir);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 START_TEST(glslang_accepts_grid)
 {
     ck_assert_msg(base_spirv_available(), "glslangValidator is not installed (glslang-tools)");
@@ -563,7 +531,7 @@ START_TEST(glslang_accepts_grid)
             continue; /* a sample: every other 330 / 300es variant */
         char *s = gen_emit_fragment(&grid[i], GG_GRID_M, GG_GRID_N, GG_GRID_K);
         char vt[GG_VARIANT_TEXT];
-        int rc = glslang(s, "frag", "", log, sizeof log);
+        int rc = tu_glslang(s, "frag", "", log, sizeof log);
         ck_assert_msg(rc == 0, "glslang rejects %s:\n%s", gen_variant_format(&grid[i], vt, sizeof vt), log);
         free(s);
         checked++;
@@ -576,7 +544,7 @@ END_TEST
 START_TEST(glslang_rejects_broken)
 {
     char log[4096];
-    ck_assert_int_ne(glslang("#version 330\nvoid main() { undefined_thing = 1.0; }\n", "frag", "", log,
+    ck_assert_int_ne(tu_glslang("#version 330\nvoid main() { undefined_thing = 1.0; }\n", "frag", "", log,
                              sizeof log), 0);
     ck_assert_ptr_nonnull(strstr(log, "undefined_thing"));
 }
