@@ -146,12 +146,17 @@ typedef enum {
  * (Morton) order, so that the fragments in flight share A's and B's
  * texels in the texture caches. */
 typedef enum { GG_TILE_ROWS, GG_TILE_COLS, GG_TILE_Z, GG_TILE_ORDER_COUNT } gg_tile_order;
-/* Texel order of the inputs (order=): plain, each texture in its matrix's
- * orientation (A's texture rows are A's rows, B's texture rows run along
- * k); kx: k runs along x in both, B's texture being B's transpose (texel
- * (x, y) of B holds B[x*r + i][y*c + j]), so that the texels one fragment
- * reads a k-step lie side by side in a texture row. */
-typedef enum { GG_ORDER_PLAIN, GG_ORDER_KX, GG_ORDER_COUNT } gg_order;
+/* Texel order of the inputs (order=): plain, the texels in the matrices'
+ * order (the geometry below); frag (out=image only): in the order the
+ * fragments read them, the tr texel rows of A one fragment reads side by
+ * side (texture row y*tr + i holds A's texel row y + i*tgt_h, the one the
+ * plain order has there) and the tc texel columns of B likewise (texture
+ * column x*tc + j holds B's texel column x + j*tgt_w); C's image keeps the
+ * plain order.  A fragment then reads A at rows f.y*tr + i and B at
+ * columns f.x*tc + j: with fetch=texture and texelfetch, a few coordinates
+ * a k-step and constant offsets (textureOffset, texelFetchOffset, 0..7)
+ * where the plain order builds one coordinate a fetch. */
+typedef enum { GG_ORDER_PLAIN, GG_ORDER_FRAG, GG_ORDER_COUNT } gg_order;
 
 #define GG_GEN_NAME "glgemm gen"
 #define GG_GEN_VERSION "4" /* bump when the emitted text changes */
@@ -309,6 +314,7 @@ typedef struct {
     int b_w, b_h;         /* B texture, texels (likewise) */
     int tgt_w, tgt_h;     /* render target / viewport, fragments */
     bool image;           /* out=image: C is one image of c_w x c_h texels */
+    bool frag;            /* order=frag: A's rows and B's columns in the fragments' order */
     int ubo_row;          /* fetch=ubo: A texels a chunk row holds (np * a_texels_per_step) */
     long ubo_vec4s;       /* fetch=ubo: vec4s of one strip's chunk (GG_UBO_STRIP * R rows) */
     int c_w, c_h;         /* C's texture(s): tgt_w x tgt_h per target (rt), or the whole
@@ -324,6 +330,12 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out)
  * copy that says one target of c_w x c_h texels (tr = tc = 1), which the
  * packing of C (gen/pack.h) reads the same way. */
 void gen_layout_c_view(const gg_layout *L, gg_layout *view);
+
+/* order=frag: the logical texel row of A (column of B) that texture row
+ * (column) t holds: (t % ways) * (len / ways) + t / ways, ways = tr (tc),
+ * len = a_h (b_w); t itself in the plain order. */
+int gen_layout_a_row(const gg_layout *L, int t);
+int gen_layout_b_col(const gg_layout *L, int t);
 
 /* Outputs (scalars of C) a fragment computes, and multiply-adds per texel
  * of A and B it fetches: the figures the fetch bound turns on. */

@@ -34,6 +34,7 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->r = v->mc.rows;
     L->c = v->mc.cols;
     L->image = image;
+    L->frag = image && v->order == GG_ORDER_FRAG;
     L->tr = image ? v->blk.rows / v->mc.rows : v->mrt.rows;
     L->tc = image ? v->blk.cols / v->mc.cols : v->mrt.cols;
     L->targets = L->tr * L->tc;
@@ -113,6 +114,16 @@ void gen_layout_c_view(const gg_layout *L, gg_layout *view)
     view->tr = view->tc = view->targets = 1;
     view->tgt_w = L->c_w;
     view->tgt_h = L->c_h;
+}
+
+int gen_layout_a_row(const gg_layout *L, int t)
+{
+    return L->frag ? (t % L->tr) * (L->a_h / L->tr) + t / L->tr : t;
+}
+
+int gen_layout_b_col(const gg_layout *L, int t)
+{
+    return L->frag ? (t % L->tc) * (L->b_w / L->tc) + t / L->tc : t;
 }
 
 int gen_layout_outputs(const gg_layout *L) { return L->targets * L->channels; }

@@ -57,25 +57,42 @@ static void copy_runs(float *dst, size_t dstep, const float *src, size_t sstep, 
     }
 }
 
+/* order=frag (gen.h, gen_layout_a_row): the logical texel row or column
+ * that texture row or column t holds; ways 0: the plain order. */
+static inline int unfold(int t, int ways, int len)
+{
+    return ways ? (t % ways) * (len / ways) + t / ways : t;
+}
+
 /* One texture of r x c blocks: texel (x, y) channel i*c + j holds
- * op(X)[row0 + y*r + i][col0 + x*c + j] while inside rows x cols, else 0.
+ * op(X)[row0 + y'*r + i][col0 + x'*c + j] while inside rows x cols, else 0,
+ * y' = unfold(y, rways, h), x' = unfold(x, cways, w).
  * Only texel rows y0 .. y1-1 are written (out is still the whole texture).
- * Untransposed sources copy runs of c floats (a whole row when r is 1). */
+ * Untransposed sources copy runs of c floats (a whole row when r is 1 and
+ * the columns are in order). */
 static void pack_blocks(gg_src s, int r, int c, int w, int h, long row0, long col0,
-                        int rows, int cols, int y0, int y1, float *out)
+                        int rows, int cols, int y0, int y1, int rways, int cways, float *out)
 {
     int ch = r * c;
     y1 = y1 < h ? y1 : h;
     if (y0 >= y1)
         return;
-    if (rows < y1 * r || cols < w * c)
+    if (rows < y1 * r || cols < w * c || rways || cways)
         memset(out + (size_t)y0 * w * ch, 0, (size_t)w * (y1 - y0) * ch * sizeof *out);
     for (int y = y0; y < y1; y++)
         for (int i = 0; i < r; i++) {
-            int row = y * r + i;
+            int row = unfold(y, rways, h) * r + i;
             if (row >= rows)
-                break;
+                continue;
             float *dst = out + (size_t)y * w * ch + i * c;
+            if (cways) {
+                for (int x = 0; x < w; x++) {
+                    int lx = unfold(x, cways, w);
+                    for (int j = 0; j < c && lx * c + j < cols; j++)
+                        dst[(size_t)x * ch + j] = src_at(s, row0 + row, col0 + lx * c + j);
+                }
+                continue;
+            }
             if (!s.trans) {
                 const float *src = s.data + (row0 + row) * s.ld + col0;
                 if (r == 1) {
@@ -112,14 +129,14 @@ void gen_pack_a_rows(const gg_layout *L, gg_src a, const gg_block *blk, int y0, 
                      float *out)
 {
     pack_blocks(a, L->r, L->c, L->a_w * L->group, L->a_h, blk->i0, blk->k0, blk->m, blk->k, y0, y1,
-                out);
+                L->frag ? L->tr : 0, 0, out);
 }
 
 void gen_pack_b_rows(const gg_layout *L, gg_src b, const gg_block *blk, int y0, int y1,
                      float *out)
 {
     pack_blocks(b, L->r, L->c, L->b_w, L->b_h * L->group, blk->k0, blk->j0, blk->k, blk->n, y0, y1,
-                out);
+                0, L->frag ? L->tc : 0, out);
 }
 
 /* Two halves in a word, the first in the low 16 bits (packHalf2x16). */

@@ -68,7 +68,7 @@ static const char *const key_allowed[K_COUNT] = {
     "WxH fragments, W, H >= 1 and W*H at least " GG_TILE_MIN_TEXT ", optionally followed by c "
     "(tiles in columns) or z (Z order), e.g. 64x32 or 64x64z; or none (one draw)",
     "1, 2 or 4",
-    "plain or kx",
+    "plain or frag (frag: out=image only)",
 };
 
 static const char *const profile_names[GG_PROFILE_COUNT] = {"120", "330", "300es", "430",
@@ -79,7 +79,7 @@ static const char *const store_names[GG_STORE_COUNT] = {"f32", "f16", "f16x8"};
 static const char *const out_names[GG_OUT_COUNT] = {"rt", "image"};
 static const char *const fetch_names[GG_FETCH_COUNT] = {"texture", "texelfetch", "image", "buffer",
                                                         "ubo"};
-static const char *const order_names[GG_ORDER_COUNT] = {"plain", "kx"};
+static const char *const order_names[GG_ORDER_COUNT] = {"plain", "frag"};
 static const char tile_suffix[GG_TILE_ORDER_COUNT] = {0, 'c', 'z'};
 
 const char *gen_profile_name(gg_profile p)
@@ -553,8 +553,12 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
         return gen_fail(why, whylen, "store=f16x8 needs unsigned integer textures and "
                                  "unpackHalf2x16 (GLSL 3.30 with GL_ARB_shading_language_packing, "
                                  "4.20, ES 3.00), not profile 120");
-    if (v->order == GG_ORDER_KX)
-        return gen_fail(why, whylen, "order=kx: not built yet");
+    if (v->order == GG_ORDER_FRAG && v->out != GG_OUT_IMAGE)
+        return gen_fail(why, whylen, "order=frag reorders the texels for out=image's strided blocks; "
+                                 "out=rt reads its targets' rows side by side already");
+    if (v->order == GG_ORDER_FRAG && v->fetch == GG_FETCH_UBO)
+        return gen_fail(why, whylen, "order=frag: fetch=ubo reads A's rows from its strips' chunks, "
+                                 "side by side already");
     if (v->tile.rows && v->fetch == GG_FETCH_UBO)
         return gen_fail(why, whylen, "tile=%dx%d: fetch=ubo draws in strips of %d fragment rows of its "
                                  "own, one draw each", v->tile.cols, v->tile.rows, GG_UBO_STRIP);

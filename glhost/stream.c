@@ -239,7 +239,7 @@ int host_run_stream_bands(const gg_ctx_info *info, const gg_variant *v, const gg
 bool host_stream_ok(const gg_ctx_info *info, const gg_variant *v, const gg_run_opts *o)
 {
     return o && o->once && o->stream && o->cache && !o->same_inputs &&
-           v->store == GG_STORE_F32 && v->fetch != GG_FETCH_UBO &&
+           v->store == GG_STORE_F32 && v->fetch != GG_FETCH_UBO && v->order == GG_ORDER_PLAIN &&
            (v->fetch != GG_FETCH_BUFFER || buffer_in_place(info));
 }
 

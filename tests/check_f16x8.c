@@ -505,7 +505,7 @@ END_TEST
 
 /* Every packing f16x8 takes, out=rt and out=image, the four fetch paths,
  * np that cut k into several passes, unroll, every acc, transposes, alpha
- * and beta, odd sizes, SPIR-V, the ku key. */
+ * and beta, odd sizes, SPIR-V, the ku key, order=frag. */
 static const gemm_case cases[] = {
     {"mrt=2x1,mc=1x4,np=3,store=f16x8,fetch=texelfetch", 37, 29, 53, 0, 0, 1.0f, 0.0f},
     {"mc=2x2,np=2,unroll=1,acc=copy,store=f16x8,fetch=texture", 19, 23, 37, 1, 0, 2.0f, 0.5f},
@@ -530,6 +530,11 @@ static const gemm_case cases[] = {
     {"mrt=2x4,mc=2x2,np=3,profile=300es,store=f16x8,fetch=texelfetch", 67, 45, 83, 1, 0, 1.0f, 0.5f},
     /* the ku key past the group's need (4 k-steps an iteration, not 2) */
     {"mrt=2x1,mc=2x2,np=3,ku=4,store=f16x8,fetch=texelfetch", 37, 29, 53, 0, 1, 1.0f, 0.0f},
+    /* order=frag: texelFetchOffset / textureOffset on the unsigned textures */
+    {"mc=1x4,np=3,profile=430,store=f16x8,out=image,blk=16x8,order=frag,fetch=texelfetch", 67, 45,
+     83, 0, 0, 1.0f, 0.0f},
+    {"mc=2x2,np=3,ku=4,profile=310es,store=f16x8,out=image,blk=16x16,order=frag", 67, 45, 83, 1, 0,
+     1.0f, 0.5f},
 };
 #define NCASES ((int)(sizeof cases / sizeof *cases))
 
