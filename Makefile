@@ -32,8 +32,10 @@ LDLIBS  += $(PKG_LDLIBS) -lm -lpthread
 # or gnuplot code); the front end lives in cli/, the Check suite in tests/.
 # New files need no Makefile edit.
 LAYERS   := gen base glhost store lib search eval report cli
+# The MPI transport: glgemm-mpi's only (`make mpi`, below), never the core's.
+MPI_SRC  := eval/mpi.c
 LIB_SRC  := $(sort $(wildcard gen/*.c base/*.c glhost/*.c store/*.c) $(filter-out lib/blas.c,$(wildcard lib/*.c)))
-CORE_SRC := $(LIB_SRC) $(sort $(wildcard search/*.c eval/*.c report/*.c))
+CORE_SRC := $(LIB_SRC) $(sort $(filter-out $(MPI_SRC),$(wildcard search/*.c eval/*.c report/*.c)))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -106,13 +108,19 @@ $(BUILD)/checkspeed: $(BUILD)/tests/perf/checkspeed.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 
 # How fast the library is to call (tests/perf/libspeed.c: the drop-in issue's
-# figures; not a test).  `make $(BUILD)/libspeed`, or `make perf` for all three.
+# figures; not a test).  `make $(BUILD)/libspeed`, or `make perf` for all four.
 DEPS += $(BUILD)/tests/perf/libspeed.d
 $(BUILD)/libspeed: $(BUILD)/tests/perf/libspeed.o $(BUILD)/libglgemm-core.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
 
+# The library over several devices against one (tests/perf/splitspeed.c:
+# issue 32's figure; not a test).
+DEPS += $(BUILD)/tests/perf/splitspeed.d
+$(BUILD)/splitspeed: $(BUILD)/tests/perf/splitspeed.o $(BUILD)/libglgemm-core.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(LDLIBS)
+
 .PHONY: perf
-perf: $(BUILD)/libspeed $(BUILD)/checkspeed $(BUILD)/overlap
+perf: $(BUILD)/libspeed $(BUILD)/checkspeed $(BUILD)/overlap $(BUILD)/splitspeed
 
 # Whether transfers from a second GL context overlap draws (tests/perf/overlap.c:
 # EGL and GL alone, none of glgemm; figures, not a test).
@@ -144,7 +152,8 @@ check: deps
 	$(MAKE) cycles perf
 	tests/web/deps.sh
 	$(MAKE) --no-print-directory web >/dev/null
-	GLGEMM_BIN=$(abspath $(BIN)) $(XVFB) $(TESTBIN)
+	$(MAKE) mpi
+	GLGEMM_BIN=$(abspath $(BIN)) GLGEMM_MPI_BIN=$(abspath $(MPI_BIN)) $(XVFB) $(TESTBIN)
 	$(MAKE) fuzz-smoke
 	tests/example/run.sh
 	tests/blas/run.sh $(BUILD)
@@ -195,8 +204,9 @@ sanitize-ci: deps
 	$(SAN_ENV) CK_INCLUDE_TAGS=gl CK_EXCLUDE_TAGS="glfw slow" build-san/check_glgemm
 
 # ThreadSanitizer on the library's threaded tests, in its own build folder:
-# the concurrency suite (tests/check_concurrency.c) and check_lib's
-# two-thread case, each in a forked process; any race report fails the run.
+# the concurrency suite (tests/check_concurrency.c), check_lib's
+# two-thread and streamed cases and check_split's calls over two devices
+# (a thread each), each in a forked process; any race report fails the run.
 # Races inside the GL driver (Mesa's llvmpipe, its LLVM) are not ours:
 # tests/tsan.supp names those modules and says why.  On the 2-core llvmpipe
 # machine: the build about 40 s, the run 15 to 35 s (green in 10 runs of 10).
@@ -208,6 +218,7 @@ tsan: deps
 	$(TSAN_ENV) CK_RUN_SUITE=concurrency build-tsan/check_glgemm
 	$(TSAN_ENV) CK_RUN_SUITE=lib CK_RUN_CASE=lib_threads build-tsan/check_glgemm
 	$(TSAN_ENV) CK_RUN_SUITE=lib CK_RUN_CASE=lib_stream build-tsan/check_glgemm
+	$(TSAN_ENV) CK_RUN_SUITE=split CK_RUN_CASE=split_gl build-tsan/check_glgemm
 
 # libFuzzer targets (clang), one per parser of outside input: tests/fuzz/.
 # fuzz-smoke (part of check) runs each for FUZZ_SMOKE seconds; `make fuzz` is
@@ -396,7 +407,30 @@ uninstall-man:
 	rm -f $(DEST)/share/man/man1/glgemm.1 $(DEST)/share/man/man3/glgemm.3
 	for f in $(MAN_LINKS); do rm -f $(DEST)/share/man/man3/$$f.3; done
 
+# glgemm-mpi (issue 32; docs/cluster.md): the same program with the device
+# pool's MPI transport (eval/mpi.c, Open MPI from Debian): rank 0 searches
+# and writes the records, every rank serves its devices.  Optional: `all`
+# and the library never need MPI; `make check` builds it and runs it under
+# mpirun -np 2 (the devices suite).  cli/main.c is compiled again with
+# GLGEMM_MPI (its main starts MPI); Open MPI's headers as system headers.
+PACKAGES += openmpi-bin libopenmpi-dev
+MPI_BIN  ?= glgemm-mpi
+MPI_CFLAGS = $(patsubst -I%,-isystem %,$(shell mpicc --showme:compile 2>/dev/null))
+MPI_LDLIBS = $(shell mpicc --showme:link 2>/dev/null)
+MPI_OBJ  := $(BUILD)/mpi/cli/main.o $(MPI_SRC:%.c=$(BUILD)/mpi/%.o)
+DEPS     += $(MPI_OBJ:.o=.d)
+.PHONY: mpi mpi-tools
+mpi: mpi-tools $(MPI_BIN)
+mpi-tools:
+	@command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || \
+	  { echo "make: mpicc or mpirun is missing: run 'make deps' as root (openmpi-bin libopenmpi-dev)" >&2; exit 2; }
+$(BUILD)/mpi/%.o: %.c $(BUILD)/cflags.txt
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -DGLGEMM_MPI -MMD -MP -c -o $@ $<
+$(MPI_BIN): $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ)) $(MPI_OBJ) $(BUILD)/libglgemm-core.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libglgemm-core.a $(ALL_LDFLAGS) $(MPI_LDLIBS) $(LDLIBS)
+
 clean:
-	rm -rf build build-san build-fuzz build-tsan $(BIN) $(WEB_DIST)
+	rm -rf build build-san build-fuzz build-tsan $(BIN) $(MPI_BIN) $(WEB_DIST)
 
 -include $(DEPS)

@@ -77,7 +77,11 @@
  * EGL_BAD_ACCESS).  Threads that call at once each
  * open their own context (tests/check_concurrency.c runs four; what they
  * share is under locks: docs/library.md, history in docs/notes/library.md).
- * glgemm_last_error() is per thread. */
+ * glgemm_last_error() is per thread.
+ *
+ * Several devices: glgemm_open_devices (or GLGEMM_DEVICES, read by
+ * glgemm_open) gives a context over several devices of the host, whose
+ * large calls are split: see glgemm_open_devices. */
 #ifndef GLGEMM_H
 #define GLGEMM_H
 
@@ -100,6 +104,9 @@ extern "C" {
     "mrt=2x2,mc=1x4,np=64,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"
 
 typedef struct glgemm_context glgemm_context;
+
+/* The most devices one context spreads its calls over. */
+#define GLGEMM_MAX_DEVICES 16
 
 /* cblas's values, so CBLAS_ORDER / CBLAS_TRANSPOSE values convert as they are. */
 typedef enum { GLGEMM_ROW_MAJOR = 101, GLGEMM_COL_MAJOR = 102 } glgemm_layout;
@@ -154,8 +161,57 @@ enum { GLGEMM_VERIFY_NONE = 0, GLGEMM_VERIFY_CHECK = 1, GLGEMM_VERIFY_FULL = 2 }
  * GEMM (64^3, its result discarded, its failure ignored) so the driver
  * builds its per-process pipeline here rather than in the first call;
  * GLGEMM_WARMUP=0 skips it.
- * NULL on failure, glgemm_last_error() says why. */
+ * NULL on failure, glgemm_last_error() says why.
+ * The environment variable GLGEMM_DEVICES=LIST|all (a list of device
+ * indices joined by commas, e.g. 0,1; or all: every hardware device EGL
+ * lists, else device 0), when set, makes glgemm_open
+ * glgemm_open_devices(backend, LIST) instead, its device argument unused;
+ * a bad value fails it. */
 GLGEMM_API glgemm_context *glgemm_open(const char *backend, int device);
+
+/* A context over n devices of this host (1 .. GLGEMM_MAX_DEVICES indices
+ * as `glgemm devices` lists them; a device may be named twice: two GL
+ * contexts on it), used as any other with glgemm_sgemm,
+ * glgemm_sgemm_variant, ..., glgemm_close.  n == 1 is
+ * glgemm_open(backend, devices[0]) without GLGEMM_DEVICES.  backend: NULL
+ * or "egl" (glfw makes one context, on one thread).
+ *  - Each device has a thread of its own that opens the device's context
+ *    on itself (as glgemm_open does: its own staging, programs, warm-up
+ *    and tuned variants, from the records of its own card), then serves
+ *    tiles.  A call's C is cut into tiles, about GLGEMM_SPLIT_TILES (1 ..
+ *    64, default 2) a device, as square as the grid allows; the first
+ *    tile is each device's, the others go to whichever device is free
+ *    first, so a slower device computes fewer.  A tile is a GEMM of its
+ *    own: the variant of that device's card nearest the tile's size (a
+ *    record of the tile's size, not of the call's), checked as a
+ *    one-device call checks it (glgemm_set_verify), into its part of C.
+ *    The result and its error bound are a one-device call's.
+ *  - Calls with m*n*k below GLGEMM_SPLIT_MIN^3 (0 .. 2^20, default 2048)
+ *    run on one device (the first in service) as one tile; below the
+ *    crossover (glgemm_set_crossover) on the CPU as before.
+ *  - A device whose tile fails in glgemm_sgemm (the chosen variant and
+ *    then the default failed: a GPU error, a wrong result, a lost context)
+ *    is retired: it gets no tile again from this context, and its tile is
+ *    computed again by another device, or on the CPU route (the caller's
+ *    thread; glgemm_set_cpu_sgemm) when none is left.  So the call
+ *    returns GLGEMM_OK, right; glgemm_last_route names the device and why.
+ *    glgemm_sgemm_variant runs exactly its variant on every tile, without
+ *    fallback or retiring: a tile that fails fails the call (its code and
+ *    line), C as it was (the tiles written are put back).
+ *  - glgemm_last_route: "split T tiles of HxW: device D: N gpu VARIANT,
+ *    ..." (", cpu: N" when tiles went to the CPU; "; device D retired:
+ *    WHY" when one failed); "gpu VARIANT on device D" for a call on one
+ *    device; glgemm_last_timing: total_s only.  glgemm_card: the first
+ *    device's card, whose records give the crossover.
+ *  - Threads: the context may be called from any thread, one call at a
+ *    time (a call while another runs returns GLGEMM_ENOCONTEXT); the
+ *    caller's thread waits, and computes CPU tiles.  A forked child has
+ *    none of its threads: a call there returns GLGEMM_ENOCONTEXT (the
+ *    child opens its own context), glgemm_close there frees what it can.
+ * GLGEMM_SPLIT_MIN and GLGEMM_SPLIT_TILES are read when the context is
+ * opened (a bad value fails the open).  NULL on failure (bad arguments, a
+ * device that does not open: glgemm_last_error names it). */
+GLGEMM_API glgemm_context *glgemm_open_devices(const char *backend, const int *devices, int n);
 GLGEMM_API void glgemm_close(glgemm_context *ctx); /* NULL is fine */
 
 GLGEMM_API int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa,
@@ -236,7 +292,9 @@ GLGEMM_API int glgemm_set_cpu_sgemm(glgemm_context *ctx, glgemm_cpu_sgemm_fn fn)
  * one line for logs: "gpu VARIANT" (the canonical variant that wrote C),
  * "cpu crossover N" (m*n*k below N^3), "quick return" (nothing to compute
  * or only C scaled), or "error" (it did not return GLGEMM_OK); "" before
- * the first call or for a NULL ctx.  Valid until the next call on ctx. */
+ * the first call or for a NULL ctx; on a context of several devices
+ * (glgemm_open_devices) also "split ...", "gpu VARIANT on device D" and
+ * "cpu: no device left".  Valid until the next call on ctx. */
 GLGEMM_API const char *glgemm_last_route(const glgemm_context *ctx);
 
 /* Where the last GPU call on ctx spent its time, in seconds: packing and

@@ -2,19 +2,22 @@
 #include "base/fault.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static long eval_no; /* evaluations counted by this process (and its parents) */
+/* Evaluations counted by this process (and its parents); atomic: the
+ * device pool (eval/pool.h) starts evaluations from several threads. */
+static _Atomic long eval_no;
 static bool off;     /* base_fault_off() */
 
 const char *const base_fault_names[GG_FAULT_COUNT] = {
     "hang", "crash", "gl_error", "fbo_incomplete", "wrong_result", "disk_full", "compile_hang",
-    "lose_context", "no_memory", "dirty_targets"};
+    "lose_context", "no_memory", "dirty_targets", "device_lost"};
 
-void base_fault_next_eval(void) { eval_no++; }
+long base_fault_next_eval(void) { return atomic_fetch_add(&eval_no, 1) + 1; }
 long base_fault_eval_count(void) { return eval_no; }
 void base_fault_set_eval(long n) { eval_no = n; }
 
@@ -77,7 +80,8 @@ bool base_fault(const char *name)
     }
     if (strcmp(name, base_fault_names[f]))
         return false;
-    return want == 0 || want == (eval_no ? eval_no : 1);
+    long now = eval_no;
+    return want == 0 || want == (now ? now : 1);
 }
 
 void base_fault_hang(void)

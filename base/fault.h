@@ -32,6 +32,10 @@
  *                   GL leaves undefined), before a beta = 0 run clears the
  *                   ones it reads first -> still ok (a set left uncleared
  *                   that the passes read: NaN, wrong_result)
+ *   device_lost     lib/api.c, after a GPU run of the last device of a context
+ *                   of several devices (glgemm_open_devices): the run reports
+ *                   context_lost -> that device is retired, its tile done
+ *                   again by another device (or the CPU)
  * In the browser (eval/browser.c) crash, hang and lose_context are passed to
  * the page, which crashes, hangs or loses its WebGL context.
  * An unknown name or a bad :n is reported once on stderr and fires nothing. */
@@ -41,7 +45,7 @@
 #include <stdbool.h>
 
 /* The faults, in the order above; GLGEMM_FAULT's n is at most EVAL_MAX. */
-enum { GG_FAULT_COUNT = 10 };
+enum { GG_FAULT_COUNT = 11 };
 #define GG_FAULT_EVAL_MAX 1000000000L
 extern const char *const base_fault_names[GG_FAULT_COUNT];
 
@@ -59,8 +63,9 @@ bool base_fault_any(void);
  * the faults are not meant for). */
 void base_fault_off(void);
 
-/* The parent starts evaluation number (count + 1). */
-void base_fault_next_eval(void);
+/* The parent starts evaluation number (count + 1): returned, and the count
+ * now (one atomic step: evaluations start from several threads). */
+long base_fault_next_eval(void);
 /* The count now (the evaluator sends it to its worker), and the worker's
  * side: this is evaluation number n. */
 long base_fault_eval_count(void);

@@ -14,6 +14,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "base/fileio.h"
 
@@ -159,6 +162,7 @@ gg_spirv_result base_spirv_compile(const char *glsl, gg_stage stage, void **spv,
         goto done;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         if (log)
@@ -166,6 +170,14 @@ gg_spirv_result base_spirv_compile(const char *glsl, gg_stage stage, void **spv,
         goto done;
     }
     if (pid == 0) {
+#ifdef __linux__
+        /* It dies with its caller: a caller killed while it was stopped (the
+         * evaluator's warm worker, SIGSTOPped with its group during timed
+         * reps) left it stopped forever. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+#endif
         int fd = open(msg, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);

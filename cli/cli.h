@@ -9,6 +9,7 @@
 #include "glgemm.h"
 #include "glhost/context.h"
 #include "base/measure.h"
+#include "eval/pool.h"
 
 enum { EXIT_GPU = 1, EXIT_USAGE = 2, EXIT_NOCTX = 3 };
 
@@ -29,20 +30,32 @@ enum {
      * ({"max-draw-ms", 1, OPT_MAX_DRAW}): the bound on one draw's time
      * (store/draw.h); cli_parse then also refuses a bad GLGEMM_MAX_DRAW_MS. */
     OPT_MAX_DRAW,
-    OPT_BROWSER, OPT_HEADFUL /* --browser PATH, --headful: the browser backend's */
+    OPT_BROWSER, OPT_HEADFUL, /* --browser PATH, --headful: the browser backend's */
+    /* Shared where a command lists it ({"devices", 1, OPT_DEVICES}): tune,
+     * bench and run (cli/devices.c). */
+    OPT_DEVICES
 };
+
+/* The most entries of a --devices list. */
+#define CLI_MAX_DEVICES 64
 
 /* What every command shares. */
 typedef struct {
     const char *cmd;      /* "run", "tune", ... for messages */
     gg_backend backend;
     int device;
+    bool device_set;      /* --device given */
     const char *browser;  /* --browser PATH: the Chromium of --backend browser (NULL: default) */
     bool headful;         /* --headful: show it */
     gg_problem prob;
     bool problem_given;   /* any of --m/--n/--k/--size/--a/--b given */
     bool max_draw_set;    /* --max-draw-ms given: max_draw_ms (0: no bound) */
     double max_draw_ms;
+    /* --devices: all, local, or the listed indices (a device may come
+     * twice: two workers on it) */
+    bool devices_set, devices_all, devices_local;
+    int devices[CLI_MAX_DEVICES];
+    int ndevices;
     const char *positional[4];
     int npositional;
 } cli_common;
@@ -66,6 +79,9 @@ int cli_error(const cli_common *c, const char *fmt, ...)
 /* Strict number parsing: whole string, in range.  0 or -1. */
 int cli_int(const char *s, long lo, long hi, long *out);
 int cli_float(const char *s, double *out);
+/* "1,2,3": integers in [lo, hi] separated by commas into out; the count,
+ * -1 when malformed (an empty item, junk), -2 when more than max. */
+int cli_int_list(const char *s, long lo, long hi, int *out, int max);
 
 /* Checks the problem after parsing: --a with --b, --c with both, and that
  * --out can be written (an existing folder; a regular, writable file if it
@@ -88,6 +104,41 @@ bool cli_names_best(const char *text);
 /* This machine's card slug (base/slug.h) through a GL context of c's backend
  * and device; 0, or -1 with one line in err when none can be made. */
 int cli_this_card(const cli_common *c, char *slug, size_t len, char *err, size_t errlen);
+
+/* ---- --devices (cli/devices.c) ---- */
+
+/* --devices' text into c (syntax only); 0, or EXIT_USAGE after one line. */
+int cli_devices_parse(cli_common *c, const char *value);
+
+/* The command's device pool (eval/pool.h): --devices resolved (all: every
+ * EGL device; local: the one numbered as this rank on its host; an index
+ * EGL does not list is bad usage), else --device alone; the problems'
+ * evaluator configs.  0 with *pool, or EXIT_USAGE / EXIT_NOCTX after one
+ * line.  A rank other than 0 (glgemm-mpi) serves rank 0 instead and gets
+ * CLI_SERVED: the command then ends with status 0. */
+#define CLI_SERVED (-1)
+int cli_pool_open(cli_common *c, const gg_evaluator_config *problems, int nproblems,
+                  gg_pool **pool);
+
+/* Whether slot i of the pool cannot serve: no worker (its line: "glgemm
+ * CMD: [device N: ]" what, then why), or no context of that kind (-1: of
+ * any kind).  Then the status (EXIT_NOCTX; EXIT_USAGE for a device that
+ * does not exist); else 0. */
+int cli_slot_failed(const cli_common *c, gg_pool *pool, int i, int kind, const char *what);
+
+/* The cards of a pool: slots whose renderer has one slug, in slot order. */
+typedef struct {
+    int n;
+    char slug[GG_POOL_MAX_SLOTS][GG_CARD_MAX];
+    unsigned long long mask[GG_POOL_MAX_SLOTS]; /* bit i: slot i */
+    int first[GG_POOL_MAX_SLOTS];               /* its first slot */
+    int count[GG_POOL_MAX_SLOTS];               /* its slots */
+} cli_cards;
+
+/* Every slot checked (cli_slot_failed with kind and what), the slug from
+ * that kind's renderer (-1: the first profile's context there is, as tune
+ * names the card).  0, or the failed slot's status. */
+int cli_pool_cards(const cli_common *c, gg_pool *pool, int kind, const char *what, cli_cards *cards);
 
 /* Commands. */
 int cmd_info(int argc, char **argv);

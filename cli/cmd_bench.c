@@ -31,12 +31,12 @@ typedef struct {
 
 static const cli_opt own_opts[] = {
     {"csv", 0, OPT_CSV}, {"results", 1, OPT_RESULTS}, {"crossover", 0, OPT_CROSSOVER},
-    {"max-draw-ms", 1, OPT_MAX_DRAW}, {NULL, 0, 0},
+    {"max-draw-ms", 1, OPT_MAX_DRAW}, {"devices", 1, OPT_DEVICES}, {NULL, 0, 0},
 };
 
 static const char usage[] =
     "usage: glgemm bench [problem options] [--reps R] [--csv] [--results DIR]\n"
-    "                    [--max-draw-ms MS]\n"
+    "                    [--max-draw-ms MS] [--devices LIST|all|local]\n"
     "  In one run, on the same inputs: the presets larsen, nv-multi, nv-single, tfjs,\n"
     "  the card's tuned best (results/<card>/best-MxNxK.txt), best-image (the fastest\n"
     "  out=image variant in tune-MxNxK.csv, where one ran ok), its half-storage bests\n"
@@ -58,6 +58,8 @@ static const char usage[] =
     "                 32, ... up to --size (default 1024), median of --reps (default 10)\n"
     "                 calls each; writes <card>/crossover.txt, the size below which the\n"
     "                 library and the drop-in BLAS hand calls to the CPU BLAS\n"
+    "  --devices LIST|all  a bench for each card among the EGL devices listed, one after\n"
+    "                 another, its rows on that card's devices\n"
     "  --backend egl|glfw|browser, --device N\n"
     "  --browser PATH, --headful  with --backend browser: the Chromium or Chrome to\n"
     "                 run (default /usr/bin/chromium), shown rather than headless; the\n"
@@ -133,6 +135,93 @@ static int bench_crossover(bench_args *a)
     return 0;
 }
 
+/* The bench of one card: its rows through g (its evaluator, or the pool's
+ * devices of that card), the table or CSV, the bench file.  The status. */
+static int bench_card(bench_args *a, gg_gpu *g, const char *slug)
+{
+    static gg_bench b; /* large: off the stack */
+    memset(&b, 0, sizeof b);
+    char err[1024];
+    const gg_inputs *in = g->in;
+    if (eval_gpu_bench(g, a->results, slug, &b, on_row, NULL, err, sizeof err))
+        return cli_error(&a->c, "%s", err);
+    char hint[256];
+    snprintf(hint, sizeof hint, "glgemm tune --m %d --n %d --k %d", in->m, in->n, in->k);
+    if (a->csv) {
+        char *text = eval_bench_csv(&b);
+        if (text)
+            fputs(text, stdout);
+        free(text);
+    } else {
+        printf("cpu: %s, %d threads\n", base_cpu_model(err, sizeof err), base_cpu_threads());
+        eval_bench_print(stdout, &b, hint);
+    }
+    fflush(stdout);
+    if (a->csv && !b.rows[GG_BENCH_BEST].present)
+        fprintf(stderr, "bench: best: no tuning record (run %s)\n", hint);
+
+    char dir[1024], path[1200];
+    if (base_mkdirs(store_card_dir(dir, sizeof dir, a->results, slug), err, sizeof err) ||
+        eval_bench_write(&b, store_bench_path(path, sizeof path, a->results, slug, in->m, in->n, in->k),
+                       err, sizeof err))
+        return cli_error(&a->c, "%s", err);
+    fprintf(stderr, "bench: wrote %s\n", path);
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
+        if (row_failed(&b.rows[i]))
+            return EXIT_GPU;
+    return 0;
+}
+
+typedef struct {
+    gg_pool *pool;
+    int client;
+} pool_rows;
+
+static int pool_eval(void *user, const gg_variant *v, gg_measurement *out)
+{
+    pool_rows *r = user;
+    return eval_pool_eval(r->pool, r->client, v, NULL, out);
+}
+
+/* --devices (and glgemm-mpi): a bench for each card, one after another,
+ * its rows on its devices. */
+static int bench_pool(bench_args *a, gg_gpu *g)
+{
+    gg_evaluator_config ecfg = {.backend = g->backend, .device = g->device, .prob = g->prob,
+                                .in = g->in, .ref = g->ref, .max_draw_set = g->max_draw_set,
+                                .max_draw_ms = g->max_draw_ms, .results = g->results};
+    gg_pool *pool;
+    int rc = cli_pool_open(&a->c, &ecfg, 1, &pool);
+    if (rc)
+        return rc == CLI_SERVED ? 0 : rc;
+    cli_cards *cards = malloc(sizeof *cards);
+    int status = EXIT_GPU, n = 0;
+    if (!cards)
+        fprintf(stderr, "glgemm bench: out of memory\n");
+    else if ((rc = cli_pool_cards(&a->c, pool, GG_CTX_CORE, "", cards)))
+        status = rc;
+    else
+        status = 0, n = cards->n;
+    for (int i = 0; i < n; i++) {
+        pool_rows r = {pool, eval_pool_client(pool, 0, cards->mask[i])};
+        if (r.client < 0) {
+            status = EXIT_GPU;
+            break;
+        }
+        if (cards->n > 1 && !a->csv)
+            printf("== %s (%d device%s)\n", cards->slug[i], cards->count[i],
+                   cards->count[i] == 1 ? "" : "s");
+        g->eval = pool_eval;
+        g->eval_user = &r;
+        rc = bench_card(a, g, cards->slug[i]);
+        if (rc && (!status || rc == EXIT_USAGE))
+            status = rc;
+    }
+    free(cards);
+    eval_pool_free(pool);
+    return status;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     bench_args a = {.c = {.cmd = "bench"}, .results = "results"};
@@ -157,7 +246,6 @@ int cmd_bench(int argc, char **argv)
         return cli_error(&a.c, "%s", err);
     gg_reference ref = {0};
     int status = EXIT_GPU;
-    static gg_bench b;
     if (base_reference_compute(&in, a.c.prob.alpha, a.c.prob.beta, &ref, err, sizeof err)) {
         status = cli_error(&a.c, "%s", err);
         goto out;
@@ -169,6 +257,11 @@ int cmd_bench(int argc, char **argv)
     gg_gpu g = {.backend = a.c.backend, .device = a.c.device, .prob = &prob, .in = &in,
                 .ref = &ref, .max_draw_set = a.c.max_draw_set, .max_draw_ms = a.c.max_draw_ms,
                 .results = a.results};
+    const gg_transport *t = eval_pool_transport;
+    if (a.c.devices_set || (t && t->size > 1)) {
+        status = bench_pool(&a, &g);
+        goto out;
+    }
     /* The slug from the worker that then runs every row (its core context;
      * the browser's page: its ES3). */
     static gg_device_info dev;
@@ -182,39 +275,8 @@ int cmd_bench(int argc, char **argv)
     }
     char slug[GG_CARD_MAX];
     base_slug(dev.info[kind].renderer, slug, sizeof slug);
-    if (eval_gpu_bench(&g, a.results, slug, &b, on_row, NULL, err, sizeof err)) {
-        eval_gpu_close(&g);
-        status = cli_error(&a.c, "%s", err);
-        goto out;
-    }
+    status = bench_card(&a, &g, slug);
     eval_gpu_close(&g);
-    char hint[256];
-    snprintf(hint, sizeof hint, "glgemm tune --m %d --n %d --k %d", in.m, in.n, in.k);
-    if (a.csv) {
-        char *text = eval_bench_csv(&b);
-        if (text)
-            fputs(text, stdout);
-        free(text);
-    } else {
-        printf("cpu: %s, %d threads\n", base_cpu_model(err, sizeof err), base_cpu_threads());
-        eval_bench_print(stdout, &b, hint);
-    }
-    fflush(stdout);
-    if (a.csv && !b.rows[GG_BENCH_BEST].present)
-        fprintf(stderr, "bench: best: no tuning record (run %s)\n", hint);
-
-    char dir[1024], path[1200];
-    if (base_mkdirs(store_card_dir(dir, sizeof dir, a.results, slug), err, sizeof err) ||
-        eval_bench_write(&b, store_bench_path(path, sizeof path, a.results, slug, in.m, in.n, in.k),
-                       err, sizeof err)) {
-        status = cli_error(&a.c, "%s", err);
-        goto out;
-    }
-    fprintf(stderr, "bench: wrote %s\n", path);
-    status = 0;
-    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
-        if (row_failed(&b.rows[i]))
-            status = EXIT_GPU;
 out:
     base_reference_free(&ref);
     base_inputs_free(&in);

@@ -6,6 +6,9 @@
 #include "cli/cli.h"
 #include "glhost/progcache_entry.h"
 #include "lib/env.h"
+#ifdef GLGEMM_MPI
+#include "eval/mpi.h" /* glgemm-mpi (make mpi) */
+#endif
 
 static const struct {
     const char *name;
@@ -24,16 +27,21 @@ static const struct {
 };
 
 /* The environment the commands read: the program cache's GLGEMM_CACHE
- * and the library's GLGEMM_VERIFY, GLGEMM_CROSSOVER and GLGEMM_STAGING
- * (bench --crossover runs the library).  A bad value is bad usage, as a bad option is. */
+ * and the library's GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_STAGING,
+ * GLGEMM_DEVICES and GLGEMM_SPLIT_* (bench --crossover runs the library).
+ * A bad value is bad usage, as a bad option is. */
 static int check_env(void)
 {
     char err[300];
     long x;
-    static const int lib_vars[] = {LIB_ENV_VERIFY, LIB_ENV_CROSSOVER, LIB_ENV_STAGING};
+    static const int lib_vars[] = {LIB_ENV_VERIFY, LIB_ENV_CROSSOVER, LIB_ENV_STAGING,
+                                   LIB_ENV_SPLIT_MIN, LIB_ENV_SPLIT_TILES};
     for (size_t i = 0; i < sizeof lib_vars / sizeof *lib_vars; i++)
         if (lib_env_get(lib_vars[i], &x, err, sizeof err))
             return cli_error(NULL, "%s", err);
+    int list[GLGEMM_MAX_DEVICES], n;
+    if (lib_env_devices(getenv("GLGEMM_DEVICES"), list, &n, err, sizeof err))
+        return cli_error(NULL, "%s", err);
     char *folder = NULL;
     int rc = host_pce_folder(getenv("GLGEMM_CACHE"), NULL, NULL, NULL, &folder, err, sizeof err);
     free(folder);
@@ -52,13 +60,15 @@ static void usage(FILE *f)
                "  --crossover); a bad value is bad usage;\n"
                "  GLGEMM_RESULTS, GLGEMM_CPU_BLAS, GLGEMM_THREADS, GLGEMM_BANDS,\n"
                "  GLGEMM_WARMUP (the library: bench --crossover),\n"
+               "  GLGEMM_DEVICES, GLGEMM_SPLIT_MIN, GLGEMM_SPLIT_TILES (the library over\n"
+               "  several devices: man 3 glgemm; a bad value is bad usage),\n"
                "  GLGEMM_BACKEND, GLGEMM_DEVICE, GLGEMM_LOG (the drop-in BLAS: man 3 glgemm),\n"
                "  GLGEMM_WARM_WORKER=0|1 (tune's warm worker),\n"
                "  GLGEMM_WEB (the browser worker's folder), GLGEMM_WEB_DIR (export's files)\n"
                "exit status: 0 ok, 1 GPU work failed, 2 bad usage or input, 3 no GL context\n");
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2)
         return cli_error(NULL, "no command given (commands: info, devices, gen, run, tune, bench, "
@@ -75,4 +85,13 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], commands[i].name))
             return check_env() ? EXIT_USAGE : commands[i].fn(argc - 1, argv + 1);
     return cli_error(NULL, "unknown command '%s' (try glgemm --help)", argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+#ifdef GLGEMM_MPI
+    return eval_mpi_main(argc, argv, dispatch);
+#else
+    return dispatch(argc, argv);
+#endif
 }

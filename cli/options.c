@@ -67,6 +67,28 @@ int cli_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+int cli_int_list(const char *s, long lo, long hi, int *out, int max)
+{
+    int n = 0;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        char item[24];
+        long x;
+        if (len == 0 || len >= sizeof item)
+            return -1;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (cli_int(item, lo, hi, &x))
+            return -1;
+        if (n == max)
+            return -2;
+        out[n++] = (int)x;
+        if (!p[len])
+            return n;
+        p += len + 1;
+    }
+}
+
 int cli_float(const char *s, double *out)
 {
     if (!s || !*s)
@@ -114,7 +136,9 @@ static int common_opt(cli_common *c, int id, const char *name, const char *v)
         if (cli_int(v, 0, 1023, &x))
             return cli_error(c, "--device must be a device index (0, 1, ...), got '%s'", v);
         c->device = (int)x;
+        c->device_set = true;
         return 0;
+    case OPT_DEVICES: return cli_devices_parse(c, v);
     case OPT_BROWSER:
         if (!*v)
             return cli_error(c, "--browser needs the path of a Chromium or Chrome");
@@ -221,6 +245,10 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
         if (rc)
             return rc;
     }
+    if (c->devices_set && c->device_set)
+        return cli_error(c, "--device and --devices: give one of them");
+    if (c->devices_set && c->backend != GG_BACKEND_EGL)
+        return cli_error(c, "--devices lists EGL devices: it takes --backend egl");
     /* The browser backend's settings, for the workers forked from here. */
     eval_browser_configure(c->browser, c->headful);
     for (const cli_opt *t = own; t && t->name; t++)
@@ -230,6 +258,30 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
             if (store_draw_env(&ms, err, sizeof err) < 0)
                 return cli_error(c, "%s", err);
         }
+    return 0;
+}
+
+/* --devices LIST|all|local: the syntax only (cli/devices.c resolves it). */
+int cli_devices_parse(cli_common *c, const char *v)
+{
+    c->devices_set = true;
+    c->devices_all = c->devices_local = false;
+    c->ndevices = 0;
+    if (!*v)
+        return cli_error(c, "--devices needs device indices separated by commas (0,1,...), "
+                            "all or local");
+    if (!strcmp(v, "all") || !strcmp(v, "local")) {
+        c->devices_all = v[0] == 'a';
+        c->devices_local = v[0] == 'l';
+        return 0;
+    }
+    int n = cli_int_list(v, 0, 1023, c->devices, CLI_MAX_DEVICES);
+    if (n == -2)
+        return cli_error(c, "--devices names more than %d devices", CLI_MAX_DEVICES);
+    if (n < 0)
+        return cli_error(c, "--devices must be all, local or device indices separated by "
+                            "commas (0,1,...), got '%s'", v);
+    c->ndevices = n;
     return 0;
 }
 

@@ -2,7 +2,9 @@
 #include "eval/evaluator.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +82,9 @@ struct gg_evaluator {
     double wsince;
     gg_variant seen[WARM_SEEN];
     int nseen, seen_at;
+    /* The requests being sent (here, not static: evaluators may serve
+     * from several threads, one each; eval/pool.h). */
+    request req, wreq;
 };
 
 /* An unrolled shader's text grows with the work of one pass. */
@@ -432,6 +437,14 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
     if (warm) { /* a test's fault is for the evaluations; the evaluations come first */
         base_fault_off();
         setpriority(PRIO_PROCESS, 0, 10); /* its threads, made later, inherit it */
+        /* It says nothing: its work only ever saves time, and what fails
+         * there (a full disk for the program cache, a driver's complaint)
+         * the evaluation worker meets and says itself. */
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 2);
+            close(null);
+        }
     }
     worker w = {.e = e, .fd = fd};
     static request q; /* the hook reads it during the run */
@@ -533,18 +546,28 @@ static void drop_worker(gg_evaluator *e, int *st)
     e->pid = 0;
 }
 
+/* Evaluators in other threads (eval/pool.h) fork too: one socketpair to
+ * fork to closing the worker's end at a time, so that no worker inherits
+ * another's end (its death would then not end its socket: a crash would
+ * read as a hang). */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int fork_worker(gg_evaluator *e, bool warm, pid_t *wpid, int *wfd, char *err,
                        size_t errlen)
 {
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+    pthread_mutex_lock(&fork_lock);
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+        pthread_mutex_unlock(&fork_lock);
         return gen_fail(err, errlen, "cannot make a socket for the evaluation worker: %s",
                        strerror(errno));
+    }
     fflush(NULL); /* nothing buffered is written twice */
     pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
+        pthread_mutex_unlock(&fork_lock);
         return gen_fail(err, errlen, "cannot fork an evaluation worker: %s", strerror(errno));
     }
     if (pid == 0) {
@@ -557,6 +580,7 @@ static int fork_worker(gg_evaluator *e, bool warm, pid_t *wpid, int *wfd, char *
     }
     setpgid(pid, pid); /* also here: no race with a kill of the group */
     close(sv[1]);
+    pthread_mutex_unlock(&fork_lock);
     *wpid = pid;
     *wfd = sv[0];
     return 0;
@@ -631,15 +655,15 @@ static void warm_poll(gg_evaluator *e)
  * one when the old does not take it); false when none can be had. */
 static bool warm_send(gg_evaluator *e, const gg_variant *v)
 {
-    static request w;
-    memset(&w, 0, sizeof w);
-    w.op = OP_WARM;
-    w.v = *v;
+    request *w = &e->wreq;
+    memset(w, 0, sizeof *w);
+    w->op = OP_WARM;
+    w->v = *v;
     char err[256];
     for (int attempt = 0; attempt < 2; attempt++) {
         if (e->wpid <= 0 && fork_worker(e, true, &e->wpid, &e->wfd, err, sizeof err))
             return false; /* no warm worker: the evaluations go on without */
-        if (send_all(e->wfd, &w, sizeof w)) {
+        if (send_all(e->wfd, w, sizeof *w)) {
             e->wbusy = true;
             e->wsince = base_now_s();
             e->st.warmed++;
@@ -738,9 +762,8 @@ static void lost_worker(gg_evaluator *e, gg_measurement *out, int got, bool buil
     }
 }
 
-static void account(gg_evaluator *e, const gg_measurement *m, double wall)
+void eval_evaluator_stats_add(gg_evaluator_stats *s, const gg_measurement *m, double wall)
 {
-    gg_evaluator_stats *s = &e->st;
     s->evaluations++;
     s->wall_s += wall;
     s->compile_s += m->compile_s + m->ahead_s;
@@ -750,6 +773,11 @@ static void account(gg_evaluator *e, const gg_measurement *m, double wall)
     s->verify_s += m->verify_s;
     if (m->program_cached)
         s->programs_cached++;
+}
+
+static void account(gg_evaluator *e, const gg_measurement *m, double wall)
+{
+    eval_evaluator_stats_add(&e->st, m, wall);
 }
 
 static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval_opts *o,
@@ -787,20 +815,20 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
         snprintf(out->detail, sizeof out->detail, "internal: an evaluator without a problem");
         return -1;
     }
-    base_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
-    static request q;
-    memset(&q, 0, sizeof q);
-    q.op = op;
-    q.eval_no = base_fault_eval_count();
-    q.v = *v;
+    long eval_no = base_fault_next_eval(); /* tests only: which evaluation GLGEMM_FAULT=name:n hits */
+    request *q = &e->req;
+    memset(q, 0, sizeof *q);
+    q->op = op;
+    q->eval_no = eval_no;
+    q->v = *v;
     if (o)
-        q.o = *o;
-    q.nhints = e->nhints;
-    memcpy(q.hints, e->hints, sizeof q.hints);
+        q->o = *o;
+    q->nhints = e->nhints;
+    memcpy(q->hints, e->hints, sizeof q->hints);
     e->nhints = 0;
     if (e->warm && op == OP_EVAL) {
-        warm_next(e, v, &q);
-        q.warm_pid = e->wpid;
+        warm_next(e, v, q);
+        q->warm_pid = e->wpid;
     }
     e->have_c = false;
     free(e->log);
@@ -827,7 +855,7 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
             snprintf(out->detail, sizeof out->detail, "%s", err);
             return -1;
         }
-        if (send_all(e->fd, &q, sizeof q))
+        if (send_all(e->fd, q, sizeof *q))
             break;
         drop_worker(e, NULL);
         if (attempt) {
@@ -893,18 +921,21 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
 
 int eval_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t errlen)
 {
-    static request q;
-    memset(&q, 0, sizeof q);
-    q.op = OP_DEVICE;
+    request *q = &e->req;
+    memset(q, 0, sizeof *q);
+    q->op = OP_DEVICE;
     if (e->pid <= 0 && start_worker(e, err, errlen))
         return -1;
-    if (!send_all(e->fd, &q, sizeof q)) {
+    if (!send_all(e->fd, q, sizeof *q)) {
         drop_worker(e, NULL);
         return gen_fail(err, errlen, "the evaluation worker does not take work");
     }
-    static device_reply r;
-    int got = eval_iso_read(e->fd, &r, sizeof r, base_now_s() + 120.0);
-    if (got != 1 || r.type != MSG_DEVICE) {
+    device_reply *r = malloc(sizeof *r); /* large: off the stack */
+    if (!r)
+        return gen_fail(err, errlen, "out of memory");
+    int got = eval_iso_read(e->fd, r, sizeof *r, base_now_s() + 120.0);
+    if (got != 1 || r->type != MSG_DEVICE) {
+        free(r);
         int st = 0;
         drop_worker(e, &st);
         if (got == 0)
@@ -915,8 +946,9 @@ int eval_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t 
         return gen_fail(err, errlen, "making the contexts: %s", why);
     }
     for (int k = 0; k < 3; k++)
-        r.d.err[k][sizeof r.d.err[k] - 1] = '\0';
-    *d = r.d;
+        r->d.err[k][sizeof r->d.err[k] - 1] = '\0';
+    *d = r->d;
+    free(r);
     return 0;
 }
 

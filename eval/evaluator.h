@@ -29,8 +29,10 @@
  *    variant runs.
  *  - eval_evaluator_device() asks the worker for each context kind's info
  *    (the contexts stay for the evaluations).
- *  - The worker dies with its parent (PR_SET_PDEATHSIG) and leaves when the
- *    evaluator is freed.  One thread.
+ *  - The worker dies with its parent (PR_SET_PDEATHSIG: with the thread
+ *    that forked it) and leaves when the evaluator is freed.  One thread at
+ *    a time an evaluator; evaluators are independent, so several serve at
+ *    once from threads of their own (eval/pool.h, one a device).
  *  - With GG_BACKEND_BROWSER the worker makes no context: it runs Node and
  *    the page (eval/browser.h) and judges C itself.  The ES3 kind is the
  *    page's WebGL2, compat and core are never ok; the browser's start-up
@@ -143,7 +145,8 @@ void eval_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n);
  * a GPU goes on regardless, so the tune turns it on by itself only for a
  * software rasteriser (gg_ctx_info.software).  A warm worker that dies or sits
  * on one variant past both deadlines is replaced, statuses untouched: it
- * only ever saves time.  GLGEMM_FAULT does not reach it. */
+ * only ever saves time.  GLGEMM_FAULT does not reach it, and it writes
+ * nothing on stderr (the evaluation worker reports what fails). */
 void eval_evaluator_warm(gg_evaluator *e, bool on);
 /* The warm worker's process, 0 while there is none (tests). */
 int eval_evaluator_warm_pid(const gg_evaluator *e);
@@ -162,6 +165,9 @@ const float *eval_evaluator_c(const gg_evaluator *e);
 const char *eval_evaluator_log(const gg_evaluator *e);
 
 const gg_evaluator_stats *eval_evaluator_get_stats(const gg_evaluator *e);
+/* One evaluation into stats: the count, its wall time, where its time went
+ * (compile with building ahead), a program from a cache. */
+void eval_evaluator_stats_add(gg_evaluator_stats *s, const gg_measurement *m, double wall);
 
 /* 60 s plus the warm-up and reps at 0.1 GFLOP/s, at most 1800 s: a deadline
  * that a working variant never meets. */

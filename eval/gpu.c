@@ -222,8 +222,8 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
     gg_bench_recorded rec = {have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL, found ? &image : NULL,
                              have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
                              have[GG_STORE_F16X8] ? &best[GG_STORE_F16X8] : NULL};
-    if (eval_bench_run_ex(b, card, in->m, in->n, in->k, &rec, eval_gpu_eval, g, cpu_here, &cj, &x,
-                          progress, progress_user)) {
+    if (eval_bench_run_ex(b, card, in->m, in->n, in->k, &rec, g->eval ? g->eval : eval_gpu_eval,
+                          g->eval ? g->eval_user : g, cpu_here, &cj, &x, progress, progress_user)) {
         if (cj.err[0])
             snprintf(err, errlen, "%s", cj.err);
         else

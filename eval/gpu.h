@@ -39,6 +39,10 @@ typedef struct {
     bool max_draw_set;
     double max_draw_ms;
     const char *results;
+    /* NULL: the GPU rows of eval_gpu_bench run on g's evaluator
+     * (eval_gpu_eval); else through this (bench --devices: a device pool). */
+    gg_eval_fn eval;
+    void *eval_user;
 } gg_gpu;
 
 /* The gg_eval_fn: user is a gg_gpu.  Returns 0 with out filled (any

@@ -62,8 +62,6 @@ typedef struct {
     bool x8;     /* store=f16x8: uvec4 fetches of group half texels, unpacked */
     int steps;   /* k-steps one put_step covers: ku for store=f16x8 (whole stored
                     texels of A and B), else 1 */
-    bool offs;   /* order=frag with texture or texelfetch: a fragment's rows of A
-                    (columns of B) from a few coordinates and constant offsets */
     const char *sample; /* texture2D (120) or texture (other profiles) */
 } emitter;
 
@@ -299,43 +297,11 @@ static void put_fetched(emitter *e, char x, int i, int u)
 static const char *fetch_narrow(const emitter *e) { return e->x8 ? "" : narrow(e->L.channels); }
 
 /* Fetch of A texel (row of target row ti, k offset off from ka). */
-/* order=frag, fetch=texture or texelfetch: texel (k + off, row ti) of A, or
- * (column tj, k + off) of B, from the base coordinate of the 8 rows
- * (columns) ti/8 and a constant offset (GLSL guarantees offsets -8 .. 7). */
-static void put_offset_fetch(emitter *e, bool a, int t, int u, int off)
-{
-    gg_sbuf *sb = &e->sb;
-    int k8 = off - off % 8;
-    char k[32];
-    const char *kv = a ? "ka" : "kb";
-    if (!k8)
-        snprintf(k, sizeof k, "%s", kv);
-    else
-        snprintf(k, sizeof k, e->ints ? "%s + %d" : "(%s + %d.0)", kv, k8);
-    put_fetched(e, a ? 'a' : 'b', t, u);
-    if (e->ints && a)
-        gen_sb_printf(sb, "texelFetchOffset(uA, ivec2(%s, ay%d), 0, ivec2(%d, %d))", k, t / 8, off % 8,
-                     t % 8);
-    else if (e->ints)
-        gen_sb_printf(sb, "texelFetchOffset(uB, ivec2(bx%d, %s), 0, ivec2(%d, %d))", t / 8, k, t % 8,
-                     off % 8);
-    else if (a)
-        gen_sb_printf(sb, "textureOffset(uA, vec2(%s / %d.0, ay%d), ivec2(%d, %d))", k, e->L.a_w,
-                     t / 8, off % 8, t % 8);
-    else
-        gen_sb_printf(sb, "textureOffset(uB, vec2(bx%d, %s / %d.0), ivec2(%d, %d))", t / 8, k,
-                     e->L.b_h, t % 8, off % 8);
-    gen_sb_printf(sb, "%s;\n", fetch_narrow(e));
-}
-
 static void put_fetch_a(emitter *e, int ti, int u, int off)
 {
     gg_sbuf *sb = &e->sb;
     int ch = e->L.channels;
-    if (e->offs) {
-        put_offset_fetch(e, true, ti, u, off);
-        return;
-    }
+
     if (e->v->fetch == GG_FETCH_UBO) {
         gen_sb_printf(sb, "%s a%d_%d = uAB[ay%d + ka", vec_type(ch), ti, u, ti);
         if (off)
@@ -363,10 +329,6 @@ static void put_fetch_a(emitter *e, int ti, int u, int off)
 static void put_fetch_b(emitter *e, int tj, int u, int off)
 {
     gg_sbuf *sb = &e->sb;
-    if (e->offs) {
-        put_offset_fetch(e, false, tj, u, off);
-        return;
-    }
     if (e->ints) {
         char col[16];
         snprintf(col, sizeof col, "bx%d", tj);
@@ -522,17 +484,24 @@ static void put_kbase_ubo(emitter *e, const char *ind, const char *ks, bool sum,
  * tgt_h), so that neighbouring fragments read neighbouring texels. */
 static void put_row(emitter *e, int ti)
 {
-    if (e->L.frag) /* order=frag: the fragment's rows side by side in A's texture */
-        put_affine(&e->sb, "f.y", e->L.tr, ti);
-    else if (e->L.image && e->v->fetch != GG_FETCH_UBO) /* ubo: a strip's rows are A's chunk */
+    if (e->L.frag) { /* order=frag (gen.h): pairs of fragment rows interleaved */
+        gen_sb_printf(&e->sb, "(f.y / 2) * %d + f.y %% 2", 2 * e->L.tr);
+        if (ti)
+            gen_sb_printf(&e->sb, " + %d", 2 * ti);
+    } else if (e->L.image && e->v->fetch != GG_FETCH_UBO) { /* ubo: a strip's rows are A's chunk */
         put_affine(&e->sb, "f.y", 1, ti * e->L.tgt_h);
+    }
     else
         put_affine(&e->sb, "f.y", e->L.tr, ti);
 }
 
 static void put_col(emitter *e, int tj)
 {
-    if (e->L.image && !e->L.frag)
+    if (e->L.frag) {
+        gen_sb_printf(&e->sb, "(f.x / 2) * %d + f.x %% 2", 2 * e->L.tc);
+        if (tj)
+            gen_sb_printf(&e->sb, " + %d", 2 * tj);
+    } else if (e->L.image)
         put_affine(&e->sb, "f.x", 1, tj * e->L.tgt_w);
     else
         put_affine(&e->sb, "f.x", e->L.tc, tj);
@@ -582,9 +551,8 @@ static void put_main(emitter *e)
     for (int ti = 0; ti < L->tr && e->v->fetch == GG_FETCH_UBO; ti++)
         gen_sb_printf(sb, "    int ay%d = ((f.y %% %d) * %d + %d) * %d; /* row of the strip's chunk */\n",
                      ti, GG_UBO_STRIP, L->tr, ti, L->ubo_row);
-    int rstep = e->offs ? 8 : 1; /* offs: one row (column) variable for each 8 */
-    for (int ti = 0; ti < L->tr && e->ints && e->v->fetch != GG_FETCH_UBO; ti += rstep) {
-        gen_sb_printf(sb, "    int ay%d = ", ti / rstep);
+    for (int ti = 0; ti < L->tr && e->ints && e->v->fetch != GG_FETCH_UBO; ti++) {
+        gen_sb_printf(sb, "    int ay%d = ", ti);
         if (e->v->fetch == GG_FETCH_BUFFER)
             gen_sb_puts(sb, "(");
         put_row(e, ti);
@@ -592,18 +560,18 @@ static void put_main(emitter *e)
             gen_sb_printf(sb, ") * %d", L->a_w);
         gen_sb_puts(sb, ";\n");
     }
-    for (int tj = 0; tj < L->tc && e->ints; tj += rstep) {
-        gen_sb_printf(sb, "    int bx%d = ", tj / rstep);
+    for (int tj = 0; tj < L->tc && e->ints; tj++) {
+        gen_sb_printf(sb, "    int bx%d = ", tj);
         put_col(e, tj);
         gen_sb_puts(sb, ";\n");
     }
-    for (int ti = 0; ti < L->tr && !e->ints; ti += rstep) {
-        gen_sb_printf(sb, "    float ay%d = (float(", ti / rstep);
+    for (int ti = 0; ti < L->tr && !e->ints; ti++) {
+        gen_sb_printf(sb, "    float ay%d = (float(", ti);
         put_row(e, ti);
         gen_sb_printf(sb, ") + 0.5) / %d.0;\n", L->a_h);
     }
-    for (int tj = 0; tj < L->tc && !e->ints; tj += rstep) {
-        gen_sb_printf(sb, "    float bx%d = (float(", tj / rstep);
+    for (int tj = 0; tj < L->tc && !e->ints; tj++) {
+        gen_sb_printf(sb, "    float bx%d = (float(", tj);
         put_col(e, tj);
         gen_sb_printf(sb, ") + 0.5) / %d.0;\n", L->b_w);
     }
@@ -713,7 +681,6 @@ char *gen_emit_fragment(const gg_variant *v, int m, int n, int k)
     e.ints = v->fetch != GG_FETCH_TEXTURE;
     e.x8 = v->store == GG_STORE_F16X8;
     e.steps = e.x8 ? e.L.ku : 1;
-    e.offs = e.L.frag && (v->fetch == GG_FETCH_TEXTURE || v->fetch == GG_FETCH_TEXELFETCH);
     gen_sb_init(&e.sb);
     put_version(&e);
     put_header(&e, m, n, k);

@@ -148,14 +148,16 @@ typedef enum {
 typedef enum { GG_TILE_ROWS, GG_TILE_COLS, GG_TILE_Z, GG_TILE_ORDER_COUNT } gg_tile_order;
 /* Texel order of the inputs (order=): plain, the texels in the matrices'
  * order (the geometry below); frag (out=image only): in the order the
- * fragments read them, the tr texel rows of A one fragment reads side by
- * side (texture row y*tr + i holds A's texel row y + i*tgt_h, the one the
- * plain order has there) and the tc texel columns of B likewise (texture
- * column x*tc + j holds B's texel column x + j*tgt_w); C's image keeps the
- * plain order.  A fragment then reads A at rows f.y*tr + i and B at
- * columns f.x*tc + j: with fetch=texture and texelfetch, a few coordinates
- * a k-step and constant offsets (textureOffset, texelFetchOffset, 0..7)
- * where the plain order builds one coordinate a fetch. */
+ * fragments read them, pairs of fragment rows interleaved: texture row
+ * (y/2)*2*tr + 2*i + y%2 of A holds the texel row that fragment row y
+ * reads for block row i (the plain order's y + i*tgt_h), and texture
+ * column (x/2)*2*tc + 2*j + x%2 of B likewise (the plain x + j*tgt_w).
+ * The two fragments of a 2x2 quad still read neighbouring texels, and one
+ * fragment's block rows lie 2 apart instead of tgt_h.  M and N are padded
+ * to even fragment counts.  C's image keeps the plain order.  (Reading
+ * them from one coordinate and constant offsets, textureOffset or
+ * texelFetchOffset, took a third fewer instructions but ran at 0.62x on
+ * the H100: docs/notes/feed.md.) */
 typedef enum { GG_ORDER_PLAIN, GG_ORDER_FRAG, GG_ORDER_COUNT } gg_order;
 
 #define GG_GEN_NAME "glgemm gen"
@@ -331,11 +333,13 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *out)
  * packing of C (gen/pack.h) reads the same way. */
 void gen_layout_c_view(const gg_layout *L, gg_layout *view);
 
-/* order=frag: the logical texel row of A (column of B) that texture row
- * (column) t holds: (t % ways) * (len / ways) + t / ways, ways = tr (tc),
- * len = a_h (b_w); t itself in the plain order. */
+/* order=frag: the plain order's texel row of A (column of B) that texture
+ * row (column) t holds (gen.h's order=frag), t itself in the plain order;
+ * gen_layout_unfold(t, ways, len) with ways tr (tc) and len a_h (b_w), or
+ * ways 0 for the identity. */
 int gen_layout_a_row(const gg_layout *L, int t);
 int gen_layout_b_col(const gg_layout *L, int t);
+int gen_layout_unfold(int t, int ways, int len);
 
 /* Outputs (scalars of C) a fragment computes, and multiply-adds per texel
  * of A and B it fetches: the figures the fetch bound turns on. */

@@ -73,7 +73,9 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
 
     long long kpad = (long long)L->passes * L->np * L->step;
     bool ubo = v->fetch == GG_FETCH_UBO;
-    long long mblk = (long long)L->r * L->tr * (ubo ? GG_UBO_STRIP : 1), nblk = (long long)L->c * L->tc;
+    /* order=frag pairs the fragments' rows and columns (gen.h): even counts */
+    long long mblk = (long long)L->r * L->tr * (ubo ? GG_UBO_STRIP : L->frag ? 2 : 1),
+              nblk = (long long)L->c * L->tc * (L->frag ? 2 : 1);
     long long mpad = ceil_div(m, mblk) * mblk, npad = ceil_div(n, nblk) * nblk;
     if (kpad > INT_MAX || mpad > INT_MAX || npad > INT_MAX)
         return -1;
@@ -116,15 +118,19 @@ void gen_layout_c_view(const gg_layout *L, gg_layout *view)
     view->tgt_h = L->c_h;
 }
 
-int gen_layout_a_row(const gg_layout *L, int t)
+/* order=frag: texture row t = (y/2)*2*ways + 2*i + y%2 holds fragment row
+ * y's block row i, the plain order's y + i*(len/ways). */
+int gen_layout_unfold(int t, int ways, int len)
 {
-    return L->frag ? (t % L->tr) * (L->a_h / L->tr) + t / L->tr : t;
+    if (!ways)
+        return t;
+    int g = t / (2 * ways), rem = t % (2 * ways);
+    return 2 * g + rem % 2 + rem / 2 * (len / ways);
 }
 
-int gen_layout_b_col(const gg_layout *L, int t)
-{
-    return L->frag ? (t % L->tc) * (L->b_w / L->tc) + t / L->tc : t;
-}
+int gen_layout_a_row(const gg_layout *L, int t) { return gen_layout_unfold(t, L->frag ? L->tr : 0, L->a_h); }
+
+int gen_layout_b_col(const gg_layout *L, int t) { return gen_layout_unfold(t, L->frag ? L->tc : 0, L->b_w); }
 
 int gen_layout_outputs(const gg_layout *L) { return L->targets * L->channels; }
 

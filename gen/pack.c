@@ -57,12 +57,7 @@ static void copy_runs(float *dst, size_t dstep, const float *src, size_t sstep, 
     }
 }
 
-/* order=frag (gen.h, gen_layout_a_row): the logical texel row or column
- * that texture row or column t holds; ways 0: the plain order. */
-static inline int unfold(int t, int ways, int len)
-{
-    return ways ? (t % ways) * (len / ways) + t / ways : t;
-}
+#define unfold gen_layout_unfold /* order=frag (gen.h) */
 
 /* One texture of r x c blocks: texel (x, y) channel i*c + j holds
  * op(X)[row0 + y'*r + i][col0 + x'*c + j] while inside rows x cols, else 0,

@@ -553,6 +553,8 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
         return gen_fail(why, whylen, "store=f16x8 needs unsigned integer textures and "
                                  "unpackHalf2x16 (GLSL 3.30 with GL_ARB_shading_language_packing, "
                                  "4.20, ES 3.00), not profile 120");
+    if (v->ku > 1 && v->unroll)
+        return gen_fail(why, whylen, "ku=%d needs unroll=0: unroll=1 writes the whole k loop out", v->ku);
     if (v->order == GG_ORDER_FRAG && v->out != GG_OUT_IMAGE)
         return gen_fail(why, whylen, "order=frag reorders the texels for out=image's strided blocks; "
                                  "out=rt reads its targets' rows side by side already");

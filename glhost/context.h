@@ -96,4 +96,8 @@ void host_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim);
  * -1 with a message in err when EGL device enumeration is not available. */
 int host_egl_devices(char out[][256], int max, char *err, size_t errlen);
 
+/* The hardware devices EGL lists (indices 0 .. count-1: they come before
+ * the software ones); 0 when none, or without device enumeration. */
+int host_egl_hardware_devices(void);
+
 #endif

@@ -351,6 +351,16 @@ static void egl_destroy(void *native)
 
 const gg_ctx_backend host_ctx_backend_egl = {"EGL", egl_create, egl_make_current, egl_destroy};
 
+int host_egl_hardware_devices(void)
+{
+    EGLDeviceEXT devs[MAX_DEVICES];
+    char err[256];
+    int n = list_devices(devs, MAX_DEVICES, err, sizeof err), h = 0;
+    while (h < n && !is_software(devs[h]))
+        h++;
+    return h;
+}
+
 int host_egl_devices(char out[][256], int max, char *err, size_t errlen)
 {
     EGLDeviceEXT devs[MAX_DEVICES];

@@ -35,7 +35,7 @@ void host_rc_set_frag_s(gg_run_cache *c, const char *key, double frag_s);
 
 /* Input textures: key is an array of GG_RC_INPUT_KEY ints (packing,
  * geometry, split); na A textures and nb B textures. */
-#define GG_RC_INPUT_KEY 15
+#define GG_RC_INPUT_KEY 18
 bool host_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
                        unsigned **btex);
 /* Takes over the arrays (malloc'd) and their textures; false: not kept (the

@@ -442,7 +442,8 @@ static void clear_targets(int targets)
 }
 
 /* What A's and B's textures depend on: the packing, the store, the
- * geometry and the split. */
+ * geometry, the split and the texel order (order=frag's permutation turns
+ * on tr and tc). */
 void host_run_input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
 {
     const gg_layout *L = s->L;
@@ -450,7 +451,8 @@ void host_run_input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
     int k[GG_RC_INPUT_KEY] = {L->r, L->c, (int)s->v->store, L->a_w, L->a_h, L->b_w, L->b_h,
                               sp->mblocks, sp->nblocks, sp->kblocks, sp->mb, sp->nb, sp->kb,
                               L->kpad, (int)s->v->fetch == GG_FETCH_BUFFER ? 1
-                                       : s->v->fetch == GG_FETCH_IMAGE ? 2 : 0};
+                                       : s->v->fetch == GG_FETCH_IMAGE ? 2 : 0,
+                              L->frag, L->frag ? L->tr : 0, L->frag ? L->tc : 0};
     memcpy(key, k, sizeof k);
 }
 

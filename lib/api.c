@@ -35,6 +35,7 @@
 #include "lib/cpu.h"
 #include "lib/env.h"
 #include "lib/inspect.h"
+#include "lib/split.h"
 #include "store/draw.h"
 #include "store/nearest.h"
 #include "store/records.h"
@@ -42,6 +43,9 @@
 #define MAX_FAILED 16
 #define SAMPLES 64
 #define STAGING_MIB 16 /* the transfers' reserve (reserve_staging, reserve_scratch) */
+#define SPLIT_MIN 2048 /* GLGEMM_SPLIT_MIN's default: smaller calls run on one device */
+#define SPLIT_TILES 2  /* GLGEMM_SPLIT_TILES's default: tiles a device */
+#define ROUTE_LEN 4096 /* glgemm_last_route's text, a split's included */
 
 /* What lib/inspect.h reads of the last GPU run: its draw calls, the
  * estimate of its draws it was given (glhost/run.h expect_s), the rows of
@@ -70,7 +74,7 @@ struct glgemm_context {
     double max_draw_s;   /* the bound on one draw (store/draw.h), seconds; 0 none */
     glgemm_cpu_sgemm_fn cpu;   /* glgemm_set_cpu_sgemm's, NULL: cpu_blas */
     lib_cpu cpu_blas;          /* the CPU BLAS bound by the library (lib/cpu.h) */
-    char route[GG_VARIANT_TEXT + 16];
+    char route[ROUTE_LEN];
     bool cpu_arith;      /* the last call computed on this CPU (crossover, C scaled) */
     glgemm_timing timing; /* of the last GPU call */
     float *scratch;       /* the GPU's C before it is judged, kept between calls */
@@ -86,6 +90,16 @@ struct glgemm_context {
     } memo[8];
     int memo_next;
     uint64_t memo_stamp; /* of the records folders the memo was read from */
+    /* Several devices (glgemm_open_devices): NULL for one.  The devices'
+     * contexts (one a device, each current on its thread) serve the tiles;
+     * this one has no GL context of its own. */
+    lib_split *split;
+    long split_min;       /* calls with m n k below split_min^3 are one tile */
+    int split_tiles;      /* tiles a device */
+    atomic_bool busy;     /* a call is in progress (one at a time) */
+    pid_t pid;            /* the process whose threads serve the devices */
+    char (*slot_variant)[GG_VARIANT_TEXT]; /* each device's last tile's variant */
+    bool fault_device;    /* GLGEMM_FAULT=device_lost fires here (base/fault.h) */
 };
 
 static _Thread_local char last_err[512];
@@ -203,39 +217,42 @@ static long recorded_crossover(const char *card);
 static double recorded_draw_ms(const char *card);
 static void warm_up(glgemm_context *ctx);
 
-static glgemm_context *open_ctx(const char *backend, int device)
+/* A context's settings, before any GL: the backend and device checked,
+ * the environment read (a bad value fails), the CPU BLAS bound; *cross is
+ * GLGEMM_CROSSOVER (-1 unset).  NULL with the error set (fn names the
+ * entry point). */
+static glgemm_context *new_ctx(const char *fn, const char *backend, int device, long *cross)
 {
-    last_err[0] = '\0';
     int b = host_backend_parse(backend ? backend : "egl");
     if (b < 0) {
-        set_error(0, "glgemm_open: unknown backend '%.100s' (egl or glfw)", backend);
+        set_error(0, "%s: unknown backend '%.100s' (egl or glfw)", fn, backend);
         return NULL;
     }
     if (device < 0) {
-        set_error(0, "glgemm_open: device %d: the index must be >= 0", device);
+        set_error(0, "%s: device %d: the index must be >= 0", fn, device);
         return NULL;
     }
-    long verify, cross, staging;
+    long verify, staging;
     char eerr[200];
     if (lib_env_get(LIB_ENV_VERIFY, &verify, eerr, sizeof eerr) ||
-        lib_env_get(LIB_ENV_CROSSOVER, &cross, eerr, sizeof eerr) ||
+        lib_env_get(LIB_ENV_CROSSOVER, cross, eerr, sizeof eerr) ||
         lib_env_get(LIB_ENV_STAGING, &staging, eerr, sizeof eerr)) {
-        set_error(0, "glgemm_open: %s", eerr);
+        set_error(0, "%s: %s", fn, eerr);
         return NULL;
     }
     double draw_ms;
     char draw_err[200];
     if (store_draw_env(&draw_ms, draw_err, sizeof draw_err) < 0) {
-        set_error(0, "glgemm_open: %s", draw_err);
+        set_error(0, "%s: %s", fn, draw_err);
         return NULL;
     }
     glgemm_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) {
-        set_error(0, "glgemm_open: out of memory");
+        set_error(0, "%s: out of memory", fn);
         return NULL;
     }
     if (lib_cpu_bind(&ctx->cpu_blas, NULL, eerr, sizeof eerr)) {
-        set_error(0, "glgemm_open: %s", eerr);
+        set_error(0, "%s: %s", fn, eerr);
         free(ctx);
         return NULL;
     }
@@ -243,6 +260,24 @@ static glgemm_context *open_ctx(const char *backend, int device)
     ctx->device = device;
     ctx->verify = (int)verify;
     ctx->reserve_mib = staging >= 0 ? staging : STAGING_MIB;
+    return ctx;
+}
+
+/* The crossover in force from GLGEMM_CROSSOVER (cross, -1 unset), else the
+ * card's record. */
+static void set_crossover_env(glgemm_context *ctx, long cross)
+{
+    ctx->crossover_env = cross >= 0 ? cross : recorded_crossover(ctx->card);
+    ctx->crossover = ctx->crossover_env > 0 ? ctx->crossover_env : 0;
+}
+
+static glgemm_context *open_ctx(const char *backend, int device)
+{
+    last_err[0] = '\0';
+    long cross;
+    glgemm_context *ctx = new_ctx("glgemm_open", backend, device, &cross);
+    if (!ctx)
+        return NULL;
     gg_variant dv;
     char err[160];
     if (gen_variant_parse(GLGEMM_DEFAULT_VARIANT, NULL, &dv, err, sizeof err) ||
@@ -254,11 +289,92 @@ static glgemm_context *open_ctx(const char *backend, int device)
         return NULL;
     }
     base_slug(ctx->info.renderer, ctx->card, sizeof ctx->card);
-    ctx->crossover_env = cross >= 0 ? cross : recorded_crossover(ctx->card);
-    ctx->crossover = ctx->crossover_env > 0 ? ctx->crossover_env : 0;
+    set_crossover_env(ctx, cross);
     ctx->max_draw_s = recorded_draw_ms(ctx->card) / 1000.0;
     reserve_scratch(ctx);
     warm_up(ctx);
+    last_err[0] = '\0';
+    return ctx;
+}
+
+/* ---- several devices (lib/split.h) ---- */
+
+static void split_ops(lib_split_ops *ops);
+static lib_grid split_grid(const glgemm_context *ctx, int m, int n, int k);
+
+/* What the devices' threads open: a one-device context each. */
+typedef struct {
+    const char *backend;
+    int n;
+} member_args;
+
+static void *member_open(void *user, int slot, int device, char *err, size_t errlen)
+{
+    const member_args *a = user;
+    glgemm_context *m = open_ctx(a->backend, device);
+    if (!m)
+        snprintf(err, errlen, "%s", last_err); /* this thread's */
+    else
+        m->fault_device = slot == a->n - 1;
+    return m;
+}
+
+static void member_close(void *dev) { glgemm_close(dev); }
+
+static void free_ctx(glgemm_context *ctx);
+
+static glgemm_context *open_split(const char *fn, const char *backend, const int *devices,
+                                  int n)
+{
+    last_err[0] = '\0';
+    if (!devices || n < 1 || n > GLGEMM_MAX_DEVICES) {
+        set_error(0, "%s: %s%d devices: from 1 to %d", fn, devices ? "" : "no list, ", n,
+                  GLGEMM_MAX_DEVICES);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        if (devices[i] < 0) {
+            set_error(0, "%s: device %d (number %d of the list): the index must be >= 0", fn,
+                      devices[i], i + 1);
+            return NULL;
+        }
+    if (n == 1)
+        return open_ctx(backend, devices[0]);
+    long cross, split_min, split_tiles;
+    glgemm_context *ctx = new_ctx(fn, backend, devices[0], &cross);
+    if (!ctx)
+        return NULL;
+    char eerr[200];
+    if (ctx->backend != GG_BACKEND_EGL) {
+        set_error(0, "%s: the %s backend makes one context, on one thread: several devices "
+                  "need egl", fn, host_backend_name(ctx->backend));
+        free_ctx(ctx);
+        return NULL;
+    }
+    if (lib_env_get(LIB_ENV_SPLIT_MIN, &split_min, eerr, sizeof eerr) ||
+        lib_env_get(LIB_ENV_SPLIT_TILES, &split_tiles, eerr, sizeof eerr)) {
+        set_error(0, "%s: %s", fn, eerr);
+        free_ctx(ctx);
+        return NULL;
+    }
+    ctx->split_min = split_min >= 0 ? split_min : SPLIT_MIN;
+    ctx->split_tiles = split_tiles >= 0 ? (int)split_tiles : SPLIT_TILES;
+    ctx->slot_variant = calloc((size_t)n, sizeof *ctx->slot_variant);
+    lib_split_ops ops;
+    split_ops(&ops);
+    member_args args = {backend, n};
+    char err[sizeof last_err - 100];
+    ctx->split = ctx->slot_variant ? lib_split_open(devices, n, &ops, &args, err, sizeof err)
+                                   : NULL;
+    if (!ctx->split) {
+        set_error(0, "%s: %s", fn, ctx->slot_variant ? err : "out of memory");
+        free_ctx(ctx);
+        return NULL;
+    }
+    ctx->pid = getpid();
+    const glgemm_context *first = lib_split_dev(ctx->split, 0);
+    memcpy(ctx->card, first->card, sizeof ctx->card);
+    set_crossover_env(ctx, cross);
     last_err[0] = '\0';
     return ctx;
 }
@@ -321,13 +437,62 @@ static void fp_restore(const fp_state *f)
  * floating-point exception flags raised in this thread that the caller's
  * arithmetic did not raise: the public entry points put the flags back as
  * they found them. */
+/* GLGEMM_DEVICES=all: every hardware device EGL lists (they come first),
+ * else the one asked for. */
+static int all_devices(gg_backend b, int device, int *list)
+{
+    int n = b == GG_BACKEND_EGL ? host_egl_hardware_devices() : 0;
+    if (n > GLGEMM_MAX_DEVICES)
+        n = GLGEMM_MAX_DEVICES;
+    for (int i = 0; i < n; i++)
+        list[i] = i;
+    if (n < 1)
+        list[n++] = device;
+    return n;
+}
+
 glgemm_context *glgemm_open(const char *backend, int device)
 {
     fp_state fp;
     fp_save(&fp);
-    glgemm_context *ctx = open_ctx(backend, device);
+    int list[GLGEMM_MAX_DEVICES], n;
+    char err[300];
+    glgemm_context *ctx = NULL;
+    if (lib_env_devices(getenv("GLGEMM_DEVICES"), list, &n, err, sizeof err)) {
+        set_error(0, "glgemm_open: %s", err);
+    } else if (n == 0) {
+        ctx = open_ctx(backend, device);
+    } else {
+        int b = host_backend_parse(backend ? backend : "egl");
+        if (n < 0)
+            n = all_devices(b < 0 ? GG_BACKEND_EGL : (gg_backend)b, device, list);
+        ctx = open_split("glgemm_open", backend, list, n);
+    }
     fp_restore(&fp);
     return ctx;
+}
+
+glgemm_context *glgemm_open_devices(const char *backend, const int *devices, int n)
+{
+    fp_state fp;
+    fp_save(&fp);
+    glgemm_context *ctx = open_split("glgemm_open_devices", backend, devices, n);
+    fp_restore(&fp);
+    return ctx;
+}
+
+/* What ctx holds but its GL context, and ctx. */
+static void free_ctx(glgemm_context *ctx)
+{
+    /* The devices' contexts, each closed on its thread; in a forked child
+     * (no such threads) left to the parent. */
+    if (ctx->pid == getpid())
+        lib_split_close(ctx->split);
+    free(ctx->slot_variant);
+    free(ctx->scratch);
+    base_pool_free(ctx->prep_pool);
+    lib_cpu_unbind(&ctx->cpu_blas);
+    free(ctx);
 }
 
 void glgemm_close(glgemm_context *ctx)
@@ -337,10 +502,7 @@ void glgemm_close(glgemm_context *ctx)
     fp_state fp;
     fp_save(&fp);
     drop_gl(ctx);
-    free(ctx->scratch);
-    base_pool_free(ctx->prep_pool);
-    lib_cpu_unbind(&ctx->cpu_blas);
-    free(ctx);
+    free_ctx(ctx);
     fp_restore(&fp);
 }
 
@@ -398,6 +560,8 @@ int glgemm_set_verify(glgemm_context *ctx, int level)
         return set_error(GLGEMM_EINVAL, "glgemm_set_verify: level %d is not "
                          "GLGEMM_VERIFY_NONE, _CHECK or _FULL", level);
     ctx->verify = level;
+    for (int i = 0; i < lib_split_count(ctx->split); i++) /* idle between calls */
+        ((glgemm_context *)lib_split_dev(ctx->split, i))->verify = level;
     return GLGEMM_OK;
 }
 
@@ -572,7 +736,18 @@ int glgemm_variant_for(glgemm_context *ctx, int m, int n, int k, char *buf, size
     if (!buf || len == 0)
         return set_error(GLGEMM_EINVAL, "glgemm_variant_for: no buffer");
     gg_variant v;
-    choose(ctx, m, n, k, &v);
+    if (ctx->split) { /* the first tile's, on the first device in service */
+        int i = 0;
+        while (i < lib_split_count(ctx->split) && lib_split_state(ctx->split, i) != LIB_SPLIT_LIVE)
+            i++;
+        if (i == lib_split_count(ctx->split))
+            return set_error(GLGEMM_ENOCONTEXT, "glgemm_variant_for: every device of this "
+                             "context was retired");
+        lib_grid grid = split_grid(ctx, m, n, k);
+        choose(lib_split_dev(ctx->split, i), grid.h, grid.w, k, &v);
+    } else {
+        choose(ctx, m, n, k, &v);
+    }
     char text[GG_VARIANT_TEXT];
     gen_variant_format(&v, text, sizeof text);
     if (strlen(text) >= len)
@@ -1026,6 +1201,11 @@ static int run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     }
     gg_measurement meas;
     host_run_current(&ctx->info, v, &p, &in, NULL, &o, &meas, out, NULL);
+    if (ctx->fault_device && meas.status == GG_OK && base_fault("device_lost")) {
+        meas.status = GG_CONTEXT_LOST; /* tests only (base/fault.h) */
+        snprintf(meas.detail, sizeof meas.detail, "the device's context was lost after its "
+                 "run (fault device_lost)");
+    }
     ctx->last.draws = meas.draws;
     ctx->last.expect_s = o.expect_s;
     for (int i = 0; bc.copied && i < g->m; i++)
@@ -1123,11 +1303,22 @@ long lib_inspect_last_early_rows(const glgemm_context *ctx)
     return ctx ? ctx->last.early_rows : 0;
 }
 
+long lib_inspect_split_tiles(const glgemm_context *ctx, int slot)
+{
+    return ctx ? lib_split_served(ctx->split, slot) : 0;
+}
+
+int lib_inspect_split_live(const glgemm_context *ctx)
+{
+    return ctx ? lib_split_live(ctx->split) : 0;
+}
+
 double lib_inspect_kernel_s(glgemm_context *ctx, int m, int n, int k, const float *a,
                             const float *b, int reps)
 {
-    if (!ctx || !a || !b || m < 1 || n < 1 || k < 1 || reps < 1) {
-        set_error(GLGEMM_EINVAL, "lib_inspect_kernel_s: no context, no operand or a size < 1");
+    if (!ctx || !a || !b || m < 1 || n < 1 || k < 1 || reps < 1 || ctx->split) {
+        set_error(GLGEMM_EINVAL, "lib_inspect_kernel_s: no context, a context of several "
+                  "devices, no operand or a size < 1");
         return -1;
     }
     gg_variant v;
@@ -1214,6 +1405,194 @@ static void cpu_sgemm(const glgemm_context *ctx, const rm_gemm *g)
     in_cpu = false;
 }
 
+/* glgemm_sgemm's GPU route on ctx's own GL context: the variant chosen for
+ * g, the default as its one fallback. */
+static int gpu_chosen(glgemm_context *ctx, const char *fn, const rm_gemm *g)
+{
+    gg_variant v;
+    choose(ctx, g->m, g->n, g->k, &v);
+    ctx->lost = false;
+    int rc = run_variant(ctx, fn, &v, g);
+    gg_variant dv;
+    default_variant(&dv);
+    if ((rc == GLGEMM_EGPU || rc == GLGEMM_EWRONG) && !gen_variant_equal(&v, &dv)) {
+        char first[sizeof last_err];
+        memcpy(first, last_err, sizeof first);
+        /* A lost context (a reset) is no fault of the variant: it stays
+         * the one chosen for the next call. */
+        if (ctx->nfailed < MAX_FAILED && !ctx->lost)
+            ctx->failed[ctx->nfailed++] = v;
+        rc = run_variant(ctx, fn, &dv, g);
+        if (rc) {
+            char second[sizeof last_err];
+            memcpy(second, last_err, sizeof second);
+            set_error(rc, "%.250s; then the default: %.250s", first, second);
+        }
+    }
+    return rc;
+}
+
+/* ---- a call over several devices (lib/split.h) ---- */
+
+/* One split call, as the devices' threads see it. */
+typedef struct {
+    glgemm_context *ctx;  /* the context of several devices */
+    const char *fn;
+    const rm_gemm *g;
+    const gg_variant *v;  /* glgemm_sgemm_variant's; NULL: each device's choice */
+    float *undo;          /* a strict call of several tiles: C as it was, n a row */
+    unsigned char *saved; /* by tile: its block is in undo */
+} tile_job;
+
+/* The part of g a tile computes: its rows of op(A), its columns of op(B),
+ * its block of C (the same leading dimensions). */
+static rm_gemm tile_gemm(const rm_gemm *g, const lib_tile *t)
+{
+    rm_gemm s = *g;
+    s.m = t->r1 - t->r0;
+    s.n = t->c1 - t->c0;
+    s.a = g->transa ? g->a + t->r0 : g->a + (size_t)t->r0 * g->lda;
+    s.b = g->transb ? g->b + (size_t)t->c0 * g->ldb : g->b + t->c0;
+    s.c = g->c + (size_t)t->r0 * g->ldc + t->c0;
+    return s;
+}
+
+/* rows x cols floats from src (ld ls) to dst (ld ld). */
+static void copy_block(float *dst, size_t ld, const float *src, size_t ls, int rows, int cols)
+{
+    for (int i = 0; i < rows; i++)
+        memcpy(dst + (size_t)i * ld, src + (size_t)i * ls, (size_t)cols * sizeof *dst);
+}
+
+/* lib_split's run, on the device's thread: the tile on its context, as a
+ * call of its own (the member's checks; C untouched if it fails). */
+static int tile_run(void *dev, int slot, void *job, const lib_tile *t, char *why, size_t len)
+{
+    glgemm_context *d = dev;
+    tile_job *j = job;
+    rm_gemm sub = tile_gemm(j->g, t);
+    if (j->undo) {
+        copy_block(j->undo + (size_t)t->r0 * j->g->n + t->c0, (size_t)j->g->n, sub.c,
+                   (size_t)sub.ldc, sub.m, sub.n);
+        j->saved[t->index] = 1;
+    }
+    int rc = j->v ? run_variant(d, j->fn, j->v, &sub) : gpu_chosen(d, j->fn, &sub);
+    if (rc)
+        snprintf(why, len, "%s (device %d, tile of %dx%d at row %d, column %d)", last_err,
+                 d->device, sub.m, sub.n, t->r0, t->c0);
+    if (rc)
+        return rc;
+    const char *vt = strncmp(d->route, "gpu ", 4) ? d->route : d->route + 4;
+    size_t vl = strnlen(vt, sizeof *j->ctx->slot_variant - 1);
+    memcpy(j->ctx->slot_variant[slot], vt, vl);
+    j->ctx->slot_variant[slot][vl] = '\0';
+    return 0;
+}
+
+/* lib_split's cpu, on the caller's thread: no device left. */
+static void tile_cpu(void *job, const lib_tile *t)
+{
+    tile_job *j = job;
+    rm_gemm sub = tile_gemm(j->g, t);
+    cpu_sgemm(j->ctx, &sub);
+}
+
+static void split_ops(lib_split_ops *ops)
+{
+    *ops = (lib_split_ops){member_open, tile_run, tile_cpu, member_close};
+}
+
+/* The tiles of an m x n x k call: one below GLGEMM_SPLIT_MIN, else
+ * GLGEMM_SPLIT_TILES a device in service. */
+static lib_grid split_grid(const glgemm_context *ctx, int m, int n, int k)
+{
+    double lim = (double)ctx->split_min * (double)ctx->split_min * (double)ctx->split_min;
+    bool one = (double)m * (double)n * (double)k < lim;
+    return lib_split_grid(m, n, one ? 1 : lib_split_live(ctx->split) * ctx->split_tiles);
+}
+
+/* glgemm_last_route of a split call. */
+static void split_route(glgemm_context *ctx, const lib_grid *grid)
+{
+    const lib_split *s = ctx->split;
+    int nt = lib_grid_count(grid);
+    long cpu = lib_split_served(s, -1);
+    char *r = ctx->route;
+    size_t len = sizeof ctx->route, o = 0;
+#define ROUTE_ADD(...) \
+    (o += o < len ? (size_t)snprintf(r + o, len - o, __VA_ARGS__) : 0)
+    if (nt > 1)
+        ROUTE_ADD("split %d tiles of %dx%d:", nt, grid->h, grid->w);
+    const char *sep = " ";
+    for (int i = 0; i < lib_split_count(s); i++) {
+        long served = lib_split_served(s, i);
+        if (served && nt > 1)
+            ROUTE_ADD("%sdevice %d: %ld gpu %s", sep, lib_split_device(s, i), served,
+                      ctx->slot_variant[i]);
+        else if (served)
+            ROUTE_ADD("gpu %s on device %d", ctx->slot_variant[i], lib_split_device(s, i));
+        sep = served ? ", " : sep;
+    }
+    if (cpu)
+        ROUTE_ADD(nt > 1 ? "%scpu: %ld" : "cpu: no device left", sep, cpu);
+    for (int i = 0; i < lib_split_count(s); i++)
+        if (lib_split_state(s, i) == LIB_SPLIT_RETIRED_NOW)
+            ROUTE_ADD("; device %d retired: %s", lib_split_device(s, i), lib_split_why(s, i));
+#undef ROUTE_ADD
+    ctx->cpu_arith = cpu == nt;
+}
+
+/* A call over ctx's devices: tiles of C handed out to them (lib/split.h).
+ * glgemm_sgemm's (v NULL): a device whose tile fails is retired and the
+ * tile done again, on the CPU when no device is left: never an error.
+ * glgemm_sgemm_variant's (v): every tile with v; one that fails fails the
+ * call, and the tiles written are put back. */
+static int split_call(glgemm_context *ctx, const char *fn, const gg_variant *v,
+                      const rm_gemm *g)
+{
+    double t0 = base_now_s();
+    if (!lib_split_live(ctx->split)) {
+        if (v)
+            return set_error(GLGEMM_ENOCONTEXT, "%s: every device of this context was retired "
+                             "(its tiles failed)", fn);
+        cpu_sgemm(ctx, g);
+        set_route(ctx, true, "cpu: no device left");
+        return GLGEMM_OK;
+    }
+    lib_grid grid = split_grid(ctx, g->m, g->n, g->k);
+    int nt = lib_grid_count(&grid);
+    tile_job j = {ctx, fn, g, v, NULL, NULL};
+    if (v && nt > 1) {
+        j.undo = malloc((size_t)g->m * (size_t)g->n * sizeof *j.undo);
+        j.saved = calloc((size_t)nt, 1);
+        if (!j.undo || !j.saved) {
+            free(j.undo);
+            free(j.saved);
+            return set_error(GLGEMM_ENOMEM, "%s: out of memory for C's %dx%d as it was", fn,
+                             g->m, g->n);
+        }
+    }
+    char why[sizeof last_err];
+    int rc = lib_split_run(ctx->split, v ? LIB_SPLIT_STRICT : LIB_SPLIT_RETIRE, &j, g->m, g->n,
+                           &grid, why, sizeof why);
+    for (int i = 0; rc && j.saved && i < nt; i++)
+        if (j.saved[i]) {
+            lib_tile t = lib_grid_tile(&grid, g->m, g->n, i);
+            copy_block(g->c + (size_t)t.r0 * g->ldc + t.c0, (size_t)g->ldc,
+                       j.undo + (size_t)t.r0 * g->n + t.c0, (size_t)g->n, t.r1 - t.r0,
+                       t.c1 - t.c0);
+        }
+    free(j.undo);
+    free(j.saved);
+    if (rc < 0)
+        return set_error(GLGEMM_ENOMEM, "%s: %s", fn, why);
+    if (rc)
+        return set_error(rc, "%s", why);
+    split_route(ctx, &grid);
+    ctx->timing.total_s = base_now_s() - t0;
+    return GLGEMM_OK;
+}
+
 /* Checks, quick returns; then GPU: explicit variant, or the chosen one with
  * the default as the one fallback. */
 enum { SERVE_CHOSEN, SERVE_VARIANT, SERVE_CPU }; /* glgemm_sgemm, _variant, _cpu */
@@ -1268,33 +1647,14 @@ static int serve_call(glgemm_context *ctx, const char *fn, int serve, const char
         return GLGEMM_OK;
     }
     if (explicit_variant)
-        return run_variant(ctx, fn, &v, &g);
+        return ctx->split ? split_call(ctx, fn, &v, &g) : run_variant(ctx, fn, &v, &g);
     double c3 = (double)ctx->crossover * (double)ctx->crossover * (double)ctx->crossover;
     if ((double)g.m * (double)g.n * (double)g.k < c3) {
         cpu_sgemm(ctx, &g);
         set_route(ctx, true, "cpu crossover %ld", ctx->crossover);
         return GLGEMM_OK;
     }
-    choose(ctx, g.m, g.n, g.k, &v);
-    ctx->lost = false;
-    rc = run_variant(ctx, fn, &v, &g);
-    gg_variant dv;
-    default_variant(&dv);
-    if ((rc == GLGEMM_EGPU || rc == GLGEMM_EWRONG) && !gen_variant_equal(&v, &dv)) {
-        char first[sizeof last_err];
-        memcpy(first, last_err, sizeof first);
-        /* A lost context (a reset) is no fault of the variant: it stays
-         * the one chosen for the next call. */
-        if (ctx->nfailed < MAX_FAILED && !ctx->lost)
-            ctx->failed[ctx->nfailed++] = v;
-        rc = run_variant(ctx, fn, &dv, &g);
-        if (rc) {
-            char second[sizeof last_err];
-            memcpy(second, last_err, sizeof second);
-            set_error(rc, "%.250s; then the default: %.250s", first, second);
-        }
-    }
-    return rc;
+    return ctx->split ? split_call(ctx, fn, NULL, &g) : gpu_chosen(ctx, fn, &g);
 }
 
 /* A public call: serve_call inside this thread's depth count, the caller's
@@ -1306,12 +1666,24 @@ static int sgemm(glgemm_context *ctx, const char *fn, int serve, const char *var
                  float alpha, const float *a, int lda, const float *b, int ldb, float beta,
                  float *c, int ldc)
 {
+    /* One call at a time on a context of several devices (a call made
+     * from inside one on this thread is served on the CPU, or refused) */
+    bool hold = ctx && ctx->split && depth == 0;
+    if (ctx && ctx->split && ctx->pid != getpid())
+        return set_error(GLGEMM_ENOCONTEXT, "%s: this context of several devices was opened by "
+                         "another process (a forked child has none of its threads): open one "
+                         "here", fn);
+    if (hold && atomic_exchange(&ctx->busy, true))
+        return set_error(GLGEMM_ENOCONTEXT, "%s: this context of several devices is serving "
+                         "another call (one call at a time)", fn);
     fp_state flags;
     fp_save(&flags);
     depth++;
     int rc = serve_call(ctx, fn, serve, variant, layout, transa, transb, m, n, k, alpha, a, lda,
                         b, ldb, beta, c, ldc);
     depth--;
+    if (hold)
+        atomic_store(&ctx->busy, false);
     bool cpu_arith = ctx ? ctx->cpu_arith : serve == SERVE_CPU && rc == GLGEMM_OK;
     if (!cpu_arith)
         fp_restore(&flags);

@@ -16,9 +16,12 @@
  * Environment (lib/env.h parses it): GLGEMM_BACKEND (egl, glfw),
  * GLGEMM_DEVICE (an index), GLGEMM_LOG (a file, or "stderr": one line a
  * call), and what the library reads itself (GLGEMM_VERIFY,
- * GLGEMM_CROSSOVER, GLGEMM_RESULTS, ...).  A bad GLGEMM_BACKEND or
- * GLGEMM_DEVICE opens no context: its one line is said once on stderr and
- * the calls go to the program's own BLAS. */
+ * GLGEMM_CROSSOVER, GLGEMM_RESULTS, ...): GLGEMM_DEVICES naming several
+ * devices makes each thread's context one over those devices (glgemm.h,
+ * glgemm_open_devices: its large calls split, a thread a device), in place
+ * of GLGEMM_DEVICE.  A bad GLGEMM_BACKEND or GLGEMM_DEVICE (or a value
+ * glgemm_open refuses) opens no context: its one line is said once on
+ * stderr and the calls go to the CPU BLAS. */
 #define _GNU_SOURCE /* RTLD_DEFAULT, dladdr */
 #include "glgemm.h"
 #include "lib/cpu.h"

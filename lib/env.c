@@ -13,7 +13,7 @@
 
 const char *const lib_env_names[LIB_ENV_COUNT] = {
     "GLGEMM_VERIFY", "GLGEMM_CROSSOVER", "GLGEMM_BACKEND", "GLGEMM_DEVICE", "GLGEMM_LOG",
-    "GLGEMM_STAGING",
+    "GLGEMM_STAGING", "GLGEMM_SPLIT_MIN", "GLGEMM_SPLIT_TILES",
 };
 
 static const char *const verify_names[] = {"none", "check", "full"};
@@ -67,6 +67,7 @@ int lib_env_parse(int var, const char *value, long *out, char *err, size_t errle
         }
         break;
     case LIB_ENV_CROSSOVER:
+    case LIB_ENV_SPLIT_MIN:
     case LIB_ENV_DEVICE:
         x = var == LIB_ENV_DEVICE ? 0 : -1;
         if (!unset && !whole(value, &x)) {
@@ -79,6 +80,12 @@ int lib_env_parse(int var, const char *value, long *out, char *err, size_t errle
         if (!unset && (!whole(value, &x) || x > LIB_ENV_STAGING_MAX)) {
             x = -1;
             want = "a whole number of MiB from 0 to 4096";
+        }
+        break;
+    case LIB_ENV_SPLIT_TILES:
+        if (!unset && (!whole(value, &x) || x < 1 || x > LIB_ENV_SPLIT_TILES_MAX)) {
+            x = -1;
+            want = "a whole number of tiles a device from 1 to 64";
         }
         break;
     case LIB_ENV_BACKEND:
@@ -123,6 +130,8 @@ char *lib_env_format(int var, long x, char *buf, size_t len)
     case LIB_ENV_CROSSOVER:
     case LIB_ENV_DEVICE:
     case LIB_ENV_STAGING:
+    case LIB_ENV_SPLIT_MIN:
+    case LIB_ENV_SPLIT_TILES:
         if (x >= 0) {
             snprintf(num, sizeof num, "%ld", x);
             s = num;
@@ -136,5 +145,58 @@ char *lib_env_format(int var, long x, char *buf, size_t len)
         break;
     }
     snprintf(buf, len, "%s", s);
+    return buf;
+}
+
+int lib_env_devices(const char *value, int *list, int *n, char *err, size_t errlen)
+{
+    if (!value || !*value) {
+        *n = 0;
+        return 0;
+    }
+    if (!strcmp(value, "all")) {
+        *n = -1;
+        return 0;
+    }
+    int got[GLGEMM_MAX_DEVICES], count = 0;
+    bool ok = true;
+    /* items of decimal digits, each <= WHOLE_MAX, a comma between two */
+    for (const char *p = value; ok; p++) {
+        long x = 0;
+        const char *d = p;
+        for (; ok && *d >= '0' && *d <= '9'; d++)
+            ok = (x = x * 10 + (*d - '0')) <= WHOLE_MAX;
+        ok = ok && d > p && count < GLGEMM_MAX_DEVICES && (*d == ',' || !*d);
+        if (ok)
+            got[count++] = (int)x;
+        p = d;
+        if (!ok || !*p)
+            break;
+    }
+    if (!ok) {
+        char q[110];
+        snprintf(err, errlen, "GLGEMM_DEVICES=%s is not all or a list of 1 to %d device "
+                 "indices joined by commas (0,1; a device may come twice: 0,0)",
+                 lib_env_quote(value, q, sizeof q), GLGEMM_MAX_DEVICES);
+        return -1;
+    }
+    memcpy(list, got, (size_t)count * sizeof *got);
+    *n = count;
+    return 0;
+}
+
+char *lib_env_devices_format(const int *list, int n, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (len)
+        buf[0] = '\0';
+    if (n < 0)
+        snprintf(buf, len, "all");
+    for (int i = 0; i < n && o < len; i++) {
+        int w = snprintf(buf + o, len - o, "%s%d", i ? "," : "", list[i]);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
     return buf;
 }

@@ -21,6 +21,13 @@ double lib_inspect_last_expect_s(const glgemm_context *ctx);
  * if the call failed). */
 long lib_inspect_last_early_rows(const glgemm_context *ctx);
 
+/* A context of several devices (glgemm_open_devices): the tiles of its
+ * last call that the device in position slot of its list served (slot -1:
+ * the CPU route, once no device was left); and how many of its devices
+ * are in service (not retired).  0 for a one-device context or NULL. */
+long lib_inspect_split_tiles(const glgemm_context *ctx, int slot);
+int lib_inspect_split_live(const glgemm_context *ctx);
+
 /* bench's measure of the kernel the library would run for a row-major
  * m x n x k problem (A m x k, B k x n, alpha 1, beta 0), on ctx's own GL
  * context: the variant glgemm_variant_for names, the inputs uploaded once,

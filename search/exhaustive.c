@@ -22,11 +22,17 @@ static int exhaustive_run(gg_search *s)
         for (int j = 0; j < cells[i].nnp; j++) {
             gg_variant v = cells[i].v;
             v.np = gs_cell_np(s, &cells[i], j);
-            gg_variant next[4];
+            /* the next points in walking order, into the next cells */
+            gg_variant next[GG_SEARCH_HINTS];
             int nn = 0;
-            for (int d = 1; d <= 4 && j + d < cells[i].nnp; d++) {
-                next[nn] = cells[i].v;
-                next[nn++].np = gs_cell_np(s, &cells[i], j + d);
+            for (int ci = i, cj = j + 1; ci < n && nn < GG_SEARCH_HINTS; cj++) {
+                if (cj >= cells[ci].nnp) {
+                    ci++;
+                    cj = -1;
+                    continue;
+                }
+                next[nn] = cells[ci].v;
+                next[nn++].np = gs_cell_np(s, &cells[ci], cj);
             }
             gs_hint(s, next, nn);
             double sc;

@@ -63,6 +63,22 @@ static double score_np(np_search *ns, int np)
     return sc;
 }
 
+/* The stride's next points start + dir*p, p = from, 2*from, ... (while the
+ * rate keeps rising, Algorithm 1 looks at them next). */
+static void hint_strides(np_search *ns, int start, int from, int length, int dir)
+{
+    gg_variant next[GG_SEARCH_HINTS];
+    int nn = 0;
+    for (int p = from; p <= length && nn < GG_SEARCH_HINTS; p *= 2) {
+        int np = start + dir * p;
+        if (np < 1 || np > ns->ksteps)
+            break;
+        next[nn] = ns->base;
+        next[nn++].np = np >= ns->ksteps ? GG_NP_ALL : np;
+    }
+    gs_hint(ns->s, next, nn);
+}
+
 static void find_np(np_search *ns, int start, int length, int dir)
 {
     if (length <= ns->s->cfg.np_threshold || ns->rc)
@@ -75,6 +91,7 @@ static void find_np(np_search *ns, int start, int length, int dir)
         int np = start + dir * p;
         if (np < 1 || np > ns->ksteps)
             break;
+        hint_strides(ns, start, 2 * p, length, dir);
         double f = score_np(ns, np);
         if (f > best) {
             best = f;
@@ -275,6 +292,16 @@ static void top_shapes(const gg_variant *pts, const double *sc, int n, shape_top
     }
 }
 
+/* Whether v's shape is among the nsh of run_marked and stopped there. */
+static bool shape_off(const gg_shape *smc, const gg_shape *smrt, const bool *off, int nsh,
+                      const gg_variant *v)
+{
+    for (int i = 0; i < nsh; i++)
+        if (same_shape(smc[i], v->mc) && same_shape(smrt[i], v->mrt))
+            return off[i];
+    return false;
+}
+
 /* What run_marked does with a point. */
 enum { SKIP = 0, TODO = 1, DONE = 2 };
 
@@ -326,10 +353,10 @@ static int run_marked(gg_search *s, const gg_variant *pts, int n, unsigned char 
                 continue;
             }
         }
-        gg_variant next[8];
+        gg_variant next[GG_SEARCH_HINTS];
         int nn = 0;
-        for (int q = j + 1; q < n && nn < 8; q++)
-            if (run[q] == TODO)
+        for (int q = j + 1; q < n && nn < GG_SEARCH_HINTS; q++)
+            if (run[q] == TODO && !(falling && shape_off(smc, smrt, off, nsh, &pts[q])))
                 next[nn++] = pts[q];
         gs_hint(s, next, nn);
         int lr = gs_look(s, &pts[j], &sc[j]);
@@ -543,7 +570,11 @@ static int rt_phase(gg_search *s)
     /* Screening. */
     if (nc > 1) {
         for (int i = 0; i < nc; i++) {
-            gg_variant r = representative(s, &cs[i]);
+            gg_variant r = representative(s, &cs[i]), next[GG_SEARCH_HINTS];
+            int nn = 0;
+            for (int q = i + 1; q < nc && nn < GG_SEARCH_HINTS; q++)
+                next[nn++] = representative(s, &cs[q]);
+            gs_hint(s, next, nn);
             int lr = gs_look(s, &r, &cs[i].score);
             if (lr) {
                 rc = lr < 0 ? -1 : 0;
@@ -653,9 +684,12 @@ out:
 /* ---- past the 32-output cap ---- */
 
 /* Rows x columns of C a fragment computes: around the 8 x 4-channel
- * targets' 32, up to 256 (larger blocks spill their registers). */
+ * targets' 32, up to 256 (larger blocks spill their registers), and three
+ * off the powers of two between 64 and 128 outputs (on the H100 at 4096^3
+ * 12x12 ran at 0.85x of 16x8, 12x8 0.78x, 8x12 0.67x:
+ * results/nvidia-h100-80gb-hbm3/feed/feed-4096.csv). */
 static const gg_shape blk_set[] = {{4, 8}, {8, 4}, {8, 8}, {4, 16}, {16, 4},
-                                   {8, 16}, {16, 8}, {16, 16}};
+                                   {8, 16}, {16, 8}, {16, 16}, {12, 8}, {8, 12}, {12, 12}};
 static const gg_shape blk_mc[] = {{1, 4}, {2, 2}, {4, 1}};
 #define BLOCK_TOP 4
 
@@ -701,6 +735,8 @@ static int fetch_step(gg_search *s, const gg_variant *base, double base_score, i
     const gg_fix *f = &s->cfg.fix;
     double score[GG_FETCH_COUNT] = {0};
     score[base->fetch] = base_score;
+    gg_variant vs[GG_FETCH_COUNT];
+    int nv = 0;
     for (int p = 0; p < GG_FETCH_COUNT; p++) {
         if (p == (int)base->fetch || (only && !(only & (1u << p))))
             continue;
@@ -710,9 +746,12 @@ static int fetch_step(gg_search *s, const gg_variant *base, double base_score, i
         if (gs_card_status(s, &v, why, sizeof why) == GG_INVALID && prof >= 0 &&
             !(f->mask & GG_KEY_PROFILE))
             v.profile = (gg_profile)prof;
-        if (!gs_allowed(s, &v, 1))
-            continue;
-        int lr = gs_look(s, &v, &score[p]);
+        if (gs_allowed(s, &v, 1))
+            vs[nv++] = v;
+    }
+    for (int i = 0; i < nv; i++) {
+        gs_hint(s, vs + i + 1, nv - i - 1);
+        int lr = gs_look(s, &vs[i], &score[vs[i].fetch]);
         if (lr)
             return lr < 0 ? -1 : -2;
     }
@@ -760,6 +799,10 @@ static gg_variant block_point(const gg_search *s, int prof, gg_shape mc, gg_shap
     v.compiler = (f->mask & GG_KEY_COMPILER) ? f->v.compiler : GG_COMPILER_GLSL;
     v.acc = (f->mask & GG_KEY_ACC) ? f->v.acc : GG_ACC_PINGPONG;
     v.store = f->v.store;
+    v.tile = f->v.tile; /* --fix's or none */
+    v.tile_order = f->v.tile_order;
+    v.ku = v.unroll ? 1 : f->v.ku;
+    v.order = f->v.order;
     return v;
 }
 
@@ -955,19 +998,23 @@ static int phase_run(gg_search *s)
     bool image_only = ((f->mask & GG_KEY_OUT) && f->v.out == GG_OUT_IMAGE) || (f->mask & GG_KEY_BLK);
     bool rt_only = ((f->mask & GG_KEY_OUT) && f->v.out == GG_OUT_RT) ||
                    ((f->mask & GG_KEY_MRT) && f->v.mrt.rows * f->v.mrt.cols > 1);
-    if (image_only)
-        return blocks_phase(s);
-    /* The blocks first: where they are fast, the bound then skips the
-     * paper's points that cannot reach them. */
-    if (rt_only)
-        return rt_phase(s);
-    int rc = blocks_phase(s);
+    int rc;
+    if (image_only) {
+        rc = blocks_phase(s);
+    } else if (rt_only) {
+        /* The blocks first: where they are fast, the bound then skips the
+         * paper's points that cannot reach them. */
+        rc = rt_phase(s);
+    } else {
+        rc = blocks_phase(s);
+        if (!rc && !budget_spent(s))
+            rc = rt_phase(s);
+        if (!rc && !budget_spent(s))
+            rc = rt_fetch_paths(s);
+    }
     if (rc || budget_spent(s))
         return rc;
-    rc = rt_phase(s);
-    if (rc || budget_spent(s))
-        return rc;
-    return rt_fetch_paths(s);
+    return gs_feed(s);
 }
 
 const gs_strategy gs_strategy_phase = {"phase", phase_run};

@@ -66,6 +66,9 @@ typedef int (*gg_eval_fn)(void *user, const gg_variant *v, gg_measurement *out);
 
 typedef enum { GG_SEARCH_PHASE, GG_SEARCH_EXHAUSTIVE, GG_SEARCH_RANDOM } gg_strategy;
 
+/* The most points one hint names: enough to keep 8 devices busy. */
+#define GG_SEARCH_HINTS 8
+
 /* "phase" / "exhaustive" / "random" -> strategy; -1 if unknown. */
 int search_strategy_parse(const char *name);
 const char *search_strategy_name(gg_strategy s);
@@ -115,7 +118,9 @@ typedef struct {
     gg_search_hook hook;        /* may be NULL */
     void *hook_user;
     /* May be NULL: told the points a strategy will look at next (not yet
-     * in the memo, at most 4), so that an evaluator can build them ahead. */
+     * in the memo, at most GG_SEARCH_HINTS, likeliest first), so that an
+     * evaluator can build them ahead, or measure them on idle devices
+     * (eval/pool.h). */
     void (*hint)(void *user, const gg_variant *next, int n);
     void *hint_user;
     /* Optional upper bound on a variant's GFLOP/s (search/bound.h's

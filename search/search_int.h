@@ -56,8 +56,9 @@ gs_entry *gs_memo_insert(gg_search *s, const gg_variant *v, const gg_outcome *o)
  * spent (nothing looked at), -1 when the search must stop. */
 int gs_look(gg_search *s, const gg_variant *v, double *score);
 
-/* Tells the config's hint the first (at most 4) of next[0..n) that are not
- * in the memo yet. */
+/* Tells the config's hint the first (at most GG_SEARCH_HINTS) of
+ * next[0..n) that are not in the memo yet, the card can run and the bound
+ * does not prune now. */
 void gs_hint(gg_search *s, const gg_variant *next, int n);
 
 /* Whether the card (and the contexts there are) can run v: GG_OK, or
@@ -111,6 +112,12 @@ int gs_cell_np(const gg_search *s, const gs_cell *c, int i);
  * to free; 0 when nothing is left to walk (what --fix asked for has then
  * been looked at once, so that the records say why); -1 on failure. */
 int gs_open_cells(gg_search *s, gs_cell **cells);
+
+/* ---- feed.c ---- */
+
+/* The phase strategy's last stage: order, ku and tile on the best point
+ * (feed.c's header).  0, or -1 when the search must stop. */
+int gs_feed(gg_search *s);
 
 /* ---- the strategies: one each in phase.c, exhaustive.c, random.c ---- */
 

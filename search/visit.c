@@ -137,9 +137,9 @@ void gs_hint(gg_search *s, const gg_variant *next, int n)
 {
     if (!s->cfg.hint)
         return;
-    gg_variant h[4];
+    gg_variant h[GG_SEARCH_HINTS];
     int nh = 0;
-    for (int i = 0; i < n && nh < 4; i++) {
+    for (int i = 0; i < n && nh < GG_SEARCH_HINTS; i++) {
         gg_variant v = next[i];
         if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k) || gs_memo_find(s, gs_key(&v)))
             continue;

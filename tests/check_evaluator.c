@@ -103,6 +103,35 @@ START_TEST(test_one_worker_many_variants)
 }
 END_TEST
 
+/* The feed keys in one worker: order=frag packs A and B in another texel
+ * order with the same texture sizes, so the worker's cached inputs must not
+ * be reused across the orders (they were: the plain point after the frag
+ * one came out wrong_result); ku and tile on the same geometry. */
+START_TEST(test_feed_keys_one_worker)
+{
+    fixture f;
+    open_fixture(&f, 60, 60, true);
+    static const char *const vs[] = {
+        "mc=4x1,out=image,blk=8x8,fetch=image,order=frag",
+        "mc=4x1,out=image,blk=8x8,fetch=image,ku=2",
+        "mc=4x1,out=image,blk=8x8,fetch=image,ku=4,order=frag,tile=8x8z",
+        "mc=4x1,out=image,blk=8x8,fetch=image,tile=16x4c",
+        "mc=1x4,out=image,blk=4x8,fetch=texelfetch,order=frag,ku=2",
+        "mc=1x4,out=image,blk=4x8,fetch=texelfetch",
+        "mrt=2x2,mc=2x2,np=3,ku=2,tile=8x8",
+    };
+    for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) {
+        gg_measurement m = eval(&f, vs[i], NULL);
+        ck_assert_msg(m.status == GG_OK, "%s: %s %s", vs[i], base_status_name(m.status), m.detail);
+        memcpy(f.r.c, eval_evaluator_c(f.ev), (size_t)f.r.in.m * f.r.in.n * sizeof *f.r.c);
+        f.r.v = variant(vs[i]);
+        check_against_naive(&f.r, vs[i]);
+    }
+    ck_assert_int_eq(eval_evaluator_get_stats(f.ev)->workers, 1);
+    close_fixture(&f);
+}
+END_TEST
+
 /* GLGEMM_FAULT on the 2nd evaluation: that one is the status, the worker is
  * replaced (or kept, for a variant's own failure), the 3rd is ok. */
 static const struct {
@@ -312,6 +341,7 @@ Suite *make_evaluator_suite(void)
     tcase_set_tags(tc, "gl");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_one_worker_many_variants);
+    tcase_add_test(tc, test_feed_keys_one_worker);
     tcase_add_loop_test(tc, test_fault_replaced, 0, (int)(sizeof faults / sizeof *faults));
     tcase_add_test(tc, test_too_big_not_built);
     tcase_add_test(tc, test_screening_and_early_stop);

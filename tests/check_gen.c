@@ -69,6 +69,13 @@ static const struct {
     {"mrt=1x1,mrt=2x2", "mrt given twice; each key at most once"},
     {"store=f64", "store: 'f64' is not allowed; use f32, f16 or f16x8"},
     {"store=F16", "store: 'F16' is not allowed; use f32, f16 or f16x8"},
+    {"ku=3", "ku: '3' is not allowed; use 1, 2 or 4"},
+    {"unroll=1,ku=2", "ku: 2 k-steps a loop iteration needs unroll=0 (unroll=1 writes the whole k loop out)"},
+    {"tile=4x4", "tile: 4x4 is 16 fragments a draw; W*H must be at least 64 (smaller draws cost more than they "
+                 "can save)"},
+    {"tile=64x64q", "tile: '64x64q' is not allowed; use WxH fragments, W, H >= 1 and W*H at least 64, optionally "
+                    "followed by c (tiles in columns) or z (Z order), e.g. 64x32 or 64x64z; or none (one draw)"},
+    {"order=kx", "order: 'kx' is not allowed; use plain or frag (frag: out=image only)"},
     {"store=half", "store: 'half' is not allowed; use f32, f16 or f16x8"},
     {"store=", "store: empty value; use f32, f16 or f16x8"},
     {"larsen,store", "store: missing '=value'; use f32, f16 or f16x8"},
@@ -225,6 +232,11 @@ static const struct {
     {"acc=blend,profile=300es", 8, false, true, GG_CARD_UNSUPPORTED,
      "acc=blend needs blending into float render targets, which this ES (EXT_float_blend) context lacks"},
     {"acc=pingpong", 1, false, false, GG_CARD_OK, ""},
+    {"mc=1x4,order=frag", 8, true, true, GG_CARD_INVALID,
+     "order=frag reorders the texels for out=image's strided blocks; out=rt reads its targets' rows side by "
+     "side already"},
+    {"mc=1x4,out=image,blk=8x8,fetch=ubo,tile=64x64", 8, true, true, GG_CARD_INVALID,
+     "tile=64x64: fetch=ubo draws in strips of 2 fragment rows of its own, one draw each"},
     {"compiler=spirv", 8, true, false, GG_CARD_UNSUPPORTED,
      "compiler=spirv needs GL_ARB_gl_spirv and glslangValidator, which this context or machine lacks"},
     {"compiler=spirv", 8, true, true, GG_CARD_OK, ""},
@@ -824,6 +836,121 @@ START_TEST(cli_gen_output)
 }
 END_TEST
 
+
+/* gen_tile_boxes: every fragment of the viewport in exactly one box, in
+ * the order the key says; no tiles: one box, the viewport. */
+static const struct {
+    const char *tile;
+    int w, h, count;
+    int x1, y1; /* the second box's corner */
+} tiles[] = {
+    {"tile=8x8", 20, 12, 6, 8, 0},    {"tile=8x8c", 20, 12, 6, 0, 8},
+    {"tile=8x8z", 20, 12, 6, 8, 0},   {"tile=16x4z", 64, 64, 64, 16, 0},
+    {"tile=4x16z", 64, 64, 64, 4, 0}, {"tile=64x64", 10, 10, 1, -1, -1},
+    {"tile=none", 10, 10, 1, -1, -1},
+};
+
+START_TEST(tile_boxes_cover)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_msg(gen_variant_parse(tiles[_i].tile, NULL, &v, err, sizeof err) == 0, "%s", err);
+    int w = tiles[_i].w, h = tiles[_i].h;
+    int n = gen_tile_boxes(&v, w, h, NULL, 0);
+    ck_assert_int_eq(n, tiles[_i].count);
+    gg_box *b = malloc((size_t)n * sizeof *b);
+    ck_assert_int_eq(gen_tile_boxes(&v, w, h, b, n), n);
+    unsigned char *hit = calloc((size_t)w * h, 1);
+    for (int t = 0; t < n; t++) {
+        ck_assert(b[t].w >= 1 && b[t].h >= 1 && b[t].x + b[t].w <= w && b[t].y + b[t].h <= h);
+        for (int y = b[t].y; y < b[t].y + b[t].h; y++)
+            for (int x = b[t].x; x < b[t].x + b[t].w; x++)
+                hit[y * w + x]++;
+    }
+    for (int i = 0; i < w * h; i++)
+        ck_assert_msg(hit[i] == 1, "fragment (%d, %d) drawn %d times", i % w, i / w, hit[i]);
+    if (n > 1) {
+        ck_assert_int_eq(b[1].x, tiles[_i].x1);
+        ck_assert_int_eq(b[1].y, tiles[_i].y1);
+    }
+    if (v.tile_order == GG_TILE_Z && n == 64) /* a 4x4 quad of tiles first: Z order */
+        ck_assert(b[2].x == 0 && b[2].y == v.tile.rows && b[3].x == v.tile.cols && b[4].x == 2 * v.tile.cols);
+    free(hit);
+    free(b);
+}
+END_TEST
+
+/* More tiles than GG_MAX_TILES: -1 (the host says unsupported). */
+START_TEST(tile_boxes_too_many)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_int_eq(gen_variant_parse("tile=8x8", NULL, &v, err, sizeof err), 0);
+    ck_assert_int_eq(gen_tile_boxes(&v, 8 * 512, 8 * 129, NULL, 0), -1);
+}
+END_TEST
+
+/* order=frag: texture rows and columns are a permutation of the plain
+ * ones, pairing fragment rows; M and N padded to even fragment counts. */
+START_TEST(layout_frag_permutes)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_int_eq(gen_variant_parse("mc=1x4,out=image,blk=12x8,order=frag", NULL, &v, err, sizeof err), 0);
+    gg_layout L;
+    ck_assert_int_eq(gen_layout_compute(&v, 61, 45, 33, &L), 0);
+    ck_assert(L.frag);
+    ck_assert_int_eq(L.tgt_h % 2, 0);
+    ck_assert_int_eq(L.tgt_w % 2, 0);
+    ck_assert_int_eq(L.a_h, L.tgt_h * L.tr);
+    unsigned char *seen = calloc((size_t)L.a_h + L.b_w, 1);
+    for (int t = 0; t < L.a_h; t++) {
+        int r = gen_layout_a_row(&L, t);
+        ck_assert(r >= 0 && r < L.a_h && !seen[r]);
+        seen[r] = 1;
+    }
+    /* fragment row 3's block row 2 sits at texture row (3/2)*2*tr + 2*2 + 1 */
+    ck_assert_int_eq(gen_layout_a_row(&L, 1 * 2 * L.tr + 4 + 1), 3 + 2 * L.tgt_h);
+    memset(seen, 0, (size_t)L.a_h + L.b_w);
+    for (int t = 0; t < L.b_w; t++) {
+        int c = gen_layout_b_col(&L, t);
+        ck_assert(c >= 0 && c < L.b_w && !seen[c]);
+        seen[c] = 1;
+    }
+    free(seen);
+    /* the plain order: the identity */
+    v.order = GG_ORDER_PLAIN;
+    ck_assert_int_eq(gen_layout_compute(&v, 61, 45, 33, &L), 0);
+    ck_assert(!L.frag && gen_layout_a_row(&L, 7) == 7 && gen_layout_b_col(&L, 5) == 5);
+}
+END_TEST
+
+/* ku: ku k-steps an iteration and the np % ku rest after the loop; the
+ * default text has neither. */
+START_TEST(emit_ku)
+{
+    gg_variant v;
+    char err[256];
+    ck_assert_int_eq(gen_variant_parse("mrt=2x2,mc=2x2,np=7,ku=4", NULL, &v, err, sizeof err), 0);
+    char *t = gen_emit_fragment(&v, 64, 64, 64);
+    ck_assert_ptr_nonnull(strstr(t, "for (int i = 0; i < 4; i += 4)"));
+    ck_assert_ptr_nonnull(strstr(t, "k-steps uKBase+4 .. uKBase+6, after the loop"));
+    ck_assert_ptr_nonnull(strstr(t, "loop: 4 k-steps an iteration (ku), 3 after it"));
+    free(t);
+    v.ku = 2;
+    v.np = 8;
+    t = gen_emit_fragment(&v, 64, 64, 64);
+    ck_assert_ptr_nonnull(strstr(t, "i += 2"));
+    ck_assert_ptr_null(strstr(t, "after the loop"));
+    free(t);
+    v.ku = 1;
+    t = gen_emit_fragment(&v, 64, 64, 64);
+    ck_assert_ptr_nonnull(strstr(t, "++i"));
+    ck_assert_ptr_null(strstr(t, "ku"));
+    free(t);
+}
+END_TEST
+
 Suite *make_gen_suite(void)
 {
     Suite *s = suite_create("gen");
@@ -849,6 +976,10 @@ Suite *make_gen_suite(void)
     tcase_add_loop_test(tc, emit_packing_mads, 0, sizeof mads / sizeof *mads);
     tcase_add_test(tc, emit_mrt_rows_cols);
     tcase_add_test(tc, emit_unroll);
+    tcase_add_test(tc, emit_ku);
+    tcase_add_loop_test(tc, tile_boxes_cover, 0, sizeof tiles / sizeof *tiles);
+    tcase_add_test(tc, tile_boxes_too_many);
+    tcase_add_test(tc, layout_frag_permutes);
     tcase_add_test(tc, emit_deterministic);
     suite_add_tcase(s, tc);
 

@@ -23,6 +23,7 @@
 #include "glhost/progcache.h"
 #include "lib/inspect.h"
 #include "tests/cli_util.h"
+#include "tests/cpu_count.h"
 #include "tests/suites.h"
 
 static glgemm_context *open_ok(void)
@@ -156,15 +157,6 @@ START_TEST(lib_crossover_record)
 }
 END_TEST
 
-static int cpu_calls;
-static void counting_sgemm(int layout, int ta, int tb, int m, int n, int k, float alpha,
-                           const float *a, int lda, const float *b, int ldb, float beta, float *c,
-                           int ldc)
-{
-    cpu_calls++;
-    cblas_sgemm((CBLAS_ORDER)layout, (CBLAS_TRANSPOSE)ta, (CBLAS_TRANSPOSE)tb, m, n, k, alpha, a,
-                lda, b, ldb, beta, c, ldc);
-}
 
 START_TEST(lib_cpu_function)
 {

@@ -659,6 +659,86 @@ START_TEST(test_budget_phase)
 }
 END_TEST
 
+/* ---- hints: what the device pool measures ahead (eval/pool.h) ---- */
+
+/* The points each ask was named in the hint given before the previous ask
+ * (those the pool had started on idle devices when the ask came). */
+typedef struct {
+    fake f;
+    gg_variant prev[GG_SEARCH_HINTS], cur[GG_SEARCH_HINTS];
+    int nprev, ncur, most;
+    long asks, named;
+} hinted;
+
+static void hint_note(void *user, const gg_variant *next, int n)
+{
+    hinted *h = user;
+    ck_assert_int_le(n, GG_SEARCH_HINTS);
+    h->ncur = n;
+    memcpy(h->cur, next, (size_t)n * sizeof *next);
+    if (n > h->most)
+        h->most = n;
+}
+
+static int hinted_eval(void *user, const gg_variant *v, gg_measurement *m)
+{
+    hinted *h = user;
+    h->asks++;
+    for (int i = 0; i < h->nprev; i++)
+        if (gen_variant_equal(&h->prev[i], v)) {
+            h->named++;
+            break;
+        }
+    memcpy(h->prev, h->cur, sizeof h->prev);
+    h->nprev = h->ncur;
+    h->ncur = 0;
+    return fake_eval(&h->f, v, m);
+}
+
+/* Each strategy names most of what it asks for next, enough to keep 8
+ * devices busy: exhaustive and random nearly everything (each ask but the
+ * first), phase most (its Algorithm 1 strides and the shapes whose rate
+ * fell are guesses). */
+START_TEST(test_hints_lead)
+{
+    static const struct {
+        gg_strategy st;
+        int size;
+        long budget;
+        const char *fix;
+        double want;
+    } cases[] = {
+        {GG_SEARCH_EXHAUSTIVE, 12, 0, "profile=330,compiler=glsl,unroll=0,acc=copy", 0.99},
+        {GG_SEARCH_RANDOM, 64, 200, "acc=pingpong,mc=1x4", 0.99},
+        {GG_SEARCH_PHASE, 256, 0, NULL, 0.85},
+    };
+    gg_search_config c;
+    search_config_default(&c, cases[_i].size, cases[_i].size, cases[_i].size);
+    c.strategy = cases[_i].st;
+    c.budget = cases[_i].budget;
+    hinted h = {.f = {.f = separable}};
+    gg_search *s = make(&c, &h.f, cases[_i].fix);
+    search_free(s);
+    c.eval = hinted_eval;
+    c.user = &h;
+    c.hint = hint_note;
+    c.hint_user = &h;
+    char err[256];
+    s = search_new(&c, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_int_eq(search_run(s), 0);
+    ck_assert(!h.f.dup);
+    double share = (double)h.named / (double)(h.asks - 1);
+    fprintf(stderr, "hints (%s): %ld of %ld asks named ahead (%.0f%%), at most %d a hint\n",
+            search_strategy_name(cases[_i].st), h.named, h.asks, 100 * share, h.most);
+    ck_assert_int_eq(h.most, GG_SEARCH_HINTS);
+    ck_assert_msg(share >= cases[_i].want, "%.3f of the asks were hinted, want %.2f", share,
+                  cases[_i].want);
+    search_free(s);
+    fake_free(&h.f);
+}
+END_TEST
+
 Suite *make_search_suite(void)
 {
     Suite *s = suite_create("search");
@@ -675,6 +755,7 @@ Suite *make_search_suite(void)
     tcase_add_test(tc, test_budget_phase);
     tcase_add_test(tc, test_failures_and_stop);
     tcase_add_test(tc, test_fix_beyond_card);
+    tcase_add_loop_test(tc, test_hints_lead, 0, 3);
     suite_add_tcase(s, tc);
 
     TCase *fx = tcase_create("fix");

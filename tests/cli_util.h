@@ -128,15 +128,21 @@ static inline char *tu_slurp_fd(int fd)
     return buf;
 }
 
-/* Runs the glgemm binary with args (NULL-terminated, after the binary's
- * name) in dir (NULL: here).  env: space-separated words, NAME=VALUE to set
- * and NAME to unset in the child (NULL or "": none).  Fails the case when
- * it cannot run or runs past TU_RUN_TIMEOUT_S; an end by a signal is
- * reported in r for the caller to judge. */
-static inline void tu_exec(const char *dir, const char *env, const char *const *args, tu_result *r)
+/* A run started by tu_spawn: its process, its captured outputs, what it is. */
+typedef struct {
+    pid_t pid;
+    int fo, fe;
+    char what[1024];
+} tu_proc;
+
+/* Starts bin with args (NULL-terminated, after the binary's name) in dir
+ * (NULL: here), stdin /dev/null, stdout and stderr into unlinked files.
+ * env: space-separated words, NAME=VALUE to set and NAME to unset in the
+ * child (NULL or "": none).  Fails the case when it cannot start. */
+static inline void tu_spawn(const char *bin, const char *dir, const char *env,
+                            const char *const *args, tu_proc *pr)
 {
     enum { MAXARGS = 64 };
-    const char *bin = tu_bin();
     char *argv[MAXARGS + 2];
     int n = 0;
     argv[n++] = (char *)bin;
@@ -145,10 +151,10 @@ static inline void tu_exec(const char *dir, const char *env, const char *const *
         argv[n] = (char *)args[n - 1];
     }
     argv[n] = NULL;
-    char what[1024];
-    size_t w = (size_t)snprintf(what, sizeof what, "glgemm");
-    for (int i = 1; i < n && w < sizeof what; i++)
-        w += (size_t)snprintf(what + w, sizeof what - w, " '%s'", argv[i]);
+    const char *base = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+    size_t w = (size_t)snprintf(pr->what, sizeof pr->what, "%s", base);
+    for (int i = 1; i < n && w < sizeof pr->what; i++)
+        w += (size_t)snprintf(pr->what + w, sizeof pr->what - w, " '%s'", argv[i]);
     /* The child's environment, made here: after the fork only
      * async-signal-safe calls (the parent may have GL driver threads). */
     extern char **environ;
@@ -177,8 +183,9 @@ static inline void tu_exec(const char *dir, const char *env, const char *const *
     }
     envp[ne] = NULL;
     char outp[] = "/tmp/glgemm-run-out-XXXXXX", errp[] = "/tmp/glgemm-run-err-XXXXXX";
-    int fo = mkstemp(outp), fe = mkstemp(errp);
-    ck_assert_msg(fo >= 0 && fe >= 0, "mkstemp: %s", strerror(errno));
+    pr->fo = mkstemp(outp);
+    pr->fe = mkstemp(errp);
+    ck_assert_msg(pr->fo >= 0 && pr->fe >= 0, "mkstemp: %s", strerror(errno));
     unlink(outp);
     unlink(errp);
     fflush(NULL);
@@ -188,7 +195,7 @@ static inline void tu_exec(const char *dir, const char *env, const char *const *
         static const char nodir[] = "tu_exec: cannot enter the folder\n",
                           noexec[] = "tu_exec: cannot execute the binary\n";
         int in = open("/dev/null", O_RDONLY);
-        if (in < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+        if (in < 0 || dup2(in, 0) < 0 || dup2(pr->fo, 1) < 0 || dup2(pr->fe, 2) < 0)
             _exit(126);
         if (dir && chdir(dir) != 0) {
             ssize_t ignored = write(2, nodir, sizeof nodir - 1);
@@ -201,22 +208,29 @@ static inline void tu_exec(const char *dir, const char *env, const char *const *
         _exit(127);
     }
     free(envp);
+    pr->pid = pid;
+}
+
+/* Waits for a spawned run (at most timeout_s: then it is killed and the
+ * case fails) and collects what it did into r. */
+static inline void tu_wait(tu_proc *pr, const char *dir, int timeout_s, tu_result *r)
+{
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int st = 0;
     useconds_t nap = 200;
     for (;;) {
-        pid_t got = waitpid(pid, &st, WNOHANG);
-        if (got == pid)
+        pid_t got = waitpid(pr->pid, &st, WNOHANG);
+        if (got == pr->pid)
             break;
         ck_assert_msg(got == 0 || errno == EINTR, "waitpid: %s", strerror(errno));
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t.tv_sec - t0.tv_sec >= TU_RUN_TIMEOUT_S) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            char *e = tu_slurp_fd(fe);
-            close(fo);
-            ck_abort_msg("%s did not finish in %d s; stderr: %s", what, TU_RUN_TIMEOUT_S, e);
+        if (t.tv_sec - t0.tv_sec >= timeout_s) {
+            kill(pr->pid, SIGKILL);
+            waitpid(pr->pid, &st, 0);
+            char *e = tu_slurp_fd(pr->fe);
+            close(pr->fo);
+            ck_abort_msg("%s did not finish in %d s; stderr: %s", pr->what, timeout_s, e);
         }
         usleep(nap);
         if (nap < 20000)
@@ -224,10 +238,21 @@ static inline void tu_exec(const char *dir, const char *env, const char *const *
     }
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     r->sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-    r->out = tu_slurp_fd(fo);
-    r->err = tu_slurp_fd(fe);
+    r->out = tu_slurp_fd(pr->fo);
+    r->err = tu_slurp_fd(pr->fe);
     if ((r->status == 126 || r->status == 127) && strstr(r->err, "tu_exec: "))
-        ck_abort_msg("%s in %s: %s", what, dir ? dir : ".", r->err);
+        ck_abort_msg("%s in %s: %s", pr->what, dir ? dir : ".", r->err);
+}
+
+/* Runs the glgemm binary with args (NULL-terminated, after the binary's
+ * name) in dir (NULL: here), env as tu_spawn's.  Fails the case when it
+ * cannot run or runs past TU_RUN_TIMEOUT_S; an end by a signal is
+ * reported in r for the caller to judge. */
+static inline void tu_exec(const char *dir, const char *env, const char *const *args, tu_result *r)
+{
+    tu_proc pr;
+    tu_spawn(tu_bin(), dir, env, args, &pr);
+    tu_wait(&pr, dir, TU_RUN_TIMEOUT_S, r);
 }
 
 /* Runs `glgemm ARGS` in dir (NULL: here) with env as tu_exec's.  ARGS is

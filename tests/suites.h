@@ -39,10 +39,12 @@
     X(progcache) \
     X(image) \
     X(lib) \
+    X(split) \
     X(concurrency) \
     X(draw) \
     X(checksum) \
-    X(browser)
+    X(browser) \
+    X(devices)
 
 #define GG_DECLARE_SUITE(name) Suite *make_##name##_suite(void);
 GG_SUITES(GG_DECLARE_SUITE)

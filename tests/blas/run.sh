@@ -11,11 +11,12 @@
 #      (tests/blas/shim.c, preloaded; at the default crossover and at 0), a
 #      program that defines those names itself (tests/blas/wrap.c), xscblat3
 #      below a crossover (the bound CPU BLAS) and xblat3s with no GL context
-#      (every call passed on).
+#      (every call passed on); and both with every call split over two
+#      devices (GLGEMM_DEVICES=0,0: this machine's one device twice).
 #   2. numpy's float32 matmul (Debian's python3-numpy) with and without
 #      the preload: both within the error bound of a float64 product.
 #   3. two processes of two threads calling sgemm_ at once (tests/blas/mt.c)
-#      sharing one log; bad values of its environment (one line each, the
+#      sharing one log, then with their calls split over two devices; bad values of its environment (one line each, the
 #      calls right); and a program linked with the library that uses
 #      glgemm.h itself (tests/blas/direct.c).
 set -euo pipefail
@@ -26,7 +27,8 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 export GLGEMM_CACHE_DIR="$tmp/program-cache" # not the user's ~/.cache
 export XDG_DATA_HOME="$tmp/data"              # nor the user's tuning records
-unset GLGEMM_BACKEND GLGEMM_DEVICE GLGEMM_VERIFY GLGEMM_LOG GLGEMM_CROSSOVER GLGEMM_RESULTS
+unset GLGEMM_BACKEND GLGEMM_DEVICE GLGEMM_VERIFY GLGEMM_LOG GLGEMM_CROSSOVER GLGEMM_RESULTS \
+    GLGEMM_DEVICES GLGEMM_SPLIT_MIN GLGEMM_SPLIT_TILES
 t0=$(date +%s.%N)
 step() { # step NAME: prints the seconds since the last step
     local t; t=$(date +%s.%N)
@@ -111,6 +113,26 @@ grep -q ': cblas_sgemm .*: illegal argument [0-9]*: cblas_xerbla$' xscblat3.log 
     fail "xscblat3: no error exit through cblas_xerbla in the log"
 grep -q 'passed on' xscblat3.log && fail "xscblat3: calls passed on"
 step "xscblat3 (every routine, both layouts; $(grep -c ': gpu ' xscblat3.log) on the GPU)"
+
+# Every call split over two devices (GLGEMM_DEVICES names device 0 twice:
+# two contexts, each on a thread of its own; GLGEMM_SPLIT_MIN=0: every
+# call): every routine passes, and the log shows the splits, none retired.
+split_env=(GLGEMM_CROSSOVER=0 GLGEMM_DEVICES=0,0 GLGEMM_SPLIT_MIN=0)
+env "${ref_env[@]}" "${split_env[@]}" GLGEMM_LOG="$tmp/split3s.log" \
+    "$blasdir/xblat3s" < sblat3.in > split3s.stdout 2> split3s.stderr || fail "xblat3s (split) failed"
+[ -s split3s.stderr ] && { cat split3s.stderr >&2; fail "xblat3s (split) wrote on stderr (above)"; }
+check_blat sblat3.out "${FORTRAN_ROUTINES[@]}"
+env "${ref_env[@]}" "${split_env[@]}" GLGEMM_LOG="$tmp/splitc.log" \
+    "$blasdir/xscblat3" < sin3 > splitc.out 2> splitc.stderr || fail "xscblat3 (split) failed"
+[ -s splitc.stderr ] && { cat splitc.stderr >&2; fail "xscblat3 (split) wrote on stderr (above)"; }
+check_blat splitc.out "${CBLAS_ROUTINES[@]}"
+split_line=': split [0-9]+ tiles of [0-9]+x[0-9]+: device 0: [0-9]+ gpu mrt=[^ ]+, device 0: [0-9]+ gpu mrt=[^ ]+$'
+for log in split3s.log splitc.log; do
+    n=$(grep -cE "$split_line" $log || true)
+    [ "$n" -gt 1000 ] || fail "$log: $n calls split over both devices"
+    grep -qE 'passed on|retired|cpu: ' $log && fail "$log: $(grep -m1 -E 'passed on|retired|cpu: ' $log)"
+done
+step "xblat3s and xscblat3 split over two devices ($(grep -cE "$split_line" split3s.log) and $(grep -cE "$split_line" splitc.log) calls)"
 
 # Below a crossover every product runs on the CPU BLAS the library binds
 # (lib/cpu.h: not the program's names, which are ours).
@@ -232,12 +254,16 @@ fi
 # calls sgemm_.
 env LD_PRELOAD="$so" GLGEMM_CROSSOVER=200 GLGEMM_LOG="$tmp/mtx.log" ./mt 3 || fail "mt (crossover) failed"
 grep -q ': cpu crossover 200$' mtx.log || fail "mt: no 'cpu crossover 200' in the log"
-step "two processes x two threads of sgemm_, then below a crossover"
+# Each thread's context over two devices: its own two threads, every call
+# split (GLGEMM_SPLIT_MIN=0) and right.
+env LD_PRELOAD="$so" "${split_env[@]}" GLGEMM_LOG="$tmp/mts.log" ./mt 5 || fail "mt (split) failed"
+[ "$(grep -cE "$split_line" mts.log)" = 64 ] || { cat mts.log >&2; fail "mt (split): not 64 calls split over both devices"; }
+step "two processes x two threads of sgemm_, then below a crossover, then split over two devices"
 
 # Bad configuration (lib/env.h): one line on stderr naming the variable,
 # every call still right (passed on to the CPU BLAS: no context).
 for bad in GLGEMM_DEVICE=x GLGEMM_DEVICE=-1 GLGEMM_BACKEND=vulkan GLGEMM_VERIFY=sometimes \
-    GLGEMM_CROSSOVER=12x; do
+    GLGEMM_CROSSOVER=12x GLGEMM_DEVICES=0,x; do
     env LD_PRELOAD="$so" "$bad" ./mt 4 > bad.out 2> bad.stderr || { cat bad.stderr >&2; fail "mt with $bad failed"; }
     [ "$(wc -l < bad.stderr)" = 1 ] && grep -q "^glgemm_blas: no GL context (.*$bad is not .*): sgemm calls go to the CPU BLAS\$" bad.stderr ||
         { cat bad.stderr >&2; fail "$bad: not one line naming it"; }
@@ -247,7 +273,7 @@ env LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/no-such-dir/log" ./mt 4
     { cat bad.stderr >&2; fail "mt with a bad GLGEMM_LOG failed"; }
 [ "$(wc -l < bad.stderr)" = 1 ] && grep -q "^glgemm_blas: GLGEMM_LOG=$tmp/no-such-dir/log: No such file or directory: no log\$" bad.stderr ||
     { cat bad.stderr >&2; fail "GLGEMM_LOG unopenable: not one line naming it"; }
-step "bad GLGEMM_DEVICE, GLGEMM_BACKEND, GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_LOG: one line each"
+step "bad GLGEMM_DEVICE, GLGEMM_BACKEND, GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_DEVICES, GLGEMM_LOG: one line each"
 
 cc -std=c11 -Wall -Wextra -Werror -I"$src" "$src/tests/blas/direct.c" \
     $(pkg-config --libs glgemm_blas) -lm -o direct

@@ -1,6 +1,7 @@
 /* Fuzz target: the environment's configuration of the library and the
  * drop-in BLAS (lib/env.c: GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_BACKEND,
- * GLGEMM_DEVICE, GLGEMM_LOG) and of the program cache (glhost/
+ * GLGEMM_DEVICE, GLGEMM_LOG, GLGEMM_STAGING, GLGEMM_SPLIT_MIN,
+ * GLGEMM_SPLIT_TILES, and the list of GLGEMM_DEVICES) and of the program cache (glhost/
  * progcache_entry.c's host_pce_folder: GLGEMM_CACHE, GLGEMM_CACHE_DIR,
  * XDG_CACHE_HOME, HOME) and the tests' GLGEMM_FAULT (base_fault_parse).  The first byte picks the variable, the rest is
  * its value (for the cache: the four values, '\n' between them).
@@ -15,7 +16,10 @@
  * programs, off only for "off", a value other than on/off/empty refused
  * with one line (and the cache left on).  GLGEMM_FAULT (base/fault.h,
  * tests only) is taken exactly when it is a known fault and, after ':', a
- * number 1 .. 10^9 without a leading zero. */
+ * number 1 .. 10^9 without a leading zero.  GLGEMM_DEVICES is taken exactly
+ * when it is "all", empty, or 1 .. GLGEMM_MAX_DEVICES numbers <= 2^20 of
+ * decimal digits joined by single commas; its canonical text parses to the
+ * same list. */
 #include <stdbool.h>
 
 #include "base/fault.h"
@@ -57,6 +61,12 @@ static bool oracle(int var, const char *value, long *x)
     case LIB_ENV_STAGING:
         *x = -1;
         return unset || digits_upto(value, LIB_ENV_STAGING_MAX, x);
+    case LIB_ENV_SPLIT_MIN:
+        *x = -1;
+        return unset || digits_upto(value, 1L << 20, x);
+    case LIB_ENV_SPLIT_TILES:
+        *x = -1;
+        return unset || (digits_upto(value, LIB_ENV_SPLIT_TILES_MAX, x) && *x >= 1);
     case LIB_ENV_BACKEND:
         *x = unset ? -1 : !strcmp(value, "egl") ? 0 : !strcmp(value, "glfw") ? 1 : -2;
         return *x >= -1;
@@ -169,6 +179,49 @@ static void fault_var(const char *spec)
                    f, n);
 }
 
+/* GLGEMM_DEVICES (lib_env_devices). */
+static void devices_var(const char *value)
+{
+    int list[GLGEMM_MAX_DEVICES], n = -7, want[GLGEMM_MAX_DEVICES], nw = 0;
+    char err[256], canon[256];
+    int rc = lib_env_devices(value, list, &n, err, sizeof err);
+    bool ok = true;
+    if (!*value)
+        nw = 0;
+    else if (!strcmp(value, "all"))
+        nw = -1;
+    else
+        for (const char *p = value; ok; p++) {
+            size_t len = strspn(p, "0123456789");
+            char *item = strndup(p, len);
+            long v = 0;
+            ok = item && len > 0 && nw < GLGEMM_MAX_DEVICES && digits_upto(item, 1L << 20, &v);
+            if (ok)
+                want[nw++] = (int)v;
+            free(item);
+            p += len;
+            ok = ok && (*p == ',' || !*p);
+            if (!ok || !*p)
+                break;
+        }
+    FUZZ_CHECK((rc == 0) == ok, "GLGEMM_DEVICES='%s': rc %d, want %s", value, rc,
+               ok ? "good" : "bad");
+    if (rc) {
+        FUZZ_CHECK(n == -7 && fuzz_one_line(err) && strstr(err, "GLGEMM_DEVICES=") == err,
+                   "message '%s'", err);
+        return;
+    }
+    FUZZ_CHECK(n == nw, "GLGEMM_DEVICES='%s': %d devices, want %d", value, n, nw);
+    for (int i = 0; i < n; i++)
+        FUZZ_CHECK(list[i] == want[i], "GLGEMM_DEVICES='%s': [%d] %d, want %d", value, i,
+                   list[i], want[i]);
+    int again[GLGEMM_MAX_DEVICES], na = -7;
+    lib_env_devices_format(list, n, canon, sizeof canon);
+    FUZZ_CHECK(lib_env_devices(canon, again, &na, err, sizeof err) == 0 && na == n &&
+                   (n <= 0 || !memcmp(again, list, (size_t)n * sizeof *list)),
+               "canonical '%s' of '%s'", canon, value);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 1024)
@@ -177,15 +230,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!value)
         return 0;
     /* The first byte picks the variable (the seeds in corpus/env/ are
-     * written for this numbering: LIB_ENV_* in lib/env.h's order, then the
-     * cache's, then GLGEMM_FAULT). */
-    int var = data[0] % (LIB_ENV_COUNT + 2);
-    if (var < LIB_ENV_COUNT)
-        one_lib_var(var, value);
-    else if (var == LIB_ENV_COUNT)
+     * written for this numbering: the first six LIB_ENV_* in lib/env.h's
+     * order, the cache's, GLGEMM_FAULT, then the LIB_ENV_* after the six,
+     * then GLGEMM_DEVICES). */
+    enum { OLD = LIB_ENV_SPLIT_MIN }; /* the variables before the cache's */
+    int pick = data[0] % (LIB_ENV_COUNT + 3);
+    if (pick < OLD)
+        one_lib_var(pick, value);
+    else if (pick == OLD)
         cache_vars(value);
-    else
+    else if (pick == OLD + 1)
         fault_var(value);
+    else if (pick < LIB_ENV_COUNT + 2)
+        one_lib_var(pick - 2, value);
+    else
+        devices_var(value);
     free(value);
     return 0;
 }

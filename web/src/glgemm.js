@@ -201,6 +201,21 @@ class Gen {
         if (!p) throw new Fail('gl_error', 'the generator returned no text (out of memory?)');
         try { return this.cstr(p); } finally { this.free(p); }
     }
+    /* tile=WxH: the boxes of a pass ([x, y, w, h] each, drawing order), or
+     * null for one draw a pass. */
+    tiles(v, w, h) {
+        const n = this.x.gw_tile_boxes(v.ptr, w, h, 0, 0);
+        if (n < 0) throw new Fail('unsupported', `tile: more than 65536 draws a pass over ${w}x${h} fragments`);
+        if (n <= 1) return null;
+        const p = this.alloc(16 * n);
+        try {
+            this.x.gw_tile_boxes(v.ptr, w, h, p, n);
+            const b = new Int32Array(this.buffer, p, 4 * n);
+            return Array.from({length: n}, (_, i) => Array.from(b.subarray(4 * i, 4 * i + 4)));
+        } finally {
+            this.free(p);
+        }
+    }
     fragment(v, m, n, k) { return this.text(this.x.gw_emit_fragment(v.ptr, m, n, k)); }
     vertex(v) { return this.text(this.x.gw_emit_vertex(v.ptr)); }
 }
@@ -466,7 +481,8 @@ class Runner {
             const why = this.uboTooBig(v, L);
             if (why) throw new Fail('unsupported', why);
             const s = {o, v, L, m, n, k, alpha, beta, transa: !!o.transa, transb: !!o.transb,
-                ubo: v.info.fetch === FETCH_UBO, acc: v.info.acc, ncb: L.mblocks * L.nblocks};
+                ubo: v.info.fetch === FETCH_UBO, acc: v.info.acc, ncb: L.mblocks * L.nblocks,
+                tiles: gen.tiles(v, L.tgt_w, L.tgt_h)};
             out.passes = L.passes * L.kblocks;
             while (gl.getError() !== gl.NO_ERROR && !gl.isContextLost());
             this.defaults(L);
@@ -998,10 +1014,20 @@ class Runner {
         gl.bindTexture(gl.TEXTURE_2D, b);
     }
 
-    /* One pass's draw: the whole viewport, or (fetch=ubo) one draw per
+    /* One pass's draw: the whole viewport, its tiles in the variant's order
+     * (tile=WxH: one scissored draw each), or (fetch=ubo) one draw per
      * strip of UBO_STRIP rows with the strip's chunk of A bound. */
     drawPass(s, abuf, pass) {
         const gl = this.gl, L = s.L;
+        if (!s.ubo && s.tiles) {
+            gl.enable(gl.SCISSOR_TEST);
+            for (const [x, y, w, h] of s.tiles) {
+                gl.scissor(x, y, w, h);
+                gl.drawArrays(gl.TRIANGLES, 0, 3);
+            }
+            gl.disable(gl.SCISSOR_TEST);
+            return;
+        }
         if (!s.ubo) {
             gl.drawArrays(gl.TRIANGLES, 0, 3);
             return;

@@ -128,6 +128,13 @@ EXPORT("gw_emit_fragment") char *gw_emit_fragment(const gg_variant *v, int m, in
 
 EXPORT("gw_emit_vertex") char *gw_emit_vertex(const gg_variant *v) { return gen_emit_vertex(v); }
 
+/* tile=WxH: the boxes of a pass in drawing order, four ints each (x, y, w,
+ * h) into out (cap boxes); returns the count (1: one draw; -1: too many). */
+EXPORT("gw_tile_boxes") int gw_tile_boxes(const gg_variant *v, int w, int h, int *out, int cap)
+{
+    return gen_tile_boxes(v, w, h, (gg_box *)out, cap);
+}
+
 EXPORT("gw_pack_a") void gw_pack_a(const gg_split *s, const float *a, int lda, int trans, int m,
                                    int n, int k, int bi, int bk, float *out)
 {

@@ -1,0 +1,396 @@
+/* The messages between rank 0's pool and the serving ranks: see remote.h. */
+#include "eval/remote.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "gen/util.h"
+
+#define MAGIC 0x676c676dU /* "glgm" */
+#define VERSION 1
+/* Tags: a device's messages carry its place in its rank's list. */
+enum { TAG_HELLO = 1, TAG_QUIT = 2, TAG_EVAL = 1000, TAG_RESULT = 2000 };
+
+typedef struct {
+    unsigned magic, version;
+    unsigned sz_measurement, sz_device_info, sz_opts;
+    int nproblems, ndevices;
+} hello_head;
+
+typedef struct {
+    int m, n, k;
+    unsigned long long fingerprint; /* of the inputs, alpha and beta */
+} hello_problem;
+
+typedef struct {
+    int device;
+    int ok;
+    char err[256];
+    gg_device_info info;
+} hello_device;
+
+typedef struct {
+    unsigned magic;
+    int problem;
+    long seq;
+    gg_eval_opts o;
+    char text[GG_VARIANT_TEXT]; /* sent up to its end */
+} eval_msg;
+
+typedef struct {
+    long seq;
+    int rc;
+    double wall_s;
+    gg_measurement m;           /* sent up to the end of its detail */
+} result_msg;
+
+static void nap(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* The next wait between polls: from 20 us doubling up to 250 us (a blocking
+ * MPI receive spins a core, which llvmpipe's rasteriser needs). */
+static double backoff(double s) { return s <= 0 ? 20e-6 : s * 2 < 250e-6 ? s * 2 : 250e-6; }
+
+static unsigned long long fnv(unsigned long long h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static unsigned long long words(unsigned long long h, const float *a, size_t n)
+{
+    const uint32_t *w = (const uint32_t *)a; /* the floats' bits, 4 at a time */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ w[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static void describe(const gg_evaluator_config *c, hello_problem *hp)
+{
+    const gg_inputs *in = c->in;
+    memset(hp, 0, sizeof *hp);
+    if (!in)
+        return;
+    hp->m = in->m;
+    hp->n = in->n;
+    hp->k = in->k;
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    h = words(h, in->a, (size_t)in->m * in->k);
+    h = words(h, in->b, (size_t)in->k * in->n);
+    if (in->c0)
+        h = words(h, in->c0, (size_t)in->m * in->n);
+    if (c->prob) {
+        h = fnv(h, &c->prob->alpha, sizeof c->prob->alpha);
+        h = fnv(h, &c->prob->beta, sizeof c->prob->beta);
+        h = fnv(h, &c->prob->reps, sizeof c->prob->reps);
+    }
+    hp->fingerprint = h;
+}
+
+double eval_remote_wait_s(const gg_evaluator_config *cfg)
+{
+    double run = cfg->timeout_s > 0 ? cfg->timeout_s
+                 : cfg->prob       ? eval_evaluator_default_timeout(cfg->prob)
+                                   : 60.0;
+    double build = cfg->compile_timeout_s > 0 ? cfg->compile_timeout_s : GG_COMPILE_TIMEOUT_S;
+    return build + 2 * run + GG_POOL_GRACE_S;
+}
+
+/* ---- rank 0's side ---- */
+
+int eval_remote_hello_recv(const gg_transport *t, int r, const gg_pool_config *cfg, double wait_s,
+                           gg_pool_slot *slots, int max, int *n, char *err, size_t errlen)
+{
+    size_t cap = sizeof(hello_head) + GG_POOL_MAX_SLOTS * sizeof(hello_device) +
+                 (size_t)cfg->nproblems * sizeof(hello_problem);
+    char *buf = malloc(cap);
+    if (!buf)
+        return gen_fail(err, errlen, "out of memory");
+    double until = base_now_s() + wait_s, nap_s = 0;
+    long got;
+    while ((got = t->poll(t->self, r, TAG_HELLO, buf, cap)) < 0) {
+        if (base_now_s() > until) {
+            free(buf);
+            return gen_fail(err, errlen, "rank %d did not say which devices it serves within %.0f s",
+                            r, wait_s);
+        }
+        nap(nap_s = backoff(nap_s));
+    }
+    hello_head h;
+    memcpy(&h, buf, got >= (long)sizeof h ? sizeof h : 0);
+    if (got < (long)sizeof h || h.magic != MAGIC || h.version != VERSION ||
+        h.sz_measurement != sizeof(gg_measurement) || h.sz_device_info != sizeof(gg_device_info) ||
+        h.sz_opts != sizeof(gg_eval_opts) || h.ndevices < 0 || h.ndevices > GG_POOL_MAX_SLOTS ||
+        h.nproblems != cfg->nproblems ||
+        (size_t)got != sizeof h + (size_t)h.nproblems * sizeof(hello_problem) +
+                           (size_t)h.ndevices * sizeof(hello_device)) {
+        free(buf);
+        return gen_fail(err, errlen, "rank %d runs another glgemm-mpi build (its hello does not "
+                                     "match this one's): run the same build on every host", r);
+    }
+    const char *at = buf + sizeof h;
+    for (int q = 0; q < cfg->nproblems; q++, at += sizeof(hello_problem)) {
+        hello_problem mine, theirs;
+        describe(&cfg->problems[q], &mine);
+        memcpy(&theirs, at, sizeof theirs);
+        if (memcmp(&mine, &theirs, sizeof mine)) {
+            free(buf);
+            return gen_fail(err, errlen, "rank %d made other inputs for problem %dx%dx%d (%dx%dx%d "
+                                         "there): run the same command, with the same input files, "
+                                         "on every rank", r, mine.m, mine.n, mine.k, theirs.m,
+                            theirs.n, theirs.k);
+        }
+    }
+    for (int i = 0; i < h.ndevices; i++, at += sizeof(hello_device)) {
+        if (*n >= max) {
+            free(buf);
+            return gen_fail(err, errlen, "more than %d devices in all", max);
+        }
+        hello_device d;
+        memcpy(&d, at, sizeof d);
+        gg_pool_slot *s = &slots[(*n)++];
+        memset(s, 0, sizeof *s);
+        s->rank = r;
+        s->device = d.device;
+        s->index = i;
+        s->ok = d.ok;
+        s->info = d.info;
+        for (int k = 0; k < 3; k++)
+            s->info.err[k][sizeof s->info.err[k] - 1] = '\0';
+        snprintf(s->err, sizeof s->err, "%.*s", (int)sizeof d.err - 1, d.err);
+    }
+    free(buf);
+    return 0;
+}
+
+int eval_remote_eval(const gg_transport *t, const gg_pool_slot *s, int problem,
+                     const gg_variant *v, const gg_eval_opts *o, double deadline,
+                     const atomic_bool *quit, gg_measurement *out, int *rc, gg_remote_cost *cost)
+{
+    static atomic_long seq;
+    eval_msg q;
+    memset(&q, 0, sizeof q);
+    q.magic = MAGIC;
+    q.problem = problem;
+    q.seq = atomic_fetch_add(&seq, 1) + 1;
+    if (o)
+        q.o = *o;
+    gen_variant_format(v, q.text, sizeof q.text);
+    size_t len = offsetof(eval_msg, text) + strlen(q.text) + 1;
+    if (t->send(t->self, s->rank, TAG_EVAL + s->index, &q, len))
+        return -1;
+    cost->sent += (double)len;
+    result_msg got;
+    double nap_s = 0;
+    for (;;) {
+        memset(&got, 0, sizeof got);
+        long n = t->poll(t->self, s->rank, TAG_RESULT + s->index, &got, sizeof got);
+        if (n >= (long)offsetof(result_msg, m.detail) && got.seq == q.seq) {
+            cost->received += (double)n;
+            cost->remote_s = got.wall_s;
+            got.m.detail[sizeof got.m.detail - 1] = '\0';
+            *out = got.m;
+            *rc = got.rc;
+            return 0;
+        }
+        if (atomic_load(quit) || base_now_s() > deadline)
+            return -1;
+        if (n < 0)
+            nap(nap_s = backoff(nap_s));
+    }
+}
+
+void eval_remote_quit(const gg_transport *t, int r)
+{
+    int q = 0;
+    t->send(t->self, r, TAG_QUIT, &q, sizeof q);
+}
+
+/* ---- a serving rank ---- */
+
+typedef struct server server;
+
+typedef struct {
+    server *sv;
+    int index, device;
+    gg_evaluator **ev;
+    hello_device hello;
+    pthread_t th;
+    bool thread;
+} serve_slot;
+
+struct server {
+    const gg_pool_config *cfg;
+    serve_slot *slots;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int answered;
+    bool go;
+    atomic_bool quit;
+};
+
+static gg_evaluator *serve_evaluator(serve_slot *ss, int q, char *err, size_t errlen)
+{
+    if (!ss->ev[q]) {
+        gg_evaluator_config c = ss->sv->cfg->problems[q];
+        c.device = ss->device;
+        ss->ev[q] = eval_evaluator_new(&c, err, errlen);
+    }
+    return ss->ev[q];
+}
+
+static void serve_one(serve_slot *ss, const eval_msg *q, long len)
+{
+    const gg_transport *t = ss->sv->cfg->transport;
+    result_msg r;
+    memset(&r, 0, sizeof r);
+    r.seq = q->seq;
+    double t0 = base_now_s();
+    base_measurement_init(&r.m);
+    gg_variant v;
+    char err[512];
+    gg_evaluator *e = NULL;
+    if (len < (long)offsetof(eval_msg, text) + 1 || q->magic != MAGIC || q->problem < 0 ||
+        q->problem >= ss->sv->cfg->nproblems) {
+        r.m.status = GG_INVALID;
+        snprintf(r.m.detail, sizeof r.m.detail, "rank %d: a request it cannot read", t->rank);
+    } else if (gen_variant_parse(q->text, NULL, &v, err, sizeof err)) {
+        r.m.status = GG_INVALID;
+        snprintf(r.m.detail, sizeof r.m.detail, "rank %d: %.480s", t->rank, err);
+    } else if (!(e = serve_evaluator(ss, q->problem, err, sizeof err))) {
+        r.rc = -1;
+        r.m.status = GG_CONTEXT_LOST;
+        snprintf(r.m.detail, sizeof r.m.detail, "rank %d: %.480s", t->rank, err);
+    } else {
+        r.rc = eval_evaluator_eval(e, &v, &q->o, &r.m);
+    }
+    r.wall_s = base_now_s() - t0;
+    r.m.detail[sizeof r.m.detail - 1] = '\0';
+    size_t n = offsetof(result_msg, m.detail) + strlen(r.m.detail) + 1;
+    t->send(t->self, 0, TAG_RESULT + ss->index, &r, n);
+}
+
+static void *serve_main(void *arg)
+{
+    serve_slot *ss = arg;
+    server *sv = ss->sv;
+    hello_device *h = &ss->hello;
+    h->device = ss->device;
+    gg_evaluator *e = serve_evaluator(ss, 0, h->err, sizeof h->err);
+    h->ok = e && eval_evaluator_device(e, &h->info, h->err, sizeof h->err) == 0;
+    pthread_mutex_lock(&sv->mu);
+    sv->answered++;
+    pthread_cond_broadcast(&sv->cv);
+    while (!sv->go && !atomic_load(&sv->quit))
+        pthread_cond_wait(&sv->cv, &sv->mu);
+    pthread_mutex_unlock(&sv->mu);
+    const gg_transport *t = sv->cfg->transport;
+    eval_msg *q = malloc(sizeof *q);
+    double nap_s = 0;
+    while (q && !atomic_load(&sv->quit)) {
+        memset(q, 0, sizeof *q);
+        long len = t->poll(t->self, 0, TAG_EVAL + ss->index, q, sizeof *q - 1);
+        if (len < 0) {
+            nap(nap_s = backoff(nap_s));
+            continue;
+        }
+        nap_s = 0;
+        serve_one(ss, q, len);
+    }
+    free(q);
+    return NULL;
+}
+
+int eval_pool_serve(const gg_pool_config *cfg, char *err, size_t errlen)
+{
+    const gg_transport *t = cfg->transport;
+    if (!t || t->rank == 0 || cfg->ndevices < 1 || cfg->ndevices > GG_POOL_MAX_SLOTS)
+        return gen_fail(err, errlen, "internal: eval_pool_serve on rank 0 or without devices");
+    server sv = {.cfg = cfg};
+    pthread_mutex_init(&sv.mu, NULL);
+    pthread_cond_init(&sv.cv, NULL);
+    int rc = 0;
+    size_t hlen = sizeof(hello_head) + (size_t)cfg->nproblems * sizeof(hello_problem) +
+                  (size_t)cfg->ndevices * sizeof(hello_device);
+    char *hello = calloc(1, hlen);
+    sv.slots = calloc((size_t)cfg->ndevices, sizeof *sv.slots);
+    int made = 0;
+    if (!hello || !sv.slots) {
+        rc = gen_fail(err, errlen, "out of memory");
+        goto out;
+    }
+    for (; made < cfg->ndevices; made++) {
+        serve_slot *ss = &sv.slots[made];
+        ss->sv = &sv;
+        ss->index = made;
+        ss->device = cfg->devices[made];
+        ss->ev = calloc((size_t)cfg->nproblems, sizeof *ss->ev);
+        if (!ss->ev || pthread_create(&ss->th, NULL, serve_main, ss)) {
+            rc = gen_fail(err, errlen, "cannot make a thread for device %d", ss->device);
+            goto out;
+        }
+        ss->thread = true;
+    }
+    pthread_mutex_lock(&sv.mu);
+    while (sv.answered < made)
+        pthread_cond_wait(&sv.cv, &sv.mu);
+    pthread_mutex_unlock(&sv.mu);
+    hello_head h = {MAGIC, VERSION, sizeof(gg_measurement), sizeof(gg_device_info),
+                    sizeof(gg_eval_opts), cfg->nproblems, cfg->ndevices};
+    char *at = hello;
+    memcpy(at, &h, sizeof h);
+    at += sizeof h;
+    for (int q = 0; q < cfg->nproblems; q++, at += sizeof(hello_problem)) {
+        hello_problem hp;
+        describe(&cfg->problems[q], &hp);
+        memcpy(at, &hp, sizeof hp);
+    }
+    for (int i = 0; i < made; i++, at += sizeof(hello_device))
+        memcpy(at, &sv.slots[i].hello, sizeof(hello_device));
+    if (t->send(t->self, 0, TAG_HELLO, hello, hlen)) {
+        rc = gen_fail(err, errlen, "rank %d could not reach rank 0", t->rank);
+        goto out;
+    }
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    fprintf(stderr, "glgemm-mpi: rank %d (pid %ld, host %s) serves %d device%s for rank 0\n",
+            t->rank, (long)getpid(), host, made, made == 1 ? "" : "s");
+    pthread_mutex_lock(&sv.mu);
+    sv.go = true;
+    pthread_cond_broadcast(&sv.cv);
+    pthread_mutex_unlock(&sv.mu);
+    int q;
+    double nap_s = 0;
+    while (t->poll(t->self, 0, TAG_QUIT, &q, sizeof q) < 0)
+        nap(nap_s = nap_s < 5e-3 ? backoff(nap_s) + 1e-3 : 5e-3);
+out:
+    atomic_store(&sv.quit, true);
+    pthread_mutex_lock(&sv.mu);
+    pthread_cond_broadcast(&sv.cv);
+    pthread_mutex_unlock(&sv.mu);
+    for (int i = 0; sv.slots && i < cfg->ndevices; i++) {
+        serve_slot *ss = &sv.slots[i];
+        if (ss->thread)
+            pthread_join(ss->th, NULL);
+        for (int p = 0; ss->ev && p < cfg->nproblems; p++)
+            eval_evaluator_free(ss->ev[p]);
+        free(ss->ev);
+    }
+    free(sv.slots);
+    free(hello);
+    pthread_cond_destroy(&sv.cv);
+    pthread_mutex_destroy(&sv.mu);
+    return rc;
+}
