@@ -19,14 +19,15 @@ void base_reference_free(gg_reference *ref)
     memset(ref, 0, sizeof *ref);
 }
 
-/* Double copies of the inputs as the GPU sees them: store=f16 rounds each
- * to a half first (gen/half.h, the host's own conversion before upload). */
+/* Double copies of the inputs as the GPU sees them: store=f16 (and f16x8,
+ * the same halves) rounds each to a half first (gen/half.h, the host's own
+ * conversion before upload). */
 static double *widen(const float *src, size_t count, gg_store store)
 {
     double *d = malloc(count * sizeof *d);
     if (d)
         for (size_t i = 0; i < count; i++)
-            d[i] = store == GG_STORE_F16 ? gen_half_round(src[i]) : src[i];
+            d[i] = gen_store_inputs(store) == GG_STORE_F16 ? gen_half_round(src[i]) : src[i];
     return d;
 }
 
@@ -63,7 +64,7 @@ int base_reference_compute_store(const gg_inputs *in, float alpha, float beta, g
     ref->m = in->m;
     ref->n = in->n;
     ref->k = in->k;
-    ref->store = store;
+    ref->store = gen_store_inputs(store);
     enum CBLAS_TRANSPOSE ta = in->transa ? CblasTrans : CblasNoTrans;
     enum CBLAS_TRANSPOSE tb = in->transb ? CblasTrans : CblasNoTrans;
     /* P = op(A) op(B), then |op(A)| |op(B)|: beta 0 means r and s are not read. */

@@ -12,7 +12,9 @@
  *  - store=f16 (gen/gen.h): A and B enter both products rounded to halves
  *    (gen/half.h), the exact values the GPU samples; C0 stays fp32.  The
  *    verdict's rule is the same, so the check is as strict about the fp32
- *    sums as for store=f32.  ref->store says which inputs it was made from.
+ *    sums as for store=f32.  ref->store says which inputs it was made from:
+ *    gen_store_inputs() of the store asked for (store=f16x8 holds the same
+ *    halves, so its reference is store=f16's, and says f16).
  *  - base_verify(): rel_err = max over i, j of |C - R| / S (where S == 0, C must
  *    equal R exactly, else that element's error is infinite).  Pass when
  *    rel_err <= K * 2^-23 and every element has R's class: R NaN -> C NaN,
@@ -33,7 +35,7 @@ typedef struct {
     int m, n, k;
     double *r;  /* m x n, row-major: the reference */
     double *s;  /* m x n, row-major: the scale */
-    gg_store store; /* the inputs it was made from: fp32, or rounded to halves */
+    gg_store store; /* the inputs it was made from: fp32 or rounded to halves (f32, f16) */
 } gg_reference;
 
 /* Returns 0, or -1 with one line in err (out of memory, C0 missing while

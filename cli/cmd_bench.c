@@ -1,7 +1,7 @@
 /* glgemm bench [problem] [--csv] [--results DIR]: in one run, on the same
  * inputs, the presets larsen, nv-multi, nv-single, tfjs, the card's recorded
  * best, best-image (the fastest out=image variant of the tuning records),
- * best-f16 and the CPU's BLAS sgemm (OpenBLAS, all cores), each verified,
+ * best-f16, best-f16x8 and the CPU's BLAS sgemm (OpenBLAS, all cores), each verified,
  * with GFLOP/s and the ratio to the CPU BLAS.
  *
  * Every GPU row runs in a child process under a watchdog (eval/gpu.h);
@@ -39,8 +39,9 @@ static const char usage[] =
     "                    [--max-draw-ms MS] [--devices LIST|all|local]\n"
     "  In one run, on the same inputs: the presets larsen, nv-multi, nv-single, tfjs,\n"
     "  the card's tuned best (results/<card>/best-MxNxK.txt), best-image (the fastest\n"
-    "  out=image variant in tune-MxNxK.csv, where one ran ok), its half-storage best\n"
-    "  best-f16 (best-f16-MxNxK.txt, where one was tuned) and the CPU BLAS\n"
+    "  out=image variant in tune-MxNxK.csv, where one ran ok), its half-storage bests\n"
+    "  best-f16 and best-f16x8 (best-f16-MxNxK.txt, best-f16x8-MxNxK.txt, where\n"
+    "  tuned) and the CPU BLAS\n"
     "  (cblas_sgemm, OpenBLAS on all cores), each verified against the double\n"
     "  reference and timed the same way (a warm-up, then the median of R reps).\n"
     "  problem: --m M --n N --k K | --size S (default 1024), --transa, --transb,\n"

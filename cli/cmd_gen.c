@@ -56,7 +56,8 @@ static const char usage_tail[] =
     "  --vertex             print the vertex shader instead\n"
     "  --write-shaders DIR  write DIR/<preset>.frag for the presets at 1024^3 and\n"
     "                       DIR/best-<card>-MxNxK.frag for each recorded best (and\n"
-    "                       best-f16-<card>-MxNxK.frag for each half-storage best)\n"
+    "                       best-f16-<card>-MxNxK.frag, best-f16x8-<card>-MxNxK.frag\n"
+    "                       for each half-storage best)\n"
     "  --m M --n N --k K, --size S   the problem (default 1024 each); the other\n"
     "                       problem options (--transa, --transb, --alpha, --beta,\n"
     "                       --seed, --a, --b, --c, --out, --reps) are accepted and\n"
@@ -185,8 +186,9 @@ static int write_atomic(const cli_common *c, const char *path, const char *text)
     return 0;
 }
 
-/* The variant of that store's best file, results/<card>/best-MxNxK.txt or
- * best-f16-MxNxK.txt (store/records.h).  0, or -1 with why. */
+/* The variant of that store's best file, results/<card>/best-MxNxK.txt,
+ * best-f16-MxNxK.txt or best-f16x8-MxNxK.txt (store/records.h).  0, or -1
+ * with why. */
 static int read_best_file(const char *card, gg_store store, int m, int n, int k, gg_variant *v,
                           char *why, size_t len)
 {
@@ -284,7 +286,9 @@ static int write_shaders(const cli_common *c, const char *dir)
                         "`results/<card>/best-MxNxK.txt`, for that problem.\n"
                         "- `best-f16-<card>-MxNxK.frag`: the best half-storage (store=f16) "
                         "variant, from `results/<card>/best-f16-MxNxK.txt`: A and B as "
-                        "half-float textures.\n\n",
+                        "half-float textures.\n"
+                        "- `best-f16x8-<card>-MxNxK.frag`: the same for store=f16x8 "
+                        "(`best-f16x8-MxNxK.txt`): eight halves a RGBA32UI texel.\n\n",
                         SHADER_SIZE);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return cli_error(c, "cannot make %s: %s", dir, strerror(errno));
@@ -306,7 +310,7 @@ static int write_shaders(const cli_common *c, const char *dir)
         char **files = list_dir(sub);
         for (char **f = files; f && *f; f++) {
             int m, n, k;
-            gg_store store; /* best-MxNxK.txt, or the half best best-f16-MxNxK.txt */
+            gg_store store; /* best-MxNxK.txt, or a half best best-f16(x8)-MxNxK.txt */
             if (!store_best_name_parse(*f, &m, &n, &k, &store))
                 continue;
             gg_variant v;
@@ -395,6 +399,8 @@ int cmd_gen(int argc, char **argv)
     if (gen_variant_parse(text, bestp, &v, err, sizeof err))
         return cli_error(&c, "%s", err);
     char *shader = o.vertex ? gen_emit_vertex(&v) : gen_emit_fragment(&v, m, n, k);
+    if (!shader && gen_variant_invalid(&v, err, sizeof err)) /* no geometry (mc=1x3,store=f16x8) */
+        return cli_error(&c, "%s", err);
     if (!shader)
         return cli_error(&c, "cannot generate for %dx%dx%d (padded sizes overflow)", m, n, k);
     if (o.out) {

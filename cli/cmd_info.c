@@ -18,8 +18,9 @@ static const char usage[] =
     "Makes a GL context and prints the backend, the device, GL vendor, renderer,\n"
     "version and GLSL version, the limits that bound the search (max draw\n"
     "buffers, max texture size), the optional features (float render targets,\n"
-    "float blending, texture barrier, timer queries, SPIR-V, robustness), which\n"
-    "context kinds can be made, and last `slug: <card>`, the folder under\n"
+    "float blending, texture barrier, timer queries, SPIR-V, robustness, and on\n"
+    "desktop GL the shading language packing store=f16x8 needs at profile 330),\n"
+    "which context kinds can be made, and last `slug: <card>`, the folder under\n"
     "results/ for this card.\n"
     "\n"
     "  --backend egl|glfw|browser  egl (default): no display needed; glfw: hidden window,\n"
@@ -121,6 +122,8 @@ int cmd_info(int argc, char **argv)
     printf("timer queries: %s\n", yn(in.timer_query));
     printf("spir-v: %s\n", yn(in.spirv));
     printf("robustness: %s\n", yn(in.robustness));
+    if (!in.es) /* ES 3.00 has unpackHalf2x16 core */
+        printf("shading language packing: %s (store=f16x8 at profile 330)\n", yn(in.packing));
     printf("contexts:\n");
     static const gg_ctx_kind kinds[] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {

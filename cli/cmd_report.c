@@ -8,8 +8,9 @@
  *    default) for two (mc, mrt) pairs (report_sweep_pairs), visited
  *    through the tuner (search/tune.h), so the points land in the tuning
  *    records and are never measured twice (--no-sweep skips it);
- *  - bench, when bench-MxNxK.csv is missing or its best or best-f16 row
- *    is not the recorded best (best-MxNxK.txt, best-f16-MxNxK.txt);
+ *  - bench, when bench-MxNxK.csv is missing or its best, best-f16 or
+ *    best-f16x8 row is not the recorded best (best-MxNxK.txt,
+ *    best-f16-MxNxK.txt, best-f16x8-MxNxK.txt);
  *  - the dips of the sweep's curves a second time (dips-MxNxK.csv);
  *  - probe, when probe.csv is missing;
  *  - environment.txt: the context's strings and limits, the CPU.
@@ -54,7 +55,8 @@ static const char usage[] =
     "  (SVG, drawn with gnuplot) from the tuning records, bench-MxNxK.csv and probe.csv.\n"
     "  On this machine's card it first measures what is missing: a dense np sweep\n"
     "  (np 1..N for two (mc, mrt) pairs, appended to the tuning records), bench (when\n"
-    "  missing or not running the recorded best and best-f16), probe (when missing).\n"
+    "  missing or not running the recorded best, best-f16 and best-f16x8), probe (when\n"
+    "  missing).\n"
     "  --results DIR  the results folder (default results)\n"
     "  --card SLUG    report on that card's files only, measuring nothing (no GL)\n"
     "  --no-sweep     do not run the dense np sweep\n"

@@ -98,7 +98,8 @@ static const char usage[] =
     "                 results/chromium-<gpu>/ (chromium-swiftshader without a GPU)\n"
     "Progress on stderr; the best variant and a summary on stdout.  Records:\n"
     "DIR/<card>/tune-MxNxK.csv (one row per evaluation, kept across runs), best:\n"
-    "DIR/<card>/best-MxNxK.txt (store=f32), best-f16-MxNxK.txt (store=f16).\n"
+    "DIR/<card>/best-MxNxK.txt (store=f32), best-f16-MxNxK.txt (store=f16),\n"
+    "best-f16x8-MxNxK.txt (store=f16x8).\n"
     "exit status: 0 a best was found, 1 every variant failed, 2 bad input, 3 no GL context\n";
 
 

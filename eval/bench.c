@@ -9,8 +9,8 @@
 #include "gen/util.h"
 
 const char *const eval_bench_names[GG_BENCH_ALL_ROWS] = {
-    "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-image", "best-f16", "cpu-blas",
-    "tfjs-webgl",
+    "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-image", "best-f16", "best-f16x8",
+    "cpu-blas", "tfjs-webgl",
 };
 
 /* Rows without a variant: their variant columns are empty. */
@@ -24,20 +24,21 @@ void eval_bench_ratios(gg_bench *b)
         b->rows[i].ratio = base > 0 && b->rows[i].present ? b->rows[i].m.gflops / base : 0;
 }
 
-int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
-                 const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
-                 void *eval_user, gg_cpu_fn cpu, void *cpu_user, gg_bench_progress progress,
-                 void *progress_user)
+int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_bench_recorded *rec,
+                 gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu, void *cpu_user,
+                 gg_bench_progress progress, void *progress_user)
 {
-    return eval_bench_run_ex(b, card, m, n, k, best, best_image, best_f16, eval, eval_user, cpu,
-                             cpu_user, NULL, progress, progress_user);
+    return eval_bench_run_ex(b, card, m, n, k, rec, eval, eval_user, cpu, cpu_user, NULL, progress,
+                             progress_user);
 }
 
-int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
-                      const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
-                      void *eval_user, gg_cpu_fn cpu, void *cpu_user, const gg_bench_extra *x,
-                      gg_bench_progress progress, void *progress_user)
+int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k,
+                      const gg_bench_recorded *rec, gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu,
+                      void *cpu_user, const gg_bench_extra *x, gg_bench_progress progress,
+                      void *progress_user)
 {
+    static const gg_bench_recorded none = {0};
+    rec = rec ? rec : &none;
     memset(b, 0, sizeof *b);
     snprintf(b->card, sizeof b->card, "%s", card);
     b->m = m;
@@ -57,12 +58,13 @@ int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k, const 
     for (int i = 0; i < GG_BENCH_CPU; i++) {
         gg_bench_row *r = &b->rows[i];
         if (i >= GG_BENCH_BEST) {
-            const gg_variant *rec = i == GG_BENCH_BEST         ? best
-                                    : i == GG_BENCH_BEST_IMAGE ? best_image
-                                                               : best_f16;
-            if (!rec)
+            const gg_variant *rv = i == GG_BENCH_BEST         ? rec->best
+                                   : i == GG_BENCH_BEST_IMAGE ? rec->best_image
+                                   : i == GG_BENCH_BEST_F16   ? rec->best_f16
+                                                              : rec->best_f16x8;
+            if (!rv)
                 continue;
-            r->v = *rec;
+            r->v = *rv;
         } else {
             char err[256];
             if (gen_variant_parse(eval_bench_names[i], NULL, &r->v, err, sizeof err))
@@ -167,7 +169,8 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     int idx = name_index(line, (size_t)(comma - line));
     if (idx < 0)
         return gen_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
-                                 "nv-single, tfjs, best, best-image, best-f16, cpu-blas or tfjs-webgl)",
+                                 "nv-single, tfjs, best, best-image, best-f16, best-f16x8, cpu-blas "
+                                 "or tfjs-webgl)",
                        path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
     gg_bench_row *r = &b->rows[idx];
     if (r->present)
@@ -208,9 +211,10 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     base_problem_default(&p);
     if (store_csv_parse(mid, card, sizeof card, &p, &r->v, &r->m, perr, sizeof perr))
         return gen_fail(err, errlen, "%s line %d: %s", path, lineno, perr);
-    if (idx == GG_BENCH_BEST_F16 && r->v.store != GG_STORE_F16)
-        return gen_fail(err, errlen, "%s line %d: the best-f16 row's store is %s, not f16", path,
-                       lineno, gen_store_name(r->v.store));
+    gg_store want = idx == GG_BENCH_BEST_F16 ? GG_STORE_F16 : GG_STORE_F16X8;
+    if ((idx == GG_BENCH_BEST_F16 || idx == GG_BENCH_BEST_F16X8) && r->v.store != want)
+        return gen_fail(err, errlen, "%s line %d: the %s row's store is %s, not %s", path, lineno,
+                       eval_bench_names[idx], gen_store_name(r->v.store), gen_store_name(want));
     if (idx == GG_BENCH_BEST_IMAGE && r->v.out != GG_OUT_IMAGE)
         return gen_fail(err, errlen, "%s line %d: the best-image row's out is %s, not image", path,
                        lineno, gen_out_name(r->v.out));

@@ -4,7 +4,7 @@
  *
  * Contract:
  *  - Rows, in this order: larsen, nv-multi, nv-single, tfjs, best,
- *    best-image, best-f16, cpu-blas, tfjs-webgl (eval_bench_names).  best is the card's
+ *    best-image, best-f16, best-f16x8, cpu-blas, tfjs-webgl (eval_bench_names).  best is the card's
  *    recorded store=f32 best for this problem; when there is none the row
  *    is absent (present false): the table says "best: no tuning record (run
  *    glgemm tune ...)" and the CSV has no row.  best-image is the fastest
@@ -14,7 +14,8 @@
  *    records hold none, the table saying so in a line.  best-f16 is the
  *    recorded store=f16 best (its own precision class, verified against
  *    the reference of the half-rounded inputs); absent without a word when
- *    none was tuned.
+ *    none was tuned.  best-f16x8 likewise for store=f16x8 (the same
+ *    halves, eight a texel: the same reference).
  *  - tfjs-webgl (the browser backend only, eval_bench_run_ex): TensorFlow.js's
  *    own tf.matMul on its WebGL backend in the worker's page, read-back
  *    included, verified like every row; like cpu-blas it has no variant
@@ -29,7 +30,9 @@
  *  - eval_bench_read() parses such a file back strictly (the header, every row
  *    a known name at most once, the CSV columns by store_csv_parse, the ratio a
  *    number >= 0, best-image an out=image variant, best-f16 a store=f16
- *    one): 0, or -1 with one line naming the line and the problem.
+ *    one, best-f16x8 a store=f16x8 one): 0, or -1 with one line naming the
+ *    line and the problem.  Files from before the best-f16x8 row read
+ *    the same (rows are named, not numbered).
  */
 #ifndef GLGEMM_BENCH_H
 #define GLGEMM_BENCH_H
@@ -44,10 +47,10 @@
 /* GG_BENCH_NROWS: the rows of every backend; GG_BENCH_ALL_ROWS adds the
  * browser's tfjs-webgl (row GG_BENCH_TFJS_WEBGL), so that loops over the
  * former (the report's) see the rows they know. */
-#define GG_BENCH_NROWS 8
-#define GG_BENCH_ALL_ROWS 9
-enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_CPU = 7,
-       GG_BENCH_TFJS_WEBGL = 8 };
+#define GG_BENCH_NROWS 9
+#define GG_BENCH_ALL_ROWS 10
+enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_BEST_F16X8 = 7,
+       GG_BENCH_CPU = 8, GG_BENCH_TFJS_WEBGL = 9 };
 extern const char *const eval_bench_names[GG_BENCH_ALL_ROWS];
 
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
@@ -57,12 +60,13 @@ extern const char *const eval_bench_names[GG_BENCH_ALL_ROWS];
 #define GG_BENCH_CSV_HEADER_V3 "name," GG_CSV_HEADER_V3 ",ratio_to_cpu"
 
 typedef struct {
-    bool present;      /* false: best, best-image or best-f16 with no record (no row) */
+    bool present;      /* false: best, best-image, best-f16 or best-f16x8 with no record (no
+                          row) */
     bool has_variant;  /* false for cpu-blas and tfjs-webgl */
     gg_variant v;
     gg_measurement m;
     double ratio;      /* gflops / cpu-blas gflops */
-    char from[320];    /* best, best-f16: "MxNxK (path)" of the nearest recorded problem the
+    char from[320];    /* best, best-f16(x8): "MxNxK (path)" of the nearest recorded problem the
                           variant was taken from, "" for the problem's own (not in the CSV) */
 } gg_bench_row;
 
@@ -78,13 +82,18 @@ typedef int (*gg_cpu_fn)(void *user, gg_measurement *out);
 /* Called after each row is measured (index into rows), may be NULL. */
 typedef void (*gg_bench_progress)(void *user, const gg_bench *b, int row);
 
-/* Runs the CPU row first, then the presets, best, best-image and best-f16
- * (each NULL: no record).  0, or -1 when eval or cpu asked to stop (rows
- * measured so far kept). */
-int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
-                 const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
-                 void *eval_user, gg_cpu_fn cpu, void *cpu_user, gg_bench_progress progress,
-                 void *progress_user);
+/* The recorded variants bench runs beside the presets, each NULL where
+ * there is no record (no row). */
+typedef struct {
+    const gg_variant *best, *best_image, *best_f16, *best_f16x8;
+} gg_bench_recorded;
+
+/* Runs the CPU row first, then the presets, best, best-image, best-f16 and
+ * best-f16x8 (rec NULL: none of them).  0, or -1 when eval or cpu asked to
+ * stop (rows measured so far kept). */
+int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_bench_recorded *rec,
+                 gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu, void *cpu_user,
+                 gg_bench_progress progress, void *progress_user);
 
 /* The browser backend's extras (eval_bench_run_ex). */
 typedef struct {
@@ -94,10 +103,10 @@ typedef struct {
 } gg_bench_extra;
 
 /* eval_bench_run with x (NULL: as eval_bench_run). */
-int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k, const gg_variant *best,
-                      const gg_variant *best_image, const gg_variant *best_f16, gg_eval_fn eval,
-                      void *eval_user, gg_cpu_fn cpu, void *cpu_user, const gg_bench_extra *x,
-                      gg_bench_progress progress, void *progress_user);
+int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k,
+                      const gg_bench_recorded *rec, gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu,
+                      void *cpu_user, const gg_bench_extra *x, gg_bench_progress progress,
+                      void *progress_user);
 
 /* Recomputes every ratio from the rows' gflops. */
 void eval_bench_ratios(gg_bench *b);

@@ -190,6 +190,7 @@ static void on_built(void *user, const gg_measurement *m)
 static const gg_reference *worker_ref(worker *w, gg_store store, char *err, size_t errlen)
 {
     const gg_reference *given = w->e->cfg.ref;
+    store = gen_store_inputs(store); /* f16x8: f16's reference (the same halves) */
     if (given && given->store == store)
         return given;
     if (!w->have_ref[store]) {

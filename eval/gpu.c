@@ -219,10 +219,11 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
     cpu_job cj = {.g = g};
     bool browser = g->backend == GG_BACKEND_BROWSER;
     gg_bench_extra x = {.es_presets = browser, .tfjs = browser ? tfjs_row : NULL, .tfjs_user = g};
-    if (eval_bench_run_ex(b, card, in->m, in->n, in->k, have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL,
-                          found ? &image : NULL, have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
-                          g->eval ? g->eval : eval_gpu_eval, g->eval ? g->eval_user : g,
-                          cpu_here, &cj, &x, progress, progress_user)) {
+    gg_bench_recorded rec = {have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL, found ? &image : NULL,
+                             have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
+                             have[GG_STORE_F16X8] ? &best[GG_STORE_F16X8] : NULL};
+    if (eval_bench_run_ex(b, card, in->m, in->n, in->k, &rec, g->eval ? g->eval : eval_gpu_eval,
+                          g->eval ? g->eval_user : g, cpu_here, &cj, &x, progress, progress_user)) {
         if (cj.err[0])
             snprintf(err, errlen, "%s", cj.err);
         else
@@ -233,5 +234,7 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
              from[GG_STORE_F32]);
     snprintf(b->rows[GG_BENCH_BEST_F16].from, sizeof b->rows[GG_BENCH_BEST_F16].from, "%s",
              from[GG_STORE_F16]);
+    snprintf(b->rows[GG_BENCH_BEST_F16X8].from, sizeof b->rows[GG_BENCH_BEST_F16X8].from, "%s",
+             from[GG_STORE_F16X8]);
     return 0;
 }

@@ -77,9 +77,10 @@ int eval_gpu_probe_card(gg_backend backend, int device, const gg_probe_opts *o, 
 
 /* `bench` on the GPU and CPU: the CPU BLAS (base/cpublas) in this
  * process, the presets and the card's recorded bests (results_dir/<card>/
- * best-MxNxK.txt and best-f16-MxNxK.txt, each if any, and the fastest ok
- * out=image store=f32 row of tune-MxNxK.csv as best-image) through
- * eval_gpu_eval (a store=f16 row verified against its own reference,
+ * best-MxNxK.txt, best-f16-MxNxK.txt and best-f16x8-MxNxK.txt, each if
+ * any, and the fastest ok out=image store=f32 row of tune-MxNxK.csv as
+ * best-image) through eval_gpu_eval (a half row verified against its own
+ * reference,
  * glhost/run.h).  A row without a record is absent (present false).  With
  * the browser backend the presets run as profile=300es and the tfjs-webgl
  * row (TensorFlow.js's tf.matMul in the worker's page) comes last.  0, or

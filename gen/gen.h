@@ -34,10 +34,37 @@
  *    texels in the packing of A and B (texel (x, y) holds C[y*r + i][x*c + j]
  *    in channel i*c + j), written with imageStore; no render target.
  *
+ * store=f16x8 (A and B as halves, eight a texel; 1, 2 or 4 channels):
+ *  - Its texels are those of store=f16's packing above (the "half texels",
+ *    A kpad/c x mpad/r, B npad/c x kpad/r), group = 8 / channels of them
+ *    adjacent along k in one RGBA32UI texel: A texel (x, y) holds half
+ *    texels (g*x + t, y), B texel (x, y) half texels (x, g*y + t), t <
+ *    group.  Half texel t's channel ch is half number t*channels + ch of
+ *    the texel's eight: word number / 2, the low 16 bits for an even
+ *    number, the high for an odd one (unpackHalf2x16's order).  So a_w =
+ *    kpad/c/group and b_h = kpad/r/group; the other sizes are f16's.  Why
+ *    along k: one fetch then feeds group half texels' worth of
+ *    multiply-adds into the same outputs, halving the fetches per
+ *    multiply-add of store=f16 (the fetch-bound fp32 GEMM's limit);
+ *    grouping along m or n would need more outputs a fragment for that.
+ *  - The k loop starts every iteration at a stored texel of A and of B:
+ *    an iteration covers ku k-steps (unroll=1: the written-out steps go
+ *    by ku), the key's ku or the least count whose half texels of A
+ *    (ku*step/c) and of B (ku*step/r) are whole groups, whichever is
+ *    larger; np is rounded up to a multiple of ku, so no step follows the
+ *    loop and every pass (uKBase = pass * np) starts at a group too.
+ *    Channel counts that do not divide 8 (mc 1x3, 3x1) are invalid.
+ *  - Shader: usampler2D / uimage2D (rgba32ui) / usamplerBuffer inputs,
+ *    uvec4 fetches unpacked (unpackHalf2x16) to the half texels, then the
+ *    multiply-adds of store=f16.  Profile 330 needs
+ *    GL_ARB_shading_language_packing; profile 120 and fetch=ubo are
+ *    invalid.
+ *
  * Shader interface (what the host binds):
  *  - sampler2D uA (texture unit 0, SPIR-V binding 0), uB (unit/binding 1);
  *    fetch=image: image2D uImgA (image unit 1), uImgB (unit 2), readonly, in the
  *    inputs' format (r32f, rg32f, rgba32f; r16f.. for store=f16);
+ *    store=f16x8: usampler2D, usamplerBuffer, uimage2D rgba32ui instead;
  *    fetch=buffer: samplerBuffer uA (texture unit 0), uB (unit 1), the
  *    texels of the 2D layout row by row (index y*w + x);
  *    fetch=ubo: A in the std140 uniform block ABlock { vec4 uAB[] } at
@@ -97,10 +124,12 @@ typedef enum {
 } gg_profile;
 typedef enum { GG_COMPILER_GLSL, GG_COMPILER_SPIRV } gg_compiler;
 typedef enum { GG_ACC_COPY, GG_ACC_PINGPONG, GG_ACC_BLEND } gg_acc;
-/* How A and B are stored in their textures: fp32 (R32F..RGBA32F) or half
- * floats (R16F..RGBA16F, rounded on the host by gen/half.h).  Sums and C
- * are fp32 either way; the shader text is the same apart from its header. */
-typedef enum { GG_STORE_F32, GG_STORE_F16, GG_STORE_COUNT } gg_store;
+/* How A and B are stored in their textures: fp32 (R32F..RGBA32F), half
+ * floats (R16F..RGBA16F, rounded on the host by gen/half.h), or the same
+ * halves eight a texel (f16x8: RGBA32UI, two a 32-bit channel, read with
+ * unpackHalf2x16; see "store=f16x8" above).  Sums and C are fp32 always;
+ * f32 and f16 shaders differ only in their header. */
+typedef enum { GG_STORE_F32, GG_STORE_F16, GG_STORE_F16X8, GG_STORE_COUNT } gg_store;
 /* How C leaves a fragment: render targets, or imageStore of a blk block. */
 typedef enum { GG_OUT_RT, GG_OUT_IMAGE, GG_OUT_COUNT } gg_out;
 /* How A and B are read: texture() at texel centres, texelFetch on the 2D
@@ -171,7 +200,7 @@ void gen_variant_default(gg_variant *v);
 enum {
     GG_KEY_MRT = 1 << 0, GG_KEY_MC = 1 << 1, GG_KEY_NP = 1 << 2, GG_KEY_UNROLL = 1 << 3,
     GG_KEY_PROFILE = 1 << 4, GG_KEY_COMPILER = 1 << 5, GG_KEY_ACC = 1 << 6,
-    GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16 */
+    GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16 or f16x8 */
     GG_KEY_OUT = 1 << 8, GG_KEY_BLK = 1 << 9, GG_KEY_FETCH = 1 << 10,
     GG_KEY_TILE = 1 << 11, GG_KEY_KU = 1 << 12, GG_KEY_ORDER = 1 << 13,
 };
@@ -213,6 +242,10 @@ const char *gen_profile_name(gg_profile p);
 const char *gen_compiler_name(gg_compiler c);
 const char *gen_acc_name(gg_acc a);
 const char *gen_store_name(gg_store s);
+/* The values the GPU reads from a store's textures: f16x8 holds the same
+ * halves as f16 (one reference of rounded inputs serves both); f32, f16
+ * themselves. */
+gg_store gen_store_inputs(gg_store s);
 const char *gen_out_name(gg_out o);
 const char *gen_fetch_name(gg_fetch f);
 const char *gen_order_name(gg_order o);
@@ -238,6 +271,8 @@ typedef struct {
     int gl_version;     /* that context's version, major*10 + minor (e.g. 46, 32) */
     int max_fragment_images; /* GL_MAX_FRAGMENT_IMAGE_UNIFORMS (0 before GL 4.2 / ES 3.1) */
     long max_texture_buffer; /* GL_MAX_TEXTURE_BUFFER_SIZE in texels (0: none) */
+    bool packing_ext;   /* GL_ARB_shading_language_packing: unpackHalf2x16 in GLSL 3.30
+                           (store=f16x8 with profile 330; core in 4.20 and ES 3.00) */
 } gg_card_limits;
 
 typedef enum { GG_CARD_OK, GG_CARD_INVALID, GG_CARD_UNSUPPORTED } gg_card_verdict;
@@ -247,6 +282,10 @@ typedef enum { GG_CARD_OK, GG_CARD_INVALID, GG_CARD_UNSUPPORTED } gg_card_verdic
  * beyond max_draw_buffers, no float blending, no SPIR-V).  why gets a reason. */
 gg_card_verdict gen_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
                                       char *why, size_t whylen);
+
+/* The card-independent half of gen_variant_check_card: true, with the
+ * reason in why, for a variant no card can run (its INVALID verdicts). */
+bool gen_variant_invalid(const gg_variant *v, char *why, size_t whylen);
 
 /* Derived geometry of a variant on an m x n x k problem (see the top). */
 typedef struct {
@@ -258,14 +297,23 @@ typedef struct {
     int step;             /* lcm(r, c): scalar k per k-step */
     int a_texels_per_step;/* step / c (A texels along k, per row block) */
     int b_texels_per_step;/* step / r (B texels along k, per column block) */
+    int group;            /* texels of the f16 packing one stored texel holds: 8 / channels
+                             for store=f16x8, else 1 */
     int ksteps;           /* ceil(k / step) */
-    int np;               /* resolved np, 1..ksteps */
+    int np;               /* resolved np, 1..ksteps (store=f16x8: rounded up to a multiple
+                             of ku, which may pass ksteps) */
     int passes;           /* ceil(ksteps / np) */
     int ku;               /* k-steps a loop iteration (1 with unroll=1); np % ku more
-                             follow the loop, written out */
+                             follow the loop, written out.  store=f16x8: also a
+                             multiple of the steps that make whole stored texels of A
+                             and B, with unroll=1 the steps a written-out group holds,
+                             and np % ku is 0 */
+    int a_texels_per_iter;/* stored A texels an iteration reads per row block:
+                             ku * a_texels_per_step / group */
+    int b_texels_per_iter;/* the same of B per column block */
     int kpad, mpad, npad; /* padded sizes */
-    int a_w, a_h;         /* A texture, texels */
-    int b_w, b_h;         /* B texture, texels */
+    int a_w, a_h;         /* A texture, texels (store=f16x8: its RGBA32UI texels) */
+    int b_w, b_h;         /* B texture, texels (likewise) */
     int tgt_w, tgt_h;     /* render target / viewport, fragments */
     bool image;           /* out=image: C is one image of c_w x c_h texels */
     bool frag;            /* order=frag: A's rows and B's columns in the fragments' order */

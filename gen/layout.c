@@ -42,12 +42,34 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->step = gen_mc_step(v->mc);
     L->a_texels_per_step = L->step / L->c;
     L->b_texels_per_step = L->step / L->r;
-    L->ksteps = (int)ceil_div(k, L->step);
-    L->np = (v->np == GG_NP_ALL || v->np > L->ksteps) ? L->ksteps : v->np;
-    L->passes = (int)ceil_div(L->ksteps, L->np);
     /* ku: k-steps a loop iteration; the np % ku left over are written out
      * after the loop.  Nothing to group where the loop is written out. */
     L->ku = v->unroll ? 1 : v->ku < 1 ? 1 : v->ku;
+    /* store=f16x8 (gen.h): group half texels a stored texel; a loop
+     * iteration (or a written-out group of steps) covers whole groups of A
+     * and B: at least the least such count, group / gcd(group, texels a
+     * step) for each, and np is a multiple of it (no steps after the loop).
+     * Every count here is a power of two, so the larger is a multiple of
+     * the other. */
+    if (v->store == GG_STORE_F16X8 && 8 % L->channels)
+        return -1; /* 3 channels: no whole groups (gen_variant_check_card says why) */
+    L->group = v->store == GG_STORE_F16X8 ? 8 / L->channels : 1;
+    if (L->group > 1) {
+        int ka = L->group / gcd(L->group, L->a_texels_per_step);
+        int kb = L->group / gcd(L->group, L->b_texels_per_step);
+        int whole = ka / gcd(ka, kb) * kb;
+        L->ku = L->ku > whole ? L->ku / gcd(L->ku, whole) * whole : whole;
+    }
+    L->a_texels_per_iter = L->ku * L->a_texels_per_step / L->group;
+    L->b_texels_per_iter = L->ku * L->b_texels_per_step / L->group;
+    L->ksteps = (int)ceil_div(k, L->step);
+    long long np = (v->np == GG_NP_ALL || v->np > L->ksteps) ? L->ksteps : v->np;
+    if (L->group > 1)
+        np = ceil_div(np, L->ku) * L->ku;
+    if (np > INT_MAX)
+        return -1;
+    L->np = (int)np;
+    L->passes = (int)ceil_div(L->ksteps, L->np);
 
     long long kpad = (long long)L->passes * L->np * L->step;
     bool ubo = v->fetch == GG_FETCH_UBO;
@@ -60,18 +82,20 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->kpad = (int)kpad;
     L->mpad = (int)mpad;
     L->npad = (int)npad;
-    L->a_w = L->kpad / L->c;
+    L->a_w = L->kpad / L->c / L->group;
     L->a_h = L->mpad / L->r;
     L->b_w = L->npad / L->c;
-    L->b_h = L->kpad / L->r;
+    L->b_h = L->kpad / L->r / L->group;
     L->tgt_w = L->b_w / L->tc;
     L->tgt_h = L->a_h / L->tr;
     L->ubo_row = ubo ? L->np * L->a_texels_per_step : 0;
     /* The long figures below fit a 64-bit long always; a 32-bit one
      * (wasm32) may not hold them for sizes near INT_MAX. */
     long long ubo_vec4s = ubo ? (long long)GG_UBO_STRIP * L->tr * L->ubo_row : 0;
-    long long per_step = (long long)L->tr * L->a_texels_per_step + (long long)L->tc * L->b_texels_per_step;
-    long long fetches = per_step * L->np + (v->acc == GG_ACC_BLEND ? 0 : L->targets);
+    /* stored texels: f16x8's np * texels a step are whole groups */
+    long long fetches = (long long)L->tr * L->a_texels_per_step * L->np / L->group +
+                        (long long)L->tc * L->b_texels_per_step * L->np / L->group +
+                        (v->acc == GG_ACC_BLEND ? 0 : L->targets);
     long long mads = (long long)L->targets * L->channels * L->step * L->np;
     if (ubo_vec4s > LONG_MAX || fetches > LONG_MAX || mads > LONG_MAX)
         return -1;
@@ -113,5 +137,5 @@ int gen_layout_outputs(const gg_layout *L) { return L->targets * L->channels; }
 double gen_layout_mads_per_fetch(const gg_layout *L)
 {
     long per_step = (long)L->tr * L->a_texels_per_step + (long)L->tc * L->b_texels_per_step;
-    return (double)L->targets * L->channels * L->step / (double)per_step;
+    return (double)L->targets * L->channels * L->step * L->group / (double)per_step;
 }

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "gen/half.h"
+
 gg_block gen_block_whole(const gg_layout *L)
 {
     gg_block b = {0, 0, 0, L->m, L->n, L->k};
@@ -11,8 +13,18 @@ gg_block gen_block_whole(const gg_layout *L)
 
 int gen_target_channels(const gg_layout *L) { return L->channels == 3 ? 4 : L->channels; }
 
-size_t gen_pack_a_floats(const gg_layout *L) { return (size_t)L->a_w * L->a_h * L->channels; }
-size_t gen_pack_b_floats(const gg_layout *L) { return (size_t)L->b_w * L->b_h * L->channels; }
+/* store=f16x8: the half packing is group times wider (A) or taller (B)
+ * than the stored texture (gen.h). */
+size_t gen_pack_a_floats(const gg_layout *L)
+{
+    return (size_t)L->a_w * L->group * L->a_h * L->channels;
+}
+size_t gen_pack_b_floats(const gg_layout *L)
+{
+    return (size_t)L->b_w * L->b_h * L->group * L->channels;
+}
+size_t gen_pack_a_words(const gg_layout *L) { return (size_t)L->a_w * L->a_h * 4; }
+size_t gen_pack_b_words(const gg_layout *L) { return (size_t)L->b_w * L->b_h * 4; }
 size_t gen_target_floats(const gg_layout *L, int stride)
 {
     return (size_t)L->tgt_w * L->tgt_h * stride;
@@ -105,21 +117,54 @@ void gen_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out)
 
 void gen_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out)
 {
-    gen_pack_b_rows(L, b, blk, 0, L->b_h, out);
+    gen_pack_b_rows(L, b, blk, 0, L->b_h * L->group, out);
 }
 
 void gen_pack_a_rows(const gg_layout *L, gg_src a, const gg_block *blk, int y0, int y1,
                      float *out)
 {
-    pack_blocks(a, L->r, L->c, L->a_w, L->a_h, blk->i0, blk->k0, blk->m, blk->k, y0, y1,
+    pack_blocks(a, L->r, L->c, L->a_w * L->group, L->a_h, blk->i0, blk->k0, blk->m, blk->k, y0, y1,
                 L->frag ? L->tr : 0, 0, out);
 }
 
 void gen_pack_b_rows(const gg_layout *L, gg_src b, const gg_block *blk, int y0, int y1,
                      float *out)
 {
-    pack_blocks(b, L->r, L->c, L->b_w, L->b_h, blk->k0, blk->j0, blk->k, blk->n, y0, y1, 0,
-                L->frag ? L->tc : 0, out);
+    pack_blocks(b, L->r, L->c, L->b_w, L->b_h * L->group, blk->k0, blk->j0, blk->k, blk->n, y0, y1,
+                0, L->frag ? L->tc : 0, out);
+}
+
+/* Two halves in a word, the first in the low 16 bits (packHalf2x16). */
+static uint32_t half_pair(float lo, float hi)
+{
+    return (uint32_t)gen_float_to_half(lo) | (uint32_t)gen_float_to_half(hi) << 16;
+}
+
+void gen_pack_words_a(const gg_layout *L, const float *packed, uint32_t *out)
+{
+    /* A's group half texels of a stored texel are adjacent in a row of the
+     * half packing: its eight halves are eight consecutive floats. */
+    size_t words = gen_pack_a_words(L);
+    for (size_t i = 0; i < words; i++)
+        out[i] = half_pair(packed[2 * i], packed[2 * i + 1]);
+}
+
+void gen_pack_words_b(const gg_layout *L, const float *packed, uint32_t *out)
+{
+    /* B's are group rows of the half packing apart: stored texel (x, y)
+     * takes half texels (x, group*y + t), t < group, in that order. */
+    int ch = L->channels, g = L->group;
+    size_t row = (size_t)L->b_w * ch; /* floats a row of the half packing */
+    for (int y = 0; y < L->b_h; y++)
+        for (int x = 0; x < L->b_w; x++) {
+            uint32_t *dst = out + ((size_t)y * L->b_w + x) * 4;
+            for (int h = 0; h < 8; h += 2) {
+                const float *p0 = packed + (size_t)(g * y + h / ch) * row + (size_t)x * ch + h % ch;
+                const float *p1 = packed + (size_t)(g * y + (h + 1) / ch) * row + (size_t)x * ch +
+                                  (h + 1) % ch;
+                dst[h / 2] = half_pair(*p0, *p1);
+            }
+        }
 }
 
 /* Target t = ti*C + tj, fragment (x, y), channel i*c + j <-> C element
@@ -223,7 +268,7 @@ int gen_split_plan_bands(const gg_variant *v, int m, int n, int k, int max_tex, 
     gg_layout L;
     if (gen_layout_compute(v, 1, 1, 1, &L))
         return -1;
-    int gm = L.r * L.tr, gn = L.c * L.tc, gk = L.step;
+    int gm = L.r * L.tr, gn = L.c * L.tc, gk = L.step * L.ku; /* ku: f16x8's whole iterations */
     long long mbl = bands > 1 ? bands : 1, nbl = 1, kbl = 1;
     for (;;) {
         s->mb = block_size(m, (int)mbl, gm);

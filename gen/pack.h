@@ -6,6 +6,11 @@
  *    with GL_RED/GL_RG/GL_RGB/GL_RGBA) from op(A) / op(B), zero where the
  *    padded geometry runs past the block's valid extent.  Transposes are
  *    taken while filling (op(A)[i][p] read as A[p][i]); no transposed copy.
+ *  - store=f16x8 (gen.h): gen_pack_a / gen_pack_b fill the half packing,
+ *    store=f16's (the floats before rounding: group times as many texels
+ *    as the stored texture), and gen_pack_words_a / _b round them to halves
+ *    and lay them out as the RGBA32UI texels (4 words a texel, what
+ *    glTexImage2D takes with GL_RGBA_INTEGER, GL_UNSIGNED_INT).
  *  - gen_pack_c0 fills the initial running sums of every render target:
  *    beta*C0 in the target layout, or zeros when beta == 0 (C0 is then not
  *    read, as BLAS does; it may be NULL).  gen_unpack_c takes the targets'
@@ -22,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gen/gen.h"
 
@@ -45,19 +51,28 @@ gg_block gen_block_whole(const gg_layout *L);
  * render into RGBA). */
 int gen_target_channels(const gg_layout *L);
 
-size_t gen_pack_a_floats(const gg_layout *L); /* a_w*a_h*channels */
-size_t gen_pack_b_floats(const gg_layout *L); /* b_w*b_h*channels */
+size_t gen_pack_a_floats(const gg_layout *L); /* a_w*group*a_h*channels */
+size_t gen_pack_b_floats(const gg_layout *L); /* b_w*b_h*group*channels */
+size_t gen_pack_a_words(const gg_layout *L);  /* store=f16x8: a_w*a_h*4 */
+size_t gen_pack_b_words(const gg_layout *L);  /* store=f16x8: b_w*b_h*4 */
 size_t gen_target_floats(const gg_layout *L, int stride); /* tgt_w*tgt_h*stride */
 
 void gen_pack_a(const gg_layout *L, gg_src a, const gg_block *blk, float *out);
 void gen_pack_b(const gg_layout *L, gg_src b, const gg_block *blk, float *out);
 /* The same for texel rows y0 .. y1-1 only (out is the whole texture, rows
  * outside untouched): disjoint row ranges may be packed by several threads
- * at once.  Rows y of A's texture hold C rows y*r .. y*r+r-1 of the block. */
+ * at once.  Rows y of A's texture hold C rows y*r .. y*r+r-1 of the block.
+ * (store=f16x8: rows of the half packing, B's group times as many.) */
 void gen_pack_a_rows(const gg_layout *L, gg_src a, const gg_block *blk, int y0, int y1,
                      float *out);
 void gen_pack_b_rows(const gg_layout *L, gg_src b, const gg_block *blk, int y0, int y1,
                      float *out);
+
+/* store=f16x8: the packed floats of gen_pack_a / gen_pack_b (the whole
+ * texture) as halves in the stored texels, gen_pack_a_words(L) /
+ * gen_pack_b_words(L) words. */
+void gen_pack_words_a(const gg_layout *L, const float *packed, uint32_t *out);
+void gen_pack_words_b(const gg_layout *L, const float *packed, uint32_t *out);
 
 /* targets[t], t < L->targets, each gen_target_floats(L, stride) floats.
  * c0: row-major C0 with row stride ldc (read only when beta != 0). */

@@ -12,7 +12,8 @@
  *  - mc=RxC with R*C <= 4: a texel has four channels;
  *  - np: an integer >= 1 or `all`; unroll 0 or 1; profile 120, 330, 300es,
  *    430, 310es; compiler glsl or spirv; acc copy, pingpong or blend; store
- *    f32 or f16; out rt or image; fetch texture, texelfetch, image, buffer;
+ *    f32, f16 or f16x8; out rt or image; fetch texture, texelfetch, image,
+ *    buffer;
  *  - blk=RxC (R*C <= GG_MAX_BLK) only with out=image, which needs it, whole
  *    texels of mc (R a multiple of mc's rows, C of its columns), and
  *    out=image with mrt=1x1 only (it writes no render target).
@@ -60,7 +61,7 @@ static const char *const key_allowed[K_COUNT] = {
     "120, 330, 300es, 430 or 310es",
     "glsl or spirv",
     "copy, pingpong or blend",
-    "f32 or f16",
+    "f32, f16 or f16x8",
     "rt or image",
     "RxC scalars with R, C >= 1 and R*C at most 256 (e.g. 8x16), whole texels of mc",
     "texture, texelfetch, image, buffer or ubo",
@@ -74,7 +75,7 @@ static const char *const profile_names[GG_PROFILE_COUNT] = {"120", "330", "300es
                                                              "310es"};
 static const char *const compiler_names[] = {"glsl", "spirv"};
 static const char *const acc_names[] = {"copy", "pingpong", "blend"};
-static const char *const store_names[] = {"f32", "f16"};
+static const char *const store_names[GG_STORE_COUNT] = {"f32", "f16", "f16x8"};
 static const char *const out_names[GG_OUT_COUNT] = {"rt", "image"};
 static const char *const fetch_names[GG_FETCH_COUNT] = {"texture", "texelfetch", "image", "buffer",
                                                         "ubo"};
@@ -100,6 +101,8 @@ const char *gen_store_name(gg_store s)
 {
     return (unsigned)s < GG_STORE_COUNT ? store_names[s] : "?";
 }
+
+gg_store gen_store_inputs(gg_store s) { return s == GG_STORE_F16X8 ? GG_STORE_F16 : s; }
 
 const char *gen_out_name(gg_out o)
 {
@@ -496,6 +499,8 @@ bool gen_variant_equal(const gg_variant *a, const gg_variant *b)
 /* Combinations that cannot exist on any card (why filled), 0 when none. */
 static int static_invalid(const gg_variant *v, char *why, size_t whylen)
 {
+    if (why && whylen)
+        why[0] = '\0';
     bool modern = v->profile == GG_PROFILE_430 || v->profile == GG_PROFILE_310ES;
     int ch = v->mc.rows * v->mc.cols;
     if (v->compiler == GG_COMPILER_SPIRV && v->profile == GG_PROFILE_120)
@@ -527,7 +532,9 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
     if (v->fetch == GG_FETCH_IMAGE && !modern)
         return gen_fail(why, whylen, "fetch=image needs profile=430 or 310es: imageLoad is GLSL 4.20 "
                                  "and GLSL ES 3.10, not profile %s", gen_profile_name(v->profile));
-    if (v->fetch == GG_FETCH_IMAGE && (ch == 3 || (ch == 2 && v->profile == GG_PROFILE_310ES)))
+    /* (store=f16x8 reads rgba32ui whatever mc: its own rule below) */
+    if (v->fetch == GG_FETCH_IMAGE && v->store != GG_STORE_F16X8 &&
+        (ch == 3 || (ch == 2 && v->profile == GG_PROFILE_310ES)))
         return gen_fail(why, whylen, "fetch=image has no image format of %d channels%s (mc=%dx%d)",
                        ch, ch == 2 ? " in GLSL ES" : "", v->mc.rows, v->mc.cols);
     if (v->fetch == GG_FETCH_BUFFER && v->profile != GG_PROFILE_330 && v->profile != GG_PROFILE_430)
@@ -536,9 +543,16 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
     if (v->fetch == GG_FETCH_UBO && v->profile == GG_PROFILE_120)
         return gen_fail(why, whylen, "fetch=ubo needs uniform blocks (GLSL 1.40 or ES 3.00), not "
                                  "profile 120");
-    if (v->fetch == GG_FETCH_UBO && v->store == GG_STORE_F16)
+    if (v->fetch == GG_FETCH_UBO && v->store != GG_STORE_F32)
         return gen_fail(why, whylen, "fetch=ubo holds A as fp32 vec4s in the uniform block; "
-                                 "store=f16 has no such path");
+                                 "store=%s has no such path", gen_store_name(v->store));
+    if (v->store == GG_STORE_F16X8 && 8 % ch)
+        return gen_fail(why, whylen, "store=f16x8 packs 8 halves a texel: whole texels of 1, 2 or 4 "
+                                 "channels, not the %d of mc=%dx%d", ch, v->mc.rows, v->mc.cols);
+    if (v->store == GG_STORE_F16X8 && v->profile == GG_PROFILE_120)
+        return gen_fail(why, whylen, "store=f16x8 needs unsigned integer textures and "
+                                 "unpackHalf2x16 (GLSL 3.30 with GL_ARB_shading_language_packing, "
+                                 "4.20, ES 3.00), not profile 120");
     if (v->ku > 1 && v->unroll)
         return gen_fail(why, whylen, "ku=%d needs unroll=0: unroll=1 writes the whole k loop out", v->ku);
     if (v->order == GG_ORDER_FRAG && v->out != GG_OUT_IMAGE)
@@ -554,6 +568,11 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
         return gen_fail(why, whylen, "fetch=buffer takes 1, 2 or 4 channels a texel, not 3 (mc=%dx%d)",
                        v->mc.rows, v->mc.cols);
     return 0;
+}
+
+bool gen_variant_invalid(const gg_variant *v, char *why, size_t whylen)
+{
+    return static_invalid(v, why, whylen) != 0;
 }
 
 gg_card_verdict gen_variant_check_card(const gg_variant *v, const gg_card_limits *lim,
@@ -599,6 +618,12 @@ gg_card_verdict gen_variant_check_card(const gg_variant *v, const gg_card_limits
     if (v->compiler == GG_COMPILER_SPIRV && !lim->spirv) {
         gen_fail(why, whylen, "compiler=spirv needs GL_ARB_gl_spirv and glslangValidator, which this "
                           "context or machine lacks");
+        return GG_CARD_UNSUPPORTED;
+    }
+    if (v->store == GG_STORE_F16X8 && v->profile == GG_PROFILE_330 && !lim->packing_ext) {
+        gen_fail(why, whylen, "store=f16x8 with profile=330 needs GL_ARB_shading_language_packing "
+                          "(unpackHalf2x16), which this context lacks; profile 430 or 300es has it "
+                          "core");
         return GG_CARD_UNSUPPORTED;
     }
     /* store=f16 needs no check of its own: R16F..RGBA16F with GL_HALF_FLOAT

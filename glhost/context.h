@@ -69,6 +69,8 @@ typedef struct {
     bool spirv;          /* GL_ARB_gl_spirv (or GL 4.6) */
     bool robustness;     /* a robustness extension is exposed */
     bool parallel_compile; /* KHR/ARB_parallel_shader_compile */
+    bool packing;        /* GL_ARB_shading_language_packing: unpackHalf2x16 in GLSL 3.30
+                            (store=f16x8 at profile 330) */
     bool es;             /* an OpenGL ES context */
     int gl_version;      /* major*10 + minor of GL_VERSION */
     int max_fragment_images; /* GL_MAX_FRAGMENT_IMAGE_UNIFORMS, 0 before GL 4.2 / ES 3.1 */

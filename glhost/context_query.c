@@ -14,7 +14,10 @@
  *  - robustness: ARB_robustness, KHR_robustness or EXT_robustness, or the
  *    versions that include KHR_robustness (GL 4.5, ES 3.2).
  *  - parallel_compile: KHR_parallel_shader_compile or
- *    ARB_parallel_shader_compile (compiles run on the driver's threads). */
+ *    ARB_parallel_shader_compile (compiles run on the driver's threads).
+ *  - packing: ARB_shading_language_packing, the extension a GLSL 3.30
+ *    shader enables for unpackHalf2x16 (store=f16x8; GLSL 4.20 and ES 3.00
+ *    have it core, so a desktop context says so only by the extension). */
 #include <GL/glew.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -136,6 +139,7 @@ void host_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
     }
     info->parallel_compile = has_ext(v, "GL_KHR_parallel_shader_compile") ||
                              has_ext(v, "GL_ARB_parallel_shader_compile");
+    info->packing = !v.es && has_ext(v, "GL_ARB_shading_language_packing");
     while (glGetError() != GL_NO_ERROR)
         ;
 }
@@ -150,6 +154,7 @@ void host_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
     lim->gl_version = info->gl_version;
     lim->max_fragment_images = info->max_fragment_images;
     lim->max_texture_buffer = info->max_texture_buffer;
+    lim->packing_ext = info->packing;
     /* gen.h: SPIR-V needs the extension and a compiler (glslangValidator).
      * Asked first, whatever the driver: the first ask sweeps the folders
      * killed compiles left (base/spirv.h). */

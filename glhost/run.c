@@ -65,12 +65,28 @@ static GLuint make_ubo(const run_state *s, const float *a)
 /* Packed data into an input texture made before (same geometry). */
 static void refill_input(const run_state *s, GLuint t, int w, int h, const void *data)
 {
-    bool half = s->v->store == GG_STORE_F16;
+    gg_input_fmt f = host_run_input_fmt(s->L->channels, s->v->store);
     glBindTexture(GL_TEXTURE_2D, t);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, half ? 2 : 4);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, host_run_pixel_format(s->L->channels),
-                    half ? GL_HALF_FLOAT : GL_FLOAT, data);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, f.align);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, f.format, f.type, data);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
+/* A block's packed floats as the store uploads them: themselves (f32),
+ * halves (f16), or f16x8's words; b: B's packing, else A's. */
+static const void *store_data(const run_state *s, bool b, const float *buf, size_t floats,
+                              uint16_t *hbuf, uint32_t *wbuf)
+{
+    switch (s->v->store) {
+    case GG_STORE_F16:
+        gen_floats_to_halves(hbuf, buf, floats);
+        return hbuf;
+    case GG_STORE_F16X8:
+        (b ? gen_pack_words_b : gen_pack_words_a)(s->L, buf, wbuf);
+        return wbuf;
+    default:
+        return buf;
+    }
 }
 
 /* A and B blocks into textures: new ones, or (refill) into s->atex and
@@ -82,17 +98,20 @@ static bool upload_inputs(run_state *s, bool refill)
     const gg_inputs *in = s->in;
     gg_src sa = {in->a, in->lda, in->transa}, sb = {in->b, in->ldb, in->transb};
     size_t na = gen_pack_a_floats(L), nb = gen_pack_b_floats(L);
+    size_t wa = gen_pack_a_words(L), wb = gen_pack_b_words(L);
     float *buf = malloc((na > nb ? na : nb) * sizeof *buf);
     gg_store store = s->v->store;
     uint16_t *hbuf = store == GG_STORE_F16 ? malloc((na > nb ? na : nb) * sizeof *hbuf) : NULL;
-    const void *data = store == GG_STORE_F16 ? (const void *)hbuf : (const void *)buf;
+    uint32_t *wbuf = store == GG_STORE_F16X8 ? malloc((wa > wb ? wa : wb) * sizeof *wbuf) : NULL;
     if (!refill) {
         s->atex = calloc((size_t)sp->mblocks * sp->kblocks, sizeof *s->atex);
         s->btex = calloc((size_t)sp->kblocks * sp->nblocks, sizeof *s->btex);
     }
-    if (!buf || (store == GG_STORE_F16 && !hbuf) || !s->atex || !s->btex) {
+    if (!buf || (store == GG_STORE_F16 && !hbuf) || (store == GG_STORE_F16X8 && !wbuf) ||
+        !s->atex || !s->btex) {
         free(buf);
         free(hbuf);
+        free(wbuf);
         host_run_fail(s, GG_GL_ERROR, "upload: out of host memory");
         return false;
     }
@@ -102,8 +121,7 @@ static bool upload_inputs(run_state *s, bool refill)
         for (int bk = 0; bk < sp->kblocks; bk++) {
             gg_block blk = gen_split_block(sp, in->m, in->n, in->k, bi, 0, bk);
             gen_pack_a(L, sa, &blk, buf);
-            if (hbuf)
-                gen_floats_to_halves(hbuf, buf, na);
+            const void *data = store_data(s, false, buf, na, hbuf, wbuf);
             if (refill)
                 refill_input(s, s->atex[bi * sp->kblocks + bk], L->a_w, L->a_h, data);
             else
@@ -114,8 +132,7 @@ static bool upload_inputs(run_state *s, bool refill)
         for (int bj = 0; bj < sp->nblocks; bj++) {
             gg_block blk = gen_split_block(sp, in->m, in->n, in->k, 0, bj, bk);
             gen_pack_b(L, sb, &blk, buf);
-            if (hbuf)
-                gen_floats_to_halves(hbuf, buf, nb);
+            const void *data = store_data(s, true, buf, nb, hbuf, wbuf);
             if (refill)
                 refill_input(s, s->btex[bk * sp->nblocks + bj], L->b_w, L->b_h, data);
             else
@@ -123,6 +140,7 @@ static bool upload_inputs(run_state *s, bool refill)
         }
     free(buf);
     free(hbuf);
+    free(wbuf);
     return host_run_stage_ok(s, "uploading A and B");
 }
 
@@ -537,7 +555,7 @@ judge:
      * rounded to halves).  Callers pass the matching one; one that does not
      * match (bench's `best` among fp32 presets, a report re-measuring) is
      * made right here rather than judging with the wrong one. */
-    if (ref && ref->store != v->store) {
+    if (ref && ref->store != gen_store_inputs(v->store)) {
         char rerr[200];
         if (base_reference_compute_store(in, p->alpha, p->beta, v->store, &own, rerr, sizeof rerr)) {
             host_run_fail(s, GG_GL_ERROR, "reference for store=%s: %s", gen_store_name(v->store), rerr);

@@ -77,6 +77,14 @@ bool host_run_stage_ok(run_state *s, const char *stage);
 GLenum host_run_pixel_format(int ch);
 /* The sized internal format of an input of ch channels in store. */
 GLenum host_run_input_internal(int ch, gg_store store);
+/* How an input of ch channels in store goes up: its internal format, the
+ * pixel format and type of the data (floats, halves, or f16x8's words),
+ * the bytes of one texel of data and GL_UNPACK_ALIGNMENT for its rows. */
+typedef struct {
+    GLenum internal, format, type;
+    int texel_bytes, align;
+} gg_input_fmt;
+gg_input_fmt host_run_input_fmt(int ch, gg_store store);
 /* An input texture of the run's packing and store (data may be NULL). */
 GLuint host_run_make_input(const run_state *s, int w, int h, const void *data);
 /* What A's and B's textures depend on (the cache's input key). */

@@ -97,9 +97,21 @@ bool host_run_stage_ok(run_state *s, const char *stage)
 
 GLenum host_run_input_internal(int ch, gg_store store)
 {
+    return host_run_input_fmt(ch, store).internal;
+}
+
+gg_input_fmt host_run_input_fmt(int ch, gg_store store)
+{
     static const GLenum f[] = {0, GL_R32F, GL_RG32F, GL_RGB32F, GL_RGBA32F};
     static const GLenum h[] = {0, GL_R16F, GL_RG16F, GL_RGB16F, GL_RGBA16F};
-    return store == GG_STORE_F16 ? h[ch] : f[ch];
+    switch (store) {
+    case GG_STORE_F16:
+        return (gg_input_fmt){h[ch], host_run_pixel_format(ch), GL_HALF_FLOAT, 2 * ch, 2};
+    case GG_STORE_F16X8: /* eight halves a texel as four words (gen/pack.h) */
+        return (gg_input_fmt){GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, 4};
+    default:
+        return (gg_input_fmt){f[ch], host_run_pixel_format(ch), GL_FLOAT, 4 * ch, 4};
+    }
 }
 
 GLenum host_run_pixel_format(int ch)
@@ -111,7 +123,9 @@ GLenum host_run_pixel_format(int ch)
 /* store=f16: data is halves made on the host (gen/half.h), uploaded as
  * GL_HALF_FLOAT into a half internal format, so the driver converts
  * nothing (its rounding is not specified) and the reference can round the
- * same way.  Rows of halves may be 2-byte aligned only. */
+ * same way.  Rows of halves may be 2-byte aligned only.  store=f16x8: the
+ * same halves in words (gen/pack.h), uploaded as GL_UNSIGNED_INT into
+ * RGBA32UI, which the driver copies bit for bit. */
 /* One level of a w x h texture, immutable (glTexStorage2D) where it is
  * bound as an image: ES 3.1 binds immutable textures only. */
 static void tex_level(bool immutable, GLenum internal, int w, int h, GLenum format, GLenum type,
@@ -136,10 +150,9 @@ static GLuint make_texture(int w, int h, int ch, gg_store store, bool immutable,
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-    bool half = store == GG_STORE_F16;
-    glPixelStorei(GL_UNPACK_ALIGNMENT, half ? 2 : 4);
-    tex_level(immutable, host_run_input_internal(ch, store), w, h, host_run_pixel_format(ch),
-              half ? GL_HALF_FLOAT : GL_FLOAT, data);
+    gg_input_fmt f = host_run_input_fmt(ch, store);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, f.align);
+    tex_level(immutable, f.internal, w, h, f.format, f.type, data);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     return t;
 }
@@ -150,7 +163,7 @@ static GLuint make_texture(int w, int h, int ch, gg_store store, bool immutable,
 static GLuint make_buffer_texture(int w, int h, int ch, gg_store store, const void *data)
 {
     GLuint t = 0, b = 0;
-    size_t bytes = (size_t)w * h * ch * (store == GG_STORE_F16 ? 2 : 4);
+    size_t bytes = (size_t)w * h * host_run_input_fmt(ch, store).texel_bytes;
     glGenBuffers(1, &b);
     glBindBuffer(GL_TEXTURE_BUFFER, b);
     glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)bytes, data, GL_STATIC_DRAW);

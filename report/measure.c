@@ -96,18 +96,26 @@ static bool row_stale(const gg_report_data *d, const gg_bench_row *r, bool have,
     return !gen_variant_equal(best, &bv);
 }
 
-/* No bench file, or its best, best-image or best-f16 row is not the
- * recorded one. */
+/* Whether the row of a half store (f16, f16x8) is not its best file's. */
+static bool half_stale(const gg_report_data *d, const char *results, gg_store store, int row)
+{
+    gg_variant half;
+    char err[600];
+    bool have = store_best_read_store(results, d->card, d->m, d->n, d->k, store, &half, NULL, err,
+                                      sizeof err) == 0;
+    if (have)
+        search_variant_normalize(&half, d->m, d->n, d->k);
+    return row_stale(d, &d->bench.rows[row], have, &half);
+}
+
+/* No bench file, or its best, best-image, best-f16 or best-f16x8 row is
+ * not the recorded one. */
 static bool bench_stale(const gg_report_data *d, const char *results)
 {
     if (!d->have_bench)
         return true;
-    gg_variant half, image;
+    gg_variant image;
     char err[600];
-    bool have_half = store_best_read_store(results, d->card, d->m, d->n, d->k, GG_STORE_F16, &half,
-                                        NULL, err, sizeof err) == 0;
-    if (have_half)
-        search_variant_normalize(&half, d->m, d->n, d->k);
     bool have_image = store_records_fastest(results, d->card, d->m, d->n, d->k,
                                          store_record_is_image_f32, NULL, &image, NULL, err,
                                          sizeof err) == 1;
@@ -115,7 +123,8 @@ static bool bench_stale(const gg_report_data *d, const char *results)
         search_variant_normalize(&image, d->m, d->n, d->k);
     return row_stale(d, &d->bench.rows[GG_BENCH_BEST], d->have_best, &d->best) ||
            row_stale(d, &d->bench.rows[GG_BENCH_BEST_IMAGE], have_image, &image) ||
-           row_stale(d, &d->bench.rows[GG_BENCH_BEST_F16], have_half, &half);
+           half_stale(d, results, GG_STORE_F16, GG_BENCH_BEST_F16) ||
+           half_stale(d, results, GG_STORE_F16X8, GG_BENCH_BEST_F16X8);
 }
 
 /* The report's findings of d, or -1 with err. */

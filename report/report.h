@@ -151,6 +151,19 @@ typedef struct {
 #define GG_F8_MC GG_PAPER_MC     /* 1x1 1x2 1x4 2x2 */
 #define GG_MAX_DIPS 32
 
+/* A half-storage best (bench's best-f16 or best-f16x8 row) against the
+ * probe's ceilings. */
+#define GG_HALF_ROWS 2 /* f16, f16x8 */
+typedef struct {
+    bool have;
+    int row;                /* GG_BENCH_BEST_F16 or GG_BENCH_BEST_F16X8 */
+    gg_variant v;
+    double gflops, mad_frac;
+    double fetch_gtexels, fetch_ceiling; /* its texels a second; the probe's rate for them (GEMM
+                                            pattern where measured) */
+    double mads_per_fetch, fetch_bound_gflops, fetch_bound_any_gflops;
+} gg_half_finding;
+
 typedef struct {
     gg_variant base;
     bool have_base;
@@ -216,13 +229,10 @@ typedef struct {
                                  texture()) */
     const char *limit;        /* "multiply-add", "texel fetch", "render-target write" or
                                  "imageStore" (an out=image best) */
-    /* Half storage (bench's best-f16 row, ok, and a probe): the same
-     * numbers against the probe's RGBA16F rates. */
-    bool half_have;
-    gg_variant half;
-    double half_gflops, half_mad_frac;
-    double half_fetch_gtexels, half_fetch_ceiling; /* RGBA16F, GEMM pattern where measured */
-    double half_mads_per_fetch, half_fetch_bound_gflops, half_fetch_bound_any_gflops;
+    /* Half storage (bench's best-f16 and best-f16x8 rows, ok, and a
+     * probe): the same numbers against the probe's RGBA16F rates (f16) or
+     * RGBA32F's (f16x8's RGBA32UI texels are as wide; not probed). */
+    gg_half_finding half[GG_HALF_ROWS];
     /* Outputs per fragment and fetch paths (malloc'd: the series are big;
      * NULL when out of memory). */
     gg_outputs_finding *outs;

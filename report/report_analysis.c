@@ -460,9 +460,11 @@ static int fetch_cost_of(const gg_report_data *d, const gg_variant *v, double gf
     const gg_layout *L = &c->L;
     c->seconds = 2.0 * d->m * (double)d->n * d->k / (gflops * 1e9);
     c->frags = c->n.fragments;
-    c->fmt = v->store == GG_STORE_F16 ? GG_FETCH_RGBA16F
-             : L->channels == 1       ? GG_FETCH_R32F
-                                      : GG_FETCH_RGBA32F;
+    /* store=f16x8's RGBA32UI texels: RGBA32F's rate, the probed format of
+     * their 16 bytes */
+    c->fmt = v->store == GG_STORE_F16                       ? GG_FETCH_RGBA16F
+             : L->channels == 1 && v->store == GG_STORE_F32 ? GG_FETCH_R32F
+                                                            : GG_FETCH_RGBA32F;
     c->gtexels = c->n.fetches / c->seconds / 1e9;
     c->ceiling = base_probe_fetch_ceiling(&d->probe, c->fmt);
     /* A path other than texture() is held to its own GEMM-pattern rate
@@ -476,28 +478,37 @@ static int fetch_cost_of(const gg_report_data *d, const gg_variant *v, double gf
     c->mads_per_fetch = L->fetches_per_frag_pass > 0
                             ? (double)L->mads_per_frag_pass / (double)L->fetches_per_frag_pass
                             : 0;
-    c->mads_per_fetch_max = L->channels == 4 ? 2.0 * sqrt(4.0 * tmax) : 0;
+    c->mads_per_fetch_max = L->channels == 4 ? 2.0 * sqrt(4.0 * tmax) * L->group : 0;
     c->bound = c->ceiling * c->mads_per_fetch * 2;
     c->bound_any = c->ceiling * c->mads_per_fetch_max * 2;
     return 0;
 }
 
+/* Bench's half rows: best-f16 (store=f16), best-f16x8 (store=f16x8). */
 static void half_finding(const gg_report_data *d, gg_findings *f)
 {
-    const gg_bench_row *r = &d->bench.rows[GG_BENCH_BEST_F16];
-    fetch_cost c;
-    if (!d->have_probe || !d->have_bench || !r->present || r->m.status != GG_OK ||
-        r->v.store != GG_STORE_F16 || fetch_cost_of(d, &r->v, r->m.gflops, &c))
-        return;
-    f->half_have = true;
-    f->half = r->v;
-    f->half_gflops = r->m.gflops;
-    f->half_mad_frac = d->probe.mad_gflops > 0 ? r->m.gflops / d->probe.mad_gflops : 0;
-    f->half_fetch_gtexels = c.gtexels;
-    f->half_fetch_ceiling = c.ceiling;
-    f->half_mads_per_fetch = c.mads_per_fetch;
-    f->half_fetch_bound_gflops = c.bound;
-    f->half_fetch_bound_any_gflops = c.bound_any;
+    static const struct {
+        int row;
+        gg_store store;
+    } rows[GG_HALF_ROWS] = {{GG_BENCH_BEST_F16, GG_STORE_F16}, {GG_BENCH_BEST_F16X8, GG_STORE_F16X8}};
+    for (int i = 0; i < GG_HALF_ROWS; i++) {
+        const gg_bench_row *r = &d->bench.rows[rows[i].row];
+        gg_half_finding *h = &f->half[i];
+        fetch_cost c;
+        h->row = rows[i].row;
+        if (!d->have_probe || !d->have_bench || !r->present || r->m.status != GG_OK ||
+            r->v.store != rows[i].store || fetch_cost_of(d, &r->v, r->m.gflops, &c))
+            continue;
+        h->have = true;
+        h->v = r->v;
+        h->gflops = r->m.gflops;
+        h->mad_frac = d->probe.mad_gflops > 0 ? r->m.gflops / d->probe.mad_gflops : 0;
+        h->fetch_gtexels = c.gtexels;
+        h->fetch_ceiling = c.ceiling;
+        h->mads_per_fetch = c.mads_per_fetch;
+        h->fetch_bound_gflops = c.bound;
+        h->fetch_bound_any_gflops = c.bound_any;
+    }
 }
 
 static void ceiling_finding(const gg_report_data *d, gg_findings *f)

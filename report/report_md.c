@@ -117,8 +117,8 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
                "|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
-        if (!r->present && (i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_IMAGE ||
-                            i == GG_BENCH_TFJS_WEBGL))
+        if (!r->present && (i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_F16X8 ||
+                            i == GG_BENCH_BEST_IMAGE || i == GG_BENCH_TFJS_WEBGL))
             continue; /* half storage not tuned, no out=image record, not the browser: no
                          row, as in the CSV */
         if (!r->present) {
@@ -533,25 +533,28 @@ static void ceilings(FILE *f, const gg_report_data *d, const gg_findings *fd)
     fprintf(f, "The best runs at %.1f%% of the multiply-add ceiling.  The resource it is "
                "closest to is **%s**: the limiting resource of this card's best.\n\n",
             100 * fd->mad_frac, fd->limit);
-    if (fd->half_have) {
+    for (int i = 0; i < GG_HALF_ROWS; i++) {
+        const gg_half_finding *h = &fd->half[i];
+        if (!h->have)
+            continue;
+        bool x8 = h->v.store == GG_STORE_F16X8;
         char vt[GG_VARIANT_TEXT];
-        fprintf(f, "Half storage, a precision class of its own (bench's `best-f16`, `%s`, verified "
+        fprintf(f, "Half storage, a precision class of its own (bench's `%s`, `%s`, verified "
                    "against the reference of the inputs rounded to halves): %.4g GFLOP/s, %.1f%% "
-                   "of the multiply-add ceiling.  Its RGBA16F textures are fetched at %.4g "
-                   "Gtexel/s against the probe's %.4g (%.1f%%); with %.2f multiply-adds a texel "
+                   "of the multiply-add ceiling.  Its %s textures are fetched at %.4g "
+                   "Gtexel/s against the probe's %.4g%s (%.1f%%); with %.2f multiply-adds a texel "
                    "that ceiling allows it %.4g GFLOP/s (%.1f%%), and any %svariant %.4g "
                    "(%.1f%%).\n\n",
-                gen_variant_format(&fd->half, vt, sizeof vt), fd->half_gflops,
-                100 * fd->half_mad_frac, fd->half_fetch_gtexels, fd->half_fetch_ceiling,
-                fd->half_fetch_ceiling > 0 ? 100 * fd->half_fetch_gtexels / fd->half_fetch_ceiling
-                                           : 0,
-                fd->half_mads_per_fetch, fd->half_fetch_bound_gflops,
-                d->probe.mad_gflops > 0 ? 100 * fd->half_fetch_bound_gflops / d->probe.mad_gflops
-                                        : 0,
-                fd->half.out == GG_OUT_IMAGE ? "`out=rt` " : "", fd->half_fetch_bound_any_gflops,
-                d->probe.mad_gflops > 0
-                    ? 100 * fd->half_fetch_bound_any_gflops / d->probe.mad_gflops
-                    : 0);
+                eval_bench_names[h->row], gen_variant_format(&h->v, vt, sizeof vt), h->gflops,
+                100 * h->mad_frac, x8 ? "RGBA32UI (eight halves a texel)" : "RGBA16F",
+                h->fetch_gtexels, h->fetch_ceiling,
+                x8 ? " for RGBA32F (as wide; RGBA32UI is not probed)" : "",
+                h->fetch_ceiling > 0 ? 100 * h->fetch_gtexels / h->fetch_ceiling : 0,
+                h->mads_per_fetch, h->fetch_bound_gflops,
+                d->probe.mad_gflops > 0 ? 100 * h->fetch_bound_gflops / d->probe.mad_gflops : 0,
+                h->v.out == GG_OUT_IMAGE ? "`out=rt` " : "", h->fetch_bound_any_gflops,
+                d->probe.mad_gflops > 0 ? 100 * h->fetch_bound_any_gflops / d->probe.mad_gflops
+                                        : 0);
     }
     if (fd->mad_frac > 1 || fd->fetch_frac > 1 || fd->write_frac > 1)
         fprintf(f, "A fraction above 100%% means the probe's kernel for that resource ran slower "

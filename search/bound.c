@@ -41,6 +41,8 @@ static double any_path_rate(const gg_probe_result *p, int fmt)
  * stands in). */
 static int input_fmt(const gg_variant *v, int channels)
 {
+    if (v->store == GG_STORE_F16X8) /* RGBA32UI, whatever mc: not probed */
+        return -1;
     if (channels == 4)
         return v->store == GG_STORE_F16 ? GG_FETCH_RGBA16F : GG_FETCH_RGBA32F;
     if (channels == 1 && v->store == GG_STORE_F32)

@@ -27,7 +27,9 @@
  *        lacks (files older than the per-path rows, a context without
  *        images) counts as the fastest of every measured path of that
  *        format; a format the probe does not measure (RG32F, RGB32F, R16F
- *        and friends: 2 and 3 channels, 1-channel halves), or that this
+ *        and friends: 2 and 3 channels, 1-channel halves; store=f16x8's
+ *        RGBA32UI, whose fetches are the layout's stored texels, eight
+ *        halves each), or that this
  *        probe.csv lacks (RGBA16F in files older than it), as the fastest
  *        of every measured path and format.  So a file without the
  *        per-path rows gives every variant the bound it gave before them.

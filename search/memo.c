@@ -34,8 +34,10 @@ int search_variant_normalize(gg_variant *v, int m, int n, int k)
     gg_layout L;
     if (gen_layout_compute(v, m, n, k, &L))
         return -1;
-    if (v->np != GG_NP_ALL && v->np >= L.ksteps)
+    if (v->np != GG_NP_ALL && L.np >= L.ksteps)
         v->np = GG_NP_ALL;
+    else if (v->np != GG_NP_ALL)
+        v->np = L.np; /* store=f16x8: rounded up to whole iterations (gen.h) */
     return 0;
 }
 

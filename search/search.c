@@ -60,6 +60,7 @@ void search_config_default(gg_search_config *c, int m, int n, int k)
         c->lim[p].max_texture_size = 16384;
         c->lim[p].float_blend = true;
         c->lim[p].spirv = true;
+        c->lim[p].packing_ext = !c->lim[p].es; /* ARB_shading_language_packing */
         c->profile_ok[p] = true;
     }
     gen_variant_default(&c->fix.v);

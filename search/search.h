@@ -198,8 +198,9 @@ bool search_memo_get(const gg_search *s, const gg_variant *v, gg_outcome *o);
 int search_nnotes(const gg_search *s);
 const char *search_note(const gg_search *s, int i);
 
-/* v with np normalised against the problem (np >= ksteps of v's mc -> all).
- * -1 when the layout cannot be computed. */
+/* v with np normalised against the problem: the layout's np (store=f16x8
+ * rounds np up to a multiple of its ku), and all where that is >= the
+ * k-steps of v's mc.  -1 when the layout cannot be computed. */
 int search_variant_normalize(gg_variant *v, int m, int n, int k);
 
 /* ksteps of a packing on this problem: ceil(k / lcm(r, c)). */

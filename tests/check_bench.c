@@ -25,7 +25,7 @@
 
 typedef struct {
     int calls;
-    char seen[8][GG_VARIANT_TEXT + 64];
+    char seen[GG_BENCH_NROWS][GG_VARIANT_TEXT + 64];
     bool fail_nv_single; /* nv-single comes back wrong_result */
 } fake_gpu;
 
@@ -77,16 +77,20 @@ START_TEST(rows_in_order_with_ratios)
     gg_variant best;
     char err[256];
     ck_assert_int_eq(gen_variant_parse("mrt=2x2,mc=1x4,np=16", NULL, &best, err, sizeof err), 0);
-    gg_variant best16, image;
+    gg_variant best16, best16x8, image;
     ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &best16, err, sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("mrt=1x2,mc=1x2,np=4,store=f16x8", NULL, &best16x8, err,
+                                      sizeof err), 0);
     ck_assert_int_eq(gen_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &image, err,
                                       sizeof err), 0);
     static gg_bench b;
-    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &best, &image, &best16, fake_eval, &g,
-                                  fake_cpu, NULL, NULL, NULL),
+    gg_bench_recorded rec = {&best, &image, &best16, &best16x8};
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &rec, fake_eval, &g, fake_cpu, NULL,
+                                    NULL, NULL),
                      0);
-    /* The presets in SPEC's order, then best, best-image, best-f16. */
-    const char *want[7] = {
+    /* The presets in SPEC's order, then best, best-image, best-f16,
+     * best-f16x8. */
+    const char *want[8] = {
         "mrt=1x1,mc=1x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=1x1,mc=1x4,np=6,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32",
         "mrt=1x1,mc=2x2,np=128,unroll=1,profile=330,compiler=glsl,acc=pingpong,store=f32",
@@ -95,11 +99,13 @@ START_TEST(rows_in_order_with_ratios)
         "mrt=1x1,mc=2x2,np=all,unroll=0,profile=430,compiler=glsl,acc=pingpong,store=f32,"
         "out=image,blk=8x8",
         "mrt=2x4,mc=4x1,np=all,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16",
+        "mrt=1x2,mc=1x2,np=4,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f16x8",
     };
-    ck_assert_int_eq(g.calls, 7);
+    ck_assert_int_eq(g.calls, 8);
     ck_assert_str_eq(eval_bench_names[GG_BENCH_BEST_IMAGE], "best-image");
     ck_assert_str_eq(eval_bench_names[GG_BENCH_BEST_F16], "best-f16");
-    for (int i = 0; i < 7; i++)
+    ck_assert_str_eq(eval_bench_names[GG_BENCH_BEST_F16X8], "best-f16x8");
+    for (int i = 0; i < 8; i++)
         ck_assert_str_eq(g.seen[i], want[i]);
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         ck_assert(b.rows[i].present);
@@ -116,13 +122,14 @@ START_TEST(failed_row_and_missing_best)
 {
     fake_gpu g = {.fail_nv_single = true};
     static gg_bench b;
-    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, NULL, fake_eval, &g,
-                                  fake_cpu, NULL, NULL, NULL),
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, fake_cpu, NULL,
+                                    NULL, NULL),
                      0);
     ck_assert_int_eq(g.calls, 4); /* no best evaluated */
     ck_assert(!b.rows[GG_BENCH_BEST].present);
     ck_assert(!b.rows[GG_BENCH_BEST_IMAGE].present);
     ck_assert(!b.rows[GG_BENCH_BEST_F16].present);
+    ck_assert(!b.rows[GG_BENCH_BEST_F16X8].present);
     ck_assert_int_eq(b.rows[2].m.status, GG_WRONG_RESULT);
     ck_assert_double_eq(b.rows[2].m.gflops, 0);
     ck_assert_double_eq(b.rows[2].ratio, 0);
@@ -149,7 +156,7 @@ START_TEST(failed_row_and_missing_best)
     ck_assert_ptr_null(strstr(table, "best-f16"));
     free(table);
     /* The CPU asking to stop stops the bench. */
-    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, NULL, NULL, NULL, fake_eval, &g, stop_cpu,
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, stop_cpu,
                                   NULL, NULL, NULL),
                      -1);
 }
@@ -163,14 +170,17 @@ START_TEST(csv_round_trip)
     gg_variant best;
     ck_assert_int_eq(gen_variant_parse("mrt=1x2,mc=2x2,np=3,acc=blend", NULL, &best, err, sizeof err),
                      0);
-    gg_variant best16, image;
+    gg_variant best16, best16x8, image;
     ck_assert_int_eq(gen_variant_parse("mrt=1x8,mc=1x4,np=2,store=f16", NULL, &best16, err,
                                       sizeof err), 0);
+    ck_assert_int_eq(gen_variant_parse("mc=2x2,np=2,profile=430,out=image,blk=8x8,store=f16x8", NULL,
+                                      &best16x8, err, sizeof err), 0);
     ck_assert_int_eq(gen_variant_parse("mc=1x4,np=4,profile=310es,out=image,blk=16x8,fetch=image",
                                       NULL, &image, err, sizeof err), 0);
     static gg_bench b, back;
-    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &best, &image, &best16, fake_eval, &g,
-                                  fake_cpu, NULL, NULL, NULL),
+    gg_bench_recorded rec = {&best, &image, &best16, &best16x8};
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &rec, fake_eval, &g, fake_cpu, NULL,
+                                    NULL, NULL),
                      0);
     snprintf(path, sizeof path, "%s/bench.csv", dir);
     ck_assert_int_eq(eval_bench_write(&b, path, err, sizeof err), 0);
@@ -230,6 +240,25 @@ START_TEST(old_and_f16_files_read)
                    "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f32,1,ok,0.125,8,3e-07,2\n");
     ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "line 2: the best-f16 row's store is f32, not f16"), "%s", err);
+    /* best-f16x8 likewise, beside best-f16; a best-f16 row of store=f16x8
+     * is refused (each half row holds its own store). */
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f16,1,ok,0.125,8,3e-07,2\n"
+                   "best-f16x8,synth,8,8,8,1x1,1x4,all,0,430,glsl,pingpong,f16x8,image,16x8,buffer,1,"
+                   "ok,0.0625,16,3e-07,4\n");
+    ck_assert_msg(eval_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert(b.rows[GG_BENCH_BEST_F16].present && b.rows[GG_BENCH_BEST_F16X8].present);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST_F16X8].v.store, GG_STORE_F16X8);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST_F16X8].v.fetch, GG_FETCH_BUFFER);
+    ck_assert_double_eq(b.rows[GG_BENCH_BEST_F16X8].m.gflops, 16);
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-f16,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f16x8,1,ok,0.125,8,3e-07,2\n");
+    ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "line 2: the best-f16 row's store is f16x8, not f16"), "%s", err);
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-f16x8,synth,8,8,8,2x4,4x1,all,0,300es,glsl,pingpong,f16,1,ok,0.125,8,3e-07,2\n");
+    ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "line 2: the best-f16x8 row's store is f16, not f16x8"), "%s", err);
     /* best-image reads when its out is image, and is refused otherwise. */
     tu_write(path, GG_BENCH_CSV_HEADER "\n"
                    "best-image,synth,8,8,8,1x1,2x2,all,0,430,glsl,pingpong,f32,image,4x4,texture,1,"
@@ -306,8 +335,9 @@ START_TEST(best_image_from_records)
     gg_variant best;
     ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=2x2", NULL, &best, err, sizeof err), 0);
     static gg_bench b;
-    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &best, &v, NULL, fake_eval, &g, fake_cpu,
-                                  NULL, NULL, NULL),
+    gg_bench_recorded rec_image = {.best = &best, .best_image = &v};
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &rec_image, fake_eval, &g, fake_cpu,
+                                    NULL, NULL, NULL),
                      0);
     ck_assert_int_eq(g.calls, 6);
     ck_assert_str_eq(g.seen[5], vt);
@@ -334,8 +364,8 @@ START_TEST(best_image_from_records)
                                         sizeof err), 1);
     ck_assert_double_eq(m.gflops, 90);
     g.calls = 0;
-    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &best, NULL, NULL, fake_eval, &g, fake_cpu,
-                                  NULL, NULL, NULL),
+    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &(gg_bench_recorded){.best = &best},
+                                    fake_eval, &g, fake_cpu, NULL, NULL, NULL),
                      0);
     ck_assert_int_eq(g.calls, 5);
     ck_assert(!b.rows[GG_BENCH_BEST_IMAGE].present);
@@ -548,8 +578,41 @@ START_TEST(cli_bench_rows_and_ratios)
                                          "pingpong,f32,image,4x4,texelfetch,1,ok,", 77),
                   "%s", out);
     ck_assert(find_row(out, "best") < rimg && rimg < r16 && r16 < find_row(out, "cpu-blas"));
+    ck_assert_ptr_null(find_row(out, "best-f16x8"));
     free(out);
     free(err);
+    /* A store=f16x8 best too: its own row best-f16x8, after best-f16,
+     * verified against the same rounded inputs' reference. */
+    snprintf(path, sizeof path, "%s/res/llvmpipe/best-f16x8-24x24x24.txt", dir);
+    const char *b8 = "mrt=1x2,mc=1x4,np=2,unroll=0,profile=330,compiler=glsl,acc=pingpong,"
+                     "store=f16x8,fetch=texelfetch\ngflops: 1\n";
+    ck_assert_int_eq(base_write_atomic(path, b8, strlen(b8), perr, sizeof perr), 0);
+    rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --csv --results res", &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    ck_assert_int_eq(tu_count_lines(out), 1 + 9);
+    const char *r8 = find_row(out, "best-f16x8");
+    r16 = find_row(out, "best-f16");
+    ck_assert_msg(r8 && strstr(r8, ",1x2,1x4,2,0,330,glsl,pingpong,f16x8,rt,-,texelfetch,") &&
+                      strstr(r8, ",ok,"), "%s", out);
+    ck_assert(r16 && r16 < r8 && r8 < find_row(out, "cpu-blas"));
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/res/llvmpipe/bench-24x24x24.csv", dir);
+    ck_assert_msg(eval_bench_read(path, &b, perr, sizeof perr) == 0, "%s", perr);
+    ck_assert(b.rows[GG_BENCH_BEST_F16X8].present);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST_F16X8].m.status, GG_OK);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST_F16X8].v.store, GG_STORE_F16X8);
+    /* A best-f16x8 file holding store=f16 is bad input, named. */
+    b8 = "mrt=1x2,mc=1x4,np=2,store=f16\n";
+    snprintf(path, sizeof path, "%s/res/llvmpipe/best-f16x8-24x24x24.txt", dir);
+    ck_assert_int_eq(base_write_atomic(path, b8, strlen(b8), perr, sizeof perr), 0);
+    rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --results res", &out, &err);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(err, "best-f16x8-24x24x24.txt: holds a store=f16 variant, not store=f16x8"),
+                  "%s", err);
+    free(out);
+    free(err);
+    ck_assert_int_eq(unlink(path), 0);
     /* One holding another store is bad input, named. */
     snprintf(path, sizeof path, "%s/res/llvmpipe/best-f16-24x24x24.txt", dir);
     b16 = "mrt=2x1,mc=2x2,np=3,store=f32\n";

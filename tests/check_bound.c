@@ -323,7 +323,9 @@ static double old_bound(const gg_variant *v, int m, int n, int k, const gg_probe
 }
 
 /* Calls f on a grid of variants: every packing, MRT shapes and blocks,
- * np, acc, store, fetch path and out (out=image without blend). */
+ * np, acc, store (f32, f16: store=f16x8 came after the per-path rows, so
+ * it has no bound from before them; test_f16x8_bound), fetch path and out
+ * (out=image without blend). */
 static void each_variant(void (*f)(const gg_variant *v, void *user), void *user)
 {
     static const gg_shape mcs[] = {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1}, {1, 4}, {4, 1}, {2, 2}};
@@ -336,7 +338,7 @@ static void each_variant(void (*f)(const gg_variant *v, void *user), void *user)
                  sh++)
                 for (size_t np = 0; np < sizeof nps / sizeof *nps; np++)
                     for (int acc = 0; acc < 3; acc++)
-                        for (int st = 0; st < GG_STORE_COUNT; st++)
+                        for (int st = 0; st < GG_STORE_F16X8; st++) /* f16x8: own test */
                             for (int fe = 0; fe < GG_FETCH_COUNT; fe++) {
                                 gg_variant v;
                                 gen_variant_default(&v);
@@ -500,6 +502,37 @@ static long calibrate_file(const char *path, const gg_probe_result *p, calib *c,
     free(bounds);
     return ok;
 }
+
+/* store=f16x8: its fetches are the stored RGBA32UI texels (half of f16's
+ * for 4 channels), counted at the fastest rate the probe measured for any
+ * format (it does not measure RGBA32UI): here RGBA16F's 5, so the bound is
+ * twice f16's. */
+START_TEST(test_f16x8_bound)
+{
+    gg_probe_result p;
+    synthetic(&p);
+    p.mad_gflops = 1000; /* fetch binds */
+    gg_bound_detail d8, d16;
+    const double flops = 2.0 * 64 * 64 * 64;
+    gg_variant v8 = var("mrt=2x2,mc=2x2,np=all,acc=blend,store=f16x8");
+    gg_variant v16 = var("mrt=2x2,mc=2x2,np=all,acc=blend,store=f16");
+    double b8 = search_bound_compute(&v8, 64, 64, 64, &p, &d8);
+    double b16 = search_bound_compute(&v16, 64, 64, 64, &p, &d16);
+    near(d16.c.fetches, 32768); /* 16 x 16 fragments, 32 k-steps of 2 A + 2 B half texels */
+    near(d8.c.fetches, 16384);
+    near(d8.c.mads, d16.c.mads);
+    near(d8.fetch_rate, 5);
+    ck_assert_str_eq(d8.fetch_fmt, "any format");
+    ck_assert_str_eq(d16.fetch_fmt, "rgba16f");
+    near(b16, flops / (32768 / 5e9) / 1e9);
+    near(b8, 2 * b16);
+    /* 1 and 2 channels: no probed format of their own either */
+    gg_variant v1 = var("mrt=2x1,mc=1x1,np=all,acc=blend,store=f16x8");
+    search_bound_compute(&v1, 64, 64, 64, &p, &d8);
+    ck_assert_str_eq(d8.fetch_fmt, "any format");
+    near(d8.c.fetches, 32 * 64 * 64 * (2 + 1) / 8.0); /* 64 k-steps / 8 a texel, 2 A + 1 B */
+}
+END_TEST
 
 START_TEST(test_calibration)
 {
@@ -916,6 +949,7 @@ Suite *make_bound_suite(void)
     tcase_add_test(tc, test_arithmetic);
     tcase_add_test(tc, test_paths_and_image_store);
     tcase_add_test(tc, test_old_probe_same_bound);
+    tcase_add_test(tc, test_f16x8_bound);
     tcase_add_test(tc, test_calibration);
     tcase_add_test(tc, test_load);
     suite_add_tcase(s, tc);

@@ -500,7 +500,7 @@ static void check_info_output(const char *backend)
         "backend: ", "device: ", "context: core\n", "vendor: ", "renderer: ", "version: ",
         "glsl version: ", "max draw buffers: ", "max texture size: ", "float render targets: ",
         "float blending: ", "texture barrier: ", "timer queries: ", "spir-v: ", "robustness: ",
-        "contexts:\n", "  compat ", "  core ", "  es3 "};
+        "shading language packing: ", "contexts:\n", "  compat ", "  core ", "  es3 "};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
         ck_assert_msg(strstr(r.out, fields[i]) != NULL, "info lacks '%s': %s", fields[i], r.out);
     char want[64];

@@ -443,7 +443,7 @@ START_TEST(cli_run_line_and_csv)
     ck_assert_ptr_nonnull(nl);
     *nl = '\0';
     ck_assert_str_eq(out, "card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,"
-                          "passes,status,seconds,gflops,rel_err");
+                          "tile,ku,order,passes,status,seconds,gflops,rel_err");
     char card[GG_CARD_MAX], perr[256];
     gg_problem p;
     gg_variant v;

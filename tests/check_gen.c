@@ -12,6 +12,7 @@
 #include "base/spirv.h"
 #include "tests/cli_util.h"
 #include "tests/gen_grid.h"
+#include "tests/glslang_util.h"
 #include "tests/suites.h"
 
 /* ---- parsing: good texts and their canonical forms ---- */
@@ -66,8 +67,8 @@ static const struct {
     {"foo=1", "unknown key 'foo' " KEYS},
     {"mrt=1x1,Mc=1x1", "unknown key 'Mc' " KEYS},
     {"mrt=1x1,mrt=2x2", "mrt given twice; each key at most once"},
-    {"store=f64", "store: 'f64' is not allowed; use f32 or f16"},
-    {"store=F16", "store: 'F16' is not allowed; use f32 or f16"},
+    {"store=f64", "store: 'f64' is not allowed; use f32, f16 or f16x8"},
+    {"store=F16", "store: 'F16' is not allowed; use f32, f16 or f16x8"},
     {"ku=3", "ku: '3' is not allowed; use 1, 2 or 4"},
     {"unroll=1,ku=2", "ku: 2 k-steps a loop iteration needs unroll=0 (unroll=1 writes the whole k loop out)"},
     {"tile=4x4", "tile: 4x4 is 16 fragments a draw; W*H must be at least 64 (smaller draws cost more than they "
@@ -75,9 +76,9 @@ static const struct {
     {"tile=64x64q", "tile: '64x64q' is not allowed; use WxH fragments, W, H >= 1 and W*H at least 64, optionally "
                     "followed by c (tiles in columns) or z (Z order), e.g. 64x32 or 64x64z; or none (one draw)"},
     {"order=kx", "order: 'kx' is not allowed; use plain or frag (frag: out=image only)"},
-    {"store=half", "store: 'half' is not allowed; use f32 or f16"},
-    {"store=", "store: empty value; use f32 or f16"},
-    {"larsen,store", "store: missing '=value'; use f32 or f16"},
+    {"store=half", "store: 'half' is not allowed; use f32, f16 or f16x8"},
+    {"store=", "store: empty value; use f32, f16 or f16x8"},
+    {"larsen,store", "store: missing '=value'; use f32, f16 or f16x8"},
     {"store=f16,store=f32", "store given twice; each key at most once"},
     {"nv-single,np=4,np=8", "np given twice; each key at most once"},
     {"mrt= 2x2", "whitespace is not allowed in a variant; write key=value,key=value (e.g. nv-single,np=64)"},
@@ -191,7 +192,7 @@ START_TEST(canonical_round_trip)
                         for (int u = 0; u < 2; u++)
                             for (int p = 0; p < 3; p++)
                                 for (int co = 0; co < 2; co++)
-                                    for (int a = 0; a < 6; a++) {
+                                    for (int a = 0; a < 3 * GG_STORE_COUNT; a++) {
                                         gg_variant v = {{R, C}, {r, c}, nps[i], u, (gg_profile)p,
                                                         (gg_compiler)co, (gg_acc)(a % 3),
                                                         (gg_store)(a / 3), GG_OUT_RT, {0, 0},
@@ -209,8 +210,8 @@ START_TEST(canonical_round_trip)
                                         ck_assert_str_eq(gen_variant_format(&back, buf2, sizeof buf2), buf);
                                         count++;
                                     }
-    /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 acc x 2 store */
-    ck_assert_int_eq(count, 20 * 8 * 6 * 2 * 3 * 2 * 3 * 2);
+    /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 acc x 3 stores */
+    ck_assert_int_eq(count, 20 * 8 * 6 * 2 * 3 * 2 * 3 * 3);
 }
 END_TEST
 
@@ -529,39 +530,6 @@ END_TEST
 
 /* ---- glslang: an independent compiler for the pairwise grid ---- */
 
-/* Runs glslangValidator on text (stage by extension), extra args; returns
- * its exit status; log (if any) gets its output. */
-static int glslang(const char *text, const char *ext, const char *extra, char *log, size_t loglen)
-{
-    char dir[] = "/tmp/glgemm-check-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char src[128], out[128], cmd[512];
-    snprintf(src, sizeof src, "%s/s.%s", dir, ext);
-    snprintf(out, sizeof out, "%s/out.txt", dir);
-    FILE *f = fopen(src, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "glslangValidator %s %s > %s 2>&1", extra, src, out);
-    int rc = system(cmd);
-    if (log && loglen) {
-        log[0] = '\0';
-        f = fopen(out, "r");
-        if (f) {
-            size_t n = fread(log, 1, loglen - 1, f);
-            log[n] = '\0';
-            fclose(f);
-        }
-    }
-    unlink(src);
-    unlink(out);
-    char spv[160];
-    snprintf(spv, sizeof spv, "%s/s.spv", dir);
-    unlink(spv);
-    rmdir(dir);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 START_TEST(glslang_accepts_grid)
 {
     ck_assert_msg(base_spirv_available(), "glslangValidator is not installed (glslang-tools)");
@@ -575,7 +543,7 @@ START_TEST(glslang_accepts_grid)
             continue; /* a sample: every other 330 / 300es variant */
         char *s = gen_emit_fragment(&grid[i], GG_GRID_M, GG_GRID_N, GG_GRID_K);
         char vt[GG_VARIANT_TEXT];
-        int rc = glslang(s, "frag", "", log, sizeof log);
+        int rc = tu_glslang(s, "frag", "", log, sizeof log);
         ck_assert_msg(rc == 0, "glslang rejects %s:\n%s", gen_variant_format(&grid[i], vt, sizeof vt), log);
         free(s);
         checked++;
@@ -588,7 +556,7 @@ END_TEST
 START_TEST(glslang_rejects_broken)
 {
     char log[4096];
-    ck_assert_int_ne(glslang("#version 330\nvoid main() { undefined_thing = 1.0; }\n", "frag", "", log,
+    ck_assert_int_ne(tu_glslang("#version 330\nvoid main() { undefined_thing = 1.0; }\n", "frag", "", log,
                              sizeof log), 0);
     ck_assert_ptr_nonnull(strstr(log, "undefined_thing"));
 }

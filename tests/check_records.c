@@ -426,6 +426,10 @@ START_TEST(test_best_file_edges)
     ck_assert(m == 8 && n == 16 && k == 1024 && st == GG_STORE_F32);
     ck_assert(store_best_name_parse("best-f16-999999999x1x2.txt", &m, &n, &k, &st));
     ck_assert(m == 999999999 && n == 1 && k == 2 && st == GG_STORE_F16);
+    ck_assert(store_best_name_parse("best-f16x8-4096x4096x4096.txt", &m, &n, &k, &st));
+    ck_assert(m == 4096 && n == 4096 && k == 4096 && st == GG_STORE_F16X8);
+    ck_assert(!store_best_name_parse("best-f16x8-8x8x08.txt", &m, &n, &k, &st));
+    ck_assert(!store_best_name_parse("best-f16x88x8x8.txt", &m, &n, &k, &st));
     rm_rf(tmpdir);
 }
 END_TEST
@@ -515,10 +519,12 @@ static int slow_eval(void *user, const gg_variant *v, gg_measurement *m)
     int ks = search_ksteps(v->mc, f->k);
     int np = v->np == GG_NP_ALL ? ks : v->np;
     m->status = (np % 7 == 3) ? GG_COMPILE_ERROR : GG_OK;
-    /* store=f16 scores above any f32 point: its best must still not become
-     * the f32 best file. */
+    /* store=f16 scores above any f32 point, f16x8 above any f16 one: their
+     * bests must still not become another store's best file. */
     m->gflops = m->status == GG_OK ? 10 + v->mrt.rows + 2 * v->mc.cols - fabs(np - 5.0) +
-                                         (v->store == GG_STORE_F16 ? 100 : 0)
+                                         (v->store == GG_STORE_F16     ? 100
+                                          : v->store == GG_STORE_F16X8 ? 200
+                                                                       : 0)
                                    : 0;
     if (m->gflops < 0.5 && m->status == GG_OK)
         m->gflops = 0.5;
@@ -794,22 +800,53 @@ START_TEST(test_old_records_resume)
     char bp[400];
     ck_assert_ptr_nonnull(strstr(store_best_path_store(bp, sizeof bp, tmpdir, CARD, 16, 16, 16,
                                                     GG_STORE_F16), "/best-f16-16x16x16.txt"));
-    /* --fresh moves both best files aside. */
+    /* The store=f16x8 space (4-channel packings: mc fixed): its own best
+     * file, best-f16x8-16x16x16.txt, the other two as they were. */
+    slow_fake h8 = {0};
+    tune_config(&tc, &h8, GG_SEARCH_EXHAUSTIVE, false);
+    ck_assert_int_eq(search_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,"
+                                  "out=rt,mc=1x4,store=f16x8", &tc.search.fix, err, sizeof err), 0);
+    t = search_tune_open(&tc, &info, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    ck_assert_int_eq(search_tune_run(t), 0);
+    ck_assert_int_eq(search_tune_finish(t), 0);
+    search_tune_close(t);
+    ck_assert_int_gt(h8.calls, 0);
+    double g8 = 0, again32 = 0, again16 = 0;
+    ck_assert_msg(store_best_read_store(tmpdir, CARD, 16, 16, 16, GG_STORE_F16X8, &bv, &g8, err,
+                                     sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(bv.store, GG_STORE_F16X8);
+    ck_assert_int_eq(bv.mc.cols, 4);
+    ck_assert(g8 > 200);
+    ck_assert_int_eq(store_best_read(tmpdir, CARD, 16, 16, 16, &bv, &again32, err, sizeof err), 0);
+    ck_assert_int_eq(bv.store, GG_STORE_F32);
+    ck_assert_int_eq(store_best_read_store(tmpdir, CARD, 16, 16, 16, GG_STORE_F16, &bv, &again16,
+                                        err, sizeof err), 0);
+    ck_assert_int_eq(bv.store, GG_STORE_F16);
+    ck_assert(again32 == gf32 && again16 == gf16);
+    char bp8[400];
+    ck_assert_ptr_nonnull(strstr(store_best_path_store(bp8, sizeof bp8, tmpdir, CARD, 16, 16, 16,
+                                                    GG_STORE_F16X8), "/best-f16x8-16x16x16.txt"));
+    /* --fresh moves every best file aside. */
     slow_fake k = {0};
     ck_assert_int_eq(tune_once(&k, GG_SEARCH_EXHAUSTIVE, true, &info), 0);
     ck_assert(info.moved_aside);
     ck_assert_int_ne(access(bp, F_OK), 0);
+    ck_assert_int_ne(access(bp8, F_OK), 0);
     ck_assert_int_eq(store_best_read(tmpdir, CARD, 16, 16, 16, &bv, &gf32, err, sizeof err), 0);
     char dirp[300];
     snprintf(dirp, sizeof dirp, "%s/%s", tmpdir, CARD);
     DIR *d = opendir(dirp);
     ck_assert_ptr_nonnull(d);
-    int olds16 = 0;
+    int olds16 = 0, olds8 = 0;
     struct dirent *e;
-    while ((e = readdir(d)))
+    while ((e = readdir(d))) {
         olds16 += !strncmp(e->d_name, "best-f16-16x16x16.txt.", 22) && strstr(e->d_name, ".old");
+        olds8 += !strncmp(e->d_name, "best-f16x8-16x16x16.txt.", 24) && strstr(e->d_name, ".old");
+    }
     closedir(d);
     ck_assert_int_eq(olds16, 1);
+    ck_assert_int_eq(olds8, 1);
     free(both);
     free(again);
     free(old);

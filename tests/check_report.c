@@ -695,7 +695,7 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
     snprintf(bench->card, sizeof bench->card, "synth");
     bench->m = bench->n = bench->k = SYN;
     const double rates[GG_BENCH_ALL_ROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 0.75 * s->g[best],
-                                             1.5 * s->g[best], 40.5, 0.5};
+                                             1.5 * s->g[best], 1.75 * s->g[best], 40.5, 0.5};
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         gg_bench_row *r = &bench->rows[i];
         base_measurement_init(&r->m);
@@ -705,6 +705,9 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
             r->v = s->v[best];
         else if (i == GG_BENCH_BEST_F16)
             ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=4x1,store=f16", NULL, &r->v, err,
+                                              sizeof err), 0);
+        else if (i == GG_BENCH_BEST_F16X8)
+            ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=4x1,store=f16x8", NULL, &r->v, err,
                                               sizeof err), 0);
         else if (i == GG_BENCH_BEST_IMAGE)
             ck_assert_int_eq(gen_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &r->v,
@@ -931,6 +934,26 @@ START_TEST(report_from_synthetic_folder)
     snprintf(half, sizeof half, "with %.2f multiply-adds a texel that ceiling allows it %.4g GFLOP/s "
              "(%.1f%%), and any variant 20 (50.0%%).", mpf, 1.25 * mpf * 2, 100 * 1.25 * mpf * 2 / 40);
     ck_assert_msg(strstr(md, half) != NULL, "no '%s'", half);
+    /* The f16x8 best: its own paragraph, its RGBA32UI texels against the
+     * probe's RGBA32F GEMM-pattern rate (1 Gtexel/s here), near twice f16's
+     * multiply-adds a texel, and any variant's twice the render targets'
+     * 8 a texel: 1 x 16 x 2 = 32 GFLOP/s. */
+    ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=4x1,store=f16x8", NULL, &v16, verr, sizeof verr), 0);
+    gg_layout L8;
+    ck_assert_int_eq(gen_layout_compute(&v16, SYN, SYN, SYN, &L8), 0);
+    double mpf8 = (double)L8.mads_per_frag_pass / (double)L8.fetches_per_frag_pass;
+    ck_assert(mpf8 > 1.5 * mpf); /* the running sums' fetch keeps it under 2x */
+    snprintf(half, sizeof half,
+             "(bench's `best-f16x8`, `mrt=2x4,mc=4x1,np=all,unroll=0,profile=330,compiler=glsl,"
+             "acc=pingpong,store=f16x8`, verified against the reference of the inputs rounded to "
+             "halves): %.4g GFLOP/s", 1.75 * best);
+    ck_assert_msg(strstr(md, half) != NULL, "no '%s'", half);
+    ck_assert_ptr_nonnull(strstr(md, "Its RGBA32UI (eight halves a texel) textures are fetched at "));
+    ck_assert_ptr_nonnull(strstr(md, "against the probe's 1 for RGBA32F (as wide; RGBA32UI is not "
+                                     "probed) ("));
+    snprintf(half, sizeof half, "with %.2f multiply-adds a texel that ceiling allows it", mpf8);
+    ck_assert_msg(strstr(md, half) != NULL, "no '%s'", half);
+    ck_assert_ptr_nonnull(strstr(md, "and any variant 32 (80.0%)."));
     /* The outputs figure of records from before the keys: one series
      * (texture, out=rt), nothing past the cap measured. */
     char oname[64];
@@ -1213,8 +1236,9 @@ START_TEST(report_after_real_tune)
     ck_assert_ptr_nonnull(md);
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
         const gg_bench_row *r = &d.bench.rows[i];
-        if (i == GG_BENCH_BEST_F16 && !r->present) { /* no half-storage tune: no row */
-            ck_assert_ptr_null(strstr(md, "| best-f16 |"));
+        if ((i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_F16X8) && !r->present) {
+            /* no half-storage tune: no row */
+            ck_assert_ptr_null(strstr(md, i == GG_BENCH_BEST_F16 ? "| best-f16 |" : "| best-f16x8 |"));
             continue;
         }
         if (i == GG_BENCH_BEST_IMAGE && !r->present) { /* no out=image record: no row */

@@ -89,12 +89,12 @@ static inline void evaluate(gemm_run *r, const gg_run_opts *o)
 }
 
 /* C checked element by element by a naive double loop over the inputs as
- * the variant's store holds them (store=f16: rounded to halves), not by
+ * the variant's store holds them (store=f16, f16x8: rounded to halves), not by
  * base_verify alone: |C - R| <= k 2^-23 (|alpha| sum |a b| + |beta c0|). */
 static inline void check_against_naive(const gemm_run *r, const char *what)
 {
     const gg_inputs *in = &r->in;
-    bool half = r->v.store == GG_STORE_F16;
+    bool half = gen_store_inputs(r->v.store) == GG_STORE_F16; /* f16, f16x8 */
     double bound = in->k * ldexp(1.0, -23);
     for (int i = 0; i < in->m; i++)
         for (int j = 0; j < in->n; j++) {

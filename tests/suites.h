@@ -33,6 +33,7 @@
     X(regress) \
     X(fault) \
     X(half) \
+    X(f16x8) \
     X(bound) \
     X(evaluator) \
     X(progcache) \

@@ -33,7 +33,7 @@ export const DEFAULT_VARIANT = "mrt=2x2,mc=2x2,np=64,unroll=1,profile=300es,comp
 const PROFILE_300ES = 2;
 const COMPILER_SPIRV = 1;
 const ACC_COPY = 0, ACC_PINGPONG = 1, ACC_BLEND = 2;
-const STORE_F16 = 1;
+const STORE_F16 = 1, STORE_F16X8 = 2;
 const OUT_IMAGE = 1;
 const FETCH_NAMES = ['texture', 'texelfetch', 'image', 'buffer', 'ubo'];
 const FETCH_IMAGE = 2, FETCH_BUFFER = 3, FETCH_UBO = 4;
@@ -46,7 +46,7 @@ const VI = ['mrtR', 'mrtC', 'mcR', 'mcC', 'np', 'unroll', 'profile', 'compiler',
     'out', 'blkR', 'blkC', 'fetch'];
 const SI = ['mb', 'nb', 'kb', 'mblocks', 'nblocks', 'kblocks', 'r', 'c', 'tr', 'tc', 'targets',
     'channels', 'step', 'ksteps', 'np', 'passes', 'kpad', 'mpad', 'npad', 'a_w', 'a_h', 'b_w',
-    'b_h', 'tgt_w', 'tgt_h', 'ubo_row', 'ubo_vec4s', 'tch'];
+    'b_h', 'tgt_w', 'tgt_h', 'ubo_row', 'ubo_vec4s', 'tch', 'group'];
 
 /* ---- the generator (wasm) ---- */
 
@@ -133,6 +133,7 @@ class Gen {
     }
     f32(p, n) { return new Float32Array(this.buffer, p, n); }
     u16(p, n) { return new Uint16Array(this.buffer, p, n); }
+    u32(p, n) { return new Uint32Array(this.buffer, p, n); }
     ints(fn, ...args) {
         const p = this.alloc(4 * 64);
         try {
@@ -733,8 +734,11 @@ class Runner {
         return t;
     }
 
-    inputFormat(ch, half) {
-        const gl = this.gl;
+    /* store=f16x8: eight halves a RGBA32UI texel, as gen's words (gen.h). */
+    inputFormat(ch, store) {
+        const gl = this.gl, half = store === STORE_F16;
+        if (store === STORE_F16X8)
+            return {internal: gl.RGBA32UI, fmt: gl.RGBA_INTEGER, type: gl.UNSIGNED_INT};
         const fmt = [0, gl.RED, gl.RG, gl.RGB, gl.RGBA][ch];
         const internal = half ? [0, gl.R16F, gl.RG16F, gl.RGB16F, gl.RGBA16F][ch]
             : [0, gl.R32F, gl.RG32F, gl.RGB32F, gl.RGBA32F][ch];
@@ -765,7 +769,7 @@ class Runner {
      * textures of the same geometry where there are some). */
     upload(s) {
         const gl = this.gl, {L, v, o, m, n, k} = s;
-        const half = v.info.store === STORE_F16;
+        const half = v.info.store === STORE_F16, x8 = v.info.store === STORE_F16X8;
         if (s.ubo) {
             const align = Math.max(16, this.lim.uniformBufferOffsetAlignment);
             s.uboStride = Math.ceil(L.ubo_vec4s * 16 / align) * align;
@@ -776,16 +780,24 @@ class Runner {
         const bkey = `B|${shape}|${L.b_w}x${L.b_h}|${L.kblocks}x${L.nblocks}`;
         let ae = this.inputs.get(akey), be = this.inputs.get(bkey);
         const needA = !(o.sameInputs && ae), needB = !(o.sameInputs && be);
-        const na = L.a_w * L.a_h * L.channels, nb = L.b_w * L.b_h * L.channels;
-        const {internal, fmt, type} = this.inputFormat(L.channels, half);
+        /* floats of the packing (f16x8: of the half texels, group to a
+         * stored texel) and, for f16x8, the stored texels' words */
+        const na = L.a_w * L.group * L.a_h * L.channels, nb = L.b_w * L.b_h * L.group * L.channels;
+        const wa = L.a_w * L.a_h * 4, wb = L.b_w * L.b_h * 4;
+        const {internal, fmt, type} = this.inputFormat(L.channels, v.info.store);
         gl.pixelStorei(gl.UNPACK_ALIGNMENT, half ? 2 : 4);
         let src = 0, buf = 0, hbuf = 0;
         try {
             if (needA || needB) {
                 buf = gen.alloc(4 * Math.max(na, nb));
                 if (half) hbuf = gen.alloc(2 * Math.max(na, nb));
+                if (x8) hbuf = gen.alloc(4 * Math.max(wa, wb));
             }
-            const texData = (count) => {
+            const texData = (count, b) => {
+                if (x8) {
+                    gen.x.gw_pack_words(L.ptr, b ? 1 : 0, buf, hbuf);
+                    return gen.u32(hbuf, b ? wb : wa);
+                }
                 if (!half) return gen.f32(buf, count);
                 gen.x.gw_to_halves(hbuf, buf, count);
                 return gen.u16(hbuf, count);
@@ -799,8 +811,8 @@ class Runner {
                     for (let bk = 0; bk < L.kblocks; bk++) {
                         const i = bi * L.kblocks + bk;
                         gen.x.gw_pack_a(L.ptr, src, s.transa ? m : k, s.transa ? 1 : 0, m, n, k, bi, bk, buf);
-                        const data = texData(na);
-                        if (s.ubo) { /* fp32 only: gen has no fetch=ubo with store=f16 */
+                        const data = texData(na, false);
+                        if (s.ubo) { /* fp32 only: gen has no fetch=ubo with store=f16(x8) */
                             const u = this.uboData(s, data);
                             if (!ae.names[i]) {
                                 ae.names[i] = gl.createBuffer();
@@ -830,7 +842,7 @@ class Runner {
                     for (let bj = 0; bj < L.nblocks; bj++) {
                         const i = bk * L.nblocks + bj;
                         gen.x.gw_pack_b(L.ptr, src, s.transb ? k : n, s.transb ? 1 : 0, m, n, k, bk, bj, buf);
-                        const data = texData(nb);
+                        const data = texData(nb, true);
                         if (!be.names[i]) {
                             be.names[i] = this.texture(L.b_w, L.b_h, internal, fmt, type, data);
                         } else {

@@ -25,6 +25,9 @@
  *    targets is an array of L.targets float pointers; gw_unpack_c(s,
  *    targets, stride, m, n, k, bi, bj, c, ldc) the other way.
  *  - gw_to_halves(dst, src, count): gen/half.h's rounding (store=f16).
+ *  - gw_pack_words(s, b, packed, words): store=f16x8, the floats gw_pack_a
+ *    (b 0) or gw_pack_b (b 1) wrote as the RGBA32UI texels' words
+ *    (gen_pack_words_a / _b).
  * No I/O: the module imports nothing but what wasi-libc's malloc and
  * snprintf need. */
 #include <stdint.h>
@@ -103,7 +106,7 @@ enum sinfo {
     SI_MB, SI_NB, SI_KB, SI_MBLOCKS, SI_NBLOCKS, SI_KBLOCKS,
     SI_R, SI_C, SI_TR, SI_TC, SI_TARGETS, SI_CHANNELS, SI_STEP, SI_KSTEPS, SI_NP, SI_PASSES,
     SI_KPAD, SI_MPAD, SI_NPAD, SI_A_W, SI_A_H, SI_B_W, SI_B_H, SI_TGT_W, SI_TGT_H, SI_UBO_ROW,
-    SI_UBO_VEC4S, SI_TCH, GW_SINFO
+    SI_UBO_VEC4S, SI_TCH, SI_GROUP, GW_SINFO
 };
 
 EXPORT("gw_split_info") int gw_split_info(const gg_split *s, int *out)
@@ -113,7 +116,7 @@ EXPORT("gw_split_info") int gw_split_info(const gg_split *s, int *out)
                        L->r, L->c, L->tr, L->tc, L->targets, L->channels, L->step, L->ksteps,
                        L->np, L->passes, L->kpad, L->mpad, L->npad, L->a_w, L->a_h, L->b_w,
                        L->b_h, L->tgt_w, L->tgt_h, L->ubo_row, (int)L->ubo_vec4s,
-                       gen_target_channels(L)};
+                       gen_target_channels(L), L->group};
     memcpy(out, i, sizeof i);
     return GW_SINFO;
 }
@@ -166,4 +169,10 @@ EXPORT("gw_unpack_c") void gw_unpack_c(const gg_split *s, const float *const *ta
 EXPORT("gw_to_halves") void gw_to_halves(uint16_t *dst, const float *src, int count)
 {
     gen_floats_to_halves(dst, src, (size_t)(count > 0 ? count : 0));
+}
+
+EXPORT("gw_pack_words") void gw_pack_words(const gg_split *s, int b, const float *packed,
+                                           uint32_t *words)
+{
+    (b ? gen_pack_words_b : gen_pack_words_a)(&s->L, packed, words);
 }
