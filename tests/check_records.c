@@ -551,7 +551,7 @@ static void tune_config(gg_tune_config *tc, slow_fake *f, gg_strategy strat, boo
     search_config_default(&tc->search, 16, 16, 16);
     tc->search.strategy = strat;
     char err[256];
-    ck_assert_int_eq(search_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,out=rt", &tc->search.fix,
+    ck_assert_int_eq(search_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,out=rt,ku=1,tile=none", &tc->search.fix,
                                   err, sizeof err), 0);
     tc->search.eval = slow_eval;
     tc->search.user = f;

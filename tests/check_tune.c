@@ -74,7 +74,7 @@ START_TEST(test_real_tune_and_resume)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     char args[512], out[16384], err[16384];
     snprintf(args, sizeof args, "--size 16 --reps 1 --results %s "
-                                "--fix profile=330,compiler=glsl,unroll=0,acc=pingpong,mc=2x2,mrt=1x2",
+                                "--fix profile=330,compiler=glsl,unroll=0,acc=pingpong,mc=2x2,mrt=1x2,ku=1",
              dir);
     int rc = run(args, out, sizeof out, err, sizeof err);
     ck_assert_msg(rc == 0, "exit %d; stdout %s; stderr %s", rc, out, err);
