@@ -91,6 +91,8 @@ int lib_env_parse(int var, const char *value, long *out, char *err, size_t errle
     case LIB_ENV_BACKEND:
         if (!unset) {
             x = host_backend_parse(value);
+            if (x == GG_BACKEND_BROWSER) /* a page's WebGL2, not a context in this process */
+                x = -1;
             want = "egl or glfw";
         }
         break;

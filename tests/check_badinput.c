@@ -578,6 +578,7 @@ static const struct {
     {LIB_ENV_BACKEND, "vulkan", "GLGEMM_BACKEND=vulkan is not egl or glfw"},
     {LIB_ENV_BACKEND, "EGL", "GLGEMM_BACKEND=EGL is not egl or glfw"},
     {LIB_ENV_BACKEND, "none", "GLGEMM_BACKEND=none is not egl or glfw"},
+    {LIB_ENV_BACKEND, "browser", "GLGEMM_BACKEND=browser is not egl or glfw"},
     {LIB_ENV_DEVICE, "x", "GLGEMM_DEVICE=x is not a device index"},
     {LIB_ENV_DEVICE, "-1", "GLGEMM_DEVICE=-1 is not a device index"},
     {LIB_ENV_DEVICE, "1e3", "GLGEMM_DEVICE=1e3 is not a device index"},
