@@ -317,7 +317,10 @@ START_TEST(test_pool_hint_measured_once)
     char err[256];
     ck_assert_int_eq(base_inputs_make(&p, &in, err, sizeof err), 0);
     ck_assert_int_eq(base_reference_compute(&in, p.alpha, p.beta, &ref, err, sizeof err), 0);
-    gg_evaluator_config c = {.backend = GG_BACKEND_EGL, .prob = &p, .in = &in, .ref = &ref};
+    /* Generous deadlines: two workers build at once, and under ASan (make
+     * sanitize-ci) on two loaded cores a build took past the default 15 s. */
+    gg_evaluator_config c = {.backend = GG_BACKEND_EGL, .prob = &p, .in = &in, .ref = &ref,
+                             .timeout_s = 120, .compile_timeout_s = 120};
     int devs[2] = {0, 0};
     gg_pool_config pc = {.problems = &c, .nproblems = 1, .devices = devs, .ndevices = 2};
     gg_pool *pool = eval_pool_new(&pc, err, sizeof err);
