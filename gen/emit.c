@@ -439,26 +439,11 @@ static void put_step(emitter *e, const char *ind, int it)
 }
 
 /* ka/kb: the texel centre of the first A texel column / B texel row of a
- * k-step, not yet normalized.  ks is the k-step, an expression
- * that needs parentheses when multiplied if it is a sum. */
-static void put_kbase_ubo(emitter *e, const char *ind, const char *ks, bool sum, const char *ks_a);
-
-static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum)
-{
-    /* ubo: A's chunk holds this pass's k-steps only: ka counts from 0 */
-    put_kbase_ubo(e, ind, ks, sum, !strcmp(ks, "uKBase") ? "0" : "i");
-}
-
-/* The k-steps after a ku loop: ks is "uKBase + first", A's chunk offset
- * first. */
-static void put_kbase_at(emitter *e, const char *ind, const char *ks, int first)
-{
-    char a[16];
-    snprintf(a, sizeof a, "%d", first);
-    put_kbase_ubo(e, ind, ks, true, a);
-}
-
-static void put_kbase_ubo(emitter *e, const char *ind, const char *ks, bool sum, const char *ubo_ks)
+ * k-step, not yet normalized.  ks is the k-step, an expression that needs
+ * parentheses when multiplied if it is a sum; ubo_ks the same k-step in
+ * fetch=ubo's chunk of A, which holds this pass's k-steps only (it counts
+ * from 0). */
+static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum, const char *ubo_ks)
 {
     gg_sbuf *sb = &e->sb;
     const gg_layout *L = &e->L;
@@ -541,6 +526,17 @@ static void put_image_out(emitter *e)
     gen_sb_puts(sb, "}\n");
 }
 
+/* n k-steps from ka, kb, each in a block of its own (their fetched texels
+ * share names): ku's loop body and the steps after it. */
+static void put_step_blocks(emitter *e, int n)
+{
+    for (int u = 0; u < n; u++) {
+        gen_sb_puts(&e->sb, "        {\n");
+        put_step(e, "            ", u);
+        gen_sb_puts(&e->sb, "        }\n");
+    }
+}
+
 static void put_main(emitter *e)
 {
     const gg_layout *L = &e->L;
@@ -588,7 +584,7 @@ static void put_main(emitter *e)
     snprintf(its, sizeof its, "%s + i", it0);
     if (e->v->unroll) {
         gen_sb_printf(sb, "    /* k-steps uKBase .. uKBase+%d, written out */\n", L->np - 1);
-        put_kbase(e, "    ", it0, false);
+        put_kbase(e, "    ", it0, false, "0");
         for (int s = 0; s < L->np / L->ku; s++) {
             if (L->ku == 1)
                 gen_sb_printf(sb, "    { /* k-step uKBase+%d */\n", s);
@@ -603,13 +599,13 @@ static void put_main(emitter *e)
          * (np is a multiple of ku: nothing after the loop) */
         gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d, "
                          "%d an iteration */\n", L->np / L->ku, L->np - 1, L->ku);
-        put_kbase(e, "        ", its, true);
+        put_kbase(e, "        ", its, true, "i");
         put_step(e, "        ", 0);
         gen_sb_puts(sb, "    }\n");
     } else if (L->ku == 1) {
         gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d */\n",
                      L->np, L->np - 1);
-        put_kbase(e, "        ", "uKBase + i", true);
+        put_kbase(e, "        ", "uKBase + i", true, "i");
         put_step(e, "        ", 0);
         gen_sb_puts(sb, "    }\n");
     } else {
@@ -619,25 +615,18 @@ static void put_main(emitter *e)
         if (body) {
             gen_sb_printf(sb, "    for (int i = 0; i < %d; i += %d) { /* k-steps uKBase .. uKBase+%d, "
                              "%d an iteration */\n", body, L->ku, body - 1, L->ku);
-            put_kbase(e, "        ", "uKBase + i", true);
-            for (int u = 0; u < L->ku; u++) {
-                gen_sb_puts(sb, "        {\n");
-                put_step(e, "            ", u);
-                gen_sb_puts(sb, "        }\n");
-            }
+            put_kbase(e, "        ", "uKBase + i", true, "i");
+            put_step_blocks(e, L->ku);
             gen_sb_puts(sb, "    }\n");
         }
         if (rest) {
-            char ks[32];
+            char ks[32], first[16];
             snprintf(ks, sizeof ks, "uKBase + %d", body);
+            snprintf(first, sizeof first, "%d", body);
             gen_sb_printf(sb, "    { /* k-steps uKBase+%d .. uKBase+%d, after the loop */\n", body,
                          L->np - 1);
-            put_kbase_at(e, "        ", ks, body);
-            for (int u = 0; u < rest; u++) {
-                gen_sb_puts(sb, "        {\n");
-                put_step(e, "            ", u);
-                gen_sb_puts(sb, "        }\n");
-            }
+            put_kbase(e, "        ", ks, true, first);
+            put_step_blocks(e, rest);
             gen_sb_puts(sb, "    }\n");
         }
     }

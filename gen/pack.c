@@ -57,11 +57,9 @@ static void copy_runs(float *dst, size_t dstep, const float *src, size_t sstep, 
     }
 }
 
-#define unfold gen_layout_unfold /* order=frag (gen.h) */
-
 /* One texture of r x c blocks: texel (x, y) channel i*c + j holds
  * op(X)[row0 + y'*r + i][col0 + x'*c + j] while inside rows x cols, else 0,
- * y' = unfold(y, rways, h), x' = unfold(x, cways, w).
+ * y' = gen_layout_unfold(y, rways, h), x' = gen_layout_unfold(x, cways, w) (order=frag).
  * Only texel rows y0 .. y1-1 are written (out is still the whole texture).
  * Untransposed sources copy runs of c floats (a whole row when r is 1 and
  * the columns are in order). */
@@ -76,13 +74,13 @@ static void pack_blocks(gg_src s, int r, int c, int w, int h, long row0, long co
         memset(out + (size_t)y0 * w * ch, 0, (size_t)w * (y1 - y0) * ch * sizeof *out);
     for (int y = y0; y < y1; y++)
         for (int i = 0; i < r; i++) {
-            int row = unfold(y, rways, h) * r + i;
+            int row = gen_layout_unfold(y, rways, h) * r + i;
             if (row >= rows)
                 continue;
             float *dst = out + (size_t)y * w * ch + i * c;
             if (cways) {
                 for (int x = 0; x < w; x++) {
-                    int lx = unfold(x, cways, w);
+                    int lx = gen_layout_unfold(x, cways, w);
                     for (int j = 0; j < c && lx * c + j < cols; j++)
                         dst[(size_t)x * ch + j] = src_at(s, row0 + row, col0 + lx * c + j);
                 }

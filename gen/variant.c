@@ -202,14 +202,21 @@ static bool is_preset_name(const char *s, size_t n)
 }
 
 /* RxC for mrt (limit 8), mc (limit 4) or blk (limit GG_MAX_BLK). */
-static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *err, size_t errlen)
+/* "AxB", each a count up to a million, [s, s+n): *a and *b, or -1. */
+static void parse_pair(const char *s, size_t n, long *a, long *b)
 {
     const char *x = memchr(s, 'x', n);
-    long r = -1, c = -1;
+    *a = *b = -1;
     if (x) {
-        r = parse_count(s, (size_t)(x - s), 1000000);
-        c = parse_count(x + 1, n - (size_t)(x - s) - 1, 1000000);
+        *a = parse_count(s, (size_t)(x - s), 1000000);
+        *b = parse_count(x + 1, n - (size_t)(x - s) - 1, 1000000);
     }
+}
+
+static int parse_shape(int key, const char *s, size_t n, gg_shape *out, char *err, size_t errlen)
+{
+    long r, c;
+    parse_pair(s, n, &r, &c);
     if (r < 1 || c < 1)
         return gen_fail(err, errlen, "%s: '%.*s' is not allowed; use %s", gen_keys[key].name,
                        (int)(n > 40 ? 40 : n), s, key_allowed[key]);
@@ -240,12 +247,8 @@ static int parse_tile(const char *s, size_t n, gg_variant *v, char *err, size_t 
         ord = s[n - 1] == 'c' ? GG_TILE_COLS : GG_TILE_Z;
         n--;
     }
-    const char *x = memchr(s, 'x', n);
-    long w = -1, h = -1;
-    if (x) {
-        w = parse_count(s, (size_t)(x - s), 1000000);
-        h = parse_count(x + 1, n - (size_t)(x - s) - 1, 1000000);
-    }
+    long w, h;
+    parse_pair(s, n, &w, &h);
     if (w < 1 || h < 1)
         return gen_fail(err, errlen, "tile: '%.*s' is not allowed; use %s", (int)(n > 40 ? 40 : n), s,
                        key_allowed[K_TILE]);

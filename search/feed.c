@@ -15,23 +15,6 @@
 
 #include <stdio.h>
 
-/* The best scored point of the searched store (--fix's), any out. */
-static bool best_point(const gg_search *s, gg_variant *v, double *score)
-{
-    *score = 0;
-    for (size_t i = 0; i < s->cap; i++) {
-        const gs_entry *e = &s->tab[i];
-        if (!e->key || e->v.store != s->cfg.fix.v.store || !search_fix_matches(&s->cfg.fix, &e->v))
-            continue;
-        double sc = search_outcome_score(&e->o);
-        if (sc > *score) {
-            *score = sc;
-            *v = e->v;
-        }
-    }
-    return *score > 0;
-}
-
 /* Looks at the candidates c[0..n) (normalised, allowed, not the best
  * itself); the best of them replaces *best where it scores higher.  Returns
  * 0, or the stop of gs_look (1 budget, -1 error). */
@@ -68,8 +51,9 @@ int gs_feed(gg_search *s)
     const gg_fix *f = &s->cfg.fix;
     gg_variant best;
     double bs;
-    if (!best_point(s, &best, &bs))
-        return 0;
+    int got = search_memo_top_store(s, (int)f->v.store, f, 1, &best, &bs);
+    if (got <= 0)
+        return got;
     char t0[GG_VARIANT_TEXT], t1[GG_VARIANT_TEXT];
     gen_variant_format(&best, t0, sizeof t0);
     double s0 = bs;
