@@ -79,7 +79,16 @@ run_check() {
     local what="$1" line
     shift
     R=()
-    python3 "$check" "$@" > "$T/check" 2> "$T/checkerr" || { cat "$T/checkerr"; fail "$what: the checks above"; }
+    if ! python3 "$check" "$@" > "$T/check" 2> "$T/checkerr"; then
+        cat "$T/checkerr"
+        fail "$what: the checks above"
+        if [ "$2" = tune ]; then # what the run said and left, to find the cause
+            echo "kill9: its stderr (first and last 8 lines of $(wc -l < "$T/err")):"
+            head -8 "$T/err"; echo "  ..."; tail -8 "$T/err"
+            echo "kill9: its stdout:"; cat "$T/out"
+            echo "kill9: the results folder:"; ls -laR "$res" | head -40
+        fi
+    fi
     while IFS= read -r line; do R[${line%%=*}]="${line#*=}"; done < "$T/check"
     checks=$((checks + ${R[checks]:-0}))
 }
