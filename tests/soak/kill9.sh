@@ -98,6 +98,11 @@ size=16
 rows=0 tune_tmp=0 killed=0 completed=0 lost=0 evals=0
 echo "kill9: $tune_cycles tune cycles (glgemm tune --size S --reps 1 ${tune_args[*]}, S from 16 on, killed after 0.05-$max_delay s), then $lib_cycles library cycles; in $T"
 for c in $(seq "$tune_cycles"); do
+    # Emptied here, not only by the job's redirections: a kill that lands
+    # before the forked shell opened them (a loaded machine, the shortest
+    # delay) left the previous cycle's output for this cycle's checks (CI:
+    # a size's first cycle "printed" the last size's 29 evaluations).
+    : > "$T/out"; : > "$T/err"
     env GLGEMM_SOAK_TAG="$tag" nice "$bin" tune --size "$size" --reps 1 "${tune_args[@]}" --verbose --results "$res" \
         > "$T/out" 2> "$T/err" &
     pid=$!
@@ -161,6 +166,7 @@ echo "[$(printf %3d $SECONDS)s] final: tune of ${size}^3 to its end: $rows rows;
 export GLGEMM_CACHE_DIR="$T/libcache"
 lib_killed=0 lib_calls=0 lib_done=0 lib_tmp=0
 for c in $(seq "$lib_cycles"); do
+    : > "$T/lout"; : > "$T/lerr" # as for the tune: not the last cycle's output
     env GLGEMM_SOAK_TAG="$tag" nice "$T/libkill" "$c" > "$T/lout" 2> "$T/lerr" &
     pid=$!
     sleep "$(awk -v s="$RANDOM$RANDOM" 'BEGIN { srand(s); printf "%.3f", 0.05 + rand() * 1.5 }')"
