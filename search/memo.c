@@ -38,6 +38,18 @@ int search_variant_normalize(gg_variant *v, int m, int n, int k)
         v->np = GG_NP_ALL;
     else if (v->np != GG_NP_ALL)
         v->np = L.np; /* store=f16x8: rounded up to whole iterations (gen.h) */
+    /* store=f16x8 rounds ku up to whole stored texels: the smallest ku
+     * giving the same iteration, so that one shader is one point (ku=1 and
+     * ku=2 were two feed points where a texel holds two steps). */
+    for (int ku = 1; v->store == GG_STORE_F16X8 && ku < v->ku; ku *= 2) {
+        gg_variant w = *v;
+        gg_layout Lw;
+        w.ku = ku;
+        if (!gen_layout_compute(&w, m, n, k, &Lw) && Lw.ku == L.ku && Lw.np == L.np) {
+            v->ku = ku;
+            break;
+        }
+    }
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "gen/gen.h"
 #include "gen/half.h"
 #include "gen/pack.h"
+#include "search/search.h"
 #include "tests/cli_util.h"
 #include "tests/gemm_util.h"
 #include "tests/glslang_util.h"
@@ -237,6 +238,43 @@ START_TEST(f16x8_layout_invariants)
                     checked++;
                 }
     ck_assert_int_eq(checked, NPACK * 5 * 4 * 3 * 3);
+}
+END_TEST
+
+/* The search's normal form: f16x8 rounds ku up to whole stored texels, so
+ * each ku becomes the smallest giving the same iteration (one shader, one
+ * point); the layout is the same before and after; other stores keep ku. */
+START_TEST(f16x8_ku_normalised)
+{
+    static const int sizes[] = {37, 64, 129};
+    int merged = 0;
+    for (int p = 0; p < NPACK; p++)
+        for (int z = 0; z < 3; z++)
+            for (int np = 0; np < 2; np++) {
+                char text[128];
+                int first_of[9] = {0}; /* a loop iteration's k-steps -> the first ku giving it */
+                for (int ku = 1; ku <= 4; ku *= 2) {
+                    snprintf(text, sizeof text, "mc=%dx%d,np=%s,ku=%d,store=f16x8",
+                             packings[p].rows, packings[p].cols, np ? "all" : "3", ku);
+                    gg_variant v = parsed(text), w = v;
+                    gg_layout a, b;
+                    ck_assert_int_eq(gen_layout_compute(&v, sizes[z], sizes[z], sizes[z], &a), 0);
+                    ck_assert_int_eq(search_variant_normalize(&w, sizes[z], sizes[z], sizes[z]), 0);
+                    ck_assert_int_eq(gen_layout_compute(&w, sizes[z], sizes[z], sizes[z], &b), 0);
+                    ck_assert_msg(a.ku == b.ku && a.np == b.np && a.passes == b.passes,
+                                  "%s: the layout changed (ku %d -> %d)", text, a.ku, b.ku);
+                    ck_assert_int_le(a.ku, 8);
+                    if (!first_of[a.ku])
+                        first_of[a.ku] = ku;
+                    ck_assert_msg(w.ku == first_of[a.ku], "%s: ku %d, not %d", text, w.ku,
+                                  first_of[a.ku]);
+                    merged += w.ku != ku;
+                    v.store = GG_STORE_F32; /* keeps its ku */
+                    ck_assert_int_eq(search_variant_normalize(&v, sizes[z], sizes[z], sizes[z]), 0);
+                    ck_assert_int_eq(v.ku, ku);
+                }
+            }
+    ck_assert_int_gt(merged, 0); /* the grid has ku values that merge */
 }
 END_TEST
 
@@ -631,6 +669,7 @@ Suite *make_f16x8_suite(void)
     tcase_add_loop_test(tc, f16x8_card_verdicts, 0, (int)(sizeof cards / sizeof *cards));
     tcase_add_loop_test(tc, f16x8_layout_figures, 0, (int)(sizeof layouts / sizeof *layouts));
     tcase_add_test(tc, f16x8_layout_invariants);
+    tcase_add_test(tc, f16x8_ku_normalised);
     tcase_add_loop_test(tc, f16x8_emit_declarations, 0, (int)(sizeof decls / sizeof *decls));
     tcase_add_test(tc, f16x8_emit_fetches_unpacks);
     tcase_add_test(tc, f16x8_pack_words);
