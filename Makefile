@@ -182,10 +182,16 @@ SAN_ENV = GLGEMM_BIN=$(abspath build-san/glgemm) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0:intercept_tls_get_addr=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Cases tagged forkthreads fork evaluation workers from several threads at
+# once (--devices, the pool, MPI's rank 0); under GCC 12's ASan such a worker
+# now and then waits forever in the allocator's lock, which another thread
+# held at the fork (its fork does not take it): not run under ASan.  They run
+# in check: tests/SANITIZE.md.
+SAN_SKIP_TAGS = forkthreads
 sanitize: deps
 	$(MAKE) BUILD=build-san BIN=build-san/glgemm OPT=-O1 \
 		SAN="$(SAN_FLAGS)" test-bin
-	$(SAN_ENV) CK_DEFAULT_TIMEOUT=600 $(XVFB) build-san/check_glgemm
+	$(SAN_ENV) CK_DEFAULT_TIMEOUT=600 CK_EXCLUDE_TAGS="$(SAN_SKIP_TAGS)" $(XVFB) build-san/check_glgemm
 
 # CI's share of it (.ci/run): the same build on every suite of
 # tests/suites.h's one list, in three runs: the cases that need no GL context
@@ -194,14 +200,14 @@ sanitize: deps
 # the leak checker since intercept_tls_get_addr=0 keeps its tracer alive
 # (tests/SANITIZE.md; about 15 s more than without).  About 3.5 minutes on
 # two cores after the build.  `make sanitize` stays the full run.
-SAN_CI_TAGS = gl glfw slow
+SAN_CI_TAGS = gl glfw slow $(SAN_SKIP_TAGS)
 sanitize-ci: deps
 	$(MAKE) BUILD=build-san BIN=build-san/glgemm OPT=-O1 \
 		SAN="$(SAN_FLAGS)" test-bin
 	$(SAN_ENV) CK_EXCLUDE_TAGS="$(SAN_CI_TAGS) pure" build-san/check_glgemm
 	$(SAN_ENV) CK_FORK=no CK_INCLUDE_TAGS=pure CK_EXCLUDE_TAGS="$(SAN_CI_TAGS)" \
 		build-san/check_glgemm
-	$(SAN_ENV) CK_INCLUDE_TAGS=gl CK_EXCLUDE_TAGS="glfw slow" build-san/check_glgemm
+	$(SAN_ENV) CK_INCLUDE_TAGS=gl CK_EXCLUDE_TAGS="glfw slow $(SAN_SKIP_TAGS)" build-san/check_glgemm
 
 # ThreadSanitizer on the library's threaded tests, in its own build folder:
 # the concurrency suite (tests/check_concurrency.c), check_lib's
