@@ -152,7 +152,8 @@ check: deps
 	$(MAKE) cycles perf
 	tests/web/deps.sh
 	$(MAKE) --no-print-directory web >/dev/null
-	$(MAKE) mpi
+	$(MAKE) mpi $(BUILD)/mixfetch
+	$(BUILD)/mixfetch 128 128 32 > /dev/null
 	GLGEMM_BIN=$(abspath $(BIN)) GLGEMM_MPI_BIN=$(abspath $(MPI_BIN)) $(XVFB) $(TESTBIN)
 	$(MAKE) fuzz-smoke
 	tests/example/run.sh
@@ -162,6 +163,12 @@ check: deps
 	GLGEMM_BIN=$(abspath $(BIN)) tests/web/run.sh $(BUILD)
 	$(MAKE) --no-print-directory man-check
 	python3 tests/docs_check.py $(abspath $(BIN)) && tests/docs_examples.sh $(BUILD) $(BIN)
+
+# A device experiment (docs/notes/feed.md): texelFetch against SSBO reads;
+# check builds it and runs it small on llvmpipe (the sums must agree).
+$(BUILD)/mixfetch: tests/device/mixfetch.c base/clock.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -I. -o $@ $^ -lEGL -lOpenGL -lm
 
 # The kill -9 soak (tests/soak/kill9.sh): 50 kills of a tune and 50 of a
 # library program, each checked; check runs its --quick form (5 and 5).
