@@ -25,9 +25,10 @@ void base_reference_free(gg_reference *ref)
 static double *widen(const float *src, size_t count, gg_store store)
 {
     double *d = malloc(count * sizeof *d);
+    bool half = gen_store_inputs(store) == GG_STORE_F16;
     if (d)
         for (size_t i = 0; i < count; i++)
-            d[i] = gen_store_inputs(store) == GG_STORE_F16 ? gen_half_round(src[i]) : src[i];
+            d[i] = half ? gen_half_round(src[i]) : src[i];
     return d;
 }
 

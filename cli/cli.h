@@ -83,6 +83,10 @@ int cli_float(const char *s, double *out);
  * -1 when malformed (an empty item, junk), -2 when more than max. */
 int cli_int_list(const char *s, long lo, long hi, int *out, int max);
 
+/* The status of several runs: the first failure's, bad input (EXIT_USAGE)
+ * over any other. */
+int cli_status_merge(int status, int rc);
+
 /* Checks the problem after parsing: --a with --b, --c with both, and that
  * --out can be written (an existing folder; a regular, writable file if it
  * exists), before any work.  0, or EXIT_USAGE after one line. */
@@ -107,9 +111,6 @@ int cli_this_card(const cli_common *c, char *slug, size_t len, char *err, size_t
 
 /* ---- --devices (cli/devices.c) ---- */
 
-/* --devices' text into c (syntax only); 0, or EXIT_USAGE after one line. */
-int cli_devices_parse(cli_common *c, const char *value);
-
 /* The command's device pool (eval/pool.h): --devices resolved (all: every
  * EGL device; local: the one numbered as this rank on its host; an index
  * EGL does not list is bad usage), else --device alone; the problems'
@@ -133,6 +134,7 @@ typedef struct {
     unsigned long long mask[GG_POOL_MAX_SLOTS]; /* bit i: slot i */
     int first[GG_POOL_MAX_SLOTS];               /* its first slot */
     int count[GG_POOL_MAX_SLOTS];               /* its slots */
+    int kind[GG_POOL_MAX_SLOTS];                /* the gg_ctx_kind its slug is of */
 } cli_cards;
 
 /* Every slot checked (cli_slot_failed with kind and what), the slug from

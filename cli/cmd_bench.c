@@ -187,9 +187,8 @@ static int pool_eval(void *user, const gg_variant *v, gg_measurement *out)
  * its rows on its devices. */
 static int bench_pool(bench_args *a, gg_gpu *g)
 {
-    gg_evaluator_config ecfg = {.backend = g->backend, .device = g->device, .prob = g->prob,
-                                .in = g->in, .ref = g->ref, .max_draw_set = g->max_draw_set,
-                                .max_draw_ms = g->max_draw_ms, .results = g->results};
+    gg_evaluator_config ecfg;
+    eval_gpu_config(g, &ecfg);
     gg_pool *pool;
     int rc = cli_pool_open(&a->c, &ecfg, 1, &pool);
     if (rc)
@@ -214,8 +213,7 @@ static int bench_pool(bench_args *a, gg_gpu *g)
         g->eval = pool_eval;
         g->eval_user = &r;
         rc = bench_card(a, g, cards->slug[i]);
-        if (rc && (!status || rc == EXIT_USAGE))
-            status = rc;
+        status = cli_status_merge(status, rc);
     }
     free(cards);
     eval_pool_free(pool);

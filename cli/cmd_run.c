@@ -121,10 +121,8 @@ static int run_on(cli_common *c, run_opts *ro, gg_pool *pool, int i, const char 
             return rc;
         if (gen_variant_parse(text, &best, &v, err, sizeof err))
             return cli_error(c, "%s", err);
-        if (!dev->ok[host_ctx_kind_for(v.profile)]) {
-            fprintf(stderr, "glgemm run: %s%s\n", label, dev->err[host_ctx_kind_for(v.profile)]);
-            return EXIT_NOCTX;
-        }
+        if ((rc = cli_slot_failed(c, pool, i, (int)host_ctx_kind_for(v.profile), "")))
+            return rc;
     }
     /* The reference: the worker makes the one of the variant's store (of
      * the inputs rounded to halves for store=f16, base/reference.h). */
@@ -216,8 +214,7 @@ int cmd_run(int argc, char **argv)
     status = 0;
     for (int i = 0; i < eval_pool_nslots(pool); i++) {
         rc = run_on(&c, &ro, pool, i, text, want_best, &v, &in);
-        if (rc && (!status || rc == EXIT_USAGE))
-            status = rc;
+        status = cli_status_merge(status, rc);
     }
 out:
     eval_pool_free(pool);

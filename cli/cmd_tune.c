@@ -329,6 +329,7 @@ int cmd_tune(int argc, char **argv)
             j->ndevices = cards->count[g];
             j->slug = cards->slug[g];
             j->dev = &eval_pool_slot(pool, cards->first[g])->info;
+            j->card_info = &j->dev->info[cards->kind[g]];
             j->t0 = t0;
             j->out = stdout;
             snprintf(j->name, sizeof j->name, "%.60s %dx%dx%d", cards->slug[g], pr[q].prob.m, pr[q].prob.n,
@@ -347,9 +348,7 @@ int cmd_tune(int argc, char **argv)
             jobs[i].several = njobs > 1;
             if (njobs > 1)
                 printf("== %s\n", jobs[i].name);
-            int rc1 = tune_one(&jobs[i]);
-            if (rc1 && (!status || rc1 == EXIT_USAGE))
-                status = rc1;
+            status = cli_status_merge(status, tune_one(&jobs[i]));
         }
     } else {
         int made = 0;
@@ -364,8 +363,7 @@ int cmd_tune(int argc, char **argv)
         for (int i = 0; i < made; i++)
             pthread_join(th[i], NULL);
         for (int i = 0; i < njobs; i++)
-            if (jobs[i].status && (!status || jobs[i].status == EXIT_USAGE))
-                status = jobs[i].status;
+            status = cli_status_merge(status, jobs[i].status);
     }
     if (ns > 1)
         device_lines(pool, base_now_s() - t0);

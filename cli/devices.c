@@ -131,6 +131,7 @@ int cli_pool_cards(const cli_common *c, gg_pool *pool, int kind, const char *wha
         if (g == cards->n) {
             snprintf(cards->slug[cards->n++], GG_CARD_MAX, "%s", slug);
             cards->first[g] = i;
+            cards->kind[g] = k;
         }
         cards->mask[g] |= 1ULL << i;
         cards->count[g]++;

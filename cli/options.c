@@ -120,6 +120,30 @@ static int size_opt(cli_common *c, const char *name, const char *v, int *dst)
     return 0;
 }
 
+/* --devices LIST|all|local: the syntax only (cli/devices.c resolves it). */
+static int devices_parse(cli_common *c, const char *v)
+{
+    c->devices_set = true;
+    c->devices_all = c->devices_local = false;
+    c->ndevices = 0;
+    if (!*v)
+        return cli_error(c, "--devices needs device indices separated by commas (0,1,...), "
+                            "all or local");
+    if (!strcmp(v, "all") || !strcmp(v, "local")) {
+        c->devices_all = v[0] == 'a';
+        c->devices_local = v[0] == 'l';
+        return 0;
+    }
+    int n = cli_int_list(v, 0, 1023, c->devices, CLI_MAX_DEVICES);
+    if (n == -2)
+        return cli_error(c, "--devices names more than %d devices", CLI_MAX_DEVICES);
+    if (n < 0)
+        return cli_error(c, "--devices must be all, local or device indices separated by "
+                            "commas (0,1,...), got '%s'", v);
+    c->ndevices = n;
+    return 0;
+}
+
 static int common_opt(cli_common *c, int id, const char *name, const char *v)
 {
     long x;
@@ -138,7 +162,7 @@ static int common_opt(cli_common *c, int id, const char *name, const char *v)
         c->device = (int)x;
         c->device_set = true;
         return 0;
-    case OPT_DEVICES: return cli_devices_parse(c, v);
+    case OPT_DEVICES: return devices_parse(c, v);
     case OPT_BROWSER:
         if (!*v)
             return cli_error(c, "--browser needs the path of a Chromium or Chrome");
@@ -261,28 +285,9 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
     return 0;
 }
 
-/* --devices LIST|all|local: the syntax only (cli/devices.c resolves it). */
-int cli_devices_parse(cli_common *c, const char *v)
+int cli_status_merge(int status, int rc)
 {
-    c->devices_set = true;
-    c->devices_all = c->devices_local = false;
-    c->ndevices = 0;
-    if (!*v)
-        return cli_error(c, "--devices needs device indices separated by commas (0,1,...), "
-                            "all or local");
-    if (!strcmp(v, "all") || !strcmp(v, "local")) {
-        c->devices_all = v[0] == 'a';
-        c->devices_local = v[0] == 'l';
-        return 0;
-    }
-    int n = cli_int_list(v, 0, 1023, c->devices, CLI_MAX_DEVICES);
-    if (n == -2)
-        return cli_error(c, "--devices names more than %d devices", CLI_MAX_DEVICES);
-    if (n < 0)
-        return cli_error(c, "--devices must be all, local or device indices separated by "
-                            "commas (0,1,...), got '%s'", v);
-    c->ndevices = n;
-    return 0;
+    return rc && (!status || rc == EXIT_USAGE) ? rc : status;
 }
 
 /* --out before any work: a file base_npy_write() will be able to replace or

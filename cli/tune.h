@@ -36,7 +36,8 @@ typedef struct {
     int client;                  /* the pool's client: this card's slots, this problem */
     int ndevices;                /* the card's slots */
     const char *slug;
-    const gg_device_info *dev;   /* the card's (its first slot's): limits, renderer */
+    const gg_device_info *dev;   /* the card's (its first slot's): limits */
+    const gg_ctx_info *card_info; /* its context the slug is of: renderer */
     double t0;
     bool several;                /* tunes run at once: progress in lines, each named */
     char name[96];               /* "llvmpipe 256x256x256" */
@@ -47,8 +48,5 @@ typedef struct {
 
 /* Runs the tune; its status in j->status (also returned). */
 int tune_one(tune_job *j);
-
-/* "1m05s" */
-char *tune_duration(double s, char *buf, size_t len);
 
 #endif

@@ -158,7 +158,8 @@ static void prefetch_finalists(const tune_eval *te, const tune_opts *o, int roun
 
 /* ---- progress ---- */
 
-char *tune_duration(double s, char *buf, size_t len)
+/* "1m05s" */
+static char *tune_duration(double s, char *buf, size_t len)
 {
     if (s < 0 || !isfinite(s))
         snprintf(buf, len, "?");
@@ -401,11 +402,6 @@ int tune_one(tune_job *j)
     const tune_opts *o = j->o;
     const gg_problem *prob = j->prob;
     char err[512];
-    int first = -1;
-    for (int p = 2; p >= 0; p--)
-        if (j->dev->ok[host_ctx_kind_for((gg_profile)p)])
-            first = p;
-    const gg_ctx_info *card_info = &j->dev->info[host_ctx_kind_for((gg_profile)first)];
     gg_tune *t = NULL;
     gg_probe_result *probe = calloc(1, sizeof *probe);
     tune_result *r = calloc(1, sizeof *r);
@@ -438,7 +434,7 @@ int tune_one(tune_job *j)
     tc.search.user = &te;
     tc.search.hint = hint;
     tc.search.hint_user = &te;
-    r->warm = eval_pool_warm(j->pool, warm_worker(card_info));
+    r->warm = eval_pool_warm(j->pool, warm_worker(j->card_info));
     /* The bound: the card's probe, when there is one. */
     gg_bound_user bu = {probe, prob->m, prob->n, prob->k};
     char perr[512];
@@ -467,7 +463,7 @@ int tune_one(tune_job *j)
         snprintf(devs, sizeof devs, ", %d device%s", j->ndevices, j->ndevices == 1 ? "" : "s");
     fprintf(stderr, "tune%s%s: %s search on %s (%s%s), %dx%dx%d, up to %d reps, timeout %.0f s "
                     "per evaluation%s%s\n", nm, name,
-            search_strategy_name(o->strategy), j->slug, card_info->renderer, devs, prob->m, prob->n,
+            search_strategy_name(o->strategy), j->slug, j->card_info->renderer, devs, prob->m, prob->n,
             prob->k, prob->reps, j->timeout_s, r->fixt[0] ? ", --fix " : "", r->fixt);
     if (!have_probe)
         fprintf(stderr, "tune%s%s: no bound pruning: %s (glgemm probe writes it)\n", nm, name, perr);

@@ -16,6 +16,13 @@ const char *const eval_bench_names[GG_BENCH_ALL_ROWS] = {
 /* Rows without a variant: their variant columns are empty. */
 static bool variantless(int i) { return i == GG_BENCH_CPU || i == GG_BENCH_TFJS_WEBGL; }
 
+bool eval_bench_row_tuned(int i) { return i >= GG_BENCH_BEST && i <= GG_BENCH_BEST_F16X8; }
+
+bool eval_bench_row_optional(int i)
+{
+    return (eval_bench_row_tuned(i) && i != GG_BENCH_BEST) || i == GG_BENCH_TFJS_WEBGL;
+}
+
 void eval_bench_ratios(gg_bench *b)
 {
     const gg_bench_row *cpu = &b->rows[GG_BENCH_CPU];
@@ -57,11 +64,10 @@ int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k,
 
     for (int i = 0; i < GG_BENCH_CPU; i++) {
         gg_bench_row *r = &b->rows[i];
-        if (i >= GG_BENCH_BEST) {
-            const gg_variant *rv = i == GG_BENCH_BEST         ? rec->best
-                                   : i == GG_BENCH_BEST_IMAGE ? rec->best_image
-                                   : i == GG_BENCH_BEST_F16   ? rec->best_f16
-                                                              : rec->best_f16x8;
+        if (eval_bench_row_tuned(i)) {
+            const gg_variant *recs[] = {rec->best, rec->best_image, rec->best_f16,
+                                        rec->best_f16x8}; /* in the rows' order */
+            const gg_variant *rv = recs[i - GG_BENCH_BEST];
             if (!rv)
                 continue;
             r->v = *rv;

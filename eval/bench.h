@@ -52,6 +52,12 @@
 enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_BEST_F16X8 = 7,
        GG_BENCH_CPU = 8, GG_BENCH_TFJS_WEBGL = 9 };
 extern const char *const eval_bench_names[GG_BENCH_ALL_ROWS];
+/* The tuned rows: best, best-image, best-f16, best-f16x8. */
+bool eval_bench_row_tuned(int i);
+/* The rows present only where there is one (best-image, best-f16,
+ * best-f16x8, tfjs-webgl): a file or a report has no line for them
+ * otherwise. */
+bool eval_bench_row_optional(int i);
 
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
 /* Bench files from before the store column still read (store=f32). */

@@ -11,14 +11,20 @@
 #include "eval/browser.h"
 #include "eval/isolate.h"
 
+void eval_gpu_config(const gg_gpu *g, gg_evaluator_config *c)
+{
+    *c = (gg_evaluator_config){.backend = g->backend, .device = g->device, .prob = g->prob,
+                               .in = g->in, .ref = g->ref, .timeout_s = g->timeout_s,
+                               .max_draw_set = g->max_draw_set, .max_draw_ms = g->max_draw_ms,
+                               .results = g->results};
+}
+
 /* g's evaluator, made on first use; NULL with err. */
 static gg_evaluator *evaluator(gg_gpu *g, char *err, size_t errlen)
 {
     if (!g->ev) {
-        gg_evaluator_config c = {.backend = g->backend, .device = g->device, .prob = g->prob,
-                                 .in = g->in, .ref = g->ref, .timeout_s = g->timeout_s,
-                                 .max_draw_set = g->max_draw_set, .max_draw_ms = g->max_draw_ms,
-                                 .results = g->results};
+        gg_evaluator_config c;
+        eval_gpu_config(g, &c);
         g->ev = eval_evaluator_new(&c, err, errlen);
     }
     return g->ev;
@@ -230,11 +236,14 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
             snprintf(err, errlen, "bench stopped: no child process for a GPU row");
         return -1;
     }
-    snprintf(b->rows[GG_BENCH_BEST].from, sizeof b->rows[GG_BENCH_BEST].from, "%s",
-             from[GG_STORE_F32]);
-    snprintf(b->rows[GG_BENCH_BEST_F16].from, sizeof b->rows[GG_BENCH_BEST_F16].from, "%s",
-             from[GG_STORE_F16]);
-    snprintf(b->rows[GG_BENCH_BEST_F16X8].from, sizeof b->rows[GG_BENCH_BEST_F16X8].from, "%s",
-             from[GG_STORE_F16X8]);
+    static const struct {
+        int row;
+        gg_store store;
+    } from_rows[] = {{GG_BENCH_BEST, GG_STORE_F32},
+                     {GG_BENCH_BEST_F16, GG_STORE_F16},
+                     {GG_BENCH_BEST_F16X8, GG_STORE_F16X8}};
+    for (size_t i = 0; i < sizeof from_rows / sizeof *from_rows; i++)
+        snprintf(b->rows[from_rows[i].row].from, sizeof b->rows[0].from, "%s",
+                 from[from_rows[i].store]);
     return 0;
 }

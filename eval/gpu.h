@@ -45,6 +45,10 @@ typedef struct {
     void *eval_user;
 } gg_gpu;
 
+/* The configuration of g's evaluator (the one eval_gpu_eval makes), for a
+ * caller that makes its own (a pool of them). */
+void eval_gpu_config(const gg_gpu *g, gg_evaluator_config *c);
+
 /* The gg_eval_fn: user is a gg_gpu.  Returns 0 with out filled (any
  * status), or -1 when no child could be made (out->detail says why). */
 int eval_gpu_eval(void *user, const gg_variant *v, gg_measurement *out);

@@ -249,7 +249,7 @@ static void *slot_main(void *arg)
     pthread_cond_broadcast(&p->done);
     for (;;) {
         job *j = NULL;
-        while (!p->quit && !(j = sl->s.ok && !sl->dead ? pick(p, sl->i) : NULL))
+        while (!p->quit && !(j = slot_live(p, sl->i) ? pick(p, sl->i) : NULL))
             pthread_cond_wait(&p->work, &p->mu);
         if (p->quit)
             break;
@@ -462,7 +462,7 @@ bool eval_pool_warm(gg_pool *p, bool on)
     if (!p->direct) /* (tunes in threads of their own call it at once) */
         return false;
     p->warm = on;
-    for (int q = 0; p->direct && q < p->cfg.nproblems; q++)
+    for (int q = 0; q < p->cfg.nproblems; q++)
         if (p->slots[0].ev[q])
             eval_evaluator_warm(p->slots[0].ev[q], p->warm);
     return p->warm;
@@ -604,7 +604,7 @@ static int direct_eval(gg_pool *p, int problem, const pclient *c, const gg_varia
                        const gg_eval_opts *o, gg_measurement *out)
 {
     slot *sl = &p->slots[0];
-    int nh = c ? (c->nhints < GG_EVAL_HINTS ? c->nhints : GG_EVAL_HINTS) : 0;
+    int nh = c ? c->nhints : 0; /* the evaluator keeps GG_EVAL_HINTS of them */
     double t0 = base_now_s();
     int rc = run_local(sl, problem, v, o, c ? c->hints : NULL, nh, out);
     sl->st.evaluations++;

@@ -139,11 +139,10 @@ static void put_header(emitter *e, int m, int n, int k)
                  L->a_w, L->a_h, L->b_w, L->b_h, L->channels, L->targets,
                  L->image ? "C texel(s) a fragment" : "target(s), mrt", L->tr, L->tc, L->tgt_w,
                  L->tgt_h);
-    long a_f = (long)L->tr * L->a_texels_per_step * L->np / L->group;
-    long b_f = (long)L->tc * L->b_texels_per_step * L->np / L->group;
     gen_sb_printf(sb, " * per fragment per pass: %ld texel fetches (A %ld, B %ld, running sums %d), "
                      "%ld multiply-adds\n",
-                 L->fetches_per_frag_pass, a_f, b_f, prev ? L->targets : 0, L->mads_per_frag_pass);
+                 L->fetches_per_frag_pass, L->a_fetches, L->b_fetches, prev ? L->targets : 0,
+                 L->mads_per_frag_pass);
     gen_sb_printf(sb, " * outputs per fragment: %d (%s); multiply-adds per texel of A and B "
                      "fetched: %.2f; fetch: %s\n",
                  gen_layout_outputs(L), L->image ? "out=image: imageStore of blk" : "out=rt",
@@ -369,18 +368,20 @@ static void put_unpack(emitter *e, const char *ind, char x, int i, int w)
     }
 }
 
-/* The A texels of target row ti (x 'a') or the B texels of target column
- * tj ('b') of loop iteration it (unrolled: its index in the pass; in a
- * loop 0, ka and kb pointing at it): the stored texels, and for
- * store=f16x8 their half texels. */
 /* Stored texels of A (x 'a') or B one put_step reads per row / column
  * block. */
 static int step_texels(const emitter *e, char x)
 {
     const gg_layout *L = &e->L;
-    return e->steps * (x == 'a' ? L->a_texels_per_step : L->b_texels_per_step) / L->group;
+    if (e->x8)
+        return x == 'a' ? L->a_texels_per_iter : L->b_texels_per_iter;
+    return x == 'a' ? L->a_texels_per_step : L->b_texels_per_step;
 }
 
+/* The A texels of target row ti (x 'a') or the B texels of target column
+ * tj ('b') of loop iteration it (unrolled: its index in the pass; in a
+ * loop 0, ka and kb pointing at it): the stored texels, and for
+ * store=f16x8 their half texels. */
 static void put_fetches(emitter *e, const char *ind, char x, int i, int it)
 {
     int n = step_texels(e, x);
@@ -594,18 +595,15 @@ static void put_main(emitter *e)
             put_step(e, "        ", s);
             gen_sb_puts(sb, "    }\n");
         }
-    } else if (e->x8) {
-        /* ku k-steps an iteration, their stored texels fetched once
-         * (np is a multiple of ku: nothing after the loop) */
-        gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d, "
-                         "%d an iteration */\n", L->np / L->ku, L->np - 1, L->ku);
+    } else if (e->x8 || L->ku == 1) {
+        /* One k-step an iteration, or store=f16x8's ku, their stored texels
+         * fetched once (np is a multiple of ku: nothing after the loop). */
+        gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d",
+                     L->np / L->ku, L->np - 1);
+        if (e->x8)
+            gen_sb_printf(sb, ", %d an iteration", L->ku);
+        gen_sb_puts(sb, " */\n");
         put_kbase(e, "        ", its, true, "i");
-        put_step(e, "        ", 0);
-        gen_sb_puts(sb, "    }\n");
-    } else if (L->ku == 1) {
-        gen_sb_printf(sb, "    for (int i = 0; i < %d; ++i) { /* k-steps uKBase .. uKBase+%d */\n",
-                     L->np, L->np - 1);
-        put_kbase(e, "        ", "uKBase + i", true, "i");
         put_step(e, "        ", 0);
         gen_sb_puts(sb, "    }\n");
     } else {

@@ -322,6 +322,7 @@ typedef struct {
     int c_w, c_h;         /* C's texture(s): tgt_w x tgt_h per target (rt), or the whole
                              image b_w x a_h (image) */
     long fetches_per_frag_pass; /* texels of A and B (and prev) per fragment per pass */
+    long a_fetches, b_fetches;  /* of them A's and B's (stored texels) */
     long mads_per_frag_pass;    /* scalar multiply-adds per fragment per pass */
 } gg_layout;
 

@@ -17,7 +17,9 @@ static int gcd(int a, int b)
  * overflow guards below must hold as well as on LP64. */
 static long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-int gen_mc_step(gg_shape mc) { return mc.rows / gcd(mc.rows, mc.cols) * mc.cols; }
+static int lcm(int a, int b) { return a / gcd(a, b) * b; }
+
+int gen_mc_step(gg_shape mc) { return lcm(mc.rows, mc.cols); }
 
 int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
 {
@@ -48,17 +50,16 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     /* store=f16x8 (gen.h): group half texels a stored texel; a loop
      * iteration (or a written-out group of steps) covers whole groups of A
      * and B: at least the least such count, group / gcd(group, texels a
-     * step) for each, and np is a multiple of it (no steps after the loop).
-     * Every count here is a power of two, so the larger is a multiple of
-     * the other. */
+     * step) for each, and np is a multiple of it (no steps after the loop):
+     * the least common multiple of ku and those counts (powers of two all,
+     * so the largest of them). */
     if (v->store == GG_STORE_F16X8 && 8 % L->channels)
         return -1; /* 3 channels: no whole groups (gen_variant_check_card says why) */
     L->group = v->store == GG_STORE_F16X8 ? 8 / L->channels : 1;
     if (L->group > 1) {
         int ka = L->group / gcd(L->group, L->a_texels_per_step);
         int kb = L->group / gcd(L->group, L->b_texels_per_step);
-        int whole = ka / gcd(ka, kb) * kb;
-        L->ku = L->ku > whole ? L->ku / gcd(L->ku, whole) * whole : whole;
+        L->ku = lcm(L->ku, lcm(ka, kb));
     }
     L->a_texels_per_iter = L->ku * L->a_texels_per_step / L->group;
     L->b_texels_per_iter = L->ku * L->b_texels_per_step / L->group;
@@ -93,9 +94,9 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
      * (wasm32) may not hold them for sizes near INT_MAX. */
     long long ubo_vec4s = ubo ? (long long)GG_UBO_STRIP * L->tr * L->ubo_row : 0;
     /* stored texels: f16x8's np * texels a step are whole groups */
-    long long fetches = (long long)L->tr * L->a_texels_per_step * L->np / L->group +
-                        (long long)L->tc * L->b_texels_per_step * L->np / L->group +
-                        (v->acc == GG_ACC_BLEND ? 0 : L->targets);
+    long long a_fetches = (long long)L->tr * L->a_texels_per_step * L->np / L->group;
+    long long b_fetches = (long long)L->tc * L->b_texels_per_step * L->np / L->group;
+    long long fetches = a_fetches + b_fetches + (v->acc == GG_ACC_BLEND ? 0 : L->targets);
     long long mads = (long long)L->targets * L->channels * L->step * L->np;
     if (ubo_vec4s > LONG_MAX || fetches > LONG_MAX || mads > LONG_MAX)
         return -1;
@@ -104,6 +105,8 @@ int gen_layout_compute(const gg_variant *v, int m, int n, int k, gg_layout *L)
     L->c_h = image ? L->a_h : L->tgt_h;
 
     L->fetches_per_frag_pass = (long)fetches;
+    L->a_fetches = (long)a_fetches;
+    L->b_fetches = (long)b_fetches;
     L->mads_per_frag_pass = (long)mads;
     return 0;
 }

@@ -117,8 +117,7 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
                "|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
-        if (!r->present && (i == GG_BENCH_BEST_F16 || i == GG_BENCH_BEST_F16X8 ||
-                            i == GG_BENCH_BEST_IMAGE || i == GG_BENCH_TFJS_WEBGL))
+        if (!r->present && eval_bench_row_optional(i))
             continue; /* half storage not tuned, no out=image record, not the browser: no
                          row, as in the CSV */
         if (!r->present) {

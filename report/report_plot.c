@@ -204,9 +204,7 @@ char *report_script_fig5(const gg_report_data *d)
      * best-f16x8 and tfjs-webgl only where there is one. */
     int rows[GG_BENCH_ALL_ROWS], nbars = 0;
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
-        if ((i != GG_BENCH_BEST_F16 && i != GG_BENCH_BEST_F16X8 && i != GG_BENCH_BEST_IMAGE &&
-             i != GG_BENCH_TFJS_WEBGL) ||
-            b->rows[i].present)
+        if (!eval_bench_row_optional(i) || b->rows[i].present)
             rows[nbars++] = i;
     bool logy = hi > 0 && hi / lo > 30;
     fprintf(f, "set title \"Figure 5 on %s, %dx%dx%d\\nautomatic (best) against manual (presets) "
@@ -224,11 +222,7 @@ char *report_script_fig5(const gg_report_data *d)
     for (int x = 0; x < nbars; x++) {
         int i = rows[x];
         const gg_bench_row *r = &b->rows[i];
-        int colour = i == GG_BENCH_BEST || i == GG_BENCH_BEST_IMAGE || i == GG_BENCH_BEST_F16 ||
-                             i == GG_BENCH_BEST_F16X8
-                         ? 2
-                     : i == GG_BENCH_CPU ? 3
-                                         : 1;
+        int colour = eval_bench_row_tuned(i) ? 2 : i == GG_BENCH_CPU ? 3 : 1;
         bool ok = r->present && r->m.status == GG_OK && r->m.gflops > 0;
         if (ok)
             fprintf(f, "%d \"%s\" %.6g %d \"%.4g\"\n", x, eval_bench_names[i], r->m.gflops, colour,

@@ -1002,10 +1002,10 @@ static int phase_run(gg_search *s)
     if (image_only) {
         rc = blocks_phase(s);
     } else if (rt_only) {
-        /* The blocks first: where they are fast, the bound then skips the
-         * paper's points that cannot reach them. */
         rc = rt_phase(s);
     } else {
+        /* The blocks first: where they are fast, the bound then skips the
+         * paper's points that cannot reach them. */
         rc = blocks_phase(s);
         if (!rc && !budget_spent(s))
             rc = rt_phase(s);

@@ -185,11 +185,10 @@ def tune(results, card, size, stderr_path, stdout_path, state_dir):
     tmp = [f for f in os.listdir(os.path.join(results, card))
            if ".tmp-" in f] if os.path.isdir(os.path.join(results, card)) else []
 
-    for line in err:
-        m = re.match(r"^tune: \w+ search on (\S+) ", line)
-        check(not m or m.group(1) == card,
-              "%s: the tune searched on card %s, not %s" % (stderr_path, m and m.group(1), card))
-    if not any(re.match(r"^tune: \w+ search on ", l) for l in err):
+    searched = [m.group(1) for m in (re.match(r"^tune: \w+ search on (\S+) ", l) for l in err) if m]
+    for on in searched:
+        check(on == card, "%s: the tune searched on card %s, not %s" % (stderr_path, on, card))
+    if not searched:
         phase = "startup"
     elif not finals:
         phase = "search"
