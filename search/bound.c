@@ -18,7 +18,7 @@ int search_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_co
     /* fetch=ubo reads A from a uniform block, not through the texture units:
      * only B's texels (and the running sums) count. */
     if (v->fetch == GG_FETCH_UBO)
-        c->fetches -= (double)L->tr * L->a_texels_per_step * L->np * c->fragments;
+        c->fetches -= (double)L->a_fetches * c->fragments;
     c->mads = (double)L->mads_per_frag_pass * c->fragments;
     c->writes = (double)L->targets * c->fragments;
     c->input_fetches = c->fetches - (v->acc == GG_ACC_BLEND ? 0 : (double)L->targets * c->fragments);

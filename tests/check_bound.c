@@ -531,6 +531,11 @@ START_TEST(test_f16x8_bound)
     search_bound_compute(&v1, 64, 64, 64, &p, &d8);
     ck_assert_str_eq(d8.fetch_fmt, "any format");
     near(d8.c.fetches, 32 * 64 * 64 * (2 + 1) / 8.0); /* 64 k-steps / 8 a texel, 2 A + 1 B */
+    /* fetch=ubo: B's stored texels only (A's came off as f16's count, which
+     * left none at all) */
+    gg_variant vu = var("mrt=2x2,mc=2x2,np=all,acc=blend,store=f16x8,fetch=ubo");
+    search_bound_compute(&vu, 64, 64, 64, &p, &d8);
+    near(d8.c.fetches, 8192);
 }
 END_TEST
 
