@@ -185,7 +185,7 @@ int cmd_run(int argc, char **argv)
         return rc;
     if (c.prob.out_path && c.devices_set && (c.devices_all || c.ndevices != 1))
         return cli_error(&c, "--out writes one C: give one device, not --devices %s",
-                         c.devices_all ? "all" : "with several");
+                         c.devices_all ? "all" : c.devices_local ? "local" : "with several");
     const char *text = c.positional[0];
     char err[512];
     gg_variant v;
