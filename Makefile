@@ -198,6 +198,8 @@ SAN_SKIP_TAGS = forkthreads
 sanitize: deps
 	$(MAKE) BUILD=build-san BIN=build-san/glgemm OPT=-O1 \
 		SAN="$(SAN_FLAGS)" test-bin
+	tests/web/deps.sh
+	$(MAKE) --no-print-directory web >/dev/null
 	$(SAN_ENV) CK_DEFAULT_TIMEOUT=600 CK_EXCLUDE_TAGS="$(SAN_SKIP_TAGS)" $(XVFB) build-san/check_glgemm
 
 # CI's share of it (.ci/run): the same build on every suite of
@@ -372,7 +374,13 @@ WASM_CC    ?= clang
 WEB_DIST   ?= web/dist
 WASM_FLAGS  = --target=wasm32-wasi -std=c11 -O2 -Wall -Wextra -Werror -mexec-model=reactor -I. \
 	-Wl,--strip-all
-web: $(WEB_DIST)/glgemm-gen.wasm $(WEB_DIST)/glgemm.js
+# `make web` also installs what the browser backend's worker and the tests
+# import: node, npm and web/node_modules as web/package-lock.json pins it
+# (tests/web/deps.sh --npm: nothing when they are there).
+web: web-npm $(WEB_DIST)/glgemm-gen.wasm $(WEB_DIST)/glgemm.js
+web-npm:
+	@tests/web/deps.sh --npm
+.PHONY: web web-npm
 $(WEB_DIST)/glgemm-gen.wasm: $(wildcard gen/*.c gen/*.h) web/wasm/gen_wasm.c
 	@mkdir -p $(WEB_DIST)
 	$(WASM_CC) $(WASM_FLAGS) -o $@.tmp $(sort $(wildcard gen/*.c)) web/wasm/gen_wasm.c && mv -f $@.tmp $@

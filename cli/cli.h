@@ -30,7 +30,7 @@ enum {
      * ({"max-draw-ms", 1, OPT_MAX_DRAW}): the bound on one draw's time
      * (store/draw.h); cli_parse then also refuses a bad GLGEMM_MAX_DRAW_MS. */
     OPT_MAX_DRAW,
-    OPT_BROWSER, OPT_HEADFUL, /* --browser PATH, --headful: the browser backend's */
+    OPT_BROWSER, OPT_HEADFUL, OPT_ANGLE, /* --browser PATH, --headful, --angle: the browser backend's */
     /* Shared where a command lists it ({"devices", 1, OPT_DEVICES}): tune,
      * bench and run (cli/devices.c). */
     OPT_DEVICES
@@ -47,6 +47,8 @@ typedef struct {
     bool device_set;      /* --device given */
     const char *browser;  /* --browser PATH: the Chromium of --backend browser (NULL: default) */
     bool headful;         /* --headful: show it */
+    int angle;            /* --angle: eval_angle (EVAL_ANGLE_DEFAULT) */
+    bool angle_set;
     gg_problem prob;
     bool problem_given;   /* any of --m/--n/--k/--size/--a/--b given */
     bool max_draw_set;    /* --max-draw-ms given: max_draw_ms (0: no bound) */

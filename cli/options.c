@@ -17,7 +17,7 @@ static const cli_opt common_opts[] = {
     {"backend", 1, OPT_BACKEND}, {"device", 1, OPT_DEVICE},
     {"help", 0, OPT_HELP},       {"version", 0, OPT_VERSION},
     {"browser", 1, OPT_BROWSER}, {"headful", 0, OPT_HEADFUL},
-    {NULL, 0, 0},
+    {"angle", 1, OPT_ANGLE},     {NULL, 0, 0},
 };
 
 static const cli_opt problem_opts[] = {
@@ -169,6 +169,14 @@ static int common_opt(cli_common *c, int id, const char *name, const char *v)
         c->browser = v;
         return 0;
     case OPT_HEADFUL: c->headful = true; return 0;
+    case OPT_ANGLE: {
+        int a = eval_browser_angle_parse(v);
+        if (a < 0)
+            return cli_error(c, "--angle must be " EVAL_ANGLE_NAMES ", got '%s'", v);
+        c->angle = a;
+        c->angle_set = true;
+        return 0;
+    }
     case OPT_M: return size_opt(c, name, v, &c->prob.m);
     case OPT_N: return size_opt(c, name, v, &c->prob.n);
     case OPT_K: return size_opt(c, name, v, &c->prob.k);
@@ -273,8 +281,11 @@ int cli_parse(int argc, char **argv, cli_common *c, const cli_opt *own,
         return cli_error(c, "--device and --devices: give one of them");
     if (c->devices_set && c->backend != GG_BACKEND_EGL)
         return cli_error(c, "--devices lists EGL devices: it takes --backend egl");
+    if (c->angle_set && c->backend != GG_BACKEND_BROWSER)
+        return cli_error(c, "--angle picks the ANGLE backend of Chromium's WebGL2: it takes "
+                            "--backend browser");
     /* The browser backend's settings, for the workers forked from here. */
-    eval_browser_configure(c->browser, c->headful);
+    eval_browser_configure(c->browser, c->headful, (eval_angle)c->angle);
     for (const cli_opt *t = own; t && t->name; t++)
         if (t->id == OPT_MAX_DRAW && !c->max_draw_set) {
             double ms;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,11 +20,52 @@
 
 static char browser_exe[PATH_MAX] = EVAL_BROWSER_DEFAULT;
 static bool browser_headful;
+static eval_angle browser_angle = EVAL_ANGLE_DEFAULT;
 
-void eval_browser_configure(const char *exe, bool headful)
+void eval_browser_configure(const char *exe, bool headful, eval_angle angle)
 {
     snprintf(browser_exe, sizeof browser_exe, "%s", exe && *exe ? exe : EVAL_BROWSER_DEFAULT);
     browser_headful = headful;
+    browser_angle = angle;
+}
+
+/* --angle's names, and the backend each asks the page to come up on (as
+ * eval_browser_angle_of names it; default: any). */
+static const struct {
+    const char *name, *came;
+} angles[] = {
+    [EVAL_ANGLE_DEFAULT] = {"default", NULL},
+    [EVAL_ANGLE_VULKAN] = {"vulkan", "vulkan"},
+    [EVAL_ANGLE_GL_EGL] = {"gl-egl", "gl"},
+    [EVAL_ANGLE_SWIFTSHADER] = {"swiftshader", "swiftshader"},
+};
+
+int eval_browser_angle_parse(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof angles / sizeof *angles; i++)
+        if (!strcmp(name, angles[i].name))
+            return (int)i;
+    return -1;
+}
+
+const char *eval_browser_angle_name(eval_angle a)
+{
+    return (size_t)a < sizeof angles / sizeof *angles ? angles[a].name : "?";
+}
+
+const char *eval_browser_angle_of(const char *unmasked)
+{
+    static const struct {
+        const char *word, *backend;
+    } words[] = {
+        {"SwiftShader", "swiftshader"}, {"Vulkan", "vulkan"}, {"Direct3D11", "d3d11"},
+        {"D3D11", "d3d11"},             {"Direct3D9", "d3d9"}, {"Metal", "metal"},
+        {"OpenGL", "gl"},
+    };
+    for (size_t i = 0; unmasked && i < sizeof words / sizeof *words; i++)
+        if (strstr(unmasked, words[i].word))
+            return words[i].backend;
+    return "";
 }
 
 struct gg_browser {
@@ -300,12 +342,52 @@ static void gpu_part(const char *unmasked, char *out, size_t len)
     const char *e = f;
     for (; *e && !(depth == 0 && (*e == ',' || *e == ')')); e++)
         depth += *e == '(' ? 1 : *e == ')' ? -1 : 0;
-    if (!strncmp(f, "Vulkan", 6) && memchr(f, '(', (size_t)(e - f))) {
-        const char *in = (const char *)memchr(f, '(', (size_t)(e - f)) + 1;
-        snprintf(out, len, "%.*s", (int)(e - in), in);
+    if (!strncmp(f, "Vulkan", 6) && memchr(f, '(', (size_t)(e - f)))
+        f = (const char *)memchr(f, '(', (size_t)(e - f)) + 1;
+    /* The driver's details: NVIDIA's GL appends "/PCIe/SSE2", D3D11 its
+     * shader models, Metal prefixes its renderer's name. */
+    const char *slash = memchr(f, '/', (size_t)(e - f));
+    if (slash)
+        e = slash;
+    static const char metal[] = "ANGLE Metal Renderer: ";
+    if (!strncmp(f, metal, sizeof metal - 1))
+        f += sizeof metal - 1;
+    for (const char *d = f; d + 10 <= e; d++)
+        if (!strncmp(d, " Direct3D", 9)) {
+            e = d;
+            break;
+        }
+    /* Vulkan's device name repeats the vendor ("NVIDIA NVIDIA H200"). */
+    size_t w = strcspn(f, " ");
+    if ((size_t)(e - f) >= 2 * w + 2 && f[w] == ' ' && !strncasecmp(f, f + w + 1, w) &&
+        f[2 * w + 1] == ' ')
+        f += w + 1;
+    snprintf(out, len, "%.*s", (int)(e - f), f);
+}
+
+/* The word the renderer field gives a backend: what the slug ends with. */
+static const char *backend_word(const char *backend)
+{
+    static const char *const words[][2] = {
+        {"vulkan", "Vulkan"}, {"gl", "GL"}, {"d3d11", "D3D11"}, {"d3d9", "D3D9"}, {"metal", "Metal"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (!strcmp(backend, words[i][0]))
+            return words[i][1];
+    return "";
+}
+
+void eval_browser_renderer(const char *unmasked, char *out, size_t len)
+{
+    const char *came = eval_browser_angle_of(unmasked);
+    if (!strcmp(came, "swiftshader")) {
+        snprintf(out, len, "Chromium SwiftShader");
         return;
     }
-    snprintf(out, len, "%.*s", (int)(e - f), f);
+    char gpu[256];
+    gpu_part(unmasked, gpu, sizeof gpu);
+    const char *word = backend_word(came);
+    snprintf(out, len, "Chromium %.200s%s%s", gpu, *word ? " " : "", word);
 }
 
 static void fill_info(gg_browser *b, const char *js)
@@ -314,21 +396,18 @@ static void fill_info(gg_browser *b, const char *js)
     memset(in, 0, sizeof *in);
     snprintf(in->backend, sizeof in->backend, "browser");
     snprintf(in->kind, sizeof in->kind, "%s", host_ctx_kind_name(GG_CTX_ES3));
-    char unmasked[256], browser[64], gpu[256];
+    char unmasked[256], browser[64];
     eval_browser_json_str(js, "unmaskedRenderer", unmasked, sizeof unmasked);
     eval_browser_json_str(js, "browser", browser, sizeof browser);
     if (!unmasked[0])
         eval_browser_json_str(js, "renderer", unmasked, sizeof unmasked);
-    snprintf(in->device, sizeof in->device, "%.120s", unmasked);
+    const char *came = eval_browser_angle_of(unmasked);
+    snprintf(in->device, sizeof in->device, "ANGLE %s (--angle %s): %.80s", came[0] ? came : "?",
+             eval_browser_angle_name(browser_angle), unmasked);
     char vendor[128];
     eval_browser_json_str(js, "vendor", vendor, sizeof vendor);
     snprintf(in->vendor, sizeof in->vendor, "%s", vendor);
-    if (strstr(unmasked, "SwiftShader")) {
-        snprintf(in->renderer, sizeof in->renderer, "Chromium SwiftShader");
-    } else {
-        gpu_part(unmasked, gpu, sizeof gpu);
-        snprintf(in->renderer, sizeof in->renderer, "Chromium %.200s", gpu);
-    }
+    eval_browser_renderer(unmasked, in->renderer, sizeof in->renderer);
     char version[160];
     eval_browser_json_str(js, "version", version, sizeof version);
     snprintf(in->version, sizeof in->version, "%s, %s", version, browser);
@@ -397,8 +476,9 @@ gg_browser *eval_browser_start(char *err, size_t errlen)
     }
     char exe[PATH_MAX * 2], line[PATH_MAX * 2 + 64];
     eval_browser_json_escape(browser_exe, exe, sizeof exe);
-    snprintf(line, sizeof line, "{\"op\":\"hello\",\"browser\":\"%s\",\"headful\":%s}", exe,
-             browser_headful ? "true" : "false");
+    snprintf(line, sizeof line,
+             "{\"op\":\"hello\",\"browser\":\"%s\",\"headful\":%s,\"angle\":\"%s\"}", exe,
+             browser_headful ? "true" : "false", eval_browser_angle_name(browser_angle));
     char *ans = put(b, line, NULL, 0, NULL, 0, NULL, 0) ? get(b, NULL, 0, NULL) : NULL;
     if (!ans) {
         gen_fail(err, errlen, "browser: %s (see its lines above)", b->why);
@@ -410,13 +490,34 @@ gg_browser *eval_browser_start(char *err, size_t errlen)
         eval_browser_json_str(ans, "error", why, sizeof why);
         if (!why[0])
             eval_browser_json_str(ans, "detail", why, sizeof why);
-        gen_fail(err, errlen, "browser: %s", why[0] ? why : "the worker could not start the page");
+        gen_fail(err, errlen, "browser: %s%s%s%s", why[0] ? why : "the worker could not start the page",
+                 browser_angle ? " (--angle " : "",
+                 browser_angle ? eval_browser_angle_name(browser_angle) : "", browser_angle ? ")" : "");
         free(ans);
         eval_browser_free(b);
         return NULL;
     }
     fill_info(b, ans);
+    char unmasked[256];
+    if (!eval_browser_json_str(ans, "unmaskedRenderer", unmasked, sizeof unmasked) || !unmasked[0])
+        eval_browser_json_str(ans, "renderer", unmasked, sizeof unmasked);
     free(ans);
+    const char *want = angles[browser_angle].came, *came = eval_browser_angle_of(unmasked);
+    if (want && strcmp(want, came)) {
+        gen_fail(err, errlen,
+                 "browser: --angle %s asked for ANGLE over %s, but the page's WebGL2 came up on "
+                 "%s (%s)%s",
+                 eval_browser_angle_name(browser_angle), want, came[0] ? came : "another backend",
+                 unmasked,
+                 browser_angle == EVAL_ANGLE_VULKAN
+                     ? "; no GPU Vulkan driver answered (VK_DRIVER_FILES names its ICD file)"
+                 : browser_angle == EVAL_ANGLE_GL_EGL
+                     ? "; no GPU EGL driver answered (__EGL_VENDOR_LIBRARY_FILENAMES names its "
+                       "vendor file)"
+                     : "");
+        eval_browser_free(b);
+        return NULL;
+    }
     return b;
 }
 

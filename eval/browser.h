@@ -13,9 +13,7 @@
  *    caller's "no context": exit 3).
  *  - The page's WebGL2 is the ES3 kind's gg_ctx_info (GLSL ES 3.00,
  *    gl_version 30: no image load/store, no buffer textures); the card slug
- *    comes from its renderer field: "chromium-swiftshader" for ANGLE over
- *    SwiftShader, else "chromium-" and the slug of the unmasked renderer's
- *    GPU part.  The compat and core kinds are never ok
+ *    comes from its renderer field (below).  The compat and core kinds are never ok
  *    (EVAL_BROWSER_ES_ONLY says why).
  *  - eval_browser_run() runs one variant in the page (the runtime's
  *    runner: warm-up, then reps, each from the first draw to a 1-pixel
@@ -28,8 +26,17 @@
  *  - eval_browser_tfjs(): TensorFlow.js's tf.matMul (webgl backend) in the
  *    same page on the same inputs, timed per rep with `await t.data()`,
  *    judged the same way.
- *  - Settings (--browser PATH, --headful) are process-wide: the CLI sets
- *    them once before any worker is forked (eval_browser_configure).
+ *  - The ANGLE backend (--angle): default leaves Chromium its own choice;
+ *    vulkan, gl-egl and swiftshader ask for that one, and a page that
+ *    comes up on another (ANGLE falling back to SwiftShader where no GPU
+ *    driver answers) is refused at start, one line naming what came: a
+ *    card is one GPU under one backend.  The renderer field (so the slug)
+ *    names the GPU and the backend that came: "Chromium SwiftShader",
+ *    "Chromium NVIDIA H200 Vulkan" (chromium-nvidia-h200-vulkan),
+ *    "Chromium llvmpipe GL" (chromium-llvmpipe-gl); the device field says
+ *    which backend was asked for and the unmasked renderer.
+ *  - Settings (--browser PATH, --headful, --angle) are process-wide: the
+ *    CLI sets them once before any worker is forked (eval_browser_configure).
  *  - Where the worker finds web/: $GLGEMM_WEB, else web/ beside the glgemm
  *    binary, else ./web. */
 #ifndef GLGEMM_EVAL_BROWSER_H
@@ -50,8 +57,30 @@
 
 typedef struct gg_browser gg_browser;
 
+/* The ANGLE backends --angle names (eval_browser_angle_names lists them). */
+typedef enum {
+    EVAL_ANGLE_DEFAULT,
+    EVAL_ANGLE_VULKAN,
+    EVAL_ANGLE_GL_EGL,
+    EVAL_ANGLE_SWIFTSHADER,
+} eval_angle;
+
+#define EVAL_ANGLE_NAMES "default, vulkan, gl-egl or swiftshader"
+/* The backend of a name, or -1. */
+int eval_browser_angle_parse(const char *name);
+const char *eval_browser_angle_name(eval_angle a);
+/* The backend an unmasked renderer string says ANGLE runs on: "vulkan",
+ * "gl", "swiftshader", "d3d11", "metal", or "" when it names none. */
+const char *eval_browser_angle_of(const char *unmasked);
+
+/* The renderer field of a page whose WEBGL_debug_renderer_info says
+ * unmasked ("ANGLE (vendor, GPU, driver)"): "Chromium SwiftShader", else
+ * "Chromium <GPU> <backend>", the GPU without the driver's details (NVIDIA
+ * GL's "/PCIe/SSE2", Vulkan's repeated vendor and device id). */
+void eval_browser_renderer(const char *unmasked, char *out, size_t len);
+
 /* exe NULL: EVAL_BROWSER_DEFAULT. */
-void eval_browser_configure(const char *exe, bool headful);
+void eval_browser_configure(const char *exe, bool headful, eval_angle angle);
 
 gg_browser *eval_browser_start(char *err, size_t errlen);
 /* Asks Node to leave (it ends its browser); kills it after a moment. */

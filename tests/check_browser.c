@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "base/fault.h"
+#include "base/slug.h"
+#include "eval/browser.h"
 #include "eval/bench.h"
 #include "eval/evaluator.h"
 #include "search/bound.h"
@@ -205,8 +207,13 @@ END_TEST
  * each that runs and verifies on the native GLES context (llvmpipe) runs and
  * verifies in the browser too; the others carry a named status with its
  * reason, in both.  (Issue 29's first target; the counts are printed.) */
+static const eval_angle grid_angles[] = {EVAL_ANGLE_DEFAULT, EVAL_ANGLE_GL_EGL};
+
 START_TEST(test_browser_grid)
 {
+    /* _i: the ANGLE backend: Chromium's default (SwiftShader here) and
+     * gl-egl (Chromium's WebGL2 over this machine's EGL: llvmpipe). */
+    eval_browser_configure(NULL, false, grid_angles[_i]);
     gg_variant *grid = NULL;
     int nglsl = 0;
     gg_grid_pairwise_split(&grid, &nglsl);
@@ -245,14 +252,113 @@ START_TEST(test_browser_grid)
             printf("browser grid: %s: native %s, browser %s: %s\n", vt,
                    base_status_name(m[0].status), base_status_name(m[1].status), m[1].detail);
     }
-    printf("browser grid: %d profile=300es variants of the pairwise grid: %d ok natively (GLES, "
-           "llvmpipe), %d ok in the browser\n", n, ok[0], ok[1]);
+    printf("browser grid (--angle %s): %d profile=300es variants of the pairwise grid: %d ok "
+           "natively (GLES, llvmpipe), %d ok in the browser\n",
+           eval_browser_angle_name(grid_angles[_i]), n, ok[0], ok[1]);
     ck_assert_int_ge(n, 20);
     ck_assert_int_gt(ok[0], 0);
     for (int b = 0; b < 2; b++)
         eval_evaluator_free(ev[b]);
     free(grid);
     free_case(&r);
+    eval_browser_configure(NULL, false, EVAL_ANGLE_DEFAULT);
+}
+END_TEST
+
+/* Each ANGLE backend is a card of its own: the renderer field (so the
+ * slug) names the GPU and the backend, from the unmasked renderers
+ * Chromium 156 reported on the machines glgemm ran on. */
+START_TEST(test_browser_angle_slugs)
+{
+    static const struct {
+        const char *unmasked, *backend, *slug;
+    } cases[] = {
+        {"ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader "
+         "driver)", "swiftshader", "chromium-swiftshader"},
+        {"ANGLE (NVIDIA, Vulkan 1.4.312 (NVIDIA NVIDIA H200 (0x00002335)), NVIDIA)", "vulkan",
+         "chromium-nvidia-h200-vulkan"},
+        {"ANGLE (NVIDIA Corporation, NVIDIA H200/PCIe/SSE2, OpenGL ES 3.2)", "gl",
+         "chromium-nvidia-h200-gl"},
+        {"ANGLE (Mesa/X.org, llvmpipe (LLVM 15.0.6 256 bits), OpenGL ES 3.2)", "gl",
+         "chromium-llvmpipe-gl"},
+        {"ANGLE (NVIDIA, Vulkan 1.3.277 (NVIDIA H100 80GB HBM3 (0x00002330)), NVIDIA-580.159)",
+         "vulkan", "chromium-nvidia-h100-80gb-hbm3-vulkan"},
+        {"ANGLE (Intel, Intel(R) UHD Graphics 630 (0x00003E9B) Direct3D11 vs_5_0 ps_5_0, D3D11)",
+         "d3d11", "chromium-intel-uhd-graphics-630-d3d11"},
+        {"ANGLE (Apple, ANGLE Metal Renderer: Apple M1, Unspecified Version)", "metal",
+         "chromium-apple-m1-metal"},
+        {"Mystery GPU 9000", "", "chromium-mystery-gpu-9000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char renderer[256], slug[GG_CARD_MAX];
+        ck_assert_str_eq(eval_browser_angle_of(cases[i].unmasked), cases[i].backend);
+        eval_browser_renderer(cases[i].unmasked, renderer, sizeof renderer);
+        base_slug(renderer, slug, sizeof slug);
+        ck_assert_msg(!strcmp(slug, cases[i].slug), "%s: slug %s, want %s (renderer '%s')",
+                      cases[i].unmasked, slug, cases[i].slug, renderer);
+    }
+    for (int a = EVAL_ANGLE_DEFAULT; a <= EVAL_ANGLE_SWIFTSHADER; a++)
+        ck_assert_int_eq(eval_browser_angle_parse(eval_browser_angle_name((eval_angle)a)), a);
+    ck_assert_int_eq(eval_browser_angle_parse("gl"), -1);
+    ck_assert_int_eq(eval_browser_angle_parse(""), -1);
+    ck_assert_int_eq(eval_browser_angle_parse(NULL), -1);
+}
+END_TEST
+
+/* --angle on the command line: a bad name and --angle without the browser
+ * backend are one line and exit 2; gl-egl is Chromium over this machine's
+ * EGL (llvmpipe: the card chromium-llvmpipe-gl); vulkan, where no GPU
+ * Vulkan driver answers (Chromium then offers SwiftShader's Vulkan, which
+ * WebGL2 refuses without --enable-unsafe-swiftshader), is one line naming
+ * it and exit 3, and where a GPU answers, a card of its own. */
+START_TEST(test_browser_angle_cli)
+{
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(NULL, NULL, "info --backend browser --angle metal", &out, &err);
+    ck_assert_msg(rc == 2, "exit %d: %s", rc, err);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    ck_assert_msg(strstr(err, "--angle must be default, vulkan, gl-egl or swiftshader, got 'metal'"),
+                  "%s", err);
+    ck_assert_str_eq(out, "");
+    free(out);
+    free(err);
+    rc = tu_run(NULL, NULL, "run profile=300es --angle gl-egl --size 8", &out, &err);
+    ck_assert_msg(rc == 2, "exit %d: %s", rc, err);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    ck_assert_msg(strstr(err, "--backend browser"), "%s", err);
+    free(out);
+    free(err);
+
+    rc = tu_run(NULL, NULL, "info", &out, &err);
+    bool llvmpipe = rc == 0 && strstr(out, "slug: llvmpipe\n");
+    free(out);
+    free(err);
+    rc = tu_run(NULL, NULL, "info --backend browser --angle gl-egl", &out, &err);
+    if (llvmpipe) {
+        ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+        ck_assert_msg(strstr(out, "slug: chromium-llvmpipe-gl\n"), "%s", out);
+        ck_assert_msg(strstr(out, "device: ANGLE gl (--angle gl-egl): ANGLE (Mesa"), "%s", out);
+    }
+    free(out);
+    free(err);
+    rc = tu_run(NULL, NULL, "run profile=300es,mrt=2x2,mc=2x2,np=3 --backend browser --angle gl-egl "
+                            "--m 37 --n 29 --k 41 --beta 0.5 --transb --reps 2",
+                &out, &err);
+    if (llvmpipe)
+        ck_assert_msg(rc == 0 && strstr(out, ": ok,"), "exit %d: %s%s", rc, out, err);
+    free(out);
+    free(err);
+
+    rc = tu_run(NULL, NULL, "info --backend browser --angle vulkan", &out, &err);
+    if (rc == 0) {
+        ck_assert_msg(strstr(out, "-vulkan\n"), "%s", out);
+    } else {
+        ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
+        ck_assert_int_eq(tu_count_lines(err), 1);
+        ck_assert_msg(strstr(err, "--angle vulkan"), "%s", err);
+    }
+    free(out);
+    free(err);
 }
 END_TEST
 
@@ -483,7 +589,8 @@ Suite *make_browser_suite(void)
     tcase_set_tags(tc, "browser slow");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_browser_variants_ok);
-    tcase_add_test(tc, test_browser_grid);
+    tcase_add_loop_test(tc, test_browser_grid, 0, (int)(sizeof grid_angles / sizeof *grid_angles));
+    tcase_add_test(tc, test_browser_angle_cli);
     tcase_add_loop_test(tc, test_browser_faults, 0, (int)(sizeof faults / sizeof *faults));
     tcase_add_test(tc, test_browser_group_kill);
     tcase_add_test(tc, test_browser_missing);
@@ -492,6 +599,7 @@ Suite *make_browser_suite(void)
     suite_add_tcase(s, tc);
     TCase *pure = tcase_create("browser_csv");
     tcase_add_test(pure, test_bench_tfjs_row_csv);
+    tcase_add_test(pure, test_browser_angle_slugs);
     suite_add_tcase(s, pure);
     return s;
 }

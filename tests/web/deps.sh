@@ -3,12 +3,13 @@
 # (issue 29): Chromium (/usr/bin/chromium, or $GLGEMM_CHROMIUM), Node and
 # npm (apt-get as root when missing), and web/node_modules as
 # web/package-lock.json pins it (npm ci when it is missing or stale: a
-# package whose installed version is not the lockfile's).
+# package whose installed version is not the lockfile's).  With --npm
+# (make web): Node, npm and web/node_modules only, no Chromium.
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)
 chromium=${GLGEMM_CHROMIUM:-/usr/bin/chromium}
 missing=""
-[ -x "$chromium" ] || missing="$missing chromium"
+[ "${1:-}" = --npm ] || [ -x "$chromium" ] || missing="$missing chromium"
 command -v node >/dev/null 2>&1 || missing="$missing nodejs"
 command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then

@@ -39,6 +39,7 @@ const FETCH_NAMES = ['texture', 'texelfetch', 'image', 'buffer', 'ubo'];
 const FETCH_IMAGE = 2, FETCH_BUFFER = 3, FETCH_UBO = 4;
 const UBO_STRIP = 2; /* GG_UBO_STRIP: fragment rows a fetch=ubo draw covers */
 const MAX_TARGETS = 8;
+const MAX_BATCH = 64; /* GEMMs in one timed rep at most (run minRepS) */
 const CARD_INVALID = 1;
 
 /* web/wasm/gen_wasm.c's info arrays. */
@@ -443,7 +444,10 @@ class Runner {
      *   1-pixel readPixels of the result; reps=0: one untimed run, no
      *   warm-up: matmul's), sameInputs (reuse A and B uploaded before for
      *   this packing and problem), maxTextureSize (a smaller limit: split
-     *   as if the context had it; tests).
+     *   as if the context had it; tests), minRepS (0: each rep one GEMM;
+     *   else a rep runs as many GEMMs back to back, up to 64, as the
+     *   warm-up's time says fill minRepS seconds, and counts their mean:
+     *   the tuner's page asks for 0.025, out.batch says how many).
      * Resolves to {status, detail, variant, passes, compile_s, program_cached,
      *   upload_s, seconds: [per rep], median_s, readback_s, gflops, c}:
  * compile_s is compile, link and the first draw of one fragment (0 or
@@ -515,16 +519,28 @@ class Runner {
             out.upload_s += (performance.now() - t0) / 1e3;
 
             if (reps > 0) {
+                const w = performance.now();
                 this.passes(s);
                 this.sync(s, false);
+                const warm = (performance.now() - w) / 1e3;
                 this.stage(s, 'warm-up run');
+                /* A rep of `batch` GEMMs back to back, one wait at its end,
+                 * where one GEMM is shorter than minRepS: a page's wait (a
+                 * round trip to the GPU process) and an idle GPU between
+                 * short reps would swamp a few milliseconds of work. */
+                const minRep = o.minRepS ?? 0;
+                const batch = minRep > 0 && warm > 0 ? Math.max(1, Math.min(MAX_BATCH, Math.ceil(minRep / warm))) : 1;
+                out.batch = batch;
                 for (let r = 0; r < reps; r++) {
                     this.initSums(s);
                     this.sync(s, true);
                     const a = performance.now();
-                    this.passes(s);
+                    for (let i = 0; i < batch; i++) {
+                        if (i) this.initSums(s);
+                        this.passes(s);
+                    }
                     this.sync(s, false);
-                    out.seconds.push((performance.now() - a) / 1e3);
+                    out.seconds.push((performance.now() - a) / 1e3 / batch);
                     this.stage(s, 'timed run');
                 }
                 out.median_s = median(out.seconds);

@@ -6,6 +6,10 @@ let rt = null, gl = null, runner = null, canvas = null, lost = false;
 let inp = null; // {m, n, k, transa, transb, a, b, c0, gen}
 let lastGen = -1; // the inputs the runner saw last (sameInputs)
 let tf = null;
+// A timed rep lasts at least this long (the runtime batches GEMMs shorter
+// than it): on a GPU one 1024^3 GEMM is a few milliseconds, near the
+// page's own wait for the GPU process.
+const MIN_REP_S = 0.025;
 
 async function fetchF32(url) {
   const r = await fetch(url);
@@ -227,7 +231,7 @@ window.gg = {
     try {
       r = await runner.run({ variant: q.variant, m: inp.m, n: inp.n, k: inp.k, alpha: q.alpha, beta: q.beta,
                              transa: inp.transa, transb: inp.transb, a: inp.a, b: inp.b, c0: inp.c0,
-                             reps: q.reps, sameInputs: lastGen === inp.gen });
+                             reps: q.reps, sameInputs: lastGen === inp.gen, minRepS: MIN_REP_S });
     } catch (e) {
       if (lost || gl.isContextLost())
         return { status: 'context_lost', detail: `the WebGL context was lost: ${errText(e)}`, posted: false };

@@ -6,7 +6,8 @@
 // Protocol, both ways: one JSON line per message; where the JSON has
 // `bytes: N`, N raw bytes follow the line (little-endian float32 arrays).
 // Requests carry `op`; every request gets exactly one answer.
-//   hello  {browser, headful}      -> {ok:true, info:{...limits}} | {ok:false, why, error}
+//   hello  {browser, headful, angle}
+//                                  -> {ok:true, info:{...limits}} | {ok:false, why, error}
 //   inputs {m,n,k,transa,transb, na, nb, nc, bytes}   (A, B, C0 floats back to back)
 //                                  -> {ok:true}
 //   run    {variant, alpha, beta, reps, fault}
@@ -176,6 +177,16 @@ async function sweepProfiles() {
   }
 }
 
+// --angle (eval/browser.c checks that the page came up on the backend asked
+// for): Chromium's own choice (SwiftShader allowed where it has no GPU), or
+// one ANGLE backend.
+const ANGLE_FLAGS = {
+  default: ['--enable-unsafe-swiftshader'],
+  vulkan: ['--use-angle=vulkan'],
+  'gl-egl': ['--use-angle=gl-egl'],
+  swiftshader: ['--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+};
+
 async function hello(msg) {
   const exe = msg.browser || '/usr/bin/chromium';
   if (!(await exists(exe)))
@@ -186,16 +197,23 @@ async function hello(msg) {
   const wasm = (await exists(path.join(WEB, 'dist/glgemm-gen.wasm'))) ? '/dist/glgemm-gen.wasm' : null;
   if (!wasm && runtime === 'src/glgemm.js')
     return { ok: false, why: 'no_runtime', error: 'web/dist/glgemm-gen.wasm is missing (the generator as WebAssembly): run make web' };
+  let puppeteer;
+  try { puppeteer = (await import('puppeteer-core')).default; } catch (e) {
+    return { ok: false, why: 'no_runtime', error: `web/node_modules has no puppeteer-core (the pinned npm packages): run make web` };
+  }
   server = await startServer();
   const port = server.address().port;
   await sweepProfiles();
   profile = await mkdtemp(path.join(tmpdir(), `glgemm-chromium-${process.pid}-`));
+  const angle = ANGLE_FLAGS[msg.angle || 'default'];
+  if (!angle) return { ok: false, why: 'bad_angle', error: `unknown ANGLE backend '${msg.angle}'` };
   const args = [
     msg.headful ? null : '--headless=new',
     '--no-sandbox', '--no-first-run', '--no-default-browser-check', '--disable-extensions',
     '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
     '--disable-backgrounding-occluded-windows', '--disable-gpu-watchdog',
-    '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist', '--disable-breakpad', '--disable-crash-reporter',
+    '--ignore-gpu-blocklist', '--disable-breakpad', '--disable-crash-reporter',
+    ...angle,
     '--remote-debugging-port=0', `--user-data-dir=${profile}`,
     process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl2' : null,
     process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl' : null,
@@ -218,7 +236,6 @@ async function hello(msg) {
     return { ok: false, why: 'no_browser', error: `cannot start ${exe}: ${e.message}` };
   }
   chrome.on('exit', (code, sig) => onCrash(`the browser exited (${sig || code})`));
-  const puppeteer = (await import('puppeteer-core')).default;
   browser = await puppeteer.connect({ browserWSEndpoint: ws, defaultViewport: null, protocolTimeout: 0 });
   browser.on('disconnected', () => onCrash('the browser went away'));
   page = await browser.newPage();

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# tests/device/browser-gpu.sh STEP [ARGS] ...: the browser backend's
+# measurements on the GPU machine, after the carried parts came
+# (tests/device/browser.sh; carry .dev/<part>, glgemm and web/dist).  Runs
+# the steps in order; each prints what it ran and how long it took.  The
+# worker is this tree's web/ (node_modules from the carried bundle), the
+# binary this tree's ./glgemm.  Steps:
+#   info                         info for each --angle (default vulkan gl-egl swiftshader)
+#   hand ANGLE SIZE              tests/device/browser-hand.txt's variants, run --reps 10 --csv
+#   tune ANGLE SIZE [OPTS]       a tune (OPTS e.g. --fresh --max-time 300); its summary
+#                                to results/CARD/tune-SIZE-summary.txt
+#   bench ANGLE SIZE N           N benches, appended to results/CARD/bench-runs-SIZE.txt
+#   probe ANGLE                  glgemm probe --backend browser
+#   race ANGLE SIZE              tests/web/race.mjs on an exported --portfolio module
+#   pack                         results/chromium-*-{vulkan,gl}/ into $OUT/results.tgz
+# e.g. (a device call): tests/device/browser-gpu.sh info tune vulkan 1024 --fresh pack
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+tests/device/browser.sh unpack >/dev/null
+. tests/device/browser-env.sh
+[ -e web/node_modules ] || ln -s /opt/gg/web/node_modules web/node_modules
+export GLGEMM_WEB=$root/web GLGEMM_WEB_DIR=$root/web/dist
+[ -x ./glgemm ] && GG=$root/glgemm
+B=(--backend browser --browser "$GG_SHELL")
+t0=$(date +%s)
+say() { echo "== [$(( $(date +%s) - t0 )) s] $*"; }
+card() { "$GG" info "${B[@]}" --angle "$1" 2>/dev/null | sed -n 's/^slug: //p'; }
+sz() { echo "${1}x${1}x${1}"; }
+while [ $# -gt 0 ]; do
+    step=$1; shift
+    case $step in
+    info)
+        for a in default vulkan gl-egl swiftshader; do
+            say "info --angle $a"
+            "$GG" info "${B[@]}" --angle "$a" 2>&1 | grep -E '^(glgemm|device|renderer|version|max|float|slug)'
+        done ;;
+    hand)
+        a=$1 s=$2; shift 2
+        say "hand $a $s"
+        grep -v '^\s*#' tests/device/browser-hand.txt | grep -v '^\s*$' | while read -r v; do
+            "$GG" run "$v" "${B[@]}" --angle "$a" --size "$s" --reps 10 --csv 2>&1 | tail -1
+        done ;;
+    tune)
+        a=$1 s=$2; shift 2
+        opts=()
+        while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do opts+=("$1"); shift; done
+        c=$(card "$a"); mkdir -p "results/$c"
+        say "tune $a $s ${opts[*]} (card $c)"
+        "$GG" tune "${B[@]}" --angle "$a" --size "$s" "${opts[@]}" >"results/$c/tune-$(sz "$s")-summary.txt"
+        echo "exit $?"; cat "results/$c/tune-$(sz "$s")-summary.txt" ;;
+    bench)
+        a=$1 s=$2 n=$3; shift 3
+        c=$(card "$a"); mkdir -p "results/$c"
+        for i in $(seq "$n"); do
+            say "bench $a $s ($i of $n)"
+            "$GG" bench "${B[@]}" --angle "$a" --size "$s" 2>&1 | tee -a "results/$c/bench-runs-$(sz "$s").txt"
+        done ;;
+    probe)
+        a=$1; shift
+        say "probe $a"
+        "$GG" probe "${B[@]}" --angle "$a" 2>&1 | tail -25 ;;
+    race)
+        a=$1 s=$2; shift 2
+        c=$(card "$a")
+        say "race $a $s (card $c)"
+        rm -rf /tmp/pf && "$GG" export --portfolio --js /tmp/pf >/dev/null &&
+        best=$(head -1 "results/$c/best-$(sz "$s").txt" 2>/dev/null)
+        flag=$(case $a in vulkan) echo --use-angle=vulkan ;; gl-egl) echo --use-angle=gl-egl ;;
+               swiftshader) echo --use-angle=swiftshader ;; *) echo --enable-unsafe-swiftshader ;; esac)
+        node tests/web/race.mjs --chromium "$GG_SHELL" --arg "$flag" --module /tmp/pf --size "$s" ${best:+--best "$best"} ;;
+    pack)
+        say pack
+        tar czf "${OUT:-/tmp}/results.tgz" $(ls -d results/chromium-*-vulkan results/chromium-*-gl 2>/dev/null) ;;
+    *) echo "browser-gpu.sh: unknown step '$step'" >&2; exit 2 ;;
+    esac
+done
+say done

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# tests/device/browser.sh: glgemm's browser backend on a GPU machine that has
+# no package registry and takes at most 64 MiB a call (the device tool's).
+#
+#   tests/device/browser.sh pack           here (Debian 12, as root): builds
+#       .dev/ (ignored): chromium-headless-shell in parts of at most 40 MB
+#       (.dev/shell.xz.00, .01, ...) and .dev/rest.tar.xz: the libraries
+#       the shell, node and glgemm load (their ldd closure less the C
+#       library and the C++ runtime, which the GPU machine has newer),
+#       Chromium's companions (ICU data, V8 snapshots, its Vulkan loader,
+#       SwiftShader), node, glgemm, web/ with the npm packages the worker
+#       needs and TensorFlow.js's tf.min.js.  About 100 MB in all.
+#   tests/device/browser.sh unpack         there, from the repository root
+#       (carry .dev/a, then .dev/b, ...: one folder a call, each under the
+#       call's 64 MiB with the tree): appends the parts that came to
+#       /opt/gg/shell.xz; once rest.tar.xz comes too, unpacks everything
+#       under /opt/gg.  /opt outlives a call while the machine stays warm
+#       (30 s), so the parts can come in two or three calls.
+#   . tests/device/browser-env.sh          there: PATH, LD_LIBRARY_PATH, the
+#       NVIDIA Vulkan ICD and EGL vendor files; GG=/opt/gg/glgemm and
+#       GG_SHELL (the shell, for --browser).
+#
+# A device call of the last step, e.g.:
+#   tests/device/browser.sh unpack && . tests/device/browser-env.sh &&
+#   $GG info --backend browser --browser $GG_SHELL --angle vulkan
+# docs/browser.md ("On a GPU machine without a registry") says more.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+dest=/opt/gg
+
+pack() {
+    cd "$root"
+    command -v chromium-headless-shell >/dev/null ||
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium-headless-shell
+    command -v xz >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q xz-utils
+    make -j2 glgemm web >/dev/null
+    grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo /.dev/ >>.git/info/exclude
+    rm -rf .dev && mkdir -p .dev
+    local stage
+    stage=$(mktemp -d)
+    trap 'rm -rf "$stage"' RETURN
+    local shell=/usr/lib/chromium/chromium-headless-shell
+    xz -T2 -6 -c "$shell" | split -b 40m -d - .dev/shell.xz.
+    mkdir -p "$stage/chromium" "$stage/lib" "$stage/bin" "$stage/web"
+    (cd /usr/lib/chromium && cp -a icudtl.dat v8_context_snapshot.bin snapshot_blob.bin \
+        headless_command_resources.pak headless_lib_data.pak headless_lib_strings.pak \
+        libEGL.so libGLESv2.so libvulkan.so.1 libvk_swiftshader.so vk_swiftshader_icd.json \
+        "$stage/chromium/")
+    # The libraries: ldd's closure of the shell, node and glgemm, and the GL
+    # loaders glgemm and ANGLE (gl-egl) open by name.
+    local libs
+    libs=$( { ldd "$shell"; ldd "$(command -v node)"; ldd "$root/glgemm";
+              for l in libEGL.so.1 libGLESv2.so.2 libGL.so.1 libGLX.so.0 libOpenGL.so.0 libGLdispatch.so.0; do
+                  p=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64/ {print $NF; exit}')
+                  [ -n "$p" ] && { echo "$l => $p"; ldd "$p"; }
+              done; } | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u)
+    for l in $libs; do
+        case $(basename "$l") in
+        libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) ;;
+        *) cp -L "$l" "$stage/lib/" ;;
+        esac
+    done
+    cp "$(command -v node)" "$stage/bin/node"
+    cp "$root/glgemm" "$stage/glgemm"
+    cp -a web/worker web/src web/dist web/package.json web/serve.mjs "$stage/web/"
+    mkdir -p "$stage/web/node_modules"
+    (cd web/node_modules && tar cf - --exclude='./@tensorflow' --exclude='./core-js' --exclude='./@types' . ) |
+        (cd "$stage/web/node_modules" && tar xf -)
+    (cd web/node_modules && find @tensorflow -path '*/dist/*.min.js' | tar cf - -T - ) |
+        (cd "$stage/web/node_modules" && tar xf -)
+    tar cf - -C "$stage" . | xz -T2 -6 >.dev/rest.tar.xz
+    # One folder a call (carry .dev/a, then .dev/b, ...): each under ~56 MB,
+    # the tree's own files coming with it.
+    local i=0 used=0 cur
+    for f in .dev/shell.xz.* .dev/rest.tar.xz; do
+        sz=$(stat -c %s "$f")
+        if [ $i = 0 ] || [ $((used + sz)) -gt $((56 << 20)) ]; then
+            i=$((i + 1)); used=0
+            cur=.dev/$(printf "\\x$(printf %x $((96 + i)))")
+            mkdir -p "$cur"
+        fi
+        mv "$f" "$cur/"
+        used=$((used + sz))
+    done
+    ls -lR .dev
+}
+
+unpack() {
+    mkdir -p "$dest"
+    for p in "$root"/.dev/*/shell.xz.*; do
+        [ -e "$p" ] || continue
+        n=${p##*.}
+        [ -e "$dest/got.$n" ] && continue
+        cat "$p" >>"$dest/shell.xz"
+        touch "$dest/got.$n"
+    done
+    local rest
+    rest=$(ls "$root"/.dev/*/rest.tar.xz 2>/dev/null | head -1)
+    if [ -n "$rest" ] && [ ! -e "$dest/glgemm" ]; then
+        xz -dc "$rest" | tar xf - -C "$dest"
+        xz -dc "$dest/shell.xz" >"$dest/chromium/chromium-headless-shell"
+        chmod +x "$dest/chromium/chromium-headless-shell" "$dest/bin/node" "$dest/glgemm"
+        rm -f "$dest/shell.xz"
+    fi
+    ls "$dest"
+}
+
+case ${1:-} in
+pack) pack ;;
+unpack) unpack ;;
+*) echo "usage: tests/device/browser.sh pack|unpack" >&2; exit 2 ;;
+esac
