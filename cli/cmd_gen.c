@@ -62,8 +62,8 @@ static const char usage_tail[] =
     "                       problem options (--transa, --transb, --alpha, --beta,\n"
     "                       --seed, --a, --b, --c, --out, --reps) are accepted and\n"
     "                       change nothing in the shader\n"
-    "  --backend egl|glfw|browser, --device N, --browser PATH, --headful   the\n"
-    "                       context that names this card for `best` without --card\n"
+    "  --backend egl|glfw|browser, --device N, --browser PATH, --headful, --angle A\n"
+    "                       the context that names this card for `best` without --card\n"
     "exit status: 0 ok, 2 bad usage or input\n";
 
 /* The presets gen knows besides `best` (also what --write-shaders writes). */

@@ -13,7 +13,7 @@ enum { OPT_KIND = 1 };
 
 static const char usage[] =
     "usage: glgemm info [--backend egl|glfw|browser] [--device N] [--kind compat|core|es3]\n"
-    "                   [--browser PATH] [--headful]\n"
+    "                   [--browser PATH] [--headful] [--angle default|vulkan|gl-egl|swiftshader]\n"
     "\n"
     "Makes a GL context and prints the backend, the device, GL vendor, renderer,\n"
     "version and GLSL version, the limits that bound the search (max draw\n"
@@ -30,6 +30,10 @@ static const char usage[] =
     "  --browser PATH      with --backend browser: the Chromium or Chrome to run\n"
     "                      (default /usr/bin/chromium)\n"
     "  --headful           with --backend browser: show the browser\n"
+    "  --angle A           with --backend browser: the ANGLE backend Chromium renders\n"
+    "                      WebGL2 with: default (Chromium's choice), vulkan, gl-egl,\n"
+    "                      swiftshader; each is a card of its own (the slug names the\n"
+    "                      GPU and the backend); a page on another backend is exit 3\n"
     "  --device N          EGL device index (see glgemm devices), default 0\n"
     "  --kind K            context described in full: compat (GLSL 1.20), core\n"
     "                      (default, GLSL 3.30), es3 (GLSL ES 3.00)\n"

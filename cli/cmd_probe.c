@@ -36,7 +36,7 @@ static const char *usage =
     "  --max-draw-ms MS  record MS as the longest one draw may run on this card\n"
     "                 (<card>/draw.txt; 0: no bound); without it a card with no draw.txt\n"
     "                 gets the default, 250, and one that has it keeps it\n"
-    "  --backend egl|glfw|browser, --browser PATH, --headful: browser measures the\n"
+    "  --backend egl|glfw|browser, --browser PATH, --headful, --angle A: browser measures the\n"
     "                 page's WebGL2 (the same kernels as GLSL ES 3.00; each repetition timed to\n"
     "                 a 1-pixel readPixels; no imageLoad, imageStore or buffer textures there)\n";
 

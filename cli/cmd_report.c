@@ -70,7 +70,7 @@ static const char usage[] =
     "  --m M --n N --k K | --size S  the problem (default 1024 each); the other\n"
     "                 problem options (--transa, --transb, --alpha, --beta, --seed,\n"
     "                 --a, --b, --c, --out) are accepted as by run\n"
-    "  --backend egl|glfw, --device N, --browser PATH, --headful  the common\n"
+    "  --backend egl|glfw, --device N, --browser PATH, --headful, --angle A  the common\n"
     "                 options (glgemm --help)\n"
     "exit status: 0 ok, 1 a measurement failed, 2 bad input (no records, no gnuplot),\n"
     "             3 no GL context\n";

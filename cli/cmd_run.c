@@ -46,6 +46,8 @@ static const char usage[] =
     "  --backend egl|glfw|browser, --device N\n"
     "  --browser PATH, --headful  with --backend browser (profile=300es variants only):\n"
     "                 the Chromium or Chrome to run (default /usr/bin/chromium), shown\n"
+    "  --angle A      with --backend browser: ANGLE's backend, default, vulkan, gl-egl\n"
+    "                 or swiftshader (each its own card)\n"
     "exit status: 0 ok, 1 the variant failed (status printed), 2 bad input, 3 no GL context\n";
 
 static int handler(void *self, int id, const char *value)

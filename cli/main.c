@@ -54,7 +54,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
     fprintf(f, "\ncommon options: --backend egl|glfw|browser (default egl), --device N,\n"
-               "  --browser PATH, --headful (with --backend browser), --help, --version\n"
+               "  --browser PATH, --headful, --angle default|vulkan|gl-egl|swiftshader (with\n"
+               "  --backend browser), --help, --version\n"
                "environment: GLGEMM_CACHE=on|off, GLGEMM_CACHE_DIR (the program cache),\n"
                "  GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_STAGING (the library: bench\n"
                "  --crossover); a bad value is bad usage;\n"

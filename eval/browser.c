@@ -342,8 +342,11 @@ static void gpu_part(const char *unmasked, char *out, size_t len)
     const char *e = f;
     for (; *e && !(depth == 0 && (*e == ',' || *e == ')')); e++)
         depth += *e == '(' ? 1 : *e == ')' ? -1 : 0;
-    if (!strncmp(f, "Vulkan", 6) && memchr(f, '(', (size_t)(e - f)))
-        f = (const char *)memchr(f, '(', (size_t)(e - f)) + 1;
+    if (!strncmp(f, "Vulkan", 6) && memchr(f, '(', (size_t)(e - f))) {
+        f = (const char *)memchr(f, '(', (size_t)(e - f)) + 1; /* "Vulkan 1.4 (device)" */
+        if (e > f && e[-1] == ')')
+            e--;
+    }
     /* The driver's details: NVIDIA's GL appends "/PCIe/SSE2", D3D11 its
      * shader models, Metal prefixes its renderer's name. */
     const char *slash = memchr(f, '/', (size_t)(e - f));

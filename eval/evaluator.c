@@ -317,6 +317,21 @@ static gg_browser *browser_up(worker *w, bool in_eval, char *err, size_t errlen)
     return w->br;
 }
 
+/* The problem's inputs to the page, once a browser: under the run's
+ * deadline, not the compile deadline (as browser_up's start): at 4096^3
+ * A and B are 128 MB through Node and the page's fetch and upload. */
+static int browser_inputs(worker *w, gg_browser *br, const gg_inputs *in, char *err, size_t errlen)
+{
+    reply r = {.type = MSG_REF_START};
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+    int rc = eval_browser_inputs(br, in, err, errlen);
+    r.type = MSG_REF_DONE;
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+    return rc;
+}
+
 /* OP_EVAL and OP_TFJS with the browser backend: the page runs, this
  * process judges (eval/browser.c). */
 static void worker_eval_browser(worker *w, const request *q)
@@ -340,7 +355,7 @@ static void worker_eval_browser(worker *w, const request *q)
     } else if (!w->br_c && !(w->br_c = e->c ? e->c : malloc((size_t)in->m * in->n * sizeof(float)))) {
         r.m.status = GG_GL_ERROR;
         snprintf(r.m.detail, sizeof r.m.detail, "out of host memory for C; not run");
-    } else if (!w->br_inputs && eval_browser_inputs(br, in, err, sizeof err)) {
+    } else if (!w->br_inputs && browser_inputs(w, br, in, err, sizeof err)) {
         r.m.status = eval_browser_alive(br) ? GG_GL_ERROR : GG_PAGE_CRASH;
         snprintf(r.m.detail, sizeof r.m.detail, "%s", err);
     } else if (!(w->br_inputs = true) || !(ref = worker_ref(w, store, rerr, sizeof rerr))) {

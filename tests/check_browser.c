@@ -296,6 +296,10 @@ START_TEST(test_browser_angle_slugs)
         base_slug(renderer, slug, sizeof slug);
         ck_assert_msg(!strcmp(slug, cases[i].slug), "%s: slug %s, want %s (renderer '%s')",
                       cases[i].unmasked, slug, cases[i].slug, renderer);
+        int depth = 0; /* the renderer's parentheses pair up */
+        for (const char *p = renderer; *p; p++)
+            ck_assert_msg((depth += *p == '(' ? 1 : *p == ')' ? -1 : 0) >= 0, "%s", renderer);
+        ck_assert_msg(depth == 0, "%s", renderer);
     }
     for (int a = EVAL_ANGLE_DEFAULT; a <= EVAL_ANGLE_SWIFTSHADER; a++)
         ck_assert_int_eq(eval_browser_angle_parse(eval_browser_angle_name((eval_angle)a)), a);

@@ -7,13 +7,16 @@
 # binary this tree's ./glgemm.  Steps:
 #   info                         info for each --angle (default vulkan gl-egl swiftshader)
 #   hand ANGLE SIZE              tests/device/browser-hand.txt's variants, run --reps 10 --csv
-#   tune ANGLE SIZE [OPTS]       a tune (OPTS e.g. --fresh --max-time 300); its summary
-#                                to results/CARD/tune-SIZE-summary.txt
+#   tune ANGLE SIZE "OPTS"       a tune (OPTS one word, e.g. "--fresh --max-time 300");
+#                                its summary to results/CARD/tune-SIZE-summary.txt
 #   bench ANGLE SIZE N           N benches, appended to results/CARD/bench-runs-SIZE.txt
 #   probe ANGLE                  glgemm probe --backend browser
 #   race ANGLE SIZE              tests/web/race.mjs on an exported --portfolio module
 #   pack                         results/chromium-*-{vulkan,gl}/ into $OUT/results.tgz
-# e.g. (a device call): tests/device/browser-gpu.sh info tune vulkan 1024 --fresh pack
+# After each step the records are packed too: a call stopped at its limit
+# still brings back what the steps before it made (the device's tree is a
+# new copy at each call: only $OUT comes back).
+# e.g. (a device call): tests/device/browser-gpu.sh info tune vulkan 1024 "--fresh --max-time 300"
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -42,12 +45,11 @@ while [ $# -gt 0 ]; do
             "$GG" run "$v" "${B[@]}" --angle "$a" --size "$s" --reps 10 --csv 2>&1 | tail -1
         done ;;
     tune)
-        a=$1 s=$2; shift 2
-        opts=()
-        while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do opts+=("$1"); shift; done
+        a=$1 s=$2; read -r -a opts <<<"${3:-}"; shift 3
         c=$(card "$a"); mkdir -p "results/$c"
         say "tune $a $s ${opts[*]} (card $c)"
-        "$GG" tune "${B[@]}" --angle "$a" --size "$s" "${opts[@]}" >"results/$c/tune-$(sz "$s")-summary.txt"
+        "$GG" tune "${B[@]}" --angle "$a" --size "$s" "${opts[@]}" >"results/$c/tune-$(sz "$s")-summary.txt" \
+            2>"results/$c/tune-log-$(sz "$s").txt"
         echo "exit $?"; cat "results/$c/tune-$(sz "$s")-summary.txt" ;;
     bench)
         a=$1 s=$2 n=$3; shift 3
@@ -74,5 +76,6 @@ while [ $# -gt 0 ]; do
         tar czf "${OUT:-/tmp}/results.tgz" $(ls -d results/chromium-*-vulkan results/chromium-*-gl 2>/dev/null) ;;
     *) echo "browser-gpu.sh: unknown step '$step'" >&2; exit 2 ;;
     esac
+    [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" $(ls -d results/chromium-*-vulkan results/chromium-*-gl 2>/dev/null) 2>/dev/null
 done
 say done
