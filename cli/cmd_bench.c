@@ -62,11 +62,13 @@ static const char usage[] =
     "                 another, its rows on that card's devices\n"
     "  --backend egl|glfw|browser, --device N\n"
     "  --browser PATH, --headful, --angle A  with --backend browser: the Chromium or\n"
-    "                 Chrome to run (ANGLE backend A: default, vulkan, gl-egl, swiftshader),\n"
-    "                 run (default /usr/bin/chromium), shown rather than headless; the\n"
-    "                 presets run as profile=300es and a tfjs-webgl row is added:\n"
-    "                 TensorFlow.js's tf.matMul (webgl backend) in the same page,\n"
-    "                 read-back included, verified like every row\n"
+    "                 Chrome to run (default /usr/bin/chromium; ANGLE backend A: default,\n"
+    "                 vulkan, gl-egl, swiftshader), shown rather than headless; the\n"
+    "                 presets run as profile=300es and tfjs-webgl and tfjs-webgpu rows\n"
+    "                 are added: TensorFlow.js's tf.matMul (webgl, webgpu backend) in the\n"
+    "                 same page, read-back included, verified like every row;\n"
+    "                 tfjs-webgpu is unsupported, with the reason, where the page has\n"
+    "                 no WebGPU\n"
     "exit status: 0 ok, 1 a row failed, 2 bad input, 3 no GL context\n";
 
 static int handler(void *self, int id, const char *value)

@@ -10,17 +10,31 @@
 
 const char *const eval_bench_names[GG_BENCH_ALL_ROWS] = {
     "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-image", "best-f16", "best-f16x8",
-    "cpu-blas", "tfjs-webgl",
+    "cpu-blas", "tfjs-webgl", "tfjs-webgpu",
 };
 
 /* Rows without a variant: their variant columns are empty. */
-static bool variantless(int i) { return i == GG_BENCH_CPU || i == GG_BENCH_TFJS_WEBGL; }
+static bool variantless(int i)
+{
+    return i == GG_BENCH_CPU || i == GG_BENCH_TFJS_WEBGL || i == GG_BENCH_TFJS_WEBGPU;
+}
+
+const char *eval_bench_row_what(int i)
+{
+    switch (i) {
+    case GG_BENCH_CPU: return "cblas_sgemm (OpenBLAS)";
+    case GG_BENCH_TFJS_WEBGL: return "tf.matMul (TensorFlow.js, webgl backend, read-back included)";
+    case GG_BENCH_TFJS_WEBGPU: return "tf.matMul (TensorFlow.js, webgpu backend, read-back included)";
+    }
+    return NULL;
+}
 
 bool eval_bench_row_tuned(int i) { return i >= GG_BENCH_BEST && i <= GG_BENCH_BEST_F16X8; }
 
 bool eval_bench_row_optional(int i)
 {
-    return (eval_bench_row_tuned(i) && i != GG_BENCH_BEST) || i == GG_BENCH_TFJS_WEBGL;
+    return (eval_bench_row_tuned(i) && i != GG_BENCH_BEST) || i == GG_BENCH_TFJS_WEBGL ||
+           i == GG_BENCH_TFJS_WEBGPU;
 }
 
 void eval_bench_ratios(gg_bench *b)
@@ -87,16 +101,23 @@ int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k,
         if (progress)
             progress(progress_user, b, i);
     }
-    if (x && x->tfjs) {
-        gg_bench_row *r = &b->rows[GG_BENCH_TFJS_WEBGL];
+    const struct {
+        gg_cpu_fn fn;
+        int row;
+    } tf[2] = {{x ? x->tfjs : NULL, GG_BENCH_TFJS_WEBGL},
+               {x ? x->tfjs_webgpu : NULL, GG_BENCH_TFJS_WEBGPU}};
+    for (int t = 0; t < 2; t++) {
+        if (!tf[t].fn)
+            continue;
+        gg_bench_row *r = &b->rows[tf[t].row];
         r->present = true;
-        if (x->tfjs(x->tfjs_user, &r->m))
+        if (tf[t].fn(x->tfjs_user, &r->m))
             return -1;
         if (r->m.status != GG_OK)
             r->m.gflops = 0;
         eval_bench_ratios(b);
         if (progress)
-            progress(progress_user, b, GG_BENCH_TFJS_WEBGL);
+            progress(progress_user, b, tf[t].row);
     }
     return 0;
 }
@@ -300,10 +321,8 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
         char vt[GG_VARIANT_TEXT] = "-";
         if (r->has_variant)
             gen_variant_format(&r->v, vt, sizeof vt);
-        else if (i == GG_BENCH_TFJS_WEBGL)
-            snprintf(vt, sizeof vt, "tf.matMul (TensorFlow.js, webgl backend, read-back included)");
         else
-            snprintf(vt, sizeof vt, "cblas_sgemm (OpenBLAS)");
+            snprintf(vt, sizeof vt, "%s", eval_bench_row_what(i));
         fprintf(f, "%-10s %-*s %-14s %12.6f %12.3f %10.4f\n", eval_bench_names[i], vw, vt,
                 base_status_name(r->m.status), r->m.seconds, r->m.gflops, r->ratio);
         if (r->m.status != GG_OK && r->m.detail[0])

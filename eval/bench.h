@@ -45,19 +45,23 @@
 #include "search/search.h"
 
 /* GG_BENCH_NROWS: the rows of every backend; GG_BENCH_ALL_ROWS adds the
- * browser's tfjs-webgl (row GG_BENCH_TFJS_WEBGL), so that loops over the
- * former (the report's) see the rows they know. */
+ * browser's tfjs-webgl and tfjs-webgpu (rows GG_BENCH_TFJS_WEBGL and
+ * GG_BENCH_TFJS_WEBGPU), so that loops over the former (the report's) see
+ * the rows they know. */
 #define GG_BENCH_NROWS 9
-#define GG_BENCH_ALL_ROWS 10
+#define GG_BENCH_ALL_ROWS 11
 enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_BEST_F16X8 = 7,
-       GG_BENCH_CPU = 8, GG_BENCH_TFJS_WEBGL = 9 };
+       GG_BENCH_CPU = 8, GG_BENCH_TFJS_WEBGL = 9, GG_BENCH_TFJS_WEBGPU = 10 };
 extern const char *const eval_bench_names[GG_BENCH_ALL_ROWS];
 /* The tuned rows: best, best-image, best-f16, best-f16x8. */
 bool eval_bench_row_tuned(int i);
 /* The rows present only where there is one (best-image, best-f16,
- * best-f16x8, tfjs-webgl): a file or a report has no line for them
- * otherwise. */
+ * best-f16x8, tfjs-webgl, tfjs-webgpu): a file or a report has no line for
+ * them otherwise. */
 bool eval_bench_row_optional(int i);
+/* What a row without a variant ran (cpu-blas, tfjs-webgl, tfjs-webgpu), as
+ * bench and the report print it; NULL for the others. */
+const char *eval_bench_row_what(int i);
 
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
 /* Bench files from before the store column still read (store=f32). */
@@ -105,7 +109,8 @@ int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_
 typedef struct {
     bool es_presets;   /* the presets as profile=300es */
     gg_cpu_fn tfjs;    /* the tfjs-webgl row, after the others; NULL: no row */
-    void *tfjs_user;
+    gg_cpu_fn tfjs_webgpu; /* the tfjs-webgpu row, last; NULL: no row */
+    void *tfjs_user;   /* both's */
 } gg_bench_extra;
 
 /* eval_bench_run with x (NULL: as eval_bench_run). */

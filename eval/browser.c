@@ -698,11 +698,12 @@ void eval_browser_run(gg_browser *b, const gg_variant *v, const gg_problem *p,
     exchange(b, line, in, ref, out, c);
 }
 
-void eval_browser_tfjs(gg_browser *b, const gg_problem *p, const gg_inputs *in,
+void eval_browser_tfjs(gg_browser *b, bool webgpu, const gg_problem *p, const gg_inputs *in,
                        const gg_reference *ref, int reps, gg_measurement *out, float *c)
 {
     char line[256];
-    snprintf(line, sizeof line, "{\"op\":\"tfjs\",\"alpha\":%.9g,\"beta\":%.9g,\"reps\":%d}",
-             (double)p->alpha, (double)p->beta, reps > 0 ? reps : 1);
+    snprintf(line, sizeof line,
+             "{\"op\":\"tfjs\",\"alpha\":%.9g,\"beta\":%.9g,\"reps\":%d,\"backend\":\"%s\"}",
+             (double)p->alpha, (double)p->beta, reps > 0 ? reps : 1, webgpu ? "webgpu" : "webgl");
     exchange(b, line, in, ref, out, c);
 }

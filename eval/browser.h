@@ -100,8 +100,10 @@ void eval_browser_run(gg_browser *b, const gg_variant *v, const gg_problem *p,
                       const gg_inputs *in, const gg_reference *ref, int reps,
                       gg_measurement *out, float *c);
 
-/* tf.matMul on the same inputs, ref of store=f32. */
-void eval_browser_tfjs(gg_browser *b, const gg_problem *p, const gg_inputs *in,
+/* tf.matMul on the same inputs (TensorFlow.js's webgl backend, or its
+ * webgpu one: unsupported with the reason where the page has no WebGPU),
+ * ref of store=f32. */
+void eval_browser_tfjs(gg_browser *b, bool webgpu, const gg_problem *p, const gg_inputs *in,
                        const gg_reference *ref, int reps, gg_measurement *out, float *c);
 
 /* `glgemm probe --backend browser` in the page: the probe's driver over

@@ -29,8 +29,8 @@
 
 /* ---- the messages ---- */
 
-/* OP_TFJS: the browser backend's tf.matMul row (bench). */
-enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT, OP_WARM, OP_TFJS };
+/* OP_TFJS, OP_TFJS_WEBGPU: the browser backend's tf.matMul rows (bench). */
+enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT, OP_WARM, OP_TFJS, OP_TFJS_WEBGPU };
 /* MSG_REF_START / MSG_REF_DONE: the worker makes a reference (once per
  * store; minutes at 8192^3), which the compile deadline must not count. */
 /* MSG_WARMED: the warm worker is done with its variant. */
@@ -342,7 +342,8 @@ static void worker_eval_browser(worker *w, const request *q)
     reply r = {.type = MSG_DONE};
     base_measurement_init(&r.m);
     char err[256] = "", rerr[200] = "";
-    gg_store store = q->op == OP_TFJS ? GG_STORE_F32 : q->v.store;
+    bool tfjs = q->op == OP_TFJS || q->op == OP_TFJS_WEBGPU;
+    gg_store store = tfjs ? GG_STORE_F32 : q->v.store;
     gg_browser *br = browser_up(w, true, err, sizeof err);
     const gg_reference *ref = NULL;
     if (!br) {
@@ -368,8 +369,9 @@ static void worker_eval_browser(worker *w, const request *q)
         if (!send_all(w->fd, &built, sizeof built))
             worker_exit(0);
         int reps = q->o.reps > 0 ? q->o.reps : e->cfg.prob->reps;
-        if (q->op == OP_TFJS)
-            eval_browser_tfjs(br, e->cfg.prob, in, ref, reps, &r.m, w->br_c);
+        if (tfjs)
+            eval_browser_tfjs(br, q->op == OP_TFJS_WEBGPU, e->cfg.prob, in, ref, reps, &r.m,
+                              w->br_c);
         else
             eval_browser_run(br, &q->v, e->cfg.prob, in, ref, reps, &r.m, w->br_c);
         if (e->c && w->br_c != e->c && r.m.passes > 0)
@@ -468,7 +470,7 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
             int got = eval_iso_read(fd, &q, sizeof q, 0);
             if (got <= 0 || q.op == OP_QUIT)
                 break;
-            if (q.op == OP_EVAL || q.op == OP_TFJS)
+            if (q.op == OP_EVAL || q.op == OP_TFJS || q.op == OP_TFJS_WEBGPU)
                 worker_eval_browser(&w, &q);
             else if (q.op == OP_DEVICE)
                 worker_device_browser(&w);
@@ -484,7 +486,7 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
         int got = eval_iso_read(fd, &q, sizeof q, 0);
         if (got <= 0 || q.op == OP_QUIT)
             break;
-        if (q.op == OP_TFJS) { /* the browser's only */
+        if (q.op == OP_TFJS || q.op == OP_TFJS_WEBGPU) { /* the browser's only */
             reply r = {.type = MSG_DONE};
             base_measurement_init(&r.m);
             r.m.status = GG_UNSUPPORTED;
@@ -812,12 +814,12 @@ int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts
     return rc;
 }
 
-int eval_evaluator_tfjs(gg_evaluator *e, int reps, gg_measurement *out)
+int eval_evaluator_tfjs(gg_evaluator *e, bool webgpu, int reps, gg_measurement *out)
 {
     gg_variant v;
     gen_variant_default(&v);
     gg_eval_opts o = {.reps = reps};
-    return eval_once(e, OP_TFJS, &v, &o, out);
+    return eval_once(e, webgpu ? OP_TFJS_WEBGPU : OP_TFJS, &v, &o, out);
 }
 
 static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval_opts *o,

@@ -123,11 +123,12 @@ void eval_evaluator_free(gg_evaluator *e);
 int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts *o,
                       gg_measurement *out);
 
-/* The browser backend's tfjs-webgl row (bench): TensorFlow.js's tf.matMul
- * in the worker's page on the same inputs, reps timed (0: the problem's),
- * judged against the store=f32 reference like any evaluation.  Another
- * backend's answer is status unsupported.  Returns as eval_evaluator_eval. */
-int eval_evaluator_tfjs(gg_evaluator *e, int reps, gg_measurement *out);
+/* The browser backend's tfjs-webgl row (bench; webgpu: tfjs-webgpu):
+ * TensorFlow.js's tf.matMul in the worker's page on the same inputs, reps
+ * timed (0: the problem's), judged against the store=f32 reference like any
+ * evaluation.  Another backend's answer, and a page without WebGPU for
+ * webgpu, is status unsupported.  Returns as eval_evaluator_eval. */
+int eval_evaluator_tfjs(gg_evaluator *e, bool webgpu, int reps, gg_measurement *out);
 
 /* The variants likely next (at most GG_EVAL_HINTS are kept; a new call
  * replaces the list).  Sent with the next evaluation. */

@@ -190,7 +190,17 @@ static int tfjs_row(void *user, gg_measurement *out)
     gg_gpu *g = user;
     if (!ready(g, out))
         return -1;
-    return eval_evaluator_tfjs(g->ev, 0, out);
+    return eval_evaluator_tfjs(g->ev, false, 0, out);
+}
+
+/* tfjs-webgpu: the same with TensorFlow.js's WebGPU backend, where the page
+ * has WebGPU (else the status unsupported, with the reason). */
+static int tfjs_webgpu_row(void *user, gg_measurement *out)
+{
+    gg_gpu *g = user;
+    if (!ready(g, out))
+        return -1;
+    return eval_evaluator_tfjs(g->ev, true, 0, out);
 }
 
 int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
@@ -224,7 +234,8 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
         return -1;
     cpu_job cj = {.g = g};
     bool browser = g->backend == GG_BACKEND_BROWSER;
-    gg_bench_extra x = {.es_presets = browser, .tfjs = browser ? tfjs_row : NULL, .tfjs_user = g};
+    gg_bench_extra x = {.es_presets = browser, .tfjs = browser ? tfjs_row : NULL,
+                        .tfjs_webgpu = browser ? tfjs_webgpu_row : NULL, .tfjs_user = g};
     gg_bench_recorded rec = {have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL, found ? &image : NULL,
                              have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
                              have[GG_STORE_F16X8] ? &best[GG_STORE_F16X8] : NULL};

@@ -127,10 +127,8 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
         char vt[GG_VARIANT_TEXT];
         if (r->has_variant)
             gen_variant_format(&r->v, vt, sizeof vt);
-        else if (i == GG_BENCH_TFJS_WEBGL)
-            snprintf(vt, sizeof vt, "tf.matMul (TensorFlow.js, webgl backend, read-back included)");
         else
-            snprintf(vt, sizeof vt, "cblas_sgemm (OpenBLAS)");
+            snprintf(vt, sizeof vt, "%s", eval_bench_row_what(i));
         char vs[32] = "";
         if (fd->vs[i] > 0)
             snprintf(vs, sizeof vs, "%.4g", fd->vs[i]);

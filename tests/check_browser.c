@@ -498,7 +498,8 @@ START_TEST(test_browser_killed_mid_tune)
 }
 END_TEST
 
-/* bench's tfjs-webgl row: no variant, written and read back. */
+/* bench's tfjs-webgl and tfjs-webgpu rows: no variant, written and read
+ * back; tfjs-webgpu where the page had no WebGPU: unsupported, no rate. */
 START_TEST(test_bench_tfjs_row_csv)
 {
     static gg_bench b, back;
@@ -518,16 +519,24 @@ START_TEST(test_bench_tfjs_row_csv)
     }
     eval_bench_ratios(&b);
     char dir[256], path[300], err[512];
+    gg_bench_row *gpu = &b.rows[GG_BENCH_TFJS_WEBGPU];
+    gpu->present = true;
+    gpu->m.status = GG_UNSUPPORTED;
     tu_mkdtemp(dir, sizeof dir, "bench-tfjs");
     snprintf(path, sizeof path, "%s/bench.csv", dir);
     ck_assert_int_eq(eval_bench_write(&b, path, err, sizeof err), 0);
     char *text = tu_read(path);
     ck_assert_msg(strstr(text, "\ntfjs-webgl,chromium-swiftshader,64,64,64,,,,,,,,,,,,,,,1,ok,"), "%s",
                   text);
+    ck_assert_msg(strstr(text, "\ntfjs-webgpu,chromium-swiftshader,64,64,64,,,,,,,,,,,,,,,0,unsupported,"),
+                  "%s", text);
     free(text);
     ck_assert_msg(eval_bench_read(path, &back, err, sizeof err) == 0, "%s", err);
     ck_assert(back.rows[GG_BENCH_TFJS_WEBGL].present && !back.rows[GG_BENCH_TFJS_WEBGL].has_variant);
     ck_assert_double_eq_tol(back.rows[GG_BENCH_TFJS_WEBGL].ratio, 0.5, 1e-6);
+    ck_assert(back.rows[GG_BENCH_TFJS_WEBGPU].present && !back.rows[GG_BENCH_TFJS_WEBGPU].has_variant);
+    ck_assert_int_eq(back.rows[GG_BENCH_TFJS_WEBGPU].m.status, GG_UNSUPPORTED);
+    ck_assert(back.rows[GG_BENCH_TFJS_WEBGPU].m.gflops == 0);
     tu_rm_rf(dir);
 }
 END_TEST

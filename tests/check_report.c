@@ -695,12 +695,12 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
     snprintf(bench->card, sizeof bench->card, "synth");
     bench->m = bench->n = bench->k = SYN;
     const double rates[GG_BENCH_ALL_ROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 0.75 * s->g[best],
-                                             1.5 * s->g[best], 1.75 * s->g[best], 40.5, 0.5};
+                                             1.5 * s->g[best], 1.75 * s->g[best], 40.5, 0.5, 0.75};
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         gg_bench_row *r = &bench->rows[i];
         base_measurement_init(&r->m);
         r->present = true;
-        r->has_variant = i != GG_BENCH_CPU && i != GG_BENCH_TFJS_WEBGL;
+        r->has_variant = i != GG_BENCH_CPU && i != GG_BENCH_TFJS_WEBGL && i != GG_BENCH_TFJS_WEBGPU;
         if (i == GG_BENCH_BEST)
             r->v = s->v[best];
         else if (i == GG_BENCH_BEST_F16)

@@ -24,6 +24,26 @@ async function postC(token, c) {
 
 const errText = (e) => String((e && e.message) || e).split('\n')[0];
 
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = src;
+    s.onload = resolve;
+    s.onerror = () => reject(new Error(`cannot load ${src} (web/node_modules: run make web)`));
+    document.head.appendChild(s);
+  });
+}
+
+// How long WebGPU may take to answer before the tfjs-webgpu row gives up:
+// tfjs's WebGPU backend once waited 300 s with no answer in headless
+// Chromium over Vulkan on an H200.
+const WEBGPU_WAIT_MS = 30000;
+function withTimeout(p, ms, what) {
+  let t;
+  return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`${what} gave no answer within ${ms / 1000} s`)), ms); })])
+    .finally(() => clearTimeout(t));
+}
+
 // ---- the probe's kernels (window.gg.probe) ----
 let pk = null; // {prog, vao, vbo, fbo, targets[], src, w, h, n, uIters, readBuf}
 
@@ -250,22 +270,29 @@ window.gg = {
     return out;
   },
 
+  // q.backend: 'webgl' (the tfjs-webgl row) or 'webgpu' (tfjs-webgpu: only
+  // where the page offers WebGPU; else 'unsupported' with the reason, and a
+  // backend that does not come up within WEBGPU_WAIT_MS is one too).
   async tfjs(q) {
+    const backend = q.backend === 'webgpu' ? 'webgpu' : 'webgl';
     try {
       if (!tf) {
-        await new Promise((resolve, reject) => {
-          const s = document.createElement('script');
-          s.src = '/tfjs/tf.min.js';
-          s.onload = resolve;
-          s.onerror = () => reject(new Error('cannot load /tfjs/tf.min.js (web/node_modules: npm ci in web/)'));
-          document.head.appendChild(s);
-        });
+        await loadScript('/tfjs/tf.min.js');
         tf = window.tf;
-        if (!(await tf.setBackend('webgl'))) throw new Error('TensorFlow.js has no webgl backend here');
-        await tf.ready();
       }
+      if (backend === 'webgpu') {
+        if (!navigator.gpu) throw new Error('this page offers no WebGPU (navigator.gpu is undefined; Chromium needs a GPU and, on Linux, --enable-unsafe-webgpu)');
+        const adapter = await withTimeout(navigator.gpu.requestAdapter(), WEBGPU_WAIT_MS, 'requestAdapter');
+        if (!adapter) throw new Error('WebGPU gave no adapter (navigator.gpu.requestAdapter() returned null)');
+        if (!tf.findBackend('webgpu')) await loadScript('/tfjs/tf-backend-webgpu.min.js');
+      }
+      if (tf.getBackend() !== backend) {
+        const ok = await withTimeout(tf.setBackend(backend), WEBGPU_WAIT_MS, `tf.setBackend('${backend}')`);
+        if (!ok) throw new Error(`TensorFlow.js has no ${backend} backend here`);
+      }
+      await tf.ready();
     } catch (e) {
-      return { status: 'unsupported', detail: `TensorFlow.js: ${errText(e)}`, posted: false };
+      return { status: 'unsupported', detail: `TensorFlow.js ${backend}: ${errText(e)}`, posted: false };
     }
     const { m, n, k, transa, transb } = inp;
     const A = tf.tensor2d(inp.a, transa ? [k, m] : [m, k]);

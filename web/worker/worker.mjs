@@ -13,7 +13,8 @@
 //   run    {variant, alpha, beta, reps, fault}
 //                                  -> {status, detail, passes, compile_s, upload_s,
 //                                      seconds, median_s, readback_s, bytes} + C
-//   tfjs   {alpha, beta, reps}     -> {status, detail, seconds, median_s, bytes} + C
+//   tfjs   {alpha, beta, reps, backend: webgl | webgpu}
+//                                  -> {status, detail, seconds, median_s, bytes} + C
 //   probe  {act: open, fs, vs, w, h, targets, tex: {w, h, fmt} | null, mul, add}
 //          {act: time, read, iters, count, warmups, reps}  -> {status, detail, seconds}
 //          {act: texels, read, at: [[target, x, y], ...]}  -> {status, detail, bytes} + RGBA floats
@@ -165,6 +166,7 @@ function startServer() {
         return;
       }
       if (p === '/tfjs/tf.min.js') return serveFile(res, 'node_modules/@tensorflow/tfjs/dist/tf.min.js');
+      if (p === '/tfjs/tf-backend-webgpu.min.js') return serveFile(res, 'node_modules/@tensorflow/tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js');
       if (/^\/(worker|src|dist)\//.test(p)) return serveFile(res, p.slice(1));
       res.writeHead(404); res.end();
     });
@@ -289,7 +291,7 @@ async function runOp(msg) {
 
 async function tfjsOp(msg) {
   const { t, got } = newToken();
-  const args = { alpha: msg.alpha, beta: msg.beta, reps: msg.reps, gen: inputsGen, token: t };
+  const args = { alpha: msg.alpha, beta: msg.beta, reps: msg.reps, gen: inputsGen, token: t, backend: msg.backend || 'webgl' };
   const r = await guarded(page.evaluate((a) => window.gg.tfjs(a), args));
   let c = null;
   if (r.posted) c = await guarded(got);
