@@ -443,6 +443,32 @@ START_TEST(test_browser_missing)
     ck_assert_int_eq(tu_count_lines(err), 1);
     free(out);
     free(err);
+
+    /* After `make` alone: a web/ with the worker and the runtime but no npm
+     * packages, then no WebAssembly either: one line naming make web. */
+    char dir[256], cmd[1024], env[300];
+    tu_mkdtemp(dir, sizeof dir, "browser-noweb");
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/dist' && cp -r web/worker web/src '%s/' && cp web/dist/glgemm-gen.wasm "
+             "'%s/dist/'",
+             dir, dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(env, sizeof env, "GLGEMM_WEB=%s", dir);
+    rc = tu_run(NULL, env, "info --backend browser", &out, &err);
+    ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    ck_assert_msg(strstr(err, "puppeteer-core") && strstr(err, "run make web"), "%s", err);
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd, "%s/dist/glgemm-gen.wasm", dir);
+    ck_assert_int_eq(unlink(cmd), 0);
+    rc = tu_run(NULL, env, "run tfjs,profile=300es --backend browser --size 8", &out, &err);
+    ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    ck_assert_msg(strstr(err, "glgemm-gen.wasm") && strstr(err, "run make web"), "%s", err);
+    free(out);
+    free(err);
+    tu_rm_rf(dir);
 }
 END_TEST
 
