@@ -28,6 +28,10 @@
 
 /* `glgemm export` rewrites this one line with the exported variant. */
 export const DEFAULT_VARIANT = "mrt=2x2,mc=2x2,np=64,unroll=1,profile=300es,compiler=glsl,acc=pingpong,store=f32";
+/* `glgemm export --portfolio` rewrites this one line with the chosen
+ * variants (canonical, the first covering most): matmul without a variant
+ * races them (see "the portfolio race" below). */
+export const PORTFOLIO = [];
 
 /* gen/gen.h's enums, in their order. */
 const PROFILE_300ES = 2;
