@@ -293,6 +293,116 @@ async function matmulTests(browser, url) {
     await page.close();
 }
 
+/* The portfolio race (issue 36): it picks a verified variant and C is
+ * right; a later load of the page (the same browser profile, so the same
+ * localStorage) races nothing; after forgetChoices it races again; a
+ * variant made to fail verification (the _corrupt hook) is never chosen,
+ * none passing falls back to DEFAULT_VARIANT; a given variant races
+ * nothing; a page whose localStorage throws keeps choices in memory. */
+async function portfolioTests(browser, url) {
+    const P = [V('mrt=2x2,mc=2x2,np=8'), V('mrt=1x4,mc=1x4,np=4,acc=blend'), 'mrt=1x1,mc=1x1' /* profile 330 */];
+    const page = await open(browser, url + 'page.html');
+    const call = (args) => page.evaluate(async ({P, shape, opts = {}, forget, peek}) => {
+        const g = await import('/src/glgemm.js');
+        const C = await import('/t/check.js');
+        await g.init({wasm: '/dist/glgemm-gen.wasm'});
+        if (forget) g.forgetChoices();
+        const gl = document.getElementById('c').getContext('webgl2');
+        const p = C.problem({...shape, seed: 11});
+        const c = await g.matmul(gl, p.a, p.b, shape.m, shape.n, shape.k, {portfolio: P, ...opts});
+        const out = {judge: C.judge(p, c), choice: g.lastChoice(), def: g.DEFAULT_VARIANT};
+        if (peek) {
+            out.keys = [];
+            try {
+                for (let i = 0; i < localStorage.length; i++) out.keys.push(localStorage.key(i));
+            } catch (e) {
+                out.keys = String(e);
+            }
+            out.renderer = g.createRunner(gl).limits().unmaskedRenderer;
+        }
+        return out;
+    }, args);
+    const shape = {m: 100, n: 90, k: 70}, same = {m: 120, n: 80, k: 60}; /* one class: 128x64x64 */
+    const first = await call({P, shape, forget: true, peek: true});
+    const ch = first.choice;
+    check(first.judge.pass, 'portfolio: the raced matmul is right', JSON.stringify(first.judge));
+    check(ch && !ch.fromMemory && ch.raced.length === 3 && ch.raceMs > 0 && ch.shapeClass === '128x64x64',
+        'portfolio: the first call races', JSON.stringify(ch));
+    if (ch && ch.raced.length === 3) {
+        const ok = ch.raced.filter((x) => x.status === 'ok');
+        const fastest = ok.reduce((x, y) => (y.gflops > x.gflops ? y : x), ok[0] || {});
+        check(ch.raced[2].status === 'unsupported', 'portfolio: the profile=330 entry is unsupported', JSON.stringify(ch.raced[2]));
+        check(ok.length === 2 && ok.every((x) => x.rel_err !== null && x.rel_err <= 70 * 2 ** -23),
+            'portfolio: the WebGL2 variants pass the sampled check', JSON.stringify(ch.raced));
+        check(ch.variant === fastest.variant && !ch.fallback, 'portfolio: the fastest verified one is chosen', JSON.stringify(ch));
+    }
+    check(Array.isArray(first.keys) && first.keys.some((x) => x.startsWith('glgemm.choice/') && x.includes('/128x64x64/') &&
+        x.endsWith('/' + first.renderer)), 'portfolio: remembered in localStorage by class and renderer', JSON.stringify(first.keys));
+    const again = await call({P, shape: same});
+    check(again.choice.fromMemory && again.choice.raced.length === 0 && again.choice.variant === ch.variant && again.judge.pass,
+        'portfolio: a second call of the class races nothing', JSON.stringify(again.choice));
+
+    await page.reload({waitUntil: 'load'});
+    const later = await call({P, shape: same});
+    check(later.choice.fromMemory && later.choice.raced.length === 0 && later.choice.raceMs === 0 &&
+        later.choice.variant === ch.variant && later.judge.pass, 'portfolio: a later page load races nothing', JSON.stringify(later.choice));
+    const other = await call({P, shape: {m: 9, n: 10, k: 300}});
+    check(!other.choice.fromMemory && other.choice.raced.length === 3 && other.choice.shapeClass === '8x8x256' && other.judge.pass,
+        'portfolio: another class races', JSON.stringify(other.choice));
+
+    await page.reload({waitUntil: 'load'});
+    const forgot = await call({P, shape: same, forget: true});
+    check(!forgot.choice.fromMemory && forgot.choice.raced.length === 3 && forgot.judge.pass,
+        'portfolio: after forgetChoices it races again', JSON.stringify(forgot.choice));
+
+    /* The test hook: the first variant's C perturbed before the check. */
+    const bad = await call({P: P.slice(0, 2), shape, opts: {_corrupt: P[0]}});
+    const bc = bad.choice;
+    check(bc && !bc.fromMemory && bc.raced[0].status === 'wrong_result' && bc.raced[1].status === 'ok' &&
+        bc.variant === bc.raced[1].variant && bad.judge.pass, 'portfolio: a variant failing verification is never chosen', JSON.stringify(bc));
+    const none = await call({P: P.slice(0, 1), shape, opts: {_corrupt: P[0]}});
+    check(none.choice.fallback && none.choice.variant === none.def && none.choice.raced[0].status === 'wrong_result' && none.judge.pass,
+        'portfolio: none passing: DEFAULT_VARIANT', JSON.stringify(none.choice));
+    const given = await call({P, shape: {m: 5, n: 6, k: 7}, opts: {variant: P[1]}, forget: true});
+    check(given.choice === null && given.judge.pass, 'portfolio: a given variant races nothing', JSON.stringify(given.choice));
+    const budget = await call({P, shape: {m: 33, n: 33, k: 33}, opts: {raceMs: 0}});
+    check(budget.choice.raced[0].status === 'ok' && budget.choice.raced.slice(1).every((x) => x.status === 'skipped') &&
+        budget.choice.variant === budget.choice.raced[0].variant, 'portfolio: raceMs 0 races the first only', JSON.stringify(budget.choice));
+    check(page.errors.length === 0, 'portfolio page: no page errors', page.errors.join(' | '));
+    await page.close();
+
+    /* localStorage that throws (an opaque or sandboxed origin). */
+    const p2 = await browser.newPage();
+    p2.errors = [];
+    p2.on('pageerror', (e) => p2.errors.push(String(e && e.message || e)));
+    await p2.evaluateOnNewDocument(() => {
+        Object.defineProperty(window, 'localStorage', {configurable: true,
+            get() { throw new DOMException('denied', 'SecurityError'); }});
+    });
+    await p2.goto(url + 'page.html', {waitUntil: 'load'});
+    const noStore = (shape2) => p2.evaluate(async ({P, shape2}) => {
+        const g = await import('/src/glgemm.js');
+        const C = await import('/t/check.js');
+        await g.init({wasm: '/dist/glgemm-gen.wasm'});
+        const gl = document.getElementById('c').getContext('webgl2');
+        const p = C.problem(shape2);
+        const c = await g.matmul(gl, p.a, p.b, shape2.m, shape2.n, shape2.k, {portfolio: P});
+        g.forgetChoices(); g.lastChoice(); /* neither throws */
+        const c2 = await g.matmul(gl, p.a, p.b, shape2.m, shape2.n, shape2.k, {portfolio: P});
+        return {j: C.judge(p, c), j2: C.judge(p, c2), choice: g.lastChoice()};
+    }, {P: P.slice(0, 2), shape2});
+    const ns = await noStore({m: 20, n: 20, k: 20});
+    check(ns.j.pass && ns.j2.pass && !ns.choice.fromMemory, 'portfolio without localStorage: races, right results', JSON.stringify(ns.choice));
+    const ns2 = await p2.evaluate(async () => {
+        const g = await import('/src/glgemm.js');
+        const gl = document.getElementById('c').getContext('webgl2');
+        return g.choice(gl, 20, 20, 20, {portfolio: ['profile=300es,mrt=2x2,mc=2x2,np=8', 'profile=300es,mrt=1x4,mc=1x4,np=4,acc=blend']});
+    });
+    check(ns2.fromMemory && ns2.raced.length === 0, 'portfolio without localStorage: kept in the page\'s memory', JSON.stringify(ns2));
+    check(p2.errors.length === 0, 'portfolio page without localStorage: no page errors', p2.errors.join(' | '));
+    await p2.close();
+}
+
 function exportCmd(args, opts = {}) {
     return spawnSync(BIN, ['export', ...args], {encoding: 'utf8', ...opts});
 }
@@ -389,6 +499,7 @@ try {
     };
     await part('runner', () => runnerTests(browser, s.url));
     if (!only || only.test('matmul')) await part('matmul', () => matmulTests(browser, s.url));
+    if (!only || only.test('portfolio')) await part('portfolio', () => portfolioTests(browser, s.url));
     if (!only || only.test('export')) await part('export', () => exportTests(browser));
     if (!only || only.test('example')) await part('example', () => exampleTests(browser));
 } catch (e) {
