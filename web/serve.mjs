@@ -80,7 +80,13 @@ export async function serve({mounts, port = 0, host = '127.0.0.1', quiet = true}
         server.listen(port, host, ok);
     });
     const url = `http://${host}:${server.address().port}/`;
-    return {server, url, close: () => new Promise((ok) => server.close(ok))};
+    /* close() ends the connections too: Chromium keeps some open (a
+     * preconnected socket that never sent a request is not idle to Node),
+     * and server.close() alone waited for them, up to minutes. */
+    return {server, url, close: () => new Promise((ok) => {
+        server.close(ok);
+        server.closeAllConnections();
+    })};
 }
 
 /* The example's folder: `glgemm export best`, else the default variant. */

@@ -12,7 +12,7 @@
  *  4. the example page (web/example/) shows its rows with no page error.
  * Exit 0 when every check passes; each failure prints one line. */
 import {execFileSync, spawnSync} from 'node:child_process';
-import {cpSync, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {launch, open, serve, root} from './lib.mjs';
@@ -463,6 +463,94 @@ async function exportTests(browser) {
     }
 }
 
+/* `glgemm export --portfolio` over two browser cards (this project's
+ * SwiftShader records at 256^3 and a crafted second card), its folder
+ * copied outside the project and imported from a page there; its exit 2
+ * cases (no browser records, a bad --max). */
+async function exportPortfolioTests(browser) {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'glgemm-portfolio-'));
+    try {
+        const res = path.join(tmp, 'work', 'results');
+        mkdirSync(path.join(res, 'chromium-swiftshader'), {recursive: true});
+        mkdirSync(path.join(res, 'chromium-fake-gpu'), {recursive: true});
+        mkdirSync(path.join(res, 'llvmpipe'), {recursive: true});
+        cpSync(path.join(root, 'results', 'chromium-swiftshader', 'tune-256x256x256.csv'),
+            path.join(res, 'chromium-swiftshader', 'tune-256x256x256.csv'));
+        const head = 'card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,passes,status,seconds,gflops,rel_err\n';
+        const row = (card, v, status, g) => `${card},512,512,512,${v},4,${status},0.01,${g},1e-7\n`;
+        writeFileSync(path.join(res, 'chromium-fake-gpu', 'tune-512x512x512.csv'), head +
+            row('chromium-fake-gpu', '2x2,2x2,8,0,300es,glsl,pingpong,f32,rt,-,texture', 'ok', 100) +
+            row('chromium-fake-gpu', '1x1,1x4,16,0,300es,glsl,copy,f32,rt,-,texture', 'ok', 80) +
+            row('chromium-fake-gpu', '2x4,2x2,8,0,330,glsl,pingpong,f32,rt,-,texture', 'ok', 900) + /* not WebGL2 */
+            row('chromium-fake-gpu', '2x4,2x2,8,0,300es,glsl,pingpong,f16,rt,-,texture', 'ok', 800) + /* not f32 */
+            row('chromium-fake-gpu', '2x4,2x2,4,0,300es,glsl,pingpong,f32,rt,-,texture', 'wrong_result', 0));
+        writeFileSync(path.join(res, 'llvmpipe', 'tune-512x512x512.csv'), head +
+            row('llvmpipe', '4x2,2x2,4,0,300es,glsl,pingpong,f32,rt,-,texture', 'ok', 5000)); /* not a browser card */
+        const out = path.join(tmp, 'out');
+        const ex = exportCmd(['--portfolio', '--js', out], {cwd: path.join(tmp, 'work')});
+        check(ex.status === 0, 'export --portfolio: exit 0', ex.stderr);
+        if (ex.status !== 0) return;
+        const listed = [...ex.stdout.matchAll(/^ {2}\d+ {2}(\S+) {2}\(summed coverage/gm)].map((x) => x[1]);
+        const fake = /^ {2}chromium-fake-gpu 512x512x512\s+([\d.]+)/m.exec(ex.stdout);
+        const sw = /^ {2}chromium-swiftshader 256x256x256\s+([\d.]+)/m.exec(ex.stdout);
+        check(listed.length >= 2 && listed.length <= 8 && fake && Number(fake[1]) === 1 && sw && Number(sw[1]) === 1 &&
+            listed.includes('mrt=2x2,mc=2x2,np=8,unroll=0,profile=300es,compiler=glsl,acc=pingpong,store=f32') &&
+            !/profile=330|store=f16|4x2,mc=2x2,np=4/.test(ex.stdout), 'export --portfolio: the chosen set and its coverage', ex.stdout);
+        const one = exportCmd(['--portfolio', '--max', '1', '--js', path.join(tmp, 'one')], {cwd: path.join(tmp, 'work')});
+        const oneJs = one.status === 0 ? readFileSync(path.join(tmp, 'one', 'glgemm.js'), 'utf8') : '';
+        check(one.status === 0 && /^export const PORTFOLIO = \["[^"]+"\];$/m.test(oneJs) && /portfolio: 1 variant /.test(one.stdout),
+            'export --portfolio --max 1: one variant', one.stdout + one.stderr);
+
+        const site = path.join(tmp, 'site');
+        cpSync(out, site, {recursive: true});
+        cpSync(path.join(root, 'tests', 'web', 'check.js'), path.join(site, 'check.js'));
+        cpSync(path.join(root, 'tests', 'web', 'page.html'), path.join(site, 'index.html'));
+        const srv = await serve({mounts: [['/', site]]});
+        const page = await open(browser, srv.url);
+        const r = await page.evaluate(async () => {
+            const g = await import('/glgemm.js');
+            const C = await import('/check.js');
+            g.forgetChoices();
+            const gl = document.getElementById('c').getContext('webgl2');
+            const out = {portfolio: g.PORTFOLIO, def: g.DEFAULT_VARIANT, results: []};
+            for (const q of [{m: 64, n: 48, k: 80}, {m: 3, n: 70, k: 9, transb: true, alpha: 2, beta: -1}]) {
+                const p = C.problem(q);
+                const c = await g.matmul(gl, p.a, p.b, q.m, q.n, q.k, {alpha: p.alpha, beta: p.beta, c: p.c0,
+                    transa: p.transa, transb: p.transb});
+                out.results.push({shape: `${q.m}x${q.n}x${q.k}`, ...C.judge(p, c), choice: g.lastChoice()});
+            }
+            return out;
+        });
+        check(JSON.stringify(r.portfolio) === JSON.stringify(listed) && r.def === listed[0],
+            'exported PORTFOLIO and DEFAULT_VARIANT', `${JSON.stringify(r.portfolio)} vs ${JSON.stringify(listed)}`);
+        for (const x of r.results) {
+            check(x.pass, `exported portfolio module ${x.shape}`, `rel_err ${x.rel_err} (${x.why})`);
+            check(x.choice && !x.choice.fromMemory && x.choice.raced.length === listed.length && listed.includes(x.choice.variant),
+                `exported portfolio module ${x.shape}: raced`, JSON.stringify(x.choice));
+        }
+        check(page.errors.length === 0, 'exported portfolio page: no page errors', page.errors.join(' | '));
+        await page.close();
+        await srv.close();
+
+        const empty = path.join(tmp, 'empty');
+        mkdirSync(path.join(empty, 'results', 'llvmpipe'), {recursive: true});
+        const none = exportCmd(['--portfolio', '--js', path.join(tmp, 'bad')], {cwd: empty});
+        check(none.status === 2 && /glgemm tune --backend browser/.test(none.stderr) && none.stderr.trim().split('\n').length === 1 &&
+            !existsSync(path.join(tmp, 'bad')), 'export --portfolio without browser records: exit 2', `${none.status} ${none.stderr}`);
+        for (const max of ['0', '9', 'x', '']) {
+            const b = exportCmd(['--portfolio', '--max', max, '--js', path.join(tmp, 'bad')], {cwd: path.join(tmp, 'work')});
+            check(b.status === 2 && /--max must be an integer from 1 to 8/.test(b.stderr) && !existsSync(path.join(tmp, 'bad')),
+                `export --portfolio --max '${max}': exit 2`, `${b.status} ${b.stderr}`);
+        }
+        const alone = exportCmd(['profile=300es', '--max', '2', '--js', path.join(tmp, 'bad')]);
+        check(alone.status === 2 && /--max goes with --portfolio/.test(alone.stderr), 'export --max without --portfolio: exit 2', alone.stderr);
+        const help = exportCmd(['--help']);
+        check(/--portfolio/.test(help.stdout) && /--max N/.test(help.stdout), 'export --help names --portfolio and --max', help.stdout);
+    } finally {
+        rmSync(tmp, {recursive: true, force: true});
+    }
+}
+
 /* The example page, on a small size, with an exported module beside it. */
 async function exampleTests(browser) {
     const tmp = mkdtempSync(path.join(tmpdir(), 'glgemm-example-'));
@@ -501,6 +589,7 @@ try {
     if (!only || only.test('matmul')) await part('matmul', () => matmulTests(browser, s.url));
     if (!only || only.test('portfolio')) await part('portfolio', () => portfolioTests(browser, s.url));
     if (!only || only.test('export')) await part('export', () => exportTests(browser));
+    if (!only || only.test('export') || only.test('portfolio')) await part('export --portfolio', () => exportPortfolioTests(browser));
     if (!only || only.test('example')) await part('example', () => exampleTests(browser));
 } catch (e) {
     check(false, 'web tests ran to the end', e.stack || String(e));
