@@ -551,26 +551,50 @@ async function exportPortfolioTests(browser) {
     }
 }
 
-/* The example page, on a small size, with an exported module beside it. */
+/* The example page, on a small size, with an exported module beside it:
+ * one variant, then a portfolio (this project's browser records): the GPU,
+ * the chosen variant and the race's cost shown; a reload races nothing. */
 async function exampleTests(browser) {
     const tmp = mkdtempSync(path.join(tmpdir(), 'glgemm-example-'));
     try {
-        const ex = exportCmd(['profile=300es,mrt=2x2,mc=1x4,np=16', '--js', path.join(tmp, 'glgemm')]);
-        check(ex.status === 0, 'example: export', ex.stderr);
-        const s = await serve({mounts: [['/', path.join(root, 'web', 'example')], ['/glgemm', path.join(tmp, 'glgemm')],
-            ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')]]});
-        const page = await open(browser, s.url + '?size=96');
-        await page.waitForFunction(() => document.body.dataset.done || document.body.dataset.error, {timeout: 90000});
-        const r = await page.evaluate(() => ({done: document.body.dataset.done, error: document.body.dataset.error,
-            rows: window.exampleResult, text: document.getElementById('out').innerText}));
-        check(r.done === '1' && !r.error, 'example page finishes', r.error);
-        check(r.rows && r.rows.length === 3, 'example: glgemm rows and the tfjs row', JSON.stringify(r.rows));
-        for (const x of r.rows || [])
-            check(x.gflops > 0 && x.err < 1e-4, `example row '${x.what}'`, JSON.stringify(x));
-        check(/GFLOP\/s/.test(r.text) && /tf\.matMul/.test(r.text), 'example shows the table', r.text);
-        check(page.errors.length === 0, 'example page: no page errors', page.errors.join(' | '));
-        await page.close();
-        await s.close();
+        for (const portfolio of [false, true]) {
+            const tag = portfolio ? 'example (portfolio)' : 'example';
+            const dir = path.join(tmp, portfolio ? 'pf' : 'one');
+            const ex = exportCmd(portfolio ? ['--portfolio', '--js', dir] : ['profile=300es,mrt=2x2,mc=1x4,np=16', '--js', dir],
+                {cwd: root});
+            check(ex.status === 0, `${tag}: export`, ex.stderr);
+            const s = await serve({mounts: [['/', path.join(root, 'web', 'example')], ['/glgemm', dir],
+                ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')]]});
+            const page = await open(browser, s.url + '?size=96');
+            const look = async () => {
+                await page.waitForFunction(() => document.body.dataset.done || document.body.dataset.error, {timeout: 90000});
+                return page.evaluate(() => ({done: document.body.dataset.done, error: document.body.dataset.error,
+                    rows: window.exampleResult, choice: window.exampleChoice, text: document.getElementById('out').innerText,
+                    shown: ['gpu', 'chosen', 'race'].map((id) => document.getElementById(id).innerText)}));
+            };
+            const r = await look();
+            check(r.done === '1' && !r.error, `${tag} page finishes`, r.error);
+            check(r.rows && r.rows.length === 3, `${tag}: glgemm rows and the tfjs row`, JSON.stringify(r.rows));
+            for (const x of r.rows || [])
+                check(x.gflops > 0 && x.err < 1e-4, `${tag} row '${x.what}'`, JSON.stringify(x));
+            check(/GFLOP\/s/.test(r.text) && /tf\.matMul/.test(r.text), `${tag} shows the table`, r.text);
+            const ch = r.choice || {};
+            check(ch.renderer && r.shown[0] === ch.renderer && r.shown[1] === ch.variant && r.rows[0].variant === ch.variant,
+                `${tag} shows the GPU and the variant`, JSON.stringify(r.shown));
+            if (portfolio) {
+                check(ch.portfolio > 0 && ch.fromMemory === false && ch.raced.length === ch.portfolio && ch.raceMs > 0 &&
+                    /raced \d+ of \d+ variants .*: \d+ ms/.test(r.shown[2]), `${tag}: raced, its cost shown`, JSON.stringify(ch) + r.shown[2]);
+                await page.reload({waitUntil: 'load'});
+                const again = await look();
+                check(again.choice && again.choice.fromMemory === true && again.choice.variant === ch.variant &&
+                    /no race now/.test(again.shown[2]), `${tag}: a reload races nothing`, JSON.stringify(again.choice));
+            } else {
+                check(ch.portfolio === 0 && /no portfolio/.test(r.shown[2]), `${tag}: no race without a portfolio`, r.shown[2]);
+            }
+            check(page.errors.length === 0, `${tag} page: no page errors`, page.errors.join(' | '));
+            await page.close();
+            await s.close();
+        }
     } finally {
         rmSync(tmp, {recursive: true, force: true});
     }
