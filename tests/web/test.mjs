@@ -532,6 +532,19 @@ async function exportPortfolioTests(browser) {
         await page.close();
         await srv.close();
 
+        /* tests/web/race.mjs, the measuring script for the targets, on that
+         * folder at a small size. */
+        const rm = spawnSync(process.execPath, [path.join(root, 'tests', 'web', 'race.mjs'), '--module', out, '--size', '48',
+            '--best', listed[listed.length - 1], '--arg', '--enable-unsafe-swiftshader', '--arg', '--use-angle=swiftshader'],
+        {encoding: 'utf8', timeout: 120000});
+        let rj = null;
+        try { rj = JSON.parse(rm.stdout.trim().split('\n').pop()); } catch { /* checked below */ }
+        check(rm.status === 0 && rj && rj.renderer && listed.includes(rj.chosen) && rj.raceMs > 0 && rj.chosenGflops > 0 &&
+            rj.bestGflops > 0 && Math.abs(rj.ratio - rj.chosenGflops / rj.bestGflops) < 1e-9 && rj.raced.length === listed.length,
+        'tests/web/race.mjs: one JSON line', `${rm.status} ${rm.stdout} ${rm.stderr}`);
+        const rbad = spawnSync(process.execPath, [path.join(root, 'tests', 'web', 'race.mjs'), '--size', '48'], {encoding: 'utf8'});
+        check(rbad.status === 2 && /--module/.test(rbad.stderr), 'tests/web/race.mjs without --module: exit 2', rbad.stderr);
+
         const empty = path.join(tmp, 'empty');
         mkdirSync(path.join(empty, 'results', 'llvmpipe'), {recursive: true});
         const none = exportCmd(['--portfolio', '--js', path.join(tmp, 'bad')], {cwd: empty});
