@@ -365,6 +365,18 @@ async function portfolioTests(browser, url) {
         'portfolio: none passing: DEFAULT_VARIANT', JSON.stringify(none.choice));
     const given = await call({P, shape: {m: 5, n: 6, k: 7}, opts: {variant: P[1]}, forget: true});
     check(given.choice === null && given.judge.pass, 'portfolio: a given variant races nothing', JSON.stringify(given.choice));
+    const badOpt = await page.evaluate(async () => {
+        const g = await import('/src/glgemm.js');
+        const gl = document.getElementById('c').getContext('webgl2');
+        const a = new Float32Array(4);
+        try {
+            await g.matmul(gl, a, a, 2, 2, 2, {portfolio: 'profile=300es'});
+            return 'no error';
+        } catch (e) {
+            return e.message;
+        }
+    });
+    check(/portfolio must be an array of variant strings/.test(badOpt), 'portfolio: a bad portfolio option', badOpt);
     const budget = await call({P, shape: {m: 33, n: 33, k: 33}, opts: {raceMs: 0}});
     check(budget.choice.raced[0].status === 'ok' && budget.choice.raced.slice(1).every((x) => x.status === 'skipped') &&
         budget.choice.variant === budget.choice.raced[0].variant, 'portfolio: raceMs 0 races the first only', JSON.stringify(budget.choice));
@@ -458,6 +470,8 @@ async function exportTests(browser) {
         const again = exportCmd(['profile=300es,mc=1x4', '--js', path.join(tmp, 'out')]);
         const js = readFileSync(path.join(tmp, 'out', 'glgemm.js'), 'utf8');
         check(again.status === 0 && js.includes('export const DEFAULT_VARIANT = "mrt=1x1,mc=1x4,'), 'export over an older one', again.stderr);
+        check(js.includes('\nexport const PORTFOLIO = [];\n') && !/^portfolio:/m.test(again.stdout),
+            'export without --portfolio: PORTFOLIO stays empty', again.stdout);
     } finally {
         rmSync(tmp, {recursive: true, force: true});
     }
