@@ -10,7 +10,7 @@
 #include "store/paths.h"
 
 /* Index of s in names[0..n), or -1. */
-static long find(char *const *names, size_t n, const char *s)
+static long find(const char *const *names, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(names[i], s))
@@ -38,7 +38,7 @@ int store_portfolio_select(const gg_portfolio_rate *rates, size_t n, int max, gg
     }
     /* The distinct variants and cells (pointers into rates), and the rate
      * of each variant in each cell (its fastest; 0: not measured there). */
-    char **vars = malloc((n ? n : 1) * sizeof *vars), **cells = malloc((n ? n : 1) * sizeof *cells);
+    const char **vars = malloc((n ? n : 1) * sizeof *vars), **cells = malloc((n ? n : 1) * sizeof *cells);
     size_t nv = 0, nc = 0;
     double *rate = NULL, *best = NULL, *cover = NULL;
     bool *taken = NULL;
@@ -49,9 +49,9 @@ int store_portfolio_select(const gg_portfolio_rate *rates, size_t n, int max, gg
         if (!(rates[i].gflops > 0))
             continue;
         if (find(vars, nv, rates[i].variant) < 0)
-            vars[nv++] = (char *)rates[i].variant;
+            vars[nv++] = rates[i].variant;
         if (find(cells, nc, rates[i].cell) < 0)
-            cells[nc++] = (char *)rates[i].cell;
+            cells[nc++] = rates[i].cell;
     }
     rate = calloc(nv * nc + 1, sizeof *rate);
     best = calloc(nc + 1, sizeof *best);
