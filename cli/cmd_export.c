@@ -36,18 +36,21 @@
 #include "base/slug.h"
 #include "cli/cli.h"
 #include "store/paths.h"
+#include "store/portfolio.h"
 #include "store/records.h"
 
-enum { OPT_JS = 1, OPT_CARD };
+enum { OPT_JS = 1, OPT_CARD, OPT_PORTFOLIO, OPT_MAX };
 
 #define RESULTS_DIR "results"
 #define RUNTIME_JS "glgemm.js"
 #define RUNTIME_WASM "glgemm-gen.wasm"
 #define DEFAULT_LINE "export const DEFAULT_VARIANT = \""
+#define PORTFOLIO_LINE "export const PORTFOLIO = ["
 #define MAX_RUNTIME (64u << 20)
 
 static const char usage[] =
     "usage: glgemm export VARIANT [--m M --n N --k K | --size S] --js DIR [--card SLUG]\n"
+    "       glgemm export --portfolio [--max N] [VARIANT] --js DIR\n"
     "\n"
     "Writes an ES module folder for web pages: DIR/glgemm.js (the WebGL2 runtime,\n"
     "exporting init, matmul(gl, a, b, m, n, k, {alpha, beta, c, transa, transb}),\n"
@@ -61,18 +64,28 @@ static const char usage[] =
     "  --js DIR      the folder to write (made if missing; its parent must exist)\n"
     "  --card SLUG   card whose results/SLUG/ records `best` reads\n"
     "                (default: this device's, if a GL context can be made)\n"
+    "  --portfolio   the module carries a few variants (PORTFOLIO) chosen by greedy\n"
+    "                coverage over every browser card's records (results/chromium-*/,\n"
+    "                all sizes); matmul without a variant races them once per GPU and\n"
+    "                shape class, verified, and remembers the winner.  Prints the\n"
+    "                chosen set and each card and size's coverage.  DEFAULT_VARIANT:\n"
+    "                VARIANT if given, else the portfolio's first\n"
+    "  --max N       with --portfolio: at most N variants, 1 to 8 (default 8)\n"
     "  --m M --n N --k K, --size S   the problem `best` is for (default 1024 each)\n"
     "  the other problem options (--transa, --transb, --alpha, --beta, --seed,\n"
     "  --a, --b, --c, --out, --reps) are accepted and change nothing\n"
     "environment: GLGEMM_WEB_DIR  a folder holding glgemm.js and glgemm-gen.wasm\n"
     "             (default: <binary's folder>/web/dist, then\n"
     "             <binary's folder>/../share/glgemm/web)\n"
-    "exit status: 0 ok, 2 bad usage or input (a variant WebGL2 cannot run, no record)\n";
+    "exit status: 0 ok, 2 bad usage or input (a variant WebGL2 cannot run, no record,\n"
+    "             no browser records for --portfolio, a bad --max)\n";
 
 typedef struct {
     cli_common *common;
     const char *js;
     const char *card;
+    bool portfolio;
+    const char *max; /* --max's text (checked once the options are read) */
 } export_opts;
 
 static int handle(void *self, int id, const char *value)
@@ -81,6 +94,8 @@ static int handle(void *self, int id, const char *value)
     switch (id) {
     case OPT_JS: o->js = value; return 0;
     case OPT_CARD: return cli_card_option(o->common, value, &o->card);
+    case OPT_PORTFOLIO: o->portfolio = true; return 0;
+    case OPT_MAX: o->max = value; return 0;
     }
     return cli_error(o->common, "internal: unhandled option");
 }
@@ -108,18 +123,6 @@ static bool want_webgl(void *user, const gg_variant *v)
 {
     (void)user;
     return !webgl_why(v) && v->store == GG_STORE_F32;
-}
-
-/* Whether name is tune-MxNxK.csv exactly as store/paths.h writes it. */
-static bool tune_name(const char *name, int *m, int *n, int *k)
-{
-    int used = 0;
-    if (sscanf(name, "tune-%dx%dx%d.csv%n", m, n, k, &used) != 3 || name[used] != '\0' || *m < 1 ||
-        *n < 1 || *k < 1)
-        return false;
-    char again[128];
-    snprintf(again, sizeof again, "tune-%dx%dx%d.csv", *m, *n, *k);
-    return !strcmp(again, name);
 }
 
 typedef struct {
@@ -166,7 +169,7 @@ static int find_best(const char *card, int m, int n, int k, gg_variant *v, int f
     struct dirent *e;
     while (d && (e = readdir(d))) {
         sized s;
-        if (!tune_name(e->d_name, &s.m, &s.n, &s.k) || (s.m == m && s.n == n && s.k == k))
+        if (!store_records_name_parse(e->d_name, &s.m, &s.n, &s.k) || (s.m == m && s.n == n && s.k == k))
             continue;
         if (count == cap) {
             sized *p = realloc(sizes, (cap ? 2 * cap : 16) * sizeof *p);
@@ -231,40 +234,63 @@ static int runtime_dir(char *buf, size_t len, char *why, size_t whylen)
     return -1;
 }
 
-/* The runtime with its DEFAULT_VARIANT line set to canon (malloc'd), or
- * NULL with why. */
-static char *with_default(const char *js, size_t len, const char *canon, size_t *outlen, char *why,
-                          size_t whylen)
+/* js (len bytes) with its one line starting with prefix replaced by
+ * line (malloc'd, *outlen bytes), or NULL with why. */
+static char *with_line(const char *js, size_t len, const char *prefix, const char *line, size_t *outlen,
+                       char *why, size_t whylen)
 {
-    const char *line = NULL;
-    for (const char *p = js; p && p < js + len; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-        if (!strncmp(p, DEFAULT_LINE, strlen(DEFAULT_LINE))) {
-            if (line) {
-                snprintf(why, whylen, RUNTIME_JS ": two DEFAULT_VARIANT lines");
+    const char *at = NULL;
+    size_t pl = strlen(prefix);
+    for (const char *p = js; p && p < js + len; p = memchr(p, '\n', (size_t)(js + len - p)), p = p ? p + 1 : NULL)
+        if ((size_t)(js + len - p) >= pl && !memcmp(p, prefix, pl)) {
+            if (at) {
+                snprintf(why, whylen, RUNTIME_JS ": two lines starting '%s'", prefix);
                 return NULL;
             }
-            line = p;
+            at = p;
         }
-    if (!line) {
-        snprintf(why, whylen, RUNTIME_JS ": no line starting '" DEFAULT_LINE "'");
+    if (!at) {
+        snprintf(why, whylen, RUNTIME_JS ": no line starting '%s'", prefix);
         return NULL;
     }
-    const char *end = memchr(line, '\n', (size_t)(js + len - line));
+    const char *end = memchr(at, '\n', (size_t)(js + len - at));
     end = end ? end : js + len;
-    char mid[GG_VARIANT_TEXT + 64];
-    int ml = snprintf(mid, sizeof mid, DEFAULT_LINE "%s\";", canon);
-    size_t before = (size_t)(line - js), after = (size_t)(js + len - end);
-    char *out = malloc(before + (size_t)ml + after + 1);
+    size_t before = (size_t)(at - js), mid = strlen(line), after = (size_t)(js + len - end);
+    char *out = malloc(before + mid + after + 1);
     if (!out) {
         snprintf(why, whylen, "out of memory");
         return NULL;
     }
     memcpy(out, js, before);
-    memcpy(out + before, mid, (size_t)ml);
-    memcpy(out + before + ml, end, after);
-    out[before + ml + after] = '\0';
-    *outlen = before + (size_t)ml + after;
+    memcpy(out + before, line, mid);
+    memcpy(out + before + mid, end, after);
+    out[before + mid + after] = '\0';
+    *outlen = before + mid + after;
     return out;
+}
+
+/* The runtime with its DEFAULT_VARIANT line set to canon and, for a
+ * portfolio (count > 0), its PORTFOLIO line listing list[0..count)
+ * (malloc'd), or NULL with why.  Canonical variants hold no quote or
+ * backslash: they go into the JavaScript strings as they are. */
+static char *with_variants(const char *js, size_t len, const char *canon,
+                           const char (*list)[GG_VARIANT_TEXT], int count, size_t *outlen, char *why,
+                           size_t whylen)
+{
+    char def[GG_VARIANT_TEXT + 64];
+    snprintf(def, sizeof def, DEFAULT_LINE "%s\";", canon);
+    char *out = with_line(js, len, DEFAULT_LINE, def, outlen, why, whylen);
+    if (!out || count == 0)
+        return out;
+    char line[GG_PORTFOLIO_MAX * (GG_VARIANT_TEXT + 4) + 64];
+    size_t used = (size_t)snprintf(line, sizeof line, PORTFOLIO_LINE);
+    for (int i = 0; i < count; i++)
+        used += (size_t)snprintf(line + used, sizeof line - used, "%s\"%s\"", i ? ", " : "", list[i]);
+    snprintf(line + used, sizeof line - used, "];");
+    size_t len2 = *outlen;
+    char *out2 = with_line(out, len2, PORTFOLIO_LINE, line, outlen, why, whylen);
+    free(out);
+    return out2;
 }
 
 /* One file's contents into a new temporary file in dir: its path in tmp.
@@ -341,11 +367,118 @@ static int write_pair(const char *dir, const char *js, size_t jslen, const char 
     return rc;
 }
 
+/* --portfolio: the selection over every browser card's WebGL2-capable
+ * records into *pf.  0, or EXIT_USAGE after one line (no browser
+ * records: what to run). */
+static int choose_portfolio(const cli_common *c, int max, gg_portfolio *pf)
+{
+    gg_portfolio_rate *rates = NULL;
+    size_t n = 0;
+    int cards = 0;
+    char err[900];
+    if (store_portfolio_read(RESULTS_DIR, want_webgl, NULL, &rates, &n, &cards, err, sizeof err))
+        return cli_error(c, "--portfolio: %s", err);
+    if (n == 0) {
+        free(rates);
+        return cli_error(c, "--portfolio: no WebGL2-capable ok record (profile=300es, out=rt, store=f32) in "
+                         "%d browser card folder%s (" RESULTS_DIR "/" GG_BROWSER_CARD_PREFIX "*/tune-MxNxK.csv): "
+                         "run glgemm tune --backend browser first", cards, cards == 1 ? "" : "s");
+    }
+    int rc = store_portfolio_select(rates, n, max, pf, err, sizeof err);
+    free(rates);
+    if (rc)
+        return cli_error(c, "--portfolio: %s", err);
+    return 0;
+}
+
+static void print_portfolio(const gg_portfolio *pf, int max)
+{
+    printf("portfolio: %d variant%s over %zu (card, size) pair%s (greedy coverage, at most %d)\n", pf->nchosen,
+           pf->nchosen == 1 ? "" : "s", pf->ncells, pf->ncells == 1 ? "" : "s", max);
+    for (int i = 0; i < pf->nchosen; i++)
+        printf("  %d  %s  (summed coverage %.3f of %zu)\n", i + 1, pf->chosen[i], pf->sum[i], pf->ncells);
+    printf("coverage (the best chosen variant's GFLOP/s over the card's best at that size):\n");
+    for (size_t i = 0; i < pf->ncells; i++) {
+        const gg_portfolio_cell *x = &pf->cells[i];
+        if (x->by >= 0)
+            printf("  %-44s %6.3f  (variant %d; best %.4g GFLOP/s)\n", x->cell, x->coverage, x->by + 1, x->best);
+        else
+            printf("  %-44s %6.3f  (none; best %.4g GFLOP/s)\n", x->cell, x->coverage, x->best);
+    }
+}
+
+/* Writes the module with DEFAULT_VARIANT text (a variant or best) and,
+ * where pf holds some, its PORTFOLIO; prints what it wrote.  0, or
+ * EXIT_USAGE after one line. */
+static int export_module(cli_common *c, const export_opts *o, const char *text, const gg_portfolio *pf,
+                         int max)
+{
+    int m = c->prob.m, n = c->prob.n, k = c->prob.k;
+    gg_variant best, v;
+    const gg_variant *bestp = NULL;
+    char err[900];
+    int from[3] = {m, n, k};
+    const char *card = o->card;
+    char slug[GG_CARD_MAX];
+    if (cli_names_best(text)) {
+        if (cli_best_card(c, o->card, slug, sizeof slug, &card))
+            return EXIT_USAGE;
+        if (find_best(card, m, n, k, &best, from, err, sizeof err))
+            return cli_error(c, "%s", err);
+        bestp = &best;
+    }
+    if (gen_variant_parse(text, bestp, &v, err, sizeof err))
+        return cli_error(c, "%s", err);
+    char canon[GG_VARIANT_TEXT];
+    gen_variant_format(&v, canon, sizeof canon);
+    const char *no = webgl_why(&v);
+    if (no)
+        return cli_error(c, "%s cannot run in WebGL2: %s", canon, no);
+    gg_card_limits lim = {.max_draw_buffers = GG_MAX_TARGETS, .max_texture_size = 1 << 14,
+                          .float_blend = true, .es = true, .gl_version = 30};
+    if (gen_variant_check_card(&v, &lim, err, sizeof err) != GG_CARD_OK)
+        return cli_error(c, "%s cannot run in WebGL2: %s", canon, err);
+
+    char dir[PATH_MAX];
+    if (runtime_dir(dir, sizeof dir, err, sizeof err))
+        return cli_error(c, "%s", err);
+    char pjs[PATH_MAX + 64], pwasm[PATH_MAX + 64];
+    snprintf(pjs, sizeof pjs, "%s/" RUNTIME_JS, dir);
+    snprintf(pwasm, sizeof pwasm, "%s/" RUNTIME_WASM, dir);
+    size_t jslen = 0, wlen = 0, outlen = 0;
+    char *js = base_read_text(pjs, MAX_RUNTIME, &jslen, err, sizeof err);
+    if (!js)
+        return cli_error(c, "%s", err);
+    char *wasm = base_read_text(pwasm, MAX_RUNTIME, &wlen, err, sizeof err);
+    char *out = wasm ? with_variants(js, jslen, canon, (const char(*)[GG_VARIANT_TEXT])pf->chosen,
+                                     pf->nchosen, &outlen, err, sizeof err)
+                     : NULL;
+    int rc = out ? write_pair(o->js, out, outlen, wasm, wlen, err, sizeof err) : -1;
+    free(js);
+    free(wasm);
+    free(out);
+    if (rc)
+        return cli_error(c, "%s", err);
+    if (bestp && (from[0] != m || from[1] != n || from[2] != k))
+        printf("%s (best of %s at %dx%dx%d, the nearest recorded size to %dx%dx%d)\n", canon, card,
+               from[0], from[1], from[2], m, n, k);
+    else if (bestp)
+        printf("%s (best of %s at %dx%dx%d)\n", canon, card, m, n, k);
+    else
+        printf("%s\n", canon);
+    if (pf->nchosen)
+        print_portfolio(pf, max);
+    printf("wrote %s/" RUNTIME_JS " and %s/" RUNTIME_WASM "\n", o->js, o->js);
+    return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
     static const cli_opt own[] = {
         {"js", 1, OPT_JS},
         {"card", 1, OPT_CARD},
+        {"portfolio", 0, OPT_PORTFOLIO},
+        {"max", 1, OPT_MAX},
         {NULL, 0, 0},
     };
     cli_common c = {.cmd = "export"};
@@ -355,65 +488,26 @@ int cmd_export(int argc, char **argv)
         return 0;
     if (rc)
         return rc;
-    if (c.npositional != 1)
+    int max = GG_PORTFOLIO_MAX;
+    if (o.max && !o.portfolio)
+        return cli_error(&c, "--max goes with --portfolio (the most variants the portfolio holds)");
+    if (o.max) {
+        char *end = NULL;
+        long x = strtol(o.max, &end, 10);
+        if (!*o.max || *end || o.max[0] == '+' || o.max[0] == ' ' || x < 1 || x > GG_PORTFOLIO_MAX)
+            return cli_error(&c, "--max must be an integer from 1 to %d, got '%s'", GG_PORTFOLIO_MAX, o.max);
+        max = (int)x;
+    }
+    if (c.npositional > 1 || (c.npositional == 0 && !o.portfolio))
         return cli_error(&c, c.npositional ? "one variant only, got '%s' and '%s'"
                                            : "give a variant (profile=300es,...) or best%s%s",
                          c.npositional ? c.positional[0] : "", c.npositional > 1 ? c.positional[1] : "");
     if (!o.js)
         return cli_error(&c, "--js DIR is required: the folder to write");
-    const char *text = c.positional[0];
-    int m = c.prob.m, n = c.prob.n, k = c.prob.k;
-
-    gg_variant best, v;
-    const gg_variant *bestp = NULL;
-    char err[900];
-    int from[3] = {m, n, k};
-    const char *card = o.card;
-    char slug[GG_CARD_MAX];
-    if (cli_names_best(text)) {
-        if (cli_best_card(&c, o.card, slug, sizeof slug, &card))
-            return EXIT_USAGE;
-        if (find_best(card, m, n, k, &best, from, err, sizeof err))
-            return cli_error(&c, "%s", err);
-        bestp = &best;
-    }
-    if (gen_variant_parse(text, bestp, &v, err, sizeof err))
-        return cli_error(&c, "%s", err);
-    char canon[GG_VARIANT_TEXT];
-    gen_variant_format(&v, canon, sizeof canon);
-    const char *no = webgl_why(&v);
-    if (no)
-        return cli_error(&c, "%s cannot run in WebGL2: %s", canon, no);
-    gg_card_limits lim = {.max_draw_buffers = GG_MAX_TARGETS, .max_texture_size = 1 << 14,
-                          .float_blend = true, .es = true, .gl_version = 30};
-    if (gen_variant_check_card(&v, &lim, err, sizeof err) != GG_CARD_OK)
-        return cli_error(&c, "%s cannot run in WebGL2: %s", canon, err);
-
-    char dir[PATH_MAX];
-    if (runtime_dir(dir, sizeof dir, err, sizeof err))
-        return cli_error(&c, "%s", err);
-    char pjs[PATH_MAX + 64], pwasm[PATH_MAX + 64];
-    snprintf(pjs, sizeof pjs, "%s/" RUNTIME_JS, dir);
-    snprintf(pwasm, sizeof pwasm, "%s/" RUNTIME_WASM, dir);
-    size_t jslen = 0, wlen = 0, outlen = 0;
-    char *js = base_read_text(pjs, MAX_RUNTIME, &jslen, err, sizeof err);
-    if (!js)
-        return cli_error(&c, "%s", err);
-    char *wasm = base_read_text(pwasm, MAX_RUNTIME, &wlen, err, sizeof err);
-    char *out = wasm ? with_default(js, jslen, canon, &outlen, err, sizeof err) : NULL;
-    rc = out ? write_pair(o.js, out, outlen, wasm, wlen, err, sizeof err) : -1;
-    free(js);
-    free(wasm);
-    free(out);
-    if (rc)
-        return cli_error(&c, "%s", err);
-    if (bestp && (from[0] != m || from[1] != n || from[2] != k))
-        printf("%s (best of %s at %dx%dx%d, the nearest recorded size to %dx%dx%d)\n", canon, card,
-               from[0], from[1], from[2], m, n, k);
-    else if (bestp)
-        printf("%s (best of %s at %dx%dx%d)\n", canon, card, m, n, k);
-    else
-        printf("%s\n", canon);
-    printf("wrote %s/" RUNTIME_JS " and %s/" RUNTIME_WASM "\n", o.js, o.js);
-    return 0;
+    gg_portfolio pf = {0};
+    if (o.portfolio && choose_portfolio(&c, max, &pf))
+        return EXIT_USAGE;
+    rc = export_module(&c, &o, c.npositional ? c.positional[0] : pf.chosen[0], &pf, max);
+    store_portfolio_free(&pf);
+    return rc;
 }

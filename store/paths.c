@@ -37,6 +37,23 @@ char *store_records_file(char *buf, size_t len, const char *dir, const char *car
     return card_path(buf, len, dir, card, "tune-%dx%dx%d.csv", m, n, k);
 }
 
+bool store_records_name_parse(const char *name, int *m, int *n, int *k)
+{
+    int a, b, c, used = 0;
+    char again[96];
+    /* As store_best_name_parse: the name as written, nothing else. */
+    if (strlen(name) >= sizeof again || sscanf(name, "tune-%9dx%9dx%9d.csv%n", &a, &b, &c, &used) != 3 ||
+        name[used] != '\0' || a < 1 || b < 1 || c < 1)
+        return false;
+    snprintf(again, sizeof again, "tune-%dx%dx%d.csv", a, b, c);
+    if (strcmp(again, name))
+        return false;
+    *m = a;
+    *n = b;
+    *k = c;
+    return true;
+}
+
 char *store_best_prefix(char *buf, size_t len, gg_store store)
 {
     /* store=f32 keeps SPEC's name; another store's name goes where the

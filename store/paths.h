@@ -35,6 +35,9 @@ char *store_card_file(char *buf, size_t len, const char *dir, const char *card, 
 
 /* DIR/<card>/tune-MxNxK.csv. */
 char *store_records_file(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);
+/* Whether name is a records file's (tune-MxNxK.csv, M, N, K >= 1, exactly
+ * as store_records_file writes it), with its size. */
+bool store_records_name_parse(const char *name, int *m, int *n, int *k);
 
 /* DIR/<card>/best-MxNxK.txt: the store=f32 best. */
 char *store_best_path(char *buf, size_t len, const char *dir, const char *card, int m, int n, int k);

@@ -44,6 +44,7 @@
     X(draw) \
     X(checksum) \
     X(browser) \
+    X(portfolio) \
     X(devices)
 
 #define GG_DECLARE_SUITE(name) Suite *make_##name##_suite(void);

@@ -5,10 +5,11 @@
  *   node web/serve.mjs [--port P] [--mount /prefix=DIR]... [ROOT]
  *       serves ROOT at / and each DIR at /prefix/; prints the URL.
  *   node web/serve.mjs --example [--bin GLGEMM] [--variant V] [--port P]
- *       the example page (web/example/): exports `best` of this card
- *       (glgemm export best --js DIR; DEFAULT_VARIANT of the runtime when
- *       the card has no WebGL2 record) into a temporary folder, serves it at
- *       /glgemm/, TensorFlow.js at /tfjs/, the page at /; prints the URL.
+ *       the example page (web/example/): exports a portfolio (glgemm export
+ *       --portfolio --js DIR, where there are browser records), else `best`
+ *       of this card, else the runtime's DEFAULT_VARIANT (or V) into a
+ *       temporary folder, serves it at /glgemm/, TensorFlow.js at /tfjs/,
+ *       the page at /; prints the URL.
  *   import {serve} from './serve.mjs': serve({mounts: [['/', dir], ...],
  *       port}) -> Promise<{server, url, close()}>.
  */
@@ -80,15 +81,29 @@ export async function serve({mounts, port = 0, host = '127.0.0.1', quiet = true}
         server.listen(port, host, ok);
     });
     const url = `http://${host}:${server.address().port}/`;
-    return {server, url, close: () => new Promise((ok) => server.close(ok))};
+    /* close() ends the connections too: Chromium keeps some open (a
+     * preconnected socket that never sent a request is not idle to Node),
+     * and server.close() alone waited for them, up to minutes. */
+    return {server, url, close: () => new Promise((ok) => {
+        server.close(ok);
+        server.closeAllConnections();
+    })};
 }
 
-/* The example's folder: `glgemm export best`, else the default variant. */
+/* The example's folder: `glgemm export --portfolio` where browser records
+ * exist (results/chromium-<gpu>/), else `glgemm export best`, else the
+ * runtime's default variant. */
 function exportExample(bin, dir, variant) {
-    const run = (v) => execFileSync(bin, ['export', v, '--js', dir], {stdio: ['ignore', 'pipe', 'pipe']});
+    const run = (...args) => execFileSync(bin, ['export', ...args, '--js', dir], {stdio: ['ignore', 'pipe', 'pipe']});
     if (variant) {
         run(variant);
         return variant;
+    }
+    try {
+        run('--portfolio');
+        return 'a portfolio (export --portfolio)';
+    } catch (e) {
+        console.error(`serve: ${String(e.stderr || e.message).trim()}; exporting best`);
     }
     try {
         run('best');

@@ -12,7 +12,7 @@
  *  4. the example page (web/example/) shows its rows with no page error.
  * Exit 0 when every check passes; each failure prints one line. */
 import {execFileSync, spawnSync} from 'node:child_process';
-import {cpSync, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {launch, open, serve, root} from './lib.mjs';
@@ -293,6 +293,128 @@ async function matmulTests(browser, url) {
     await page.close();
 }
 
+/* The portfolio race (issue 36): it picks a verified variant and C is
+ * right; a later load of the page (the same browser profile, so the same
+ * localStorage) races nothing; after forgetChoices it races again; a
+ * variant made to fail verification (the _corrupt hook) is never chosen,
+ * none passing falls back to DEFAULT_VARIANT; a given variant races
+ * nothing; a page whose localStorage throws keeps choices in memory. */
+async function portfolioTests(browser, url) {
+    const P = [V('mrt=2x2,mc=2x2,np=8'), V('mrt=1x4,mc=1x4,np=4,acc=blend'), 'mrt=1x1,mc=1x1' /* profile 330 */];
+    const page = await open(browser, url + 'page.html');
+    const call = (args) => page.evaluate(async ({P, shape, opts = {}, forget, peek}) => {
+        const g = await import('/src/glgemm.js');
+        const C = await import('/t/check.js');
+        await g.init({wasm: '/dist/glgemm-gen.wasm'});
+        if (forget) g.forgetChoices();
+        const gl = document.getElementById('c').getContext('webgl2');
+        const p = C.problem({...shape, seed: 11});
+        const c = await g.matmul(gl, p.a, p.b, shape.m, shape.n, shape.k, {portfolio: P, ...opts});
+        const out = {judge: C.judge(p, c), choice: g.lastChoice(), def: g.DEFAULT_VARIANT};
+        if (peek) {
+            out.keys = [];
+            try {
+                for (let i = 0; i < localStorage.length; i++) out.keys.push(localStorage.key(i));
+            } catch (e) {
+                out.keys = String(e);
+            }
+            out.renderer = g.createRunner(gl).limits().unmaskedRenderer;
+        }
+        return out;
+    }, args);
+    const shape = {m: 100, n: 90, k: 70}, same = {m: 120, n: 80, k: 60}; /* one class: 128x64x64 */
+    const first = await call({P, shape, forget: true, peek: true});
+    const ch = first.choice;
+    check(first.judge.pass, 'portfolio: the raced matmul is right', JSON.stringify(first.judge));
+    check(ch && !ch.fromMemory && ch.raced.length === 3 && ch.raceMs > 0 && ch.shapeClass === '128x64x64',
+        'portfolio: the first call races', JSON.stringify(ch));
+    if (ch && ch.raced.length === 3) {
+        const ok = ch.raced.filter((x) => x.status === 'ok');
+        const fastest = ok.reduce((x, y) => (y.gflops > x.gflops ? y : x), ok[0] || {});
+        check(ch.raced[2].status === 'unsupported', 'portfolio: the profile=330 entry is unsupported', JSON.stringify(ch.raced[2]));
+        check(ok.length === 2 && ok.every((x) => x.rel_err !== null && x.rel_err <= 70 * 2 ** -23),
+            'portfolio: the WebGL2 variants pass the sampled check', JSON.stringify(ch.raced));
+        check(ch.variant === fastest.variant && !ch.fallback, 'portfolio: the fastest verified one is chosen', JSON.stringify(ch));
+    }
+    check(Array.isArray(first.keys) && first.keys.some((x) => x.startsWith('glgemm.choice/') && x.includes('/128x64x64/') &&
+        x.endsWith('/' + first.renderer)), 'portfolio: remembered in localStorage by class and renderer', JSON.stringify(first.keys));
+    const again = await call({P, shape: same});
+    check(again.choice.fromMemory && again.choice.raced.length === 0 && again.choice.variant === ch.variant && again.judge.pass,
+        'portfolio: a second call of the class races nothing', JSON.stringify(again.choice));
+
+    await page.reload({waitUntil: 'load'});
+    const later = await call({P, shape: same});
+    check(later.choice.fromMemory && later.choice.raced.length === 0 && later.choice.raceMs === 0 &&
+        later.choice.variant === ch.variant && later.judge.pass, 'portfolio: a later page load races nothing', JSON.stringify(later.choice));
+    const other = await call({P, shape: {m: 9, n: 10, k: 300}});
+    check(!other.choice.fromMemory && other.choice.raced.length === 3 && other.choice.shapeClass === '8x8x256' && other.judge.pass,
+        'portfolio: another class races', JSON.stringify(other.choice));
+
+    await page.reload({waitUntil: 'load'});
+    const forgot = await call({P, shape: same, forget: true});
+    check(!forgot.choice.fromMemory && forgot.choice.raced.length === 3 && forgot.judge.pass,
+        'portfolio: after forgetChoices it races again', JSON.stringify(forgot.choice));
+
+    /* The test hook: the first variant's C perturbed before the check. */
+    const bad = await call({P: P.slice(0, 2), shape, opts: {_corrupt: P[0]}});
+    const bc = bad.choice;
+    check(bc && !bc.fromMemory && bc.raced[0].status === 'wrong_result' && bc.raced[1].status === 'ok' &&
+        bc.variant === bc.raced[1].variant && bad.judge.pass, 'portfolio: a variant failing verification is never chosen', JSON.stringify(bc));
+    const none = await call({P: P.slice(0, 1), shape, opts: {_corrupt: P[0]}});
+    check(none.choice.fallback && none.choice.variant === none.def && none.choice.raced[0].status === 'wrong_result' && none.judge.pass,
+        'portfolio: none passing: DEFAULT_VARIANT', JSON.stringify(none.choice));
+    const given = await call({P, shape: {m: 5, n: 6, k: 7}, opts: {variant: P[1]}, forget: true});
+    check(given.choice === null && given.judge.pass, 'portfolio: a given variant races nothing', JSON.stringify(given.choice));
+    const badOpt = await page.evaluate(async () => {
+        const g = await import('/src/glgemm.js');
+        const gl = document.getElementById('c').getContext('webgl2');
+        const a = new Float32Array(4);
+        try {
+            await g.matmul(gl, a, a, 2, 2, 2, {portfolio: 'profile=300es'});
+            return 'no error';
+        } catch (e) {
+            return e.message;
+        }
+    });
+    check(/portfolio must be an array of variant strings/.test(badOpt), 'portfolio: a bad portfolio option', badOpt);
+    const budget = await call({P, shape: {m: 33, n: 33, k: 33}, opts: {raceMs: 0}});
+    check(budget.choice.raced[0].status === 'ok' && budget.choice.raced.slice(1).every((x) => x.status === 'skipped') &&
+        budget.choice.variant === budget.choice.raced[0].variant, 'portfolio: raceMs 0 races the first only', JSON.stringify(budget.choice));
+    check(page.errors.length === 0, 'portfolio page: no page errors', page.errors.join(' | '));
+    await page.close();
+
+    /* localStorage that throws (an opaque or sandboxed origin). */
+    const p2 = await browser.newPage();
+    p2.errors = [];
+    p2.on('pageerror', (e) => p2.errors.push(String(e && e.message || e)));
+    await p2.evaluateOnNewDocument(() => {
+        Object.defineProperty(window, 'localStorage', {configurable: true,
+            get() { throw new DOMException('denied', 'SecurityError'); }});
+    });
+    await p2.goto(url + 'page.html', {waitUntil: 'load'});
+    const noStore = (shape2) => p2.evaluate(async ({P, shape2}) => {
+        const g = await import('/src/glgemm.js');
+        const C = await import('/t/check.js');
+        await g.init({wasm: '/dist/glgemm-gen.wasm'});
+        const gl = document.getElementById('c').getContext('webgl2');
+        const p = C.problem(shape2);
+        const c = await g.matmul(gl, p.a, p.b, shape2.m, shape2.n, shape2.k, {portfolio: P});
+        g.forgetChoices(); g.lastChoice(); /* neither throws */
+        const c2 = await g.matmul(gl, p.a, p.b, shape2.m, shape2.n, shape2.k, {portfolio: P});
+        return {j: C.judge(p, c), j2: C.judge(p, c2), choice: g.lastChoice()};
+    }, {P: P.slice(0, 2), shape2});
+    const ns = await noStore({m: 20, n: 20, k: 20});
+    check(ns.j.pass && ns.j2.pass && !ns.choice.fromMemory, 'portfolio without localStorage: races, right results', JSON.stringify(ns.choice));
+    const ns2 = await p2.evaluate(async () => {
+        const g = await import('/src/glgemm.js');
+        const gl = document.getElementById('c').getContext('webgl2');
+        return g.choice(gl, 20, 20, 20, {portfolio: ['profile=300es,mrt=2x2,mc=2x2,np=8', 'profile=300es,mrt=1x4,mc=1x4,np=4,acc=blend']});
+    });
+    check(ns2.fromMemory && ns2.raced.length === 0, 'portfolio without localStorage: kept in the page\'s memory', JSON.stringify(ns2));
+    check(p2.errors.length === 0, 'portfolio page without localStorage: no page errors', p2.errors.join(' | '));
+    await p2.close();
+}
+
 function exportCmd(args, opts = {}) {
     return spawnSync(BIN, ['export', ...args], {encoding: 'utf8', ...opts});
 }
@@ -348,31 +470,158 @@ async function exportTests(browser) {
         const again = exportCmd(['profile=300es,mc=1x4', '--js', path.join(tmp, 'out')]);
         const js = readFileSync(path.join(tmp, 'out', 'glgemm.js'), 'utf8');
         check(again.status === 0 && js.includes('export const DEFAULT_VARIANT = "mrt=1x1,mc=1x4,'), 'export over an older one', again.stderr);
+        check(js.includes('\nexport const PORTFOLIO = [];\n') && !/^portfolio:/m.test(again.stdout),
+            'export without --portfolio: PORTFOLIO stays empty', again.stdout);
     } finally {
         rmSync(tmp, {recursive: true, force: true});
     }
 }
 
-/* The example page, on a small size, with an exported module beside it. */
+/* `glgemm export --portfolio` over two browser cards (this project's
+ * SwiftShader records at 256^3 and a crafted second card), its folder
+ * copied outside the project and imported from a page there; its exit 2
+ * cases (no browser records, a bad --max). */
+async function exportPortfolioTests(browser) {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'glgemm-portfolio-'));
+    try {
+        const res = path.join(tmp, 'work', 'results');
+        mkdirSync(path.join(res, 'chromium-swiftshader'), {recursive: true});
+        mkdirSync(path.join(res, 'chromium-fake-gpu'), {recursive: true});
+        mkdirSync(path.join(res, 'llvmpipe'), {recursive: true});
+        cpSync(path.join(root, 'results', 'chromium-swiftshader', 'tune-256x256x256.csv'),
+            path.join(res, 'chromium-swiftshader', 'tune-256x256x256.csv'));
+        const head = 'card,m,n,k,mrt,mc,np,unroll,profile,compiler,acc,store,out,blk,fetch,passes,status,seconds,gflops,rel_err\n';
+        const row = (card, v, status, g) => `${card},512,512,512,${v},4,${status},0.01,${g},1e-7\n`;
+        writeFileSync(path.join(res, 'chromium-fake-gpu', 'tune-512x512x512.csv'), head +
+            row('chromium-fake-gpu', '2x2,2x2,8,0,300es,glsl,pingpong,f32,rt,-,texture', 'ok', 100) +
+            row('chromium-fake-gpu', '1x1,1x4,16,0,300es,glsl,copy,f32,rt,-,texture', 'ok', 80) +
+            row('chromium-fake-gpu', '2x4,2x2,8,0,330,glsl,pingpong,f32,rt,-,texture', 'ok', 900) + /* not WebGL2 */
+            row('chromium-fake-gpu', '2x4,2x2,8,0,300es,glsl,pingpong,f16,rt,-,texture', 'ok', 800) + /* not f32 */
+            row('chromium-fake-gpu', '2x4,2x2,4,0,300es,glsl,pingpong,f32,rt,-,texture', 'wrong_result', 0));
+        writeFileSync(path.join(res, 'llvmpipe', 'tune-512x512x512.csv'), head +
+            row('llvmpipe', '4x2,2x2,4,0,300es,glsl,pingpong,f32,rt,-,texture', 'ok', 5000)); /* not a browser card */
+        const out = path.join(tmp, 'out');
+        const ex = exportCmd(['--portfolio', '--js', out], {cwd: path.join(tmp, 'work')});
+        check(ex.status === 0, 'export --portfolio: exit 0', ex.stderr);
+        if (ex.status !== 0) return;
+        const listed = [...ex.stdout.matchAll(/^ {2}\d+ {2}(\S+) {2}\(summed coverage/gm)].map((x) => x[1]);
+        const fake = /^ {2}chromium-fake-gpu 512x512x512\s+([\d.]+)/m.exec(ex.stdout);
+        const sw = /^ {2}chromium-swiftshader 256x256x256\s+([\d.]+)/m.exec(ex.stdout);
+        check(listed.length >= 2 && listed.length <= 8 && fake && Number(fake[1]) === 1 && sw && Number(sw[1]) === 1 &&
+            listed.includes('mrt=2x2,mc=2x2,np=8,unroll=0,profile=300es,compiler=glsl,acc=pingpong,store=f32') &&
+            !/profile=330|store=f16|4x2,mc=2x2,np=4/.test(ex.stdout), 'export --portfolio: the chosen set and its coverage', ex.stdout);
+        const one = exportCmd(['--portfolio', '--max', '1', '--js', path.join(tmp, 'one')], {cwd: path.join(tmp, 'work')});
+        const oneJs = one.status === 0 ? readFileSync(path.join(tmp, 'one', 'glgemm.js'), 'utf8') : '';
+        check(one.status === 0 && /^export const PORTFOLIO = \["[^"]+"\];$/m.test(oneJs) && /portfolio: 1 variant /.test(one.stdout),
+            'export --portfolio --max 1: one variant', one.stdout + one.stderr);
+
+        const site = path.join(tmp, 'site');
+        cpSync(out, site, {recursive: true});
+        cpSync(path.join(root, 'tests', 'web', 'check.js'), path.join(site, 'check.js'));
+        cpSync(path.join(root, 'tests', 'web', 'page.html'), path.join(site, 'index.html'));
+        const srv = await serve({mounts: [['/', site]]});
+        const page = await open(browser, srv.url);
+        const r = await page.evaluate(async () => {
+            const g = await import('/glgemm.js');
+            const C = await import('/check.js');
+            g.forgetChoices();
+            const gl = document.getElementById('c').getContext('webgl2');
+            const out = {portfolio: g.PORTFOLIO, def: g.DEFAULT_VARIANT, results: []};
+            for (const q of [{m: 64, n: 48, k: 80}, {m: 3, n: 70, k: 9, transb: true, alpha: 2, beta: -1}]) {
+                const p = C.problem(q);
+                const c = await g.matmul(gl, p.a, p.b, q.m, q.n, q.k, {alpha: p.alpha, beta: p.beta, c: p.c0,
+                    transa: p.transa, transb: p.transb});
+                out.results.push({shape: `${q.m}x${q.n}x${q.k}`, ...C.judge(p, c), choice: g.lastChoice()});
+            }
+            return out;
+        });
+        check(JSON.stringify(r.portfolio) === JSON.stringify(listed) && r.def === listed[0],
+            'exported PORTFOLIO and DEFAULT_VARIANT', `${JSON.stringify(r.portfolio)} vs ${JSON.stringify(listed)}`);
+        for (const x of r.results) {
+            check(x.pass, `exported portfolio module ${x.shape}`, `rel_err ${x.rel_err} (${x.why})`);
+            check(x.choice && !x.choice.fromMemory && x.choice.raced.length === listed.length && listed.includes(x.choice.variant),
+                `exported portfolio module ${x.shape}: raced`, JSON.stringify(x.choice));
+        }
+        check(page.errors.length === 0, 'exported portfolio page: no page errors', page.errors.join(' | '));
+        await page.close();
+        await srv.close();
+
+        /* tests/web/race.mjs, the measuring script for the targets, on that
+         * folder at a small size. */
+        const rm = spawnSync(process.execPath, [path.join(root, 'tests', 'web', 'race.mjs'), '--module', out, '--size', '48',
+            '--best', listed[listed.length - 1], '--arg', '--enable-unsafe-swiftshader', '--arg', '--use-angle=swiftshader'],
+        {encoding: 'utf8', timeout: 120000});
+        let rj = null;
+        try { rj = JSON.parse(rm.stdout.trim().split('\n').pop()); } catch { /* checked below */ }
+        check(rm.status === 0 && rj && rj.renderer && listed.includes(rj.chosen) && rj.raceMs > 0 && rj.chosenGflops > 0 &&
+            rj.bestGflops > 0 && Math.abs(rj.ratio - rj.chosenGflops / rj.bestGflops) < 1e-9 && rj.raced.length === listed.length,
+        'tests/web/race.mjs: one JSON line', `${rm.status} ${rm.stdout} ${rm.stderr}`);
+        const rbad = spawnSync(process.execPath, [path.join(root, 'tests', 'web', 'race.mjs'), '--size', '48'], {encoding: 'utf8'});
+        check(rbad.status === 2 && /--module/.test(rbad.stderr), 'tests/web/race.mjs without --module: exit 2', rbad.stderr);
+
+        const empty = path.join(tmp, 'empty');
+        mkdirSync(path.join(empty, 'results', 'llvmpipe'), {recursive: true});
+        const none = exportCmd(['--portfolio', '--js', path.join(tmp, 'bad')], {cwd: empty});
+        check(none.status === 2 && /glgemm tune --backend browser/.test(none.stderr) && none.stderr.trim().split('\n').length === 1 &&
+            !existsSync(path.join(tmp, 'bad')), 'export --portfolio without browser records: exit 2', `${none.status} ${none.stderr}`);
+        for (const max of ['0', '9', 'x', '']) {
+            const b = exportCmd(['--portfolio', '--max', max, '--js', path.join(tmp, 'bad')], {cwd: path.join(tmp, 'work')});
+            check(b.status === 2 && /--max must be an integer from 1 to 8/.test(b.stderr) && !existsSync(path.join(tmp, 'bad')),
+                `export --portfolio --max '${max}': exit 2`, `${b.status} ${b.stderr}`);
+        }
+        const alone = exportCmd(['profile=300es', '--max', '2', '--js', path.join(tmp, 'bad')]);
+        check(alone.status === 2 && /--max goes with --portfolio/.test(alone.stderr), 'export --max without --portfolio: exit 2', alone.stderr);
+        const help = exportCmd(['--help']);
+        check(/--portfolio/.test(help.stdout) && /--max N/.test(help.stdout), 'export --help names --portfolio and --max', help.stdout);
+    } finally {
+        rmSync(tmp, {recursive: true, force: true});
+    }
+}
+
+/* The example page, on a small size, with an exported module beside it:
+ * one variant, then a portfolio (this project's browser records): the GPU,
+ * the chosen variant and the race's cost shown; a reload races nothing. */
 async function exampleTests(browser) {
     const tmp = mkdtempSync(path.join(tmpdir(), 'glgemm-example-'));
     try {
-        const ex = exportCmd(['profile=300es,mrt=2x2,mc=1x4,np=16', '--js', path.join(tmp, 'glgemm')]);
-        check(ex.status === 0, 'example: export', ex.stderr);
-        const s = await serve({mounts: [['/', path.join(root, 'web', 'example')], ['/glgemm', path.join(tmp, 'glgemm')],
-            ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')]]});
-        const page = await open(browser, s.url + '?size=96');
-        await page.waitForFunction(() => document.body.dataset.done || document.body.dataset.error, {timeout: 90000});
-        const r = await page.evaluate(() => ({done: document.body.dataset.done, error: document.body.dataset.error,
-            rows: window.exampleResult, text: document.getElementById('out').innerText}));
-        check(r.done === '1' && !r.error, 'example page finishes', r.error);
-        check(r.rows && r.rows.length === 3, 'example: glgemm rows and the tfjs row', JSON.stringify(r.rows));
-        for (const x of r.rows || [])
-            check(x.gflops > 0 && x.err < 1e-4, `example row '${x.what}'`, JSON.stringify(x));
-        check(/GFLOP\/s/.test(r.text) && /tf\.matMul/.test(r.text), 'example shows the table', r.text);
-        check(page.errors.length === 0, 'example page: no page errors', page.errors.join(' | '));
-        await page.close();
-        await s.close();
+        for (const portfolio of [false, true]) {
+            const tag = portfolio ? 'example (portfolio)' : 'example';
+            const dir = path.join(tmp, portfolio ? 'pf' : 'one');
+            const ex = exportCmd(portfolio ? ['--portfolio', '--js', dir] : ['profile=300es,mrt=2x2,mc=1x4,np=16', '--js', dir],
+                {cwd: root});
+            check(ex.status === 0, `${tag}: export`, ex.stderr);
+            const s = await serve({mounts: [['/', path.join(root, 'web', 'example')], ['/glgemm', dir],
+                ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')]]});
+            const page = await open(browser, s.url + '?size=96');
+            const look = async () => {
+                await page.waitForFunction(() => document.body.dataset.done || document.body.dataset.error, {timeout: 90000});
+                return page.evaluate(() => ({done: document.body.dataset.done, error: document.body.dataset.error,
+                    rows: window.exampleResult, choice: window.exampleChoice, text: document.getElementById('out').innerText,
+                    shown: ['gpu', 'chosen', 'race'].map((id) => document.getElementById(id).innerText)}));
+            };
+            const r = await look();
+            check(r.done === '1' && !r.error, `${tag} page finishes`, r.error);
+            check(r.rows && r.rows.length === 3, `${tag}: glgemm rows and the tfjs row`, JSON.stringify(r.rows));
+            for (const x of r.rows || [])
+                check(x.gflops > 0 && x.err < 1e-4, `${tag} row '${x.what}'`, JSON.stringify(x));
+            check(/GFLOP\/s/.test(r.text) && /tf\.matMul/.test(r.text), `${tag} shows the table`, r.text);
+            const ch = r.choice || {};
+            check(ch.renderer && r.shown[0] === ch.renderer && r.shown[1] === ch.variant && r.rows[0].variant === ch.variant,
+                `${tag} shows the GPU and the variant`, JSON.stringify(r.shown));
+            if (portfolio) {
+                check(ch.portfolio > 0 && ch.fromMemory === false && ch.raced.length === ch.portfolio && ch.raceMs > 0 &&
+                    /raced \d+ of \d+ variants .*: \d+ ms/.test(r.shown[2]), `${tag}: raced, its cost shown`, JSON.stringify(ch) + r.shown[2]);
+                await page.reload({waitUntil: 'load'});
+                const again = await look();
+                check(again.choice && again.choice.fromMemory === true && again.choice.variant === ch.variant &&
+                    /no race now/.test(again.shown[2]), `${tag}: a reload races nothing`, JSON.stringify(again.choice));
+            } else {
+                check(ch.portfolio === 0 && /no portfolio/.test(r.shown[2]), `${tag}: no race without a portfolio`, r.shown[2]);
+            }
+            check(page.errors.length === 0, `${tag} page: no page errors`, page.errors.join(' | '));
+            await page.close();
+            await s.close();
+        }
     } finally {
         rmSync(tmp, {recursive: true, force: true});
     }
@@ -389,7 +638,9 @@ try {
     };
     await part('runner', () => runnerTests(browser, s.url));
     if (!only || only.test('matmul')) await part('matmul', () => matmulTests(browser, s.url));
+    if (!only || only.test('portfolio')) await part('portfolio', () => portfolioTests(browser, s.url));
     if (!only || only.test('export')) await part('export', () => exportTests(browser));
+    if (!only || only.test('export') || only.test('portfolio')) await part('export --portfolio', () => exportPortfolioTests(browser));
     if (!only || only.test('example')) await part('example', () => exampleTests(browser));
 } catch (e) {
     check(false, 'web tests ran to the end', e.stack || String(e));

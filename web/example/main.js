@@ -1,9 +1,12 @@
 /* The example page: glgemm's exported module (./glgemm/glgemm.js, written by
  * `glgemm export`) against TensorFlow.js's tf.matMul (webgl backend), on two
- * random n x n matrices.  ?size=N picks n (default 1024).  When done,
- * window.exampleResult holds the rows and body[data-done] is set (the web
- * test waits for it); a failure sets body[data-error]. */
-import {init, matmul, createRunner, DEFAULT_VARIANT} from './glgemm/glgemm.js';
+ * random n x n matrices.  ?size=N picks n (default 1024).  With a portfolio
+ * (export --portfolio) the first multiply races it on this GPU: the page
+ * shows the GPU, the chosen variant and what the race cost.  When done,
+ * window.exampleResult holds the rows, window.exampleChoice the choice, and
+ * body[data-done] is set (the web test waits for it); a failure sets
+ * body[data-error]. */
+import {init, matmul, createRunner, DEFAULT_VARIANT, PORTFOLIO, lastChoice, forgetChoices} from './glgemm/glgemm.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,13 +55,32 @@ async function run(n) {
 
     const gl = $('gl').getContext('webgl2');
     await init();
-    await matmul(gl, a, b, n, n, n); /* warm-up: compiles the shader for this shape */
+    const info = createRunner(gl).limits();
+    const gpu = info.unmaskedRenderer || info.renderer;
+    $('gpu').textContent = gpu;
+    /* warm-up: compiles the shader for this shape (and, with a portfolio,
+     * races it the first time for this shape class on this GPU) */
     let t0 = performance.now();
+    await matmul(gl, a, b, n, n, n);
+    const first = performance.now() - t0;
+    const ch = PORTFOLIO.length ? lastChoice() : null;
+    const used = ch ? ch.variant : DEFAULT_VARIANT;
+    window.exampleChoice = {renderer: gpu, variant: used, portfolio: PORTFOLIO.length,
+        fromMemory: ch ? ch.fromMemory : null, raceMs: ch ? ch.raceMs : 0, raced: ch ? ch.raced : [],
+        fallback: ch ? ch.fallback : null};
+    $('chosen').textContent = used;
+    $('race').textContent = !ch ? 'no portfolio in this module (its DEFAULT_VARIANT)'
+        : ch.fromMemory ? `remembered for ${ch.shapeClass} on this GPU: no race now`
+        : `raced ${ch.raced.filter((x) => x.status !== 'skipped').length} of ${PORTFOLIO.length} variants on a stand-in of class ${ch.shapeClass}: ${ch.raceMs.toFixed(0)} ms` +
+          ` (first call ${first.toFixed(0)} ms in all)` +
+          (ch.fallback ? '; none passed the check, DEFAULT_VARIANT used' : '') +
+          ` [${ch.raced.map((x) => `${x.status}${x.gflops ? ' ' + x.gflops.toFixed(2) : ''}`).join(', ')}]`;
+    t0 = performance.now();
     const c = await matmul(gl, a, b, n, n, n);
     let ms = performance.now() - t0;
     rows.push({what: 'glgemm matmul (upload + draw + read-back)', ms, gflops: flops / ms / 1e6,
-        err: sampledError(a, b, c, n), variant: DEFAULT_VARIANT});
-    const r = await createRunner(gl).run({m: n, n, k: n, a, b, reps: 3});
+        err: sampledError(a, b, c, n), variant: used});
+    const r = await createRunner(gl).run({variant: used, m: n, n, k: n, a, b, reps: 3});
     if (r.status !== 'ok') throw new Error(`glgemm runner: ${r.status}: ${r.detail}`);
     rows.push({what: 'glgemm draws only (median of 3)', ms: r.median_s * 1e3, gflops: flops / r.median_s / 1e9,
         err: sampledError(a, b, r.c, n), variant: r.variant});
@@ -84,8 +106,7 @@ async function run(n) {
     }
     for (const x of rows) row(tbody, x.what, x.ms, x.gflops, x.err, x.variant);
     $('out').hidden = false;
-    const info = createRunner(gl).limits();
-    $('state').textContent = `done: ${n}x${n}x${n} on ${info.unmaskedRenderer || info.renderer}`;
+    $('state').textContent = `done: ${n}x${n}x${n} on ${gpu}`;
     return rows;
 }
 
@@ -106,4 +127,8 @@ async function go() {
 const q = new URLSearchParams(location.search).get('size');
 if (q) $('size').value = q;
 $('go').addEventListener('click', go);
+$('forget').addEventListener('click', () => {
+    forgetChoices();
+    $('race').textContent = 'forgotten: the next multiply races again';
+});
 go();
