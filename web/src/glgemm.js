@@ -1226,7 +1226,7 @@ export async function matmul(gl, a, b, m, n, k, {alpha = 1, beta = 0, c, transa 
  * all.  Test hook: the option _corrupt (a variant text) adds 1 to every
  * element of that variant's C before the check, so it fails verification;
  * it is part of the hash, so a corrupted race never stands for a real one. */
-const RACE_MAX_DIM = 512, RACE_REPS = 3, RACE_SAMPLES = 64, RACE_MS = 4000;
+const RACE_MAX_DIM = 512, RACE_REPS = 3, RACE_SAMPLES = 64, RACE_MS = 2000;
 const CHOICE_PREFIX = 'glgemm.choice/';
 const choices = new Map(); /* key -> the choice, or the Promise of the race making it */
 let latest = null;
@@ -1302,7 +1302,7 @@ export function lastChoice() {
  * gflops, rel_err, detail}], shapeClass, renderer, fallback}.  fromMemory:
  * remembered (raceMs 0, raced empty: nothing raced now); fallback:
  * DEFAULT_VARIANT because no variant passed (or the portfolio is empty).
- * Options: portfolio (default PORTFOLIO), raceMs (default 4000), _corrupt
+ * Options: portfolio (default PORTFOLIO), raceMs (default 2000), _corrupt
  * (the test hook above). */
 export async function choice(gl, m, n, k, {portfolio, raceMs = RACE_MS, _corrupt} = {}) {
     if (!isWebGL2(gl)) throw new Error(`glgemm: WebGL2 context required (got ${contextName(gl)})`);
