@@ -3,7 +3,6 @@
  * rates, the stop when nothing gains, --max's bound; and the reading of
  * every browser card's records (other cards, other statuses, rows want
  * refuses, names that are no records file passed over). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "store/csv.h"
 #include "store/paths.h"
 #include "store/portfolio.h"
+#include "tests/cli_util.h"
 #include "tests/suites.h"
 
 static gg_portfolio_rate R(const char *cell, const char *variant, double gflops)
@@ -175,32 +175,6 @@ START_TEST(test_edges)
 }
 END_TEST
 
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char p[600];
-            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-            rm_rf(p);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 static bool es_only(void *user, const gg_variant *v)
 {
@@ -226,20 +200,20 @@ START_TEST(test_read)
     snprintf(p, sizeof p, "%s/chromium-empty", dir);
     mkdir(p, 0777);
     snprintf(p, sizeof p, "%s/chromium-b/tune-64x64x64.csv", dir);
-    put(p, GG_CSV_HEADER_V3 "\n"
+    tu_write(p, GG_CSV_HEADER_V3 "\n"
            ROW("chromium-b", "64,64,64", "2x2,2x2,16,0,300es,glsl,pingpong,f32,rt,-,texture", "ok", "3")
            ROW("chromium-b", "64,64,64", "1x4,1x4,8,1,300es,glsl,blend,f32,rt,-,texture", "wrong_result", "0")
            ROW("chromium-b", "64,64,64", "1x4,1x4,8,1,330,glsl,blend,f32,rt,-,texture", "ok", "9"));
     snprintf(p, sizeof p, "%s/chromium-b/tune-8x8x8.csv", dir);
-    put(p, GG_CSV_HEADER_V3 "\n"
+    tu_write(p, GG_CSV_HEADER_V3 "\n"
            ROW("chromium-b", "8,8,8", "1x4,1x4,8,1,300es,glsl,blend,f32,rt,-,texture", "ok", "2")
            ROW("other-card", "8,8,8", "1x1,1x1,1,0,300es,glsl,blend,f32,rt,-,texture", "ok", "5"));
     snprintf(p, sizeof p, "%s/chromium-b/tune-08x8x8.csv", dir); /* no records file's name */
-    put(p, GG_CSV_HEADER_V3 "\n" ROW("chromium-b", "8,8,8", "1x1,1x1,1,0,300es,glsl,blend,f32,rt,-,texture", "ok", "7"));
+    tu_write(p, GG_CSV_HEADER_V3 "\n" ROW("chromium-b", "8,8,8", "1x1,1x1,1,0,300es,glsl,blend,f32,rt,-,texture", "ok", "7"));
     snprintf(p, sizeof p, "%s/chromium-a/tune-16x16x16.csv", dir);
-    put(p, GG_CSV_HEADER_V3 "\n" ROW("chromium-a", "16,16,16", "2x2,2x2,16,0,300es,glsl,pingpong,f32,rt,-,texture", "ok", "1.5"));
+    tu_write(p, GG_CSV_HEADER_V3 "\n" ROW("chromium-a", "16,16,16", "2x2,2x2,16,0,300es,glsl,pingpong,f32,rt,-,texture", "ok", "1.5"));
     snprintf(p, sizeof p, "%s/llvmpipe/tune-16x16x16.csv", dir);
-    put(p, GG_CSV_HEADER_V3 "\n" ROW("llvmpipe", "16,16,16", "2x2,2x2,16,0,300es,glsl,pingpong,f32,rt,-,texture", "ok", "4"));
+    tu_write(p, GG_CSV_HEADER_V3 "\n" ROW("llvmpipe", "16,16,16", "2x2,2x2,16,0,300es,glsl,pingpong,f32,rt,-,texture", "ok", "4"));
 
     gg_portfolio_rate *rates = NULL;
     size_t n = 0;
@@ -263,7 +237,7 @@ START_TEST(test_read)
 
     /* A records file that is someone else's: an error naming it. */
     snprintf(p, sizeof p, "%s/chromium-a/tune-32x32x32.csv", dir);
-    put(p, "not,a,records,header\n");
+    tu_write(p, "not,a,records,header\n");
     ck_assert_int_eq(store_portfolio_read(dir, NULL, NULL, &rates, &n, &cards, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "tune-32x32x32.csv"));
     ck_assert_ptr_null(rates);
@@ -274,7 +248,7 @@ START_TEST(test_read)
     ck_assert_uint_eq(n, 0);
     ck_assert_int_eq(cards, 0);
     free(rates);
-    rm_rf(dir);
+    tu_rm_rf(dir);
 }
 END_TEST
 
