@@ -1214,8 +1214,9 @@ export async function matmul(gl, a, b, m, n, k, {alpha = 1, beta = 0, c, transa 
  * |C - R| <= k 2^-23 |alpha| sum |a b|, every sampled element finite.  A
  * variant that fails (any status but ok, or a wrong sample: wrong_result)
  * is never chosen; the fastest that passes is, DEFAULT_VARIANT where none
- * does.  No variant starts once raceMs (default RACE_MS) have passed since
- * the first (the rest: 'skipped'; the first always runs).
+ * does.  No variant starts that would likely end past raceMs (default
+ * RACE_MS) from the first's start, the mean time of those raced so far
+ * being the guess (the rest: 'skipped'; the first always runs).
  * The choice is remembered in localStorage under
  *   glgemm.choice/<portfolio hash>/<class>/<renderer>
  * (renderer: WEBGL_debug_renderer_info's UNMASKED_RENDERER_WEBGL, else
@@ -1394,9 +1395,13 @@ async function race(r, list, cls, budget, corrupt) {
     const t0 = performance.now(), raced = [];
     let best = null;
     for (const text of list) {
-        if (raced.length && performance.now() - t0 >= budget) {
+        /* No variant starts that would likely end past the budget: the
+         * mean time of those raced so far is the guess (the first always
+         * runs). */
+        const spent = performance.now() - t0, mean = raced.length ? spent / raced.length : 0;
+        if (raced.length && spent + mean > budget) {
             raced.push({variant: text, status: 'skipped', gflops: 0, rel_err: null,
-                detail: `the race's ${budget} ms were spent`});
+                detail: `the race's ${budget} ms would be spent (${Math.round(spent)} ms so far)`});
             continue;
         }
         let res;
