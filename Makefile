@@ -384,9 +384,12 @@ web-npm:
 $(WEB_DIST)/glgemm-gen.wasm: $(wildcard gen/*.c gen/*.h) web/wasm/gen_wasm.c
 	@mkdir -p $(WEB_DIST)
 	$(WASM_CC) $(WASM_FLAGS) -o $@.tmp $(sort $(wildcard gen/*.c)) web/wasm/gen_wasm.c && mv -f $@.tmp $@
-$(WEB_DIST)/glgemm.js: web/src/glgemm.js
+# The runtime is cut by job in web/src/ and joined here into one module:
+# glgemm.js (the runner, matmul), then portfolio.js (the portfolio race).
+WEB_SRC = web/src/glgemm.js web/src/portfolio.js
+$(WEB_DIST)/glgemm.js: $(WEB_SRC)
 	@mkdir -p $(WEB_DIST)
-	cp $< $@.tmp && mv -f $@.tmp $@
+	cat $(WEB_SRC) > $@.tmp && mv -f $@.tmp $@
 # The example page (web/example/): exports best (a default variant when
 # this card has no WebGL2 record) into a temporary folder and serves it
 # with TensorFlow.js beside it; prints the URL.

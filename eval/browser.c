@@ -74,6 +74,7 @@ struct gg_browser {
     bool dead;          /* the page or the browser died, or node did */
     char why[256];      /* then: why */
     gg_ctx_info info;
+    char unmasked[256]; /* the page's unmasked renderer (else its renderer) */
     long inputs_of;     /* nonzero: the inputs went (a problem's stamp) */
 };
 
@@ -404,6 +405,7 @@ static void fill_info(gg_browser *b, const char *js)
     eval_browser_json_str(js, "browser", browser, sizeof browser);
     if (!unmasked[0])
         eval_browser_json_str(js, "renderer", unmasked, sizeof unmasked);
+    snprintf(b->unmasked, sizeof b->unmasked, "%s", unmasked);
     const char *came = eval_browser_angle_of(unmasked);
     snprintf(in->device, sizeof in->device, "ANGLE %s (--angle %s): %.80s", came[0] ? came : "?",
              eval_browser_angle_name(browser_angle), unmasked);
@@ -501,17 +503,14 @@ gg_browser *eval_browser_start(char *err, size_t errlen)
         return NULL;
     }
     fill_info(b, ans);
-    char unmasked[256];
-    if (!eval_browser_json_str(ans, "unmaskedRenderer", unmasked, sizeof unmasked) || !unmasked[0])
-        eval_browser_json_str(ans, "renderer", unmasked, sizeof unmasked);
     free(ans);
-    const char *want = angles[browser_angle].came, *came = eval_browser_angle_of(unmasked);
+    const char *want = angles[browser_angle].came, *came = eval_browser_angle_of(b->unmasked);
     if (want && strcmp(want, came)) {
         gen_fail(err, errlen,
                  "browser: --angle %s asked for ANGLE over %s, but the page's WebGL2 came up on "
                  "%s (%s)%s",
                  eval_browser_angle_name(browser_angle), want, came[0] ? came : "another backend",
-                 unmasked,
+                 b->unmasked,
                  browser_angle == EVAL_ANGLE_VULKAN
                      ? "; no GPU Vulkan driver answered (VK_DRIVER_FILES names its ICD file)"
                  : browser_angle == EVAL_ANGLE_GL_EGL

@@ -187,6 +187,16 @@ static void on_built(void *user, const gg_measurement *m)
 /* The reference of this store, made once; NULL with the reason in err when
  * it cannot be made (out of memory: two m x n arrays of doubles).  A run
  * given no reference verifies nothing (glhost/run.h), so then nothing runs. */
+/* Tells the evaluator that a long step under the run's deadline starts
+ * (MSG_REF_START) or ended (MSG_REF_DONE): a reference, the browser's start,
+ * the page's inputs. */
+static void worker_long_step(worker *w, int type)
+{
+    reply r = {.type = type};
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+}
+
 static const gg_reference *worker_ref(worker *w, gg_store store, char *err, size_t errlen)
 {
     const gg_reference *given = w->e->cfg.ref;
@@ -195,14 +205,10 @@ static const gg_reference *worker_ref(worker *w, gg_store store, char *err, size
         return given;
     if (!w->have_ref[store]) {
         const gg_problem *p = w->e->cfg.prob;
-        reply r = {.type = MSG_REF_START};
-        if (!send_all(w->fd, &r, sizeof r))
-            worker_exit(0);
+        worker_long_step(w, MSG_REF_START);
         int rc = base_reference_compute_store(w->e->cfg.in, p->alpha, p->beta, store,
                                               &w->refs[store], err, errlen);
-        r.type = MSG_REF_DONE;
-        if (!send_all(w->fd, &r, sizeof r))
-            worker_exit(0);
+        worker_long_step(w, MSG_REF_DONE);
         if (rc)
             return NULL;
         w->have_ref[store] = true;
@@ -307,13 +313,11 @@ static gg_browser *browser_up(worker *w, bool in_eval, char *err, size_t errlen)
         snprintf(err, errlen, "the browser is gone");
         return NULL;
     }
-    reply r = {.type = MSG_REF_START};
-    if (in_eval && !send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
+    if (in_eval)
+        worker_long_step(w, MSG_REF_START);
     w->br = eval_browser_start(err, errlen);
-    r.type = MSG_REF_DONE;
-    if (in_eval && !send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
+    if (in_eval)
+        worker_long_step(w, MSG_REF_DONE);
     return w->br;
 }
 
@@ -322,13 +326,9 @@ static gg_browser *browser_up(worker *w, bool in_eval, char *err, size_t errlen)
  * A and B are 128 MB through Node and the page's fetch and upload. */
 static int browser_inputs(worker *w, gg_browser *br, const gg_inputs *in, char *err, size_t errlen)
 {
-    reply r = {.type = MSG_REF_START};
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
+    worker_long_step(w, MSG_REF_START);
     int rc = eval_browser_inputs(br, in, err, errlen);
-    r.type = MSG_REF_DONE;
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
+    worker_long_step(w, MSG_REF_DONE);
     return rc;
 }
 

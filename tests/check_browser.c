@@ -426,6 +426,18 @@ START_TEST(test_browser_group_kill)
 }
 END_TEST
 
+/* glgemm ARGS with env: exit 3, one line naming what and `make web`. */
+static void expect_make_web(const char *env, const char *args, const char *what)
+{
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(NULL, env, args, &out, &err);
+    ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
+    ck_assert_int_eq(tu_count_lines(err), 1);
+    ck_assert_msg(strstr(err, what) && strstr(err, "run make web"), "%s", err);
+    free(out);
+    free(err);
+}
+
 /* No such browser, a page without WebGL2: one line naming it, exit 3. */
 START_TEST(test_browser_missing)
 {
@@ -450,24 +462,14 @@ START_TEST(test_browser_missing)
     tu_mkdtemp(dir, sizeof dir, "browser-noweb");
     snprintf(cmd, sizeof cmd,
              "mkdir -p '%s/dist' && cp -r web/worker web/src '%s/' && cp web/dist/glgemm-gen.wasm "
-             "'%s/dist/'",
+             "web/dist/glgemm.js '%s/dist/'",
              dir, dir, dir);
     ck_assert_int_eq(system(cmd), 0);
     snprintf(env, sizeof env, "GLGEMM_WEB=%s", dir);
-    rc = tu_run(NULL, env, "info --backend browser", &out, &err);
-    ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
-    ck_assert_int_eq(tu_count_lines(err), 1);
-    ck_assert_msg(strstr(err, "puppeteer-core") && strstr(err, "run make web"), "%s", err);
-    free(out);
-    free(err);
+    expect_make_web(env, "info --backend browser", "puppeteer-core");
     snprintf(cmd, sizeof cmd, "%s/dist/glgemm-gen.wasm", dir);
     ck_assert_int_eq(unlink(cmd), 0);
-    rc = tu_run(NULL, env, "run tfjs,profile=300es --backend browser --size 8", &out, &err);
-    ck_assert_msg(rc == 3, "exit %d: %s", rc, err);
-    ck_assert_int_eq(tu_count_lines(err), 1);
-    ck_assert_msg(strstr(err, "glgemm-gen.wasm") && strstr(err, "run make web"), "%s", err);
-    free(out);
-    free(err);
+    expect_make_web(env, "run tfjs,profile=300es --backend browser --size 8", "glgemm-gen.wasm");
     tu_rm_rf(dir);
 }
 END_TEST

@@ -75,7 +75,7 @@ const cases = [
 async function runnerTests(browser, url) {
     const page = await open(browser, url + 'page.html');
     await page.evaluate(async () => {
-        const g = await import('/src/glgemm.js');
+        const g = await import('/dist/glgemm.js');
         const C = await import('/t/check.js');
         await g.init({wasm: '/dist/glgemm-gen.wasm'});
         await g.init(); /* idempotent: no second load */
@@ -195,7 +195,7 @@ async function runnerMore(page) {
 async function matmulTests(browser, url) {
     const page = await open(browser, url + 'page.html');
     const r = await page.evaluate(async () => {
-        const g = await import('/src/glgemm.js');
+        const g = await import('/dist/glgemm.js');
         const C = await import('/t/check.js');
         await g.init({wasm: '/dist/glgemm-gen.wasm'});
         const err = async (f) => {
@@ -303,7 +303,7 @@ async function portfolioTests(browser, url) {
     const P = [V('mrt=2x2,mc=2x2,np=8'), V('mrt=1x4,mc=1x4,np=4,acc=blend'), 'mrt=1x1,mc=1x1' /* profile 330 */];
     const page = await open(browser, url + 'page.html');
     const call = (args) => page.evaluate(async ({P, shape, opts = {}, forget, peek}) => {
-        const g = await import('/src/glgemm.js');
+        const g = await import('/dist/glgemm.js');
         const C = await import('/t/check.js');
         await g.init({wasm: '/dist/glgemm-gen.wasm'});
         if (forget) g.forgetChoices();
@@ -366,7 +366,7 @@ async function portfolioTests(browser, url) {
     const given = await call({P, shape: {m: 5, n: 6, k: 7}, opts: {variant: P[1]}, forget: true});
     check(given.choice === null && given.judge.pass, 'portfolio: a given variant races nothing', JSON.stringify(given.choice));
     const badOpt = await page.evaluate(async () => {
-        const g = await import('/src/glgemm.js');
+        const g = await import('/dist/glgemm.js');
         const gl = document.getElementById('c').getContext('webgl2');
         const a = new Float32Array(4);
         try {
@@ -393,7 +393,7 @@ async function portfolioTests(browser, url) {
     });
     await p2.goto(url + 'page.html', {waitUntil: 'load'});
     const noStore = (shape2) => p2.evaluate(async ({P, shape2}) => {
-        const g = await import('/src/glgemm.js');
+        const g = await import('/dist/glgemm.js');
         const C = await import('/t/check.js');
         await g.init({wasm: '/dist/glgemm-gen.wasm'});
         const gl = document.getElementById('c').getContext('webgl2');
@@ -406,7 +406,7 @@ async function portfolioTests(browser, url) {
     const ns = await noStore({m: 20, n: 20, k: 20});
     check(ns.j.pass && ns.j2.pass && !ns.choice.fromMemory, 'portfolio without localStorage: races, right results', JSON.stringify(ns.choice));
     const ns2 = await p2.evaluate(async () => {
-        const g = await import('/src/glgemm.js');
+        const g = await import('/dist/glgemm.js');
         const gl = document.getElementById('c').getContext('webgl2');
         return g.choice(gl, 20, 20, 20, {portfolio: ['profile=300es,mrt=2x2,mc=2x2,np=8', 'profile=300es,mrt=1x4,mc=1x4,np=4,acc=blend']});
     });

@@ -32,7 +32,8 @@
 // the input bytes come from a 127.0.0.1 HTTP server of this process, so the
 // page fetches the inputs as binary rather than through page.evaluate.
 //
-// The runtime (web/src/glgemm.js: shaders from gen/ as WebAssembly) is
+// The runtime (web/dist/glgemm.js, from web/src/ by make web: shaders from
+// gen/ as WebAssembly) is
 // loaded in the page; GLGEMM_BROWSER_RUNTIME=stub loads
 // web/worker/stub-runtime.mjs instead (tests of this plumbing: a CPU GEMM
 // behind the same API).  Test hooks: GLGEMM_BROWSER_NO_WEBGL2=1 starts
@@ -205,11 +206,11 @@ async function hello(msg) {
   const exe = msg.browser || '/usr/bin/chromium';
   if (!(await exists(exe)))
     return { ok: false, why: 'no_browser', error: `no browser at ${exe} (install chromium, or name one with --browser PATH)` };
-  let runtime = process.env.GLGEMM_BROWSER_RUNTIME === 'stub' ? 'worker/stub-runtime.mjs' : 'src/glgemm.js';
+  let runtime = process.env.GLGEMM_BROWSER_RUNTIME === 'stub' ? 'worker/stub-runtime.mjs' : 'dist/glgemm.js';
   if (!(await exists(path.join(WEB, runtime))))
-    return { ok: false, why: 'no_runtime', error: `the WebGL2 runtime web/${runtime} is missing` };
+    return { ok: false, why: 'no_runtime', error: `the WebGL2 runtime web/${runtime} is missing: run make web` };
   const wasm = (await exists(path.join(WEB, 'dist/glgemm-gen.wasm'))) ? '/dist/glgemm-gen.wasm' : null;
-  if (!wasm && runtime === 'src/glgemm.js')
+  if (!wasm && runtime === 'dist/glgemm.js')
     return { ok: false, why: 'no_runtime', error: 'web/dist/glgemm-gen.wasm is missing (the generator as WebAssembly): run make web' };
   let puppeteer;
   try { puppeteer = (await import('puppeteer-core')).default; } catch (e) {

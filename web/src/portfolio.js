@@ -1,0 +1,228 @@
+/* web/src/portfolio.js: the portfolio race of the WebGL2 runtime, a part
+ * of glgemm.js: `make web` appends it to web/src/glgemm.js to make the one
+ * module web/dist/glgemm.js (the runtime's internals, createRunner, gen,
+ * DEFAULT_VARIANT and PORTFOLIO, are in scope there).  Not a module of its
+ * own: load web/dist/glgemm.js. */
+
+/* ---- the portfolio race (SPEC.md "export", --portfolio) ----
+ *
+ * The first choice() (or matmul without a variant) of a shape class on a
+ * GPU races the portfolio there: a shape class is m, n and k each rounded
+ * to the nearest power of two; the stand-in problem is the class's sizes,
+ * at most RACE_MAX_DIM each, on random inputs in [-1, 1].  Each variant, in
+ * the portfolio's order, runs through the runner (run({reps: RACE_REPS}):
+ * the median of the timed runs) and its C is checked on RACE_SAMPLES
+ * sampled elements against a double-precision sum, SPEC.md's rule:
+ * |C - R| <= k 2^-23 |alpha| sum |a b|, every sampled element finite.  A
+ * variant that fails (any status but ok, or a wrong sample: wrong_result)
+ * is never chosen; the fastest that passes is, DEFAULT_VARIANT where none
+ * does.  No variant starts that would likely end past raceMs (default
+ * RACE_MS) from the first's start, the mean time of those raced so far
+ * being the guess (the rest: 'skipped'; the first always runs).
+ * The choice is remembered in localStorage under
+ *   glgemm.choice/<portfolio hash>/<class>/<renderer>
+ * (renderer: WEBGL_debug_renderer_info's UNMASKED_RENDERER_WEBGL, else
+ * RENDERER; the hash covers the portfolio's texts in order) and in memory:
+ * later calls and later page loads race nothing.  Where localStorage is
+ * missing or throws, the page's memory only.  A fallback (none passed) is
+ * kept in memory only: the next load races again.  forgetChoices() forgets
+ * all.  Test hook: the option _corrupt (a variant text) adds 1 to every
+ * element of that variant's C before the check, so it fails verification;
+ * it is part of the hash, so a corrupted race never stands for a real one. */
+const RACE_MAX_DIM = 512, RACE_REPS = 3, RACE_SAMPLES = 64, RACE_MS = 2000;
+const CHOICE_PREFIX = 'glgemm.choice/';
+const choices = new Map(); /* key -> the choice, or the Promise of the race making it */
+let latest = null;
+
+function portfolioList(portfolio) {
+    if (portfolio === undefined || portfolio === null) return PORTFOLIO;
+    if (!Array.isArray(portfolio) || portfolio.some((v) => typeof v !== 'string'))
+        throw new Error('glgemm: portfolio must be an array of variant strings');
+    return portfolio;
+}
+
+function bucket(x) { return 2 ** Math.round(Math.log2(x)); }
+
+/* 32-bit FNV-1a of a string, as 8 hex digits. */
+function fnv1a(text) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) {
+        h ^= text.charCodeAt(i);
+        h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return h.toString(16).padStart(8, '0');
+}
+
+function storage() {
+    try {
+        return globalThis.localStorage || null;
+    } catch {
+        return null; /* a sandboxed or opaque origin throws on access */
+    }
+}
+
+function recall(key) {
+    try {
+        const s = storage(), t = s && s.getItem(key);
+        return t ? JSON.parse(t) : null;
+    } catch {
+        return null;
+    }
+}
+
+function remember(key, value) {
+    try {
+        const s = storage();
+        if (s) s.setItem(key, JSON.stringify(value));
+    } catch { /* full or refused: the page's memory keeps it */ }
+}
+
+/* Forgets every remembered choice (localStorage and this page's memory):
+ * the next call of each shape class races again. */
+export function forgetChoices() {
+    choices.clear();
+    latest = null;
+    try {
+        const s = storage();
+        if (!s) return;
+        const keys = [];
+        for (let i = 0; i < s.length; i++) {
+            const key = s.key(i);
+            if (key && key.startsWith(CHOICE_PREFIX)) keys.push(key);
+        }
+        keys.forEach((key) => s.removeItem(key));
+    } catch { /* nothing stored to forget */ }
+}
+
+/* The choice of the latest choice() or portfolio matmul of this page (a
+ * copy), or null. */
+export function lastChoice() {
+    return latest ? structuredClone(latest) : null;
+}
+
+/* The portfolio's variant for this GPU and the shape class of m x n x k: a
+ * Promise of {variant, fromMemory, raceMs, raced: [{variant, status,
+ * gflops, rel_err, detail}], shapeClass, renderer, fallback}.  fromMemory:
+ * remembered (raceMs 0, raced empty: nothing raced now); fallback:
+ * DEFAULT_VARIANT because no variant passed (or the portfolio is empty).
+ * Options: portfolio (default PORTFOLIO), raceMs (default 2000), _corrupt
+ * (the test hook above). */
+export async function choice(gl, m, n, k, {portfolio, raceMs = RACE_MS, _corrupt} = {}) {
+    if (!isWebGL2(gl)) throw new Error(`glgemm: WebGL2 context required (got ${contextName(gl)})`);
+    await init();
+    const r = createRunner(gl);
+    needInt('m', m); needInt('n', n); needInt('k', k);
+    needNumber('raceMs', raceMs);
+    if (_corrupt !== undefined && typeof _corrupt !== 'string')
+        throw new Error('glgemm: _corrupt must be a variant string');
+    const list = portfolioList(portfolio);
+    const cls = `${bucket(m)}x${bucket(n)}x${bucket(k)}`;
+    const renderer = r.lim.unmaskedRenderer || r.lim.renderer;
+    const base = {shapeClass: cls, renderer};
+    if (!list.length) {
+        latest = {variant: DEFAULT_VARIANT, fromMemory: false, raceMs: 0, raced: [], ...base, fallback: true};
+        return lastChoice();
+    }
+    const hash = fnv1a(JSON.stringify(list) + (_corrupt ? `|corrupt:${_corrupt}` : ''));
+    const key = `${CHOICE_PREFIX}${hash}/${cls}/${renderer}`;
+    let got = choices.get(key);
+    if (!got) { /* a page loaded before remembered it */
+        const old = recall(key);
+        if (old && typeof old.variant === 'string' && r.check(old.variant).status === 'ok') {
+            got = {variant: old.variant, fallback: false};
+            choices.set(key, got);
+        }
+    }
+    if (got) {
+        if (got instanceof Promise) {
+            latest = {...(await got), ...base}; /* a race another call started */
+        } else {
+            latest = {variant: got.variant, fromMemory: true, raceMs: 0, raced: [], ...base, fallback: got.fallback};
+        }
+        return lastChoice();
+    }
+    const racing = race(r, list, cls, raceMs, _corrupt);
+    choices.set(key, racing);
+    let won;
+    try {
+        won = await racing;
+    } catch (e) {
+        choices.delete(key);
+        throw e;
+    }
+    choices.set(key, {variant: won.variant, fallback: won.fallback});
+    if (!won.fallback) remember(key, {variant: won.variant, raceMs: won.raceMs, raced: won.raced, at: Date.now()});
+    latest = {...won, ...base};
+    return lastChoice();
+}
+
+/* Uniforms in [-1, 1]. */
+function randomMatrix(count) {
+    const x = new Float32Array(count);
+    for (let i = 0; i < count; i++) x[i] = Math.random() * 2 - 1;
+    return x;
+}
+
+/* SPEC.md's rule on sampled elements of C = A B (alpha 1, beta 0): the
+ * corners and RACE_SAMPLES - 2 random ones. */
+function verifySampled(a, b, c, m, n, k) {
+    const limit = k * 2 ** -23;
+    let worst = 0, why = '';
+    for (let s = 0; s < RACE_SAMPLES; s++) {
+        const i = s === 0 ? 0 : s === 1 ? m - 1 : Math.floor(Math.random() * m);
+        const j = s === 0 ? 0 : s === 1 ? n - 1 : Math.floor(Math.random() * n);
+        let r = 0, d = 0;
+        for (let q = 0; q < k; q++) {
+            const x = a[i * k + q] * b[q * n + j];
+            r += x;
+            d += Math.abs(x);
+        }
+        const got = c[i * n + j];
+        if (!Number.isFinite(got)) return {pass: false, rel_err: Infinity, why: `C[${i}][${j}] = ${got}`};
+        const e = d > 0 ? Math.abs(got - r) / d : Math.abs(got - r);
+        if (e > worst) {
+            worst = e;
+            why = `C[${i}][${j}] = ${got}, reference ${r}`;
+        }
+    }
+    return {pass: worst <= limit, rel_err: worst, why: worst <= limit ? '' : `rel_err ${worst} > ${limit}: ${why}`};
+}
+
+/* Races list on the stand-in problem of class cls: {variant, fallback,
+ * raceMs, raced}. */
+async function race(r, list, cls, budget, corrupt) {
+    const [m, n, k] = cls.split('x').map((x) => Math.min(Number(x), RACE_MAX_DIM));
+    const a = randomMatrix(m * k), b = randomMatrix(k * n);
+    const bad = corrupt ? (gen.parse(corrupt).canonical || corrupt) : null;
+    const t0 = performance.now(), raced = [];
+    let best = null;
+    for (const text of list) {
+        /* No variant starts that would likely end past the budget: the
+         * mean time of those raced so far is the guess (the first always
+         * runs). */
+        const spent = performance.now() - t0, mean = raced.length ? spent / raced.length : 0;
+        if (raced.length && spent + mean > budget) {
+            raced.push({variant: text, status: 'skipped', gflops: 0, rel_err: null,
+                detail: `the race's ${budget} ms would be spent (${Math.round(spent)} ms so far)`});
+            continue;
+        }
+        let res;
+        try {
+            res = await r.run({variant: text, m, n, k, a, b, reps: RACE_REPS});
+        } catch (e) {
+            res = {status: 'invalid', variant: text, detail: String(e && e.message || e), gflops: 0};
+        }
+        const entry = {variant: res.variant || text, status: res.status, gflops: res.gflops || 0, rel_err: null,
+            detail: res.detail || ''};
+        if (res.status === 'ok') {
+            const c = entry.variant === bad || text === corrupt ? res.c.map((x) => x + 1) : res.c;
+            const v = verifySampled(a, b, c, m, n, k);
+            entry.rel_err = v.rel_err;
+            if (!v.pass) Object.assign(entry, {status: 'wrong_result', gflops: 0, detail: v.why});
+        }
+        raced.push(entry);
+        if (entry.status === 'ok' && (!best || entry.gflops > best.gflops)) best = entry;
+    }
+    return {variant: best ? best.variant : DEFAULT_VARIANT, fallback: !best, fromMemory: false,
+        raceMs: performance.now() - t0, raced};
+}
