@@ -151,8 +151,10 @@ static void prefetch_finalists(const tune_eval *te, const tune_opts *o, int roun
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nf; i++)
             all[n++] = top[i];
+    tune_eval fin = *te; /* the finalists' options: the full reps, no screening */
+    fin.finals = true;
     gg_eval_opts eo;
-    eval_opts(te, &eo);
+    eval_opts(&fin, &eo);
     eval_pool_prefetch(te->pool, te->client, all, n, &eo);
 }
 
@@ -500,6 +502,13 @@ int tune_one(tune_job *j)
     if (o->c->backend == GG_BACKEND_BROWSER) /* WebGL2 runs GLSL ES 3.00 only, as bench's rows */
         r->nvs.profile = r->nvm.profile = GG_PROFILE_300ES;
     prefetch_presets(&te, r);
+    /* The finalists' rounds queued behind them, so that the devices the two
+     * presets leave idle start on them (issue 41: on four H200s the presets
+     * and then the finalists took 15 of a 44 s tune).  A preset among the
+     * best would make the top differ from this one: its rounds are measured
+     * when asked, and those of the one it displaced are dropped unasked. */
+    if (o->finalists > 0)
+        prefetch_finalists(&te, o, FINALIST_ROUNDS);
     if (search_tune_visit(t, &r->nvs, &r->os) || search_tune_visit(t, &r->nvm, &r->om) ||
         search_tune_finish(t)) {
         fprintf(stderr, "glgemm tune: stopped: %s\n", search_tune_error(t));
@@ -515,7 +524,6 @@ int tune_one(tune_job *j)
         fprintf(stderr, "tune%s%s: re-measuring the %ld best, %d interleaved rounds\n", nm, name,
                 o->finalists, FINALIST_ROUNDS);
         te.finals = true;
-        prefetch_finalists(&te, o, FINALIST_ROUNDS);
         r->nfin = search_tune_finalists(t, o->fix.v.store, (int)o->finalists, FINALIST_ROUNDS,
                                         evaluate, &te, r->fin);
         if (r->nfin < 0) {

@@ -27,6 +27,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dest=/opt/gg
+# shellcheck source=tests/device/closure.sh
+. "$root/tests/device/closure.sh"
 
 pack() {
     cd "$root"
@@ -46,20 +48,8 @@ pack() {
         headless_command_resources.pak headless_lib_data.pak headless_lib_strings.pak \
         libEGL.so libGLESv2.so libvulkan.so.1 libvk_swiftshader.so vk_swiftshader_icd.json \
         "$stage/chromium/")
-    # The libraries: ldd's closure of the shell, node and glgemm, and the GL
-    # loaders glgemm and ANGLE (gl-egl) open by name.
-    local libs
-    libs=$( { ldd "$shell"; ldd "$(command -v node)"; ldd "$root/glgemm";
-              for l in libEGL.so.1 libGLESv2.so.2 libGL.so.1 libGLX.so.0 libOpenGL.so.0 libGLdispatch.so.0; do
-                  p=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64/ {print $NF; exit}')
-                  [ -n "$p" ] && { echo "$l => $p"; ldd "$p"; }
-              done; } | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u)
-    for l in $libs; do
-        case $(basename "$l") in
-        libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) ;;
-        *) cp -L "$l" "$stage/lib/" ;;
-        esac
-    done
+    # The libraries: ldd's closure of the shell, node and glgemm.
+    closure "$stage/lib" "$shell" "$(command -v node)" "$root/glgemm"
     cp "$(command -v node)" "$stage/bin/node"
     cp "$root/glgemm" "$stage/glgemm"
     cp -a web/worker web/src web/dist web/package.json web/serve.mjs "$stage/web/"

@@ -40,7 +40,10 @@
 # Target for the library: >= 1.8x one GPU with two (issue 32), >= 3.5x with
 # four (issue 41).  E.g. on four H200s:
 #   LIB_SIZES="8192 16384" tests/device/scaling.sh 4096 4
-# SCALING_DRY=1 rehearses it on any machine (see below).
+# SCALING_DRY=1 rehearses it on any machine (see below).  SCALING_RESUME=1
+# keeps what an earlier run of the script into the same folder finished (a
+# tune that exited 0, a library size with its N-device line), so a run cut
+# by a time limit goes on where it stopped; environment.txt is rewritten.
 # Exit: 0 done (the table says whether the targets were met), 2 not an
 # N-GPU host, a bad argument, or not built.
 set -uo pipefail
@@ -127,6 +130,10 @@ mkdir -p "$out"
 tune() {
     local name=$1 launch=$2 opts=$3
     local dir=$out/$name
+    if [ "${SCALING_RESUME:-}" = 1 ] && [ "$(cat "$dir/exit.txt" 2>/dev/null)" = 0 ]; then
+        echo "scaling: $name: kept (SCALING_RESUME=1), $(cat "$dir/wall.txt") s" >&2
+        return
+    fi
     rm -rf "$dir" && mkdir -p "$dir/$card" "$dir/cache" "$dir/xdg"
     [ -f "results/$card/probe.csv" ] && cp "results/$card/probe.csv" "$dir/$card/"
     local t0 t1
@@ -168,9 +175,13 @@ for s in $lib_sizes; do
             "$(gflops "$out/lib-$s-all.txt")" "$cmd" >> "$out/library.tsv"
     else
         cmd="$split $s 0 $all ${LIB_ROUNDS:-5}"
-        # shellcheck disable=SC2086 # the words of cmd
-        env "${lib_env[@]}" $cmd > "$out/split-$s.txt" 2>&1
-        echo "scaling: library $s^3: exit $?" >&2
+        if [ "${SCALING_RESUME:-}" = 1 ] && grep -q "^devices $all: median" "$out/split-$s.txt" 2>/dev/null; then
+            echo "scaling: library $s^3: kept (SCALING_RESUME=1)" >&2
+        else
+            # shellcheck disable=SC2086 # the words of cmd
+            env "${lib_env[@]}" $cmd > "$out/split-$s.txt" 2>&1
+            echo "scaling: library $s^3: exit $?" >&2
+        fi
         # "device 0: median S s (min .., max ..) of R: G GFLOP/s", then "devices LIST: ..."
         med() { sed -n "s/^$1: median \\([0-9.]*\\) s .*: \\([0-9.]*\\) GFLOP\\/s.*/\\$2/p" "$out/split-$s.txt" | tail -1; }
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$(med 'device 0' 2)" "$(med "devices $all" 2)" \
