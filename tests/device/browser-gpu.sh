@@ -13,9 +13,10 @@
 #   probe ANGLE                  glgemm probe --backend browser
 #   race ANGLE SIZE              tests/web/race.mjs on an exported --portfolio module
 #   pack                         results/chromium-*-{vulkan,gl}/ into $OUT/results.tgz
-# After each step the records are packed too: a call stopped at its limit
-# still brings back what the steps before it made (the device's tree is a
-# new copy at each call: only $OUT comes back).
+# The records are packed to $OUT/results.tgz after each step and every 15 s
+# during one: a call stopped at its limit still brings back what was
+# measured (the device's tree is a new copy at each call: only $OUT comes
+# back).
 # e.g. (a device call): tests/device/browser-gpu.sh info tune vulkan 1024 "--fresh --max-time 300"
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,6 +31,16 @@ t0=$(date +%s)
 say() { echo "== [$(( $(date +%s) - t0 )) s] $*"; }
 card() { "$GG" info "${B[@]}" --angle "$1" 2>/dev/null | sed -n 's/^slug: //p'; }
 sz() { echo "${1}x${1}x${1}"; }
+# Every 15 s while a step runs, the records so far to $OUT: a call cut at
+# its limit in the middle of a long step (a 4096^3 tune) still brings back
+# its log and the points measured.
+packer() { while sleep 15; do outpack; done; }
+outpack() {
+    [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz.part" $(ls -d results/chromium-*-vulkan results/chromium-*-gl 2>/dev/null) 2>/dev/null &&
+        mv "$OUT/results.tgz.part" "$OUT/results.tgz"
+}
+packer &
+trap 'kill $! 2>/dev/null' EXIT
 while [ $# -gt 0 ]; do
     step=$1; shift
     case $step in
@@ -76,6 +87,6 @@ while [ $# -gt 0 ]; do
         tar czf "${OUT:-/tmp}/results.tgz" $(ls -d results/chromium-*-vulkan results/chromium-*-gl 2>/dev/null) ;;
     *) echo "browser-gpu.sh: unknown step '$step'" >&2; exit 2 ;;
     esac
-    [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" $(ls -d results/chromium-*-vulkan results/chromium-*-gl 2>/dev/null) 2>/dev/null
+    outpack
 done
 say done

@@ -103,7 +103,7 @@ unpack() {
         done
     done
     local parts ns nr
-    parts=$(ls "$root"/.dev/*/parts 2>/dev/null | head -1)
+    parts=$(ls "$root"/.dev/*/parts 2>/dev/null | head -1 || true)
     if [ -n "$parts" ] && [ ! -e "$dest/glgemm" ]; then
         read -r _ ns _ nr <"$parts"
         if [ "$(ls "$dest"/got.shell.* | wc -l)" != "$ns" ] || [ "$(ls "$dest"/got.rest.* | wc -l)" != "$nr" ]; then
