@@ -32,7 +32,7 @@
  *                   GL leaves undefined), before a beta = 0 run clears the
  *                   ones it reads first -> still ok (a set left uncleared
  *                   that the passes read: NaN, wrong_result)
- *   device_lost     lib/api.c, after a GPU run of the last device of a context
+ *   device_lost     lib/run.c, after a GPU run of the last device of a context
  *                   of several devices (glgemm_open_devices): the run reports
  *                   context_lost -> that device is retired, its tile done
  *                   again by another device (or the CPU)

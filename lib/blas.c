@@ -306,7 +306,7 @@ static void serve(const char *routine, int layout, int transa, int transb, int m
                   float *c, int ldc)
 {
     /* glgemm_open and glgemm_sgemm leave the caller's floating-point flags
-     * as found (lib/api.c, the x86 denormal flag included); a CPU route
+     * as found (lib/fpenv.c, the x86 denormal flag included); a CPU route
      * keeps what its own arithmetic raised. */
     glgemm_context *ctx = thread_ctx();
     if (!ctx) {

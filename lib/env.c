@@ -13,7 +13,8 @@
 
 const char *const lib_env_names[LIB_ENV_COUNT] = {
     "GLGEMM_VERIFY", "GLGEMM_CROSSOVER", "GLGEMM_BACKEND", "GLGEMM_DEVICE", "GLGEMM_LOG",
-    "GLGEMM_STAGING", "GLGEMM_SPLIT_MIN", "GLGEMM_SPLIT_TILES",
+    "GLGEMM_STAGING", "GLGEMM_SPLIT_MIN", "GLGEMM_SPLIT_TILES", "GLGEMM_WARMUP",
+    "GLGEMM_RESULTS",
 };
 
 static const char *const verify_names[] = {"none", "check", "full"};
@@ -100,6 +101,12 @@ int lib_env_parse(int var, const char *value, long *out, char *err, size_t errle
         x = unset ? LIB_ENV_LOG_NONE : !strcmp(value, "stderr") ? LIB_ENV_LOG_STDERR
                                                                  : LIB_ENV_LOG_FILE;
         break;
+    case LIB_ENV_WARMUP: /* "0" alone turns it off */
+        x = unset || strcmp(value, "0") ? 1 : 0;
+        break;
+    case LIB_ENV_RESULTS: /* a folder: the path is the value itself */
+        x = unset ? 0 : 1;
+        break;
     default:
         snprintf(err, errlen, "lib_env_parse: no variable %d", var);
         return -1;
@@ -119,6 +126,12 @@ int lib_env_get(int var, long *out, char *err, size_t errlen)
     if (var < 0 || var >= LIB_ENV_COUNT)
         return lib_env_parse(var, NULL, out, err, errlen);
     return lib_env_parse(var, getenv(lib_env_names[var]), out, err, errlen);
+}
+
+const char *lib_env_text(int var)
+{
+    const char *v = var >= 0 && var < LIB_ENV_COUNT ? getenv(lib_env_names[var]) : NULL;
+    return v && *v ? v : NULL;
 }
 
 char *lib_env_format(int var, long x, char *buf, size_t len)
@@ -144,6 +157,9 @@ char *lib_env_format(int var, long x, char *buf, size_t len)
         break;
     case LIB_ENV_LOG:
         s = x == LIB_ENV_LOG_STDERR ? "stderr" : "";
+        break;
+    case LIB_ENV_WARMUP:
+        s = x == 0 ? "0" : "";
         break;
     }
     snprintf(buf, len, "%s", s);

@@ -1,6 +1,7 @@
 /* lib/env: the environment variables of the library (glgemm.h) and of the
  * drop-in BLAS (lib/blas.c), each read by one pure function of its text (no
- * getenv, no global, no side effect), so that lib/api.c, lib/blas.c, the
+ * getenv, no global, no side effect), so that the library (lib/context.c,
+ * lib/devices.c, lib/run.c, lib/records.c, lib/api.c), lib/blas.c, the
  * CLI's check and the fuzz target tests/fuzz/fuzz_env.c run the same code.
  * NULL and "" mean unset: the default.  No GL here.
  *
@@ -17,6 +18,9 @@
  *   GLGEMM_DEVICES    a list of device indices (0,1;   none        glgemm_open: fails
  *                     0,0), at most GLGEMM_MAX_DEVICES,
  *                     or all (lib_env_devices)
+ *   GLGEMM_WARMUP     0: none; any other value: on     1 (on)      glgemm_open (never bad)
+ *   GLGEMM_RESULTS    a records folder, its path       0 (none)    glgemm_open and the calls
+ *                     read by lib_env_text                           (never bad)
  *
  * A bad value: -1 and one line in err, "GLGEMM_X=value is not ...", the
  * value cut at 100 bytes and its control bytes written as '?'. */
@@ -26,7 +30,8 @@
 #include <stddef.h>
 
 enum { LIB_ENV_VERIFY, LIB_ENV_CROSSOVER, LIB_ENV_BACKEND, LIB_ENV_DEVICE, LIB_ENV_LOG,
-       LIB_ENV_STAGING, LIB_ENV_SPLIT_MIN, LIB_ENV_SPLIT_TILES, LIB_ENV_COUNT };
+       LIB_ENV_STAGING, LIB_ENV_SPLIT_MIN, LIB_ENV_SPLIT_TILES, LIB_ENV_WARMUP,
+       LIB_ENV_RESULTS, LIB_ENV_COUNT };
 /* GLGEMM_STAGING's largest value (MiB). */
 #define LIB_ENV_STAGING_MAX 4096
 /* GLGEMM_SPLIT_TILES's largest value. */
@@ -40,16 +45,21 @@ extern const char *const lib_env_names[LIB_ENV_COUNT];
 /* Parses value (NULL or "": unset) of variable var into *out: a
  * GLGEMM_VERIFY_* level, the crossover size (-1 unset), a gg_backend (-1
  * unset), the device index, a LIB_ENV_LOG_* kind, the staging reserve in MiB
- * (-1 unset), the split's least size and tiles a device (-1 unset).  0, or
- * -1 with one line
- * in err (*out untouched). */
+ * (-1 unset), the split's least size and tiles a device (-1 unset), the
+ * warm-up (0 off, 1 on), whether a records folder is named (0 or 1; its
+ * path: lib_env_text).  0, or -1 with one line in err (*out untouched). */
 int lib_env_parse(int var, const char *value, long *out, char *err, size_t errlen);
 
 /* lib_env_parse of the process's environment (getenv). */
 int lib_env_get(int var, long *out, char *err, size_t errlen);
 
+/* The process's text of var (getenv), NULL when unset or "": for the
+ * variables whose value is a path (GLGEMM_LOG's file, GLGEMM_RESULTS). */
+const char *lib_env_text(int var);
+
 /* The canonical text of x for var (what lib_env_parse maps to x; "" for
- * unset; GLGEMM_LOG's file: "" as well, the path being the value itself).
+ * unset; GLGEMM_LOG's file and GLGEMM_RESULTS's folder: "" as well, the path
+ * being the value itself).
  * buf. */
 char *lib_env_format(int var, long x, char *buf, size_t len);
 

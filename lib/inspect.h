@@ -17,7 +17,7 @@ long lib_inspect_last_draws(const glgemm_context *ctx);
 double lib_inspect_last_expect_s(const glgemm_context *ctx);
 
 /* Rows of the last GPU run's C put into the caller's array before the
- * verdict, as their band's checks passed (lib/api.c band_check; put back
+ * verdict, as their band's checks passed (lib/run.c band_check; put back
  * if the call failed). */
 long lib_inspect_last_early_rows(const glgemm_context *ctx);
 

@@ -4,7 +4,7 @@
  * the device's context on itself, serves the tiles it takes from one queue
  * (a slower device takes fewer) and closes the context at the end.  The
  * caller's thread hands the tiles out and waits.  The GEMM is the caller's
- * (lib/api.c): here a tile is a rectangle of an m x n C and the work is
+ * (lib/devices.c): here a tile is a rectangle of an m x n C and the work is
  * callbacks.  No GL here.
  *
  * Contract:

@@ -607,6 +607,42 @@ START_TEST(lib_bad_env)
 }
 END_TEST
 
+/* GLGEMM_WARMUP and GLGEMM_RESULTS, read through lib/env.h's table like the
+ * others, have no bad value: "0" alone turns the warm-up off, and any text
+ * names a records folder (the path read by lib_env_text); unset or "" is the
+ * default (warm-up on, no folder of its own). */
+START_TEST(lib_env_never_bad)
+{
+    static const struct {
+        int var;
+        const char *value;
+        long want;
+    } good[] = {
+        {LIB_ENV_WARMUP, NULL, 1}, {LIB_ENV_WARMUP, "", 1},   {LIB_ENV_WARMUP, "0", 0},
+        {LIB_ENV_WARMUP, "1", 1},  {LIB_ENV_WARMUP, "no", 1}, {LIB_ENV_WARMUP, "00", 1},
+        {LIB_ENV_RESULTS, NULL, 0}, {LIB_ENV_RESULTS, "", 0}, {LIB_ENV_RESULTS, "/tmp/r", 1},
+        {LIB_ENV_RESULTS, "results\n2", 1},
+    };
+    char err[256] = "";
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        long x = -77;
+        ck_assert_int_eq(lib_env_parse(good[i].var, good[i].value, &x, err, sizeof err), 0);
+        ck_assert_int_eq(x, good[i].want);
+    }
+    const char *was = getenv("GLGEMM_RESULTS");
+    char *keep = was ? strdup(was) : NULL;
+    ck_assert_int_eq(setenv("GLGEMM_RESULTS", "", 1), 0);
+    ck_assert_ptr_null(lib_env_text(LIB_ENV_RESULTS));
+    ck_assert_int_eq(setenv("GLGEMM_RESULTS", "/tmp/r", 1), 0);
+    ck_assert_str_eq(lib_env_text(LIB_ENV_RESULTS), "/tmp/r");
+    unsetenv("GLGEMM_RESULTS");
+    ck_assert_ptr_null(lib_env_text(LIB_ENV_RESULTS));
+    if (keep)
+        setenv("GLGEMM_RESULTS", keep, 1);
+    free(keep);
+}
+END_TEST
+
 START_TEST(lib_bad_env_open)
 {
     for (size_t i = 0; i < sizeof env_cases / sizeof *env_cases; i++) {
@@ -807,6 +843,7 @@ Suite *make_badinput_suite(void)
     suite_add_tcase(s, tc);
     TCase *lib = tcase_create("library");
     tcase_add_loop_test(lib, lib_bad_env, 0, sizeof env_cases / sizeof *env_cases);
+    tcase_add_test(lib, lib_env_never_bad);
     tcase_add_test(lib, lib_bad_cache_env);
     tcase_add_loop_test(lib, lib_bad_cache_entry, 0, E_COUNT);
     suite_add_tcase(s, lib);

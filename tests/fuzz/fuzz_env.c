@@ -1,7 +1,8 @@
 /* Fuzz target: the environment's configuration of the library and the
  * drop-in BLAS (lib/env.c: GLGEMM_VERIFY, GLGEMM_CROSSOVER, GLGEMM_BACKEND,
  * GLGEMM_DEVICE, GLGEMM_LOG, GLGEMM_STAGING, GLGEMM_SPLIT_MIN,
- * GLGEMM_SPLIT_TILES, and the list of GLGEMM_DEVICES) and of the program cache (glhost/
+ * GLGEMM_SPLIT_TILES, GLGEMM_WARMUP, GLGEMM_RESULTS, and the list of
+ * GLGEMM_DEVICES) and of the program cache (glhost/
  * progcache_entry.c's host_pce_folder: GLGEMM_CACHE, GLGEMM_CACHE_DIR,
  * XDG_CACHE_HOME, HOME) and the tests' GLGEMM_FAULT (base_fault_parse).  The first byte picks the variable, the rest is
  * its value (for the cache: the four values, '\n' between them).
@@ -70,6 +71,12 @@ static bool oracle(int var, const char *value, long *x)
     case LIB_ENV_BACKEND:
         *x = unset ? -1 : !strcmp(value, "egl") ? 0 : !strcmp(value, "glfw") ? 1 : -2;
         return *x >= -1;
+    case LIB_ENV_WARMUP:
+        *x = strcmp(value, "0") ? 1 : 0;
+        return true;
+    case LIB_ENV_RESULTS:
+        *x = unset ? 0 : 1;
+        return true;
     default: /* LIB_ENV_LOG */
         *x = unset ? LIB_ENV_LOG_NONE : !strcmp(value, "stderr") ? LIB_ENV_LOG_STDERR
                                                                 : LIB_ENV_LOG_FILE;
@@ -90,11 +97,12 @@ static void one_lib_var(int var, const char *value)
         lib_env_format(var, x, canon, sizeof canon);
         FUZZ_CHECK(lib_env_parse(var, canon, &y, err, sizeof err) == 0, "canonical '%s': %s",
                    canon, err);
-        if (!(var == LIB_ENV_LOG && x == LIB_ENV_LOG_FILE)) /* a path is its own text */
+        bool path = (var == LIB_ENV_LOG && x == LIB_ENV_LOG_FILE) ||
+                    (var == LIB_ENV_RESULTS && x == 1);
+        if (!path) /* a path is its own text */
             FUZZ_CHECK(y == x, "%s: '%s' -> %ld -> '%s' -> %ld", lib_env_names[var], value, x,
                        canon, y);
-        FUZZ_CHECK(!strcmp(lib_env_format(var, y, again, sizeof again), canon) ||
-                       (var == LIB_ENV_LOG && x == LIB_ENV_LOG_FILE),
+        FUZZ_CHECK(!strcmp(lib_env_format(var, y, again, sizeof again), canon) || path,
                    "'%s' then '%s'", canon, again);
     } else {
         FUZZ_CHECK(x == -77, "*out written on a refusal");
@@ -231,9 +239,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     /* The first byte picks the variable (the seeds in corpus/env/ are
      * written for this numbering: the first six LIB_ENV_* in lib/env.h's
-     * order, the cache's, GLGEMM_FAULT, then the LIB_ENV_* after the six,
-     * then GLGEMM_DEVICES). */
-    enum { OLD = LIB_ENV_SPLIT_MIN }; /* the variables before the cache's */
+     * order, the cache's, GLGEMM_FAULT, then the LIB_ENV_* after the six up
+     * to GLGEMM_SPLIT_TILES, then GLGEMM_DEVICES, then GLGEMM_WARMUP and
+     * GLGEMM_RESULTS: a seed's first byte below 11 picks what it did before
+     * these two came). */
+    enum { OLD = LIB_ENV_SPLIT_MIN, DEVICES = LIB_ENV_WARMUP + 2 };
     int pick = data[0] % (LIB_ENV_COUNT + 3);
     if (pick < OLD)
         one_lib_var(pick, value);
@@ -241,10 +251,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cache_vars(value);
     else if (pick == OLD + 1)
         fault_var(value);
-    else if (pick < LIB_ENV_COUNT + 2)
+    else if (pick < DEVICES)
         one_lib_var(pick - 2, value);
-    else
+    else if (pick == DEVICES)
         devices_var(value);
+    else
+        one_lib_var(pick - 3, value);
     free(value);
     return 0;
 }
