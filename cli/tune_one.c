@@ -56,11 +56,11 @@ static void trace(const tune_eval *te, const gg_variant *v, const gg_measurement
             ahead ? wall : wall - in);
 }
 
-static void eval_opts(const tune_eval *te, gg_eval_opts *o)
+static void eval_opts(const tune_eval *te, bool finals, gg_eval_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->reps = te->prob->reps;
-    if (te->finals)
+    if (finals)
         return;
     if (o->reps > MIN_REPS) {
         o->min_reps = MIN_REPS;
@@ -79,7 +79,7 @@ static int evaluate(void *user, const gg_variant *v, gg_measurement *out)
         return -1; /* stops the search; the tune finishes as usual */
     }
     gg_eval_opts o;
-    eval_opts(te, &o);
+    eval_opts(te, te->finals, &o);
     double t0 = base_now_s();
     if (eval_pool_eval(te->pool, te->client, v, &o, out)) {
         fprintf(stderr, "\nglgemm tune: %s\n", out->detail);
@@ -97,7 +97,7 @@ static void hint(void *user, const gg_variant *next, int n)
 {
     tune_eval *te = user;
     gg_eval_opts o;
-    eval_opts(te, &o);
+    eval_opts(te, te->finals, &o);
     eval_pool_hint(te->pool, te->client, next, n, &o);
 }
 
@@ -138,7 +138,7 @@ static void prefetch_presets(const tune_eval *te, const tune_result *r)
             !search_memo_get(te->s, &v[i], &o))
             want[n++] = v[i];
     gg_eval_opts eo;
-    eval_opts(te, &eo);
+    eval_opts(te, te->finals, &eo);
     eval_pool_prefetch(te->pool, te->client, want, n, &eo);
 }
 
@@ -151,10 +151,8 @@ static void prefetch_finalists(const tune_eval *te, const tune_opts *o, int roun
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nf; i++)
             all[n++] = top[i];
-    tune_eval fin = *te; /* the finalists' options: the full reps, no screening */
-    fin.finals = true;
     gg_eval_opts eo;
-    eval_opts(&fin, &eo);
+    eval_opts(te, true, &eo); /* the finalists' options: the full reps, no screening */
     eval_pool_prefetch(te->pool, te->client, all, n, &eo);
 }
 

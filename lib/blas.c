@@ -76,7 +76,7 @@ static void log_open(void)
         log_fd = 2;
     if (kind != LIB_ENV_LOG_FILE)
         return;
-    const char *p = getenv("GLGEMM_LOG");
+    const char *p = lib_env_text(LIB_ENV_LOG);
     log_fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (log_fd < 0)
         fprintf(stderr, "glgemm_blas: GLGEMM_LOG=%s: %s: no log\n", lib_env_quote(p, q, sizeof q),

@@ -84,7 +84,7 @@ while [ $# -gt 0 ]; do
         node tests/web/race.mjs --chromium "$GG_SHELL" --arg "$flag" --module /tmp/pf --size "$s" ${best:+--best "$best"} ;;
     pack)
         say pack
-        tar czf "${OUT:-/tmp}/results.tgz" $(ls -d results/chromium-*-vulkan results/chromium-*-gl 2>/dev/null) ;;
+        OUT=${OUT:-/tmp} outpack ;;
     *) echo "browser-gpu.sh: unknown step '$step'" >&2; exit 2 ;;
     esac
     outpack
