@@ -8,7 +8,9 @@
 #   info                         info for each --angle (default vulkan gl-egl swiftshader)
 #   hand ANGLE SIZE              tests/device/browser-hand.txt's variants, run --reps 10 --csv
 #   tune ANGLE SIZE "OPTS"       a tune (OPTS one word, e.g. "--fresh --max-time 300");
-#                                its summary to results/CARD/tune-SIZE-summary.txt
+#                                its summary to results/CARD/tune-SIZE-summary.txt,
+#                                its log appended to tune-log-SIZE.txt (--fresh: anew)
+#   trace ANGLE SIZE VARIANT     one run with GLGEMM_BROWSER_TRACE=1 (where its time goes)
 #   bench ANGLE SIZE N           N benches, appended to results/CARD/bench-runs-SIZE.txt
 #   probe ANGLE                  glgemm probe --backend browser
 #   race ANGLE SIZE              tests/web/race.mjs on an exported --portfolio module
@@ -59,9 +61,16 @@ while [ $# -gt 0 ]; do
         a=$1 s=$2; read -r -a opts <<<"${3:-}"; shift 3
         c=$(card "$a"); mkdir -p "results/$c"
         say "tune $a $s ${opts[*]} (card $c)"
+        # the log grows over a tune resumed in several calls; --fresh starts it
+        log="results/$c/tune-log-$(sz "$s").txt"
+        case " ${opts[*]} " in *" --fresh "*) : >"$log" ;; esac
         "$GG" tune "${B[@]}" --angle "$a" --size "$s" "${opts[@]}" >"results/$c/tune-$(sz "$s")-summary.txt" \
-            2>"results/$c/tune-log-$(sz "$s").txt"
+            2>>"$log"
         echo "exit $?"; cat "results/$c/tune-$(sz "$s")-summary.txt" ;;
+    trace)
+        a=$1 s=$2 v=$3; shift 3
+        say "trace $a $s $v"
+        GLGEMM_BROWSER_TRACE=1 "$GG" run "$v" "${B[@]}" --angle "$a" --size "$s" --reps 3 2>&1 | tail -4 ;;
     bench)
         a=$1 s=$2 n=$3; shift 3
         c=$(card "$a"); mkdir -p "results/$c"

@@ -534,6 +534,7 @@ class Runner {
                 this.passes(s);
                 this.sync(s, false);
                 const warm = (performance.now() - w) / 1e3;
+                out.warm_s = warm;
                 this.stage(s, 'warm-up run');
                 /* A rep of `batch` GEMMs back to back, one wait at its end,
                  * where one GEMM is shorter than minRepS: a page's wait (a
@@ -542,6 +543,7 @@ class Runner {
                 const minRep = o.minRepS ?? 0;
                 const batch = minRep > 0 && warm > 0 ? Math.max(1, Math.min(MAX_BATCH, Math.ceil(minRep / warm))) : 1;
                 out.batch = batch;
+                const timed0 = performance.now();
                 for (let r = 0; r < reps; r++) {
                     this.initSums(s);
                     this.sync(s, true);
@@ -554,6 +556,7 @@ class Runner {
                     out.seconds.push((performance.now() - a) / 1e3 / batch);
                     this.stage(s, 'timed run');
                 }
+                out.timed_s = (performance.now() - timed0) / 1e3;
                 out.median_s = median(out.seconds);
                 out.gflops = 2 * m * n * k / out.median_s / 1e9;
             } else {

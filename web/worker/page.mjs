@@ -17,8 +17,13 @@ async function fetchF32(url) {
   return new Float32Array(await r.arrayBuffer());
 }
 
+// C goes as a Blob: Chromium 156 took 10.4 s to post a 64 MB Float32Array
+// as the body (4.4 s in fetch, then 5.9 s before page.evaluate returned),
+// and 0.65 s for the same bytes in a Blob, on SwiftShader (2 cores); at
+// 4096^3 on an H200 this was most of each evaluation's 12 s.
 async function postC(token, c) {
-  const r = await fetch(`/c/${token}`, { method: 'POST', body: c, headers: { 'content-type': 'application/octet-stream' } });
+  const body = new Blob([c], { type: 'application/octet-stream' });
+  const r = await fetch(`/c/${token}`, { method: 'POST', body });
   if (!r.ok) throw new Error(`posting C: HTTP ${r.status}`);
 }
 
@@ -240,6 +245,7 @@ window.gg = {
   },
 
   async run(q) {
+    const enter = Date.now();
     if (q.loseContext) {
       const ext = gl.getExtension('WEBGL_lose_context');
       if (ext) ext.loseContext();
@@ -248,6 +254,7 @@ window.gg = {
     if (lost || gl.isContextLost())
       return { status: 'context_lost', detail: 'the WebGL context was lost (webglcontextlost)', posted: false };
     let r;
+    const t0 = performance.now();
     try {
       r = await runner.run({ variant: q.variant, m: inp.m, n: inp.n, k: inp.k, alpha: q.alpha, beta: q.beta,
                              transa: inp.transa, transb: inp.transb, a: inp.a, b: inp.b, c0: inp.c0,
@@ -262,11 +269,17 @@ window.gg = {
       return { status: 'context_lost', detail: 'the WebGL context was lost during the run', posted: false };
     const out = { status: r.status, detail: r.detail || '', passes: r.passes | 0, compile_s: +r.compile_s || 0,
                   upload_s: +r.upload_s || 0, seconds: r.seconds || [], median_s: +r.median_s || 0,
-                  readback_s: +r.readback_s || 0, posted: false };
+                  readback_s: +r.readback_s || 0, posted: false,
+                  // where the page's time went (the worker's GLGEMM_BROWSER_TRACE)
+                  trace: { run_s: (performance.now() - t0) / 1e3, warm_s: +r.warm_s || 0,
+                           timed_s: +r.timed_s || 0, batch: r.batch | 0, post_s: 0, enter }, };
     if (r.c && r.c.length === inp.m * inp.n) {
+      const p0 = performance.now();
       await postC(q.token, r.c);
+      out.trace.post_s = (performance.now() - p0) / 1e3;
       out.posted = true;
     }
+    out.trace.leave = Date.now();
     return out;
   },
 
@@ -281,7 +294,7 @@ window.gg = {
         tf = window.tf;
       }
       if (backend === 'webgpu') {
-        if (!navigator.gpu) throw new Error('this page offers no WebGPU (navigator.gpu is undefined; Chromium needs a GPU and, on Linux, --enable-unsafe-webgpu)');
+        if (!navigator.gpu) throw new Error('this page offers no WebGPU (navigator.gpu is undefined; Chromium needs a GPU and, on Linux, --enable-unsafe-webgpu: GLGEMM_BROWSER_WEBGPU=1)');
         const adapter = await withTimeout(navigator.gpu.requestAdapter(), WEBGPU_WAIT_MS, 'requestAdapter');
         if (!adapter) throw new Error('WebGPU gave no adapter (navigator.gpu.requestAdapter() returned null)');
         if (!tf.findBackend('webgpu')) await loadScript('/tfjs/tf-backend-webgpu.min.js');

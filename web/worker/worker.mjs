@@ -36,7 +36,8 @@
 // gen/ as WebAssembly) is
 // loaded in the page; GLGEMM_BROWSER_RUNTIME=stub loads
 // web/worker/stub-runtime.mjs instead (tests of this plumbing: a CPU GEMM
-// behind the same API).  Test hooks: GLGEMM_BROWSER_NO_WEBGL2=1 starts
+// behind the same API).  GLGEMM_BROWSER_WEBGPU=1 starts Chromium with
+// --enable-unsafe-webgpu (the tfjs-webgpu row on Linux).  Test hooks: GLGEMM_BROWSER_NO_WEBGL2=1 starts
 // Chromium with WebGL off.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -46,6 +47,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// GLGEMM_BROWSER_TRACE=1: a line on stderr for each run, where its time went.
+const TRACE = !!process.env.GLGEMM_BROWSER_TRACE;
 const log = (...a) => process.stderr.write('glgemm browser worker: ' + a.join(' ') + '\n');
 console.log = (...a) => process.stderr.write(a.join(' ') + '\n'); // stdout is the protocol
 
@@ -230,6 +233,10 @@ async function hello(msg) {
     '--ignore-gpu-blocklist', '--disable-breakpad', '--disable-crash-reporter',
     ...angle,
     '--remote-debugging-port=0', `--user-data-dir=${profile}`,
+    // WebGPU (bench's tfjs-webgpu row): Chromium on Linux offers it only
+    // behind this flag; opt-in, since tfjs's WebGPU backend once hung a
+    // page for 300 s over Vulkan on an H200.
+    process.env.GLGEMM_BROWSER_WEBGPU ? '--enable-unsafe-webgpu' : null,
     process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl2' : null,
     process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl' : null,
     'about:blank',
@@ -283,10 +290,13 @@ async function runOp(msg) {
   if (msg.fault === 'hang') { page.evaluate(() => { for (;;); }).catch(() => {}); }
   const args = { variant: msg.variant, alpha: msg.alpha, beta: msg.beta, reps: msg.reps,
                  gen: inputsGen, token: t, loseContext: msg.fault === 'lose_context' };
+  const e0 = performance.now(), d0 = Date.now();
   const r = await guarded(page.evaluate((a) => window.gg.run(a), args));
+  const e1 = performance.now(), d1 = Date.now();
   let c = null;
   if (r.posted) c = await guarded(got);
   else pendingC.delete(t);
+  if (r.trace) { r.trace.eval_s = (e1 - e0) / 1e3; r.trace.in_s = (r.trace.enter - d0) / 1e3; r.trace.out_s = (d1 - r.trace.leave) / 1e3; r.trace.got_s = (performance.now() - e1) / 1e3; }
   return { r, c };
 }
 
@@ -316,14 +326,28 @@ async function handle(msg, body) {
       inputs = { a: body.subarray(0, fa), b: body.subarray(fa, fa + fb), c0: fc ? body.subarray(fa + fb, fa + fb + fc) : null };
       inputsGen++;
       const meta = { m: msg.m, n: msg.n, k: msg.k, transa: !!msg.transa, transb: !!msg.transb, hasC0: fc > 0, gen: inputsGen };
+      const t0 = performance.now();
       await guarded(page.evaluate((mm) => window.gg.inputs(mm), meta));
       send({ ok: true });
+      if (TRACE) log(`trace inputs ${msg.m}x${msg.n}x${msg.k}: ${((performance.now() - t0) / 1e3).toFixed(3)} s for the page to fetch them`);
       return;
     }
     if (msg.op === 'run' || msg.op === 'tfjs') {
+      const t0 = performance.now();
       const { r, c } = await (msg.op === 'run' ? runOp(msg) : tfjsOp(msg));
+      const t1 = performance.now();
       delete r.posted;
+      const tr = r.trace;
+      delete r.trace;
       send(r, c && c.length ? new Uint8Array(c.buffer, c.byteOffset, c.length) : null);
+      if (TRACE && tr) {
+        const f = (x) => (+x).toFixed(3);
+        log(`trace ${msg.op} ${msg.variant || msg.backend || ''}: ${f((t1 - t0) / 1e3)} s in the page` +
+            ` (compile ${f(r.compile_s)}, upload ${f(r.upload_s)}, warm-up ${f(tr.warm_s)},` +
+            ` ${r.seconds.length} reps of ${tr.batch} ${f(tr.timed_s)}, read-back ${f(r.readback_s)},` +
+            ` posting C ${f(tr.post_s)}; evaluate ${f(tr.eval_s)}, C after it ${f(tr.got_s)}, to enter ${f(tr.in_s)}, from leaving ${f(tr.out_s)}, rest ${f(tr.run_s - r.compile_s - r.upload_s - tr.warm_s - tr.timed_s - r.readback_s)}),` +
+            ` then ${f((performance.now() - t1) / 1e3)} s writing the answer`);
+      }
       if (r.status === 'context_lost') return shutdown(0);
       return;
     }
