@@ -325,7 +325,7 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
             snprintf(vt, sizeof vt, "%s", eval_bench_row_what(i));
         fprintf(f, "%-10s %-*s %-14s %12.6f %12.3f %10.4f\n", eval_bench_names[i], vw, vt,
                 base_status_name(r->m.status), r->m.seconds, r->m.gflops, r->ratio);
-        if (r->m.status != GG_OK && r->m.detail[0])
+        if ((r->m.status != GG_OK || !r->has_variant) && r->m.detail[0])
             fprintf(f, "%10s   %s\n", "", r->m.detail);
         if (r->from[0])
             fprintf(f, "%10s   no record of this problem: the nearest recorded one's, %s\n", "",

@@ -13,7 +13,9 @@
 #   trace ANGLE SIZE VARIANT     one run with GLGEMM_BROWSER_TRACE=1 (where its time goes)
 #   bench ANGLE SIZE N           N benches, appended to results/CARD/bench-runs-SIZE.txt
 #   probe ANGLE                  glgemm probe --backend browser
-#   race ANGLE SIZE              tests/web/race.mjs on an exported --portfolio module
+#   race ANGLE SIZE              tests/web/race.mjs on an exported --portfolio module,
+#                                its line appended to results/CARD/race-SIZE.jsonl
+#   race-ms ANGLE SIZE MS        the same with a race budget of MS milliseconds
 #   pack                         results/chromium-*-{vulkan,gl}/ into $OUT/results.tgz
 # The records are packed to $OUT/results.tgz after each step and every 15 s
 # during one: a call stopped at its limit still brings back what was
@@ -82,15 +84,17 @@ while [ $# -gt 0 ]; do
         a=$1; shift
         say "probe $a"
         "$GG" probe "${B[@]}" --angle "$a" 2>&1 | tail -25 ;;
-    race)
+    race|race-ms)
         a=$1 s=$2; shift 2
+        ms=; if [ "$step" = race-ms ]; then ms=$1; shift; fi
         c=$(card "$a")
         say "race $a $s (card $c)"
         rm -rf /tmp/pf && "$GG" export --portfolio --js /tmp/pf >/dev/null &&
         best=$(head -1 "results/$c/best-$(sz "$s").txt" 2>/dev/null)
         flag=$(case $a in vulkan) echo --use-angle=vulkan ;; gl-egl) echo --use-angle=gl-egl ;;
                swiftshader) echo --use-angle=swiftshader ;; *) echo --enable-unsafe-swiftshader ;; esac)
-        node tests/web/race.mjs --chromium "$GG_SHELL" --arg "$flag" --module /tmp/pf --size "$s" ${best:+--best "$best"} ;;
+        node tests/web/race.mjs --chromium "$GG_SHELL" --arg "$flag" --module /tmp/pf --size "$s" ${best:+--best "$best"} \
+            ${ms:+--race-ms "$ms"} | tee -a "results/$c/race-$(sz "$s").jsonl" ;;
     pack)
         say pack
         OUT=${OUT:-/tmp} outpack ;;

@@ -9,6 +9,7 @@
  *   --module DIR      an exported folder (glgemm export --portfolio --js DIR)
  *   --size N          the problem N^3 (default 1024)
  *   --best VARIANT    the card's tuned best, timed beside the chosen one
+ *   --race-ms MS      the race's budget (matmul's raceMs; default the module's)
  *   --chromium PATH   the browser (default $GLGEMM_CHROMIUM, /usr/bin/chromium)
  *   --arg FLAG        an extra Chromium flag, repeatable (--use-angle=vulkan,
  *                     --enable-unsafe-swiftshader, ...)
@@ -16,7 +17,8 @@
  * It serves DIR on 127.0.0.1, opens a page there, forgets the remembered
  * choices, calls matmul at N^3 without a variant (the race, then the
  * multiply), then times the chosen variant and --best with the runner in
- * the same page (run({reps: 5}): the median of 5 each, after a warm-up),
+ * the same page (run({reps: 5, minRepS: 0.025}): the median of 5 each,
+ * after a warm-up),
  * and prints one JSON line:
  *   {renderer, size, chosen, raceMs, firstCallMs, chosenGflops, bestGflops,
  *    ratio, raced}
@@ -32,7 +34,7 @@ import {serve} from '../../web/serve.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function usage(why) {
-    console.error(`race.mjs: ${why}\nusage: node tests/web/race.mjs --module DIR [--size N] [--best VARIANT] ` +
+    console.error(`race.mjs: ${why}\nusage: node tests/web/race.mjs --module DIR [--size N] [--best VARIANT] [--race-ms MS] ` +
         '[--chromium PATH] [--arg FLAG]...');
     process.exit(2);
 }
@@ -48,12 +50,14 @@ function parse(argv) {
         if (a === '--module') o.module = val();
         else if (a === '--size') o.size = Number(val());
         else if (a === '--best') o.best = val();
+        else if (a === '--race-ms') o.raceMs = Number(val());
         else if (a === '--chromium') o.chromium = val();
         else if (a === '--arg') o.args.push(val());
         else if (a === '--help' || a === '-h') usage('help');
         else usage(`unknown argument '${a}'`);
     }
     if (!o.module) usage('--module DIR is required');
+    if (o.raceMs !== undefined && !(o.raceMs >= 0)) usage('--race-ms must be a number >= 0');
     if (!existsSync(path.join(o.module, 'glgemm.js')) || !existsSync(path.join(o.module, 'glgemm-gen.wasm')))
         usage(`${o.module} holds no glgemm.js and glgemm-gen.wasm (glgemm export --portfolio --js DIR)`);
     if (!Number.isInteger(o.size) || o.size < 1 || o.size > 16384) usage('--size must be an integer from 1 to 16384');
@@ -77,7 +81,7 @@ try {
     page.on('pageerror', (e) => errors.push(String(e && e.message || e)));
     await page.goto(s.url, {waitUntil: 'load'});
     page.setDefaultTimeout(0);
-    const r = await page.evaluate(async ({N, best}) => {
+    const r = await page.evaluate(async ({N, best, raceMs}) => {
         const g = await import('/glgemm/glgemm.js');
         await g.init();
         const gl = document.getElementById('c').getContext('webgl2');
@@ -92,11 +96,12 @@ try {
         const a = rand(N * N), b = rand(N * N);
         g.forgetChoices();
         const t0 = performance.now();
-        await g.matmul(gl, a, b, N, N, N);
+        await g.matmul(gl, a, b, N, N, N, raceMs === null ? {} : {raceMs});
         const firstCallMs = performance.now() - t0;
         const ch = g.lastChoice();
         const time = async (variant) => {
-            const x = await R.run({variant, m: N, n: N, k: N, a, b, reps: 5});
+            /* GEMMs batched into reps of 25 ms, as the tuner's page times them */
+            const x = await R.run({variant, m: N, n: N, k: N, a, b, reps: 5, minRepS: 0.025});
             return x.status === 'ok' ? {gflops: x.gflops, variant: x.variant} : {error: `${variant}: ${x.status}: ${x.detail}`};
         };
         const chosen = ch ? ch.variant : g.DEFAULT_VARIANT;
@@ -106,9 +111,9 @@ try {
             raceMs: ch ? ch.raceMs : 0, firstCallMs,
             chosenGflops: c.gflops ?? null, bestGflops: bb ? bb.gflops ?? null : null,
             ratio: bb && bb.gflops && c.gflops ? c.gflops / bb.gflops : null,
-            raced: ch ? ch.raced.map((x) => ({variant: x.variant, status: x.status, gflops: x.gflops})) : [],
+            raced: ch ? ch.raced.map((x) => ({variant: x.variant, status: x.status, gflops: x.gflops, ms: x.ms, compileMs: x.compileMs, buildMs: x.buildMs, firstDrawMs: x.firstDrawMs})) : [],
             portfolio: g.PORTFOLIO.length, error: c.error || (bb && bb.error) || null};
-    }, {N: o.size, best: o.best || null});
+    }, {N: o.size, best: o.best || null, raceMs: o.raceMs ?? null});
     if (errors.length) r.pageErrors = errors;
     if (r.error) rc = 1;
     console.log(JSON.stringify(r));

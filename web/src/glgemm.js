@@ -374,6 +374,8 @@ class Runner {
             uniformBufferOffsetAlignment: gl.getParameter(gl.UNIFORM_BUFFER_OFFSET_ALIGNMENT),
         };
         this.programs = new Lru(48, (p) => gl.deleteProgram(p.prog));
+        /* Programs prebuild() started, not yet checked: key -> {prog, vs, fs}. */
+        this.started = new Map();
         this.inputs = new Lru(6, (e) => e.names.forEach((t) => (e.ubo ? gl.deleteBuffer(t) : gl.deleteTexture(t))));
         this.targets = new Lru(4, (e) => {
             for (const cb of e.cb) {
@@ -518,10 +520,12 @@ class Runner {
             /* First use: the driver may finish compiling at the first draw
              * (SwiftShader builds its pipeline then): one fragment drawn,
              * counted as compiling. */
+            out.build_s = out.compile_s; /* the wait for compile and link */
             if (!out.program_cached) {
                 t0 = performance.now();
                 this.firstUse(s);
-                out.compile_s += (performance.now() - t0) / 1e3;
+                out.first_draw_s = (performance.now() - t0) / 1e3;
+                out.compile_s += out.first_draw_s;
                 this.stage(s, 'first use of the program');
             }
             t0 = performance.now();
@@ -682,23 +686,21 @@ class Runner {
 
     /* ---- program ---- */
 
-    build(s, out) {
-        const gl = this.gl, {v, L} = s;
-        /* The text depends on the problem only through the padded sizes
-         * (and its header comment): made for those, one program serves
-         * every shape that pads to them. */
-        const key = `${v.canonical}|${L.mpad}x${L.npad}x${L.kpad}`;
-        const hit = this.programs.get(key);
-        if (hit) {
-            gl.useProgram(hit.prog);
-            s.prog = hit;
-            out.program_cached = true;
-            return;
-        }
+    /* The text depends on the problem only through the padded sizes (and
+     * its header comment): made for those, one program serves every shape
+     * that pads to them. */
+    programKey(v, L) {
+        return `${v.canonical}|${L.mpad}x${L.npad}x${L.kpad}`;
+    }
+
+    /* Compile and link requested, nothing asked back (a status query waits
+     * for the driver): {prog, vs, fs}, or null where objects cannot be made. */
+    startProgram(v, L) {
+        const gl = this.gl;
         const fsrc = gen.fragment(v, L.mpad, L.npad, L.kpad), vsrc = gen.vertex(v);
         const vs = gl.createShader(gl.VERTEX_SHADER), fs = gl.createShader(gl.FRAGMENT_SHADER);
         const prog = gl.createProgram();
-        if (!vs || !fs || !prog) throw new Fail(gl.isContextLost() ? 'context_lost' : 'gl_error', 'cannot create shader objects');
+        if (!vs || !fs || !prog) return null;
         gl.shaderSource(vs, vsrc);
         gl.compileShader(vs);
         gl.shaderSource(fs, fsrc);
@@ -707,6 +709,68 @@ class Runner {
         gl.attachShader(prog, fs);
         gl.bindAttribLocation(prog, 0, 'aPos');
         gl.linkProgram(prog);
+        return {prog, vs, fs};
+    }
+
+    /* The fragment shader's length in characters of each variant (texts)
+     * for m x n x k, and its program's key: a Map of text -> {key, chars}
+     * (key null: the variant does not parse, suit this context or split,
+     * left to run() to report).  Starts (compile and link requested, nothing
+     * asked back) the programs up to upTo times the shortest one's length,
+     * all at once before any is run: the browser may then build them side
+     * by side (ANGLE over Vulkan on an H200: a 65 KB program's first draw
+     * took 0.6-0.7 s alone, 15 ms once started with the others), and run()
+     * of each finds its program started.  The portfolio race calls it. */
+    prebuild(variants, m, n, k, upTo = Infinity) {
+        const out = new Map(), found = [];
+        try {
+            for (const text of variants) {
+                out.set(text, {key: null, chars: 0});
+                const v = gen.parse(text);
+                if (v.error || this.verdict(v).status !== 'ok') continue;
+                const L = gen.split(v, m, n, k, this.lim.maxTextureSize);
+                if (!L) continue;
+                const f = {v, L, key: this.programKey(v, L), chars: gen.fragment(v, L.mpad, L.npad, L.kpad).length};
+                found.push(f);
+                out.set(text, {key: f.key, chars: f.chars});
+            }
+            const shortest = Math.min(...found.map((f) => f.chars));
+            for (const f of found) {
+                if (f.chars > upTo * shortest || this.programs.get(f.key) || this.started.has(f.key)) continue;
+                const got = this.startProgram(f.v, f.L);
+                if (got) this.started.set(f.key, got);
+            }
+        } finally {
+            found.forEach((f) => gen.free(f.L.ptr));
+        }
+        return out;
+    }
+
+    /* Deletes the programs prebuild() started that no run() took. */
+    dropStarted() {
+        const gl = this.gl;
+        for (const {prog, vs, fs} of this.started.values()) {
+            gl.deleteShader(vs);
+            gl.deleteShader(fs);
+            gl.deleteProgram(prog);
+        }
+        this.started.clear();
+    }
+
+    build(s, out) {
+        const gl = this.gl, {v, L} = s;
+        const key = this.programKey(v, L);
+        const hit = this.programs.get(key);
+        if (hit) {
+            gl.useProgram(hit.prog);
+            s.prog = hit;
+            out.program_cached = true;
+            return;
+        }
+        const got = this.started.get(key) || this.startProgram(v, L);
+        this.started.delete(key);
+        if (!got) throw new Fail(gl.isContextLost() ? 'context_lost' : 'gl_error', 'cannot create shader objects');
+        const {prog, vs, fs} = got;
         const drop = () => {
             gl.deleteShader(vs);
             gl.deleteShader(fs);

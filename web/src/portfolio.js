@@ -9,16 +9,20 @@
  * The first choice() (or matmul without a variant) of a shape class on a
  * GPU races the portfolio there: a shape class is m, n and k each rounded
  * to the nearest power of two; the stand-in problem is the class's sizes,
- * at most RACE_MAX_DIM each, on random inputs in [-1, 1].  Each variant, in
- * the portfolio's order, runs through the runner (run({reps: RACE_REPS}):
- * the median of the timed runs) and its C is checked on RACE_SAMPLES
- * sampled elements against a double-precision sum, SPEC.md's rule:
- * |C - R| <= k 2^-23 |alpha| sum |a b|, every sampled element finite.  A
- * variant that fails (any status but ok, or a wrong sample: wrong_result)
- * is never chosen; the fastest that passes is, DEFAULT_VARIANT where none
- * does.  No variant starts that would likely end past raceMs (default
- * RACE_MS) from the first's start, the mean time of those raced so far
- * being the guess (the rest: 'skipped'; the first always runs).
+ * at most RACE_MAX_DIM each, on random inputs in [-1, 1].  The programs
+ * that are not long start compiling at once (the runner's prebuild); each
+ * variant runs through the runner (run({reps: RACE_REPS}): the median of
+ * the timed reps, each at least RACE_MIN_REP_S) and its C is checked on
+ * RACE_SAMPLES sampled elements against a double-precision sum, SPEC.md's
+ * rule: |C - R| <= k 2^-23 |alpha| sum |a b|, every sampled element
+ * finite.  A variant that fails (any status but ok, or a wrong sample:
+ * wrong_result) is never chosen; the fastest that passes is,
+ * DEFAULT_VARIANT where none does.  The order: the short programs in the
+ * portfolio's order, then the long ones, as race() says.  No variant starts
+ * that would likely end past raceMs from the race's start (default RACE_MS,
+ * RACE_FAST_MS on a fast card), its likely time guessed from those raced so
+ * far and its program's length (those left: 'skipped', listed after the
+ * raced ones; the first always runs).
  * The choice is remembered in localStorage under
  *   glgemm.choice/<portfolio hash>/<class>/<renderer>
  * (renderer: WEBGL_debug_renderer_info's UNMASKED_RENDERER_WEBGL, else
@@ -30,6 +34,10 @@
  * element of that variant's C before the check, so it fails verification;
  * it is part of the hash, so a corrupted race never stands for a real one. */
 const RACE_MAX_DIM = 512, RACE_REPS = 3, RACE_SAMPLES = 64, RACE_MS = 2000;
+/* A timed rep of the race is at least this long (run's minRepS): a 512^3
+ * GEMM is under 1 ms on a GPU, which a page's 100 us timer (one not
+ * cross-origin isolated) cuts into steps of 10%. */
+const RACE_MIN_REP_S = 0.002;
 const CHOICE_PREFIX = 'glgemm.choice/';
 const choices = new Map(); /* key -> the choice, or the Promise of the race making it */
 let latest = null;
@@ -102,17 +110,22 @@ export function lastChoice() {
 
 /* The portfolio's variant for this GPU and the shape class of m x n x k: a
  * Promise of {variant, fromMemory, raceMs, raced: [{variant, status,
- * gflops, rel_err, detail}], shapeClass, renderer, fallback}.  fromMemory:
+ * gflops, rel_err, detail, ms, compileMs, buildMs, firstDrawMs}],
+ * shapeClass, renderer, fallback}: ms is what racing the variant took,
+ * compileMs the part of it spent on its program: buildMs waiting for the
+ * compile and link, firstDrawMs its first draw (where a driver may build
+ * its pipeline).  fromMemory:
  * remembered (raceMs 0, raced empty: nothing raced now); fallback:
  * DEFAULT_VARIANT because no variant passed (or the portfolio is empty).
- * Options: portfolio (default PORTFOLIO), raceMs (default 2000), _corrupt
+ * Options: portfolio (default PORTFOLIO), raceMs (default 2000, or 500
+ * on a fast card: the race's budget in milliseconds), _corrupt
  * (the test hook above). */
-export async function choice(gl, m, n, k, {portfolio, raceMs = RACE_MS, _corrupt} = {}) {
+export async function choice(gl, m, n, k, {portfolio, raceMs, _corrupt} = {}) {
     if (!isWebGL2(gl)) throw new Error(`glgemm: WebGL2 context required (got ${contextName(gl)})`);
     await init();
     const r = createRunner(gl);
     needInt('m', m); needInt('n', n); needInt('k', k);
-    needNumber('raceMs', raceMs);
+    if (raceMs !== undefined) needNumber('raceMs', raceMs);
     if (_corrupt !== undefined && typeof _corrupt !== 'string')
         throw new Error('glgemm: _corrupt must be a variant string');
     const list = portfolioList(portfolio);
@@ -188,32 +201,61 @@ function verifySampled(a, b, c, m, n, k) {
     return {pass: worst <= limit, rel_err: worst, why: worst <= limit ? '' : `rel_err ${worst} > ${limit}: ${why}`};
 }
 
+/* The race's order: the short programs (up to RACE_LARGE times the
+ * shortest one's text) in the portfolio's order, then the long ones,
+ * shortest first.  A long program costs more to build than a short one
+ * costs to run on every card measured (an unrolled 65 KB program: its first
+ * draw 0.5 s over Vulkan on an H200 and 0.64 s on SwiftShader on 2 cores,
+ * its link 2.1 s over gl-egl; a 512^3 GEMM 1 ms on the H200, 100 ms on
+ * SwiftShader), so the budget goes to as many variants as it can.
+ * Where the first variant's warm-up GEMM at the stand-in takes under
+ * RACE_FAST_GEMM_MS (a GPU), the default budget is RACE_FAST_MS; where it
+ * takes over RACE_SLOW_GEMM_MS (a software renderer), the rest time one GEMM
+ * after their warm-up, not RACE_REPS. */
+const RACE_LARGE = 4, RACE_FAST_GEMM_MS = 5, RACE_FAST_MS = 500, RACE_SLOW_GEMM_MS = 20;
+
 /* Races list on the stand-in problem of class cls: {variant, fallback,
- * raceMs, raced}. */
+ * raceMs, raced}.  budget: raceMs, or undefined for the default. */
 async function race(r, list, cls, budget, corrupt) {
     const [m, n, k] = cls.split('x').map((x) => Math.min(Number(x), RACE_MAX_DIM));
     const a = randomMatrix(m * k), b = randomMatrix(k * n);
     const bad = corrupt ? (gen.parse(corrupt).canonical || corrupt) : null;
     const t0 = performance.now(), raced = [];
     let best = null;
-    for (const text of list) {
-        /* No variant starts that would likely end past the budget: the
-         * mean time of those raced so far is the guess (the first always
-         * runs). */
-        const spent = performance.now() - t0, mean = raced.length ? spent / raced.length : 0;
-        if (raced.length && spent + mean > budget) {
-            raced.push({variant: text, status: 'skipped', gflops: 0, rel_err: null,
-                detail: `the race's ${budget} ms would be spent (${Math.round(spent)} ms so far)`});
-            continue;
+    /* The short programs start compiling at once; a long one (a link of
+     * seconds on some drivers, which would hold up the first run) when its
+     * turn comes. */
+    const sizes = r.prebuild(list, m, n, k, RACE_LARGE);
+    const chars = (t) => sizes.get(t).chars;
+    const shortest = Math.min(...list.map(chars).filter((c) => c > 0));
+    const long = (t) => chars(t) > RACE_LARGE * shortest;
+    const todo = [...list.filter((t) => !long(t)), ...list.filter(long).sort((x, y) => chars(x) - chars(y))];
+    let limit = budget ?? RACE_MS, reps = RACE_REPS;
+    const skipped = [];
+    for (const text of todo) {
+        /* No variant starts that would likely end past the budget (the
+         * first always runs): its likely time is the mean time of those
+         * raced so far outside building their programs, plus its program's
+         * length at the slowest build rate seen (ms a character). */
+        const spent = performance.now() - t0;
+        if (raced.length) {
+            const runMs = raced.reduce((x, e) => x + e.ms - e.compileMs, 0) / raced.length;
+            const rate = Math.max(0, ...raced.map((e) => e.compileMs / Math.max(1, chars(e.text))));
+            if (spent + runMs + rate * chars(text) > limit) {
+                skipped.push(text);
+                continue;
+            }
         }
         let res;
         try {
-            res = await r.run({variant: text, m, n, k, a, b, reps: RACE_REPS});
+            res = await r.run({variant: text, m, n, k, a, b, reps, minRepS: RACE_MIN_REP_S});
         } catch (e) {
             res = {status: 'invalid', variant: text, detail: String(e && e.message || e), gflops: 0};
         }
-        const entry = {variant: res.variant || text, status: res.status, gflops: res.gflops || 0, rel_err: null,
-            detail: res.detail || ''};
+        const entry = {text, variant: res.variant || text, status: res.status, gflops: res.gflops || 0, rel_err: null,
+            detail: res.detail || '', ms: Math.round((performance.now() - t0 - spent) * 10) / 10,
+            compileMs: Math.round((res.compile_s || 0) * 1e4) / 10,
+            buildMs: Math.round((res.build_s || 0) * 1e4) / 10, firstDrawMs: Math.round((res.first_draw_s || 0) * 1e4) / 10};
         if (res.status === 'ok') {
             const c = entry.variant === bad || text === corrupt ? res.c.map((x) => x + 1) : res.c;
             const v = verifySampled(a, b, c, m, n, k);
@@ -222,7 +264,17 @@ async function race(r, list, cls, budget, corrupt) {
         }
         raced.push(entry);
         if (entry.status === 'ok' && (!best || entry.gflops > best.gflops)) best = entry;
+        if (raced.length === 1 && res.status === 'ok') {
+            if (res.warm_s * 1e3 < RACE_FAST_GEMM_MS) limit = budget ?? RACE_FAST_MS;
+            if (res.warm_s * 1e3 > RACE_SLOW_GEMM_MS) reps = 1;
+        }
     }
+    const spent = Math.round(performance.now() - t0);
+    for (const text of skipped)
+        raced.push({variant: text, status: 'skipped', gflops: 0, rel_err: null,
+            detail: `the race's ${limit} ms would be spent (${spent} ms at its end)`});
+    raced.forEach((e) => delete e.text);
+    r.dropStarted(); /* those the budget skipped */
     return {variant: best ? best.variant : DEFAULT_VARIANT, fallback: !best, fromMemory: false,
         raceMs: performance.now() - t0, raced};
 }

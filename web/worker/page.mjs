@@ -6,6 +6,7 @@ let rt = null, gl = null, runner = null, canvas = null, lost = false;
 let inp = null; // {m, n, k, transa, transb, a, b, c0, gen}
 let lastGen = -1; // the inputs the runner saw last (sameInputs)
 let tf = null;
+let gpuName = ''; // the WebGPU adapter tfjs-webgpu ran on (its detail)
 // A timed rep lasts at least this long (the runtime batches GEMMs shorter
 // than it): on a GPU one 1024^3 GEMM is a few milliseconds, near the
 // page's own wait for the GPU process.
@@ -297,6 +298,13 @@ window.gg = {
         if (!navigator.gpu) throw new Error('this page offers no WebGPU (navigator.gpu is undefined; Chromium needs a GPU and, on Linux, --enable-unsafe-webgpu: GLGEMM_BROWSER_WEBGPU=1)');
         const adapter = await withTimeout(navigator.gpu.requestAdapter(), WEBGPU_WAIT_MS, 'requestAdapter');
         if (!adapter) throw new Error('WebGPU gave no adapter (navigator.gpu.requestAdapter() returned null)');
+        const ai = adapter.info || {};
+        gpuName = [ai.vendor, ai.architecture, ai.device, ai.description].filter(Boolean).join(' ') || 'an adapter that names nothing';
+        /* A fallback adapter (SwiftShader on the CPU) is not the anchor the
+         * row stands for, WebGPU on this GPU: on the H200, Chromium 156
+         * offered only SwiftShader's, at 2.3 GFLOP/s. */
+        if (adapter.isFallbackAdapter || ai.isFallbackAdapter)
+          throw new Error(`WebGPU's only adapter is a fallback (${gpuName}), not this GPU`);
         if (!tf.findBackend('webgpu')) await loadScript('/tfjs/tf-backend-webgpu.min.js');
       }
       if (tf.getBackend() !== backend) {
@@ -343,7 +351,8 @@ window.gg = {
     const median = sorted.length % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
     const f32 = c instanceof Float32Array ? c : new Float32Array(c);
     await postC(q.token, f32);
-    return { status: 'ok', detail: `tfjs ${tf.version_core} ${tf.getBackend()}, float32 render ${tf.env().getBool('WEBGL_RENDER_FLOAT32_ENABLED')}`,
+    const on = backend === 'webgpu' ? `on WebGPU's ${gpuName}` : `float32 render ${tf.env().getBool('WEBGL_RENDER_FLOAT32_ENABLED')}`;
+    return { status: 'ok', detail: `tfjs ${tf.version_core} ${tf.getBackend()}, ${on}`,
              passes: 1, seconds, median_s: median, posted: true };
   },
 

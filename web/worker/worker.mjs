@@ -37,7 +37,8 @@
 // loaded in the page; GLGEMM_BROWSER_RUNTIME=stub loads
 // web/worker/stub-runtime.mjs instead (tests of this plumbing: a CPU GEMM
 // behind the same API).  GLGEMM_BROWSER_WEBGPU=1 starts Chromium with
-// --enable-unsafe-webgpu (the tfjs-webgpu row on Linux).  Test hooks: GLGEMM_BROWSER_NO_WEBGL2=1 starts
+// --enable-unsafe-webgpu (the tfjs-webgpu row on Linux);
+// GLGEMM_BROWSER_ARGS adds flags of one's own (space-separated).  Test hooks: GLGEMM_BROWSER_NO_WEBGL2=1 starts
 // Chromium with WebGL off.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -237,6 +238,7 @@ async function hello(msg) {
     // behind this flag; opt-in, since tfjs's WebGPU backend once hung a
     // page for 300 s over Vulkan on an H200.
     process.env.GLGEMM_BROWSER_WEBGPU ? '--enable-unsafe-webgpu' : null,
+    ...(process.env.GLGEMM_BROWSER_ARGS || '').split(/\s+/).filter(Boolean),
     process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl2' : null,
     process.env.GLGEMM_BROWSER_NO_WEBGL2 ? '--disable-webgl' : null,
     'about:blank',
