@@ -123,7 +123,7 @@ void host_run_fault_lost(run_state *s);
 long host_ssbo_limit(const gg_ctx_info *info, const gg_run_opts *o);
 int host_ssbo_plan(const gg_variant *v, int m, int n, int k, int max_tex, long max_bytes, int bands,
                    gg_split *sp, char *why, size_t whylen);
-GLuint host_ssbo_make(const run_state *s, int matrix, const float *packed);
+GLuint host_ssbo_make(const gg_layout *L, int matrix, const float *packed);
 void host_ssbo_copy(GLuint from, size_t offset, GLuint to, size_t bytes);
 int host_ssbo_read(GLuint b, size_t floats, float *out);
 

@@ -53,9 +53,8 @@ int host_ssbo_plan(const gg_variant *v, int m, int n, int k, int max_tex, long m
     return -1;
 }
 
-GLuint host_ssbo_make(const run_state *s, int matrix, const float *packed)
+GLuint host_ssbo_make(const gg_layout *L, int matrix, const float *packed)
 {
-    const gg_layout *L = s->L;
     size_t floats = gen_pack_ssbo_floats(L, matrix);
     float *buf = NULL;
     const float *data = packed;
