@@ -46,6 +46,8 @@ bool base_probe_path_measured(int fmt, int path, int pat)
 {
     if (path == GG_FETCH_TEXTURE)
         return base_probe_fetch_measured(fmt, pat);
+    if (path == GG_FETCH_UBO || (path == GG_FETCH_SSBO && fmt != GG_FETCH_RGBA32F))
+        return false;
     return path > GG_FETCH_TEXTURE && path <= GG_PROBE_LAST_PATH &&
            (fmt == GG_FETCH_RGBA32F || fmt == GG_FETCH_RGBA16F) &&
            (pat == GG_FETCH_GEMM24 || pat == GG_FETCH_GEMM42);

@@ -50,8 +50,13 @@ bool base_probe_fetch_required(int fmt, int pat);
  * files from before them lack them (not measured: 0). */
 bool base_probe_path_measured(int fmt, int path, int pat);
 /* The last path the probe measures: fetch=ubo (a uniform block per draw)
- * has no kernel of its own; the bound takes the fastest path for it. */
-#define GG_PROBE_LAST_PATH GG_FETCH_BUFFER
+ * has no kernel of its own; the bound takes the fastest path for it.
+ * ssbo: the texels row by row in a std430 storage buffer of vec4 (RGBA32F
+ * only: the storage-buffer fetches read fp32), read at index y*w + x in
+ * the GEMM patterns: the load/store path's rate, which the bound counts
+ * for the matrices the storage-buffer fetches read (search/bound.h).  The
+ * pairings (texelfetch+ssbo, ssbo+texelfetch) are not paths of their own. */
+#define GG_PROBE_LAST_PATH GG_FETCH_SSBO
 /* The row's variant: "<fmt>-<pattern>" for the texture path, else
  * "<fmt>-<path>-<pattern>".  Returns buf. */
 char *base_probe_fetch_variant(int fmt, int path, int pat, char *buf, size_t len);

@@ -120,6 +120,8 @@ int cmd_info(int argc, char **argv)
     printf("max fragment image units: %d (out=image, fetch=image; GL 4.2 / ES 3.1)\n",
            in.max_fragment_images);
     printf("max buffer texture texels: %ld (fetch=buffer)\n", in.max_texture_buffer);
+    printf("max fragment storage blocks: %d, of %ld bytes at most (fetch=ssbo, texelfetch+ssbo, "
+           "ssbo+texelfetch; GL 4.3 / ES 3.1)\n", in.max_fragment_ssbos, in.max_ssbo_bytes);
     printf("float render targets: %s\n", yn(in.float_render));
     printf("float blending: %s\n", yn(in.float_blend));
     printf("texture barrier: %s\n", yn(in.texture_barrier));

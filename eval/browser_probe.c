@@ -143,5 +143,6 @@ gg_status eval_browser_probe(gg_browser *b, const gg_probe_opts *o, gg_probe_res
     be.lim.max_tex = info->max_texture_size < PAGE_MAX_TEX ? info->max_texture_size : PAGE_MAX_TEX;
     be.lim.no_images = "WebGL2 has no image load/store";
     be.lim.no_buffers = "WebGL2 has no buffer textures";
+    be.lim.no_ssbos = "WebGL2 has no storage buffers";
     return host_probe_drive(&be, o, r);
 }

@@ -26,7 +26,10 @@
  *    That is fetch=texture, the default; fetch=texelfetch, image and buffer
  *    read by integer texel (texelFetch on the 2D textures, imageLoad,
  *    texelFetch on buffer textures at y*w + x): which path is fastest differs
- *    by card, so it is a tuning key.
+ *    by card, so it is a tuning key.  The storage-buffer pairings read a
+ *    matrix from a std430 block at the same index y*w + x (the load/store
+ *    path beside the texture unit: docs/notes/feed.md), the other by
+ *    texelFetch.
  *  - out=image: the fragment's accumulators go to the image uC with
  *    imageStore, so the block can pass 8 targets.  Its texels are strided
  *    over the image (fragment (x, y): columns x + j*tgt_w, rows y + i*tgt_h),
@@ -184,16 +187,36 @@ static const char *image_format(int n, gg_store store)
     return n == 1 ? (h ? "r16f" : "r32f") : n == 2 ? (h ? "rg16f" : "rg32f") : (h ? "rgba16f" : "rgba32f");
 }
 
-/* One input, uA or uB, at unit u (texture unit; image unit u + 1). */
+/* The path matrix u (0: A, 1: B) is read by (gen_fetch_path). */
+static gg_fetch path_of(const emitter *e, int u) { return gen_fetch_path(e->v->fetch, u); }
+
+/* Whether matrix u is read by one index into its texels row by row (a
+ * buffer texture or a storage buffer), not by 2D coordinates. */
+static bool linear(const emitter *e, int u)
+{
+    gg_fetch p = path_of(e, u);
+    return p == GG_FETCH_BUFFER || p == GG_FETCH_SSBO;
+}
+
+/* A storage buffer's element: the texel's channels, a vec4 for three
+ * (std430 strides a vec3 array by 16 bytes). */
+static const char *ssbo_type(int ch) { return ch == 3 ? "vec4" : vec_type(ch); }
+
+/* One input, uA or uB, at unit u (texture unit; image unit u + 1; storage
+ * buffer binding u). */
 static void put_input(emitter *e, const char *name, int u)
 {
     gg_sbuf *sb = &e->sb;
-    if (e->v->fetch == GG_FETCH_UBO && u == 0) {
+    switch (path_of(e, u)) {
+    case GG_FETCH_UBO:
         gen_sb_printf(sb, "layout(std140%s) uniform ABlock { vec4 uAB[%ld]; }; /* a strip's A */\n",
                      e->bind ? ", binding = 0" : "", e->L.ubo_vec4s);
         return;
-    }
-    switch (e->v->fetch) {
+    case GG_FETCH_SSBO:
+        gen_sb_printf(sb, "layout(std430, binding = %d) readonly buffer %sBuf { %s %ss[]; }; "
+                         "/* %s's texels, row by row */\n",
+                     u, name + 1, ssbo_type(e->L.channels), name, name + 1);
+        return;
     case GG_FETCH_IMAGE:
         gen_sb_printf(sb, "layout(binding = %d, %s) readonly uniform highp %simage2D uImg%s;\n", u + 1,
                      image_format(e->L.channels, e->v->store), e->x8 ? "u" : "", name + 1);
@@ -252,23 +275,36 @@ static void put_declarations(emitter *e)
             gen_sb_printf(sb, "layout(location = %d) out vec4 o%d;\n", t, t);
 }
 
+/* The swizzle that narrows a fetch to the texel's channels; none for a
+ * stored f16x8 texel, which put_unpack takes apart. */
+static const char *fetch_narrow(const emitter *e) { return e->x8 ? "" : narrow(e->L.channels); }
+
 /* The read of one input texel at integer coordinates: column col + col_off
- * and row row + row_off for the 2D paths; for buffers the index row + col +
- * col_off + row_off (the row already scaled by the width). */
+ * and row row + row_off for the 2D paths; for buffers and storage buffers
+ * the index row + col + col_off + row_off (the row already scaled by the
+ * width).  Then the swizzle that narrows it to the texel's channels. */
 static void put_int_fetch(emitter *e, const char *u, const char *col, int col_off,
                           const char *row, int row_off)
 {
     gg_sbuf *sb = &e->sb;
-    const char *fn = e->v->fetch == GG_FETCH_IMAGE ? "imageLoad" : "texelFetch";
-    if (e->v->fetch == GG_FETCH_IMAGE) /* uImgA, uImgB: not set as samplers by the host */
+    gg_fetch path = path_of(e, u[1] == 'B');
+    const char *fn = path == GG_FETCH_IMAGE ? "imageLoad" : "texelFetch";
+    if (path == GG_FETCH_SSBO) {
+        gen_sb_printf(sb, "%ss[%s + %s", u, row, col);
+        if (col_off + row_off)
+            gen_sb_printf(sb, " + %d", col_off + row_off);
+        gen_sb_printf(sb, "]%s", e->L.channels == 3 ? ".xyz" : "");
+        return;
+    }
+    if (path == GG_FETCH_IMAGE) /* uImgA, uImgB: not set as samplers by the host */
         gen_sb_printf(sb, "%s(uImg%s, ", fn, u + 1);
     else
         gen_sb_printf(sb, "%s(%s, ", fn, u);
-    if (e->v->fetch == GG_FETCH_BUFFER) {
+    if (path == GG_FETCH_BUFFER) {
         gen_sb_printf(sb, "%s + %s", row, col);
         if (col_off + row_off)
             gen_sb_printf(sb, " + %d", col_off + row_off);
-        gen_sb_puts(sb, ")");
+        gen_sb_printf(sb, ")%s", fetch_narrow(e));
         return;
     }
     gen_sb_printf(sb, "ivec2(%s", col);
@@ -277,7 +313,7 @@ static void put_int_fetch(emitter *e, const char *u, const char *col, int col_of
     gen_sb_printf(sb, ", %s", row);
     if (row_off)
         gen_sb_printf(sb, " + %d", row_off);
-    gen_sb_printf(sb, ")%s)", e->v->fetch == GG_FETCH_IMAGE ? "" : ", 0");
+    gen_sb_printf(sb, ")%s)%s", path == GG_FETCH_IMAGE ? "" : ", 0", fetch_narrow(e));
 }
 
 /* The declaration a fetched texel goes into: "<type> a<ti>_<u> = " (x
@@ -290,10 +326,6 @@ static void put_fetched(emitter *e, char x, int i, int u)
     else
         gen_sb_printf(&e->sb, "%s %c%d_%d = ", vec_type(e->L.channels), x, i, u);
 }
-
-/* The swizzle that narrows a fetch to the texel's channels; none for a
- * stored f16x8 texel, which put_unpack takes apart. */
-static const char *fetch_narrow(const emitter *e) { return e->x8 ? "" : narrow(e->L.channels); }
 
 /* Fetch of A texel (row of target row ti, k offset off from ka). */
 static void put_fetch_a(emitter *e, int ti, int u, int off)
@@ -313,7 +345,7 @@ static void put_fetch_a(emitter *e, int ti, int u, int off)
         snprintf(row, sizeof row, "ay%d", ti);
         put_fetched(e, 'a', ti, u);
         put_int_fetch(e, "uA", "ka", off, row, 0);
-        gen_sb_printf(sb, "%s;\n", fetch_narrow(e));
+        gen_sb_puts(sb, ";\n");
         return;
     }
     put_fetched(e, 'a', ti, u);
@@ -332,10 +364,10 @@ static void put_fetch_b(emitter *e, int tj, int u, int off)
         char col[16];
         snprintf(col, sizeof col, "bx%d", tj);
         put_fetched(e, 'b', tj, u);
-        /* buffer: kb is already a texel index (row * width) */
-        int row_off = e->v->fetch == GG_FETCH_BUFFER ? off * e->L.b_w : off;
+        /* buffer, storage buffer: kb is already a texel index (row * width) */
+        int row_off = linear(e, 1) ? off * e->L.b_w : off;
         put_int_fetch(e, "uB", col, 0, "kb", row_off);
-        gen_sb_printf(sb, "%s;\n", fetch_narrow(e));
+        gen_sb_puts(sb, ";\n");
         return;
     }
     put_fetched(e, 'b', tj, u);
@@ -450,7 +482,7 @@ static void put_kbase(emitter *e, const char *ind, const char *ks, bool sum, con
     const gg_layout *L = &e->L;
     const char *name[2] = {"ka", "kb"};
     int mul[2] = {step_texels(e, 'a'), step_texels(e, 'b')};
-    if (e->ints && e->v->fetch == GG_FETCH_BUFFER)
+    if (e->ints && linear(e, 1))
         mul[1] *= L->b_w; /* kb: the index of the B row */
     const char *ks_a = e->v->fetch != GG_FETCH_UBO ? ks : ubo_ks;
     for (int i = 0; i < 2; i++) {
@@ -550,10 +582,10 @@ static void put_main(emitter *e)
                      ti, GG_UBO_STRIP, L->tr, ti, L->ubo_row);
     for (int ti = 0; ti < L->tr && e->ints && e->v->fetch != GG_FETCH_UBO; ti++) {
         gen_sb_printf(sb, "    int ay%d = ", ti);
-        if (e->v->fetch == GG_FETCH_BUFFER)
+        if (linear(e, 0))
             gen_sb_puts(sb, "(");
         put_row(e, ti);
-        if (e->v->fetch == GG_FETCH_BUFFER)
+        if (linear(e, 0))
             gen_sb_printf(sb, ") * %d", L->a_w);
         gen_sb_puts(sb, ";\n");
     }

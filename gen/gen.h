@@ -67,6 +67,13 @@
  *    store=f16x8: usampler2D, usamplerBuffer, uimage2D rgba32ui instead;
  *    fetch=buffer: samplerBuffer uA (texture unit 0), uB (unit 1), the
  *    texels of the 2D layout row by row (index y*w + x);
+ *    fetch=ssbo, texelfetch+ssbo, ssbo+texelfetch: a matrix from a
+ *    storage buffer is the std430 block `layout(std430, binding = 0)
+ *    readonly buffer ABuf { T uAs[]; }` (A; B: binding 1, BBuf, uBs), T
+ *    float, vec2 or vec4 by the channels (3 channels: vec4, the fourth
+ *    zero, as std430 strides a vec3 array by 16 bytes), element y*w + x
+ *    the texel (x, y) of the 2D layout (order=frag's order included); the
+ *    other matrix as fetch=texelfetch reads it; fp32 only;
  *    fetch=ubo: A in the std140 uniform block ABlock { vec4 uAB[] } at
  *    binding 0 (glUniformBlockBinding where the profile has no
  *    layout(binding)), B as for texelfetch.  The host draws the fragments in
@@ -135,11 +142,23 @@ typedef enum { GG_OUT_RT, GG_OUT_IMAGE, GG_OUT_COUNT } gg_out;
 /* How A and B are read: texture() at texel centres, texelFetch on the 2D
  * textures, imageLoad, texelFetch on buffer textures; ubo: A from a
  * uniform block holding the rows of one strip of fragments (one draw per
- * strip), B by texelFetch. */
+ * strip), B by texelFetch.  The storage-buffer pairings (GLSL 4.30, ES
+ * 3.10): ssbo, A and B from shader storage buffers; texelfetch+ssbo, A by
+ * texelFetch and B from a storage buffer; ssbo+texelfetch, the mirror.
+ * A matrix read from a storage buffer holds its texels of the 2D layout
+ * row by row, as fetch=buffer's (gen.h's "Shader interface"). */
 typedef enum {
     GG_FETCH_TEXTURE, GG_FETCH_TEXELFETCH, GG_FETCH_IMAGE, GG_FETCH_BUFFER, GG_FETCH_UBO,
+    GG_FETCH_SSBO, GG_FETCH_TEXELFETCH_SSBO, GG_FETCH_SSBO_TEXELFETCH,
     GG_FETCH_COUNT
 } gg_fetch;
+/* The path one matrix (0: A, 1: B) is read by under a fetch value: itself
+ * for the single paths; ubo: A GG_FETCH_UBO, B GG_FETCH_TEXELFETCH; the
+ * pairings: GG_FETCH_SSBO or GG_FETCH_TEXELFETCH for each. */
+gg_fetch gen_fetch_path(gg_fetch f, int matrix);
+/* Whether a fetch value reads a matrix from a shader storage buffer, and
+ * how many storage blocks its fragment shader declares (0, 1 or 2). */
+int gen_fetch_ssbos(gg_fetch f);
 
 /* Draw order of C's fragments (tile=WxH[c|z]): one draw per tile of W x H
  * fragments (a scissor box), the tiles in rows (default), columns or Z
@@ -273,6 +292,8 @@ typedef struct {
     long max_texture_buffer; /* GL_MAX_TEXTURE_BUFFER_SIZE in texels (0: none) */
     bool packing_ext;   /* GL_ARB_shading_language_packing: unpackHalf2x16 in GLSL 3.30
                            (store=f16x8 with profile 330; core in 4.20 and ES 3.00) */
+    int max_fragment_ssbos; /* GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS (0 before GL 4.3 / ES 3.1;
+                               ES 3.1 may have 0) */
 } gg_card_limits;
 
 typedef enum { GG_CARD_OK, GG_CARD_INVALID, GG_CARD_UNSUPPORTED } gg_card_verdict;

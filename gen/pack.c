@@ -319,3 +319,20 @@ gg_block gen_split_block(const gg_split *s, int m, int n, int k, int bi, int bj,
                   extent(m, s->mb, bi), extent(n, s->nb, bj), extent(k, s->kb, bk)};
     return b;
 }
+
+int gen_pack_ssbo_stride(const gg_layout *L) { return L->channels == 3 ? 4 : L->channels; }
+
+size_t gen_pack_ssbo_floats(const gg_layout *L, int matrix)
+{
+    size_t texels = matrix ? (size_t)L->b_w * L->b_h : (size_t)L->a_w * L->a_h;
+    return texels * (size_t)gen_pack_ssbo_stride(L);
+}
+
+void gen_pack_ssbo(const gg_layout *L, int matrix, const float *packed, float *out)
+{
+    size_t texels = gen_pack_ssbo_floats(L, matrix) / (size_t)gen_pack_ssbo_stride(L);
+    int ch = L->channels, st = gen_pack_ssbo_stride(L);
+    for (size_t t = 0; t < texels; t++)
+        for (int i = 0; i < st; i++)
+            out[t * st + i] = i < ch ? packed[t * ch + i] : 0.0f;
+}

@@ -74,6 +74,18 @@ void gen_pack_b_rows(const gg_layout *L, gg_src b, const gg_block *blk, int y0, 
 void gen_pack_words_a(const gg_layout *L, const float *packed, uint32_t *out);
 void gen_pack_words_b(const gg_layout *L, const float *packed, uint32_t *out);
 
+/* The storage-buffer fetches (gen.h): matrix 0 (A) or 1 (B) as its
+ * storage buffer holds it, the texels of its packing row by row (element
+ * y*w + x is texel (x, y)), each texel an element of gen_pack_ssbo_stride
+ * floats: the channels, but 4 for 3 channels (std430 strides a vec3
+ * array by 16 bytes; the fourth float is zero).  gen_pack_ssbo_floats:
+ * the buffer's floats; gen_pack_ssbo: the packed texels of gen_pack_a or
+ * gen_pack_b (fp32) into that layout (the same floats, where the stride
+ * is the channels). */
+int gen_pack_ssbo_stride(const gg_layout *L);
+size_t gen_pack_ssbo_floats(const gg_layout *L, int matrix);
+void gen_pack_ssbo(const gg_layout *L, int matrix, const float *packed, float *out);
+
 /* targets[t], t < L->targets, each gen_target_floats(L, stride) floats.
  * c0: row-major C0 with row stride ldc (read only when beta != 0). */
 void gen_pack_c0(const gg_layout *L, const float *c0, int ldc, float beta,

@@ -13,7 +13,7 @@
  *  - np: an integer >= 1 or `all`; unroll 0 or 1; profile 120, 330, 300es,
  *    430, 310es; compiler glsl or spirv; acc copy, pingpong or blend; store
  *    f32, f16 or f16x8; out rt or image; fetch texture, texelfetch, image,
- *    buffer;
+ *    buffer, ubo, ssbo, texelfetch+ssbo, ssbo+texelfetch;
  *  - blk=RxC (R*C <= GG_MAX_BLK) only with out=image, which needs it, whole
  *    texels of mc (R a multiple of mc's rows, C of its columns), and
  *    out=image with mrt=1x1 only (it writes no render target).
@@ -64,7 +64,7 @@ static const char *const key_allowed[K_COUNT] = {
     "f32, f16 or f16x8",
     "rt or image",
     "RxC scalars with R, C >= 1 and R*C at most 256 (e.g. 8x16), whole texels of mc",
-    "texture, texelfetch, image, buffer or ubo",
+    "texture, texelfetch, image, buffer, ubo, ssbo, texelfetch+ssbo or ssbo+texelfetch",
     "WxH fragments, W, H >= 1 and W*H at least " GG_TILE_MIN_TEXT ", optionally followed by c "
     "(tiles in columns) or z (Z order), e.g. 64x32 or 64x64z; or none (one draw)",
     "1, 2 or 4",
@@ -77,8 +77,8 @@ static const char *const compiler_names[] = {"glsl", "spirv"};
 static const char *const acc_names[] = {"copy", "pingpong", "blend"};
 static const char *const store_names[GG_STORE_COUNT] = {"f32", "f16", "f16x8"};
 static const char *const out_names[GG_OUT_COUNT] = {"rt", "image"};
-static const char *const fetch_names[GG_FETCH_COUNT] = {"texture", "texelfetch", "image", "buffer",
-                                                        "ubo"};
+static const char *const fetch_names[GG_FETCH_COUNT] = {
+    "texture", "texelfetch", "image", "buffer", "ubo", "ssbo", "texelfetch+ssbo", "ssbo+texelfetch"};
 static const char *const order_names[GG_ORDER_COUNT] = {"plain", "frag"};
 static const char tile_suffix[GG_TILE_ORDER_COUNT] = {0, 'c', 'z'};
 
@@ -112,6 +112,21 @@ const char *gen_out_name(gg_out o)
 const char *gen_fetch_name(gg_fetch f)
 {
     return (unsigned)f < GG_FETCH_COUNT ? fetch_names[f] : "?";
+}
+
+gg_fetch gen_fetch_path(gg_fetch f, int matrix)
+{
+    switch (f) {
+    case GG_FETCH_UBO: return matrix ? GG_FETCH_TEXELFETCH : GG_FETCH_UBO;
+    case GG_FETCH_TEXELFETCH_SSBO: return matrix ? GG_FETCH_SSBO : GG_FETCH_TEXELFETCH;
+    case GG_FETCH_SSBO_TEXELFETCH: return matrix ? GG_FETCH_TEXELFETCH : GG_FETCH_SSBO;
+    default: return f;
+    }
+}
+
+int gen_fetch_ssbos(gg_fetch f)
+{
+    return (gen_fetch_path(f, 0) == GG_FETCH_SSBO) + (gen_fetch_path(f, 1) == GG_FETCH_SSBO);
 }
 
 const char *gen_order_name(gg_order o)
@@ -452,8 +467,10 @@ int gen_variant_parse(const char *text, const gg_variant *best, gg_variant *out,
                                  "the whole k loop out)", v.ku);
     /* Image loads and stores name their profile themselves (SPEC.md): without
      * a profile key, the lowest with them for the API of the profile in force
-     * (430 on desktop GL, 310es on GLES). */
-    if (!seen[K_PROFILE] && (v.out == GG_OUT_IMAGE || v.fetch == GG_FETCH_IMAGE))
+     * (430 on desktop GL, 310es on GLES); so do the storage-buffer fetches
+     * (GLSL 4.30, ES 3.10). */
+    if (!seen[K_PROFILE] && (v.out == GG_OUT_IMAGE || v.fetch == GG_FETCH_IMAGE ||
+                             gen_fetch_ssbos(v.fetch)))
         v.profile = v.profile == GG_PROFILE_300ES || v.profile == GG_PROFILE_310ES
                         ? GG_PROFILE_310ES
                         : GG_PROFILE_430;
@@ -543,6 +560,17 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
     if (v->fetch == GG_FETCH_BUFFER && v->profile != GG_PROFILE_330 && v->profile != GG_PROFILE_430)
         return gen_fail(why, whylen, "fetch=buffer needs profile=330 or 430: buffer textures are not "
                                  "in GLSL 1.20 nor GLSL ES before 3.20");
+    /* Storage blocks in fragment shaders: GLSL 4.30 and ES 3.10 (none in
+     * ES 3.00, so none in WebGL2); fp32 texels only: the half stores'
+     * halves from a storage buffer (unpackHalf2x16) are not built. */
+    if (gen_fetch_ssbos(v->fetch) && !modern)
+        return gen_fail(why, whylen, "fetch=%s needs profile=430 or 310es: shader storage buffers are "
+                                 "GLSL 4.30 and GLSL ES 3.10, not profile %s (nor WebGL2)",
+                       gen_fetch_name(v->fetch), gen_profile_name(v->profile));
+    if (gen_fetch_ssbos(v->fetch) && v->store != GG_STORE_F32)
+        return gen_fail(why, whylen, "fetch=%s reads fp32 texels from its storage buffer; store=%s "
+                                 "has no storage-buffer path", gen_fetch_name(v->fetch),
+                       gen_store_name(v->store));
     if (v->fetch == GG_FETCH_UBO && v->profile == GG_PROFILE_120)
         return gen_fail(why, whylen, "fetch=ubo needs uniform blocks (GLSL 1.40 or ES 3.00), not "
                                  "profile 120");
@@ -601,6 +629,12 @@ gg_card_verdict gen_variant_check_card(const gg_variant *v, const gg_card_limits
         gen_fail(why, whylen, "out=%s,fetch=%s needs %d image unit(s) in the fragment shader; this "
                           "card has %d (GL_MAX_FRAGMENT_IMAGE_UNIFORMS)", gen_out_name(v->out),
                 gen_fetch_name(v->fetch), images, lim->max_fragment_images);
+        return GG_CARD_UNSUPPORTED;
+    }
+    if (gen_fetch_ssbos(v->fetch) > lim->max_fragment_ssbos) {
+        gen_fail(why, whylen, "fetch=%s needs %d shader storage block(s) in the fragment shader; this "
+                          "context has %d (GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS)",
+                gen_fetch_name(v->fetch), gen_fetch_ssbos(v->fetch), lim->max_fragment_ssbos);
         return GG_CARD_UNSUPPORTED;
     }
     if (v->fetch == GG_FETCH_BUFFER && lim->max_texture_buffer < 1) {

@@ -75,6 +75,8 @@ typedef struct {
     int gl_version;      /* major*10 + minor of GL_VERSION */
     int max_fragment_images; /* GL_MAX_FRAGMENT_IMAGE_UNIFORMS, 0 before GL 4.2 / ES 3.1 */
     long max_texture_buffer; /* GL_MAX_TEXTURE_BUFFER_SIZE texels, 0 without buffer textures */
+    int max_fragment_ssbos; /* GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS, 0 before GL 4.3 / ES 3.1 */
+    long max_ssbo_bytes; /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE, 0 likewise */
     int tbo_offset_align; /* GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT; 0 without glTexBufferRange
                              (GL 4.3, ES 3.2, GL_ARB_texture_buffer_range) */
     bool software;       /* a software rasteriser (llvmpipe, softpipe): its memory is this

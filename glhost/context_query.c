@@ -110,6 +110,16 @@ void host_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
     if (at_least(v, 3, v.es ? 2 : 1))
         glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &x);
     info->max_texture_buffer = x;
+    /* Shader storage blocks: GL 4.3 and ES 3.1 (ES 3.1 may offer none to
+     * fragment shaders). */
+    x = 0;
+    GLint64 big = 0;
+    if (at_least(v, v.es ? 3 : 4, v.es ? 1 : 3)) {
+        glGetIntegerv(GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS, &x);
+        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &big);
+    }
+    info->max_fragment_ssbos = x;
+    info->max_ssbo_bytes = (long)big;
     x = 0;
     if (v.es ? at_least(v, 3, 2)
              : at_least(v, 4, 3) || has_ext(v, "GL_ARB_texture_buffer_range"))
@@ -154,6 +164,7 @@ void host_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
     lim->gl_version = info->gl_version;
     lim->max_fragment_images = info->max_fragment_images;
     lim->max_texture_buffer = info->max_texture_buffer;
+    lim->max_fragment_ssbos = info->max_fragment_ssbos;
     lim->packing_ext = info->packing;
     /* gen.h: SPIR-V needs the extension and a compiler (glslangValidator).
      * Asked first, whatever the driver: the first ask sweeps the folders

@@ -37,6 +37,7 @@ typedef struct {
     int max_tex;       /* the largest texture side the points use */
     bool images;       /* imageLoad, imageStore */
     long max_tbuf;     /* texels of a buffer texture; 0: no buffer textures */
+    long max_ssbo;     /* bytes of a storage block in fragment shaders; 0: none */
     gg_status st;      /* of the last backend call that failed */
     char detail[512];  /* its line */
 } probe;
@@ -277,7 +278,8 @@ static gg_status fetch_point(probe *p, int f, int path, int pat, int l, int s)
     progress(p, "fetch    %-31s %5d draws/rep %10.2f Gtexel/s %10.2f GB/s  (%dx%d %s, "
                 "%d fetches/fragment)",
              variant, draws, gt, gbs, 1 << l, 1 << l,
-             path == GG_FETCH_BUFFER ? "buffer texture" : "texture", iters * per_iter);
+             path == GG_FETCH_BUFFER ? "buffer texture" : path == GG_FETCH_SSBO ? "storage buffer" : "texture",
+             iters * per_iter);
     return GG_OK;
 }
 
@@ -313,13 +315,21 @@ static gg_status probe_fetch_paths(probe *p)
         int l = ilog2_floor(4 * s);
         if (l > lmax)
             l = lmax;
+        if (path == GG_FETCH_UBO)
+            continue; /* no kernel of its own (probe_data.h) */
         if (path == GG_FETCH_BUFFER)
             while (l > 0 && ((long)1 << (2 * l)) > p->max_tbuf)
+                l--;
+        if (path == GG_FETCH_SSBO) /* vec4 elements */
+            while (l > 0 && ((long)16 << (2 * l)) > p->max_ssbo)
                 l--;
         const char *why = path == GG_FETCH_IMAGE && !p->images
                               ? (p->b->lim.no_images ? p->b->lim.no_images : "imageLoad needs GL 4.3")
                           : path == GG_FETCH_BUFFER && l < 4
                               ? (p->b->lim.no_buffers ? p->b->lim.no_buffers : "no buffer textures")
+                          : path == GG_FETCH_SSBO && l < 4
+                              ? (p->b->lim.no_ssbos ? p->b->lim.no_ssbos
+                                                    : "no storage blocks in fragment shaders")
                               : NULL;
         if (why) {
             progress(p, "fetch    %-31s not measured: %s", gen_fetch_name((gg_fetch)path), why);
@@ -476,6 +486,7 @@ gg_status host_probe_drive(const host_probe_backend *b, const gg_probe_opts *o,
     p.max_tex = b->lim.max_tex;
     p.images = b->lim.images;
     p.max_tbuf = b->lim.max_tbuf;
+    p.max_ssbo = b->lim.max_ssbo;
     if (probe_mad(&p) || probe_fetch(&p) || probe_fetch_paths(&p) || probe_write(&p, targets) ||
         probe_store(&p) || probe_readback(&p))
         return r->status;

@@ -64,7 +64,8 @@ typedef struct {
     int max_tex;         /* largest texture side the fetch points may use */
     bool images;         /* imageLoad / imageStore kernels */
     long max_tbuf;       /* texels of a buffer texture; 0: none */
-    const char *no_images, *no_buffers; /* why not, for the progress lines */
+    long max_ssbo;       /* bytes of a fragment shader's storage block; 0: none */
+    const char *no_images, *no_buffers, *no_ssbos; /* why not, for the progress lines */
 } host_probe_limits;
 
 typedef struct {

@@ -120,7 +120,13 @@ static gg_status upload_source(pk_kernel *k, char *detail, size_t len)
                                                    : GL_RGBA32F;
     glGenTextures(1, &k->src);
     glActiveTexture(GL_TEXTURE0);
-    if (k->d.path == GG_FETCH_BUFFER) {
+    if (k->d.path == GG_FETCH_SSBO) {
+        /* The RGBA32F texels row by row as vec4s (probe_data.h). */
+        glGenBuffers(1, &k->srcbuf);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, k->srcbuf);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_STATIC_DRAW);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    } else if (k->d.path == GG_FETCH_BUFFER) {
         /* The texels row by row; a buffer is not converted by the driver:
          * RGBA16F gets halves made here, as the host does for store=f16. */
         bool half = k->d.fmt == GG_FETCH_RGBA16F;
@@ -320,6 +326,8 @@ void pk_draw(const pk_kernel *k, int iters)
     glBindVertexArray(k->vao);
     if (k->d.kind == PK_FETCH && k->d.path == GG_FETCH_IMAGE) {
         glBindImageTexture(0, k->src, 0, GL_FALSE, 0, GL_READ_ONLY, src_internal(k));
+    } else if (k->d.kind == PK_FETCH && k->d.path == GG_FETCH_SSBO) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, k->srcbuf);
     } else if (k->d.kind == PK_FETCH) {
         glActiveTexture(GL_TEXTURE0);
         glBindTexture(k->d.path == GG_FETCH_BUFFER ? GL_TEXTURE_BUFFER : GL_TEXTURE_2D, k->src);

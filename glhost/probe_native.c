@@ -136,6 +136,15 @@ gg_status host_probe_run(const gg_probe_opts *o, gg_probe_result *r)
         glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_tbuf);
     b.lim.images = frag_images >= 1;
     b.lim.max_tbuf = max_tbuf;
+    /* Storage blocks in fragment shaders (GL 4.3; the probe's shaders are
+     * desktop GLSL 4.30 there). */
+    GLint frag_ssbos = 0;
+    GLint64 max_ssbo = 0;
+    if (version >= 43 && glBindBufferBase) {
+        glGetIntegerv(GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS, &frag_ssbos);
+        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_ssbo);
+    }
+    b.lim.max_ssbo = frag_ssbos >= 1 ? (long)max_ssbo : 0;
     if (gl_error(detail, sizeof detail) != GG_OK) {
         snprintf(r->detail, sizeof r->detail, "probe: reading the context's limits: %s", detail);
         return r->status = GG_GL_ERROR;

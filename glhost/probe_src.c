@@ -70,10 +70,12 @@ static const char *version_text(bool es, bool v430)
                   : "#version 330 core\n";
 }
 
-/* GLSL 4.30: imageLoad and imageStore with layout(binding). */
+/* GLSL 4.30: imageLoad and imageStore with layout(binding), storage
+ * blocks. */
 bool host_probe_kernel_needs_430(const host_probe_kernel *k)
 {
-    return k->kind == PK_STORE || (k->kind == PK_FETCH && k->path == GG_FETCH_IMAGE);
+    return k->kind == PK_STORE ||
+           (k->kind == PK_FETCH && (k->path == GG_FETCH_IMAGE || k->path == GG_FETCH_SSBO));
 }
 
 /* Appends to a fixed buffer; overflow is sticky and checked once. */
@@ -212,6 +214,9 @@ static void put_fetch(srcbuf *s, int acc, const char *u, const char *v, const ho
         put(s, "        s%d += texelFetch(uTex, ((%s) & %d) * %d + ((%s) & %d));\n", acc, v, h - 1,
             w, u, w - 1);
         return;
+    case GG_FETCH_SSBO:
+        put(s, "        s%d += uSrc[((%s) & %d) * %d + ((%s) & %d)];\n", acc, v, h - 1, w, u, w - 1);
+        return;
     default:
         put(s, "        s%d += texture(uTex, vec2((float((%s) & %d) + 0.5) / %d.0, "
                "(float((%s) & %d) + 0.5) / %d.0));\n",
@@ -225,6 +230,7 @@ static const char *path_label(int path)
     return path == GG_FETCH_TEXELFETCH ? "texelFetch"
            : path == GG_FETCH_IMAGE    ? "imageLoad"
            : path == GG_FETCH_BUFFER   ? "texelFetch on a buffer texture"
+           : path == GG_FETCH_SSBO     ? "a std430 storage buffer"
                                        : "texture() at texel centres";
 }
 
@@ -234,11 +240,13 @@ static void emit_fetch(srcbuf *s, const host_probe_kernel *k)
                                 "GEMM pattern 4x2-1x4"};
     put(s, "%s"
            "// glgemm probe: texel fetch, %s, %s, %s, %dx%d texture\n",
-        version_text(s->es, k->path == GG_FETCH_IMAGE), fetch_fmt_label(k->fmt), pat[k->pattern],
+        version_text(s->es, host_probe_kernel_needs_430(k)), fetch_fmt_label(k->fmt), pat[k->pattern],
         path_label(k->path), 1 << k->tex_log2w, 1 << k->tex_log2h);
     if (k->path == GG_FETCH_IMAGE)
         put(s, "layout(binding = 0, %s) readonly uniform image2D uImg;\n",
             k->fmt == GG_FETCH_RGBA16F ? "rgba16f" : "rgba32f");
+    else if (k->path == GG_FETCH_SSBO)
+        put(s, "layout(std430, binding = 0) readonly buffer Src { vec4 uSrc[]; };\n");
     else
         put(s, "uniform %s uTex;\n", k->path == GG_FETCH_BUFFER ? "samplerBuffer" : "sampler2D");
     put(s, "uniform int uIters;\n"
@@ -320,6 +328,8 @@ gg_status host_probe_kernel_check(host_probe_kernel *k, char *detail, size_t len
     if (k->targets < 1 || k->targets > GG_MAX_TARGETS || k->w < 1 || k->h < 1 ||
         (k->kind == PK_MAD && k->chains < 1) ||
         (k->kind == PK_FETCH && (k->path < 0 || k->path > GG_PROBE_LAST_PATH ||
+                                 k->path == GG_FETCH_UBO ||
+                                 (k->path == GG_FETCH_SSBO && k->fmt != GG_FETCH_RGBA32F) ||
                                  (k->path != GG_FETCH_TEXTURE && !gemm))) ||
         (k->kind == PK_STORE && (k->blk < 1 || k->w % k->blk || k->h % k->blk))) {
         snprintf(detail, len, "probe: bad kernel parameters");
@@ -334,7 +344,10 @@ gg_status host_probe_kernel_source(const host_probe_kernel *k, bool es, char *fs
     bool v430 = host_probe_kernel_needs_430(k);
     if (es && (v430 || (k->kind == PK_FETCH && k->path == GG_FETCH_BUFFER))) {
         snprintf(detail, len, "probe: GLSL ES 3.00 has no %s",
-                 k->kind == PK_STORE ? "imageStore" : v430 ? "imageLoad" : "buffer textures");
+                 k->kind == PK_STORE                                ? "imageStore"
+                 : k->kind == PK_FETCH && k->path == GG_FETCH_SSBO ? "storage buffers"
+                 : v430                                             ? "imageLoad"
+                                                                    : "buffer textures");
         return GG_UNSUPPORTED;
     }
     srcbuf *s = calloc(1, sizeof *s);

@@ -126,7 +126,7 @@ static bool upload_inputs(run_state *s, bool refill)
                 refill_input(s, s->atex[bi * sp->kblocks + bk], L->a_w, L->a_h, data);
             else
                 s->atex[bi * sp->kblocks + bk] = s->ubo ? make_ubo(s, buf)
-                                                        : host_run_make_input(s, L->a_w, L->a_h, data);
+                                                        : host_run_make_input(s, 0, L->a_w, L->a_h, data);
         }
     for (int bk = 0; bk < sp->kblocks; bk++)
         for (int bj = 0; bj < sp->nblocks; bj++) {
@@ -136,7 +136,7 @@ static bool upload_inputs(run_state *s, bool refill)
             if (refill)
                 refill_input(s, s->btex[bk * sp->nblocks + bj], L->b_w, L->b_h, data);
             else
-                s->btex[bk * sp->nblocks + bj] = host_run_make_input(s, L->b_w, L->b_h, data);
+                s->btex[bk * sp->nblocks + bj] = host_run_make_input(s, 1, L->b_w, L->b_h, data);
         }
     free(buf);
     free(hbuf);
@@ -147,13 +147,14 @@ static bool upload_inputs(run_state *s, bool refill)
 /* A and B from the cache (same inputs), else packed and uploaded (and kept
  * by the cache when it may).  Inputs that change from run to run (the
  * library's calls) keep the textures only: packed and uploaded again into
- * those of the same geometry (2D textures; buffer textures are made anew). */
+ * those of the same geometry (2D textures; buffer textures and storage
+ * buffers are made anew). */
 static bool inputs(run_state *s)
 {
     int key[GG_RC_INPUT_KEY];
     bool keep = s->cache && !s->ubo; /* the cache keeps textures only */
     bool refill = keep && !s->same_inputs;
-    if (refill && s->v->fetch == GG_FETCH_BUFFER)
+    if (refill && (s->v->fetch == GG_FETCH_BUFFER || gen_fetch_ssbos(s->v->fetch)))
         keep = refill = false;
     if (keep) {
         host_run_input_key(s, key);
@@ -165,7 +166,7 @@ static bool inputs(run_state *s)
     if (!upload_inputs(s, false))
         return false;
     if (keep && host_rc_inputs_put(s->cache, key, s->atex, s->sp.mblocks * s->sp.kblocks, s->btex,
-                                 s->sp.kblocks * s->sp.nblocks))
+                                 s->sp.kblocks * s->sp.nblocks, host_run_input_buffers(s->v)))
         s->inputs_cached = true;
     return true;
 }
@@ -227,16 +228,24 @@ static void cleanup(run_state *s)
     const gg_split *sp = &s->sp;
     free(s->tiles);
     s->tiles = NULL;
+    unsigned buffers = host_run_input_buffers(s->v);
     if (s->atex && !s->inputs_cached) {
-        if (s->ubo)
+        if (buffers & 1)
             glDeleteBuffers(sp->mblocks * sp->kblocks, s->atex);
         else
             glDeleteTextures(sp->mblocks * sp->kblocks, s->atex);
         free(s->atex);
     }
     if (s->btex && !s->inputs_cached) {
-        glDeleteTextures(sp->kblocks * sp->nblocks, s->btex);
+        if (buffers & 2)
+            glDeleteBuffers(sp->kblocks * sp->nblocks, s->btex);
+        else
+            glDeleteTextures(sp->kblocks * sp->nblocks, s->btex);
         free(s->btex);
+    }
+    if (gen_fetch_ssbos(s->v->fetch)) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, 0);
     }
     if (s->cb) {
         for (int c = 0; c < s->ncb; c++) {
@@ -390,6 +399,12 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
                              &s->sp)) {
         host_run_fail(s, GG_UNSUPPORTED, "no block of %dx%dx%d fits a %d-texel texture limit with "
              "this packing and mrt", in->m, in->n, in->k, max_tex);
+        return;
+    }
+    if (gen_fetch_ssbos(v->fetch) && host_ssbo_plan(v, in->m, in->n, in->k, max_tex,
+                                                    host_ssbo_limit(info, o), stream ? bands : 1,
+                                                    &s->sp, why, sizeof why)) {
+        host_run_fail(s, GG_UNSUPPORTED, "%s", why);
         return;
     }
     s->L = &s->sp.L;
@@ -593,7 +608,11 @@ void host_run_cache_prepare(gg_run_cache *c, const gg_ctx_info *info, const gg_v
     if (!c || gen_variant_check_card(v, &lim, NULL, 0) != GG_CARD_OK)
         return;
     gg_split sp;
-    if (gen_split_plan(v, m, n, k, texture_limit(info, o), &sp))
+    char why[256];
+    if (gen_split_plan(v, m, n, k, texture_limit(info, o), &sp) ||
+        (gen_fetch_ssbos(v->fetch) && host_ssbo_plan(v, m, n, k, texture_limit(info, o),
+                                                     host_ssbo_limit(info, o), 1, &sp, why,
+                                                     sizeof why)))
         return;
     char key[GG_RC_KEY];
     host_rc_program_key(key, v, sp.mb, sp.nb, sp.kb);

@@ -101,6 +101,8 @@ typedef struct gg_run_cache gg_run_cache;
 
 typedef struct {
     int max_texture_size; /* 0: the context's limit; else the smaller of the two */
+    long max_ssbo_bytes;  /* the storage-buffer fetches: 0 GL_MAX_SHADER_STORAGE_BLOCK_SIZE;
+                             else the smaller of the two (tests force the split with it) */
     bool once;            /* the library's call: one untimed run, no warm-up, no reps */
     /* With once, a cache and inputs that change (the library's calls):
      * transfers through the cache's staging buffers, packing and unpacking

@@ -21,6 +21,7 @@ typedef struct {
     int key[GG_RC_INPUT_KEY];
     unsigned *atex, *btex;
     int na, nb;
+    unsigned buffers;    /* bit 0: atex are buffer objects, bit 1: btex */
     unsigned long used;
 } input_slot;
 
@@ -57,8 +58,8 @@ static void drop_inputs(input_slot *s)
 {
     if (!s->full)
         return;
-    glDeleteTextures(s->na, s->atex);
-    glDeleteTextures(s->nb, s->btex);
+    (s->buffers & 1 ? glDeleteBuffers : glDeleteTextures)(s->na, s->atex);
+    (s->buffers & 2 ? glDeleteBuffers : glDeleteTextures)(s->nb, s->btex);
     free(s->atex);
     free(s->btex);
     memset(s, 0, sizeof *s);
@@ -215,7 +216,7 @@ bool host_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsign
 }
 
 bool host_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
-                      unsigned *btex, int nb)
+                      unsigned *btex, int nb, unsigned buffers)
 {
     input_slot *victim = &c->inp[0];
     for (int i = 0; i < GG_RUN_CACHE_INPUTS; i++) {
@@ -234,6 +235,7 @@ bool host_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigne
     victim->btex = btex;
     victim->na = na;
     victim->nb = nb;
+    victim->buffers = buffers;
     victim->used = ++c->tick;
     return true;
 }

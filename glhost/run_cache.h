@@ -39,9 +39,10 @@ void host_rc_set_frag_s(gg_run_cache *c, const char *key, double frag_s);
 bool host_rc_inputs_find(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned **atex,
                        unsigned **btex);
 /* Takes over the arrays (malloc'd) and their textures; false: not kept (the
- * caller keeps them). */
+ * caller keeps them).  buffers: bit 0 where atex are buffer objects (the
+ * storage-buffer fetches), bit 1 btex, deleted as such. */
 bool host_rc_inputs_put(gg_run_cache *c, const int key[GG_RC_INPUT_KEY], unsigned *atex, int na,
-                      unsigned *btex, int nb);
+                      unsigned *btex, int nb, unsigned buffers);
 
 /* Render targets kept for runs whose inputs change (the library's calls):
  * the GL names of each C block's two texture sets and FBOs, and the

@@ -85,8 +85,13 @@ typedef struct {
     int texel_bytes, align;
 } gg_input_fmt;
 gg_input_fmt host_run_input_fmt(int ch, gg_store store);
-/* An input texture of the run's packing and store (data may be NULL). */
-GLuint host_run_make_input(const run_state *s, int w, int h, const void *data);
+/* Matrix 0 (A) or 1 (B)'s input of the run's packing and store (data
+ * may be NULL): a texture, or a storage buffer where the variant reads
+ * that matrix from one. */
+GLuint host_run_make_input(const run_state *s, int matrix, int w, int h, const void *data);
+/* Bits of the matrices (1: A, 2: B) whose inputs are buffer objects
+ * (fetch=ubo's A, the storage-buffer fetches'), not textures. */
+unsigned host_run_input_buffers(const gg_variant *v);
 /* What A's and B's textures depend on (the cache's input key). */
 void host_run_input_key(const run_state *s, int key[GG_RC_INPUT_KEY]);
 /* The running sums' targets made (or the cache's, set again), the triangle. */
@@ -105,6 +110,22 @@ void host_run_settle_draws(run_state *s);
 bool host_run_reinit(run_state *s);
 /* Tests only (fault.h): a context reset seen mid-run. */
 void host_run_fault_lost(run_state *s);
+
+/* glhost/ssbo.c: the storage-buffer fetches' buffers.  host_ssbo_limit:
+ * the context's GL_MAX_SHADER_STORAGE_BLOCK_SIZE or the options' smaller
+ * one; host_ssbo_plan: the split whose blocks' buffers fit max_bytes (0,
+ * or -1 with why); host_ssbo_make: matrix 0 (A) or 1 (B) of the run's
+ * layout from its packed texels (gen_pack_a/b; NULL: uninitialised),
+ * in the buffer's layout (gen_pack_ssbo), 0 when out of memory;
+ * host_ssbo_copy: bytes from offset of one buffer to the start of
+ * another (the streamed call's staging); host_ssbo_read: a buffer's
+ * first floats back (0, or -1 on a GL error). */
+long host_ssbo_limit(const gg_ctx_info *info, const gg_run_opts *o);
+int host_ssbo_plan(const gg_variant *v, int m, int n, int k, int max_tex, long max_bytes, int bands,
+                   gg_split *sp, char *why, size_t whylen);
+GLuint host_ssbo_make(const gg_layout *L, int matrix, const float *packed);
+void host_ssbo_copy(GLuint from, size_t offset, GLuint to, size_t bytes);
+int host_ssbo_read(GLuint b, size_t floats, float *out);
 
 /* glhost/stream.c: the library's streamed call (run.h: stream).
  * host_stream_ok: whether the options and variant ask for and allow it;

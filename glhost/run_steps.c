@@ -176,8 +176,21 @@ static GLuint make_buffer_texture(int w, int h, int ch, gg_store store, const vo
     return t;
 }
 
-GLuint host_run_make_input(const run_state *s, int w, int h, const void *data)
+unsigned host_run_input_buffers(const gg_variant *v)
 {
+    unsigned bits = 0;
+    for (int i = 0; i < 2; i++) {
+        gg_fetch p = gen_fetch_path(v->fetch, i);
+        if (p == GG_FETCH_UBO || p == GG_FETCH_SSBO)
+            bits |= 1u << i;
+    }
+    return bits;
+}
+
+GLuint host_run_make_input(const run_state *s, int matrix, int w, int h, const void *data)
+{
+    if (gen_fetch_path(s->v->fetch, matrix) == GG_FETCH_SSBO)
+        return host_ssbo_make(s->L, matrix, data); /* fp32 only (gen.h) */
     if (s->v->fetch == GG_FETCH_BUFFER)
         return make_buffer_texture(w, h, s->L->channels, s->v->store, data);
     return make_texture(w, h, s->L->channels, s->v->store, s->v->fetch == GG_FETCH_IMAGE, data);
@@ -394,12 +407,14 @@ static void draw_pass(run_state *s, GLuint abuf, int pass)
     glDisable(GL_SCISSOR_TEST);
 }
 
-/* A and B of one block bound where the shader reads them (gen.h). */
+/* A and B of one block bound where the shader reads them (gen.h), each
+ * by its path: texture unit 0 / 1 (2D or buffer texture), image unit 1 /
+ * 2, storage buffer binding 0 / 1; fetch=ubo's A per strip (draw_pass). */
 static void bind_inputs(const run_state *s, GLuint a, GLuint b)
 {
     GLuint t[2] = {a, b};
     for (int i = 0; i < 2; i++) {
-        switch (s->v->fetch) {
+        switch (gen_fetch_path(s->v->fetch, i)) {
         case GG_FETCH_IMAGE:
             glBindImageTexture((GLuint)i + 1, t[i], 0, GL_FALSE, 0, GL_READ_ONLY,
                                host_run_input_internal(s->L->channels, s->v->store));
@@ -408,11 +423,10 @@ static void bind_inputs(const run_state *s, GLuint a, GLuint b)
             glActiveTexture(GL_TEXTURE0 + (GLenum)i);
             glBindTexture(GL_TEXTURE_BUFFER, t[i]);
             break;
-        case GG_FETCH_UBO: /* A: per strip (draw_pass); B: a 2D texture */
-            if (i == 1) {
-                glActiveTexture(GL_TEXTURE1);
-                glBindTexture(GL_TEXTURE_2D, t[i]);
-            }
+        case GG_FETCH_SSBO:
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)i, t[i]);
+            break;
+        case GG_FETCH_UBO: /* A: per strip (draw_pass) */
             break;
         default:
             glActiveTexture(GL_TEXTURE0 + (GLenum)i);
@@ -451,7 +465,8 @@ void host_run_input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
     int k[GG_RC_INPUT_KEY] = {L->r, L->c, (int)s->v->store, L->a_w, L->a_h, L->b_w, L->b_h,
                               sp->mblocks, sp->nblocks, sp->kblocks, sp->mb, sp->nb, sp->kb,
                               L->kpad, (int)s->v->fetch == GG_FETCH_BUFFER ? 1
-                                       : s->v->fetch == GG_FETCH_IMAGE ? 2 : 0,
+                                       : s->v->fetch == GG_FETCH_IMAGE ? 2
+                                       : (int)host_run_input_buffers(s->v) << 2,
                               L->frag, L->frag ? L->tr : 0, L->frag ? L->tc : 0};
     memcpy(key, k, sizeof k);
 }

@@ -83,7 +83,9 @@ static void pack_one(void *arg, int t)
  * from it.  (Sending it in slabs of rows, each flushed once packed,
  * measured slower on an H100: 1024^3 calls 3.0 -> 3.5 ms, 4096^3 no
  * faster.)  fetch=buffer sends nothing: its buffer texture is the staging's
- * range the packing wrote (the mapping is coherent). */
+ * range the packing wrote (the mapping is coherent).  A storage buffer is
+ * filled by a copy from the staging on the card (its texels are the
+ * packing's floats: not 3 channels, host_stream_ok). */
 static void stage_texture(stream_job *j, GLuint buf, bool is_a, int idx, gg_block blk)
 {
     const run_state *s = j->s;
@@ -93,6 +95,10 @@ static void stage_texture(stream_job *j, GLuint buf, bool is_a, int idx, gg_bloc
     int w = is_a ? L->a_w : L->b_w, h = is_a ? L->a_h : L->b_h;
     size_t off = is_a ? j->aoff[idx] : j->boff[idx];
     GLuint tex = is_a ? s->atex[idx] : s->btex[idx];
+    if (gen_fetch_path(s->v->fetch, !is_a) == GG_FETCH_SSBO) { /* a copy on the card */
+        host_ssbo_copy(buf, off, tex, (size_t)w * h * L->channels * sizeof(float));
+        return;
+    }
     if (s->v->fetch == GG_FETCH_BUFFER) {
         glBindTexture(GL_TEXTURE_BUFFER, tex);
         glTexBufferRange(GL_TEXTURE_BUFFER, host_run_input_internal(L->channels, s->v->store),
@@ -152,12 +158,13 @@ static bool stream_textures(run_state *s)
     }
     bool names = s->v->fetch == GG_FETCH_BUFFER; /* given their staging range each call */
     for (int i = 0; i < na; i++)
-        s->atex[i] = names ? texture_name() : host_run_make_input(s, s->L->a_w, s->L->a_h, NULL);
+        s->atex[i] = names ? texture_name() : host_run_make_input(s, 0, s->L->a_w, s->L->a_h, NULL);
     for (int i = 0; i < nb; i++)
-        s->btex[i] = names ? texture_name() : host_run_make_input(s, s->L->b_w, s->L->b_h, NULL);
+        s->btex[i] = names ? texture_name() : host_run_make_input(s, 1, s->L->b_w, s->L->b_h, NULL);
     if (!host_run_stage_ok(s, "making the input textures"))
         return false;
-    s->inputs_cached = host_rc_inputs_put(s->cache, key, s->atex, na, s->btex, nb);
+    s->inputs_cached = host_rc_inputs_put(s->cache, key, s->atex, na, s->btex, nb,
+                                          host_run_input_buffers(s->v));
     return true;
 }
 
@@ -240,7 +247,8 @@ bool host_stream_ok(const gg_ctx_info *info, const gg_variant *v, const gg_run_o
 {
     return o && o->once && o->stream && o->cache && !o->same_inputs &&
            v->store == GG_STORE_F32 && v->fetch != GG_FETCH_UBO &&
-           (v->fetch != GG_FETCH_BUFFER || buffer_in_place(info));
+           (v->fetch != GG_FETCH_BUFFER || buffer_in_place(info)) &&
+           !(gen_fetch_ssbos(v->fetch) && v->mc.rows * v->mc.cols == 3);
 }
 
 /* The streamed run: 1 done (C in c, or a status set), 0 no staging to be

@@ -19,6 +19,13 @@ int search_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_co
      * only B's texels (and the running sums) count. */
     if (v->fetch == GG_FETCH_UBO)
         c->fetches -= (double)L->a_fetches * c->fragments;
+    /* The storage-buffer fetches: their matrices through the load/store
+     * path, a term of their own (bound.h). */
+    if (gen_fetch_path(v->fetch, 0) == GG_FETCH_SSBO)
+        c->ssbo_fetches += (double)L->a_fetches * c->fragments;
+    if (gen_fetch_path(v->fetch, 1) == GG_FETCH_SSBO)
+        c->ssbo_fetches += (double)L->b_fetches * c->fragments;
+    c->fetches -= c->ssbo_fetches;
     c->mads = (double)L->mads_per_frag_pass * c->fragments;
     c->writes = (double)L->targets * c->fragments;
     c->input_fetches = c->fetches - (v->acc == GG_ACC_BLEND ? 0 : (double)L->targets * c->fragments);
@@ -94,7 +101,15 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
      * sums in theirs by the path that reads them: texture() from the
      * targets (out=rt), texelFetch from the other image (out=image,
      * pingpong), imageLoad of the image itself (out=image, copy). */
-    read_rate in = rate_of_read(probe, input_fmt(v, L->channels), v->fetch), rd = in;
+    /* The texture unit's path of A and B: the variant's, or for the
+     * storage-buffer pairings the other matrix's (texelfetch). */
+    gg_fetch tex_path = gen_fetch_path(v->fetch, 0) == GG_FETCH_SSBO ? gen_fetch_path(v->fetch, 1)
+                                                                     : gen_fetch_path(v->fetch, 0);
+    if (v->fetch == GG_FETCH_UBO)
+        tex_path = GG_FETCH_UBO; /* (no kernel of its own: the fastest path stands in) */
+    read_rate in = d->c.input_fetches > 0 ? rate_of_read(probe, input_fmt(v, L->channels), tex_path)
+                                          : (read_rate){0, -1, -1}; /* fetch=ssbo: none */
+    read_rate rd = in;
     if (v->acc != GG_ACC_BLEND) {
         int sums_path = !L->image ? GG_FETCH_TEXTURE
                         : v->acc == GG_ACC_PINGPONG ? GG_FETCH_TEXELFETCH
@@ -114,13 +129,21 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
     /* A and B alone by a path other than texture() that the probe measured:
      * at least their count at that path's rate (the running sums, read
      * otherwise, may lift the rate above, never shorten these). */
-    if (v->fetch != GG_FETCH_TEXTURE && in.path == (int)v->fetch && in.rate > 0 &&
-        d->c.input_fetches / (in.rate * 1e9) > d->fetch_s) {
+    if (tex_path != GG_FETCH_TEXTURE && in.path == (int)tex_path && in.rate > 0 &&
+        d->c.input_fetches > 0 && d->c.input_fetches / (in.rate * 1e9) > d->fetch_s) {
         d->fetch_rate = in.rate;
         d->fetch_texels = d->c.input_fetches;
         d->fetch_fmt = names[in.fmt];
-        d->fetch_path = gen_fetch_name(v->fetch);
+        d->fetch_path = gen_fetch_name(tex_path);
         d->fetch_s = d->c.input_fetches / (in.rate * 1e9);
+    }
+    if (d->c.ssbo_fetches > 0) {
+        read_rate rb = rate_of_read(probe, input_fmt(v, L->channels), GG_FETCH_SSBO);
+        if (rb.rate > 0) {
+            d->ssbo_rate = rb.rate;
+            d->ssbo_fmt = rb.fmt >= 0 ? names[rb.fmt] : "any format";
+            d->ssbo_s = d->c.ssbo_fetches / (rb.rate * 1e9);
+        }
     }
 
     if (isfinite(probe->mad_gflops) && probe->mad_gflops > 0) {
@@ -147,6 +170,10 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
 
     d->seconds = d->fetch_s;
     d->unit = d->fetch_s > 0 ? "texel fetch" : NULL;
+    if (d->ssbo_s > d->seconds) {
+        d->seconds = d->ssbo_s;
+        d->unit = "storage-buffer read";
+    }
     if (d->mad_s > d->seconds) {
         d->seconds = d->mad_s;
         d->unit = "multiply-add";
@@ -179,6 +206,9 @@ double search_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_pr
         snprintf(why, len,
                  "texel fetch: %.4g texels at %.4g Gtexel/s (%s, %s) >= %.4g s: %.4g GFLOP/s",
                  d.fetch_texels, d.fetch_rate, d.fetch_fmt, d.fetch_path, d.seconds, g);
+    else if (!strcmp(d.unit, "storage-buffer read"))
+        snprintf(why, len, "storage-buffer read: %.4g texels at %.4g Gtexel/s (%s, ssbo) >= %.4g s: "
+                 "%.4g GFLOP/s", d.c.ssbo_fetches, d.ssbo_rate, d.ssbo_fmt, d.seconds, g);
     else if (!strcmp(d.unit, "multiply-add"))
         snprintf(why, len, "multiply-add: %.4g multiply-adds at %.4g GFLOP/s >= %.4g s: %.4g GFLOP/s",
                  d.c.mads, d.mad_rate, d.seconds, g);

@@ -47,6 +47,15 @@
  *        the probe tried (1 .. 64), for 2 to 4 channels (the image is
  *        RGBA32F); none for 1 channel (R32F, not measured) nor when the
  *        probe has no imageStore rows; render-target writes never count.
+ *      R_ssbo: the storage-buffer fetches (fetch=ssbo, texelfetch+ssbo,
+ *        ssbo+texelfetch): the texels of the matrices read from storage
+ *        buffers go through the load/store path, not the texture unit
+ *        (docs/notes/feed.md: on an H100 the two paths nearly add), so
+ *        they are a term of their own, ssbo_fetches / R_ssbo, R_ssbo the
+ *        probe's ssbo path for their format (rows
+ *        fetch,<fmt>-ssbo-<pattern>), or as above where the probe lacks
+ *        it; the fetch term counts the other matrix (by texelFetch) and
+ *        the running sums only.
  *    The bound is 2*m*n*k / that time / 1e9.  A term whose rate the probe
  *    lacks (0: not measured) is left out; with no term left, no bound.
  *  - A rate is a ceiling only as far as the probe saw it, so a search
@@ -75,6 +84,8 @@ typedef struct {
     double mads;        /* scalar multiply-adds */
     double writes;      /* C texels written (targets, or out=image's stores) */
     double input_fetches; /* of the fetches, texels of A and B */
+    double ssbo_fetches;  /* texels read from storage buffers (the storage-buffer fetches'
+                             matrices): not in fetches, which go through the texture unit */
 } gg_bound_counts;
 
 /* 0, or -1 when the layout cannot be computed. */
@@ -90,11 +101,14 @@ typedef struct {
     double mad_rate;        /* GFLOP/s; 0: no multiply-add term */
     double write_rate;      /* Gtexel/s (render targets, or imageStore for out=image);
                                0: no write term */
-    double fetch_s, mad_s, write_s; /* lower bounds on the time, 0 without the term */
+    double ssbo_rate;       /* Gtexel/s of the storage-buffer term (the probe's ssbo path
+                               for the format); 0: no such term */
+    const char *ssbo_fmt;   /* its format, or "any format" */
+    double fetch_s, mad_s, write_s, ssbo_s; /* lower bounds on the time, 0 without the term */
     double seconds;         /* their maximum */
-    const char *unit;       /* the one that binds: "texel fetch", "multiply-add",
-                               "render-target write", "image store"; NULL without
-                               a bound */
+    const char *unit;       /* the one that binds: "texel fetch", "storage-buffer read",
+                               "multiply-add", "render-target write", "image store";
+                               NULL without a bound */
     double gflops;          /* 2*m*n*k / seconds / 1e9; 0 without a bound */
 } gg_bound_detail;
 

@@ -57,6 +57,7 @@ void search_config_default(gg_search_config *c, int m, int n, int k)
         c->lim[p].gl_version = c->lim[p].es ? 32 : 46;
         c->lim[p].max_fragment_images = 8;
         c->lim[p].max_texture_buffer = 1L << 27;
+        c->lim[p].max_fragment_ssbos = 8;
         c->lim[p].max_texture_size = 16384;
         c->lim[p].float_blend = true;
         c->lim[p].spirv = true;

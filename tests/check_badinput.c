@@ -126,7 +126,8 @@ static const bad_case cases[] = {
     BAD("blk: 64x64 is 4096 outputs a fragment; R*C must be at most 256", "gen",
         "out=image,blk=64x64"),
     BAD("mrt: out=image writes no render target", "run", "out=image,blk=8x8,mrt=2x1", "--size", "8"),
-    BAD("fetch: 'uniform' is not allowed; use texture, texelfetch, image, buffer or ubo", "gen",
+    BAD("fetch: 'uniform' is not allowed; use texture, texelfetch, image, buffer, ubo, ssbo, "
+        "texelfetch+ssbo or ssbo+texelfetch", "gen",
         "fetch=uniform"),
     BAD("fetch: empty value", "run", "fetch=", "--size", "8"),
     BAD("empty item in variant", "gen", "np=all,,mc=1x1"),

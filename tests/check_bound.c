@@ -370,6 +370,8 @@ static void compare_one(const gg_variant *v, void *user)
 {
     cmp_job *j = user;
     static const int sizes[][3] = {{64, 64, 64}, {257, 100, 333}};
+    if (gen_fetch_ssbos(v->fetch))
+        return; /* no bound before them: test_ssbo_bound */
     for (int i = 0; i < 2; i++) {
         int m = sizes[i][0], n = sizes[i][1], k = sizes[i][2];
         char vt[GG_VARIANT_TEXT];
@@ -507,6 +509,50 @@ static long calibrate_file(const char *path, const gg_probe_result *p, calib *c,
  * for 4 channels), counted at the fastest rate the probe measured for any
  * format (it does not measure RGBA32UI): here RGBA16F's 5, so the bound is
  * twice f16's. */
+/* The storage-buffer fetches: the matrices read from storage buffers are a
+ * term of their own at the probe's ssbo rate, beside the texture unit's
+ * (the other matrix at its path's rate); without an ssbo row the fastest
+ * rate of the format stands in. */
+START_TEST(test_ssbo_bound)
+{
+    gg_probe_result p;
+    synthetic(&p);
+    p.mad_gflops = 1e6; /* fetch binds */
+    p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_TEXELFETCH][GG_FETCH_GEMM24] = 4;
+    p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_SSBO][GG_FETCH_GEMM24] = 1;
+    const double flops = 2.0 * 64 * 64 * 64;
+    gg_bound_detail d;
+    char why[300];
+    /* 16 x 16 fragments, 32 k-steps of 2 A and 2 B texels: 16384 each */
+    gg_variant ts = var("mrt=2x2,mc=2x2,np=all,acc=blend,fetch=texelfetch+ssbo");
+    double b = search_bound_compute(&ts, 64, 64, 64, &p, &d);
+    near(d.c.fetches, 16384);
+    near(d.c.ssbo_fetches, 16384);
+    near(d.fetch_s, 16384 / 4e9);
+    ck_assert_str_eq(d.fetch_path, "texelfetch");
+    near(d.ssbo_s, 16384 / 1e9);
+    ck_assert_str_eq(d.unit, "storage-buffer read");
+    near(b, flops / (16384 / 1e9) / 1e9);
+    search_bound_gflops(&ts, 64, 64, 64, &p, why, sizeof why);
+    ck_assert_msg(strstr(why, "storage-buffer read: 1.638e+04 texels at 1 Gtexel/s (rgba32f, ssbo)"), "%s", why);
+    /* a faster load/store path: the texture unit binds, A's texels alone */
+    p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_SSBO][GG_FETCH_GEMM24] = 8;
+    b = search_bound_compute(&ts, 64, 64, 64, &p, &d);
+    ck_assert_str_eq(d.unit, "texel fetch");
+    near(b, flops / (16384 / 4e9) / 1e9);
+    /* both from storage buffers: no texture-unit term with acc=blend */
+    gg_variant ss = var("mrt=2x2,mc=2x2,np=all,acc=blend,fetch=ssbo");
+    b = search_bound_compute(&ss, 64, 64, 64, &p, &d);
+    near(d.c.fetches, 0);
+    near(d.c.ssbo_fetches, 32768);
+    near(b, flops / (32768 / 8e9) / 1e9);
+    /* a probe without the ssbo rows: the format's fastest rate (texelfetch's 4) */
+    p.path_gtexels[GG_FETCH_RGBA32F][GG_FETCH_SSBO][GG_FETCH_GEMM24] = 0;
+    search_bound_compute(&ts, 64, 64, 64, &p, &d);
+    near(d.ssbo_rate, 4);
+}
+END_TEST
+
 START_TEST(test_f16x8_bound)
 {
     gg_probe_result p;
@@ -955,6 +1001,7 @@ Suite *make_bound_suite(void)
     tcase_add_test(tc, test_paths_and_image_store);
     tcase_add_test(tc, test_old_probe_same_bound);
     tcase_add_test(tc, test_f16x8_bound);
+    tcase_add_test(tc, test_ssbo_bound);
     tcase_add_test(tc, test_calibration);
     tcase_add_test(tc, test_load);
     suite_add_tcase(s, tc);

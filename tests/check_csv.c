@@ -194,7 +194,7 @@ static const struct {
      "not whole texels"},
     {"llvmpipe,7,13,5,2x2,1x4,16,0,430,glsl,pingpong,f32,image,8x8,texture,1,ok,0.25,0.00364,1.5e-07",
      "mrt"},
-    {"llvmpipe,7,13,5,1x1,1x4,16,0,430,glsl,pingpong,f32,rt,-,ssbo,1,ok,0.25,0.00364,1.5e-07",
+    {"llvmpipe,7,13,5,1x1,1x4,16,0,430,glsl,pingpong,f32,rt,-,ssbo+ssbo,1,ok,0.25,0.00364,1.5e-07",
      "fetch"},
     {"llvmpipe,7,13,5,1x1,1x4,16,0,430,glsl,pingpong,f32,rt,-,,1,ok,0.25,0.00364,1.5e-07",
      "fetch"},

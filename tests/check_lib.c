@@ -270,6 +270,8 @@ static const char *const repeat_variants[] = {
     "mc=1x4,np=3,profile=430,out=image,blk=8x8,fetch=texelfetch",
     "mc=1x4,np=3,profile=430,out=image,blk=4x8,fetch=image",
     "mc=1x4,np=all,profile=430,out=image,blk=4x4,fetch=buffer",
+    "mrt=2x2,mc=2x2,np=4,fetch=texelfetch+ssbo",
+    "mc=1x3,np=3,out=image,blk=2x6,fetch=ssbo",
 };
 
 START_TEST(lib_repeated_calls)
@@ -342,6 +344,45 @@ START_TEST(lib_stream_frag)
     prob_free(&p);
     glgemm_close(g);
     unsetenv("GLGEMM_BANDS");
+}
+END_TEST
+
+/* The storage-buffer fetches stream too (the staging copied into the
+ * buffers on the card), in one band and in three, and a tuning record
+ * naming one runs through glgemm_sgemm. */
+START_TEST(lib_ssbo)
+{
+    setenv("GLGEMM_BANDS", _i ? "3" : "1", 1);
+    char data[200], path[700];
+    tu_mkdtemp(data, sizeof data, "lib-ssbo");
+    setenv("GLGEMM_RESULTS", data, 1);
+    glgemm_context *g = open_ok();
+    prob p = prob_make(101, 75, 43, 191 + (uint64_t)_i);
+    int rc = glgemm_sgemm_variant(g, "mc=1x4,out=image,blk=8x8,fetch=texelfetch+ssbo,order=frag",
+                                  GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, p.m, p.n, p.k, 1,
+                                  p.a, p.k, p.b, p.n, 0, p.c, p.n);
+    ck_assert_msg(rc == GLGEMM_OK, "rc %d: %s", rc, glgemm_last_error());
+    ck_assert_int_eq(prob_wrong(&p), 0);
+    if (_i)
+        ck_assert_msg(lib_inspect_last_early_rows(g) > 0, "not streamed in bands");
+    prob_free(&p);
+    snprintf(path, sizeof path, "mkdir -p '%s/%s'", data, glgemm_card(g));
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof path, "%s/%s/best-96x80x64.txt", data, glgemm_card(g));
+    tu_write(path, "mrt=2x1,mc=1x4,np=5,profile=430,fetch=ssbo+texelfetch\ngflops: 1\n");
+    char v[200];
+    ck_assert_int_eq(glgemm_variant_for(g, 96, 80, 64, v, sizeof v), GLGEMM_OK);
+    ck_assert_str_eq(v, "mrt=2x1,mc=1x4,np=5,unroll=0,profile=430,compiler=glsl,acc=pingpong,"
+                        "store=f32,fetch=ssbo+texelfetch");
+    p = prob_make(96, 80, 64, 7 + (uint64_t)_i);
+    char route[260];
+    snprintf(route, sizeof route, "gpu %s", v);
+    call_ok(g, &p, route);
+    prob_free(&p);
+    glgemm_close(g);
+    unsetenv("GLGEMM_RESULTS");
+    unsetenv("GLGEMM_BANDS");
+    tu_rm_rf(data);
 }
 END_TEST
 
@@ -806,6 +847,7 @@ Suite *make_lib_suite(void)
     TCase *stream = tcase_create("lib_stream");
     tcase_set_tags(stream, "gl");
     tcase_set_timeout(stream, 300);
+    tcase_add_loop_test(stream, lib_ssbo, 0, 2);
     tcase_add_loop_test(stream, lib_stream_frag, 0, 2);
     tcase_add_loop_test(stream, lib_stream_wrong_caught, 0, 4);
     tcase_add_loop_test(stream, lib_stream_fail_late_untouched, 0, 4);

@@ -38,6 +38,7 @@
     X(evaluator) \
     X(progcache) \
     X(image) \
+    X(ssbo) \
     X(lib) \
     X(split) \
     X(concurrency) \
