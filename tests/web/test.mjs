@@ -380,6 +380,22 @@ async function portfolioTests(browser, url) {
     const budget = await call({P, shape: {m: 33, n: 33, k: 33}, opts: {raceMs: 0}});
     check(budget.choice.raced[0].status === 'ok' && budget.choice.raced.slice(1).every((x) => x.status === 'skipped') &&
         budget.choice.variant === budget.choice.raced[0].variant, 'portfolio: raceMs 0 races the first only', JSON.stringify(budget.choice));
+    /* The order: short programs first, in the portfolio's order, then the
+     * long ones (np=64 unrolled: 20 KB against 2.6 KB); each raced entry
+     * says where its time went. */
+    const LONG = V('mrt=2x2,mc=2x2,np=64,unroll=1');
+    const ord = await call({P: [P[0], LONG, P[1]], shape: {m: 17, n: 15, k: 60}, opts: {raceMs: 1e9}, forget: true});
+    const oc = ord.choice, canon = (x) => x.replace(/,compiler=.*$/, '');
+    check(oc && oc.raced.length === 3 && oc.raced.every((x) => x.status === 'ok') &&
+        oc.raced.map((x) => canon(x.variant).includes('np=64')).join() === 'false,false,true' &&
+        oc.raced.every((x) => x.ms > 0 && x.compileMs >= 0 && x.buildMs >= 0 && x.firstDrawMs >= 0 && x.compileMs <= x.ms) &&
+        ord.judge.pass, 'portfolio: short programs race first, the long one last, each with its times', JSON.stringify(oc));
+    /* A budget the first run spends: the rest skipped, listed after it. */
+    const tight = await call({P: [LONG, P[0], P[1]], shape: {m: 40, n: 40, k: 40}, opts: {raceMs: 1}, forget: true});
+    const tc = tight.choice;
+    check(tc && tc.raced.length === 3 && tc.raced[0].status === 'ok' && tc.raced[0].variant.includes('np=8') &&
+        tc.raced.slice(1).every((x) => x.status === 'skipped' && /would be spent/.test(x.detail)) && tight.judge.pass,
+        'portfolio: raceMs 1 races the first short program only', JSON.stringify(tc));
     check(page.errors.length === 0, 'portfolio page: no page errors', page.errors.join(' | '));
     await page.close();
 
