@@ -21,7 +21,9 @@
  * after a warm-up),
  * and prints one JSON line:
  *   {renderer, size, chosen, raceMs, firstCallMs, chosenGflops, bestGflops,
- *    ratio, raced}
+ *    ratio, raced, check: {pass, rel_err}}
+ * (check: matmul's C on 64 sampled elements against double sums, SPEC.md's
+ * bound; a wrong C is an error, exit 1)
  * (ratio = chosenGflops / bestGflops; bestGflops and ratio null without
  * --best).  Exit 0; 1 when a run fails; 2 on bad usage. */
 import {createRequire} from 'node:module';
@@ -96,8 +98,21 @@ try {
         const a = rand(N * N), b = rand(N * N);
         g.forgetChoices();
         const t0 = performance.now();
-        await g.matmul(gl, a, b, N, N, N, raceMs === null ? {} : {raceMs});
+        const cMat = await g.matmul(gl, a, b, N, N, N, raceMs === null ? {} : {raceMs});
         const firstCallMs = performance.now() - t0;
+        /* the answer checked: 64 sampled elements (the corners among them)
+         * against double sums, SPEC.md's bound k 2^-23 sum |a b| */
+        let worst = 0;
+        for (let s = 0; s < 64; s++) {
+            const i = s === 0 ? 0 : s === 1 ? N - 1 : Math.floor(Math.random() * N);
+            const j = s === 0 ? 0 : s === 1 ? N - 1 : Math.floor(Math.random() * N);
+            let ref = 0, mag = 0;
+            for (let q = 0; q < N; q++) { const x = a[i * N + q] * b[q * N + j]; ref += x; mag += Math.abs(x); }
+            const got = cMat[i * N + j];
+            const e = Number.isFinite(got) ? Math.abs(got - ref) / (mag || 1) : Infinity;
+            worst = Math.max(worst, e);
+        }
+        const check = {pass: worst <= N * 2 ** -23, rel_err: worst};
         const ch = g.lastChoice();
         const time = async (variant) => {
             /* GEMMs batched into reps of 25 ms, as the tuner's page times them */
@@ -112,7 +127,8 @@ try {
             chosenGflops: c.gflops ?? null, bestGflops: bb ? bb.gflops ?? null : null,
             ratio: bb && bb.gflops && c.gflops ? c.gflops / bb.gflops : null,
             raced: ch ? ch.raced.map((x) => ({variant: x.variant, status: x.status, gflops: x.gflops, ms: x.ms, compileMs: x.compileMs, buildMs: x.buildMs, firstDrawMs: x.firstDrawMs})) : [],
-            portfolio: g.PORTFOLIO.length, error: c.error || (bb && bb.error) || null};
+            check, portfolio: g.PORTFOLIO.length,
+            error: c.error || (bb && bb.error) || (check.pass ? null : `matmul's C is wrong: rel_err ${check.rel_err}`)};
     }, {N: o.size, best: o.best || null, raceMs: o.raceMs ?? null});
     if (errors.length) r.pageErrors = errors;
     if (r.error) rc = 1;
