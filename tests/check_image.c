@@ -66,15 +66,7 @@ static const gemm_case grid[] = {
 
 START_TEST(image_grid)
 {
-    gemm_run r;
-    setup_case(&r, &grid[_i], 500u + (unsigned)_i);
-    evaluate(&r, NULL);
-    expect_gemm_ok(&r, grid[_i].variant);
-    gg_layout L;
-    ck_assert_int_eq(gen_layout_compute(&r.v, r.in.m, r.in.n, r.in.k, &L), 0);
-    ck_assert_int_eq(r.m.passes, L.passes);
-    ck_assert_msg(L.passes > 1 || r.v.np == GG_NP_ALL, "%s: one pass", grid[_i].variant);
-    free_case(&r);
+    run_grid_case(&grid[_i], 500u + (unsigned)_i);
 }
 END_TEST
 
@@ -375,8 +367,10 @@ static const struct {
     {"out=image,blk=32x16", "blk: 32x16 is 512 outputs a fragment; R*C must be at most 256"},
     {"out=image,blk=0x8", "blk: '0x8' is not allowed; use RxC scalars with R, C >= 1 and R*C at "
                           "most 256 (e.g. 8x16), whole texels of mc"},
-    {"fetch=ssbo", "fetch: 'ssbo' is not allowed; use texture, texelfetch, image, buffer or ubo"},
-    {"fetch=", "fetch: empty value; use texture, texelfetch, image, buffer or ubo"},
+    {"fetch=sbo", "fetch: 'sbo' is not allowed; use texture, texelfetch, image, buffer, ubo, ssbo, "
+                  "texelfetch+ssbo or ssbo+texelfetch"},
+    {"fetch=", "fetch: empty value; use texture, texelfetch, image, buffer, ubo, ssbo, "
+               "texelfetch+ssbo or ssbo+texelfetch"},
     {"out=foo", "out: 'foo' is not allowed; use rt or image"},
     {"profile=450", "profile: '450' is not allowed; use 120, 330, 300es, 430 or 310es"},
     {"out=image,blk=8x8,out=rt", "out given twice; each key at most once"},

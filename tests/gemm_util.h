@@ -128,6 +128,22 @@ static inline void expect_gemm_ok(const gemm_run *r, const char *what)
     check_against_naive(r, what);
 }
 
+/* One case of a grid that does not split: right, and as many passes as
+ * its layout (more than one unless np=all).  check_image.c's and
+ * check_ssbo.c's grids. */
+static inline void run_grid_case(const gemm_case *gc, unsigned seed)
+{
+    gemm_run r;
+    setup_case(&r, gc, seed);
+    evaluate(&r, NULL);
+    expect_gemm_ok(&r, gc->variant);
+    gg_layout L;
+    ck_assert_int_eq(gen_layout_compute(&r.v, r.in.m, r.in.n, r.in.k, &L), 0);
+    ck_assert_int_eq(r.m.passes, L.passes);
+    ck_assert_msg(L.passes > 1 || r.v.np == GG_NP_ALL, "%s: one pass", gc->variant);
+    free_case(&r);
+}
+
 /* One case cut into blocks by a texture limit of max_tex (it must split):
  * right, and its passes those of every K block. */
 static inline void run_split_case(const gemm_case *gc, int max_tex, unsigned seed)
