@@ -362,8 +362,9 @@ char *report_script_outputs(const gg_report_data *d, const gg_findings *fd)
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    static const char *const colour[GG_FETCH_COUNT] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                                                       "#ff7f0e"};
+    static const char *const colour[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                         "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+    _Static_assert(sizeof colour / sizeof *colour == GG_FETCH_COUNT, "a colour for every fetch");
     int qmax = o->cap;
     double gmax = 0;
     for (int fe = 0; fe < GG_FETCH_COUNT; fe++)

@@ -360,7 +360,7 @@ static void syn_again(gg_report_data *d)
  * img_q(outputs) * img_f(fetch), img_q peaking at 64 outputs (1.3x), so the
  * best out=image is fetch=texelfetch, blk 8x8; a faster store=f16 one and
  * a failed one that must not count. */
-static const double img_f[GG_FETCH_COUNT] = {1.0, 1.05, 0.8, 0.9, 0.7};
+static const double img_f[GG_FETCH_COUNT] = {1.0, 1.05, 0.8, 0.9, 0.7, 0.85, 0.95, 0.75};
 
 static double img_q(int q)
 {

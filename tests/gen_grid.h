@@ -178,7 +178,8 @@ static inline gg_variant mg_variant(const int *t)
         v.mrt = mrts[t[MG_SIZE]];
     }
     gg_card_limits lim = {.max_draw_buffers = 8, .max_texture_size = 16384, .float_blend = true,
-                          .max_fragment_images = 8, .max_texture_buffer = 1L << 27};
+                          .max_fragment_images = 8, .max_texture_buffer = 1L << 27,
+                          .max_fragment_ssbos = 8};
     for (int fix = 0; fix < 4; fix++) {
         lim.es = v.profile == GG_PROFILE_310ES;
         lim.gl_version = lim.es ? 32 : 46;
