@@ -386,7 +386,10 @@ $(WEB_DIST)/glgemm-gen.wasm: $(wildcard gen/*.c gen/*.h) web/wasm/gen_wasm.c
 	$(WASM_CC) $(WASM_FLAGS) -o $@.tmp $(sort $(wildcard gen/*.c)) web/wasm/gen_wasm.c && mv -f $@.tmp $@
 # The runtime is cut by job in web/src/ and joined here into one module:
 # glgemm.js (the runner, matmul), then portfolio.js (the portfolio race).
-WEB_SRC = web/src/glgemm.js web/src/portfolio.js
+# web/src/ in the order the one module needs them: the binding and init,
+# the Runner and its parts (methods added to its prototype), matmul, the race.
+WEB_SRC = web/src/glgemm.js web/src/runner.js web/src/glstate.js web/src/programs.js \
+	web/src/inputs.js web/src/targets.js web/src/passes.js web/src/matmul.js web/src/portfolio.js
 $(WEB_DIST)/glgemm.js: $(WEB_SRC)
 	@mkdir -p $(WEB_DIST)
 	cat $(WEB_SRC) > $@.tmp && mv -f $@.tmp $@

@@ -1,5 +1,5 @@
 /* glgemm export: an ES module folder for web pages (SPEC.md "Commands";
- * issue 29): DIR/glgemm.js, the WebGL2 runtime (web/src/glgemm.js) with its
+ * issue 29): DIR/glgemm.js, the WebGL2 runtime (web/src/, joined into web/dist/glgemm.js) with its
  * DEFAULT_VARIANT set to the exported variant, and DIR/glgemm-gen.wasm,
  * gen/ compiled to WebAssembly (`make web`), which the runtime loads from
  * beside itself.  Any shape runs, not only the exported one: the shader is
@@ -101,7 +101,7 @@ static int handle(void *self, int id, const char *value)
 }
 
 /* Why WebGL2 cannot run v, or NULL when it can (the runtime's own rules,
- * web/src/glgemm.js Runner.verdict; the card's limits are the page's). */
+ * web/src/runner.js Runner.verdict; the card's limits are the page's). */
 static const char *webgl_why(const gg_variant *v)
 {
     if (v->profile != GG_PROFILE_300ES)

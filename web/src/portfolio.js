@@ -1,8 +1,8 @@
 /* web/src/portfolio.js: the portfolio race of the WebGL2 runtime, a part
- * of glgemm.js: `make web` appends it to web/src/glgemm.js to make the one
- * module web/dist/glgemm.js (the runtime's internals, createRunner, gen,
- * DEFAULT_VARIANT and PORTFOLIO, are in scope there).  Not a module of its
- * own: load web/dist/glgemm.js. */
+ * of glgemm.js: `make web` joins web/src/ (the Makefile's WEB_SRC, this file
+ * last) into the one module web/dist/glgemm.js (the runtime's internals,
+ * createRunner, gen, DEFAULT_VARIANT and PORTFOLIO, are in scope there).
+ * Not a module of its own: load web/dist/glgemm.js. */
 
 /* ---- the portfolio race (SPEC.md "export", --portfolio) ----
  *

@@ -1,6 +1,6 @@
 /* web/wasm/gen_wasm: gen/ for the browser, compiled with every file of gen/ into
  * web/dist/glgemm-gen.wasm (`make web`): one generator for both worlds.
- * The WebGL2 runtime (web/src/glgemm.js) calls these exports; it never
+ * The WebGL2 runtime (its binding in web/src/glgemm.js) calls these exports; it never
  * writes GLSL itself.
  *
  * Contract (pointers are offsets into the module's memory; the JS side

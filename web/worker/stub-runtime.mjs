@@ -1,4 +1,4 @@
-// A stand-in for web/src/glgemm.js with the same API, for tests of the
+// A stand-in for the WebGL2 runtime (web/src/, web/dist/glgemm.js) with the same API, for tests of the
 // browser worker's plumbing only (GLGEMM_BROWSER_RUNTIME=stub): it reads the
 // WebGL2 context's limits but computes C on the CPU, in float.  It never
 // writes a shader (the shaders come from gen/ only) and its timings mean

@@ -1,0 +1,153 @@
+/* web/src/passes.js: the passes (glhost/run_steps.c host_run_passes) and the read-back:
+ * methods of the WebGL2 runtime's Runner (runner.js), added to its
+ * prototype.  A part of glgemm.js: `make web` joins web/src/ into
+ * web/dist/glgemm.js; not a module of its own. */
+Object.assign(Runner.prototype, {
+    bindPrev(s, tex) {
+        const gl = this.gl;
+        for (let t = 0; t < s.L.targets; t++) {
+            gl.activeTexture(gl.TEXTURE2 + t);
+            gl.bindTexture(gl.TEXTURE_2D, tex[t]);
+        }
+    },
+
+    bindInputs(s, a, b) {
+        const gl = this.gl;
+        if (!s.ubo) {
+            gl.activeTexture(gl.TEXTURE0);
+            gl.bindTexture(gl.TEXTURE_2D, a);
+        }
+        gl.activeTexture(gl.TEXTURE1);
+        gl.bindTexture(gl.TEXTURE_2D, b);
+    },
+
+    /* One pass's draw: the whole viewport, its tiles in the variant's order
+     * (tile=WxH: one scissored draw each), or (fetch=ubo) one draw per
+     * strip of UBO_STRIP rows with the strip's chunk of A bound. */
+    drawPass(s, abuf, pass) {
+        const gl = this.gl, L = s.L;
+        if (!s.ubo && s.tiles) {
+            gl.enable(gl.SCISSOR_TEST);
+            for (const [x, y, w, h] of s.tiles) {
+                gl.scissor(x, y, w, h);
+                gl.drawArrays(gl.TRIANGLES, 0, 3);
+            }
+            gl.disable(gl.SCISSOR_TEST);
+            return;
+        }
+        if (!s.ubo) {
+            gl.drawArrays(gl.TRIANGLES, 0, 3);
+            return;
+        }
+        const strips = L.tgt_h / UBO_STRIP;
+        gl.enable(gl.SCISSOR_TEST);
+        for (let st = 0; st < strips; st++) {
+            gl.bindBufferRange(gl.UNIFORM_BUFFER, 0, abuf, (pass * strips + st) * s.uboStride, L.ubo_vec4s * 16);
+            gl.scissor(0, st * UBO_STRIP, L.tgt_w, UBO_STRIP);
+            gl.drawArrays(gl.TRIANGLES, 0, 3);
+        }
+        gl.disable(gl.SCISSOR_TEST);
+    },
+
+    /* Program state that holds for every pass. */
+    setupDraw(s) {
+        const gl = this.gl, L = s.L, p = s.prog;
+        gl.useProgram(p.prog);
+        gl.uniform1f(p.alpha, s.alpha);
+        gl.viewport(0, 0, L.tgt_w, L.tgt_h);
+        if (s.acc === ACC_BLEND) {
+            gl.enable(gl.BLEND);
+            gl.blendEquation(gl.FUNC_ADD);
+            gl.blendFunc(gl.ONE, gl.ONE);
+        } else {
+            gl.disable(gl.BLEND);
+        }
+    },
+
+    /* The first pass of the first block on one fragment, waited for (the
+     * running sums are set again after it). */
+    firstUse(s) {
+        const gl = this.gl, L = s.L, cb = s.cb[0];
+        this.setupDraw(s);
+        gl.uniform1i(s.prog.kbase, 0);
+        this.bindInputs(s, s.atex[0], s.btex[0]);
+        if (s.acc === ACC_PINGPONG) this.bindPrev(s, cb.tex[0]);
+        else if (s.acc === ACC_COPY) this.bindPrev(s, cb.tex[1]);
+        const fbo = s.acc === ACC_PINGPONG ? cb.fbo[1] : cb.fbo[0];
+        gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+        if (s.ubo) gl.bindBufferRange(gl.UNIFORM_BUFFER, 0, s.atex[0], 0, L.ubo_vec4s * 16);
+        gl.enable(gl.SCISSOR_TEST);
+        gl.scissor(0, 0, 1, 1);
+        gl.drawArrays(gl.TRIANGLES, 0, 3);
+        gl.disable(gl.SCISSOR_TEST);
+        gl.disable(gl.BLEND);
+        gl.readBuffer(gl.COLOR_ATTACHMENT0);
+        gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, new Float32Array(4));
+    },
+
+    passes(s) {
+        const gl = this.gl, L = s.L, p = s.prog;
+        const total = L.passes * L.kblocks;
+        this.setupDraw(s);
+        for (let c = 0; c < s.ncb; c++) {
+            const cb = s.cb[c], bi = Math.floor(c / L.nblocks), bj = c % L.nblocks;
+            let pass = 0;
+            if (s.acc !== ACC_PINGPONG) {
+                gl.bindFramebuffer(gl.FRAMEBUFFER, cb.fbo[0]);
+                if (s.acc === ACC_COPY) this.bindPrev(s, cb.tex[1]);
+            }
+            for (let bk = 0; bk < L.kblocks; bk++) {
+                const abuf = s.atex[bi * L.kblocks + bk];
+                this.bindInputs(s, abuf, s.btex[bk * L.nblocks + bj]);
+                for (let q = 0; q < L.passes; q++, pass++) {
+                    gl.uniform1i(p.kbase, q * L.np);
+                    if (s.acc === ACC_PINGPONG) {
+                        const src = pass % 2;
+                        this.bindPrev(s, cb.tex[src]);
+                        gl.bindFramebuffer(gl.FRAMEBUFFER, cb.fbo[1 - src]);
+                    }
+                    this.drawPass(s, abuf, q);
+                    if (s.acc === ACC_COPY && pass + 1 < total) {
+                        /* BrookGPU's way: the framebuffer into the texture
+                         * the next pass reads (unit 2+t holds tex[1][t]). */
+                        for (let t = 0; t < L.targets; t++) {
+                            gl.readBuffer(gl.COLOR_ATTACHMENT0 + t);
+                            gl.activeTexture(gl.TEXTURE2 + t);
+                            gl.copyTexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 0, 0, L.tgt_w, L.tgt_h);
+                        }
+                    }
+                }
+            }
+        }
+        gl.disable(gl.BLEND);
+    },
+
+    /* Every target of every C block read as RGBA floats into the wasm
+     * heap, unpacked there by gen into C. */
+    readBack(s) {
+        const gl = this.gl, {L, m, n, k} = s;
+        const tf = L.tgt_w * L.tgt_h * 4;
+        const bufs = [];
+        let cptr = 0, ptrs = 0;
+        try {
+            cptr = gen.alloc(4 * m * n);
+            ptrs = gen.alloc(4 * MAX_TARGETS);
+            for (let t = 0; t < L.targets; t++) bufs.push(gen.alloc(4 * tf));
+            new Int32Array(gen.buffer, ptrs, L.targets).set(bufs);
+            for (let c = 0; c < s.ncb; c++) {
+                gl.bindFramebuffer(gl.FRAMEBUFFER, this.resultFbo(s, s.cb[c]));
+                for (let t = 0; t < L.targets; t++) {
+                    gl.readBuffer(gl.COLOR_ATTACHMENT0 + t);
+                    gl.readPixels(0, 0, L.tgt_w, L.tgt_h, gl.RGBA, gl.FLOAT, gen.f32(bufs[t], tf));
+                }
+                const bi = Math.floor(c / L.nblocks), bj = c % L.nblocks;
+                gen.x.gw_unpack_c(L.ptr, ptrs, 4, m, n, k, bi, bj, cptr, n);
+            }
+            return gen.f32(cptr, m * n).slice();
+        } finally {
+            gen.free(cptr);
+            gen.free(ptrs);
+            bufs.forEach((p) => gen.free(p));
+        }
+    },
+});

@@ -1,0 +1,134 @@
+/* web/src/targets.js: the render targets and running sums:
+ * methods of the WebGL2 runtime's Runner (runner.js), added to its
+ * prototype.  A part of glgemm.js: `make web` joins web/src/ into
+ * web/dist/glgemm.js; not a module of its own. */
+Object.assign(Runner.prototype, {
+    targetFormat(tch) {
+        const gl = this.gl;
+        return tch === 1 ? {internal: gl.R32F, fmt: gl.RED} : tch === 2 ? {internal: gl.RG32F, fmt: gl.RG}
+            : {internal: gl.RGBA32F, fmt: gl.RGBA};
+    },
+
+    /* Every C block's targets: two sets (pingpong: the two sides; copy: the
+     * drawn set 0 and the prev textures 1), one for blend, an FBO each;
+     * kept by geometry and reused.  The running sums' first values (beta*C0
+     * packed by gen) are made here, set by initSums. */
+    makeTargets(s) {
+        const gl = this.gl, {L} = s;
+        const sets = s.acc === ACC_BLEND ? 1 : 2;
+        const key = `${L.tgt_w}x${L.tgt_h}|${L.targets}|${L.tch}|${sets}|${s.ncb}`;
+        let e = this.targets.get(key);
+        if (!e) {
+            const {internal, fmt} = this.targetFormat(L.tch);
+            const draw = [];
+            for (let t = 0; t < L.targets; t++) draw.push(gl.COLOR_ATTACHMENT0 + t);
+            e = {cb: []};
+            for (let c = 0; c < s.ncb; c++) {
+                const cb = {tex: [], fbo: []};
+                for (let set = 0; set < sets; set++) {
+                    const ts = [];
+                    for (let t = 0; t < L.targets; t++) ts.push(this.texture(L.tgt_w, L.tgt_h, internal, fmt, gl.FLOAT, null));
+                    const fb = gl.createFramebuffer();
+                    gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+                    ts.forEach((t, i) => gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0 + i, gl.TEXTURE_2D, t, 0));
+                    gl.drawBuffers(draw);
+                    const st = gl.checkFramebufferStatus(gl.FRAMEBUFFER);
+                    cb.tex.push(ts);
+                    cb.fbo.push(fb);
+                    if (st !== gl.FRAMEBUFFER_COMPLETE) {
+                        e.cb.push(cb);
+                        this.targets.dispose(e);
+                        const fmtName = L.tch === 1 ? 'R32F' : L.tch === 2 ? 'RG32F' : 'RGBA32F';
+                        throw new Fail('fbo_incomplete', `framebuffer of ${L.targets} ${fmtName} target${L.targets > 1 ? 's' : ''} ${L.tgt_w}x${L.tgt_h}: status 0x${st.toString(16)}`);
+                    }
+                }
+                e.cb.push(cb);
+            }
+            this.targets.set(key, e);
+        }
+        s.cb = e.cb;
+        s.init = null;
+        if (s.beta !== 0) {
+            const c0 = needMatrix('c0', s.o.c0 ?? s.o.c, s.m * s.n, `m x n (${s.m}x${s.n})`);
+            s.init = this.packC0(s, c0);
+        }
+        this.triangle();
+    },
+
+    /* beta*C0 in each C block's target layout: [block][target] Float32Arrays. */
+    packC0(s, c0) {
+        const {L, m, n, k} = s;
+        const tf = L.tgt_w * L.tgt_h * L.tch;
+        let src = 0, ptrs = 0;
+        const bufs = [];
+        try {
+            src = gen.alloc(4 * m * n);
+            gen.f32(src, m * n).set(c0.length === m * n ? c0 : c0.subarray(0, m * n));
+            for (let t = 0; t < L.targets; t++) bufs.push(gen.alloc(4 * tf));
+            ptrs = gen.alloc(4 * MAX_TARGETS);
+            new Int32Array(gen.buffer, ptrs, L.targets).set(bufs);
+            const out = [];
+            for (let c = 0; c < s.ncb; c++) {
+                const bi = Math.floor(c / L.nblocks), bj = c % L.nblocks;
+                gen.x.gw_pack_c0(L.ptr, src, n, s.beta, m, n, k, bi, bj, L.tch, ptrs);
+                out.push(bufs.map((p) => gen.f32(p, tf).slice()));
+            }
+            return out;
+        } finally {
+            gen.free(src);
+            gen.free(ptrs);
+            bufs.forEach((p) => gen.free(p));
+        }
+    },
+
+    triangle() {
+        const gl = this.gl;
+        if (!this.vao) {
+            this.vao = gl.createVertexArray();
+            gl.bindVertexArray(this.vao);
+            const vbo = gl.createBuffer();
+            gl.bindBuffer(gl.ARRAY_BUFFER, vbo);
+            gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([-1, -1, 3, -1, -1, 3]), gl.STATIC_DRAW);
+            gl.vertexAttribPointer(0, 2, gl.FLOAT, false, 0, 0);
+            gl.enableVertexAttribArray(0);
+        }
+        gl.bindVertexArray(this.vao);
+    },
+
+    /* The set the first pass reads: copy's prev textures, else set 0. */
+    firstSet(s) { return s.acc === ACC_COPY ? 1 : 0; },
+
+    /* The running sums back to their first value: cleared (beta 0: C0 not
+     * read, as BLAS does) or beta*C0 uploaded. */
+    initSums(s) {
+        const gl = this.gl, {L} = s, set = this.firstSet(s);
+        const zero = new Float32Array(4);
+        const {fmt} = this.targetFormat(L.tch);
+        for (let c = 0; c < s.ncb; c++) {
+            const cb = s.cb[c];
+            if (!s.init) {
+                gl.bindFramebuffer(gl.FRAMEBUFFER, cb.fbo[set]);
+                for (let t = 0; t < L.targets; t++) gl.clearBufferfv(gl.COLOR, t, zero);
+            } else {
+                for (let t = 0; t < L.targets; t++) {
+                    gl.bindTexture(gl.TEXTURE_2D, cb.tex[set][t]);
+                    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, L.tgt_w, L.tgt_h, fmt, gl.FLOAT, s.init[c][t]);
+                }
+            }
+        }
+    },
+
+    resultFbo(s, cb) {
+        if (s.acc !== ACC_PINGPONG) return cb.fbo[0];
+        return cb.fbo[(s.L.passes * s.L.kblocks) % 2 === 0 ? 0 : 1];
+    },
+
+    /* Waits for the work sent so far: gl.finish() does not in WebGL, a
+     * 1-pixel read does.  init: from the set the first pass reads. */
+    sync(s, init) {
+        const gl = this.gl, cb = s.cb[s.ncb - 1];
+        gl.bindFramebuffer(gl.FRAMEBUFFER, init ? cb.fbo[this.firstSet(s)] : this.resultFbo(s, cb));
+        gl.readBuffer(gl.COLOR_ATTACHMENT0);
+        gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, new Float32Array(4));
+    },
+});
