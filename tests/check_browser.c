@@ -461,7 +461,7 @@ START_TEST(test_browser_missing)
     char dir[256], cmd[1024], env[300];
     tu_mkdtemp(dir, sizeof dir, "browser-noweb");
     snprintf(cmd, sizeof cmd,
-             "mkdir -p '%s/dist' && cp -r web/worker web/src '%s/' && cp web/dist/glgemm-gen.wasm "
+             "mkdir -p '%s/dist' && cp -r web/worker web/src web/serve.mjs '%s/' && cp web/dist/glgemm-gen.wasm "
              "web/dist/glgemm.js '%s/dist/'",
              dir, dir, dir);
     ck_assert_int_eq(system(cmd), 0);

@@ -11,7 +11,9 @@
  *       temporary folder, serves it at /glgemm/, TensorFlow.js at /tfjs/,
  *       the page at /; prints the URL.
  *   import {serve} from './serve.mjs': serve({mounts: [['/', dir], ...],
- *       port}) -> Promise<{server, url, close()}>.
+ *       port, handle}) -> Promise<{server, url, close()}>; handle(req, res,
+ *       isolatedHeaders), when given, answers its own routes first (true
+ *       when it did).
  */
 import {createServer} from 'node:http';
 import {readFile, stat, mkdtemp, rm} from 'node:fs/promises';
@@ -28,6 +30,9 @@ const TYPES = {
     '.json': 'application/json', '.css': 'text/css', '.map': 'application/json',
     '.txt': 'text/plain; charset=utf-8', '.svg': 'image/svg+xml',
 };
+
+/* The headers that make a page cross-origin isolated. */
+const ISOLATED = {'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp'};
 
 /* The file a request path names under the longest matching mount, or null
  * (never outside the mount's folder). */
@@ -51,8 +56,11 @@ function resolve(mounts, urlPath) {
     return null;
 }
 
-export async function serve({mounts, port = 0, host = '127.0.0.1', quiet = true} = {}) {
+export async function serve({mounts, port = 0, host = '127.0.0.1', quiet = true, handle = null} = {}) {
     const server = createServer(async (req, res) => {
+        /* handle(req, res, isolated): a caller's own routes first (the
+         * browser worker's inputs and C); true when it answered. */
+        if (handle && await handle(req, res, ISOLATED)) return;
         if (req.url === '/favicon.ico') { /* none: no 404 in the page's console */
             res.writeHead(204);
             res.end();
@@ -71,8 +79,7 @@ export async function serve({mounts, port = 0, host = '127.0.0.1', quiet = true}
              * page's performance.now() then ticks in 5 us, not 100 us, which
              * a race of 1 ms GEMMs needs. */
             res.writeHead(200, {'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream',
-                'Content-Length': body.length, 'Cache-Control': 'no-store',
-                'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp'});
+                'Content-Length': body.length, 'Cache-Control': 'no-store', ...ISOLATED});
             res.end(req.method === 'HEAD' ? undefined : body);
         } catch {
             res.writeHead(404, {'Content-Type': 'text/plain'});

@@ -305,7 +305,7 @@ window.gg = {
          * offered only SwiftShader's, at 2.3 GFLOP/s. */
         if (adapter.isFallbackAdapter || ai.isFallbackAdapter)
           throw new Error(`WebGPU's only adapter is a fallback (${gpuName}), not this GPU`);
-        if (!tf.findBackend('webgpu')) await loadScript('/tfjs/tf-backend-webgpu.min.js');
+        if (!tf.findBackend('webgpu')) await loadScript('/tfjs-webgpu/tf-backend-webgpu.min.js');
       }
       if (tf.getBackend() !== backend) {
         const ok = await withTimeout(tf.setBackend(backend), WEBGPU_WAIT_MS, `tf.setBackend('${backend}')`);

@@ -50,14 +50,14 @@ export function createRunner(gl) {
       if (chk.status !== 'ok') return { ...chk, passes: 0, seconds: [], median_s: 0, c: null };
       let c = gemm(q);
       const seconds = [];
-      for (let i = 0; i < (q.reps || 10); i++) {
+      for (let i = 0; i < (q.reps ?? 10); i++) {
         const t0 = performance.now();
         c = gemm(q);
         seconds.push(Math.max((performance.now() - t0) / 1000, 1e-6));
       }
       seconds.sort((x, y) => x - y);
       return { status: 'ok', detail: 'stub runtime (CPU)', passes: 1, compile_s: 0, upload_s: 0, seconds,
-               median_s: seconds[seconds.length >> 1], readback_s: 0, c };
+               median_s: seconds.length ? seconds[seconds.length >> 1] : 0, readback_s: 0, c };
     },
   };
 }

@@ -41,11 +41,11 @@
 // GLGEMM_BROWSER_ARGS adds flags of one's own (space-separated).  Test hooks: GLGEMM_BROWSER_NO_WEBGL2=1 starts
 // Chromium with WebGL off.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import { readFile, readdir, stat, mkdtemp, rm } from 'node:fs/promises';
+import { readdir, stat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serve } from '../serve.mjs';
 
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // GLGEMM_BROWSER_TRACE=1: a line on stderr for each run, where its time went.
@@ -127,57 +127,41 @@ let inputsGen = 0;
 const pendingC = new Map(); // token -> resolve(Buffer)
 let tokenNo = 0;
 
-const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
 const PAGE = `<!doctype html><meta charset="utf-8"><title>glgemm worker</title>
 <script type="module" src="/worker/page.mjs"></script>`;
 
-async function serveFile(res, rel) {
-  const file = path.join(WEB, rel);
-  if (!file.startsWith(WEB + path.sep)) { res.writeHead(403); res.end(); return; }
-  try {
-    const data = await readFile(file);
-    res.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
-    res.end(data);
-  } catch (e) { res.writeHead(404); res.end(); }
+// web/serve.mjs's server: the files under /worker, /src, /dist and
+// TensorFlow.js's bundles under /tfjs; this process's own routes first:
+// the page, the inputs (GET /inputs/<gen>/a|b|c0) and C (POST /c/<token>).
+function ownRoutes(req, res, isolated) {
+  const p = new URL(req.url, 'http://127.0.0.1').pathname;
+  if (req.method === 'POST' && p.startsWith('/c/')) {
+    const chunks = [];
+    req.on('data', (d) => chunks.push(d));
+    req.on('end', () => {
+      const r = pendingC.get(p.slice(3));
+      pendingC.delete(p.slice(3));
+      if (r) r(Buffer.concat(chunks));
+      res.writeHead(204); res.end();
+    });
+    return true;
+  }
+  if (p === '/') { res.writeHead(200, { 'content-type': 'text/html', ...isolated }); res.end(PAGE); return true; }
+  const m = p.match(/^\/inputs\/\d+\/(a|b|c0)$/);
+  if (!m) return false;
+  const buf = inputs && inputs[m[1]];
+  if (!buf) { res.writeHead(404); res.end(); return true; }
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': buf.length, ...isolated });
+  res.end(buf);
+  return true;
 }
 
 function startServer() {
-  return new Promise((resolve, reject) => {
-    const s = createServer((req, res) => {
-      // Cross-origin isolated: performance.now() at 5 us rather than 100 us.
-      res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-      res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
-      const url = new URL(req.url, 'http://127.0.0.1');
-      const p = url.pathname;
-      if (req.method === 'POST' && p.startsWith('/c/')) {
-        const chunks = [];
-        req.on('data', (d) => chunks.push(d));
-        req.on('end', () => {
-          const r = pendingC.get(p.slice(3));
-          pendingC.delete(p.slice(3));
-          if (r) r(Buffer.concat(chunks));
-          res.writeHead(204); res.end();
-        });
-        return;
-      }
-      if (p === '/favicon.ico') { res.writeHead(204); res.end(); return; }
-      if (p === '/') { res.writeHead(200, { 'content-type': 'text/html' }); res.end(PAGE); return; }
-      const m = p.match(/^\/inputs\/\d+\/(a|b|c0)$/);
-      if (m) {
-        const buf = inputs && inputs[m[1]];
-        if (!buf) { res.writeHead(404); res.end(); return; }
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': buf.length });
-        res.end(buf);
-        return;
-      }
-      if (p === '/tfjs/tf.min.js') return serveFile(res, 'node_modules/@tensorflow/tfjs/dist/tf.min.js');
-      if (p === '/tfjs/tf-backend-webgpu.min.js') return serveFile(res, 'node_modules/@tensorflow/tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js');
-      if (/^\/(worker|src|dist)\//.test(p)) return serveFile(res, p.slice(1));
-      res.writeHead(404); res.end();
-    });
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const tf = (pkg) => path.join(WEB, 'node_modules', '@tensorflow', pkg, 'dist');
+  return serve({ handle: ownRoutes, mounts: [
+    ['/worker', path.join(WEB, 'worker')], ['/src', path.join(WEB, 'src')], ['/dist', path.join(WEB, 'dist')],
+    ['/tfjs', tf('tfjs')], ['/tfjs-webgpu', tf('tfjs-backend-webgpu')],
+  ] });
 }
 
 async function exists(p) { try { await stat(p); return true; } catch (e) { return false; } }
@@ -221,7 +205,7 @@ async function hello(msg) {
     return { ok: false, why: 'no_runtime', error: `web/node_modules has no puppeteer-core (the pinned npm packages): run make web` };
   }
   server = await startServer();
-  const port = server.address().port;
+  const port = server.server.address().port;
   await sweepProfiles();
   profile = await mkdtemp(path.join(tmpdir(), `glgemm-chromium-${process.pid}-`));
   const angle = ANGLE_FLAGS[msg.angle || 'default'];
@@ -286,30 +270,31 @@ function newToken() {
   return { t, got };
 }
 
-async function runOp(msg) {
+// One page call whose answer may carry C (gg.run, gg.tfjs): the page posts
+// C to /c/<token> before it answers, and says so with r.posted.
+async function pageOp(fn, args) {
   const { t, got } = newToken();
-  if (msg.fault === 'crash') { page.goto('chrome://crash').catch(() => {}); }
-  if (msg.fault === 'hang') { page.evaluate(() => { for (;;); }).catch(() => {}); }
-  const args = { variant: msg.variant, alpha: msg.alpha, beta: msg.beta, reps: msg.reps,
-                 gen: inputsGen, token: t, loseContext: msg.fault === 'lose_context' };
   const e0 = performance.now(), d0 = Date.now();
-  const r = await guarded(page.evaluate((a) => window.gg.run(a), args));
+  const r = await guarded(page.evaluate((name, a) => window.gg[name](a), fn, { ...args, gen: inputsGen, token: t }));
   const e1 = performance.now(), d1 = Date.now();
   let c = null;
   if (r.posted) c = await guarded(got);
   else pendingC.delete(t);
-  if (r.trace) { r.trace.eval_s = (e1 - e0) / 1e3; r.trace.in_s = (r.trace.enter - d0) / 1e3; r.trace.out_s = (d1 - r.trace.leave) / 1e3; r.trace.got_s = (performance.now() - e1) / 1e3; }
+  if (r.trace)
+    Object.assign(r.trace, { eval_s: (e1 - e0) / 1e3, in_s: (r.trace.enter - d0) / 1e3,
+                             out_s: (d1 - r.trace.leave) / 1e3, got_s: (performance.now() - e1) / 1e3 });
   return { r, c };
 }
 
-async function tfjsOp(msg) {
-  const { t, got } = newToken();
-  const args = { alpha: msg.alpha, beta: msg.beta, reps: msg.reps, gen: inputsGen, token: t, backend: msg.backend || 'webgl' };
-  const r = await guarded(page.evaluate((a) => window.gg.tfjs(a), args));
-  let c = null;
-  if (r.posted) c = await guarded(got);
-  else pendingC.delete(t);
-  return { r, c };
+function runOp(msg) {
+  if (msg.fault === 'crash') { page.goto('chrome://crash').catch(() => {}); }
+  if (msg.fault === 'hang') { page.evaluate(() => { for (;;); }).catch(() => {}); }
+  return pageOp('run', { variant: msg.variant, alpha: msg.alpha, beta: msg.beta, reps: msg.reps,
+                         loseContext: msg.fault === 'lose_context' });
+}
+
+function tfjsOp(msg) {
+  return pageOp('tfjs', { alpha: msg.alpha, beta: msg.beta, reps: msg.reps, backend: msg.backend || 'webgl' });
 }
 
 async function handle(msg, body) {
