@@ -228,6 +228,18 @@ async function matmulTests(browser, url) {
         out.noC = await err(() => g.matmul(gl, a, b, 3, 4, 4, {beta: 1}));
         out.badAlpha = await err(() => g.matmul(gl, a, b, 3, 4, 4, {alpha: NaN}));
         out.p330 = await err(() => g.matmul(gl, a, b, 3, 4, 4, {variant: 'larsen'}));
+        try {
+            await g.matmul(gl, a, b, 3, 4, 4, {variant: 'larsen'});
+            out.p330err = null;
+        } catch (e) {
+            out.p330err = {status: e.status, detail: e.detail};
+        }
+        try {
+            await g.matmul(gl, a, b, 3, 4, 0);
+            out.badKerr = null;
+        } catch (e) {
+            out.badKerr = {status: e.status, detail: e.detail};
+        }
 
         /* The page's own state, which matmul must leave as it was. */
         const fb = gl.createFramebuffer(), tex = gl.createTexture(), prog = gl.createProgram();
@@ -284,6 +296,10 @@ async function matmulTests(browser, url) {
     check(/\bc must be/.test(r.noC), 'beta without c', r.noC);
     check(/\balpha must be/.test(r.badAlpha), 'alpha NaN', r.badAlpha);
     check(/unsupported.*profile=300es/.test(r.p330), 'matmul with a profile=330 variant', r.p330);
+    check(r.p330err && r.p330err.status === 'unsupported' && /profile=300es/.test(r.p330err.detail),
+        'matmul\'s Error carries status and detail', JSON.stringify(r.p330err));
+    check(r.badKerr && r.badKerr.status === 'invalid' && /k/.test(r.badKerr.detail),
+        'a bad argument\'s Error: status invalid', JSON.stringify(r.badKerr));
     check(r.result.pass, 'matmul alpha/beta/transb', JSON.stringify(r.result));
     check(r.plainArrays.pass, 'matmul with plain arrays, blend + ubo', JSON.stringify(r.plainArrays));
     const s = r.state;

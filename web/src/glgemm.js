@@ -40,6 +40,14 @@ export const DEFAULT_VARIANT = "mrt=2x2,mc=2x2,np=64,unroll=1,profile=300es,comp
  * races them (see "the portfolio race" below). */
 export const PORTFOLIO = [];
 
+/* The Error every call throws: its message "glgemm: <detail>", and
+ * status (SPEC.md's names: invalid for a bad argument, unsupported for what
+ * this context cannot do, context_lost, or the failed run's own status) and
+ * detail as properties, so that a page can tell them apart. */
+function glgemmError(status, detail, message = `glgemm: ${detail}`) {
+    return Object.assign(new Error(message), {status, detail});
+}
+
 /* gen/gen.h's enums, in their order. */
 const PROFILE_300ES = 2;
 const COMPILER_SPIRV = 1;

@@ -10,10 +10,12 @@
  * portfolio, else PORTFOLIO; raceMs and _corrupt as choice() takes them),
  * else DEFAULT_VARIANT.
  * Throws an Error naming what is wrong: no WebGL2, no float render targets,
- * a bad argument, or a variant this context cannot run. */
+ * a bad argument, or a variant this context cannot run; its status
+ * (invalid, unsupported, context_lost, or the run's: compile_error,
+ * gl_error, ...) and detail tell a page which. */
 export async function matmul(gl, a, b, m, n, k, {alpha = 1, beta = 0, c, transa = false, transb = false, variant,
     portfolio, raceMs, _corrupt} = {}) {
-    if (!isWebGL2(gl)) throw new Error(`glgemm: WebGL2 context required (got ${contextName(gl)})`);
+    if (!isWebGL2(gl)) throw glgemmError('unsupported', `WebGL2 context required (got ${contextName(gl)})`);
     await init();
     const r = createRunner(gl);
     needInt('m', m); needInt('n', n); needInt('k', k);
@@ -27,6 +29,7 @@ export async function matmul(gl, a, b, m, n, k, {alpha = 1, beta = 0, c, transa 
         use = (await choice(gl, m, n, k, {portfolio, raceMs, _corrupt})).variant;
     const res = await r.run({variant: use, m, n, k, alpha, beta, transa, transb,
         a, b, c0: c, reps: 0});
-    if (res.status !== 'ok') throw new Error(`glgemm: ${res.variant || use}: ${res.status}: ${res.detail}`);
+    if (res.status !== 'ok')
+        throw glgemmError(res.status, res.detail, `glgemm: ${res.variant || use}: ${res.status}: ${res.detail}`);
     return res.c;
 }

@@ -45,7 +45,7 @@ let latest = null;
 function portfolioList(portfolio) {
     if (portfolio === undefined || portfolio === null) return PORTFOLIO;
     if (!Array.isArray(portfolio) || portfolio.some((v) => typeof v !== 'string'))
-        throw new Error('glgemm: portfolio must be an array of variant strings');
+        throw glgemmError('invalid', 'portfolio must be an array of variant strings');
     return portfolio;
 }
 
@@ -121,13 +121,13 @@ export function lastChoice() {
  * on a fast card: the race's budget in milliseconds), _corrupt
  * (the test hook above). */
 export async function choice(gl, m, n, k, {portfolio, raceMs, _corrupt} = {}) {
-    if (!isWebGL2(gl)) throw new Error(`glgemm: WebGL2 context required (got ${contextName(gl)})`);
+    if (!isWebGL2(gl)) throw glgemmError('unsupported', `WebGL2 context required (got ${contextName(gl)})`);
     await init();
     const r = createRunner(gl);
     needInt('m', m); needInt('n', n); needInt('k', k);
     if (raceMs !== undefined) needNumber('raceMs', raceMs);
     if (_corrupt !== undefined && typeof _corrupt !== 'string')
-        throw new Error('glgemm: _corrupt must be a variant string');
+        throw glgemmError('invalid', '_corrupt must be a variant string');
     const list = portfolioList(portfolio);
     const cls = `${bucket(m)}x${bucket(n)}x${bucket(k)}`;
     const renderer = r.lim.unmaskedRenderer || r.lim.renderer;

@@ -55,12 +55,12 @@ function contextName(gl) {
 
 function needInt(name, v) {
     if (!Number.isInteger(v) || v < 1 || v > 0x7fffffff)
-        throw new Error(`glgemm: ${name} must be an integer >= 1 (got ${v})`);
+        throw glgemmError('invalid', `${name} must be an integer >= 1 (got ${v})`);
 }
 
 function needNumber(name, v) {
     if (typeof v !== 'number' || !Number.isFinite(v))
-        throw new Error(`glgemm: ${name} must be a finite number (got ${v})`);
+        throw glgemmError('invalid', `${name} must be a finite number (got ${v})`);
 }
 
 /* The matrix as a Float32Array of at least need elements. */
@@ -68,14 +68,14 @@ function needNumber(name, v) {
  * taken as true). */
 function needBool(name, v) {
     if (typeof v !== 'boolean')
-        throw new Error(`glgemm: ${name} must be true or false (got ${typeof v === 'string' ? `'${v}'` : v})`);
+        throw glgemmError('invalid', `${name} must be true or false (got ${typeof v === 'string' ? `'${v}'` : v})`);
 }
 
 function needMatrix(name, x, need, shape) {
     if (x === null || x === undefined || typeof x.length !== 'number')
-        throw new Error(`glgemm: ${name} must be a Float32Array of ${shape} = ${need} elements (got ${x})`);
+        throw glgemmError('invalid', `${name} must be a Float32Array of ${shape} = ${need} elements (got ${x})`);
     if (x.length < need)
-        throw new Error(`glgemm: ${name} is too short: ${x.length} elements for ${shape} = ${need}`);
+        throw glgemmError('invalid', `${name} is too short: ${x.length} elements for ${shape} = ${need}`);
     return x instanceof Float32Array ? x : Float32Array.from(x);
 }
 
@@ -85,8 +85,8 @@ const runners = new WeakMap();
 
 /* The runner of a WebGL2 context (one per context; after init()). */
 export function createRunner(gl) {
-    if (!gen) throw new Error('glgemm: call await init() before createRunner()');
-    if (!isWebGL2(gl)) throw new Error(`glgemm: WebGL2 context required (got ${contextName(gl)})`);
+    if (!gen) throw glgemmError('invalid', 'call await init() before createRunner()');
+    if (!isWebGL2(gl)) throw glgemmError('unsupported', `WebGL2 context required (got ${contextName(gl)})`);
     let r = runners.get(gl);
     if (!r) {
         r = new Runner(gl);
@@ -98,9 +98,9 @@ export function createRunner(gl) {
 class Runner {
     constructor(gl) {
         this.gl = gl;
-        if (gl.isContextLost()) throw new Error('glgemm: the WebGL2 context is lost');
+        if (gl.isContextLost()) throw glgemmError('context_lost', 'the WebGL2 context is lost');
         if (!gl.getExtension('EXT_color_buffer_float'))
-            throw new Error('glgemm: EXT_color_buffer_float is not available');
+            throw glgemmError('unsupported', 'EXT_color_buffer_float is not available');
         this.floatBlend = !!gl.getExtension('EXT_float_blend');
         const dbg = gl.getExtension('WEBGL_debug_renderer_info');
         this.lim = {
@@ -224,7 +224,7 @@ class Runner {
         const alpha = o.alpha ?? 1, beta = o.beta ?? 0;
         needNumber('alpha', alpha); needNumber('beta', beta);
         const reps = o.reps ?? 10;
-        if (!Number.isInteger(reps) || reps < 0) throw new Error(`glgemm: reps must be an integer >= 0 (got ${reps})`);
+        if (!Number.isInteger(reps) || reps < 0) throw glgemmError('invalid', `reps must be an integer >= 0 (got ${reps})`);
         const v = gen.parse(o.variant ?? DEFAULT_VARIANT);
         if (v.error) return {...out, status: 'invalid', detail: v.error};
         out.variant = v.canonical;
