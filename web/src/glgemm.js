@@ -1,13 +1,14 @@
-/* glgemm.js: the WebGL2 runtime of glgemm (SPEC.md "export"; issue 29).
+/* glgemm.js: glgemm's WebGL2 runtime, an ES module with no dependencies
+ * (made by `glgemm export --js DIR`, which writes it beside glgemm-gen.wasm).
  *
  * Matrix multiplication the graphics-era way, in a page: A and B packed
  * into float textures, C drawn into render targets, the k loop split into
  * passes that accumulate through render-to-texture.  The shaders, the
- * packing and the geometry all come from glgemm's C generator (gen/)
- * compiled to WebAssembly (glgemm-gen.wasm beside this file): there is no
- * second generator here.  This file does in WebGL2 what glhost/run.c and
- * glhost/run_steps.c do in GL: textures, targets, passes, the three acc
- * modes, fetch=ubo strips, alpha and beta.  No dependencies.
+ * packing and the geometry all come from glgemm's C generator compiled to
+ * WebAssembly (glgemm-gen.wasm beside this file), the same one the native
+ * tuner runs, so a variant tuned there runs the same here: textures,
+ * targets, passes, the three accumulation modes, fetch=ubo strips, alpha
+ * and beta.
  *
  * API:
  *   await init({wasm})                   loads the generator (idempotent)
@@ -41,7 +42,7 @@ export const DEFAULT_VARIANT = "mrt=2x2,mc=2x2,np=64,unroll=1,profile=300es,comp
 export const PORTFOLIO = [];
 
 /* The Error every call throws: its message "glgemm: <detail>", and
- * status (SPEC.md's names: invalid for a bad argument, unsupported for what
+ * status (glgemm's status names: invalid for a bad argument, unsupported for what
  * this context cannot do, context_lost, or the failed run's own status) and
  * detail as properties, so that a page can tell them apart. */
 function glgemmError(status, detail, message = `glgemm: ${detail}`) {

@@ -27,7 +27,7 @@ Object.assign(Runner.prototype, {
     },
 
     /* fetch=ubo: A's packed texels (a_w x a_h, ch floats each) as uniform
-     * block chunks, one per pass and strip (glhost/run.c's make_ubo). */
+     * block chunks, one per pass and strip (as the native host makes them). */
     uboData(s, a) {
         const L = s.L, rows = UBO_STRIP * L.tr, strips = L.a_h / rows, ch = L.channels;
         const stride = s.uboStride / 4;

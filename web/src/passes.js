@@ -1,4 +1,4 @@
-/* web/src/passes.js: the passes (glhost/run_steps.c host_run_passes) and the read-back:
+/* web/src/passes.js: the passes (as the native host draws them) and the read-back:
  * methods of the WebGL2 runtime's Runner (runner.js), added to its
  * prototype.  A part of glgemm.js: `make web` joins web/src/ into
  * web/dist/glgemm.js; not a module of its own. */

@@ -4,7 +4,7 @@
  * createRunner, gen, DEFAULT_VARIANT and PORTFOLIO, are in scope there).
  * Not a module of its own: load web/dist/glgemm.js. */
 
-/* ---- the portfolio race (SPEC.md "export", --portfolio) ----
+/* ---- the portfolio race (glgemm export --portfolio) ----
  *
  * The first choice() (or matmul without a variant) of a shape class on a
  * GPU races the portfolio there: a shape class is m, n and k each rounded
@@ -13,8 +13,8 @@
  * that are not long start compiling at once (the runner's prebuild); each
  * variant runs through the runner (run({reps: RACE_REPS}): the median of
  * the timed reps, each at least RACE_MIN_REP_S) and its C is checked on
- * RACE_SAMPLES sampled elements against a double-precision sum, SPEC.md's
- * rule: |C - R| <= k 2^-23 |alpha| sum |a b|, every sampled element
+ * RACE_SAMPLES sampled elements against a double-precision sum, glgemm's
+ * verification rule: |C - R| <= k 2^-23 |alpha| sum |a b|, every sampled element
  * finite.  A variant that fails (any status but ok, or a wrong sample:
  * wrong_result) is never chosen; the fastest that passes is,
  * DEFAULT_VARIANT where none does.  The order: the short programs in the
@@ -176,7 +176,7 @@ function randomMatrix(count) {
     return x;
 }
 
-/* SPEC.md's rule on sampled elements of C = A B (alpha 1, beta 0): the
+/* glgemm's verification rule on sampled elements of C = A B (alpha 1, beta 0): the
  * corners and RACE_SAMPLES - 2 random ones. */
 function verifySampled(a, b, c, m, n, k) {
     const limit = k * 2 ** -23;

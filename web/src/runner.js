@@ -6,7 +6,8 @@
 
 /* ---- helpers ---- */
 
-/* A failure with one of SPEC.md's statuses. */
+/* A failure with one of glgemm's statuses (ok, invalid, unsupported,
+ * compile_error, link_error, fbo_incomplete, gl_error, context_lost). */
 class Fail extends Error {
     constructor(status, detail) {
         super(detail);
