@@ -17,6 +17,7 @@
  * covers that for N up to 2^13 in the worst case and far beyond in practice
  * (random rounding errors grow as sqrt N), as before this reordering. */
 #include "base/checksum.h"
+#include "base/hash.h"
 
 #include <float.h>
 #include <math.h>
@@ -653,18 +654,12 @@ int base_checksum_prepare(const gg_gemm_operands *g, uint64_t seed, int samples,
     return prepare_on(g, seed, samples, 1, NULL, out);
 }
 
-static uint64_t mix(uint64_t h, const void *v, size_t len)
-{
-    const unsigned char *b = v;
-    for (size_t t = 0; t < len; t++)
-        h = (h ^ b[t]) * 0x100000001b3ull; /* FNV-1a */
-    return h;
-}
+static uint64_t mix(uint64_t h, const void *v, size_t len) { return base_fnv1a(h, v, len); }
 
 uint64_t base_checksum_plan_hash(const gg_checksum_plan *p)
 {
     const gg_gemm_operands *g = &p->g;
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = BASE_FNV1A_BASIS;
     int f = p->finite_in;
     h = mix(h, &f, sizeof f);
     h = mix(h, &p->bound, sizeof p->bound);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/hash.h"
 #include "gen/util.h"
 
 #define MAGIC 0x676c676dU /* "glgm" */
@@ -63,18 +64,12 @@ static double backoff(double s) { return s <= 0 ? 20e-6 : s * 2 < 250e-6 ? s * 2
 
 static unsigned long long fnv(unsigned long long h, const void *p, size_t len)
 {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
-    return h;
+    return base_fnv1a(h, p, len);
 }
 
 static unsigned long long words(unsigned long long h, const float *a, size_t n)
 {
-    const uint32_t *w = (const uint32_t *)a; /* the floats' bits, 4 at a time */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ w[i]) * 0x100000001b3ULL;
-    return h;
+    return base_fnv1a_words(h, (const uint32_t *)a, n); /* the floats' bits */
 }
 
 static void describe(const gg_evaluator_config *c, hello_problem *hp)
@@ -86,7 +81,7 @@ static void describe(const gg_evaluator_config *c, hello_problem *hp)
     hp->m = in->m;
     hp->n = in->n;
     hp->k = in->k;
-    unsigned long long h = 0xcbf29ce484222325ULL;
+    unsigned long long h = BASE_FNV1A_BASIS;
     h = words(h, in->a, (size_t)in->m * in->k);
     h = words(h, in->b, (size_t)in->k * in->n);
     if (in->c0)

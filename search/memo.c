@@ -4,8 +4,11 @@
  * score.  Calls only fix.c (search_fix_matches) in search/. */
 #include "search/search_int.h"
 
+#include "base/hash.h"
+
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 double search_outcome_score(const gg_outcome *o)
 {
@@ -61,11 +64,7 @@ uint64_t gs_key(const gg_variant *v)
 {
     char t[GG_VARIANT_TEXT];
     gen_variant_format(v, t, sizeof t);
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const char *p = t; *p; p++) {
-        h ^= (unsigned char)*p;
-        h *= 0x100000001b3ULL;
-    }
+    uint64_t h = base_fnv1a(BASE_FNV1A_BASIS, t, strlen(t));
     return h ? h : 1;
 }
 
