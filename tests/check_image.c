@@ -15,6 +15,7 @@
 #include "base/spirv.h"
 #include "gen/pack.h"
 #include "tests/gemm_util.h"
+#include "tests/glslang_util.h"
 #include "tests/suites.h"
 
 /* out x fetch x store, each with a profile that allows it; the odd shapes
@@ -220,26 +221,6 @@ static const char *const glsl_grid[] = {
 };
 #define NGLSL ((int)(sizeof glsl_grid / sizeof *glsl_grid))
 
-/* glslangValidator -S stage FILE on text: its exit status (-1: cannot run). */
-static int glslang(const char *text, const char *stage, char *log, size_t loglen)
-{
-    char path[] = "/tmp/glgemm-glsl-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    size_t n = strlen(text);
-    ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
-    close(fd);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "glslangValidator -S %s %s 2>&1", stage, path);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t got = fread(log, 1, loglen - 1, p);
-    log[got] = '\0';
-    int st = pclose(p);
-    unlink(path);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 START_TEST(image_shaders_compile)
 {
     if (!base_spirv_available()) {
@@ -251,10 +232,10 @@ START_TEST(image_shaders_compile)
     ck_assert_msg(gen_variant_parse(glsl_grid[_i], NULL, &v, err, sizeof err) == 0, "%s", err);
     char *frag = gen_emit_fragment(&v, 37, 53, 71);
     ck_assert_ptr_nonnull(frag);
-    ck_assert_msg(glslang(frag, "frag", log, sizeof log) == 0, "%s: glslang: %s", glsl_grid[_i],
+    ck_assert_msg(tu_glslang(frag, "frag", "", log, sizeof log) == 0, "%s: glslang: %s", glsl_grid[_i],
                   log);
     char *vert = gen_emit_vertex(&v);
-    ck_assert_msg(glslang(vert, "vert", log, sizeof log) == 0, "%s vertex: %s", glsl_grid[_i], log);
+    ck_assert_msg(tu_glslang(vert, "vert", "", log, sizeof log) == 0, "%s vertex: %s", glsl_grid[_i], log);
     /* The first line is #version of the profile. */
     static const char *const versions[] = {"#version 120\n", "#version 330\n", "#version 300 es\n",
                                            "#version 430\n", "#version 310 es\n"};

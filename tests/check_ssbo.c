@@ -20,6 +20,7 @@
 #include "base/spirv.h"
 #include "gen/gen.h"
 #include "gen/pack.h"
+#include "tests/glslang_util.h"
 #include "glhost/run_int.h"
 #include "tests/cli_util.h"
 #include "tests/gemm_util.h"
@@ -352,26 +353,6 @@ START_TEST(ssbo_emit)
 }
 END_TEST
 
-/* glslangValidator -S frag on the text: its exit status. */
-static int glslang(const char *text, char *log, size_t loglen)
-{
-    char path[] = "/tmp/glgemm-ssbo-XXXXXX.frag";
-    int fd = mkstemps(path, 5);
-    ck_assert_int_ge(fd, 0);
-    size_t n = strlen(text);
-    ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
-    close(fd);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "glslangValidator %s 2>&1", path);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t got = fread(log, 1, loglen - 1, p);
-    log[got] = '\0';
-    int st = pclose(p);
-    unlink(path);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 START_TEST(ssbo_glslang)
 {
     if (!base_spirv_available()) {
@@ -384,7 +365,7 @@ START_TEST(ssbo_glslang)
     ck_assert_msg(gen_variant_parse(grid[_i].variant, NULL, &v, err, sizeof err) == 0, "%s", err);
     char *f = gen_emit_fragment(&v, grid[_i].m, grid[_i].n, grid[_i].k);
     ck_assert_ptr_nonnull(f);
-    int rc = glslang(f, log, sizeof log);
+    int rc = tu_glslang(f, "frag", "", log, sizeof log);
     ck_assert_msg(rc == 0, "%s: glslang exit %d\n%s\n%s", grid[_i].variant, rc, log, f);
     free(f);
 }
