@@ -8,7 +8,7 @@
  * no GL context: the pool's workers tell their devices' slugs and limits
  * (each context kind) and then run every evaluation.  Devices of one card
  * share a tune of each problem; the tunes run at once, one thread each
- * (cli/tune_one.c: records, best files, the finalists re-measured, the
+ * (cli/tune_one.c: the session of eval/session.h, its progress and its
  * summary), then a line per device.  In glgemm-mpi, ranks other than 0
  * serve their devices instead (cli/devices.c). */
 #include <pthread.h>
@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/inputs.h"
 #include "base/reference.h"
+#include "eval/session.h"
 #include "search/tune.h"
 
 enum {
@@ -169,13 +170,6 @@ static int handler(void *self, int id, const char *value)
 
 /* ---- the tunes ---- */
 
-static double default_timeout(const gg_problem *p)
-{
-    double work = (double)p->m * p->n * p->k / (1024.0 * 1024.0 * 1024.0);
-    double t = 10 + 60 * work * p->reps / 10.0;
-    return t > 600 ? 600 : t;
-}
-
 /* One problem: its inputs and the reference of the held store. */
 typedef struct {
     gg_problem prob;
@@ -291,7 +285,7 @@ int cmd_tune(int argc, char **argv)
         ecfg[q] = (gg_evaluator_config){
             .backend = c.backend, .device = c.device, .prob = &pr[q].prob, .in = &pr[q].in,
             .ref = &pr[q].ref,
-            .timeout_s = o.timeout > 0 ? o.timeout : default_timeout(&pr[q].prob),
+            .timeout_s = eval_session_timeout(&pr[q].prob, o.timeout),
             .compile_timeout_s = o.compile_timeout,
             .max_draw_set = c.max_draw_set, .max_draw_ms = c.max_draw_ms, .results = o.results,
         };

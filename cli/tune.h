@@ -1,6 +1,6 @@
 /* cli/tune: one tune of `glgemm tune` (cli/tune_one.c): a card's devices
- * of the pool, one problem, its records, the search, the presets, the
- * finalists and the summary.  cmd_tune.c runs one, or several at once
+ * of the pool and one problem, handed to the session (eval/session.h),
+ * its progress shown and its summary printed.  cmd_tune.c runs one, or several at once
  * (--devices over cards, --sizes), each in a thread of its own. */
 #ifndef GLGEMM_CLI_TUNE_H
 #define GLGEMM_CLI_TUNE_H
@@ -43,7 +43,6 @@ typedef struct {
     char name[96];               /* "llvmpipe 256x256x256" */
     FILE *out;                   /* the summary */
     int status;                  /* the tune's exit status */
-    long search_evals;           /* measurements the search asked for (the summary) */
 } tune_job;
 
 /* Runs the tune; its status in j->status (also returned). */

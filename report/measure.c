@@ -9,6 +9,7 @@
 #include "base/probe_data.h"
 #include "eval/gpu.h"
 #include "report/report.h"
+#include "search/card.h"
 #include "search/tune.h"
 #include "store/paths.h"
 #include "store/records.h"
@@ -46,12 +47,7 @@ static int sweep(const gg_report_measure_opts *a, const char *slug, gg_gpu *g, c
     tc.results_dir = a->results;
     tc.card = slug;
     search_config_default(&tc.search, g->prob->m, g->prob->n, g->prob->k);
-    for (int p = 0; p < GG_PROFILE_COUNT; p++) {
-        gg_ctx_kind kind = host_ctx_kind_for((gg_profile)p);
-        tc.search.profile_ok[p] = ok[kind];
-        if (ok[kind])
-            host_ctx_limits(&info[kind], &tc.search.lim[p]);
-    }
+    search_config_card(&tc.search, ok, info);
     tc.search.eval = eval_gpu_eval;
     tc.search.user = g;
     sweep_progress prog = {0, 0, 0, 0};

@@ -21,6 +21,7 @@
     X(records) \
     X(isolate) \
     X(tune) \
+    X(session) \
     X(pack) \
     X(gemm) \
     X(ref) \
