@@ -119,6 +119,28 @@ int gs_open_cells(gg_search *s, gs_cell **cells);
  * (feed.c's header).  0, or -1 when the search must stop. */
 int gs_feed(gg_search *s);
 
+/* blocks.c: the phase strategy's steps past the 32-output cap, and after
+ * the paper's search its best out=rt point by the other fetch paths: 0,
+ * 1 budget spent, -1 stop. */
+int gs_blocks_phase(gg_search *s);
+int gs_rt_fetch_paths(gg_search *s);
+
+/* phase.c's Algorithm 1 around best's np (blocks.c uses it too): as
+ * find_np's rc. */
+int gs_refine_np(gg_search *s, const gg_variant *best, long *evals);
+
+/* phase.c: the paper's search (out=rt): 0, 1 budget spent, -1 stop. */
+int gs_rt_phase(gg_search *s);
+
+/* phase.c's step 4 machinery, which the blocks use too: what
+ * gs_run_marked does with each point of pts (run[j]), and the points
+ * Algorithm 1 is likely to look at (for progress estimates). */
+enum { GS_SKIP = 0, GS_TODO = 1, GS_DONE = 2 };
+int gs_run_marked(gg_search *s, const gg_variant *pts, int n, unsigned char *run, double *sc,
+                  gg_variant *best, double *bs, int *looked, bool falling, double gate,
+                  int *stopped);
+long gs_alg1_estimate(const gg_search *s);
+
 /* ---- the strategies: one each in phase.c, exhaustive.c, random.c ---- */
 
 /* What search_run drives (search.c's table, by gg_strategy): name is what
