@@ -199,8 +199,15 @@ static bool linear(const emitter *e, int u)
 }
 
 /* A storage buffer's element: the texel's channels, a vec4 for three
- * (std430 strides a vec3 array by 16 bytes). */
-static const char *ssbo_type(int ch) { return ch == 3 ? "vec4" : vec_type(ch); }
+ * (std430 strides a vec3 array by 16 bytes); store=f16: the texel's
+ * halves in pairs, a uvec2 for four, a uint for two (gen_pack_ssbo_bytes). */
+static const char *ssbo_type(const emitter *e)
+{
+    int ch = e->L.channels;
+    if (e->v->store == GG_STORE_F16)
+        return ch == 4 ? "uvec2" : "uint";
+    return ch == 3 ? "vec4" : vec_type(ch);
+}
 
 /* One input, uA or uB, at unit u (texture unit; image unit u + 1; storage
  * buffer binding u). */
@@ -215,7 +222,7 @@ static void put_input(emitter *e, const char *name, int u)
     case GG_FETCH_SSBO:
         gen_sb_printf(sb, "layout(std430, binding = %d) readonly buffer %sBuf { %s %ss[]; }; "
                          "/* %s's texels, row by row */\n",
-                     u, name + 1, ssbo_type(e->L.channels), name, name + 1);
+                     u, name + 1, ssbo_type(e), name, name + 1);
         return;
     case GG_FETCH_IMAGE:
         gen_sb_printf(sb, "layout(binding = %d, %s) readonly uniform highp %simage2D uImg%s;\n", u + 1,
@@ -273,6 +280,9 @@ static void put_declarations(emitter *e)
     if (!e->legacy && !L->image)
         for (int t = 0; t < L->targets; t++)
             gen_sb_printf(sb, "layout(location = %d) out vec4 o%d;\n", t, t);
+    if (gen_fetch_ssbos(e->v->fetch) && e->v->store == GG_STORE_F16 && L->channels == 4)
+        gen_sb_puts(sb, "\n/* four halves of a storage buffer's uvec2, low half first */\n"
+                       "vec4 unpackHalf4(uvec2 h) { return vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)); }\n");
 }
 
 /* The swizzle that narrows a fetch to the texel's channels; none for a
@@ -290,10 +300,13 @@ static void put_int_fetch(emitter *e, const char *u, const char *col, int col_of
     gg_fetch path = path_of(e, u[1] == 'B');
     const char *fn = path == GG_FETCH_IMAGE ? "imageLoad" : "texelFetch";
     if (path == GG_FETCH_SSBO) {
+        bool half = e->v->store == GG_STORE_F16; /* halves in pairs: unpacked */
+        if (half)
+            gen_sb_puts(sb, e->L.channels == 4 ? "unpackHalf4(" : "unpackHalf2x16(");
         gen_sb_printf(sb, "%ss[%s + %s", u, row, col);
         if (col_off + row_off)
             gen_sb_printf(sb, " + %d", col_off + row_off);
-        gen_sb_printf(sb, "]%s", e->L.channels == 3 ? ".xyz" : "");
+        gen_sb_printf(sb, "]%s%s", e->L.channels == 3 ? ".xyz" : "", half ? ")" : "");
         return;
     }
     if (path == GG_FETCH_IMAGE) /* uImgA, uImgB: not set as samplers by the host */

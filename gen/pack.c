@@ -328,6 +328,13 @@ size_t gen_pack_ssbo_floats(const gg_layout *L, int matrix)
     return texels * (size_t)gen_pack_ssbo_stride(L);
 }
 
+size_t gen_pack_ssbo_bytes(const gg_layout *L, int matrix, gg_store store)
+{
+    if (store == GG_STORE_F16)
+        return (matrix ? (size_t)L->b_w * L->b_h : (size_t)L->a_w * L->a_h) * (size_t)L->channels * 2;
+    return gen_pack_ssbo_floats(L, matrix) * sizeof(float);
+}
+
 void gen_pack_ssbo(const gg_layout *L, int matrix, const float *packed, float *out)
 {
     size_t texels = gen_pack_ssbo_floats(L, matrix) / (size_t)gen_pack_ssbo_stride(L);

@@ -84,6 +84,11 @@ void gen_pack_words_b(const gg_layout *L, const float *packed, uint32_t *out);
  * is the channels). */
 int gen_pack_ssbo_stride(const gg_layout *L);
 size_t gen_pack_ssbo_floats(const gg_layout *L, int matrix);
+/* The buffer's bytes under store: fp32's floats, or store=f16's halves
+ * (2 or 4 channels: a texel's halves side by side, read in pairs as a uint
+ * or a uvec2, low half first; exactly the halves of the packing, as the
+ * host converts them for a half texture). */
+size_t gen_pack_ssbo_bytes(const gg_layout *L, int matrix, gg_store store);
 void gen_pack_ssbo(const gg_layout *L, int matrix, const float *packed, float *out);
 
 /* targets[t], t < L->targets, each gen_target_floats(L, stride) floats.

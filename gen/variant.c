@@ -561,16 +561,21 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
         return gen_fail(why, whylen, "fetch=buffer needs profile=330 or 430: buffer textures are not "
                                  "in GLSL 1.20 nor GLSL ES before 3.20");
     /* Storage blocks in fragment shaders: GLSL 4.30 and ES 3.10 (none in
-     * ES 3.00, so none in WebGL2); fp32 texels only: the half stores'
-     * halves from a storage buffer (unpackHalf2x16) are not built. */
+     * ES 3.00, so none in WebGL2); store=f16 reads its halves in pairs
+     * (unpackHalf2x16, gen_pack_ssbo_bytes), store=f16x8 not at all. */
     if (gen_fetch_ssbos(v->fetch) && !modern)
         return gen_fail(why, whylen, "fetch=%s needs profile=430 or 310es: shader storage buffers are "
                                  "GLSL 4.30 and GLSL ES 3.10, not profile %s (nor WebGL2)",
                        gen_fetch_name(v->fetch), gen_profile_name(v->profile));
-    if (gen_fetch_ssbos(v->fetch) && v->store != GG_STORE_F32)
-        return gen_fail(why, whylen, "fetch=%s reads fp32 texels from its storage buffer; store=%s "
-                                 "has no storage-buffer path", gen_fetch_name(v->fetch),
-                       gen_store_name(v->store));
+    if (gen_fetch_ssbos(v->fetch) && v->store == GG_STORE_F16X8)
+        return gen_fail(why, whylen, "fetch=%s: store=f16x8 has no storage-buffer path (store=f16 "
+                                 "reads halves from one)", gen_fetch_name(v->fetch));
+    if (gen_fetch_ssbos(v->fetch) && v->store == GG_STORE_F16 && v->mc.rows * v->mc.cols != 2 &&
+        v->mc.rows * v->mc.cols != 4)
+        return gen_fail(why, whylen, "fetch=%s with store=f16 needs 2 or 4 elements a texel (mc=1x2, "
+                                 "2x1, 1x4, 4x1 or 2x2): the storage buffer holds the halves in pairs "
+                                 "(unpackHalf2x16), not mc=%dx%d's %d", gen_fetch_name(v->fetch),
+                       v->mc.rows, v->mc.cols, v->mc.rows * v->mc.cols);
     if (v->fetch == GG_FETCH_UBO && v->profile == GG_PROFILE_120)
         return gen_fail(why, whylen, "fetch=ubo needs uniform blocks (GLSL 1.40 or ES 3.00), not "
                                  "profile 120");

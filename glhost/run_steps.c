@@ -190,7 +190,7 @@ unsigned host_run_input_buffers(const gg_variant *v)
 GLuint host_run_make_input(const run_state *s, int matrix, int w, int h, const void *data)
 {
     if (gen_fetch_path(s->v->fetch, matrix) == GG_FETCH_SSBO)
-        return host_ssbo_make(s->L, matrix, data); /* fp32 only (gen.h) */
+        return host_ssbo_make(s->L, matrix, s->v->store, data); /* floats, or f16's halves */
     if (s->v->fetch == GG_FETCH_BUFFER)
         return make_buffer_texture(w, h, s->L->channels, s->v->store, data);
     return make_texture(w, h, s->L->channels, s->v->store, s->v->fetch == GG_FETCH_IMAGE, data);

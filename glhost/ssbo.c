@@ -23,9 +23,9 @@ long host_ssbo_limit(const gg_ctx_info *info, const gg_run_opts *o)
  * matrices the variant reads from one. */
 static long largest(const gg_variant *v, const gg_layout *L)
 {
-    long a = gen_fetch_path(v->fetch, 0) == GG_FETCH_SSBO ? (long)gen_pack_ssbo_floats(L, 0) : 0;
-    long b = gen_fetch_path(v->fetch, 1) == GG_FETCH_SSBO ? (long)gen_pack_ssbo_floats(L, 1) : 0;
-    return (a > b ? a : b) * (long)sizeof(float);
+    long a = gen_fetch_path(v->fetch, 0) == GG_FETCH_SSBO ? (long)gen_pack_ssbo_bytes(L, 0, v->store) : 0;
+    long b = gen_fetch_path(v->fetch, 1) == GG_FETCH_SSBO ? (long)gen_pack_ssbo_bytes(L, 1, v->store) : 0;
+    return a > b ? a : b;
 }
 
 /* Blocks whose buffers fit max_bytes: the texture limit lowered until the
@@ -53,13 +53,13 @@ int host_ssbo_plan(const gg_variant *v, int m, int n, int k, int max_tex, long m
     return -1;
 }
 
-GLuint host_ssbo_make(const gg_layout *L, int matrix, const float *packed)
+GLuint host_ssbo_make(const gg_layout *L, int matrix, gg_store store, const void *packed)
 {
-    size_t floats = gen_pack_ssbo_floats(L, matrix);
+    size_t bytes = gen_pack_ssbo_bytes(L, matrix, store);
     float *buf = NULL;
-    const float *data = packed;
-    if (packed && L->channels == 3) { /* vec4 elements: the packing spread out */
-        if (!(buf = malloc(floats * sizeof *buf)))
+    const void *data = packed;
+    if (packed && L->channels == 3 && store == GG_STORE_F32) { /* vec4 elements: spread out */
+        if (!(buf = malloc(bytes)))
             return 0;
         gen_pack_ssbo(L, matrix, packed, buf);
         data = buf;
@@ -67,7 +67,7 @@ GLuint host_ssbo_make(const gg_layout *L, int matrix, const float *packed)
     GLuint b = 0;
     glGenBuffers(1, &b);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * sizeof(float)), data, GL_STATIC_DRAW);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, data, GL_STATIC_DRAW);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     free(buf);
     return b;
@@ -83,10 +83,10 @@ void host_ssbo_copy(GLuint from, size_t offset, GLuint to, size_t bytes)
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
 }
 
-int host_ssbo_read(GLuint b, size_t floats, float *out)
+int host_ssbo_read(GLuint b, size_t bytes, void *out)
 {
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(floats * sizeof(float)), out);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, out);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     return glGetError() == GL_NO_ERROR ? 0 : -1;
 }

@@ -19,6 +19,7 @@
 
 #include "base/spirv.h"
 #include "gen/gen.h"
+#include "gen/half.h"
 #include "gen/pack.h"
 #include "tests/glslang_util.h"
 #include "glhost/run_int.h"
@@ -61,6 +62,16 @@ static const gemm_case grid[] = {
     {"mc=1x4,np=3,out=image,blk=8x8,fetch=ssbo,tile=64x32z", 37, 53, 71, 1, 0, -1.0f, 0.5f},
     {"mc=3x1,np=2,out=image,blk=6x2,fetch=ssbo", 27, 25, 33, 0, 0, 1.0f, 0.0f},
     {"mc=1x2,np=3,profile=310es,out=image,blk=2x4,fetch=ssbo", 29, 31, 45, 1, 1, 0.5f, 0.5f},
+    /* store=f16: the halves in pairs (uvec2 for 4 channels, uint for 2),
+     * against the reference of the inputs rounded to halves */
+    {"mrt=2x2,mc=1x4,np=3,fetch=texelfetch+ssbo,store=f16", 37, 53, 71, 0, 0, 1.0f, 0.0f},
+    {"mc=1x4,np=3,out=image,blk=16x8,fetch=texelfetch+ssbo,store=f16,order=frag,tile=64x64", 37,
+     53, 71, 1, 1, 1.5f, 0.5f},
+    {"mc=2x2,np=2,out=image,blk=4x4,fetch=ssbo,store=f16,acc=copy", 33, 35, 37, 0, 1, -0.5f, 1.0f},
+    {"mrt=1x2,mc=1x2,np=4,fetch=ssbo+texelfetch,store=f16", 29, 31, 45, 1, 0, 2.0f, 0.25f},
+    {"mc=2x1,np=3,profile=310es,out=image,blk=4x2,fetch=texelfetch+ssbo,store=f16", 41, 19, 50,
+     0, 1, 1.0f, 1.0f},
+    {"mc=4x1,np=2,out=image,blk=8x8,fetch=ssbo,store=f16,ku=2", 27, 25, 33, 1, 1, 1.0f, 0.0f},
 };
 #define NGRID ((int)(sizeof grid / sizeof *grid))
 
@@ -87,6 +98,8 @@ static const struct {
       0.0f}, 2048},
     {{"mrt=1x2,mc=2x2,np=all,fetch=ssbo+texelfetch", 50, 29, 61, 0, 1, -1.0f, 0.25f}, 3000},
     {{"mc=1x3,np=3,out=image,blk=2x6,fetch=ssbo", 33, 37, 41, 1, 0, 1.0f, 1.0f}, 1024},
+    {{"mc=1x4,np=2,out=image,blk=8x8,fetch=texelfetch+ssbo,store=f16", 40, 70, 90, 0, 1, 1.0f,
+      0.5f}, 1024},
 };
 #define NSPLIT ((int)(sizeof split_cases / sizeof *split_cases))
 
@@ -99,18 +112,19 @@ START_TEST(ssbo_split)
     /* Unsplit, the largest buffer passes the limit; the plan cuts it. */
     gg_layout whole;
     ck_assert_int_eq(gen_layout_compute(&r.v, gc->m, gc->n, gc->k, &whole), 0);
-    long a0 = gen_fetch_path(r.v.fetch, 0) == GG_FETCH_SSBO ? (long)gen_pack_ssbo_floats(&whole, 0) : 0;
-    long b0 = gen_fetch_path(r.v.fetch, 1) == GG_FETCH_SSBO ? (long)gen_pack_ssbo_floats(&whole, 1) : 0;
-    ck_assert_msg((a0 > b0 ? a0 : b0) * 4 > max_bytes, "%s fits unsplit", gc->variant);
+    gg_store st = r.v.store;
+    long a0 = gen_fetch_path(r.v.fetch, 0) == GG_FETCH_SSBO ? (long)gen_pack_ssbo_bytes(&whole, 0, st) : 0;
+    long b0 = gen_fetch_path(r.v.fetch, 1) == GG_FETCH_SSBO ? (long)gen_pack_ssbo_bytes(&whole, 1, st) : 0;
+    ck_assert_msg((a0 > b0 ? a0 : b0) > max_bytes, "%s fits unsplit", gc->variant);
     gg_split sp;
     char why[256];
     ck_assert_msg(host_ssbo_plan(&r.v, gc->m, gc->n, gc->k, 16384, max_bytes, 1, &sp, why,
                                  sizeof why) == 0, "%s", why);
     ck_assert_int_gt(sp.kblocks, 1); /* the passes tell that the run split too */
     if (gen_fetch_path(r.v.fetch, 0) == GG_FETCH_SSBO)
-        ck_assert_int_le((long)gen_pack_ssbo_floats(&sp.L, 0) * 4, max_bytes);
+        ck_assert_int_le((long)gen_pack_ssbo_bytes(&sp.L, 0, st), max_bytes);
     if (gen_fetch_path(r.v.fetch, 1) == GG_FETCH_SSBO)
-        ck_assert_int_le((long)gen_pack_ssbo_floats(&sp.L, 1) * 4, max_bytes);
+        ck_assert_int_le((long)gen_pack_ssbo_bytes(&sp.L, 1, st), max_bytes);
     gg_run_opts o;
     host_run_opts_default(&o);
     o.max_ssbo_bytes = max_bytes;
@@ -156,11 +170,15 @@ static const struct {
     {"mc=1x3,np=3,out=image,blk=2x6,fetch=ssbo", 7, 17, 10, 0, 1},
     {"mc=4x1,np=2,out=image,blk=8x4,fetch=ssbo,order=frag", 21, 15, 23, 1, 0},
     {"mc=1x1,np=4,out=image,blk=4x4,fetch=ssbo,order=frag", 10, 18, 9, 0, 0},
+    /* store=f16: element e is the half of the model's value e (stride the
+     * channels: 2 or 4 halves a texel, read in pairs) */
+    {"mrt=2x1,mc=1x4,np=3,fetch=ssbo,store=f16", 13, 22, 19, 1, 0},
+    {"mc=2x1,np=2,out=image,blk=4x4,fetch=ssbo,store=f16,order=frag", 21, 15, 23, 0, 1},
 };
 
-static float model(const gg_layout *L, const gg_inputs *in, int matrix, size_t e)
+static float model(const gg_layout *L, gg_store store, const gg_inputs *in, int matrix, size_t e)
 {
-    int st = L->channels == 3 ? 4 : L->channels, ch = (int)(e % (size_t)st);
+    int st = L->channels == 3 && store == GG_STORE_F32 ? 4 : L->channels, ch = (int)(e % (size_t)st);
     size_t t = e / (size_t)st;
     if (ch >= L->channels)
         return 0.0f;
@@ -198,23 +216,32 @@ START_TEST(ssbo_layout_in_gl)
     gg_block blk = gen_block_whole(&L);
     for (int matrix = 0; matrix < 2; matrix++) {
         size_t packed_n = matrix ? gen_pack_b_floats(&L) : gen_pack_a_floats(&L);
-        size_t floats = gen_pack_ssbo_floats(&L, matrix);
-        float *packed = malloc(packed_n * sizeof *packed), *got = malloc(floats * sizeof *got);
-        ck_assert(packed && got);
+        bool half = v.store == GG_STORE_F16;
+        size_t bytes = gen_pack_ssbo_bytes(&L, matrix, v.store), n = bytes / (half ? 2 : 4);
+        ck_assert_uint_eq(bytes, half ? packed_n * 2 : gen_pack_ssbo_floats(&L, matrix) * 4);
+        float *packed = malloc(packed_n * sizeof *packed), *got = malloc(bytes);
+        uint16_t *halves = malloc(packed_n * sizeof *halves);
+        ck_assert(packed && got && halves);
         if (matrix)
             gen_pack_b(&L, (gg_src){in.b, in.ldb, in.transb}, &blk, packed);
         else
             gen_pack_a(&L, (gg_src){in.a, in.lda, in.transa}, &blk, packed);
-        GLuint b = host_ssbo_make(&L, matrix, packed);
+        if (half) /* the halves the host uploads (run.c's store_data) */
+            gen_floats_to_halves(halves, packed, packed_n);
+        GLuint b = host_ssbo_make(&L, matrix, v.store, half ? (const void *)halves : packed);
         ck_assert_uint_ne(b, 0);
-        ck_assert_int_eq(host_ssbo_read(b, floats, got), 0);
+        ck_assert_int_eq(host_ssbo_read(b, bytes, got), 0);
         glDeleteBuffers(1, &b);
-        for (size_t e = 0; e < floats; e++)
-            ck_assert_msg(got[e] == model(&L, &in, matrix, e), "%s: %c element %zu: %g, model %g",
-                          layouts[_i].variant, matrix ? 'B' : 'A', e, got[e],
-                          model(&L, &in, matrix, e));
+        for (size_t e = 0; e < n; e++) {
+            float want = model(&L, v.store, &in, matrix, e);
+            float have = half ? gen_half_to_float(((const uint16_t *)(const void *)got)[e]) : got[e];
+            ck_assert_msg(have == (half ? gen_half_round(want) : want),
+                          "%s: %c element %zu: %g, model %g", layouts[_i].variant, matrix ? 'B' : 'A',
+                          e, have, want);
+        }
         free(packed);
         free(got);
+        free(halves);
     }
     host_session_free(s);
     base_inputs_free(&in);
@@ -238,8 +265,11 @@ static const struct {
     {"fetch=ssbo,profile=330", 8, GG_CARD_INVALID, "not profile 330"},
     {"fetch=ssbo+texelfetch,profile=120", 8, GG_CARD_INVALID, "not profile 120"},
     {"fetch=texelfetch+ssbo,store=f16", 8, GG_CARD_INVALID,
-     "fetch=texelfetch+ssbo reads fp32 texels from its storage buffer; store=f16 has no "
-     "storage-buffer path"},
+     "fetch=texelfetch+ssbo with store=f16 needs 2 or 4 elements a texel (mc=1x2, 2x1, 1x4, 4x1 "
+     "or 2x2): the storage buffer holds the halves in pairs (unpackHalf2x16), not mc=1x1's 1"},
+    {"fetch=ssbo,store=f16,mc=1x3", 8, GG_CARD_INVALID, "not mc=1x3's 3"},
+    {"fetch=texelfetch+ssbo,store=f16,mc=1x4", 8, GG_CARD_OK, ""},
+    {"fetch=ssbo+texelfetch,store=f16,mc=2x1,profile=310es", 8, GG_CARD_OK, ""},
     {"fetch=ssbo,store=f16x8", 8, GG_CARD_INVALID, "store=f16x8 has no storage-buffer path"},
     {"fetch=texelfetch+ssbo,profile=330,compiler=spirv", 8, GG_CARD_INVALID,
      "compiler=spirv covers out=rt with fetch=texture or texelfetch only"},
@@ -343,6 +373,22 @@ START_TEST(ssbo_emit)
     ck_assert_msg(strstr(f, "int ay1 = (f.y + 5) * 4;\n"), "%s", f);
     ck_assert_msg(strstr(f, "vec3 a1_0 = uAs[ay1 + ka].xyz;\n"), "%s", f);
     ck_assert_msg(strstr(f, "texelFetch(uB, ivec2(bx0, kb), 0).xyz"), "%s", f);
+    free(f);
+    /* store=f16: halves in pairs, unpacked where read */
+    ck_assert(!gen_variant_parse("mrt=2x1,mc=1x4,np=3,fetch=texelfetch+ssbo,store=f16", NULL, &v,
+                                 err, sizeof err));
+    f = gen_emit_fragment(&v, 9, 13, 11);
+    ck_assert_msg(strstr(f, "readonly buffer BBuf { uvec2 uBs[]; };"), "%s", f);
+    ck_assert_msg(strstr(f, "vec4 unpackHalf4(uvec2 h) { return vec4(unpackHalf2x16(h.x), "
+                            "unpackHalf2x16(h.y)); }\n"), "%s", f);
+    ck_assert_msg(strstr(f, "vec4 b0_3 = unpackHalf4(uBs[kb + bx0 + 12]);\n"), "%s", f);
+    ck_assert_msg(strstr(f, "vec4 a1_0 = texelFetch(uA, ivec2(ka, ay1), 0);\n"), "%s", f);
+    free(f);
+    ck_assert(!gen_variant_parse("mc=1x2,fetch=ssbo,store=f16", NULL, &v, err, sizeof err));
+    f = gen_emit_fragment(&v, 9, 13, 11);
+    ck_assert_msg(strstr(f, "readonly buffer ABuf { uint uAs[]; };") &&
+                  strstr(f, "vec2 a0_0 = unpackHalf2x16(uAs[ay0 + ka]);\n") &&
+                  !strstr(f, "unpackHalf4"), "%s", f);
     free(f);
     ck_assert(!gen_variant_parse("mc=1x2,fetch=ssbo,profile=310es", NULL, &v, err, sizeof err));
     f = gen_emit_fragment(&v, 9, 13, 11);
