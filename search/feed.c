@@ -1,6 +1,7 @@
 /* search/feed: the phase strategy's last stage (issue 31's keys): on the
- * best point found, the keys that change how its multiply-adds are fed
- * and not what it computes, one at a time, each kept where it is faster:
+ * best point found (and on the best of another fetch path near it), the
+ * keys that change how its multiply-adds are fed and not what it
+ * computes, one at a time, each kept where it is faster:
  *  - order=frag (out=image): the fragments' rows paired in A's and B's
  *    textures;
  *  - ku=2, 4 (unroll=0): k-steps a loop iteration;
@@ -46,14 +47,11 @@ static int try_all(gg_search *s, gg_variant *c, int n, gg_variant *best, double 
     return rc;
 }
 
-int gs_feed(gg_search *s)
+/* The keys one at a time on one starting point (memoised, normalised):
+ * the note says what they gave.  0, or the stop of gs_look. */
+static int feed_one(gg_search *s, gg_variant best, double bs, const char *which)
 {
     const gg_fix *f = &s->cfg.fix;
-    gg_variant best;
-    double bs;
-    int got = search_memo_top_store(s, (int)f->v.store, f, 1, &best, &bs);
-    if (got <= 0)
-        return got;
     char t0[GG_VARIANT_TEXT], t1[GG_VARIANT_TEXT];
     gen_variant_format(&best, t0, sizeof t0);
     double s0 = bs;
@@ -91,7 +89,33 @@ int gs_feed(gg_search *s)
     }
     if (rc < 0)
         return -1;
-    gs_note(s, "feed: %d point(s) on the best %s (%.4g GFLOP/s): order, ku, tile -> %s, %.4g GFLOP/s",
-            looked, t0, s0, gen_variant_format(&best, t1, sizeof t1), bs);
-    return 0;
+    gs_note(s, "feed: %d point(s) on the %s %s (%.4g GFLOP/s): order, ku, tile -> %s, %.4g GFLOP/s",
+            looked, which, t0, s0, gen_variant_format(&best, t1, sizeof t1), bs);
+    return rc;
+}
+
+/* The stage starts from the best point, and from the best point of another
+ * fetch path within FEED_REACH of it: the keys move a point by up to ~7%
+ * (the H100's order=frag and tile), and not the same way on every path
+ * (H200, 4096^3: texelfetch+ssbo 1103 -> 1153 GFLOP/s, texelfetch ~1078 ->
+ * 1175; docs/notes/feed.md), so the runner-up path can finish first. */
+#define FEED_REACH 1.10
+#define FEED_LOOK 64 /* memo's top points searched for the other path */
+
+int gs_feed(gg_search *s)
+{
+    const gg_fix *f = &s->cfg.fix;
+    gg_variant top[FEED_LOOK];
+    double ts[FEED_LOOK];
+    int got = search_memo_top_store(s, (int)f->v.store, f, FEED_LOOK, top, ts);
+    if (got <= 0)
+        return got;
+    int other = -1;
+    for (int i = 1; i < got && other < 0; i++)
+        if (top[i].fetch != top[0].fetch && ts[i] * FEED_REACH >= ts[0])
+            other = i;
+    int rc = feed_one(s, top[0], ts[0], "best");
+    if (!rc && other >= 0)
+        rc = feed_one(s, top[other], ts[other], "best of another fetch path,");
+    return rc < 0 ? -1 : 0;
 }
