@@ -20,7 +20,8 @@ for r in $(seq "$rounds"); do
         out=$("$bin" run "$v" --size "$size" --csv "$@" 2>&1)
         if [ -n "${ASM:-}" ] && [ "$r" = 1 ]; then
             mkdir -p "$ASM"
-            n=$(( $(wc -l < "$ASM/index.txt" 2>/dev/null || echo 0) + 1 ))
+            n=1
+            [ -f "$ASM/index.txt" ] && n=$(( $(wc -l < "$ASM/index.txt") + 1 ))
             echo "$n $v" >> "$ASM/index.txt"
             for f in $(ls "$cache" 2>/dev/null); do
                 printf '%s\n' "$before" | grep -qx "$f" ||
