@@ -1,6 +1,6 @@
 /* tests/web/test.mjs: the browser tests (issue 29), run by tests/web/run.sh
  * (make check).  Headless Chromium (WebGL2 on ANGLE over SwiftShader):
- *  1. createRunner().run on profile=300es variants against a double
+ *  1. the runner's bench() on profile=300es variants against a double
  *     reference (tests/web/check.js): odd shapes, transposes, alpha/beta,
  *     passes, every acc, mc, mrt, unroll, fetch, store=f16, splits past a
  *     (lowered) texture limit, the caches; what WebGL2 cannot run comes
@@ -87,10 +87,12 @@ async function runnerTests(browser, url) {
         const r = await page.evaluate(async (c) => {
             const {C, R} = window.T;
             const p = C.problem(c);
-            const out = await R.run({...c, a: p.a, b: p.b, c0: p.c0, reps: c.reps ?? 2});
-            const res = {status: out.status, detail: out.detail, passes: out.passes, reps: out.seconds.length,
-                median: out.median_s, variant: out.variant, compile: out.compile_s, upload: out.upload_s,
-                readback: out.readback_s};
+            const pick = ['variant', 'm', 'n', 'k', 'alpha', 'beta', 'transa', 'transb', 'maxTextureSize'];
+            const o = Object.fromEntries(pick.filter((key) => c[key] !== undefined).map((key) => [key, c[key]]));
+            const out = await R.bench({...o, a: p.a, b: p.b, c: p.c0 ?? undefined, reps: c.reps ?? 2});
+            const res = {status: out.status, detail: out.detail, passes: out.passes, reps: out.timesMs.length,
+                median: out.medianMs, variant: out.variant, compile: out.compileMs, upload: out.uploadMs,
+                readback: out.readbackMs};
             if (out.status === 'ok') Object.assign(res, C.judge(p, out.c, !!c.half));
             return res;
         }, c);
@@ -119,16 +121,16 @@ async function runnerMore(page) {
         const out = {};
         const p = C.problem({m: 37, n: 29, k: 53, seed: 7});
         const v = 'profile=300es,mrt=2x2,mc=2x2,np=4';
-        const r1 = await R.run({variant: v, m: 37, n: 29, k: 53, a: p.a, b: p.b, reps: 1});
-        const r2 = await R.run({variant: v, m: 38, n: 30, k: 54 - 1, a: C.random(38 * 53, 3), b: C.random(53 * 30, 4), reps: 1});
-        out.cached = [r1.program_cached, r2.program_cached];
+        const r1 = await R.bench({variant: v, m: 37, n: 29, k: 53, a: p.a, b: p.b, reps: 1});
+        const r2 = await R.bench({variant: v, m: 38, n: 30, k: 54 - 1, a: C.random(38 * 53, 3), b: C.random(53 * 30, 4), reps: 1});
+        out.cached = [r1.programCached, r2.programCached];
         /* Another variant of the same packing on the same inputs: A and B
          * not passed at all, the uploaded ones reused. */
-        const r3 = await R.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2,acc=copy,fetch=texelfetch', m: 37, n: 29, k: 53, reps: 1, sameInputs: true});
+        const r3 = await R.bench({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2,acc=copy,fetch=texelfetch', m: 37, n: 29, k: 53, reps: 1, sameInputs: true});
         out.same = r3.status === 'ok' ? C.judge(p, r3.c) : {pass: false, why: r3.status + ' ' + r3.detail};
         /* New data into the same textures (no sameInputs). */
         const q = C.problem({m: 37, n: 29, k: 53, seed: 9});
-        const r4 = await R.run({variant: v, m: 37, n: 29, k: 53, a: q.a, b: q.b, reps: 1});
+        const r4 = await R.bench({variant: v, m: 37, n: 29, k: 53, a: q.a, b: q.b, reps: 1});
         out.refill = r4.status === 'ok' ? C.judge(q, r4.c) : {pass: false, why: r4.status};
         out.limits = R.limits();
         out.checks = [
@@ -153,7 +155,7 @@ async function runnerMore(page) {
         cl.addEventListener('webglcontextlost', (e) => e.preventDefault());
         const gl3 = cl.getContext('webgl2'), R3 = g.createRunner(gl3), lose = gl3.getExtension('WEBGL_lose_context');
         const q3 = C.problem({m: 13, n: 11, k: 17, seed: 3});
-        const run3 = () => R3.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2', m: 13, n: 11, k: 17, a: q3.a, b: q3.b, reps: 1});
+        const run3 = () => R3.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2', m: 13, n: 11, k: 17, a: q3.a, b: q3.b});
         const event = (name) => new Promise((ok, fail) => {
             cl.addEventListener(name, ok, {once: true});
             setTimeout(() => fail(new Error(`no ${name} in 10 s`)), 10000);
@@ -170,6 +172,37 @@ async function runnerMore(page) {
         const after = await run3();
         out.lost = {before: before.status, lost: lost.status, lostDetail: lost.detail, after: after.status,
             judge: after.status === 'ok' ? C.judge(q3, after.c) : null};
+        /* The page's run(): one GEMM, camelCase milliseconds, none of
+         * bench's options. */
+        const q4 = C.problem({m: 21, n: 19, k: 25, alpha: 0.5, beta: 2, transa: true, seed: 4});
+        const pub = await R.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=4,acc=copy', m: 21, n: 19, k: 25,
+            alpha: 0.5, beta: 2, transa: true, a: q4.a, b: q4.b, c: q4.c0});
+        out.pub = {keys: Object.keys(pub), judge: pub.status === 'ok' ? C.judge(q4, pub.c) : {pass: false, why: pub.status + ' ' + pub.detail},
+            times: [pub.compileMs, pub.buildMs, pub.firstDrawMs, pub.uploadMs, pub.runMs, pub.readbackMs], gflops: pub.gflops,
+            programCached: pub.programCached};
+        const thrown = async (f) => {
+            try {
+                await f();
+                return null;
+            } catch (e) {
+                return {status: e.status, detail: e.detail, message: e.message};
+            }
+        };
+        const base = {m: 4, n: 4, k: 4, a: C.random(16, 1), b: C.random(16, 2)};
+        out.pubReject = {
+            reps: await thrown(() => R.run({...base, reps: 3})),
+            sameInputs: await thrown(() => R.run({...base, sameInputs: true})),
+            maxTextureSize: await thrown(() => R.run({...base, maxTextureSize: 8})),
+            minRepS: await thrown(() => R.run({...base, minRepS: 0.025})),
+            c0: await thrown(() => R.run({...base, beta: 1, c0: C.random(16, 3)})),
+            badM: await thrown(() => R.run({...base, m: 0})),
+            matmulReps: await thrown(() => g.matmul(T.gl, base.a, base.b, 4, 4, 4, {reps: 3})),
+            matmulMinRep: await thrown(() => g.matmul(T.gl, base.a, base.b, 4, 4, 4, {minRepS: 0.01})),
+            choiceReps: await thrown(() => g.choice(T.gl, 4, 4, 4, {portfolio: [], reps: 3})),
+            benchBadReps: await thrown(() => R.bench({...base, reps: -1})),
+        };
+        const failed = await R.run({...base, variant: 'profile=300es,out=image,blk=4x4'});
+        out.pubFail = {status: failed.status, detail: failed.detail, c: failed.c};
         return out;
     });
     check(!r.cached[0] && r.cached[1], 'program cache: one program for shapes that pad alike', JSON.stringify(r.cached));
@@ -189,6 +222,30 @@ async function runnerMore(page) {
     check(r.noblendRun === 'unsupported', 'run: acc=blend without EXT_float_blend', r.noblendRun);
     check(r.lost.before === 'ok' && r.lost.lost === 'context_lost' && r.lost.after === 'ok' && r.lost.judge.pass,
         'context lost, then restored', JSON.stringify(r.lost));
+    const want = ['status', 'detail', 'variant', 'passes', 'programCached', 'compileMs', 'buildMs', 'firstDrawMs',
+        'uploadMs', 'runMs', 'readbackMs', 'gflops', 'c'];
+    check(r.pub.judge.pass, 'run(): the page\'s one GEMM (alpha, beta, c, transa)', JSON.stringify(r.pub.judge));
+    check(want.every((key) => r.pub.keys.includes(key)) && r.pub.keys.every((key) => want.includes(key)),
+        'run(): its result\'s names, camelCase', r.pub.keys.join(','));
+    check(r.pub.times.every((x) => typeof x === 'number' && x >= 0) && r.pub.times[4] > 0 && r.pub.gflops > 0 &&
+        r.pub.times[0] >= r.pub.times[1], 'run(): times in milliseconds', JSON.stringify(r.pub));
+    for (const key of ['reps', 'sameInputs', 'maxTextureSize', 'minRepS', 'c0']) {
+        const e = r.pubReject[key];
+        check(e && e.status === 'invalid' && e.detail === `run takes no option '${key}' (it takes variant, m, n, k, alpha, beta, transa, transb, a, b, c)` &&
+            e.message === `glgemm: ${e.detail}`, `run() refuses bench's option ${key}`, JSON.stringify(e));
+    }
+    const pr = r.pubReject;
+    check(pr.badM && pr.badM.status === 'invalid' && /^m must be an integer/.test(pr.badM.detail), 'run(): a bad argument throws status invalid', JSON.stringify(pr.badM));
+    check(pr.matmulReps && pr.matmulReps.status === 'invalid' && /^matmul takes no option 'reps'/.test(pr.matmulReps.detail),
+        'matmul refuses reps', JSON.stringify(pr.matmulReps));
+    check(pr.matmulMinRep && pr.matmulMinRep.status === 'invalid' && /^matmul takes no option 'minRepS'/.test(pr.matmulMinRep.detail),
+        'matmul refuses minRepS', JSON.stringify(pr.matmulMinRep));
+    check(pr.choiceReps && pr.choiceReps.status === 'invalid' && /^choice takes no option 'reps'/.test(pr.choiceReps.detail),
+        'choice refuses reps', JSON.stringify(pr.choiceReps));
+    check(pr.benchBadReps && pr.benchBadReps.status === 'invalid' && /reps must be an integer >= 0/.test(pr.benchBadReps.detail),
+        'bench: reps -1 throws status invalid', JSON.stringify(pr.benchBadReps));
+    check(r.pubFail.status === 'unsupported' && /out=image/.test(r.pubFail.detail) && r.pubFail.c === null,
+        'run(): a variant the context cannot run answers its status', JSON.stringify(r.pubFail));
 }
 
 /* matmul: errors, defaults, the GL state it leaves. */
@@ -348,7 +405,7 @@ async function portfolioTests(browser, url) {
         const ok = ch.raced.filter((x) => x.status === 'ok');
         const fastest = ok.reduce((x, y) => (y.gflops > x.gflops ? y : x), ok[0] || {});
         check(ch.raced[2].status === 'unsupported', 'portfolio: the profile=330 entry is unsupported', JSON.stringify(ch.raced[2]));
-        check(ok.length === 2 && ok.every((x) => x.rel_err !== null && x.rel_err <= 70 * 2 ** -23),
+        check(ok.length === 2 && ok.every((x) => x.relErr !== null && x.relErr <= 70 * 2 ** -23),
             'portfolio: the WebGL2 variants pass the sampled check', JSON.stringify(ch.raced));
         check(ch.variant === fastest.variant && !ch.fallback, 'portfolio: the fastest verified one is chosen', JSON.stringify(ch));
     }
