@@ -9,9 +9,11 @@
  *  3. `glgemm export` (GLGEMM_BIN): a module folder copied to a temporary
  *     folder that is not the project's, imported from a page there; export
  *     of a variant WebGL2 cannot run, and of best without records: exit 2;
- *  4. the example page (web/example/) shows its rows with no page error.
+ *  4. the example page (web/example/) shows its rows with no page error;
+ *  5. the browser worker's protocol (web/worker/), with the runtime and the
+ *     stub: one answer shape, run's times in seconds, C.
  * Exit 0 when every check passes; each failure prints one line. */
-import {execFileSync, spawnSync} from 'node:child_process';
+import {execFileSync, spawn, spawnSync} from 'node:child_process';
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
@@ -716,6 +718,105 @@ async function exampleTests(browser) {
     }
 }
 
+/* The browser worker's protocol (web/worker/worker.mjs, as eval/browser.c
+ * drives it), with the runtime and with the stub: every answer has one
+ * shape, {status, detail, ok, ..., bytes}; run's times in seconds. */
+function workerClient(env) {
+    const w = spawn(process.execPath, [path.join(root, 'web', 'worker', 'worker.mjs')],
+        {env: {...process.env, ...env}, stdio: ['pipe', 'pipe', 'pipe']});
+    let buf = Buffer.alloc(0), waiting = null, stderr = '';
+    w.stderr.on('data', (d) => { stderr += d; });
+    const pump = () => {
+        if (!waiting) return;
+        const nl = buf.indexOf(10);
+        if (nl < 0) return;
+        const msg = JSON.parse(buf.subarray(0, nl).toString('utf8'));
+        if (buf.length < nl + 1 + msg.bytes) return;
+        const body = buf.subarray(nl + 1, nl + 1 + msg.bytes);
+        buf = buf.subarray(nl + 1 + msg.bytes);
+        const ok = waiting;
+        waiting = null;
+        ok({msg, body: Buffer.from(body)});
+    };
+    w.stdout.on('data', (d) => { buf = Buffer.concat([buf, d]); pump(); });
+    const ask = (req, bytes) => new Promise((ok, fail) => {
+        waiting = ok;
+        const t = setTimeout(() => fail(new Error(`worker: no answer to ${req.op} in 60 s: ${stderr}`)), 60000);
+        waiting = (x) => { clearTimeout(t); ok(x); };
+        w.stdin.write(JSON.stringify(bytes ? {...req, bytes: bytes.length} : req) + '\n');
+        if (bytes) w.stdin.write(bytes);
+        pump();
+    });
+    const quit = () => new Promise((ok) => {
+        w.on('exit', ok);
+        w.stdin.write('{"op":"quit"}\n');
+    });
+    return {ask, quit, stderr: () => stderr};
+}
+
+async function workerTests() {
+    const chromium = process.env.GLGEMM_CHROMIUM || '/usr/bin/chromium';
+    const shape = (tag, msg, extra) => check(typeof msg.status === 'string' && typeof msg.detail === 'string' &&
+        msg.ok === (msg.status === 'ok') && typeof msg.bytes === 'number' && extra.every((key) => key in msg),
+        `worker ${tag}: one answer shape`, JSON.stringify(msg).slice(0, 300));
+    const bad = workerClient({});
+    const refused = await bad.ask({op: 'hello', browser: chromium, angle: 'bogus'});
+    shape('hello refused', refused.msg, ['why']);
+    check(refused.msg.status === 'invalid' && refused.msg.why === 'bad_angle' && /unknown ANGLE backend 'bogus'/.test(refused.msg.detail),
+        'worker: a bad --angle refused', JSON.stringify(refused.msg));
+    await bad.quit();
+    const m = 7, n = 5, k = 9, alpha = 0.5, beta = 2;
+    const a = new Float32Array(m * k).map((_, i) => ((i * 7) % 11) / 11 - 0.5);
+    const b = new Float32Array(k * n).map((_, i) => ((i * 5) % 13) / 13 - 0.5);
+    const c0 = new Float32Array(m * n).map((_, i) => ((i * 3) % 7) / 7 - 0.5);
+    for (const [tag, env] of [['runtime', {}], ['stub', {GLGEMM_BROWSER_RUNTIME: 'stub'}]]) {
+        const w = workerClient(env);
+        try {
+            const hello = await w.ask({op: 'hello', browser: chromium, headful: false, angle: 'swiftshader'});
+            shape(`${tag} hello`, hello.msg, ['info']);
+            check(hello.msg.status === 'ok' && hello.msg.info && hello.msg.info.maxDrawBuffers >= 1 && hello.msg.info.maxTextureSize >= 2048,
+                `worker ${tag}: hello`, JSON.stringify(hello.msg).slice(0, 300) + w.stderr());
+            if (hello.msg.status !== 'ok') continue;
+            const body = Buffer.concat([a, b, c0].map((x) => Buffer.from(x.buffer)));
+            const inp = await w.ask({op: 'inputs', m, n, k, transa: false, transb: false, na: a.length, nb: b.length, nc: c0.length}, body);
+            shape(`${tag} inputs`, inp.msg, []);
+            check(inp.msg.status === 'ok', `worker ${tag}: inputs`, JSON.stringify(inp.msg));
+            const run = await w.ask({op: 'run', variant: 'profile=300es,mrt=1x2,mc=2x2,np=3,acc=copy', alpha, beta, reps: 3});
+            const r = run.msg;
+            shape(`${tag} run`, r, ['passes', 'compile_s', 'upload_s', 'seconds', 'median_s', 'readback_s']);
+            check(r.status === 'ok' && r.seconds.length === 3 && r.seconds.every((x) => x > 0 && x < 60) && r.median_s > 0 && r.median_s < 60 &&
+                r.compile_s >= 0 && r.compile_s < 60 && r.upload_s >= 0 && r.readback_s >= 0 && r.bytes === 4 * m * n &&
+                !('trace' in r) && !('posted' in r), `worker ${tag}: run's answer in seconds`, JSON.stringify(r));
+            if (r.bytes === 4 * m * n) {
+                const c = new Float32Array(run.body.buffer, run.body.byteOffset, m * n);
+                let worst = 0;
+                for (let i = 0; i < m; i++)
+                    for (let j = 0; j < n; j++) {
+                        let s = 0;
+                        for (let q = 0; q < k; q++) s += a[i * k + q] * b[q * n + j];
+                        worst = Math.max(worst, Math.abs(c[i * n + j] - (alpha * s + beta * c0[i * n + j])));
+                    }
+                check(worst < 1e-5, `worker ${tag}: run's C`, `worst ${worst}`);
+            }
+            const no = await w.ask({op: 'run', variant: 'mrt=1x1,mc=1x1', alpha: 1, beta: 0, reps: 2});
+            shape(`${tag} run refused`, no.msg, ['seconds', 'median_s']);
+            check(no.msg.status === 'unsupported' && /GLSL ES 3\.00 only/.test(no.msg.detail) && no.msg.bytes === 0,
+                `worker ${tag}: a profile=330 variant`, JSON.stringify(no.msg));
+            if (tag === 'runtime') {
+                const tf = await w.ask({op: 'tfjs', alpha, beta, reps: 2, backend: 'webgl'});
+                shape('tfjs', tf.msg, ['passes', 'compile_s', 'upload_s', 'seconds', 'median_s', 'readback_s']);
+                check(tf.msg.status === 'ok' && tf.msg.seconds.length === 2 && tf.msg.median_s > 0 && tf.msg.bytes === 4 * m * n &&
+                    /^tfjs /.test(tf.msg.detail), 'worker: tfjs answers as run does', JSON.stringify(tf.msg));
+            }
+            const unknown = await w.ask({op: 'bogus'});
+            shape(`${tag} unknown op`, unknown.msg, []);
+            check(unknown.msg.status === 'invalid' && /unknown op 'bogus'/.test(unknown.msg.detail), `worker ${tag}: an unknown op`, JSON.stringify(unknown.msg));
+        } finally {
+            await w.quit();
+        }
+    }
+}
+
 const s = await serve({mounts: [['/', path.join(root, 'tests', 'web')], ['/t', path.join(root, 'tests', 'web')],
     ['/src', path.join(root, 'web', 'src')], ['/dist', path.join(root, 'web', 'dist')]]});
 const browser = await launch();
@@ -731,6 +832,7 @@ try {
     if (!only || only.test('export')) await part('export', () => exportTests(browser));
     if (!only || only.test('export') || only.test('portfolio')) await part('export --portfolio', () => exportPortfolioTests(browser));
     if (!only || only.test('example')) await part('example', () => exampleTests(browser));
+    if (!only || only.test('worker')) await part('worker', () => workerTests());
 } catch (e) {
     check(false, 'web tests ran to the end', e.stack || String(e));
 } finally {
