@@ -61,10 +61,10 @@ function glgemmError(status, detail, message = `glgemm: ${detail}`) {
 
 /* A run's failure inside the runtime, with one of glgemm's statuses:
  * run() answers it as its result's status and detail; matmul throws it as
- * a glgemmError. */
+ * a glgemmError (and one that escapes a call reads as one). */
 class Fail extends Error {
     constructor(status, detail) {
-        super(detail);
+        super(`glgemm: ${detail}`);
         this.status = status;
         this.detail = detail;
     }

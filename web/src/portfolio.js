@@ -255,7 +255,7 @@ async function race(r, list, cls, budget, corrupt) {
         try {
             res = await r.bench({variant: text, m, n, k, a, b, reps, minRepS: RACE_MIN_REP_S});
         } catch (e) {
-            res = {status: 'invalid', variant: text, detail: String(e && e.message || e), gflops: 0};
+            res = {status: (e && e.status) || 'invalid', variant: text, detail: (e && e.detail) || String(e && e.message || e), gflops: 0};
         }
         const entry = {text, variant: res.variant || text, status: res.status, gflops: res.gflops || 0, relErr: null,
             detail: res.detail || '', ms: Math.round((performance.now() - t0 - spent) * 10) / 10,
