@@ -17,7 +17,7 @@
  * It serves DIR on 127.0.0.1, opens a page there, forgets the remembered
  * choices, calls matmul at N^3 without a variant (the race, then the
  * multiply), then times the chosen variant and --best with the runner in
- * the same page (run({reps: 5, minRepS: 0.025}): the median of 5 each,
+ * the same page (its bench({reps: 5, minRepS: 0.025}): the median of 5 each,
  * after a warm-up),
  * and prints one JSON line:
  *   {renderer, size, chosen, raceMs, firstCallMs, chosenGflops, bestGflops,
@@ -116,7 +116,7 @@ try {
         const ch = g.lastChoice();
         const time = async (variant) => {
             /* GEMMs batched into reps of 25 ms, as the tuner's page times them */
-            const x = await R.run({variant, m: N, n: N, k: N, a, b, reps: 5, minRepS: 0.025});
+            const x = await R.bench({variant, m: N, n: N, k: N, a, b, reps: 5, minRepS: 0.025});
             return x.status === 'ok' ? {gflops: x.gflops, variant: x.variant} : {error: `${variant}: ${x.status}: ${x.detail}`};
         };
         const chosen = ch ? ch.variant : g.DEFAULT_VARIANT;

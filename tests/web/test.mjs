@@ -1,6 +1,6 @@
 /* tests/web/test.mjs: the browser tests (issue 29), run by tests/web/run.sh
  * (make check).  Headless Chromium (WebGL2 on ANGLE over SwiftShader):
- *  1. createRunner().run on profile=300es variants against a double
+ *  1. the runner's bench() on profile=300es variants against a double
  *     reference (tests/web/check.js): odd shapes, transposes, alpha/beta,
  *     passes, every acc, mc, mrt, unroll, fetch, store=f16, splits past a
  *     (lowered) texture limit, the caches; what WebGL2 cannot run comes
@@ -9,9 +9,11 @@
  *  3. `glgemm export` (GLGEMM_BIN): a module folder copied to a temporary
  *     folder that is not the project's, imported from a page there; export
  *     of a variant WebGL2 cannot run, and of best without records: exit 2;
- *  4. the example page (web/example/) shows its rows with no page error.
+ *  4. the example page (web/example/) shows its rows with no page error;
+ *  5. the browser worker's protocol (web/worker/), with the runtime and the
+ *     stub: one answer shape, run's times in seconds, C.
  * Exit 0 when every check passes; each failure prints one line. */
-import {execFileSync, spawnSync} from 'node:child_process';
+import {execFileSync, spawn, spawnSync} from 'node:child_process';
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
@@ -87,10 +89,12 @@ async function runnerTests(browser, url) {
         const r = await page.evaluate(async (c) => {
             const {C, R} = window.T;
             const p = C.problem(c);
-            const out = await R.run({...c, a: p.a, b: p.b, c0: p.c0, reps: c.reps ?? 2});
-            const res = {status: out.status, detail: out.detail, passes: out.passes, reps: out.seconds.length,
-                median: out.median_s, variant: out.variant, compile: out.compile_s, upload: out.upload_s,
-                readback: out.readback_s};
+            const pick = ['variant', 'm', 'n', 'k', 'alpha', 'beta', 'transa', 'transb', 'maxTextureSize'];
+            const o = Object.fromEntries(pick.filter((key) => c[key] !== undefined).map((key) => [key, c[key]]));
+            const out = await R.bench({...o, a: p.a, b: p.b, c: p.c0 ?? undefined, reps: c.reps ?? 2});
+            const res = {status: out.status, detail: out.detail, passes: out.passes, reps: out.timesMs.length,
+                median: out.medianMs, variant: out.variant, compile: out.compileMs, upload: out.uploadMs,
+                readback: out.readbackMs};
             if (out.status === 'ok') Object.assign(res, C.judge(p, out.c, !!c.half));
             return res;
         }, c);
@@ -119,16 +123,16 @@ async function runnerMore(page) {
         const out = {};
         const p = C.problem({m: 37, n: 29, k: 53, seed: 7});
         const v = 'profile=300es,mrt=2x2,mc=2x2,np=4';
-        const r1 = await R.run({variant: v, m: 37, n: 29, k: 53, a: p.a, b: p.b, reps: 1});
-        const r2 = await R.run({variant: v, m: 38, n: 30, k: 54 - 1, a: C.random(38 * 53, 3), b: C.random(53 * 30, 4), reps: 1});
-        out.cached = [r1.program_cached, r2.program_cached];
+        const r1 = await R.bench({variant: v, m: 37, n: 29, k: 53, a: p.a, b: p.b, reps: 1});
+        const r2 = await R.bench({variant: v, m: 38, n: 30, k: 54 - 1, a: C.random(38 * 53, 3), b: C.random(53 * 30, 4), reps: 1});
+        out.cached = [r1.programCached, r2.programCached];
         /* Another variant of the same packing on the same inputs: A and B
          * not passed at all, the uploaded ones reused. */
-        const r3 = await R.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2,acc=copy,fetch=texelfetch', m: 37, n: 29, k: 53, reps: 1, sameInputs: true});
+        const r3 = await R.bench({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2,acc=copy,fetch=texelfetch', m: 37, n: 29, k: 53, reps: 1, sameInputs: true});
         out.same = r3.status === 'ok' ? C.judge(p, r3.c) : {pass: false, why: r3.status + ' ' + r3.detail};
         /* New data into the same textures (no sameInputs). */
         const q = C.problem({m: 37, n: 29, k: 53, seed: 9});
-        const r4 = await R.run({variant: v, m: 37, n: 29, k: 53, a: q.a, b: q.b, reps: 1});
+        const r4 = await R.bench({variant: v, m: 37, n: 29, k: 53, a: q.a, b: q.b, reps: 1});
         out.refill = r4.status === 'ok' ? C.judge(q, r4.c) : {pass: false, why: r4.status};
         out.limits = R.limits();
         out.checks = [
@@ -153,7 +157,7 @@ async function runnerMore(page) {
         cl.addEventListener('webglcontextlost', (e) => e.preventDefault());
         const gl3 = cl.getContext('webgl2'), R3 = g.createRunner(gl3), lose = gl3.getExtension('WEBGL_lose_context');
         const q3 = C.problem({m: 13, n: 11, k: 17, seed: 3});
-        const run3 = () => R3.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2', m: 13, n: 11, k: 17, a: q3.a, b: q3.b, reps: 1});
+        const run3 = () => R3.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=2', m: 13, n: 11, k: 17, a: q3.a, b: q3.b});
         const event = (name) => new Promise((ok, fail) => {
             cl.addEventListener(name, ok, {once: true});
             setTimeout(() => fail(new Error(`no ${name} in 10 s`)), 10000);
@@ -170,6 +174,37 @@ async function runnerMore(page) {
         const after = await run3();
         out.lost = {before: before.status, lost: lost.status, lostDetail: lost.detail, after: after.status,
             judge: after.status === 'ok' ? C.judge(q3, after.c) : null};
+        /* The page's run(): one GEMM, camelCase milliseconds, none of
+         * bench's options. */
+        const q4 = C.problem({m: 21, n: 19, k: 25, alpha: 0.5, beta: 2, transa: true, seed: 4});
+        const pub = await R.run({variant: 'profile=300es,mrt=2x2,mc=2x2,np=4,acc=copy', m: 21, n: 19, k: 25,
+            alpha: 0.5, beta: 2, transa: true, a: q4.a, b: q4.b, c: q4.c0});
+        out.pub = {keys: Object.keys(pub), judge: pub.status === 'ok' ? C.judge(q4, pub.c) : {pass: false, why: pub.status + ' ' + pub.detail},
+            times: [pub.compileMs, pub.buildMs, pub.firstDrawMs, pub.uploadMs, pub.runMs, pub.readbackMs], gflops: pub.gflops,
+            programCached: pub.programCached};
+        const thrown = async (f) => {
+            try {
+                await f();
+                return null;
+            } catch (e) {
+                return {status: e.status, detail: e.detail, message: e.message};
+            }
+        };
+        const base = {m: 4, n: 4, k: 4, a: C.random(16, 1), b: C.random(16, 2)};
+        out.pubReject = {
+            reps: await thrown(() => R.run({...base, reps: 3})),
+            sameInputs: await thrown(() => R.run({...base, sameInputs: true})),
+            maxTextureSize: await thrown(() => R.run({...base, maxTextureSize: 8})),
+            minRepS: await thrown(() => R.run({...base, minRepS: 0.025})),
+            c0: await thrown(() => R.run({...base, beta: 1, c0: C.random(16, 3)})),
+            badM: await thrown(() => R.run({...base, m: 0})),
+            matmulReps: await thrown(() => g.matmul(T.gl, base.a, base.b, 4, 4, 4, {reps: 3})),
+            matmulMinRep: await thrown(() => g.matmul(T.gl, base.a, base.b, 4, 4, 4, {minRepS: 0.01})),
+            choiceReps: await thrown(() => g.choice(T.gl, 4, 4, 4, {portfolio: [], reps: 3})),
+            benchBadReps: await thrown(() => R.bench({...base, reps: -1})),
+        };
+        const failed = await R.run({...base, variant: 'profile=300es,out=image,blk=4x4'});
+        out.pubFail = {status: failed.status, detail: failed.detail, c: failed.c};
         return out;
     });
     check(!r.cached[0] && r.cached[1], 'program cache: one program for shapes that pad alike', JSON.stringify(r.cached));
@@ -189,6 +224,30 @@ async function runnerMore(page) {
     check(r.noblendRun === 'unsupported', 'run: acc=blend without EXT_float_blend', r.noblendRun);
     check(r.lost.before === 'ok' && r.lost.lost === 'context_lost' && r.lost.after === 'ok' && r.lost.judge.pass,
         'context lost, then restored', JSON.stringify(r.lost));
+    const want = ['status', 'detail', 'variant', 'passes', 'programCached', 'compileMs', 'buildMs', 'firstDrawMs',
+        'uploadMs', 'runMs', 'readbackMs', 'gflops', 'c'];
+    check(r.pub.judge.pass, 'run(): the page\'s one GEMM (alpha, beta, c, transa)', JSON.stringify(r.pub.judge));
+    check(want.every((key) => r.pub.keys.includes(key)) && r.pub.keys.every((key) => want.includes(key)),
+        'run(): its result\'s names, camelCase', r.pub.keys.join(','));
+    check(r.pub.times.every((x) => typeof x === 'number' && x >= 0) && r.pub.times[4] > 0 && r.pub.gflops > 0 &&
+        r.pub.times[0] >= r.pub.times[1], 'run(): times in milliseconds', JSON.stringify(r.pub));
+    for (const key of ['reps', 'sameInputs', 'maxTextureSize', 'minRepS', 'c0']) {
+        const e = r.pubReject[key];
+        check(e && e.status === 'invalid' && e.detail === `run takes no option '${key}' (it takes variant, m, n, k, alpha, beta, transa, transb, a, b, c)` &&
+            e.message === `glgemm: ${e.detail}`, `run() refuses bench's option ${key}`, JSON.stringify(e));
+    }
+    const pr = r.pubReject;
+    check(pr.badM && pr.badM.status === 'invalid' && /^m must be an integer/.test(pr.badM.detail), 'run(): a bad argument throws status invalid', JSON.stringify(pr.badM));
+    check(pr.matmulReps && pr.matmulReps.status === 'invalid' && /^matmul takes no option 'reps'/.test(pr.matmulReps.detail),
+        'matmul refuses reps', JSON.stringify(pr.matmulReps));
+    check(pr.matmulMinRep && pr.matmulMinRep.status === 'invalid' && /^matmul takes no option 'minRepS'/.test(pr.matmulMinRep.detail),
+        'matmul refuses minRepS', JSON.stringify(pr.matmulMinRep));
+    check(pr.choiceReps && pr.choiceReps.status === 'invalid' && /^choice takes no option 'reps'/.test(pr.choiceReps.detail),
+        'choice refuses reps', JSON.stringify(pr.choiceReps));
+    check(pr.benchBadReps && pr.benchBadReps.status === 'invalid' && /reps must be an integer >= 0/.test(pr.benchBadReps.detail),
+        'bench: reps -1 throws status invalid', JSON.stringify(pr.benchBadReps));
+    check(r.pubFail.status === 'unsupported' && /out=image/.test(r.pubFail.detail) && r.pubFail.c === null,
+        'run(): a variant the context cannot run answers its status', JSON.stringify(r.pubFail));
 }
 
 /* matmul: errors, defaults, the GL state it leaves. */
@@ -348,7 +407,7 @@ async function portfolioTests(browser, url) {
         const ok = ch.raced.filter((x) => x.status === 'ok');
         const fastest = ok.reduce((x, y) => (y.gflops > x.gflops ? y : x), ok[0] || {});
         check(ch.raced[2].status === 'unsupported', 'portfolio: the profile=330 entry is unsupported', JSON.stringify(ch.raced[2]));
-        check(ok.length === 2 && ok.every((x) => x.rel_err !== null && x.rel_err <= 70 * 2 ** -23),
+        check(ok.length === 2 && ok.every((x) => x.relErr !== null && x.relErr <= 70 * 2 ** -23),
             'portfolio: the WebGL2 variants pass the sampled check', JSON.stringify(ch.raced));
         check(ch.variant === fastest.variant && !ch.fallback, 'portfolio: the fastest verified one is chosen', JSON.stringify(ch));
     }
@@ -659,6 +718,105 @@ async function exampleTests(browser) {
     }
 }
 
+/* The browser worker's protocol (web/worker/worker.mjs, as eval/browser.c
+ * drives it), with the runtime and with the stub: every answer has one
+ * shape, {status, detail, ok, ..., bytes}; run's times in seconds. */
+function workerClient(env) {
+    const w = spawn(process.execPath, [path.join(root, 'web', 'worker', 'worker.mjs')],
+        {env: {...process.env, ...env}, stdio: ['pipe', 'pipe', 'pipe']});
+    let buf = Buffer.alloc(0), waiting = null, stderr = '';
+    w.stderr.on('data', (d) => { stderr += d; });
+    const pump = () => {
+        if (!waiting) return;
+        const nl = buf.indexOf(10);
+        if (nl < 0) return;
+        const msg = JSON.parse(buf.subarray(0, nl).toString('utf8'));
+        if (buf.length < nl + 1 + msg.bytes) return;
+        const body = buf.subarray(nl + 1, nl + 1 + msg.bytes);
+        buf = buf.subarray(nl + 1 + msg.bytes);
+        const ok = waiting;
+        waiting = null;
+        ok({msg, body: Buffer.from(body)});
+    };
+    w.stdout.on('data', (d) => { buf = Buffer.concat([buf, d]); pump(); });
+    const ask = (req, bytes) => new Promise((ok, fail) => {
+        waiting = ok;
+        const t = setTimeout(() => fail(new Error(`worker: no answer to ${req.op} in 60 s: ${stderr}`)), 60000);
+        waiting = (x) => { clearTimeout(t); ok(x); };
+        w.stdin.write(JSON.stringify(bytes ? {...req, bytes: bytes.length} : req) + '\n');
+        if (bytes) w.stdin.write(bytes);
+        pump();
+    });
+    const quit = () => new Promise((ok) => {
+        w.on('exit', ok);
+        w.stdin.write('{"op":"quit"}\n');
+    });
+    return {ask, quit, stderr: () => stderr};
+}
+
+async function workerTests() {
+    const chromium = process.env.GLGEMM_CHROMIUM || '/usr/bin/chromium';
+    const shape = (tag, msg, extra) => check(typeof msg.status === 'string' && typeof msg.detail === 'string' &&
+        msg.ok === (msg.status === 'ok') && typeof msg.bytes === 'number' && extra.every((key) => key in msg),
+        `worker ${tag}: one answer shape`, JSON.stringify(msg).slice(0, 300));
+    const bad = workerClient({});
+    const refused = await bad.ask({op: 'hello', browser: chromium, angle: 'bogus'});
+    shape('hello refused', refused.msg, ['why']);
+    check(refused.msg.status === 'invalid' && refused.msg.why === 'bad_angle' && /unknown ANGLE backend 'bogus'/.test(refused.msg.detail),
+        'worker: a bad --angle refused', JSON.stringify(refused.msg));
+    await bad.quit();
+    const m = 7, n = 5, k = 9, alpha = 0.5, beta = 2;
+    const a = new Float32Array(m * k).map((_, i) => ((i * 7) % 11) / 11 - 0.5);
+    const b = new Float32Array(k * n).map((_, i) => ((i * 5) % 13) / 13 - 0.5);
+    const c0 = new Float32Array(m * n).map((_, i) => ((i * 3) % 7) / 7 - 0.5);
+    for (const [tag, env] of [['runtime', {}], ['stub', {GLGEMM_BROWSER_RUNTIME: 'stub'}]]) {
+        const w = workerClient(env);
+        try {
+            const hello = await w.ask({op: 'hello', browser: chromium, headful: false, angle: 'swiftshader'});
+            shape(`${tag} hello`, hello.msg, ['info']);
+            check(hello.msg.status === 'ok' && hello.msg.info && hello.msg.info.maxDrawBuffers >= 1 && hello.msg.info.maxTextureSize >= 2048,
+                `worker ${tag}: hello`, JSON.stringify(hello.msg).slice(0, 300) + w.stderr());
+            if (hello.msg.status !== 'ok') continue;
+            const body = Buffer.concat([a, b, c0].map((x) => Buffer.from(x.buffer)));
+            const inp = await w.ask({op: 'inputs', m, n, k, transa: false, transb: false, na: a.length, nb: b.length, nc: c0.length}, body);
+            shape(`${tag} inputs`, inp.msg, []);
+            check(inp.msg.status === 'ok', `worker ${tag}: inputs`, JSON.stringify(inp.msg));
+            const run = await w.ask({op: 'run', variant: 'profile=300es,mrt=1x2,mc=2x2,np=3,acc=copy', alpha, beta, reps: 3});
+            const r = run.msg;
+            shape(`${tag} run`, r, ['passes', 'compile_s', 'upload_s', 'seconds', 'median_s', 'readback_s']);
+            check(r.status === 'ok' && r.seconds.length === 3 && r.seconds.every((x) => x > 0 && x < 60) && r.median_s > 0 && r.median_s < 60 &&
+                r.compile_s >= 0 && r.compile_s < 60 && r.upload_s >= 0 && r.readback_s >= 0 && r.bytes === 4 * m * n &&
+                !('trace' in r) && !('posted' in r), `worker ${tag}: run's answer in seconds`, JSON.stringify(r));
+            if (r.bytes === 4 * m * n) {
+                const c = new Float32Array(run.body.buffer, run.body.byteOffset, m * n);
+                let worst = 0;
+                for (let i = 0; i < m; i++)
+                    for (let j = 0; j < n; j++) {
+                        let s = 0;
+                        for (let q = 0; q < k; q++) s += a[i * k + q] * b[q * n + j];
+                        worst = Math.max(worst, Math.abs(c[i * n + j] - (alpha * s + beta * c0[i * n + j])));
+                    }
+                check(worst < 1e-5, `worker ${tag}: run's C`, `worst ${worst}`);
+            }
+            const no = await w.ask({op: 'run', variant: 'mrt=1x1,mc=1x1', alpha: 1, beta: 0, reps: 2});
+            shape(`${tag} run refused`, no.msg, ['seconds', 'median_s']);
+            check(no.msg.status === 'unsupported' && /GLSL ES 3\.00 only/.test(no.msg.detail) && no.msg.bytes === 0,
+                `worker ${tag}: a profile=330 variant`, JSON.stringify(no.msg));
+            if (tag === 'runtime') {
+                const tf = await w.ask({op: 'tfjs', alpha, beta, reps: 2, backend: 'webgl'});
+                shape('tfjs', tf.msg, ['passes', 'compile_s', 'upload_s', 'seconds', 'median_s', 'readback_s']);
+                check(tf.msg.status === 'ok' && tf.msg.seconds.length === 2 && tf.msg.median_s > 0 && tf.msg.bytes === 4 * m * n &&
+                    /^tfjs /.test(tf.msg.detail), 'worker: tfjs answers as run does', JSON.stringify(tf.msg));
+            }
+            const unknown = await w.ask({op: 'bogus'});
+            shape(`${tag} unknown op`, unknown.msg, []);
+            check(unknown.msg.status === 'invalid' && /unknown op 'bogus'/.test(unknown.msg.detail), `worker ${tag}: an unknown op`, JSON.stringify(unknown.msg));
+        } finally {
+            await w.quit();
+        }
+    }
+}
+
 const s = await serve({mounts: [['/', path.join(root, 'tests', 'web')], ['/t', path.join(root, 'tests', 'web')],
     ['/src', path.join(root, 'web', 'src')], ['/dist', path.join(root, 'web', 'dist')]]});
 const browser = await launch();
@@ -674,6 +832,7 @@ try {
     if (!only || only.test('export')) await part('export', () => exportTests(browser));
     if (!only || only.test('export') || only.test('portfolio')) await part('export --portfolio', () => exportPortfolioTests(browser));
     if (!only || only.test('example')) await part('example', () => exampleTests(browser));
+    if (!only || only.test('worker')) await part('worker', () => workerTests());
 } catch (e) {
     check(false, 'web tests ran to the end', e.stack || String(e));
 } finally {

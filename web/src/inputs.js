@@ -46,7 +46,7 @@ Object.assign(Runner.prototype, {
     },
 
     /* A's and B's textures (A's uniform buffers for fetch=ubo): the cached
-     * ones for sameInputs, else packed by gen and uploaded (into the
+     * ones for bench's sameInputs, else packed by gen and uploaded (into the
      * textures of the same geometry where there are some). */
     upload(s) {
         const gl = this.gl, {L, v, o, m, n, k} = s;
@@ -60,7 +60,7 @@ Object.assign(Runner.prototype, {
             (s.ubo ? `|ubo,${L.tr},${L.np},${L.passes},${s.uboStride}` : '');
         const bkey = `B|${shape}|${L.b_w}x${L.b_h}|${L.kblocks}x${L.nblocks}`;
         let ae = this.inputs.get(akey), be = this.inputs.get(bkey);
-        const needA = !(o.sameInputs && ae), needB = !(o.sameInputs && be);
+        const needA = !(s.sameInputs && ae), needB = !(s.sameInputs && be);
         /* floats of the packing (f16x8: of the half texels, group to a
          * stored texel) and, for f16x8, the stored texels' words */
         const na = L.a_w * L.group * L.a_h * L.channels, nb = L.b_w * L.b_h * L.group * L.channels;
@@ -76,11 +76,11 @@ Object.assign(Runner.prototype, {
             }
             const texData = (count, b) => {
                 if (x8) {
-                    gen.x.gw_pack_words(L.ptr, b ? 1 : 0, buf, hbuf);
+                    gen.packWords(L, b, buf, hbuf);
                     return gen.u32(hbuf, b ? wb : wa);
                 }
                 if (!half) return gen.f32(buf, count);
-                gen.x.gw_to_halves(hbuf, buf, count);
+                gen.toHalves(hbuf, buf, count);
                 return gen.u16(hbuf, count);
             };
             if (needA) {
@@ -91,7 +91,7 @@ Object.assign(Runner.prototype, {
                 for (let bi = 0; bi < L.mblocks; bi++)
                     for (let bk = 0; bk < L.kblocks; bk++) {
                         const i = bi * L.kblocks + bk;
-                        gen.x.gw_pack_a(L.ptr, src, s.transa ? m : k, s.transa ? 1 : 0, m, n, k, bi, bk, buf);
+                        gen.packA(L, src, s.transa, m, n, k, bi, bk, buf);
                         const data = texData(na, false);
                         if (s.ubo) { /* fp32 only: gen has no fetch=ubo with store=f16(x8) */
                             const u = this.uboData(s, data);
@@ -122,7 +122,7 @@ Object.assign(Runner.prototype, {
                 for (let bk = 0; bk < L.kblocks; bk++)
                     for (let bj = 0; bj < L.nblocks; bj++) {
                         const i = bk * L.nblocks + bj;
-                        gen.x.gw_pack_b(L.ptr, src, s.transb ? k : n, s.transb ? 1 : 0, m, n, k, bk, bj, buf);
+                        gen.packB(L, src, s.transb, m, n, k, bk, bj, buf);
                         const data = texData(nb, true);
                         if (!be.names[i]) {
                             be.names[i] = this.texture(L.b_w, L.b_h, internal, fmt, type, data);

@@ -8,14 +8,17 @@
  * variant: the variant to run; without one, the portfolio's choice for
  * this GPU and shape class where there is a portfolio (the option
  * portfolio, else PORTFOLIO; raceMs and _corrupt as choice() takes them),
- * else DEFAULT_VARIANT.
+ * else DEFAULT_VARIANT.  Any other option is an Error (status invalid).
  * Throws an Error naming what is wrong: no WebGL2, no float render targets,
  * a bad argument, or a variant this context cannot run; its status
  * (invalid, unsupported, context_lost, or the run's: compile_error,
  * gl_error, ...) and detail tell a page which. */
-export async function matmul(gl, a, b, m, n, k, {alpha = 1, beta = 0, c, transa = false, transb = false, variant,
-    portfolio, raceMs, _corrupt} = {}) {
+const MATMUL_OPTIONS = ['alpha', 'beta', 'c', 'transa', 'transb', 'variant', 'portfolio', 'raceMs', '_corrupt'];
+
+export async function matmul(gl, a, b, m, n, k, options = {}) {
     if (!isWebGL2(gl)) throw glgemmError('unsupported', `WebGL2 context required (got ${contextName(gl)})`);
+    needOptions('matmul', options, MATMUL_OPTIONS);
+    const {alpha = 1, beta = 0, c, transa = false, transb = false, variant, portfolio, raceMs, _corrupt} = options;
     await init();
     const r = createRunner(gl);
     needInt('m', m); needInt('n', n); needInt('k', k);
@@ -27,8 +30,7 @@ export async function matmul(gl, a, b, m, n, k, {alpha = 1, beta = 0, c, transa 
     let use = variant ?? DEFAULT_VARIANT;
     if ((variant === undefined || variant === null) && portfolioList(portfolio).length)
         use = (await choice(gl, m, n, k, {portfolio, raceMs, _corrupt})).variant;
-    const res = await r.run({variant: use, m, n, k, alpha, beta, transa, transb,
-        a, b, c0: c, reps: 0});
+    const res = await r.gemm({variant: use, m, n, k, alpha, beta, transa, transb, a, b, c}, {reps: 0, timed: false});
     if (res.status !== 'ok')
         throw glgemmError(res.status, res.detail, `glgemm: ${res.variant || use}: ${res.status}: ${res.detail}`);
     return res.c;

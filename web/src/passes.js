@@ -131,9 +131,8 @@ Object.assign(Runner.prototype, {
         let cptr = 0, ptrs = 0;
         try {
             cptr = gen.alloc(4 * m * n);
-            ptrs = gen.alloc(4 * MAX_TARGETS);
             for (let t = 0; t < L.targets; t++) bufs.push(gen.alloc(4 * tf));
-            new Int32Array(gen.buffer, ptrs, L.targets).set(bufs);
+            ptrs = gen.pointers(bufs);
             for (let c = 0; c < s.ncb; c++) {
                 gl.bindFramebuffer(gl.FRAMEBUFFER, this.resultFbo(s, s.cb[c]));
                 for (let t = 0; t < L.targets; t++) {
@@ -141,7 +140,7 @@ Object.assign(Runner.prototype, {
                     gl.readPixels(0, 0, L.tgt_w, L.tgt_h, gl.RGBA, gl.FLOAT, gen.f32(bufs[t], tf));
                 }
                 const bi = Math.floor(c / L.nblocks), bj = c % L.nblocks;
-                gen.x.gw_unpack_c(L.ptr, ptrs, 4, m, n, k, bi, bj, cptr, n);
+                gen.unpackC(L, ptrs, 4, m, n, k, bi, bj, cptr, n);
             }
             return gen.f32(cptr, m * n).slice();
         } finally {

@@ -11,7 +11,7 @@
  * to the nearest power of two; the stand-in problem is the class's sizes,
  * at most RACE_MAX_DIM each, on random inputs in [-1, 1].  The programs
  * that are not long start compiling at once (the runner's prebuild); each
- * variant runs through the runner (run({reps: RACE_REPS}): the median of
+ * variant runs through the runner (bench({reps: RACE_REPS}): the median of
  * the timed reps, each at least RACE_MIN_REP_S) and its C is checked on
  * RACE_SAMPLES sampled elements against a double-precision sum, glgemm's
  * verification rule: |C - R| <= k 2^-23 |alpha| sum |a b|, every sampled element
@@ -34,7 +34,7 @@
  * element of that variant's C before the check, so it fails verification;
  * it is part of the hash, so a corrupted race never stands for a real one. */
 const RACE_MAX_DIM = 512, RACE_REPS = 3, RACE_SAMPLES = 64, RACE_MS = 2000;
-/* A timed rep of the race is at least this long (run's minRepS): a 512^3
+/* A timed rep of the race is at least this long (bench's minRepS): a 512^3
  * GEMM is under 1 ms on a GPU, which a page's 100 us timer (one not
  * cross-origin isolated) cuts into steps of 10%. */
 const RACE_MIN_REP_S = 0.002;
@@ -110,7 +110,7 @@ export function lastChoice() {
 
 /* The portfolio's variant for this GPU and the shape class of m x n x k: a
  * Promise of {variant, fromMemory, raceMs, raced: [{variant, status,
- * gflops, rel_err, detail, ms, compileMs, buildMs, firstDrawMs}],
+ * gflops, relErr, detail, ms, compileMs, buildMs, firstDrawMs}],
  * shapeClass, renderer, fallback}: ms is what racing the variant took,
  * compileMs the part of it spent on its program: buildMs waiting for the
  * compile and link, firstDrawMs its first draw (where a driver may build
@@ -120,8 +120,10 @@ export function lastChoice() {
  * Options: portfolio (default PORTFOLIO), raceMs (default 2000, or 500
  * on a fast card: the race's budget in milliseconds), _corrupt
  * (the test hook above). */
-export async function choice(gl, m, n, k, {portfolio, raceMs, _corrupt} = {}) {
+export async function choice(gl, m, n, k, options = {}) {
     if (!isWebGL2(gl)) throw glgemmError('unsupported', `WebGL2 context required (got ${contextName(gl)})`);
+    needOptions('choice', options, ['portfolio', 'raceMs', '_corrupt']);
+    const {portfolio, raceMs, _corrupt} = options;
     await init();
     const r = createRunner(gl);
     needInt('m', m); needInt('n', n); needInt('k', k);
@@ -169,6 +171,9 @@ export async function choice(gl, m, n, k, {portfolio, raceMs, _corrupt} = {}) {
     return lastChoice();
 }
 
+/* Milliseconds to a tenth. */
+function tenths(ms) { return Math.round((ms || 0) * 10) / 10; }
+
 /* Uniforms in [-1, 1]. */
 function randomMatrix(count) {
     const x = new Float32Array(count);
@@ -191,14 +196,14 @@ function verifySampled(a, b, c, m, n, k) {
             d += Math.abs(x);
         }
         const got = c[i * n + j];
-        if (!Number.isFinite(got)) return {pass: false, rel_err: Infinity, why: `C[${i}][${j}] = ${got}`};
+        if (!Number.isFinite(got)) return {pass: false, relErr: Infinity, why: `C[${i}][${j}] = ${got}`};
         const e = d > 0 ? Math.abs(got - r) / d : Math.abs(got - r);
         if (e > worst) {
             worst = e;
             why = `C[${i}][${j}] = ${got}, reference ${r}`;
         }
     }
-    return {pass: worst <= limit, rel_err: worst, why: worst <= limit ? '' : `rel_err ${worst} > ${limit}: ${why}`};
+    return {pass: worst <= limit, relErr: worst, why: worst <= limit ? '' : `relative error ${worst} > ${limit}: ${why}`};
 }
 
 /* The race's order: the short programs (up to RACE_LARGE times the
@@ -248,30 +253,29 @@ async function race(r, list, cls, budget, corrupt) {
         }
         let res;
         try {
-            res = await r.run({variant: text, m, n, k, a, b, reps, minRepS: RACE_MIN_REP_S});
+            res = await r.bench({variant: text, m, n, k, a, b, reps, minRepS: RACE_MIN_REP_S});
         } catch (e) {
-            res = {status: 'invalid', variant: text, detail: String(e && e.message || e), gflops: 0};
+            res = {status: (e && e.status) || 'invalid', variant: text, detail: (e && e.detail) || String(e && e.message || e), gflops: 0};
         }
-        const entry = {text, variant: res.variant || text, status: res.status, gflops: res.gflops || 0, rel_err: null,
+        const entry = {text, variant: res.variant || text, status: res.status, gflops: res.gflops || 0, relErr: null,
             detail: res.detail || '', ms: Math.round((performance.now() - t0 - spent) * 10) / 10,
-            compileMs: Math.round((res.compile_s || 0) * 1e4) / 10,
-            buildMs: Math.round((res.build_s || 0) * 1e4) / 10, firstDrawMs: Math.round((res.first_draw_s || 0) * 1e4) / 10};
+            compileMs: tenths(res.compileMs), buildMs: tenths(res.buildMs), firstDrawMs: tenths(res.firstDrawMs)};
         if (res.status === 'ok') {
             const c = entry.variant === bad || text === corrupt ? res.c.map((x) => x + 1) : res.c;
             const v = verifySampled(a, b, c, m, n, k);
-            entry.rel_err = v.rel_err;
+            entry.relErr = v.relErr;
             if (!v.pass) Object.assign(entry, {status: 'wrong_result', gflops: 0, detail: v.why});
         }
         raced.push(entry);
         if (entry.status === 'ok' && (!best || entry.gflops > best.gflops)) best = entry;
         if (raced.length === 1 && res.status === 'ok') {
-            if (res.warm_s * 1e3 < RACE_FAST_GEMM_MS) limit = budget ?? RACE_FAST_MS;
-            if (res.warm_s * 1e3 > RACE_SLOW_GEMM_MS) reps = 1;
+            if (res.warmMs < RACE_FAST_GEMM_MS) limit = budget ?? RACE_FAST_MS;
+            if (res.warmMs > RACE_SLOW_GEMM_MS) reps = 1;
         }
     }
     const spent = Math.round(performance.now() - t0);
     for (const text of skipped)
-        raced.push({variant: text, status: 'skipped', gflops: 0, rel_err: null,
+        raced.push({variant: text, status: 'skipped', gflops: 0, relErr: null,
             detail: `the race's ${limit} ms would be spent (${spent} ms at its end)`});
     raced.forEach((e) => delete e.text);
     r.dropStarted(); /* those the budget skipped */

@@ -81,7 +81,7 @@ Object.assign(Runner.prototype, {
         if (hit) {
             gl.useProgram(hit.prog);
             s.prog = hit;
-            out.program_cached = true;
+            out.programCached = true;
             return;
         }
         const got = this.started.get(key) || this.startProgram(v, L);

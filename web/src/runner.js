@@ -6,16 +6,6 @@
 
 /* ---- helpers ---- */
 
-/* A failure with one of glgemm's statuses (ok, invalid, unsupported,
- * compile_error, link_error, fbo_incomplete, gl_error, context_lost). */
-class Fail extends Error {
-    constructor(status, detail) {
-        super(detail);
-        this.status = status;
-        this.detail = detail;
-    }
-}
-
 function median(xs) {
     const s = [...xs].sort((a, b) => a - b);
     const h = s.length >> 1;
@@ -64,7 +54,6 @@ function needNumber(name, v) {
         throw glgemmError('invalid', `${name} must be a finite number (got ${v})`);
 }
 
-/* The matrix as a Float32Array of at least need elements. */
 /* transa / transb: true or false only (a BLAS-minded 'N' or 'T' would be
  * taken as true). */
 function needBool(name, v) {
@@ -72,12 +61,27 @@ function needBool(name, v) {
         throw glgemmError('invalid', `${name} must be true or false (got ${typeof v === 'string' ? `'${v}'` : v})`);
 }
 
+/* The matrix as a Float32Array of at least need elements. */
 function needMatrix(name, x, need, shape) {
     if (x === null || x === undefined || typeof x.length !== 'number')
         throw glgemmError('invalid', `${name} must be a Float32Array of ${shape} = ${need} elements (got ${x})`);
     if (x.length < need)
         throw glgemmError('invalid', `${name} is too short: ${x.length} elements for ${shape} = ${need}`);
     return x instanceof Float32Array ? x : Float32Array.from(x);
+}
+
+/* What run() takes: the problem and the variant. */
+const RUN_OPTIONS = ['variant', 'm', 'n', 'k', 'alpha', 'beta', 'transa', 'transb', 'a', 'b', 'c'];
+/* What the tuner's bench() adds: its measuring. */
+const BENCH_OPTIONS = ['reps', 'sameInputs', 'maxTextureSize', 'minRepS'];
+
+/* An options object with none but the known keys. */
+function needOptions(fn, o, known) {
+    if (o === null || typeof o !== 'object')
+        throw glgemmError('invalid', `${fn}'s options must be an object (got ${o})`);
+    for (const key of Object.keys(o))
+        if (!known.includes(key))
+            throw glgemmError('invalid', `${fn} takes no option '${key}' (it takes ${known.join(', ')})`);
 }
 
 /* ---- the runner ---- */
@@ -196,54 +200,84 @@ class Runner {
         return `fetch=ubo: a strip's A (${UBO_STRIP * L.tr} rows of ${L.ubo_row} texels, ${bytes} bytes) passes this context's uniform block limit of ${this.lim.maxUniformBlockSize} bytes (MAX_UNIFORM_BLOCK_SIZE); a smaller np fits`;
     }
 
-    /* One GEMM: C = alpha*op(A)*op(B) + beta*C0, C m x n row-major.
-     *   variant (default DEFAULT_VARIANT), m, n, k, alpha=1, beta=0,
-     *   transa, transb, a, b, c0 (m x n, read when beta != 0),
-     *   reps=10 (after one warm-up run, each timed from the first draw to a
-     *   1-pixel readPixels of the result; reps=0: one untimed run, no
-     *   warm-up: matmul's), sameInputs (reuse A and B uploaded before for
-     *   this packing and problem), maxTextureSize (a smaller limit: split
-     *   as if the context had it; tests), minRepS (0: each rep one GEMM;
-     *   else a rep runs as many GEMMs back to back, up to 64, as the
-     *   warm-up's time says fill minRepS seconds, and counts their mean:
-     *   the tuner's page asks for 0.025, out.batch says how many).
-     * Resolves to {status, detail, variant, passes, compile_s, program_cached,
-     *   upload_s, seconds: [per rep], median_s, readback_s, gflops, c}:
- * compile_s is compile, link and the first draw of one fragment (0 or
- * nearly for a cached program, program_cached); upload_s packing and
- * uploading A, B and the running sums' first values; status
-     * one of ok, invalid, unsupported, compile_error, link_error,
-     * fbo_incomplete, gl_error, context_lost (c only when ok; log: the
-     * shader info log on compile_error/link_error).  Throws only for bad
-     * arguments (an Error naming the argument). */
+    /* One GEMM: C = alpha*op(A)*op(B) + beta*C, C m x n row-major, as
+     * matmul computes it, answering what happened instead of throwing.
+     * Options: variant (default DEFAULT_VARIANT), m, n, k, alpha=1, beta=0,
+     * transa, transb, a, b, c (C's first values, m x n, read when
+     * beta != 0); any other option is an Error (status invalid).
+     * Resolves to {status, detail, variant, passes, programCached,
+     *   compileMs, buildMs, firstDrawMs, uploadMs, runMs, readbackMs,
+     *   gflops, c}, times in milliseconds:
+     *   compileMs  building the program: buildMs waiting for its compile
+     *              and link, firstDrawMs its first draw of one fragment
+     *              (where a driver may finish building it); about 0 when
+     *              programCached (built by an earlier call);
+     *   uploadMs   packing and uploading A, B and C's first values;
+     *   runMs      the passes, from the first draw until a 1-pixel
+     *              readPixels of the result returns (gflops: 2 m n k over it);
+     *   readbackMs reading C back.
+     * status is ok, invalid, unsupported, compile_error, link_error,
+     * fbo_incomplete, gl_error or context_lost, detail the reason; c only
+     * when ok; log the shader info log on compile_error or link_error.
+     * One call is one GEMM: its runMs counts whatever the driver does the
+     * first time (run it a few times and take the median to compare
+     * variants).  Throws only for a bad argument. */
     async run(o = {}) {
-        const out = {status: 'ok', detail: '', variant: null, passes: 0, compile_s: 0,
-            program_cached: false, upload_s: 0, seconds: [], median_s: 0, readback_s: 0, gflops: 0,
+        needOptions('run', o, RUN_OPTIONS);
+        return this.gemm(o, {reps: 0, timed: true});
+    }
+
+    /* The tuner's measuring run, not page API (it may change with any
+     * version; the browser worker and the portfolio race use it): run()'s
+     * options and reps=10 (after one warm-up run, each timed from its first
+     * draw to a 1-pixel readPixels; reps=0: one run, as run()),
+     * sameInputs (A and B uploaded before for this packing and problem,
+     * not passed again), maxTextureSize (split as if the context's limit
+     * were this), minRepS (0: each rep one GEMM; else a rep runs as many
+     * GEMMs back to back, up to MAX_BATCH, as the warm-up's time says fill
+     * minRepS seconds, and counts their mean).  run()'s result and
+     * timesMs (each rep), medianMs (runMs too), warmMs, timedMs (all the
+     * reps) and batch. */
+    async bench(o = {}) {
+        needOptions('bench', o, [...RUN_OPTIONS, ...BENCH_OPTIONS]);
+        const reps = o.reps ?? 10;
+        if (!Number.isInteger(reps) || reps < 0) throw glgemmError('invalid', `reps must be an integer >= 0 (got ${reps})`);
+        if (o.maxTextureSize !== undefined) needInt('maxTextureSize', o.maxTextureSize);
+        const minRepS = o.minRepS ?? 0;
+        needNumber('minRepS', minRepS);
+        return this.gemm(o, {reps, timed: true, bench: true, sameInputs: !!o.sameInputs,
+            maxTextureSize: o.maxTextureSize, minRepS});
+    }
+
+    /* run, bench and matmul: how = {reps, timed, bench, sameInputs,
+     * maxTextureSize, minRepS}; reps 0 and not timed is matmul's run (no
+     * wait before reading C back). */
+    async gemm(o, how) {
+        const out = {status: 'ok', detail: '', variant: null, passes: 0, programCached: false,
+            compileMs: 0, buildMs: 0, firstDrawMs: 0, uploadMs: 0, runMs: 0, readbackMs: 0, gflops: 0,
             c: null};
+        if (how.bench) Object.assign(out, {timesMs: [], medianMs: 0, warmMs: 0, timedMs: 0, batch: 0});
         const {m, n, k} = o;
         needInt('m', m); needInt('n', n); needInt('k', k);
         const alpha = o.alpha ?? 1, beta = o.beta ?? 0;
         needNumber('alpha', alpha); needNumber('beta', beta);
-        const reps = o.reps ?? 10;
-        if (!Number.isInteger(reps) || reps < 0) throw glgemmError('invalid', `reps must be an integer >= 0 (got ${reps})`);
+        const transa = o.transa ?? false, transb = o.transb ?? false;
+        needBool('transa', transa); needBool('transb', transb);
         const v = gen.parse(o.variant ?? DEFAULT_VARIANT);
         if (v.error) return {...out, status: 'invalid', detail: v.error};
         out.variant = v.canonical;
         const verdict = this.verdict(v);
         if (verdict.status !== 'ok') return {...out, ...verdict};
-        let maxTex = this.lim.maxTextureSize;
-        if (o.maxTextureSize !== undefined) {
-            needInt('maxTextureSize', o.maxTextureSize);
-            maxTex = Math.min(maxTex, o.maxTextureSize);
-        }
+        const maxTex = Math.min(this.lim.maxTextureSize, how.maxTextureSize ?? Infinity);
         const L = gen.split(v, m, n, k, maxTex);
         if (!L) return {...out, status: 'unsupported', detail: this.noSplit(m, n, k, maxTex)};
         const gl = this.gl;
+        const since = (t) => performance.now() - t;
         const saved = this.save();
         try {
             const why = this.uboTooBig(v, L);
             if (why) throw new Fail('unsupported', why);
-            const s = {o, v, L, m, n, k, alpha, beta, transa: !!o.transa, transb: !!o.transb,
+            const s = {o, v, L, m, n, k, alpha, beta, transa, transb, sameInputs: !!how.sameInputs,
                 ubo: v.info.fetch === FETCH_UBO, acc: v.info.acc, ncb: L.mblocks * L.nblocks,
                 tiles: gen.tiles(v, L.tgt_w, L.tgt_h)};
             out.passes = L.passes * L.kblocks;
@@ -253,69 +287,46 @@ class Runner {
 
             let t0 = performance.now();
             this.build(s, out);
-            out.compile_s = (performance.now() - t0) / 1e3;
+            out.buildMs = out.compileMs = since(t0);
             this.stage(s, 'building the program');
 
             t0 = performance.now();
             this.upload(s);
             this.makeTargets(s);
             this.sync(s, true);
-            out.upload_s = (performance.now() - t0) / 1e3;
+            out.uploadMs = since(t0);
             this.stage(s, 'uploading');
 
             /* First use: the driver may finish compiling at the first draw
              * (SwiftShader builds its pipeline then): one fragment drawn,
              * counted as compiling. */
-            out.build_s = out.compile_s; /* the wait for compile and link */
-            if (!out.program_cached) {
+            if (!out.programCached) {
                 t0 = performance.now();
                 this.firstUse(s);
-                out.first_draw_s = (performance.now() - t0) / 1e3;
-                out.compile_s += out.first_draw_s;
+                out.firstDrawMs = since(t0);
+                out.compileMs += out.firstDrawMs;
                 this.stage(s, 'first use of the program');
             }
             t0 = performance.now();
             this.initSums(s);
             this.sync(s, true);
-            out.upload_s += (performance.now() - t0) / 1e3;
+            out.uploadMs += since(t0);
 
-            if (reps > 0) {
-                const w = performance.now();
-                this.passes(s);
-                this.sync(s, false);
-                const warm = (performance.now() - w) / 1e3;
-                out.warm_s = warm;
-                this.stage(s, 'warm-up run');
-                /* A rep of `batch` GEMMs back to back, one wait at its end,
-                 * where one GEMM is shorter than minRepS: a page's wait (a
-                 * round trip to the GPU process) and an idle GPU between
-                 * short reps would swamp a few milliseconds of work. */
-                const minRep = o.minRepS ?? 0;
-                const batch = minRep > 0 && warm > 0 ? Math.max(1, Math.min(MAX_BATCH, Math.ceil(minRep / warm))) : 1;
-                out.batch = batch;
-                const timed0 = performance.now();
-                for (let r = 0; r < reps; r++) {
-                    this.initSums(s);
-                    this.sync(s, true);
-                    const a = performance.now();
-                    for (let i = 0; i < batch; i++) {
-                        if (i) this.initSums(s);
-                        this.passes(s);
-                    }
-                    this.sync(s, false);
-                    out.seconds.push((performance.now() - a) / 1e3 / batch);
-                    this.stage(s, 'timed run');
-                }
-                out.timed_s = (performance.now() - timed0) / 1e3;
-                out.median_s = median(out.seconds);
-                out.gflops = 2 * m * n * k / out.median_s / 1e9;
+            if (how.reps > 0) {
+                this.timeReps(s, how, out);
             } else {
+                t0 = performance.now();
                 this.passes(s);
+                if (how.timed) {
+                    this.sync(s, false);
+                    out.runMs = since(t0);
+                    out.gflops = 2 * m * n * k / out.runMs / 1e6;
+                }
                 this.stage(s, 'the run');
             }
             t0 = performance.now();
             out.c = this.readBack(s);
-            out.readback_s = (performance.now() - t0) / 1e3;
+            out.readbackMs = since(t0);
             this.stage(s, 'reading back C');
         } catch (e) {
             if (!(e instanceof Fail)) throw e;
@@ -329,6 +340,39 @@ class Runner {
             this.restore(saved);
         }
         return out;
+    }
+
+    /* bench's warm-up run and timed reps into out. */
+    timeReps(s, how, out) {
+        const since = (t) => performance.now() - t;
+        const w = performance.now();
+        this.passes(s);
+        this.sync(s, false);
+        out.warmMs = since(w);
+        this.stage(s, 'warm-up run');
+        /* A rep of `batch` GEMMs back to back, one wait at its end, where
+         * one GEMM is shorter than minRepS: a page's wait (a round trip to
+         * the GPU process) and an idle GPU between short reps would swamp
+         * a few milliseconds of work. */
+        const minMs = how.minRepS * 1e3, warm = out.warmMs;
+        const batch = minMs > 0 && warm > 0 ? Math.max(1, Math.min(MAX_BATCH, Math.ceil(minMs / warm))) : 1;
+        out.batch = batch;
+        const timed0 = performance.now();
+        for (let r = 0; r < how.reps; r++) {
+            this.initSums(s);
+            this.sync(s, true);
+            const a = performance.now();
+            for (let i = 0; i < batch; i++) {
+                if (i) this.initSums(s);
+                this.passes(s);
+            }
+            this.sync(s, false);
+            out.timesMs.push(since(a) / batch);
+            this.stage(s, 'timed run');
+        }
+        out.timedMs = since(timed0);
+        out.runMs = out.medianMs = median(out.timesMs);
+        out.gflops = 2 * s.m * s.n * s.k / out.medianMs / 1e6;
     }
 
     /* A GL error or a lost context after a stage: a Fail. */

@@ -49,7 +49,7 @@ Object.assign(Runner.prototype, {
         s.cb = e.cb;
         s.init = null;
         if (s.beta !== 0) {
-            const c0 = needMatrix('c0', s.o.c0 ?? s.o.c, s.m * s.n, `m x n (${s.m}x${s.n})`);
+            const c0 = needMatrix('c', s.o.c, s.m * s.n, `m x n (${s.m}x${s.n})`);
             s.init = this.packC0(s, c0);
         }
         this.triangle();
@@ -65,12 +65,11 @@ Object.assign(Runner.prototype, {
             src = gen.alloc(4 * m * n);
             gen.f32(src, m * n).set(c0.length === m * n ? c0 : c0.subarray(0, m * n));
             for (let t = 0; t < L.targets; t++) bufs.push(gen.alloc(4 * tf));
-            ptrs = gen.alloc(4 * MAX_TARGETS);
-            new Int32Array(gen.buffer, ptrs, L.targets).set(bufs);
+            ptrs = gen.pointers(bufs);
             const out = [];
             for (let c = 0; c < s.ncb; c++) {
                 const bi = Math.floor(c / L.nblocks), bj = c % L.nblocks;
-                gen.x.gw_pack_c0(L.ptr, src, n, s.beta, m, n, k, bi, bj, L.tch, ptrs);
+                gen.packC0(L, src, n, s.beta, m, n, k, bi, bj, L.tch, ptrs);
                 out.push(bufs.map((p) => gen.f32(p, tf).slice()));
             }
             return out;

@@ -4,7 +4,7 @@
 // Every result is judged by the host (eval/browser.c), never here.
 let rt = null, gl = null, runner = null, canvas = null, lost = false;
 let inp = null; // {m, n, k, transa, transb, a, b, c0, gen}
-let lastGen = -1; // the inputs the runner saw last (sameInputs)
+let lastGen = -1; // the inputs the runner saw last (bench's sameInputs)
 let tf = null;
 let gpuName = ''; // the WebGPU adapter tfjs-webgpu ran on (its detail)
 // A timed rep lasts at least this long (the runtime batches GEMMs shorter
@@ -29,6 +29,15 @@ async function postC(token, c) {
 }
 
 const errText = (e) => String((e && e.message) || e).split('\n')[0];
+
+// The answer of run and tfjs, one shape for both: the runtime's camelCase
+// milliseconds (bench()'s result) as the worker protocol's seconds, the
+// names eval/browser.c reads.  posted: C went to /c/<token>.
+function answer(status, detail, r = {}) {
+  const s = (ms) => (+ms || 0) / 1e3;
+  return { status, detail: detail || '', passes: r.passes | 0, compile_s: s(r.compileMs), upload_s: s(r.uploadMs),
+           seconds: (r.timesMs || []).map(s), median_s: s(r.medianMs), readback_s: s(r.readbackMs), posted: false };
+}
 
 function loadScript(src) {
   return new Promise((resolve, reject) => {
@@ -223,18 +232,18 @@ window.gg = {
                                         premultipliedAlpha: false, preserveDrawingBuffer: false,
                                         powerPreference: 'high-performance' });
     if (!gl)
-      return { ok: false, why: 'no_webgl2', error: 'the page has no WebGL2 context (WebGL2 disabled or unavailable in this browser)' };
+      return { status: 'unsupported', why: 'no_webgl2', detail: 'the page has no WebGL2 context (WebGL2 disabled or unavailable in this browser)' };
     try {
       rt = await import(runtimeUrl);
       await rt.init(wasmUrl ? { wasm: wasmUrl } : {});
       runner = rt.createRunner(gl);
     } catch (e) {
-      return { ok: false, why: 'no_runtime', error: `the WebGL2 runtime ${runtimeUrl} did not start: ${errText(e)}` };
+      return { status: 'unsupported', why: 'no_runtime', detail: `the WebGL2 runtime ${runtimeUrl} did not start: ${errText(e)}` };
     }
     const info = runner.limits();
     info.extensions = gl.getSupportedExtensions() || [];
     info.runtime = runtimeUrl;
-    return { ok: true, info };
+    return { status: 'ok', info };
   },
 
   async inputs(meta) {
@@ -253,27 +262,25 @@ window.gg = {
       await new Promise((r) => setTimeout(r, 0));
     }
     if (lost || gl.isContextLost())
-      return { status: 'context_lost', detail: 'the WebGL context was lost (webglcontextlost)', posted: false };
+      return answer('context_lost', 'the WebGL context was lost (webglcontextlost)');
     let r;
     const t0 = performance.now();
     try {
-      r = await runner.run({ variant: q.variant, m: inp.m, n: inp.n, k: inp.k, alpha: q.alpha, beta: q.beta,
-                             transa: inp.transa, transb: inp.transb, a: inp.a, b: inp.b, c0: inp.c0,
-                             reps: q.reps, sameInputs: lastGen === inp.gen, minRepS: MIN_REP_S });
+      r = await runner.bench({ variant: q.variant, m: inp.m, n: inp.n, k: inp.k, alpha: q.alpha, beta: q.beta,
+                               transa: inp.transa, transb: inp.transb, a: inp.a, b: inp.b, c: inp.c0 ?? undefined,
+                               reps: q.reps, sameInputs: lastGen === inp.gen, minRepS: MIN_REP_S });
     } catch (e) {
       if (lost || gl.isContextLost())
-        return { status: 'context_lost', detail: `the WebGL context was lost: ${errText(e)}`, posted: false };
-      return { status: 'gl_error', detail: `the runtime threw: ${errText(e)}`, posted: false };
+        return answer('context_lost', `the WebGL context was lost: ${errText(e)}`);
+      return answer('gl_error', `the runtime threw: ${errText(e)}`);
     }
     lastGen = inp.gen;
     if (lost || gl.isContextLost())
-      return { status: 'context_lost', detail: 'the WebGL context was lost during the run', posted: false };
-    const out = { status: r.status, detail: r.detail || '', passes: r.passes | 0, compile_s: +r.compile_s || 0,
-                  upload_s: +r.upload_s || 0, seconds: r.seconds || [], median_s: +r.median_s || 0,
-                  readback_s: +r.readback_s || 0, posted: false,
-                  // where the page's time went (the worker's GLGEMM_BROWSER_TRACE)
-                  trace: { run_s: (performance.now() - t0) / 1e3, warm_s: +r.warm_s || 0,
-                           timed_s: +r.timed_s || 0, batch: r.batch | 0, post_s: 0, enter }, };
+      return answer('context_lost', 'the WebGL context was lost during the run');
+    const out = answer(r.status, r.detail, r);
+    // where the page's time went (the worker's GLGEMM_BROWSER_TRACE)
+    out.trace = { run_s: (performance.now() - t0) / 1e3, warm_s: (+r.warmMs || 0) / 1e3,
+                  timed_s: (+r.timedMs || 0) / 1e3, batch: r.batch | 0, post_s: 0, enter };
     if (r.c && r.c.length === inp.m * inp.n) {
       const p0 = performance.now();
       await postC(q.token, r.c);
@@ -313,7 +320,7 @@ window.gg = {
       }
       await tf.ready();
     } catch (e) {
-      return { status: 'unsupported', detail: `TensorFlow.js ${backend}: ${errText(e)}`, posted: false };
+      return answer('unsupported', `TensorFlow.js ${backend}: ${errText(e)}`);
     }
     const { m, n, k, transa, transb } = inp;
     const A = tf.tensor2d(inp.a, transa ? [k, m] : [m, k]);
@@ -328,32 +335,33 @@ window.gg = {
         return p;
       });
       const d = await t.data();
-      const s = (performance.now() - t0) / 1000;
+      const ms = performance.now() - t0;
       t.dispose();
-      return { s, d };
+      return { ms, d };
     };
     let c = null;
-    const seconds = [];
+    const timesMs = [];
     try {
       c = (await once()).d; // warm-up: programs built, textures made
       for (let i = 0; i < Math.max(1, q.reps | 0); i++) {
         const r = await once();
-        seconds.push(r.s);
+        timesMs.push(r.ms);
         c = r.d;
       }
     } catch (e) {
-      return { status: 'gl_error', detail: `tf.matMul: ${errText(e)}`, posted: false };
+      return answer('gl_error', `tf.matMul: ${errText(e)}`);
     } finally {
       A.dispose(); B.dispose(); if (C0) C0.dispose();
     }
-    const sorted = [...seconds].sort((x, y) => x - y);
+    const sorted = [...timesMs].sort((x, y) => x - y);
     const h = sorted.length >> 1;
-    const median = sorted.length % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+    const medianMs = sorted.length % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
     const f32 = c instanceof Float32Array ? c : new Float32Array(c);
     await postC(q.token, f32);
     const on = backend === 'webgpu' ? `on WebGPU's ${gpuName}` : `float32 render ${tf.env().getBool('WEBGL_RENDER_FLOAT32_ENABLED')}`;
-    return { status: 'ok', detail: `tfjs ${tf.version_core} ${tf.getBackend()}, ${on}`,
-             passes: 1, seconds, median_s: median, posted: true };
+    const out = answer('ok', `tfjs ${tf.version_core} ${tf.getBackend()}, ${on}`, { passes: 1, timesMs, medianMs });
+    out.posted = true;
+    return out;
   },
 
   // The probe's kernels (eval/browser_probe.c sends their GLSL ES 3.00 from

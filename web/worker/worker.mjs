@@ -5,20 +5,21 @@
 //
 // Protocol, both ways: one JSON line per message; where the JSON has
 // `bytes: N`, N raw bytes follow the line (little-endian float32 arrays).
-// Requests carry `op`; every request gets exactly one answer.
+// Requests carry `op`; every request gets exactly one answer, of one shape:
+// {status, detail, ok (status is ok), ...the op's fields, bytes}.  Times are
+// in seconds (the runtime's milliseconds converted by web/worker/page.mjs).
 //   hello  {browser, headful, angle}
-//                                  -> {ok:true, info:{...limits}} | {ok:false, why, error}
+//                                  -> {info:{...limits}} | {why, detail}
 //   inputs {m,n,k,transa,transb, na, nb, nc, bytes}   (A, B, C0 floats back to back)
-//                                  -> {ok:true}
+//                                  -> {}
 //   run    {variant, alpha, beta, reps, fault}
-//                                  -> {status, detail, passes, compile_s, upload_s,
-//                                      seconds, median_s, readback_s, bytes} + C
 //   tfjs   {alpha, beta, reps, backend: webgl | webgpu}
-//                                  -> {status, detail, seconds, median_s, bytes} + C
+//                                  -> {passes, compile_s, upload_s, seconds,
+//                                      median_s, readback_s, bytes} + C
 //   probe  {act: open, fs, vs, w, h, targets, tex: {w, h, fmt} | null, mul, add}
-//          {act: time, read, iters, count, warmups, reps}  -> {status, detail, seconds}
-//          {act: texels, read, at: [[target, x, y], ...]}  -> {status, detail, bytes} + RGBA floats
-//          {act: close}            -> {status, detail}
+//          {act: time, read, iters, count, warmups, reps}  -> {seconds}
+//          {act: texels, read, at: [[target, x, y], ...]}  -> {bytes} + RGBA floats
+//          {act: close}            -> {}
 //          one kernel of glgemm probe at a time (GLSL from glhost/probe_src.c;
 //          eval/browser_probe.c drives and judges)
 //   quit                           -> (exits)
@@ -94,11 +95,22 @@ function pump() {
 }
 let queue = Promise.resolve();
 
+// Every answer has one shape: {status, detail, ok, ...the op's fields,
+// bytes}; ok (status is ok) is what hello's and inputs' readers test.
 function send(obj, bytes) {
   const b = bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
-  obj.bytes = b ? b.length : 0;
-  process.stdout.write(JSON.stringify(obj) + '\n');
+  const { status = 'ok', detail = '', ...rest } = obj;
+  delete rest.ok;
+  delete rest.bytes;
+  const out = { status, detail, ok: status === 'ok', ...rest, bytes: b ? b.length : 0 };
+  process.stdout.write(JSON.stringify(out) + '\n');
   if (b) process.stdout.write(b);
+}
+
+// hello's refusal: why (no_browser, no_runtime, no_webgl2, bad_angle) and
+// the one line eval/browser.c prints.
+function refuse(why, detail) {
+  return { status: why === 'bad_angle' ? 'invalid' : 'unsupported', why, detail };
 }
 
 // ---- the browser ----
@@ -193,23 +205,23 @@ const ANGLE_FLAGS = {
 async function hello(msg) {
   const exe = msg.browser || '/usr/bin/chromium';
   if (!(await exists(exe)))
-    return { ok: false, why: 'no_browser', error: `no browser at ${exe} (install chromium, or name one with --browser PATH)` };
+    return refuse('no_browser', `no browser at ${exe} (install chromium, or name one with --browser PATH)`);
   let runtime = process.env.GLGEMM_BROWSER_RUNTIME === 'stub' ? 'worker/stub-runtime.mjs' : 'dist/glgemm.js';
   if (!(await exists(path.join(WEB, runtime))))
-    return { ok: false, why: 'no_runtime', error: `the WebGL2 runtime web/${runtime} is missing: run make web` };
+    return refuse('no_runtime', `the WebGL2 runtime web/${runtime} is missing: run make web`);
   const wasm = (await exists(path.join(WEB, 'dist/glgemm-gen.wasm'))) ? '/dist/glgemm-gen.wasm' : null;
   if (!wasm && runtime === 'dist/glgemm.js')
-    return { ok: false, why: 'no_runtime', error: 'web/dist/glgemm-gen.wasm is missing (the generator as WebAssembly): run make web' };
+    return refuse('no_runtime', 'web/dist/glgemm-gen.wasm is missing (the generator as WebAssembly): run make web');
   let puppeteer;
   try { puppeteer = (await import('puppeteer-core')).default; } catch (e) {
-    return { ok: false, why: 'no_runtime', error: `web/node_modules has no puppeteer-core (the pinned npm packages): run make web` };
+    return refuse('no_runtime', `web/node_modules has no puppeteer-core (the pinned npm packages): run make web`);
   }
   server = await startServer();
   const port = server.server.address().port;
   await sweepProfiles();
   profile = await mkdtemp(path.join(tmpdir(), `glgemm-chromium-${process.pid}-`));
   const angle = ANGLE_FLAGS[msg.angle || 'default'];
-  if (!angle) return { ok: false, why: 'bad_angle', error: `unknown ANGLE backend '${msg.angle}'` };
+  if (!angle) return refuse('bad_angle', `unknown ANGLE backend '${msg.angle}'`);
   const args = [
     msg.headful ? null : '--headless=new',
     '--no-sandbox', '--no-first-run', '--no-default-browser-check', '--disable-extensions',
@@ -241,7 +253,7 @@ async function hello(msg) {
       chrome.on('exit', (code, sig) => reject(new Error(`${exe} exited (${sig || code}) before it listened: ${errText.trim().split('\n').pop() || ''}`)));
     });
   } catch (e) {
-    return { ok: false, why: 'no_browser', error: `cannot start ${exe}: ${e.message}` };
+    return refuse('no_browser', `cannot start ${exe}: ${e.message}`);
   }
   chrome.on('exit', (code, sig) => onCrash(`the browser exited (${sig || code})`));
   browser = await puppeteer.connect({ browserWSEndpoint: ws, defaultViewport: null, protocolTimeout: 0 });
@@ -255,7 +267,7 @@ async function hello(msg) {
   await page.waitForFunction(() => window.gg && window.gg.ready, { timeout: 60000 })
     .catch(() => { throw new Error('the worker page did not start within 60 s (web/worker/page.mjs: see the page errors above)'); });
   const r = await page.evaluate((rt, w) => window.gg.hello(rt, w), '/' + runtime, wasm);
-  if (!r.ok) return { ok: false, why: r.why || 'no_webgl2', error: r.error };
+  if (r.status !== 'ok') return refuse(r.why || 'no_webgl2', r.detail);
   const version = await browser.version();
   r.info.browser = version;
   return r;
@@ -304,7 +316,7 @@ async function handle(msg, body) {
     if (msg.op === 'hello') {
       const r = await guarded(hello(msg));
       send(r);
-      if (!r.ok) return shutdown(0);
+      if (r.status !== 'ok') return shutdown(0);
       return;
     }
     if (!page) { send({ status: 'context_lost', detail: 'no page: hello first' }); return; }
@@ -315,7 +327,7 @@ async function handle(msg, body) {
       const meta = { m: msg.m, n: msg.n, k: msg.k, transa: !!msg.transa, transb: !!msg.transb, hasC0: fc > 0, gen: inputsGen };
       const t0 = performance.now();
       await guarded(page.evaluate((mm) => window.gg.inputs(mm), meta));
-      send({ ok: true });
+      send({ status: 'ok' });
       if (TRACE) log(`trace inputs ${msg.m}x${msg.n}x${msg.k}: ${((performance.now() - t0) / 1e3).toFixed(3)} s for the page to fetch them`);
       return;
     }
@@ -352,7 +364,7 @@ async function handle(msg, body) {
     if (e && e.pageCrash) { send({ status: 'page_crash', detail: e.message }); return shutdown(0); }
     if (crashed) { send({ status: 'page_crash', detail: crashed }); return shutdown(0); }
     const text = String(e && e.message || e).split('\n')[0];
-    if (msg.op === 'hello') { send({ ok: false, why: 'no_browser', error: text }); return shutdown(0); }
+    if (msg.op === 'hello') { send(refuse('no_browser', text)); return shutdown(0); }
     send({ status: 'gl_error', detail: `the page failed: ${text}` });
   }
 }
