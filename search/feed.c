@@ -8,9 +8,9 @@
  *  - tile: C drawn in tiles, row and Z order, a quarter and an eighth of
  *    the viewport's width (a tile at least GG_TILE_MIN fragments, and more
  *    than one a pass).
- * A key --fix holds is left as it holds it.  Measured on the H100 at
- * 4096^3 (results/nvidia-h100-80gb-hbm3/feed/): each gives 0-4%, ku=4
- * loses a third, so the stage is a few points, not a grid.  Calls visit.c
+ * A key --fix holds is left as it holds it.  Each gives a few percent or
+ * loses (docs/notes/feed.md), so the stage is a few points, not a grid.
+ * Calls visit.c
  * (gs_look), memo.c and notes.c, never another strategy. */
 #include "search/search_int.h"
 
@@ -95,10 +95,9 @@ static int feed_one(gg_search *s, gg_variant best, double bs, const char *which)
 }
 
 /* The stage starts from the best point, and from the best point of another
- * fetch path within FEED_REACH of it: the keys move a point by up to ~7%
- * (the H100's order=frag and tile), and not the same way on every path
- * (H200, 4096^3: texelfetch+ssbo 1103 -> 1153 GFLOP/s, texelfetch ~1078 ->
- * 1175; docs/notes/feed.md), so the runner-up path can finish first. */
+ * fetch path within FEED_REACH of it: the keys move a point by several
+ * percent, and not the same way on every path, so the runner-up path can
+ * finish first (docs/notes/feed.md, "Issue 37, second round"). */
 #define FEED_REACH 1.10
 #define FEED_LOOK 64 /* memo's top points searched for the other path */
 
