@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,6 +514,11 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
 
 /* ---- the parent's side ---- */
 
+/* Evaluators made and not freed yet (eval_evaluator_live). */
+static atomic_int live;
+
+int eval_evaluator_live(void) { return atomic_load(&live); }
+
 double eval_evaluator_default_timeout(const gg_problem *p)
 {
     double flop = 2.0 * p->m * (double)p->n * p->k * (double)((p->reps > 0 ? p->reps : 1) + 1);
@@ -527,6 +533,7 @@ gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size
         gen_fail(err, errlen, "out of memory");
         return NULL;
     }
+    atomic_fetch_add(&live, 1);
     e->cfg = *cfg;
     e->fd = -1;
     e->wfd = -1;
@@ -540,7 +547,7 @@ gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size
         if (p == MAP_FAILED) {
             gen_fail(err, errlen, "no shared memory for C (%zu bytes): %s", e->c_bytes,
                     strerror(errno));
-            free(e);
+            eval_evaluator_free(e);
             return NULL;
         }
         e->c = p;
@@ -745,6 +752,7 @@ void eval_evaluator_free(gg_evaluator *e)
         munmap(e->c, e->c_bytes);
     free(e->log);
     free(e);
+    atomic_fetch_sub(&live, 1);
 }
 
 void eval_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n)

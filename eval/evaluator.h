@@ -116,6 +116,9 @@ typedef struct gg_evaluator gg_evaluator;
 /* NULL with one line in err (out of memory, no shared memory for C). */
 gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen);
 void eval_evaluator_free(gg_evaluator *e);
+/* Evaluators made and not freed yet in this process, over every thread
+ * (tests: an evaluator left open shows). */
+int eval_evaluator_live(void);
 
 /* Measures v (o may be NULL: the problem's reps, no screening).  Returns 0
  * with out filled (any status), or -1 when no worker can be made at all
