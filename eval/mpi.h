@@ -9,7 +9,7 @@
  *    (rank, size, the rank's number on its host), and runs the command:
  *    rank 0 runs it as glgemm does (searching, writing the records) with
  *    the devices of every rank; the other ranks run tune, bench and run up
- *    to their inputs and then serve their devices (eval_pool_serve) until
+ *    to their inputs and then serve their devices (eval/serve.h) until
  *    rank 0 says to leave; any other command runs on rank 0 only.
  *  - Messages are polled, never waited for in a blocking call (Open MPI
  *    spins a core in one; llvmpipe's rasteriser needs the cores).
