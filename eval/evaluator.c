@@ -519,11 +519,21 @@ static atomic_int live;
 
 int eval_evaluator_live(void) { return atomic_load(&live); }
 
+const gg_timeout_rule GG_TIMEOUT_MEASURE = {60.0, 1e8, 1800.0, true};
+/* 60 s for 1024^3 multiply-adds x 10 reps: 2 x 2^30 x 10 flop in 60 s. */
+const gg_timeout_rule GG_TIMEOUT_TUNE = {10.0, 1073741824.0 / 3.0, 600.0, false};
+
+double eval_evaluator_timeout(const gg_problem *p, const gg_timeout_rule *r)
+{
+    double reps = (double)(p->reps > 0 ? p->reps : 1) + (r->warmup ? 1 : 0);
+    double flop = 2.0 * p->m * (double)p->n * p->k * reps;
+    double t = r->floor_s + flop / r->flops_per_s;
+    return t < r->cap_s ? t : r->cap_s;
+}
+
 double eval_evaluator_default_timeout(const gg_problem *p)
 {
-    double flop = 2.0 * p->m * (double)p->n * p->k * (double)((p->reps > 0 ? p->reps : 1) + 1);
-    double t = 60.0 + flop / 1e8;
-    return t < 1800.0 ? t : 1800.0;
+    return eval_evaluator_timeout(p, &GG_TIMEOUT_MEASURE);
 }
 
 gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen)

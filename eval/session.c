@@ -20,11 +20,7 @@ struct gg_tune_session {
 
 double eval_session_timeout(const gg_problem *p, double given)
 {
-    if (given > 0)
-        return given;
-    double work = (double)p->m * p->n * p->k / (1024.0 * 1024.0 * 1024.0);
-    double t = 10 + 60 * work * p->reps / 10.0;
-    return t > 600 ? 600 : t;
+    return given > 0 ? given : eval_evaluator_timeout(p, &GG_TIMEOUT_TUNE);
 }
 
 static void eval_opts(const gg_session_ask *a, gg_eval_opts *o)

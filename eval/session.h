@@ -87,8 +87,9 @@ const char *eval_session_records_path(gg_tune_session *t);
 /* Drops what was measured ahead and never asked; frees. */
 void eval_session_close(gg_tune_session *t);
 
-/* An evaluation's timeout in a tune: given when > 0, else 10 + 60 x
- * (m*n*k / 1024^3) x (reps / 10) seconds, at most 600. */
+/* An evaluation's timeout in a tune: given when > 0, else the evaluator's
+ * formula by GG_TIMEOUT_TUNE (10 + 60 x (m*n*k / 1024^3) x (reps / 10)
+ * seconds, at most 600). */
 double eval_session_timeout(const gg_problem *p, double given);
 
 #endif
