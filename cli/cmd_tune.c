@@ -179,7 +179,7 @@ static void *tune_thread(void *arg)
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
     j->out = mem ? mem : stdout;
-    tune_one(j);
+    (void)tune_one(j); /* its status is j->status */
     if (mem) {
         fclose(mem);
         pthread_mutex_lock(&out_lock);

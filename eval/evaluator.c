@@ -422,7 +422,9 @@ static void worker_warm(worker *w, const request *q)
     o.max_draw_s = worker_max_draw_s(w, host_ctx_kind_for(q->v.profile));
     gg_measurement m;
     char err[256];
-    host_session_run(w->s, &q->v, &p, e->cfg.in, NULL, &o, &m, NULL, NULL, err, sizeof err, NULL);
+    /* untimed, unjudged: what fails the evaluation worker meets and says */
+    (void)host_session_run(w->s, &q->v, &p, e->cfg.in, NULL, &o, &m, NULL, NULL, err, sizeof err,
+                           NULL);
     reply r = {.type = MSG_WARMED};
     if (!send_all(w->fd, &r, sizeof r))
         worker_exit(0);
