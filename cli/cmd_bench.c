@@ -117,7 +117,7 @@ static int bench_crossover(bench_args *a)
     char err[1024], path[1200];
     if (a->c.max_draw_set) { /* the library takes its bound from the environment */
         snprintf(err, sizeof err, "%.9g", a->c.max_draw_ms);
-        setenv("GLGEMM_MAX_DRAW_MS", err, 1);
+        (void)setenv("GLGEMM_MAX_DRAW_MS", err, 1); /* fails only without memory */
     }
     int mrc = eval_crossover_measure(a->c.backend == GG_BACKEND_GLFW ? "glfw" : "egl",
                                    a->c.device, a->c.prob.m, a->c.prob.reps, &x, err, sizeof err);

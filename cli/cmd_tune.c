@@ -18,8 +18,6 @@
 
 #include "cli/tune.h"
 #include "base/clock.h"
-#include "base/inputs.h"
-#include "base/reference.h"
 #include "eval/session.h"
 #include "search/tune.h"
 
@@ -170,14 +168,6 @@ static int handler(void *self, int id, const char *value)
 
 /* ---- the tunes ---- */
 
-/* One problem: its inputs and the reference of the held store. */
-typedef struct {
-    gg_problem prob;
-    gg_inputs in;
-    gg_reference ref;
-    bool have_in;
-} problem;
-
 /* Several tunes at once: each in a thread, its summary printed whole when
  * it ends. */
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -189,7 +179,7 @@ static void *tune_thread(void *arg)
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
     j->out = mem ? mem : stdout;
-    tune_one(j);
+    (void)tune_one(j); /* its status is j->status */
     if (mem) {
         fclose(mem);
         pthread_mutex_lock(&out_lock);
@@ -251,7 +241,7 @@ int cmd_tune(int argc, char **argv)
 
     double t0 = base_now_s();
     int np = o.nsizes ? o.nsizes : 1;
-    problem *pr = calloc((size_t)np, sizeof *pr);
+    gg_tune_problem *pr = calloc((size_t)np, sizeof *pr);
     gg_evaluator_config *ecfg = calloc((size_t)np, sizeof *ecfg);
     tune_job *jobs = NULL;
     pthread_t *th = NULL;
@@ -262,23 +252,13 @@ int cmd_tune(int argc, char **argv)
         fprintf(stderr, "glgemm tune: out of memory\n");
         goto out;
     }
-    /* Each problem's inputs and reference, of the inputs as the held
-     * store's textures hold them (f32 unless --fix store=f16), made before
-     * the workers fork (they read them copy-on-write). */
+    /* Each problem's inputs and reference (eval/session.h), made before
+     * the workers fork. */
     for (int q = 0; q < np; q++) {
-        pr[q].prob = c.prob;
+        gg_problem asked = c.prob;
         if (o.nsizes)
-            pr[q].prob.m = pr[q].prob.n = pr[q].prob.k = o.sizes[q];
-        if (base_inputs_make(&pr[q].prob, &pr[q].in, err, sizeof err)) {
-            status = cli_error(&c, "%s", err);
-            goto out;
-        }
-        pr[q].have_in = true;
-        pr[q].prob.m = pr[q].in.m; /* files decide the shape */
-        pr[q].prob.n = pr[q].in.n;
-        pr[q].prob.k = pr[q].in.k;
-        if (base_reference_compute_store(&pr[q].in, c.prob.alpha, c.prob.beta, o.fix.v.store,
-                                         &pr[q].ref, err, sizeof err)) {
+            asked.m = asked.n = asked.k = o.sizes[q];
+        if (eval_session_problem(&pr[q], &asked, o.fix.v.store, err, sizeof err)) {
             status = cli_error(&c, "%s", err);
             goto out;
         }
@@ -366,11 +346,8 @@ int cmd_tune(int argc, char **argv)
 out:
     fflush(stdout);
     eval_pool_free(pool);
-    for (int q = 0; pr && q < np; q++) {
-        base_reference_free(&pr[q].ref);
-        if (pr[q].have_in)
-            base_inputs_free(&pr[q].in);
-    }
+    for (int q = 0; pr && q < np; q++)
+        eval_session_problem_free(&pr[q]);
     free(cards);
     free(jobs);
     free(th);

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "base/slug.h"
 #include "eval/isolate.h"
+#include "eval/serve.h"
 
 /* How many devices EGL lists (at least 1: device 0, the default display,
  * is there where it lists none), asked in a child. */
@@ -78,7 +79,7 @@ int cli_pool_open(cli_common *c, const gg_evaluator_config *problems, int nprobl
                          .ndevices = n, .transport = t && t->size > 1 ? t : NULL};
     char err[512];
     if (pc.transport && t->rank > 0) {
-        if (eval_pool_serve(&pc, err, sizeof err)) {
+        if (eval_serve(&pc, err, sizeof err)) {
             fprintf(stderr, "glgemm %s: rank %d: %s\n", c->cmd, t->rank, err);
             return EXIT_GPU;
         }

@@ -91,7 +91,12 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
 #ifdef GLGEMM_MPI
-    return eval_mpi_main(argc, argv, dispatch);
+    int rc = eval_mpi_start(&argc, &argv);
+    if (rc)
+        return rc;
+    if (eval_mpi_runs(argc, argv))
+        rc = dispatch(argc, argv);
+    return eval_mpi_end(argc, argv, rc);
 #else
     return dispatch(argc, argv);
 #endif

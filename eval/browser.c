@@ -401,22 +401,23 @@ static void fill_info(gg_browser *b, const char *js)
     snprintf(in->backend, sizeof in->backend, "browser");
     snprintf(in->kind, sizeof in->kind, "%s", host_ctx_kind_name(GG_CTX_ES3));
     char unmasked[256], browser[64];
-    eval_browser_json_str(js, "unmaskedRenderer", unmasked, sizeof unmasked);
-    eval_browser_json_str(js, "browser", browser, sizeof browser);
+    /* a value the page does not give stays "" */
+    (void)eval_browser_json_str(js, "unmaskedRenderer", unmasked, sizeof unmasked);
+    (void)eval_browser_json_str(js, "browser", browser, sizeof browser);
     if (!unmasked[0])
-        eval_browser_json_str(js, "renderer", unmasked, sizeof unmasked);
+        (void)eval_browser_json_str(js, "renderer", unmasked, sizeof unmasked);
     snprintf(b->unmasked, sizeof b->unmasked, "%s", unmasked);
     const char *came = eval_browser_angle_of(unmasked);
     snprintf(in->device, sizeof in->device, "ANGLE %s (--angle %s): %.80s", came[0] ? came : "?",
              eval_browser_angle_name(browser_angle), unmasked);
     char vendor[128];
-    eval_browser_json_str(js, "vendor", vendor, sizeof vendor);
+    (void)eval_browser_json_str(js, "vendor", vendor, sizeof vendor);
     snprintf(in->vendor, sizeof in->vendor, "%s", vendor);
     eval_browser_renderer(unmasked, in->renderer, sizeof in->renderer);
     char version[160];
-    eval_browser_json_str(js, "version", version, sizeof version);
+    (void)eval_browser_json_str(js, "version", version, sizeof version);
     snprintf(in->version, sizeof in->version, "%s, %s", version, browser);
-    eval_browser_json_str(js, "glsl", in->glsl, sizeof in->glsl);
+    (void)eval_browser_json_str(js, "glsl", in->glsl, sizeof in->glsl);
     in->max_draw_buffers = (int)eval_browser_json_num(js, "maxDrawBuffers", 1);
     in->max_texture_size = (int)eval_browser_json_num(js, "maxTextureSize", 2048);
     in->float_render = eval_browser_json_bool(js, "colorBufferFloat");

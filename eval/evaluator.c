@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,7 +422,9 @@ static void worker_warm(worker *w, const request *q)
     o.max_draw_s = worker_max_draw_s(w, host_ctx_kind_for(q->v.profile));
     gg_measurement m;
     char err[256];
-    host_session_run(w->s, &q->v, &p, e->cfg.in, NULL, &o, &m, NULL, NULL, err, sizeof err, NULL);
+    /* untimed, unjudged: what fails the evaluation worker meets and says */
+    (void)host_session_run(w->s, &q->v, &p, e->cfg.in, NULL, &o, &m, NULL, NULL, err, sizeof err,
+                           NULL);
     reply r = {.type = MSG_WARMED};
     if (!send_all(w->fd, &r, sizeof r))
         worker_exit(0);
@@ -513,11 +516,26 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
 
 /* ---- the parent's side ---- */
 
+/* Evaluators made and not freed yet (eval_evaluator_live). */
+static atomic_int live;
+
+int eval_evaluator_live(void) { return atomic_load(&live); }
+
+const gg_timeout_rule GG_TIMEOUT_MEASURE = {60.0, 1e8, 1800.0, true};
+/* 60 s for 1024^3 multiply-adds x 10 reps: 2 x 2^30 x 10 flop in 60 s. */
+const gg_timeout_rule GG_TIMEOUT_TUNE = {10.0, 1073741824.0 / 3.0, 600.0, false};
+
+double eval_evaluator_timeout(const gg_problem *p, const gg_timeout_rule *r)
+{
+    double reps = (double)(p->reps > 0 ? p->reps : 1) + (r->warmup ? 1 : 0);
+    double flop = 2.0 * p->m * (double)p->n * p->k * reps;
+    double t = r->floor_s + flop / r->flops_per_s;
+    return t < r->cap_s ? t : r->cap_s;
+}
+
 double eval_evaluator_default_timeout(const gg_problem *p)
 {
-    double flop = 2.0 * p->m * (double)p->n * p->k * (double)((p->reps > 0 ? p->reps : 1) + 1);
-    double t = 60.0 + flop / 1e8;
-    return t < 1800.0 ? t : 1800.0;
+    return eval_evaluator_timeout(p, &GG_TIMEOUT_MEASURE);
 }
 
 gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen)
@@ -527,6 +545,7 @@ gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size
         gen_fail(err, errlen, "out of memory");
         return NULL;
     }
+    atomic_fetch_add(&live, 1);
     e->cfg = *cfg;
     e->fd = -1;
     e->wfd = -1;
@@ -540,7 +559,7 @@ gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size
         if (p == MAP_FAILED) {
             gen_fail(err, errlen, "no shared memory for C (%zu bytes): %s", e->c_bytes,
                     strerror(errno));
-            free(e);
+            eval_evaluator_free(e);
             return NULL;
         }
         e->c = p;
@@ -745,6 +764,7 @@ void eval_evaluator_free(gg_evaluator *e)
         munmap(e->c, e->c_bytes);
     free(e->log);
     free(e);
+    atomic_fetch_sub(&live, 1);
 }
 
 void eval_evaluator_hint(gg_evaluator *e, const gg_variant *next, int n)

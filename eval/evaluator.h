@@ -116,6 +116,9 @@ typedef struct gg_evaluator gg_evaluator;
 /* NULL with one line in err (out of memory, no shared memory for C). */
 gg_evaluator *eval_evaluator_new(const gg_evaluator_config *cfg, char *err, size_t errlen);
 void eval_evaluator_free(gg_evaluator *e);
+/* Evaluators made and not freed yet in this process, over every thread
+ * (tests: an evaluator left open shows). */
+int eval_evaluator_live(void);
 
 /* Measures v (o may be NULL: the problem's reps, no screening).  Returns 0
  * with out filled (any status), or -1 when no worker can be made at all
@@ -170,8 +173,21 @@ const gg_evaluator_stats *eval_evaluator_get_stats(const gg_evaluator *e);
  * (compile with building ahead), a program from a cache. */
 void eval_evaluator_stats_add(gg_evaluator_stats *s, const gg_measurement *m, double wall);
 
-/* 60 s plus the warm-up and reps at 0.1 GFLOP/s, at most 1800 s: a deadline
- * that a working variant never meets. */
+/* The default deadline of an evaluation's run, one formula for every use:
+ * floor_s plus the work (2mnk a rep, over the problem's reps, and the
+ * warm-up's when warmup) at flops_per_s, at most cap_s. */
+typedef struct {
+    double floor_s, flops_per_s, cap_s;
+    bool warmup;
+} gg_timeout_rule;
+/* bench, run, report and the ranks' waits: 60 s plus the warm-up and reps
+ * at 0.1 GFLOP/s, at most 1800 s: a deadline a working variant never meets. */
+extern const gg_timeout_rule GG_TIMEOUT_MEASURE;
+/* A tune's (tune --help, docs/tuning.md): 10 + 60 x (mnk / 1024^3) x (reps
+ * / 10) s, at most 600 (a variant that slow is no candidate). */
+extern const gg_timeout_rule GG_TIMEOUT_TUNE;
+double eval_evaluator_timeout(const gg_problem *p, const gg_timeout_rule *r);
+/* eval_evaluator_timeout(p, &GG_TIMEOUT_MEASURE). */
 double eval_evaluator_default_timeout(const gg_problem *p);
 
 #endif

@@ -233,14 +233,21 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
     if (found < 0)
         return -1;
     cpu_job cj = {.g = g};
+    /* With g->eval (a pool's devices) the tfjs rows alone make g's
+     * evaluator: closed again below, whatever the rows did. */
+    bool own_ev = g->eval && !g->ev;
     bool browser = g->backend == GG_BACKEND_BROWSER;
     gg_bench_extra x = {.es_presets = browser, .tfjs = browser ? tfjs_row : NULL,
                         .tfjs_webgpu = browser ? tfjs_webgpu_row : NULL, .tfjs_user = g};
     gg_bench_recorded rec = {have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL, found ? &image : NULL,
                              have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
                              have[GG_STORE_F16X8] ? &best[GG_STORE_F16X8] : NULL};
-    if (eval_bench_run_ex(b, card, in->m, in->n, in->k, &rec, g->eval ? g->eval : eval_gpu_eval,
-                          g->eval ? g->eval_user : g, cpu_here, &cj, &x, progress, progress_user)) {
+    gg_eval_fn eval = g->eval ? g->eval : eval_gpu_eval;
+    int rc = eval_bench_run_ex(b, card, in->m, in->n, in->k, &rec, eval, g->eval ? g->eval_user : g,
+                               cpu_here, &cj, &x, progress, progress_user);
+    if (own_ev)
+        eval_gpu_close(g);
+    if (rc) {
         if (cj.err[0])
             snprintf(err, errlen, "%s", cj.err);
         else

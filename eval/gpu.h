@@ -87,7 +87,9 @@ int eval_gpu_probe_card(gg_backend backend, int device, const gg_probe_opts *o, 
  * reference,
  * glhost/run.h).  A row without a record is absent (present false).  With
  * the browser backend the presets run as profile=300es and the tfjs-webgl
- * row (TensorFlow.js's tf.matMul in the worker's page) comes last.  0, or
+ * row (TensorFlow.js's tf.matMul in the worker's page) comes last; with
+ * g->eval set (the rows on a pool's devices) the evaluator those rows make
+ * is closed before it returns (g->ev NULL again).  0, or
  * -1 with one line in err (a best file that does not parse, records that
  * cannot be read, no child, no memory). */
 int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,

@@ -68,10 +68,10 @@ static bool serving(int argc, char **argv)
     return false;
 }
 
-int eval_mpi_main(int argc, char **argv, int (*run)(int argc, char **argv))
+int eval_mpi_start(int *argc, char ***argv)
 {
     int provided = 0;
-    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "glgemm-mpi: MPI_Init_thread failed\n");
         return 3;
     }
@@ -91,16 +91,24 @@ int eval_mpi_main(int argc, char **argv, int (*run)(int argc, char **argv))
     t.poll = mpi_poll;
     t.lost = mpi_lost;
     eval_pool_transport = &t;
-    int rc = 0;
-    bool serves = serving(argc, argv);
     if (t.rank > 0 && !freopen("/dev/null", "w", stdout)) /* rank 0 prints the results */
         fclose(stdout);
-    if (t.rank == 0 || serves)
-        rc = run(argc, argv);
+    return 0;
+}
+
+bool eval_mpi_runs(int argc, char **argv)
+{
+    return eval_pool_transport->rank == 0 || serving(argc, argv);
+}
+
+int eval_mpi_end(int argc, char **argv, int rc)
+{
+    const gg_transport *t = eval_pool_transport;
     fflush(NULL);
     /* A dropped rank may hang, and a rank 0 that failed before its pool
      * told the others to leave would leave them serving: end the job. */
-    if (dropped || (t.rank == 0 && serves && rc && t.size > 1 && !eval_pool_released()))
+    if (dropped || (t->rank == 0 && serving(argc, argv) && rc && t->size > 1 &&
+                    !eval_pool_released()))
         MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
     MPI_Finalize();
     return rc;

@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "gen/util.h"
 #include "eval/remote.h"
+#include "eval/slot.h"
 
 const gg_transport *eval_pool_transport;
 static atomic_bool released;
@@ -46,7 +47,7 @@ typedef struct {
     gg_pool *p;
     int i;
     gg_pool_slot s;
-    gg_evaluator **ev;   /* local: one per problem, made on first use */
+    gg_device_slot dev;  /* local: its evaluators (eval/slot.h) */
     pthread_t th;
     bool thread;         /* th was made */
     bool dead;           /* remote: dropped */
@@ -66,43 +67,13 @@ struct gg_pool {
     int nclients, capclients;
     atomic_bool quit;
     int answered;        /* local slots whose device answered */
-    bool warm;
 };
 
 /* ---- evaluators ---- */
 
-static gg_evaluator *slot_evaluator(slot *sl, int problem, char *err, size_t errlen)
-{
-    if (!sl->ev[problem]) {
-        gg_evaluator_config c = sl->p->problems[problem];
-        c.device = sl->s.device;
-        sl->ev[problem] = eval_evaluator_new(&c, err, errlen);
-        if (sl->ev[problem] && sl->p->warm)
-            eval_evaluator_warm(sl->ev[problem], true);
-    }
-    return sl->ev[problem];
-}
-
 static void slot_query(slot *sl)
 {
-    gg_evaluator *e = slot_evaluator(sl, 0, sl->s.err, sizeof sl->s.err);
-    sl->s.ok = e && eval_evaluator_device(e, &sl->s.info, sl->s.err, sizeof sl->s.err) == 0;
-}
-
-static int run_local(slot *sl, int problem, const gg_variant *v, const gg_eval_opts *o,
-                     const gg_variant *hints, int nhints, gg_measurement *m)
-{
-    char err[256];
-    gg_evaluator *e = slot_evaluator(sl, problem, err, sizeof err);
-    if (!e) {
-        base_measurement_init(m);
-        m->status = GG_CONTEXT_LOST;
-        snprintf(m->detail, sizeof m->detail, "%s", err);
-        return -1;
-    }
-    if (nhints)
-        eval_evaluator_hint(e, hints, nhints);
-    return eval_evaluator_eval(e, v, o, m);
+    sl->s.ok = eval_slot_query(&sl->dev, &sl->s.info, sl->s.err, sizeof sl->s.err);
 }
 
 /* Sums an evaluation into a client's stats (as the evaluator's own, with
@@ -223,16 +194,13 @@ static void finish(gg_pool *p, slot *sl, job *j, int rc, const gg_measurement *m
 
 /* Its evaluators' counts into its stats (the mutex held: the stats are
  * read under it while this slot's thread writes its evaluators'). */
-static void slot_copy_stats(const gg_pool *p, slot *sl)
+static void slot_copy_stats(slot *sl)
 {
-    sl->st.workers = sl->st.worker_lost = sl->st.timeouts = 0;
-    for (int q = 0; q < p->cfg.nproblems; q++)
-        if (sl->ev[q]) {
-            const gg_evaluator_stats *e = eval_evaluator_get_stats(sl->ev[q]);
-            sl->st.workers += e->workers;
-            sl->st.worker_lost += e->lost;
-            sl->st.timeouts += e->timeouts + e->compile_timeouts;
-        }
+    gg_evaluator_stats sum;
+    eval_slot_counts(&sl->dev, &sum);
+    sl->st.workers = sum.workers;
+    sl->st.worker_lost = sum.lost;
+    sl->st.timeouts = sum.timeouts + sum.compile_timeouts;
 }
 
 /* ---- the slots' threads ---- */
@@ -270,7 +238,7 @@ static void *slot_main(void *arg)
             lost = eval_remote_eval(p->cfg.transport, &sl->s, problem, &v, &o, deadline, &p->quit,
                                     &m, &rc, &cost) != 0;
         } else {
-            rc = run_local(sl, problem, &v, &o, NULL, 0, &m);
+            rc = eval_slot_eval(&sl->dev, problem, &v, &o, NULL, 0, &m);
         }
         double wall = base_now_s() - t0;
         pthread_mutex_lock(&p->mu);
@@ -281,7 +249,7 @@ static void *slot_main(void *arg)
             if (!lost)
                 sl->st.overhead_s += wall - cost.remote_s;
         } else {
-            slot_copy_stats(p, sl);
+            slot_copy_stats(sl);
         }
         if (lost && atomic_load(&p->quit))
             break; /* left at eval_pool_free, which frees the job: nobody waits */
@@ -330,8 +298,7 @@ static int add_slot(gg_pool *p, const gg_pool_slot *s, char *err, size_t errlen)
     sl->p = p;
     sl->i = p->nslots++;
     sl->s = *s;
-    sl->ev = calloc((size_t)p->cfg.nproblems, sizeof *sl->ev);
-    return sl->ev ? 0 : gen_fail(err, errlen, "out of memory");
+    return eval_slot_init(&sl->dev, p->problems, p->cfg.nproblems, s->device, err, errlen);
 }
 
 gg_pool *eval_pool_new(const gg_pool_config *cfg, char *err, size_t errlen)
@@ -398,11 +365,8 @@ void eval_pool_free(gg_pool *p)
         eval_remote_quit(p->cfg.transport, r);
     if (p->cfg.transport)
         atomic_store(&released, true);
-    for (int i = 0; i < p->nslots; i++) {
-        for (int q = 0; p->slots[i].ev && q < p->cfg.nproblems; q++)
-            eval_evaluator_free(p->slots[i].ev[q]);
-        free(p->slots[i].ev);
-    }
+    for (int i = 0; i < p->nslots; i++)
+        eval_slot_free(&p->slots[i].dev);
     while (p->jobs) {
         job *j = p->jobs;
         p->jobs = j->next;
@@ -447,25 +411,22 @@ void eval_pool_slot_stats(gg_pool *p, int i, gg_pool_slot_stats *st)
     pthread_mutex_lock(&p->mu);
     slot *sl = &p->slots[i];
     if (p->direct)
-        slot_copy_stats(p, sl);
+        slot_copy_stats(sl);
     *st = sl->st;
     pthread_mutex_unlock(&p->mu);
 }
 
 gg_evaluator *eval_pool_evaluator(gg_pool *p, int slot, int problem)
 {
-    return p->slots[slot].s.rank ? NULL : p->slots[slot].ev[problem];
+    return p->slots[slot].s.rank ? NULL : eval_slot_made(&p->slots[slot].dev, problem);
 }
 
 bool eval_pool_warm(gg_pool *p, bool on)
 {
     if (!p->direct) /* (tunes in threads of their own call it at once) */
         return false;
-    p->warm = on;
-    for (int q = 0; q < p->cfg.nproblems; q++)
-        if (p->slots[0].ev[q])
-            eval_evaluator_warm(p->slots[0].ev[q], p->warm);
-    return p->warm;
+    eval_slot_warm(&p->slots[0].dev, on);
+    return on;
 }
 
 /* ---- clients ---- */
@@ -510,8 +471,9 @@ void eval_pool_client_stats(gg_pool *p, int client, gg_evaluator_stats *st)
 {
     pthread_mutex_lock(&p->mu);
     int q = p->clients[client].problem;
-    if (p->direct && p->slots[0].ev[q])
-        *st = *eval_evaluator_get_stats(p->slots[0].ev[q]);
+    const gg_evaluator *e = p->direct ? eval_slot_made(&p->slots[0].dev, q) : NULL;
+    if (e)
+        *st = *eval_evaluator_get_stats(e);
     else
         *st = p->clients[client].st;
     pthread_mutex_unlock(&p->mu);
@@ -606,7 +568,7 @@ static int direct_eval(gg_pool *p, int problem, const pclient *c, const gg_varia
     slot *sl = &p->slots[0];
     int nh = c ? c->nhints : 0; /* the evaluator keeps GG_EVAL_HINTS of them */
     double t0 = base_now_s();
-    int rc = run_local(sl, problem, v, o, c ? c->hints : NULL, nh, out);
+    int rc = eval_slot_eval(&sl->dev, problem, v, o, c ? c->hints : NULL, nh, out);
     sl->st.evaluations++;
     sl->st.asked++;
     sl->st.busy_s += base_now_s() - t0;

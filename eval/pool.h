@@ -6,9 +6,9 @@
  * Contract:
  *  - A slot is one worker: an EGL device of this process (a list may name
  *    a device twice: two workers on it), or one of another rank's.  A local
- *    slot has one evaluator per problem, made on first use, driven from a
- *    thread of its own; a remote slot's thread sends the variant's text and
- *    waits for the measurement.  eval_pool_new() asks every slot for its
+ *    slot's evaluators are eval/slot.h's (one per problem, made on first
+ *    use), driven from a thread of its own; a remote slot's thread sends
+ *    the variant's text and waits for the measurement (eval/remote.h).  eval_pool_new() asks every slot for its
  *    device's info (contexts, renderer: the card's slug) at once.
  *  - A client is one problem on a set of slots (a tune: one card's devices,
  *    one size).  eval_pool_eval() measures a variant for a client and
@@ -40,9 +40,9 @@
  *  - eval_pool_free() stops the slots after the evaluations in flight (each
  *    under its evaluator's deadlines), tells remote ranks to leave and
  *    frees the evaluators.
- *  - Ranks other than 0 call eval_pool_serve(): the same problems, made the
- *    same way from the same command line, served on their own devices
- *    until rank 0 says to leave. */
+ *  - Ranks other than 0 serve the same problems, made the same way from
+ *    the same command line, on their own devices, through a pool of their
+ *    own (eval/serve.h), until rank 0 says to leave. */
 #ifndef GLGEMM_POOL_H
 #define GLGEMM_POOL_H
 
@@ -153,9 +153,5 @@ bool eval_pool_warm(gg_pool *p, bool on);
 /* A local slot's evaluator for a problem (its C and build log after an
  * eval_pool_eval_on): NULL for a remote slot or one not made. */
 gg_evaluator *eval_pool_evaluator(gg_pool *p, int slot, int problem);
-
-/* Ranks > 0: serves cfg's problems on cfg's devices for rank 0 until it
- * says to leave.  0, or -1 with one line in err. */
-int eval_pool_serve(const gg_pool_config *cfg, char *err, size_t errlen);
 
 #endif

@@ -1,14 +1,12 @@
 /* The messages between rank 0's pool and the serving ranks: see remote.h. */
 #include "eval/remote.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/hash.h"
@@ -52,15 +50,36 @@ typedef struct {
     gg_measurement m;           /* sent up to the end of its detail */
 } result_msg;
 
+/* The longest nap between polls while an answer is due, and while a rank
+ * only waits to be told to leave. */
+#define NAP_MAX_S 250e-6
+#define NAP_IDLE_S 5e-3
+
 static void nap(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);
 }
 
-/* The next wait between polls: from 20 us doubling up to 250 us (a blocking
- * MPI receive spins a core, which llvmpipe's rasteriser needs). */
-static double backoff(double s) { return s <= 0 ? 20e-6 : s * 2 < 250e-6 ? s * 2 : 250e-6; }
+/* The one wait for a message: from rank `from` with `tag`, into buf (cap
+ * bytes).  Polls, napping between empty polls from 20 us doubling up to
+ * max_nap_s (a blocking MPI receive spins a core, which llvmpipe's
+ * rasteriser needs).  Its length, or -1 once deadline (base_now_s()
+ * seconds; 0: none) has passed or *quit (NULL: none) is set. */
+static long wait_msg(const gg_transport *t, int from, int tag, void *buf, size_t cap,
+                     double deadline, const atomic_bool *quit, double max_nap_s)
+{
+    double nap_s = 0;
+    for (;;) {
+        long n = t->poll(t->self, from, tag, buf, cap);
+        if (n >= 0)
+            return n;
+        if ((quit && atomic_load(quit)) || (deadline > 0 && base_now_s() > deadline))
+            return -1;
+        nap_s = nap_s <= 0 ? 20e-6 : nap_s * 2 < max_nap_s ? nap_s * 2 : max_nap_s;
+        nap(nap_s);
+    }
+}
 
 static unsigned long long fnv(unsigned long long h, const void *p, size_t len)
 {
@@ -113,15 +132,11 @@ int eval_remote_hello_recv(const gg_transport *t, int r, const gg_pool_config *c
     char *buf = malloc(cap);
     if (!buf)
         return gen_fail(err, errlen, "out of memory");
-    double until = base_now_s() + wait_s, nap_s = 0;
-    long got;
-    while ((got = t->poll(t->self, r, TAG_HELLO, buf, cap)) < 0) {
-        if (base_now_s() > until) {
-            free(buf);
-            return gen_fail(err, errlen, "rank %d did not say which devices it serves within %.0f s",
-                            r, wait_s);
-        }
-        nap(nap_s = backoff(nap_s));
+    long got = wait_msg(t, r, TAG_HELLO, buf, cap, base_now_s() + wait_s, NULL, NAP_MAX_S);
+    if (got < 0) {
+        free(buf);
+        return gen_fail(err, errlen, "rank %d did not say which devices it serves within %.0f s", r,
+                        wait_s);
     }
     hello_head h;
     memcpy(&h, buf, got >= (long)sizeof h ? sizeof h : 0);
@@ -188,10 +203,12 @@ int eval_remote_eval(const gg_transport *t, const gg_pool_slot *s, int problem,
         return -1;
     cost->sent += (double)len;
     result_msg got;
-    double nap_s = 0;
-    for (;;) {
+    for (;;) { /* an answer to an earlier ask (of a slot since dropped) is passed over */
         memset(&got, 0, sizeof got);
-        long n = t->poll(t->self, s->rank, TAG_RESULT + s->index, &got, sizeof got);
+        long n = wait_msg(t, s->rank, TAG_RESULT + s->index, &got, sizeof got, deadline, quit,
+                          NAP_MAX_S);
+        if (n < 0)
+            return -1;
         if (n >= (long)offsetof(result_msg, m.detail) && got.seq == q.seq) {
             cost->received += (double)n;
             cost->remote_s = got.wall_s;
@@ -200,150 +217,27 @@ int eval_remote_eval(const gg_transport *t, const gg_pool_slot *s, int problem,
             *rc = got.rc;
             return 0;
         }
-        if (atomic_load(quit) || base_now_s() > deadline)
-            return -1;
-        if (n < 0)
-            nap(nap_s = backoff(nap_s));
     }
 }
 
 void eval_remote_quit(const gg_transport *t, int r)
 {
     int q = 0;
-    t->send(t->self, r, TAG_QUIT, &q, sizeof q);
+    (void)t->send(t->self, r, TAG_QUIT, &q, sizeof q); /* a rank gone needs no telling */
 }
 
 /* ---- a serving rank ---- */
 
-typedef struct server server;
-
-typedef struct {
-    server *sv;
-    int index, device;
-    gg_evaluator **ev;
-    hello_device hello;
-    pthread_t th;
-    bool thread;
-} serve_slot;
-
-struct server {
-    const gg_pool_config *cfg;
-    serve_slot *slots;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int answered;
-    bool go;
-    atomic_bool quit;
-};
-
-static gg_evaluator *serve_evaluator(serve_slot *ss, int q, char *err, size_t errlen)
+int eval_remote_hello_send(const gg_transport *t, const gg_pool_config *cfg,
+                           const gg_pool_slot *slots, int n, char *err, size_t errlen)
 {
-    if (!ss->ev[q]) {
-        gg_evaluator_config c = ss->sv->cfg->problems[q];
-        c.device = ss->device;
-        ss->ev[q] = eval_evaluator_new(&c, err, errlen);
-    }
-    return ss->ev[q];
-}
-
-static void serve_one(serve_slot *ss, const eval_msg *q, long len)
-{
-    const gg_transport *t = ss->sv->cfg->transport;
-    result_msg r;
-    memset(&r, 0, sizeof r);
-    r.seq = q->seq;
-    double t0 = base_now_s();
-    base_measurement_init(&r.m);
-    gg_variant v;
-    char err[512];
-    gg_evaluator *e = NULL;
-    if (len < (long)offsetof(eval_msg, text) + 1 || q->magic != MAGIC || q->problem < 0 ||
-        q->problem >= ss->sv->cfg->nproblems) {
-        r.m.status = GG_INVALID;
-        snprintf(r.m.detail, sizeof r.m.detail, "rank %d: a request it cannot read", t->rank);
-    } else if (gen_variant_parse(q->text, NULL, &v, err, sizeof err)) {
-        r.m.status = GG_INVALID;
-        snprintf(r.m.detail, sizeof r.m.detail, "rank %d: %.480s", t->rank, err);
-    } else if (!(e = serve_evaluator(ss, q->problem, err, sizeof err))) {
-        r.rc = -1;
-        r.m.status = GG_CONTEXT_LOST;
-        snprintf(r.m.detail, sizeof r.m.detail, "rank %d: %.480s", t->rank, err);
-    } else {
-        r.rc = eval_evaluator_eval(e, &v, &q->o, &r.m);
-    }
-    r.wall_s = base_now_s() - t0;
-    r.m.detail[sizeof r.m.detail - 1] = '\0';
-    size_t n = offsetof(result_msg, m.detail) + strlen(r.m.detail) + 1;
-    t->send(t->self, 0, TAG_RESULT + ss->index, &r, n);
-}
-
-static void *serve_main(void *arg)
-{
-    serve_slot *ss = arg;
-    server *sv = ss->sv;
-    hello_device *h = &ss->hello;
-    h->device = ss->device;
-    gg_evaluator *e = serve_evaluator(ss, 0, h->err, sizeof h->err);
-    h->ok = e && eval_evaluator_device(e, &h->info, h->err, sizeof h->err) == 0;
-    pthread_mutex_lock(&sv->mu);
-    sv->answered++;
-    pthread_cond_broadcast(&sv->cv);
-    while (!sv->go && !atomic_load(&sv->quit))
-        pthread_cond_wait(&sv->cv, &sv->mu);
-    pthread_mutex_unlock(&sv->mu);
-    const gg_transport *t = sv->cfg->transport;
-    eval_msg *q = malloc(sizeof *q);
-    double nap_s = 0;
-    while (q && !atomic_load(&sv->quit)) {
-        memset(q, 0, sizeof *q);
-        long len = t->poll(t->self, 0, TAG_EVAL + ss->index, q, sizeof *q - 1);
-        if (len < 0) {
-            nap(nap_s = backoff(nap_s));
-            continue;
-        }
-        nap_s = 0;
-        serve_one(ss, q, len);
-    }
-    free(q);
-    return NULL;
-}
-
-int eval_pool_serve(const gg_pool_config *cfg, char *err, size_t errlen)
-{
-    const gg_transport *t = cfg->transport;
-    if (!t || t->rank == 0 || cfg->ndevices < 1 || cfg->ndevices > GG_POOL_MAX_SLOTS)
-        return gen_fail(err, errlen, "internal: eval_pool_serve on rank 0 or without devices");
-    server sv = {.cfg = cfg};
-    pthread_mutex_init(&sv.mu, NULL);
-    pthread_cond_init(&sv.cv, NULL);
-    int rc = 0;
     size_t hlen = sizeof(hello_head) + (size_t)cfg->nproblems * sizeof(hello_problem) +
-                  (size_t)cfg->ndevices * sizeof(hello_device);
+                  (size_t)n * sizeof(hello_device);
     char *hello = calloc(1, hlen);
-    sv.slots = calloc((size_t)cfg->ndevices, sizeof *sv.slots);
-    int made = 0;
-    if (!hello || !sv.slots) {
-        rc = gen_fail(err, errlen, "out of memory");
-        goto out;
-    }
-    for (; made < cfg->ndevices; made++) {
-        serve_slot *ss = &sv.slots[made];
-        ss->sv = &sv;
-        ss->index = made;
-        ss->device = cfg->devices[made];
-        ss->ev = calloc((size_t)cfg->nproblems, sizeof *ss->ev);
-        if (!ss->ev || pthread_create(&ss->th, NULL, serve_main, ss)) {
-            rc = gen_fail(err, errlen, "cannot make a thread for device %d", ss->device);
-            goto out;
-        }
-        ss->thread = true;
-    }
-    pthread_mutex_lock(&sv.mu);
-    while (sv.answered < made)
-        pthread_cond_wait(&sv.cv, &sv.mu);
-    pthread_mutex_unlock(&sv.mu);
+    if (!hello)
+        return gen_fail(err, errlen, "out of memory");
     hello_head h = {MAGIC, VERSION, sizeof(gg_measurement), sizeof(gg_device_info),
-                    sizeof(gg_eval_opts), cfg->nproblems, cfg->ndevices};
+                    sizeof(gg_eval_opts), cfg->nproblems, n};
     char *at = hello;
     memcpy(at, &h, sizeof h);
     at += sizeof h;
@@ -352,40 +246,63 @@ int eval_pool_serve(const gg_pool_config *cfg, char *err, size_t errlen)
         describe(&cfg->problems[q], &hp);
         memcpy(at, &hp, sizeof hp);
     }
-    for (int i = 0; i < made; i++, at += sizeof(hello_device))
-        memcpy(at, &sv.slots[i].hello, sizeof(hello_device));
-    if (t->send(t->self, 0, TAG_HELLO, hello, hlen)) {
-        rc = gen_fail(err, errlen, "rank %d could not reach rank 0", t->rank);
-        goto out;
+    for (int i = 0; i < n; i++, at += sizeof(hello_device)) {
+        hello_device d;
+        memset(&d, 0, sizeof d);
+        d.device = slots[i].device;
+        d.ok = slots[i].ok;
+        snprintf(d.err, sizeof d.err, "%s", slots[i].err);
+        d.info = slots[i].info;
+        memcpy(at, &d, sizeof d);
     }
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    fprintf(stderr, "glgemm-mpi: rank %d (pid %ld, host %s) serves %d device%s for rank 0\n",
-            t->rank, (long)getpid(), host, made, made == 1 ? "" : "s");
-    pthread_mutex_lock(&sv.mu);
-    sv.go = true;
-    pthread_cond_broadcast(&sv.cv);
-    pthread_mutex_unlock(&sv.mu);
-    int q;
-    double nap_s = 0;
-    while (t->poll(t->self, 0, TAG_QUIT, &q, sizeof q) < 0)
-        nap(nap_s = nap_s < 5e-3 ? backoff(nap_s) + 1e-3 : 5e-3);
-out:
-    atomic_store(&sv.quit, true);
-    pthread_mutex_lock(&sv.mu);
-    pthread_cond_broadcast(&sv.cv);
-    pthread_mutex_unlock(&sv.mu);
-    for (int i = 0; sv.slots && i < cfg->ndevices; i++) {
-        serve_slot *ss = &sv.slots[i];
-        if (ss->thread)
-            pthread_join(ss->th, NULL);
-        for (int p = 0; ss->ev && p < cfg->nproblems; p++)
-            eval_evaluator_free(ss->ev[p]);
-        free(ss->ev);
-    }
-    free(sv.slots);
+    int rc = t->send(t->self, 0, TAG_HELLO, hello, hlen);
     free(hello);
-    pthread_cond_destroy(&sv.cv);
-    pthread_mutex_destroy(&sv.mu);
-    return rc;
+    return rc ? gen_fail(err, errlen, "rank %d could not reach rank 0", t->rank) : 0;
+}
+
+/* One request read and answered: the variant measured through eval. */
+static void answer(const gg_transport *t, int index, int nproblems, const eval_msg *q, long len,
+                   gg_remote_eval_fn eval, void *user)
+{
+    result_msg r;
+    memset(&r, 0, sizeof r);
+    r.seq = q->seq;
+    double t0 = base_now_s();
+    base_measurement_init(&r.m);
+    gg_variant v;
+    char err[512];
+    if (len < (long)offsetof(eval_msg, text) + 1 || q->magic != MAGIC || q->problem < 0 ||
+        q->problem >= nproblems) {
+        r.m.status = GG_INVALID;
+        snprintf(r.m.detail, sizeof r.m.detail, "rank %d: a request it cannot read", t->rank);
+    } else if (gen_variant_parse(q->text, NULL, &v, err, sizeof err)) {
+        r.m.status = GG_INVALID;
+        snprintf(r.m.detail, sizeof r.m.detail, "rank %d: %.480s", t->rank, err);
+    } else {
+        r.rc = eval(user, q->problem, &v, &q->o, &r.m);
+    }
+    r.wall_s = base_now_s() - t0;
+    r.m.detail[sizeof r.m.detail - 1] = '\0';
+    size_t n = offsetof(result_msg, m.detail) + strlen(r.m.detail) + 1;
+    /* rank 0 gone: its MPI job ends this rank too */
+    (void)t->send(t->self, 0, TAG_RESULT + index, &r, n);
+}
+
+void eval_remote_serve_device(const gg_transport *t, int index, int nproblems,
+                              const atomic_bool *quit, gg_remote_eval_fn eval, void *user)
+{
+    eval_msg *q = malloc(sizeof *q);
+    while (q && !atomic_load(quit)) {
+        memset(q, 0, sizeof *q);
+        long len = wait_msg(t, 0, TAG_EVAL + index, q, sizeof *q - 1, 0, quit, NAP_MAX_S);
+        if (len >= 0)
+            answer(t, index, nproblems, q, len, eval, user);
+    }
+    free(q);
+}
+
+void eval_remote_await_quit(const gg_transport *t)
+{
+    int q;
+    (void)wait_msg(t, 0, TAG_QUIT, &q, sizeof q, 0, NULL, NAP_IDLE_S); /* no deadline: -1 never */
 }

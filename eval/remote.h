@@ -1,5 +1,8 @@
 /* eval/remote: the messages between rank 0's pool (eval/pool.h) and the
- * ranks that serve it, over a gg_transport.  No GL here; inside eval/ only.
+ * ranks that serve it (eval/serve.h), over a gg_transport, and the one wait
+ * for them: messages are polled, with naps growing from 20 us between empty
+ * polls, never waited for in a blocking call.  No GL here; inside eval/
+ * only.
  *
  * Every rank runs the same glgemm-mpi build, so the messages carry the
  * structs as bytes, checked once by the hello (a magic, the sizes of the
@@ -44,5 +47,26 @@ void eval_remote_quit(const gg_transport *t, int r);
 
 /* The deadline for an answer from a remote evaluator of cfg. */
 double eval_remote_wait_s(const gg_evaluator_config *cfg);
+
+/* ---- a serving rank's side ---- */
+
+/* This rank's hello to rank 0: cfg's problems, then slots[0..n) (device,
+ * ok, err, info; their place in the list is their index).  0, or -1 with
+ * one line in err. */
+int eval_remote_hello_send(const gg_transport *t, const gg_pool_config *cfg,
+                           const gg_pool_slot *slots, int n, char *err, size_t errlen);
+
+/* Measures a variant for a request: as eval_evaluator_eval. */
+typedef int (*gg_remote_eval_fn)(void *user, int problem, const gg_variant *v,
+                                 const gg_eval_opts *o, gg_measurement *out);
+
+/* Answers rank 0's requests for this rank's device at index, each measured
+ * through eval (a request that does not read, or names no problem of
+ * nproblems, is answered invalid), until *quit. */
+void eval_remote_serve_device(const gg_transport *t, int index, int nproblems,
+                              const atomic_bool *quit, gg_remote_eval_fn eval, void *user);
+
+/* Waits until rank 0 says to leave. */
+void eval_remote_await_quit(const gg_transport *t);
 
 #endif

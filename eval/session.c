@@ -20,11 +20,30 @@ struct gg_tune_session {
 
 double eval_session_timeout(const gg_problem *p, double given)
 {
-    if (given > 0)
-        return given;
-    double work = (double)p->m * p->n * p->k / (1024.0 * 1024.0 * 1024.0);
-    double t = 10 + 60 * work * p->reps / 10.0;
-    return t > 600 ? 600 : t;
+    return given > 0 ? given : eval_evaluator_timeout(p, &GG_TIMEOUT_TUNE);
+}
+
+int eval_session_problem(gg_tune_problem *tp, const gg_problem *prob, gg_store store, char *err,
+                         size_t errlen)
+{
+    memset(tp, 0, sizeof *tp);
+    tp->prob = *prob;
+    if (base_inputs_make(&tp->prob, &tp->in, err, errlen))
+        return -1;
+    tp->have_in = true;
+    tp->prob.m = tp->in.m; /* files decide the shape */
+    tp->prob.n = tp->in.n;
+    tp->prob.k = tp->in.k;
+    return base_reference_compute_store(&tp->in, prob->alpha, prob->beta, store, &tp->ref, err,
+                                        errlen);
+}
+
+void eval_session_problem_free(gg_tune_problem *tp)
+{
+    base_reference_free(&tp->ref);
+    if (tp->have_in)
+        base_inputs_free(&tp->in);
+    tp->have_in = false;
 }
 
 static void eval_opts(const gg_session_ask *a, gg_eval_opts *o)

@@ -11,7 +11,9 @@
  *    instead; one device only); the bound is the card's probe when the
  *    results hold one; what was measured ahead and never asked is dropped
  *    once the search ends (eval_pool_client_end).
- *  - The default timeout of a tune's evaluation is eval_session_timeout's.
+ *  - A tune's problem (eval_session_problem): its inputs and the reference
+ *    of the held store; the default timeout of its evaluations is
+ *    eval_session_timeout's.
  *  - After the stages, the best files go to the user's records folder
  *    (store/publish.h); the result holds what the summary prints.  Nothing
  *    here prints: the front end's functions are told (all may be NULL).
@@ -22,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/inputs.h"
+#include "base/reference.h"
 #include "eval/pool.h"
 #include "search/session.h"
 
@@ -87,8 +91,25 @@ const char *eval_session_records_path(gg_tune_session *t);
 /* Drops what was measured ahead and never asked; frees. */
 void eval_session_close(gg_tune_session *t);
 
-/* An evaluation's timeout in a tune: given when > 0, else 10 + 60 x
- * (m*n*k / 1024^3) x (reps / 10) seconds, at most 600. */
+/* A tune's problem: its inputs, made before the workers fork (they read
+ * them copy-on-write), the shape as they have it (files decide it), and
+ * the reference of the inputs as the held store's textures hold them. */
+typedef struct {
+    gg_problem prob;
+    gg_inputs in;
+    gg_reference ref;
+    bool have_in;
+} gg_tune_problem;
+
+/* tp from prob (its size as asked) for the held store.  0, or -1 with one
+ * line in err; eval_session_problem_free() either way. */
+int eval_session_problem(gg_tune_problem *tp, const gg_problem *prob, gg_store store, char *err,
+                         size_t errlen);
+void eval_session_problem_free(gg_tune_problem *tp);
+
+/* An evaluation's timeout in a tune: given when > 0, else the evaluator's
+ * formula by GG_TIMEOUT_TUNE (10 + 60 x (m*n*k / 1024^3) x (reps / 10)
+ * seconds, at most 600). */
 double eval_session_timeout(const gg_problem *p, double given);
 
 #endif

@@ -17,6 +17,8 @@
 #include "base/inputs.h"
 #include "base/reference.h"
 #include "eval/bench.h"
+#include "eval/evaluator.h"
+#include "eval/gpu.h"
 #include "store/records.h"
 #include "tests/cli_util.h"
 #include "tests/suites.h"
@@ -655,6 +657,43 @@ START_TEST(cli_bench_bad_usage)
 }
 END_TEST
 
+/* bench's pool path (--devices, glgemm-mpi): the rows go to the pool
+ * (g.eval), the browser's tfjs rows to an evaluator of g's own, made for
+ * them: eval_gpu_bench closes it again.  No browser here (GLGEMM_WEB names
+ * no folder): the tfjs rows come back context_lost, from an evaluator all
+ * the same. */
+START_TEST(pool_bench_closes_tfjs_evaluator)
+{
+    setenv("GLGEMM_WEB", "/nonexistent/glgemm-web", 1);
+    char dir[128], err[512];
+    tu_mkdtemp(dir, sizeof dir, "benchleak");
+    gg_problem p;
+    base_problem_default(&p);
+    p.m = p.n = p.k = 16;
+    p.reps = 1;
+    gg_inputs in;
+    gg_reference ref = {0};
+    ck_assert_msg(base_inputs_make(&p, &in, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_reference_compute(&in, p.alpha, p.beta, &ref, err, sizeof err) == 0, "%s",
+                  err);
+    fake_gpu f = {0};
+    gg_gpu g = {.backend = GG_BACKEND_BROWSER, .prob = &p, .in = &in, .ref = &ref, .results = dir,
+                .eval = fake_eval, .eval_user = &f};
+    int live = eval_evaluator_live();
+    static gg_bench b;
+    ck_assert_msg(eval_gpu_bench(&g, dir, "fake-card", &b, NULL, NULL, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert(b.rows[GG_BENCH_TFJS_WEBGL].present);
+    ck_assert_int_eq(b.rows[GG_BENCH_TFJS_WEBGL].m.status, GG_CONTEXT_LOST);
+    ck_assert_int_eq(f.calls, 4); /* the presets, through the pool's function */
+    ck_assert_ptr_null(g.ev);
+    ck_assert_int_eq(eval_evaluator_live(), live);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
+    tu_rm_rf(dir);
+}
+END_TEST
+
 Suite *make_bench_suite(void)
 {
     Suite *s = suite_create("bench");
@@ -665,6 +704,7 @@ Suite *make_bench_suite(void)
     tcase_add_test(tc, old_and_f16_files_read);
     tcase_add_test(tc, best_image_from_records);
     tcase_add_loop_test(tc, bad_csv_refused, 0, sizeof bad_csv / sizeof *bad_csv);
+    tcase_add_test(tc, pool_bench_closes_tfjs_evaluator);
     suite_add_tcase(s, tc);
 
     TCase *cpu = tcase_create("cpublas");
