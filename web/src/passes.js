@@ -2,10 +2,63 @@
  * methods of the WebGL2 runtime's Runner (runner.js), added to its
  * prototype.  A part of glgemm.js: `make web` joins web/src/ into
  * web/dist/glgemm.js; not a module of its own. */
+/* The three ways the running sums go from pass to pass, one object each
+ * (s.accum, chosen by the variant's acc): the target sets they need, the
+ * set the first pass reads, what each C block and each pass binds, what
+ * follows a pass, and the set holding the result.
+ *  - pingpong: two sets; a pass reads one as textures and draws the other.
+ *  - copy: draws set 0, then copies each target into set 1, which the next
+ *    pass reads (BrookGPU's way).
+ *  - blend: one set; each pass is added into it by the blend unit. */
+const ACCUM = {
+    [ACC_PINGPONG]: {
+        sets: 2, firstSet: 0, blend: false,
+        firstDraw(r, cb) { r.bindPrev(cb.tex[0]); return cb.fbo[1]; },
+        beginBlock() {},
+        beforePass(r, cb, pass) {
+            const src = pass % 2;
+            r.bindPrev(cb.tex[src]);
+            r.gl.bindFramebuffer(r.gl.FRAMEBUFFER, cb.fbo[1 - src]);
+        },
+        afterPass() {},
+        result(cb, total) { return cb.fbo[total % 2 === 0 ? 0 : 1]; },
+    },
+    [ACC_COPY]: {
+        sets: 2, firstSet: 1, blend: false,
+        firstDraw(r, cb) { r.bindPrev(cb.tex[1]); return cb.fbo[0]; },
+        beginBlock(r, cb) {
+            r.gl.bindFramebuffer(r.gl.FRAMEBUFFER, cb.fbo[0]);
+            r.bindPrev(cb.tex[1]);
+        },
+        beforePass() {},
+        /* The framebuffer into the textures the next pass reads (unit 2+t
+         * holds tex[1][t]). */
+        afterPass(r, L, pass, total) {
+            if (pass + 1 >= total) return;
+            const gl = r.gl;
+            for (let t = 0; t < L.targets; t++) {
+                gl.readBuffer(gl.COLOR_ATTACHMENT0 + t);
+                gl.activeTexture(gl.TEXTURE2 + t);
+                gl.copyTexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 0, 0, L.tgt_w, L.tgt_h);
+            }
+        },
+        result(cb) { return cb.fbo[0]; },
+    },
+    [ACC_BLEND]: {
+        sets: 1, firstSet: 0, blend: true,
+        firstDraw(r, cb) { return cb.fbo[0]; },
+        beginBlock(r, cb) { r.gl.bindFramebuffer(r.gl.FRAMEBUFFER, cb.fbo[0]); },
+        beforePass() {},
+        afterPass() {},
+        result(cb) { return cb.fbo[0]; },
+    },
+};
+
 Object.assign(Runner.prototype, {
-    bindPrev(s, tex) {
+    /* The previous sums, target t on unit 2 + t. */
+    bindPrev(tex) {
         const gl = this.gl;
-        for (let t = 0; t < s.L.targets; t++) {
+        for (let t = 0; t < tex.length; t++) {
             gl.activeTexture(gl.TEXTURE2 + t);
             gl.bindTexture(gl.TEXTURE_2D, tex[t]);
         }
@@ -55,7 +108,7 @@ Object.assign(Runner.prototype, {
         gl.useProgram(p.prog);
         gl.uniform1f(p.alpha, s.alpha);
         gl.viewport(0, 0, L.tgt_w, L.tgt_h);
-        if (s.acc === ACC_BLEND) {
+        if (s.accum.blend) {
             gl.enable(gl.BLEND);
             gl.blendEquation(gl.FUNC_ADD);
             gl.blendFunc(gl.ONE, gl.ONE);
@@ -71,10 +124,7 @@ Object.assign(Runner.prototype, {
         this.setupDraw(s);
         gl.uniform1i(s.prog.kbase, 0);
         this.bindInputs(s, s.atex[0], s.btex[0]);
-        if (s.acc === ACC_PINGPONG) this.bindPrev(s, cb.tex[0]);
-        else if (s.acc === ACC_COPY) this.bindPrev(s, cb.tex[1]);
-        const fbo = s.acc === ACC_PINGPONG ? cb.fbo[1] : cb.fbo[0];
-        gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+        gl.bindFramebuffer(gl.FRAMEBUFFER, s.accum.firstDraw(this, cb));
         if (s.ubo) gl.bindBufferRange(gl.UNIFORM_BUFFER, 0, s.atex[0], 0, L.ubo_vec4s * 16);
         gl.enable(gl.SCISSOR_TEST);
         gl.scissor(0, 0, 1, 1);
@@ -86,40 +136,25 @@ Object.assign(Runner.prototype, {
     },
 
     passes(s) {
-        const gl = this.gl, L = s.L, p = s.prog;
+        const L = s.L, p = s.prog, acc = s.accum;
         const total = L.passes * L.kblocks;
         this.setupDraw(s);
         for (let c = 0; c < s.ncb; c++) {
             const cb = s.cb[c], bi = Math.floor(c / L.nblocks), bj = c % L.nblocks;
             let pass = 0;
-            if (s.acc !== ACC_PINGPONG) {
-                gl.bindFramebuffer(gl.FRAMEBUFFER, cb.fbo[0]);
-                if (s.acc === ACC_COPY) this.bindPrev(s, cb.tex[1]);
-            }
+            acc.beginBlock(this, cb);
             for (let bk = 0; bk < L.kblocks; bk++) {
                 const abuf = s.atex[bi * L.kblocks + bk];
                 this.bindInputs(s, abuf, s.btex[bk * L.nblocks + bj]);
                 for (let q = 0; q < L.passes; q++, pass++) {
-                    gl.uniform1i(p.kbase, q * L.np);
-                    if (s.acc === ACC_PINGPONG) {
-                        const src = pass % 2;
-                        this.bindPrev(s, cb.tex[src]);
-                        gl.bindFramebuffer(gl.FRAMEBUFFER, cb.fbo[1 - src]);
-                    }
+                    this.gl.uniform1i(p.kbase, q * L.np);
+                    acc.beforePass(this, cb, pass);
                     this.drawPass(s, abuf, q);
-                    if (s.acc === ACC_COPY && pass + 1 < total) {
-                        /* BrookGPU's way: the framebuffer into the texture
-                         * the next pass reads (unit 2+t holds tex[1][t]). */
-                        for (let t = 0; t < L.targets; t++) {
-                            gl.readBuffer(gl.COLOR_ATTACHMENT0 + t);
-                            gl.activeTexture(gl.TEXTURE2 + t);
-                            gl.copyTexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 0, 0, L.tgt_w, L.tgt_h);
-                        }
-                    }
+                    acc.afterPass(this, L, pass, total);
                 }
             }
         }
-        gl.disable(gl.BLEND);
+        this.gl.disable(this.gl.BLEND);
     },
 
     /* Every target of every C block read as RGBA floats into the wasm

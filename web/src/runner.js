@@ -278,7 +278,7 @@ class Runner {
             const why = this.uboTooBig(v, L);
             if (why) throw new Fail('unsupported', why);
             const s = {o, v, L, m, n, k, alpha, beta, transa, transb, sameInputs: !!how.sameInputs,
-                ubo: v.info.fetch === FETCH_UBO, acc: v.info.acc, ncb: L.mblocks * L.nblocks,
+                ubo: v.info.fetch === FETCH_UBO, acc: v.info.acc, accum: ACCUM[v.info.acc], ncb: L.mblocks * L.nblocks,
                 tiles: gen.tiles(v, L.tgt_w, L.tgt_h)};
             out.passes = L.passes * L.kblocks;
             while (gl.getError() !== gl.NO_ERROR && !gl.isContextLost());

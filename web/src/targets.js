@@ -15,7 +15,7 @@ Object.assign(Runner.prototype, {
      * packed by gen) are made here, set by initSums. */
     makeTargets(s) {
         const gl = this.gl, {L} = s;
-        const sets = s.acc === ACC_BLEND ? 1 : 2;
+        const sets = s.accum.sets;
         const key = `${L.tgt_w}x${L.tgt_h}|${L.targets}|${L.tch}|${sets}|${s.ncb}`;
         let e = this.targets.get(key);
         if (!e) {
@@ -94,13 +94,10 @@ Object.assign(Runner.prototype, {
         gl.bindVertexArray(this.vao);
     },
 
-    /* The set the first pass reads: copy's prev textures, else set 0. */
-    firstSet(s) { return s.acc === ACC_COPY ? 1 : 0; },
-
     /* The running sums back to their first value: cleared (beta 0: C0 not
      * read, as BLAS does) or beta*C0 uploaded. */
     initSums(s) {
-        const gl = this.gl, {L} = s, set = this.firstSet(s);
+        const gl = this.gl, {L} = s, set = s.accum.firstSet;
         const zero = new Float32Array(4);
         const {fmt} = this.targetFormat(L.tch);
         for (let c = 0; c < s.ncb; c++) {
@@ -117,16 +114,14 @@ Object.assign(Runner.prototype, {
         }
     },
 
-    resultFbo(s, cb) {
-        if (s.acc !== ACC_PINGPONG) return cb.fbo[0];
-        return cb.fbo[(s.L.passes * s.L.kblocks) % 2 === 0 ? 0 : 1];
-    },
+    /* The framebuffer holding C block cb's sums after the last pass. */
+    resultFbo(s, cb) { return s.accum.result(cb, s.L.passes * s.L.kblocks); },
 
     /* Waits for the work sent so far: gl.finish() does not in WebGL, a
      * 1-pixel read does.  init: from the set the first pass reads. */
     sync(s, init) {
         const gl = this.gl, cb = s.cb[s.ncb - 1];
-        gl.bindFramebuffer(gl.FRAMEBUFFER, init ? cb.fbo[this.firstSet(s)] : this.resultFbo(s, cb));
+        gl.bindFramebuffer(gl.FRAMEBUFFER, init ? cb.fbo[s.accum.firstSet] : this.resultFbo(s, cb));
         gl.readBuffer(gl.COLOR_ATTACHMENT0);
         gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, new Float32Array(4));
     },
