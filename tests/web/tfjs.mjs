@@ -1,0 +1,130 @@
+/* tests/web/tfjs.mjs: glgemm-tfjs.js (issue 39) in headless Chromium
+ * (SwiftShader by default; --arg FLAG adds Chromium flags, e.g.
+ * --arg --use-angle=gl-egl for llvmpipe), run by tests/web/run.sh:
+ *  1. each kernel case (odd shapes, transposes, batch broadcasting, every
+ *     fused activation with and without bias) and a dense model and an
+ *     attention block: glgemm's outputs against TensorFlow.js's own on the
+ *     same inputs (max |diff| / max |ref| <= 1e-5), then after unregister
+ *     TensorFlow.js's results again bit for bit; with the default variant,
+ *     two others, and blocks split past a lowered texture limit;
+ *  2. tf.memory() stable over 100 predict calls;
+ *  3. int32 and a lost context fall back, each said once;
+ *  4. the npm package files (package.json exports, .d.ts) with tsc when
+ *     web/node_modules has typescript (else a line saying it skipped).
+ * --bench [W L B]: also times a dense model (L layers W wide, batch B;
+ * default 512 4 512) with read-back, tfjs alone and with glgemm.
+ * Exit 0 when every check passes; each failure prints one line. */
+import {existsSync, mkdtempSync, rmSync, writeFileSync, cpSync} from 'node:fs';
+import {execFileSync, spawnSync} from 'node:child_process';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {createRequire} from 'node:module';
+import {open, serve, root} from './lib.mjs';
+
+const args = process.argv.slice(2);
+const extra = [];
+let bench = null;
+for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--arg') extra.push(args[++i]);
+    else if (args[i] === '--bench') {
+        bench = {width: 512, layers: 4, batch: 512};
+        if (/^\d+$/.test(args[i + 1] || '')) {
+            bench.width = +args[++i]; bench.layers = +args[++i]; bench.batch = +args[++i];
+        }
+    }
+}
+let failed = 0, passed = 0;
+const t0 = Date.now();
+function check(cond, name, info = '') {
+    if (cond) passed++;
+    else {
+        failed++;
+        console.log(`FAIL tfjs: ${name}${info ? ': ' + info : ''}`);
+    }
+}
+
+const require = createRequire(path.join(root, 'web', 'package.json'));
+const puppeteer = require('puppeteer-core');
+const flags = extra.length ? extra : ['--enable-unsafe-swiftshader', '--use-angle=swiftshader'];
+const browser = await puppeteer.launch({
+    executablePath: process.env.GLGEMM_CHROMIUM || '/usr/bin/chromium', headless: true, pipe: true,
+    args: ['--no-sandbox', '--enable-unsafe-swiftshader', ...flags, '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+});
+const s = await serve({mounts: [['/', path.join(root, 'tests', 'web')], ['/t', path.join(root, 'tests', 'web')],
+    ['/dist', path.join(root, 'web', 'dist')],
+    ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')]]});
+
+async function page() {
+    const p = await open(browser, s.url + 'page.html');
+    p.warnings = [];
+    p.on('console', (m) => { if (m.type() === 'warn' || m.type() === 'warning') p.warnings.push(m.text()); });
+    await p.addScriptTag({url: '/tfjs/tf.min.js'});
+    await p.addScriptTag({url: '/t/tfjs-page.js', type: 'module'});
+    await p.waitForFunction('window.pageReady === true', {timeout: 60000});
+    return p;
+}
+
+const part = async (name, f) => {
+    const t = Date.now();
+    await f();
+    console.log(`  tfjs ${name}: ${((Date.now() - t) / 1e3).toFixed(1)} s`);
+};
+
+function kernels(tag, r, bound = 1e-5) {
+    check(r.reg && typeof r.reg.variant === 'string', `${tag}: register`, JSON.stringify(r.reg));
+    check(r.warnings.length === 0, `${tag}: nothing fell back`, r.warnings.join(' | '));
+    check(r.info && r.info.served >= r.out.length && r.info.fellBack === 0, `${tag}: calls served by glgemm`, JSON.stringify(r.info));
+    for (const x of r.out) {
+        check(x.rel <= bound, `${tag}: ${x.name}`, `max |diff| / max |ref| ${x.rel}`);
+        check(x.restored, `${tag}: ${x.name}: unregister gives tfjs's results bit for bit`);
+    }
+    check(r.glError === 0, `${tag}: no GL error left`, r.glError);
+}
+
+try {
+    const p = await page();
+    await part('kernels (default variant)', async () => {
+        kernels('default variant', await p.evaluate(() => window.kernelTests({})));
+    });
+    await part('kernels (two other variants, split)', async () => {
+        kernels('mrt=1x2,mc=1x4,np=8,acc=copy', await p.evaluate(() =>
+            window.kernelTests({variant: 'mrt=1x2,mc=1x4,np=8,acc=copy,fetch=texelfetch,profile=300es'})));
+        kernels('mc=4x1,acc=blend,split 16', await p.evaluate(() =>
+            window.kernelTests({variant: 'mrt=2x1,mc=4x1,np=4,acc=blend,profile=300es', maxTextureSize: 16})));
+    });
+    await part('memory', async () => {
+        const r = await p.evaluate(() => window.memoryTest());
+        check(r.info && r.info.served > 0 && r.info.fellBack === 0, 'memory: predict served by glgemm', JSON.stringify(r.info));
+        check(r.after.numTensors === r.before.numTensors && r.after.numBytes === r.before.numBytes,
+            'memory: tf.memory() numTensors and numBytes stable over 100 predict calls', JSON.stringify(r));
+        check(r.after.gpu === r.before.gpu, 'memory: numBytesInGPU stable', JSON.stringify(r));
+    });
+    check(p.errors.length === 0, 'page: no page errors', p.errors.join(' | '));
+    await part('fallback', async () => {
+        const r = await p.evaluate(() => window.fallbackTests());
+        check(JSON.stringify(r.i1) === '[19,22,43,50]' && JSON.stringify(r.i2) === '[19,22,43,50]', 'int32: tfjs kernel result', JSON.stringify(r));
+        check(r.int32Warnings.length === 1 && /int32, not float32/.test(r.int32Warnings[0]), 'int32: said once', JSON.stringify(r.int32Warnings));
+        const lost = r.warnings.filter((w) => /context is lost/.test(w));
+        check(lost.length === 1, 'lost context: falls back, said once', JSON.stringify(r.warnings));
+        check(r.info && r.info.fellBack >= 4, 'lost context: calls went to tfjs', JSON.stringify(r.info));
+    });
+    await p.close();
+    if (bench) {
+        await part('bench', async () => {
+            const b = await page();
+            const r = await b.evaluate((o) => window.speed(o), bench);
+            console.log(`tfjs bench: dense ${bench.layers}x${bench.width}, batch ${bench.batch}: tfjs ${r.tfjsMs.toFixed(0)} ms, ` +
+                `with glgemm ${r.glgemmMs.toFixed(0)} ms (${r.speedup.toFixed(2)}x), rel ${r.rel.toExponential(2)}, variant ${r.reg.variant}, ${r.reg.renderer}`);
+            check(r.rel <= 1e-5, 'bench: outputs', r.rel);
+            await b.close();
+        });
+    }
+} catch (e) {
+    check(false, 'tfjs tests ran to the end', e.stack || String(e));
+} finally {
+    await browser.close();
+    await s.close();
+}
+console.log(`tfjs tests: ${passed} passed, ${failed} failed (${((Date.now() - t0) / 1e3).toFixed(1)} s)`);
+process.exit(failed ? 1 : 0);
