@@ -9,13 +9,16 @@
  *     two others, and blocks split past a lowered texture limit;
  *  2. tf.memory() stable over 100 predict calls;
  *  3. int32 and a lost context fall back, each said once;
- *  4. the npm package files (package.json exports, .d.ts) with tsc when
- *     web/node_modules has typescript (else a line saying it skipped).
+ *  4. the npm package `glgemm export --js DIR` writes (GLGEMM_BIN): its
+ *     files, package.json's exports and peer dependency, and tsc on the
+ *     .d.ts files and on a consumer importing 'glgemm' and 'glgemm/tfjs'
+ *     with TensorFlow.js's types, when web/node_modules has typescript
+ *     (else a line saying it skipped).
  * --bench [W L B]: also times a dense model (L layers W wide, batch B;
  * default 512 4 512) with read-back, tfjs alone and with glgemm.
  * Exit 0 when every check passes; each failure prints one line. */
-import {existsSync, mkdtempSync, rmSync, writeFileSync, cpSync} from 'node:fs';
-import {execFileSync, spawnSync} from 'node:child_process';
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
+import {spawnSync} from 'node:child_process';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {createRequire} from 'node:module';
@@ -82,7 +85,79 @@ function kernels(tag, r, bound = 1e-5) {
     check(r.glError === 0, `${tag}: no GL error left`, r.glError);
 }
 
+/* The exported folder as an npm package: export writes its files, the
+ * package.json's exports name them, and tsc checks the declarations and
+ * a consumer that imports both modules by the package's name. */
+function packageTests() {
+    const BIN = process.env.GLGEMM_BIN || path.join(root, 'glgemm');
+    const tmp = mkdtempSync(path.join(tmpdir(), 'glgemm-pkg-'));
+    try {
+        const dir = path.join(tmp, 'mod');
+        const env = {...process.env};
+        if (!existsSync(path.join(path.dirname(BIN), 'web', 'dist', 'glgemm.d.ts'))) env.GLGEMM_WEB_DIR = path.join(root, 'web', 'dist');
+        const ex = spawnSync(BIN, ['export', 'tfjs,profile=300es', '--js', dir], {env, encoding: 'utf8'});
+        check(ex.status === 0, 'package: export', ex.stderr);
+        if (ex.status !== 0) return;
+        const files = ['glgemm.js', 'glgemm-gen.wasm', 'glgemm-tfjs.js', 'glgemm.d.ts', 'glgemm-tfjs.d.ts', 'package.json'];
+        for (const f of files) check(existsSync(path.join(dir, f)), `package: export wrote ${f}`);
+        check(/npm install/.test(ex.stdout), 'package: export says it is an npm package', ex.stdout);
+        const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+        check(pkg.type === 'module' && pkg.exports['.'].default === './glgemm.js' && pkg.exports['.'].types === './glgemm.d.ts' &&
+            pkg.exports['./tfjs'].default === './glgemm-tfjs.js' && pkg.exports['./tfjs'].types === './glgemm-tfjs.d.ts',
+            'package: exports of both modules with their types', JSON.stringify(pkg.exports));
+        check(pkg.peerDependencies && pkg.peerDependencies['@tensorflow/tfjs-core'] && !pkg.dependencies,
+            'package: TensorFlow.js a peer dependency only', JSON.stringify(pkg.peerDependencies));
+        check(pkg.files.every((f) => existsSync(path.join(dir, f))), 'package: its files are all there', JSON.stringify(pkg.files));
+        const tsc = path.join(root, 'web', 'node_modules', 'typescript', 'bin', 'tsc');
+        if (!existsSync(tsc)) {
+            console.log('  tfjs package: tsc skipped: web/node_modules has no typescript (cd web && npm install)');
+            return;
+        }
+        const decl = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--lib', 'es2022,dom', '--target', 'es2022',
+            path.join(dir, 'glgemm.d.ts'), path.join(dir, 'glgemm-tfjs.d.ts')], {encoding: 'utf8'});
+        check(decl.status === 0, 'package: tsc --strict on the .d.ts files', decl.stdout + decl.stderr);
+        /* a consumer: the package under node_modules/glgemm (as npm install
+         * DIR links it), TensorFlow.js from web/node_modules */
+        const app = path.join(tmp, 'app');
+        mkdirSync(path.join(app, 'node_modules'), {recursive: true});
+        cpSync(dir, path.join(app, 'node_modules', 'glgemm'), {recursive: true});
+        symlinkSync(path.join(root, 'web', 'node_modules', '@tensorflow'), path.join(app, 'node_modules', '@tensorflow'));
+        writeFileSync(path.join(app, 'package.json'), JSON.stringify({name: 'app', private: true, type: 'module'}));
+        writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({compilerOptions: {strict: true, noEmit: true,
+            module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], skipLibCheck: true},
+            files: ['app.ts']}));
+        writeFileSync(path.join(app, 'app.ts'), `
+import {init, matmul, createRunner, DEFAULT_VARIANT, PORTFOLIO, choice, type RunOnTexturesResult} from 'glgemm';
+import {register, unregister, registered} from 'glgemm/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
+export async function main(gl: WebGL2RenderingContext): Promise<number> {
+    await init();
+    const c: Float32Array = await matmul(gl, new Float32Array(6), new Float32Array(6), 2, 3, 3, {transb: true});
+    const r = createRunner(gl);
+    const t = gl.createTexture();
+    if (!t) return 0;
+    const x: RunOnTexturesResult = r.runOnTextures({m: 1, n: 1, k: 1, a: {texture: t, width: 1}, b: {texture: t, width: 1},
+        activation: 'relu', bias: {texture: t, width: 1, strides: [0, 0, 1]}});
+    const ch = await choice(gl, 64, 64, 64);
+    const reg = await register(tf, {variant: DEFAULT_VARIANT, warn: (w: string) => console.log(w)});
+    const n: number = registered()?.served ?? 0;
+    unregister();
+    // @ts-expect-error: an option register() does not take
+    await register(tf, {bogus: 1});
+    // @ts-expect-error: not an activation
+    r.runOnTextures({m: 1, n: 1, k: 1, a: {texture: t, width: 1}, b: {texture: t, width: 1}, activation: 'tanh'});
+    return c.length + x.width + n + PORTFOLIO.length + ch.raceMs + (reg.variant ? 1 : 0);
+}
+`);
+        const cons = spawnSync(process.execPath, [tsc, '-p', app], {encoding: 'utf8'});
+        check(cons.status === 0, 'package: tsc on a consumer importing glgemm and glgemm/tfjs with TensorFlow.js', cons.stdout + cons.stderr);
+    } finally {
+        rmSync(tmp, {recursive: true, force: true});
+    }
+}
+
 try {
+    await part('package', async () => packageTests());
     const p = await page();
     await part('kernels (default variant)', async () => {
         kernels('default variant', await p.evaluate(() => window.kernelTests({})));
