@@ -23,6 +23,13 @@
  *                                        {status, detail, variant, passes,
  *                                        programCached, compileMs, uploadMs,
  *                                        runMs, readbackMs, gflops, c, ...}
+ *     .runOnTextures({variant, m, n, k, batch, alpha, transa, transb,
+ *                     a, b, bias, activation, leakyreluAlpha, preluWeights})
+ *                                        synchronous GEMMs on dense textures
+ *                                        of this context into an R32F
+ *                                        texture ({status, detail, texture,
+ *                                        width, height, ...}); what
+ *                                        glgemm-tfjs.js runs
  *   PORTFOLIO                            the exported portfolio (export
  *                                        --portfolio; else empty)
  *   await choice(gl, m, n, k, {portfolio, raceMs})
