@@ -4,7 +4,7 @@
  * Each function answers plain data for the Node side to judge. */
 const G = await import('/dist/glgemm-tfjs.js');
 const tf = window.tf;
-await tf.setBackend('webgl');
+if (!(await tf.setBackend('webgl'))) throw new Error('TensorFlow.js: no webgl backend in this page');
 await tf.ready();
 
 /* A small deterministic generator (mulberry32), values in [-1, 1). */

@@ -48,7 +48,7 @@ function check(cond, name, info = '') {
 
 const require = createRequire(path.join(root, 'web', 'package.json'));
 const puppeteer = require('puppeteer-core');
-const flags = extra.length ? extra : ['--enable-unsafe-swiftshader', '--use-angle=swiftshader'];
+const flags = extra.length ? ['--ignore-gpu-blocklist', ...extra] : ['--enable-unsafe-swiftshader', '--use-angle=swiftshader'];
 const browser = await puppeteer.launch({
     executablePath: process.env.GLGEMM_CHROMIUM || '/usr/bin/chromium', headless: true, pipe: true,
     args: ['--no-sandbox', '--enable-unsafe-swiftshader', ...flags, '--disable-background-networking',
