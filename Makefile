@@ -377,7 +377,11 @@ WASM_FLAGS  = --target=wasm32-wasi -std=c11 -O2 -Wall -Wextra -Werror -mexec-mod
 # `make web` also installs what the browser backend's worker and the tests
 # import: node, npm and web/node_modules as web/package-lock.json pins it
 # (tests/web/deps.sh --npm: nothing when they are there).
-web: web-npm $(WEB_DIST)/glgemm-gen.wasm $(WEB_DIST)/glgemm.js
+# The exported folder is an npm package: glgemm-tfjs.js, the two modules'
+# declarations and package.json (web/pkg/) go beside glgemm.js, and
+# `glgemm export --js DIR` copies them all.
+WEB_PKG = $(WEB_DIST)/glgemm-tfjs.js $(WEB_DIST)/glgemm.d.ts $(WEB_DIST)/glgemm-tfjs.d.ts $(WEB_DIST)/package.json
+web: web-npm $(WEB_DIST)/glgemm-gen.wasm $(WEB_DIST)/glgemm.js $(WEB_PKG)
 web-npm:
 	@tests/web/deps.sh --npm
 .PHONY: web web-npm
@@ -389,10 +393,21 @@ $(WEB_DIST)/glgemm-gen.wasm: $(wildcard gen/*.c gen/*.h) web/wasm/gen_wasm.c
 # web/src/ in the order the one module needs them: the binding and init,
 # the Runner and its parts (methods added to its prototype), matmul, the race.
 WEB_SRC = web/src/glgemm.js web/src/binding.js web/src/runner.js web/src/glstate.js web/src/programs.js \
-	web/src/inputs.js web/src/targets.js web/src/passes.js web/src/matmul.js web/src/portfolio.js
+	web/src/inputs.js web/src/targets.js web/src/passes.js web/src/textures.js web/src/matmul.js web/src/portfolio.js
 $(WEB_DIST)/glgemm.js: $(WEB_SRC)
 	@mkdir -p $(WEB_DIST)
 	cat $(WEB_SRC) > $@.tmp && mv -f $@.tmp $@
+# glgemm-tfjs.js: TensorFlow.js's matrix kernels through glgemm (issue 39),
+# a module of its own that imports ./glgemm.js.
+$(WEB_DIST)/glgemm-tfjs.js: web/src/tfjs.js
+	@mkdir -p $(WEB_DIST)
+	cp web/src/tfjs.js $@.tmp && mv -f $@.tmp $@
+$(WEB_DIST)/%.d.ts: web/pkg/%.d.ts
+	@mkdir -p $(WEB_DIST)
+	cp $< $@
+$(WEB_DIST)/package.json: web/pkg/package.json
+	@mkdir -p $(WEB_DIST)
+	cp $< $@
 # The example page (web/example/): exports best (a default variant when
 # this card has no WebGL2 record) into a temporary folder and serves it
 # with TensorFlow.js beside it; prints the URL.
@@ -402,7 +417,7 @@ web-example: $(BIN) web
 install: install-web
 install-web: web
 	install -d $(DEST)/share/glgemm/web
-	install -m 644 $(WEB_DIST)/glgemm.js $(WEB_DIST)/glgemm-gen.wasm $(DEST)/share/glgemm/web/
+	install -m 644 $(WEB_DIST)/glgemm.js $(WEB_DIST)/glgemm-gen.wasm $(WEB_PKG) $(DEST)/share/glgemm/web/
 .PHONY: install-web
 
 # The manual pages, glgemm(1) and glgemm(3): mdoc written by hand in

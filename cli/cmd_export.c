@@ -18,6 +18,9 @@
  *    it), <the binary's folder>/../share/glgemm/web (`make install`).
  *    They are read at run time rather than linked into the binary, so
  *    that building glgemm needs no WebAssembly toolchain.
+ *  - Beside them, copied as they are from the same folder (issue 39): the
+ *    npm package's other files, glgemm-tfjs.js (TensorFlow.js's matrix
+ *    kernels through glgemm), glgemm.d.ts, glgemm-tfjs.d.ts, package.json.
  *  - Written as a pair: both to temporary files in DIR first, then renamed;
  *    a failure removes the temporary files (and DIR when export made it),
  *    leaving DIR as it was. */
@@ -44,6 +47,11 @@ enum { OPT_JS = 1, OPT_CARD, OPT_PORTFOLIO, OPT_MAX };
 #define RESULTS_DIR "results"
 #define RUNTIME_JS "glgemm.js"
 #define RUNTIME_WASM "glgemm-gen.wasm"
+/* The rest of the npm package (issue 39), copied as they are from the
+ * runtime's folder: the TensorFlow.js module, both modules' declarations
+ * and package.json. */
+static const char *const COMPANIONS[] = {"glgemm-tfjs.js", "glgemm.d.ts", "glgemm-tfjs.d.ts", "package.json"};
+#define NCOMPANIONS (sizeof COMPANIONS / sizeof COMPANIONS[0])
 #define DEFAULT_LINE "export const DEFAULT_VARIANT = \""
 #define PORTFOLIO_LINE "export const PORTFOLIO = ["
 #define MAX_RUNTIME (64u << 20)
@@ -55,7 +63,9 @@ static const char usage[] =
     "Writes an ES module folder for web pages: DIR/glgemm.js (the WebGL2 runtime,\n"
     "exporting init, matmul(gl, a, b, m, n, k, {alpha, beta, c, transa, transb}),\n"
     "createRunner and DEFAULT_VARIANT = the exported variant) and DIR/glgemm-gen.wasm\n"
-    "(glgemm's shader generator, which glgemm.js loads from beside itself).\n"
+    "(glgemm's shader generator, which glgemm.js loads from beside itself), with\n"
+    "DIR/glgemm-tfjs.js (TensorFlow.js's matrix kernels through glgemm), both\n"
+    "modules' .d.ts and a package.json: DIR is an npm package (npm install DIR).\n"
     "Any shape works in the page, not only the problem's.\n"
     "VARIANT: a variant with profile=300es (WebGL2 runs GLSL ES 3.00 only), or\n"
     "`best`: the card's fastest WebGL2-capable record for the problem (else for\n"
@@ -367,6 +377,34 @@ static int write_pair(const char *dir, const char *js, size_t jslen, const char 
     return rc;
 }
 
+/* The companions from src into dir, each written to a temporary file and
+ * renamed.  0, or -1 with why (one missing: make web). */
+static int write_companions(const char *src, const char *dir, char *why, size_t whylen)
+{
+    for (size_t i = 0; i < NCOMPANIONS; i++) {
+        char from[PATH_MAX + 96], to[PATH_MAX + 96], tmp[PATH_MAX + 64];
+        snprintf(from, sizeof from, "%s/%s", src, COMPANIONS[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, COMPANIONS[i]);
+        size_t len = 0;
+        char err[600];
+        char *data = base_read_text(from, MAX_RUNTIME, &len, err, sizeof err);
+        if (!data) {
+            snprintf(why, whylen, "%s (the npm package's files come from make web)", err);
+            return -1;
+        }
+        int rc = write_temp(dir, COMPANIONS[i], data, len, tmp, sizeof tmp, why, whylen);
+        free(data);
+        if (!rc && rename(tmp, to)) {
+            snprintf(why, whylen, "cannot rename %.300s to %.300s: %s", tmp, to, strerror(errno));
+            unlink(tmp);
+            rc = -1;
+        }
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
 /* --portfolio: the selection over every browser card's WebGL2-capable
  * records into *pf.  0, or EXIT_USAGE after one line (no browser
  * records: what to run). */
@@ -454,6 +492,8 @@ static int export_module(cli_common *c, const export_opts *o, const char *text, 
                                      pf->nchosen, &outlen, err, sizeof err)
                      : NULL;
     int rc = out ? write_pair(o->js, out, outlen, wasm, wlen, err, sizeof err) : -1;
+    if (!rc)
+        rc = write_companions(dir, o->js, err, sizeof err);
     free(js);
     free(wasm);
     free(out);
@@ -468,7 +508,10 @@ static int export_module(cli_common *c, const export_opts *o, const char *text, 
         printf("%s\n", canon);
     if (pf->nchosen)
         print_portfolio(pf, max);
-    printf("wrote %s/" RUNTIME_JS " and %s/" RUNTIME_WASM "\n", o->js, o->js);
+    printf("wrote %s/" RUNTIME_JS " and %s/" RUNTIME_WASM, o->js, o->js);
+    for (size_t i = 0; i < NCOMPANIONS; i++)
+        printf(", %s", COMPANIONS[i]);
+    printf(" (an npm package: npm install %s)\n", o->js);
     return 0;
 }
 

@@ -25,3 +25,5 @@ if [ ! -f "$bindir/web/dist/glgemm.js" ] || [ ! -f "$bindir/web/dist/glgemm-gen.
 fi
 echo "tests/web: build $build, glgemm $bin"
 GLGEMM_BIN=$bin timeout 300 node tests/web/test.mjs
+echo "tests/web: glgemm-tfjs.js (tests/web/tfjs.mjs)"
+GLGEMM_BIN=$bin timeout 300 node tests/web/tfjs.mjs

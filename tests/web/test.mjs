@@ -683,11 +683,12 @@ async function exampleTests(browser) {
             check(ex.status === 0, `${tag}: export`, ex.stderr);
             const s = await serve({mounts: [['/', path.join(root, 'web', 'example')], ['/glgemm', dir],
                 ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')]]});
-            const page = await open(browser, s.url + '?size=96');
+            const page = await open(browser, s.url + '?size=96&model=64x3x32');
             const look = async () => {
                 await page.waitForFunction(() => document.body.dataset.done || document.body.dataset.error, {timeout: 90000});
                 return page.evaluate(() => ({done: document.body.dataset.done, error: document.body.dataset.error,
                     rows: window.exampleResult, choice: window.exampleChoice, text: document.getElementById('out').innerText,
+                    model: window.exampleModel, modelText: document.getElementById('model').innerText,
                     shown: ['gpu', 'chosen', 'race'].map((id) => document.getElementById(id).innerText)}));
             };
             const r = await look();
@@ -696,6 +697,11 @@ async function exampleTests(browser) {
             for (const x of r.rows || [])
                 check(x.gflops > 0 && x.err < 1e-4, `${tag} row '${x.what}'`, JSON.stringify(x));
             check(/GFLOP\/s/.test(r.text) && /tf\.matMul/.test(r.text), `${tag} shows the table`, r.text);
+            const md = r.model || {};
+            check(md.tfjsMs > 0 && md.glgemmMs > 0 && md.rel <= 1e-5 && (portfolio || md.served > 0),
+                `${tag}: the model part, with and without glgemm-tfjs.js`, JSON.stringify(md));
+            check(/with glgemm-tfjs\.js/.test(r.modelText || '') && /TensorFlow\.js alone/.test(r.modelText || ''),
+                `${tag} shows the model's table`, r.modelText);
             const ch = r.choice || {};
             check(ch.renderer && r.shown[0] === ch.renderer && r.shown[1] === ch.variant && r.rows[0].variant === ch.variant,
                 `${tag} shows the GPU and the variant`, JSON.stringify(r.shown));

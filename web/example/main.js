@@ -5,8 +5,12 @@
  * shows the GPU, the chosen variant and what the race cost.  When done,
  * window.exampleResult holds the rows, window.exampleChoice the choice, and
  * body[data-done] is set (the web test waits for it); a failure sets
- * body[data-error]. */
+ * body[data-error].  Its second part runs a small dense TensorFlow.js model
+ * (?model=WIDTHxLAYERSxBATCH, default 256x3x128) with and without
+ * glgemm-tfjs.js and shows both times and the largest difference
+ * (window.exampleModel). */
 import {init, matmul, createRunner, DEFAULT_VARIANT, PORTFOLIO, lastChoice, forgetChoices} from './glgemm/glgemm.js';
+import {register, unregister, registered} from './glgemm/glgemm-tfjs.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -114,8 +118,66 @@ async function run(n) {
     }
     for (const x of rows) row(tbody, x.what, x.ms, x.gflops, x.err, x.variant);
     $('out').hidden = false;
+    if (typeof tf !== 'undefined') window.exampleModel = await modelPart(used);
     $('state').textContent = `done: ${n}x${n}x${n} on ${gpu}`;
     return rows;
+}
+
+/* A dense model (layers of width units, relu, softmax at the end) on a
+ * batch of random rows: predict and read back, median of three, TensorFlow.js
+ * alone and with glgemm-tfjs.js registered (variant: the one above); the
+ * largest |difference| over the largest |output|. */
+async function modelPart(variant) {
+    const [width, layers, batch] = (new URLSearchParams(location.search).get('model') || '256x3x128').split('x').map(Number);
+    const model = tf.sequential();
+    for (let i = 0; i < layers; i++)
+        model.add(tf.layers.dense({units: i === layers - 1 ? 10 : width, inputShape: i ? undefined : [width],
+            activation: i === layers - 1 ? 'softmax' : 'relu'}));
+    const x = tf.randomUniform([batch, width], -1, 1);
+    const time = async () => {
+        const ts = [];
+        let out;
+        for (let i = 0; i < 4; i++) { /* the first compiles */
+            const t0 = performance.now();
+            const y = model.predict(x);
+            out = await y.data();
+            y.dispose();
+            if (i) ts.push(performance.now() - t0);
+        }
+        ts.sort((p, q) => p - q);
+        return {ms: ts[1], out};
+    };
+    const alone = await time();
+    const reg = await register(tf, {variant});
+    const withG = reg.variant ? await time() : null;
+    const served = registered();
+    unregister();
+    let d = 0, s = 0;
+    if (withG)
+        for (let i = 0; i < alone.out.length; i++) {
+            d = Math.max(d, Math.abs(withG.out[i] - alone.out[i]));
+            s = Math.max(s, Math.abs(alone.out[i]));
+        }
+    const rel = s ? d / s : d;
+    const tbody = $('model').querySelector('tbody');
+    tbody.textContent = '';
+    const rows = [[`TensorFlow.js alone: dense ${layers} x ${width}, batch ${batch}`, alone.ms.toFixed(1), '-'],
+        withG ? ['with glgemm-tfjs.js', withG.ms.toFixed(1), rel.toExponential(2)]
+            : [`glgemm-tfjs.js not registered: ${reg.reason}`, '-', '-']];
+    for (const r of rows) {
+        const tr = document.createElement('tr');
+        for (const text of r) {
+            const td = document.createElement('td');
+            td.textContent = text;
+            tr.appendChild(td);
+        }
+        tbody.appendChild(tr);
+    }
+    $('model').hidden = false;
+    x.dispose();
+    model.dispose();
+    return {width, layers, batch, tfjsMs: alone.ms, glgemmMs: withG ? withG.ms : null, rel,
+        served: served ? served.served : 0, variant: reg.variant};
 }
 
 async function go() {

@@ -23,6 +23,13 @@
  *                                        {status, detail, variant, passes,
  *                                        programCached, compileMs, uploadMs,
  *                                        runMs, readbackMs, gflops, c, ...}
+ *     .runOnTextures({variant, m, n, k, batch, alpha, transa, transb,
+ *                     a, b, bias, activation, leakyreluAlpha, preluWeights})
+ *                                        synchronous GEMMs on dense textures
+ *                                        of this context into an R32F
+ *                                        texture ({status, detail, texture,
+ *                                        width, height, ...}); what
+ *                                        glgemm-tfjs.js runs
  *   PORTFOLIO                            the exported portfolio (export
  *                                        --portfolio; else empty)
  *   await choice(gl, m, n, k, {portfolio, raceMs})
@@ -80,5 +87,8 @@ const FETCH_NAMES = ['texture', 'texelfetch', 'image', 'buffer', 'ubo'];
 const FETCH_IMAGE = 2, FETCH_BUFFER = 3, FETCH_UBO = 4;
 const UBO_STRIP = 2; /* GG_UBO_STRIP: fragment rows a fetch=ubo draw covers */
 const MAX_TARGETS = 8;
+/* Texture units whose bindings run/matmul/runOnTextures save and restore:
+ * A, B, the targets, and runOnTextures' inverse map, bias and weights. */
+const SAVED_UNITS = 2 + MAX_TARGETS + 3;
 const MAX_BATCH = 64; /* GEMMs in one timed rep at most (bench's minRepS) */
 const CARD_INVALID = 1;

@@ -28,7 +28,7 @@ Object.assign(Runner.prototype, {
             'UNPACK_IMAGE_HEIGHT', 'UNPACK_SKIP_ROWS', 'UNPACK_SKIP_PIXELS', 'UNPACK_SKIP_IMAGES',
             'PACK_ROW_LENGTH', 'PACK_SKIP_ROWS', 'PACK_SKIP_PIXELS'])
             st.store[x] = p(gl[x]);
-        for (let u = 0; u < 2 + MAX_TARGETS; u++) {
+        for (let u = 0; u < SAVED_UNITS; u++) {
             gl.activeTexture(gl.TEXTURE0 + u);
             st.units.push([p(gl.TEXTURE_BINDING_2D), p(gl.SAMPLER_BINDING)]);
         }

@@ -134,6 +134,15 @@ class Runner {
             }
         });
         this.vao = null;
+        /* runOnTextures (textures.js): index maps, packed inputs with their
+         * FBOs, C's texture, the programs drawn once */
+        this.maps = new Lru(8, (e) => e.names.forEach((t) => gl.deleteTexture(t)));
+        this.gpuInputs = new Lru(4, (e) => {
+            [...e.a, ...e.b].forEach((t) => gl.deleteTexture(t));
+            [...e.fa, ...e.fb].forEach((f) => gl.deleteFramebuffer(f));
+        });
+        this.out = null;
+        this.warmed = new Set();
         /* A restored context has none of the old objects: forget them. */
         if (gl.canvas && gl.canvas.addEventListener)
             gl.canvas.addEventListener('webglcontextrestored', () => this.forget());
@@ -141,8 +150,10 @@ class Runner {
 
     forget() {
         const gl = this.gl;
-        for (const c of [this.programs, this.inputs, this.targets]) c.map.clear();
+        for (const c of [this.programs, this.inputs, this.targets, this.maps, this.gpuInputs]) c.map.clear();
         this.vao = null;
+        this.out = null;
+        this.warmed.clear();
         gl.getExtension('EXT_color_buffer_float');
         this.floatBlend = this.lim.floatBlend = !!gl.getExtension('EXT_float_blend');
     }

@@ -1,0 +1,187 @@
+/* glgemm.d.ts: the types of glgemm.js, glgemm's WebGL2 runtime (docs/browser.md). */
+
+/** The variant `glgemm export` wrote (the runtime's default). */
+export declare const DEFAULT_VARIANT: string;
+/** The exported portfolio (`glgemm export --portfolio`), else empty. */
+export declare const PORTFOLIO: readonly string[];
+
+/** glgemm's statuses: what run() answers, what an Error carries. */
+export type Status =
+    | 'ok' | 'invalid' | 'unsupported' | 'context_lost' | 'compile_error' | 'link_error'
+    | 'fbo_incomplete' | 'gl_error' | 'wrong_result' | 'skipped' | (string & {});
+
+/** Every Error the runtime throws. */
+export interface GlgemmError extends Error {
+    status: Status;
+    detail: string;
+}
+
+export interface InitOptions {
+    /** glgemm-gen.wasm: a URL, its bytes or a compiled module (default: beside glgemm.js). */
+    wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+}
+
+/** Loads the generator (idempotent). */
+export declare function init(options?: InitOptions): Promise<void>;
+
+export interface MatmulOptions {
+    alpha?: number;
+    beta?: number;
+    /** C0 (m x n), read when beta != 0. */
+    c?: Float32Array | ArrayLike<number>;
+    transa?: boolean;
+    transb?: boolean;
+    variant?: string;
+    portfolio?: readonly string[];
+    raceMs?: number;
+}
+
+/** C = alpha op(A) op(B) + beta C0, m x n row-major. */
+export declare function matmul(gl: WebGL2RenderingContext, a: Float32Array | ArrayLike<number>,
+    b: Float32Array | ArrayLike<number>, m: number, n: number, k: number,
+    options?: MatmulOptions): Promise<Float32Array>;
+
+export interface Limits {
+    maxDrawBuffers: number;
+    maxTextureSize: number;
+    floatBlend: boolean;
+    colorBufferFloat: boolean;
+    vendor: string;
+    renderer: string;
+    unmaskedVendor: string | null;
+    unmaskedRenderer: string | null;
+    version: string;
+    glsl: string;
+    maxUniformBlockSize: number;
+    uniformBufferOffsetAlignment: number;
+}
+
+export interface CheckResult {
+    status: Status;
+    detail: string;
+    variant?: string;
+}
+
+export interface RunOptions {
+    variant?: string;
+    m: number;
+    n: number;
+    k: number;
+    alpha?: number;
+    beta?: number;
+    transa?: boolean;
+    transb?: boolean;
+    a: Float32Array | ArrayLike<number>;
+    b: Float32Array | ArrayLike<number>;
+    c?: Float32Array | ArrayLike<number>;
+}
+
+export interface RunResult {
+    status: Status;
+    detail: string;
+    variant: string | null;
+    passes: number;
+    programCached: boolean;
+    compileMs: number;
+    buildMs: number;
+    firstDrawMs: number;
+    uploadMs: number;
+    runMs: number;
+    readbackMs: number;
+    gflops: number;
+    c: Float32Array | null;
+    log?: string;
+}
+
+/** A matrix already on the GPU in the dense RGBA layout: element i of the
+ * stored matrices at texel i/4, channel i%4, texel t at (t % width, t / width). */
+export interface DenseTexture {
+    texture: WebGLTexture;
+    width: number;
+    /** Matrices stored back to back: 1 (serving every problem) or the batch. */
+    batch?: number;
+}
+
+/** A bias or PReLU weights: C[b][i][j]'s element at b*strides[0] + i*strides[1] + j*strides[2]. */
+export interface BroadcastTexture {
+    texture: WebGLTexture;
+    width: number;
+    strides: [number, number, number];
+}
+
+export type Activation = 'linear' | 'relu' | 'relu6' | 'elu' | 'leakyrelu' | 'prelu' | 'sigmoid';
+
+export interface RunOnTexturesOptions {
+    variant?: string;
+    m: number;
+    n: number;
+    k: number;
+    batch?: number;
+    alpha?: number;
+    transa?: boolean;
+    transb?: boolean;
+    a: DenseTexture;
+    b: DenseTexture;
+    bias?: BroadcastTexture;
+    activation?: Activation;
+    leakyreluAlpha?: number;
+    preluWeights?: BroadcastTexture;
+    /** Split as if the texture limit were this (tests). */
+    maxTextureSize?: number;
+}
+
+export interface RunOnTexturesResult {
+    status: Status;
+    detail: string;
+    variant: string | null;
+    passes: number;
+    /** C: R32F, width n, height batch*m, C[b][i][j] at (j, b*m + i); the runner's, until its next runOnTextures. */
+    texture: WebGLTexture | null;
+    width: number;
+    height: number;
+    /** Issuing the draws (no wait). */
+    ms: number;
+}
+
+export interface Runner {
+    limits(): Limits;
+    check(variant: string, m?: number, n?: number, k?: number): CheckResult;
+    run(options: RunOptions): Promise<RunResult>;
+    /** Synchronous: GEMMs on textures already on this context (glgemm-tfjs.js's entry). */
+    runOnTextures(options: RunOnTexturesOptions): RunOnTexturesResult;
+}
+
+/** The context's runner (one per context; after init()). */
+export declare function createRunner(gl: WebGL2RenderingContext): Runner;
+
+export interface Raced {
+    variant: string;
+    status: Status;
+    gflops: number;
+    relErr: number | null;
+    detail: string;
+    ms?: number;
+    compileMs?: number;
+    buildMs?: number;
+    firstDrawMs?: number;
+}
+
+export interface Choice {
+    variant: string;
+    fromMemory: boolean;
+    raceMs: number;
+    raced: Raced[];
+    shapeClass: string;
+    renderer: string;
+    fallback: boolean;
+}
+
+export interface ChoiceOptions {
+    portfolio?: readonly string[];
+    raceMs?: number;
+}
+
+export declare function choice(gl: WebGL2RenderingContext, m: number, n: number, k: number,
+    options?: ChoiceOptions): Promise<Choice>;
+export declare function lastChoice(): Choice | null;
+export declare function forgetChoices(): void;
