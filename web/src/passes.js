@@ -21,7 +21,7 @@ const ACCUM = {
             r.gl.bindFramebuffer(r.gl.FRAMEBUFFER, cb.fbo[1 - src]);
         },
         afterPass() {},
-        result(cb, total) { return cb.fbo[total % 2 === 0 ? 0 : 1]; },
+        resultSet(total) { return total % 2; },
     },
     [ACC_COPY]: {
         sets: 2, firstSet: 1, blend: false,
@@ -42,7 +42,7 @@ const ACCUM = {
                 gl.copyTexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 0, 0, L.tgt_w, L.tgt_h);
             }
         },
-        result(cb) { return cb.fbo[0]; },
+        resultSet() { return 0; },
     },
     [ACC_BLEND]: {
         sets: 1, firstSet: 0, blend: true,
@@ -50,7 +50,7 @@ const ACCUM = {
         beginBlock(r, cb) { r.gl.bindFramebuffer(r.gl.FRAMEBUFFER, cb.fbo[0]); },
         beforePass() {},
         afterPass() {},
-        result(cb) { return cb.fbo[0]; },
+        resultSet() { return 0; },
     },
 };
 

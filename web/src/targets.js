@@ -115,7 +115,7 @@ Object.assign(Runner.prototype, {
     },
 
     /* The framebuffer holding C block cb's sums after the last pass. */
-    resultFbo(s, cb) { return s.accum.result(cb, s.L.passes * s.L.kblocks); },
+    resultFbo(s, cb) { return cb.fbo[s.accum.resultSet(s.L.passes * s.L.kblocks)]; },
 
     /* Waits for the work sent so far: gl.finish() does not in WebGL, a
      * 1-pixel read does.  init: from the set the first pass reads. */

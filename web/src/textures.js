@@ -342,7 +342,7 @@ Object.assign(Runner.prototype, {
         if (s.o.activation === 'prelu') bind(UNIT_PRELU, s.o.preluWeights.texture);
         gl.bindFramebuffer(gl.FRAMEBUFFER, s.outTarget.fbo);
         gl.viewport(0, 0, s.outTarget.w, s.outTarget.h);
-        const set = s.acc === ACC_PINGPONG && (L.passes * L.kblocks) % 2 === 1 ? 1 : 0;
+        const set = s.accum.resultSet(L.passes * L.kblocks);
         const row0 = bt * s.m;
         gl.uniform1i(loc.uRow0, row0);
         gl.uniform1i(loc.uM, s.m);
@@ -427,7 +427,7 @@ Object.assign(Runner.prototype, {
             if (L.mb * L.kb >= F24 || L.kb * L.nb >= F24 || L.mb * L.nb >= F24)
                 throw new Fail('unsupported', `runOnTextures: a block of ${L.mb}x${L.nb}x${L.kb} is past the index maps' 2^24 elements`);
             const s = {o, v, L, m, n, k, M, batch, folded, alpha, beta: 0, transa, transb,
-                ubo: false, acc: v.info.acc, ncb: L.mblocks * L.nblocks,
+                ubo: false, acc: v.info.acc, accum: ACCUM[v.info.acc], ncb: L.mblocks * L.nblocks,
                 tiles: gen.tiles(v, L.tgt_w, L.tgt_h)};
             out.passes = L.passes * L.kblocks * (folded ? 1 : batch);
             while (gl.getError() !== gl.NO_ERROR && !gl.isContextLost());
