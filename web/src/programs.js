@@ -13,8 +13,13 @@ Object.assign(Runner.prototype, {
     /* Compile and link requested, nothing asked back (a status query waits
      * for the driver): {prog, vs, fs}, or null where objects cannot be made. */
     startProgram(v, L) {
+        return this.compileLink(gen.vertex(v), gen.fragment(v, L.mpad, L.npad, L.kpad));
+    },
+
+    /* Compile and link started (not waited for): {prog, vs, fs}, or null
+     * when GL gives no shader objects (a lost context). */
+    compileLink(vsrc, fsrc) {
         const gl = this.gl;
-        const fsrc = gen.fragment(v, L.mpad, L.npad, L.kpad), vsrc = gen.vertex(v);
         const vs = gl.createShader(gl.VERTEX_SHADER), fs = gl.createShader(gl.FRAGMENT_SHADER);
         const prog = gl.createProgram();
         if (!vs || !fs || !prog) return null;
