@@ -170,30 +170,27 @@ Object.assign(Runner.prototype, {
         let src = 0, buf = 0, ptrs = 0;
         const bufs = [];
         try {
-            /* A: mb rows of k (lda = k), position row*L.kb + col + 1 */
-            src = gen.alloc(4 * mb * k);
-            let f = gen.f32(src, mb * k);
-            for (let r = 0; r < mb; r++)
-                for (let c = 0; c < kb; c++) f[r * k + c] = r * L.kb + c + 1;
-            buf = gen.alloc(4 * L.a_w * L.a_h * L.channels);
-            gen.packA(L, src, false, m, n, k, 0, 0, buf);
-            e.a = this.texture(L.a_w, L.a_h, internal, fmt, type, gen.f32(buf, L.a_w * L.a_h * L.channels));
-            e.names.push(e.a);
-            gen.free(src); gen.free(buf); src = buf = 0;
-            /* B: kb rows of n (ldb = n), position row*L.nb + col + 1 */
-            src = gen.alloc(4 * kb * n);
-            f = gen.f32(src, kb * n);
-            for (let r = 0; r < kb; r++)
-                for (let c = 0; c < nb; c++) f[r * n + c] = r * L.nb + c + 1;
-            buf = gen.alloc(4 * L.b_w * L.b_h * L.channels);
-            gen.packB(L, src, false, m, n, k, 0, 0, buf);
-            e.b = this.texture(L.b_w, L.b_h, internal, fmt, type, gen.f32(buf, L.b_w * L.b_h * L.channels));
-            e.names.push(e.b);
-            gen.free(src); gen.free(buf); src = buf = 0;
+            /* The positions + 1 of a rows x cols corner (row stride ld,
+             * position row*pitch + col + 1) packed by gen into a w x h
+             * texture of the input's format. */
+            const positions = (rows, cols, ld, pitch, pack, w, h) => {
+                src = gen.alloc(4 * rows * ld);
+                const f = gen.f32(src, rows * ld);
+                for (let r = 0; r < rows; r++)
+                    for (let c = 0; c < cols; c++) f[r * ld + c] = r * pitch + c + 1;
+                buf = gen.alloc(4 * w * h * L.channels);
+                pack(L, src, false, m, n, k, 0, 0, buf);
+                const t = this.texture(w, h, internal, fmt, type, gen.f32(buf, w * h * L.channels));
+                e.names.push(t);
+                gen.free(src); gen.free(buf); src = buf = 0;
+                return t;
+            };
+            e.a = positions(mb, kb, k, L.kb, gen.packA.bind(gen), L.a_w, L.a_h); /* A: lda = k */
+            e.b = positions(kb, nb, n, L.nb, gen.packB.bind(gen), L.b_w, L.b_h); /* B: ldb = n */
             /* C: block (0, 0) as beta*C0 with beta 1 (ldc = L.nb), read back
              * into the inverse map */
             src = gen.alloc(4 * L.mb * L.nb);
-            f = gen.f32(src, L.mb * L.nb);
+            const f = gen.f32(src, L.mb * L.nb);
             for (let r = 0; r < mb; r++)
                 for (let c = 0; c < nb; c++) f[r * L.nb + c] = r * L.nb + c + 1;
             const tf = L.tgt_w * L.tgt_h * 4;
