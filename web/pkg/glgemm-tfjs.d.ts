@@ -34,5 +34,7 @@ export interface Registered {
 export declare function register(tf: TensorFlowLike, options?: RegisterOptions): Promise<Registered>;
 /** Puts TensorFlow.js's own kernels back. */
 export declare function unregister(): void;
-/** What register() set up (calls served, calls passed to tfjs's kernel), or null. */
-export declare function registered(): {variant: string; served: number; fellBack: number} | null;
+/** What register() set up (calls served, calls passed to tfjs's kernel,
+ * tensors held packed and their bytes), or null. */
+export declare function registered(): {variant: string; served: number; fellBack: number; kept: number;
+    keptBytes: number} | null;

@@ -102,6 +102,16 @@ export interface DenseTexture {
     batch?: number;
 }
 
+/** An operand read only when the runner must repack it: load() gives its
+ * dense texture.  With keep (any object standing for the matrix's data,
+ * which must not change while it is kept), an operand of batch 1 is packed
+ * once and reused until runner.release(keep). */
+export interface LazyDense {
+    load: () => {texture: WebGLTexture; width: number};
+    keep?: object;
+    batch?: number;
+}
+
 /** A bias or PReLU weights: C[b][i][j]'s element at b*strides[0] + i*strides[1] + j*strides[2]. */
 export interface BroadcastTexture {
     texture: WebGLTexture;
@@ -120,8 +130,8 @@ export interface RunOnTexturesOptions {
     alpha?: number;
     transa?: boolean;
     transb?: boolean;
-    a: DenseTexture;
-    b: DenseTexture;
+    a: DenseTexture | LazyDense;
+    b: DenseTexture | LazyDense;
     bias?: BroadcastTexture;
     activation?: Activation;
     leakyreluAlpha?: number;
@@ -149,6 +159,12 @@ export interface Runner {
     run(options: RunOptions): Promise<RunResult>;
     /** Synchronous: GEMMs on textures already on this context (glgemm-tfjs.js's entry). */
     runOnTextures(options: RunOnTexturesOptions): RunOnTexturesResult;
+    /** Forgets what keep kept (its packed textures deleted); true when it held any. */
+    release(keep: object): boolean;
+    /** The keep objects held (least recently used first), their bytes and the limit. */
+    keptInfo(): {keys: object[]; bytes: number; limit: number};
+    /** The most bytes kept operands may hold (default 256 MiB); past it the least recently used go. */
+    setKeepBytes(n: number): void;
 }
 
 /** The context's runner (one per context; after init()). */

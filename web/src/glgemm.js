@@ -29,7 +29,10 @@
  *                                        of this context into an R32F
  *                                        texture ({status, detail, texture,
  *                                        width, height, ...}); what
- *                                        glgemm-tfjs.js runs
+ *                                        glgemm-tfjs.js runs; a or b as
+ *                                        {load, keep}: packed once, kept
+ *     .release(keep)  .keptInfo()  .setKeepBytes(n)
+ *                                        the kept operands
  *   PORTFOLIO                            the exported portfolio (export
  *                                        --portfolio; else empty)
  *   await choice(gl, m, n, k, {portfolio, raceMs})

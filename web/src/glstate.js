@@ -55,7 +55,10 @@ Object.assign(Runner.prototype, {
         gl.pixelStorei(gl.PACK_ALIGNMENT, 4);
     },
 
-    restore(st) {
+    /* Back to st; drain: clear the GL errors left (runOnTextures checks
+     * once after its draws and leaves the errors of restoring alone: each
+     * getError waits for the GPU process). */
+    restore(st, drain = true) {
         const gl = this.gl;
         if (gl.isContextLost()) return;
         st.units.forEach(([tex, sampler], u) => {
@@ -81,6 +84,6 @@ Object.assign(Runner.prototype, {
         gl.blendEquationSeparate(st.blendEqRgb, st.blendEqA);
         for (const [c, on] of Object.entries(st.caps)) (on ? gl.enable : gl.disable).call(gl, gl[c]);
         for (const [x, val] of Object.entries(st.store)) gl.pixelStorei(gl[x], val);
-        while (gl.getError() !== gl.NO_ERROR && !gl.isContextLost());
+        if (drain) while (gl.getError() !== gl.NO_ERROR && !gl.isContextLost());
     },
 });

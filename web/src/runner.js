@@ -137,10 +137,10 @@ class Runner {
         /* runOnTextures (textures.js): index maps, packed inputs with their
          * FBOs, C's texture, the programs drawn once */
         this.maps = new Lru(8, (e) => e.names.forEach((t) => gl.deleteTexture(t)));
-        this.gpuInputs = new Lru(4, (e) => {
-            [...e.a, ...e.b].forEach((t) => gl.deleteTexture(t));
-            [...e.fa, ...e.fb].forEach((f) => gl.deleteFramebuffer(f));
-        });
+        this.gpuInputs = new Lru(4, (e) => [e.a, e.b].forEach((x) => dropPacked(gl, x)));
+        /* kept operands: keep object -> Map(geometry -> packed blocks) */
+        this.kept = new Map();
+        this.keepLimit = 256 * 1024 * 1024;
         this.out = null;
         this.warmed = new Set();
         /* A restored context has none of the old objects: forget them. */
@@ -151,6 +151,7 @@ class Runner {
     forget() {
         const gl = this.gl;
         for (const c of [this.programs, this.inputs, this.targets, this.maps, this.gpuInputs]) c.map.clear();
+        this.kept.clear();
         this.vao = null;
         this.out = null;
         this.warmed.clear();

@@ -109,21 +109,47 @@ void main() {
 `;
 }
 
-/* A dense source: {texture, width, batch}. */
+/* A dense source: {texture, width, batch}, or (a and b) {load, keep,
+ * batch}: load() gives {texture, width} when the runner must repack it
+ * (not when keep's packing is kept); its batch. */
 function needDense(name, x, batches) {
-    if (x === null || typeof x !== 'object' || typeof WebGLTexture === 'undefined' || !(x.texture instanceof WebGLTexture))
+    if (x === null || typeof x !== 'object')
         throw glgemmError('invalid', `${name} must be {texture, width, batch} with a WebGLTexture (got ${x})`);
-    needInt(`${name}.width`, x.width);
+    if (x.keep !== undefined && (x.keep === null || (typeof x.keep !== 'object' && typeof x.keep !== 'function')))
+        throw glgemmError('invalid', `${name}.keep must be an object (got ${x.keep})`);
+    if (x.load !== undefined) {
+        if (typeof x.load !== 'function') throw glgemmError('invalid', `${name}.load must be a function (got ${x.load})`);
+    } else {
+        if (typeof WebGLTexture === 'undefined' || !(x.texture instanceof WebGLTexture))
+            throw glgemmError('invalid', `${name} must be {texture, width, batch} with a WebGLTexture (got ${x})`);
+        needInt(`${name}.width`, x.width);
+    }
     const b = x.batch ?? 1;
     if (batches !== undefined && b !== 1 && b !== batches)
         throw glgemmError('invalid', `${name}.batch must be 1 or batch (${batches}) (got ${b})`);
     return b;
 }
 
+/* The dense source of x: {texture, width} (x's own, or load()'s, checked). */
+function denseSource(name, x) {
+    if (x.load === undefined) return x;
+    const d = x.load();
+    if (d === null || typeof d !== 'object' || typeof WebGLTexture === 'undefined' || !(d.texture instanceof WebGLTexture))
+        throw glgemmError('invalid', `${name}.load() must give {texture, width} with a WebGLTexture (got ${d})`);
+    needInt(`${name}.load().width`, d.width);
+    return d;
+}
+
 /* Broadcast strides (batch, row, column) of a bias or PReLU weights. */
 function needStrides(name, s) {
     if (!Array.isArray(s) || s.length !== 3 || !s.every((x) => Number.isInteger(x) && x >= 0))
         throw glgemmError('invalid', `${name}.strides must be three integers >= 0 [batch, row, column] (got ${s})`);
+}
+
+/* Deletes one operand's packed textures and FBOs. */
+function dropPacked(gl, e) {
+    e.tex.forEach((t) => gl.deleteTexture(t));
+    e.fbo.forEach((f) => gl.deleteFramebuffer(f));
 }
 
 Object.assign(Runner.prototype, {
@@ -231,36 +257,100 @@ Object.assign(Runner.prototype, {
         return e;
     },
 
-    /* The packed A and B textures of a geometry and an FBO on each (cached),
-     * filled by the repack draws. */
+    /* One operand's packed blocks (A: mblocks x kblocks of a_w x a_h, B:
+     * kblocks x nblocks of b_w x b_h) and an FBO on each: {tex, fbo,
+     * bytes}; throws Fail (nothing left behind) where the FBO is incomplete. */
+    packedOperand(L, isA) {
+        const gl = this.gl;
+        const {internal, fmt, type} = this.inputFormat(L.channels, 0);
+        const w = isA ? L.a_w : L.b_w, h = isA ? L.a_h : L.b_h;
+        const count = isA ? L.mblocks * L.kblocks : L.kblocks * L.nblocks;
+        const e = {tex: [], fbo: [], bytes: count * w * h * L.channels * 4};
+        for (let i = 0; i < count; i++) {
+            const t = this.texture(w, h, internal, fmt, type, null);
+            const fb = gl.createFramebuffer();
+            e.tex.push(t);
+            e.fbo.push(fb);
+            gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+            gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t, 0);
+            gl.drawBuffers([gl.COLOR_ATTACHMENT0]);
+            const st = gl.checkFramebufferStatus(gl.FRAMEBUFFER);
+            if (st !== gl.FRAMEBUFFER_COMPLETE) {
+                dropPacked(gl, e);
+                throw new Fail('fbo_incomplete', `packed input ${w}x${h} of ${L.channels} channels: status 0x${st.toString(16)}`);
+            }
+        }
+        return e;
+    },
+
+    /* The packed A and B textures of a geometry (cached): the repack draws
+     * fill them on each call, for operands that are not kept. */
     packedInputs(s) {
-        const gl = this.gl, L = s.L;
+        const L = s.L;
         const key = `GPU|${L.a_w}x${L.a_h}|${L.b_w}x${L.b_h}|${L.channels}|${L.mblocks}x${L.kblocks}x${L.nblocks}`;
         let e = this.gpuInputs.get(key);
         if (!e) {
-            const {internal, fmt, type} = this.inputFormat(L.channels, 0);
-            e = {a: [], b: [], fa: [], fb: []};
-            const one = (w, h, tex, fbos) => {
-                const t = this.texture(w, h, internal, fmt, type, null);
-                const fb = gl.createFramebuffer();
-                gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
-                gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t, 0);
-                gl.drawBuffers([gl.COLOR_ATTACHMENT0]);
-                tex.push(t);
-                fbos.push(fb);
-                const st = gl.checkFramebufferStatus(gl.FRAMEBUFFER);
-                if (st !== gl.FRAMEBUFFER_COMPLETE) {
-                    this.gpuInputs.dispose(e);
-                    throw new Fail('fbo_incomplete', `packed input ${w}x${h} of ${L.channels} channels: status 0x${st.toString(16)}`);
-                }
-            };
-            for (let i = 0; i < L.mblocks * L.kblocks; i++) one(L.a_w, L.a_h, e.a, e.fa);
-            for (let i = 0; i < L.kblocks * L.nblocks; i++) one(L.b_w, L.b_h, e.b, e.fb);
+            const a = this.packedOperand(L, true);
+            let b;
+            try {
+                b = this.packedOperand(L, false);
+            } catch (x) {
+                dropPacked(this.gl, a);
+                throw x;
+            }
+            e = {a, b};
             this.gpuInputs.set(key, e);
         }
-        s.atex = e.a;
-        s.btex = e.b;
         return e;
+    },
+
+    /* Kept operands (option keep of a or b): packed once, reused while the
+     * same object comes with the same geometry.  The runner holds them
+     * until release(keep), or drops the least recently used past
+     * keepBytes() (256 MiB unless setKeepBytes said otherwise). */
+    keptOperand(s, isA, x, key) {
+        const slot = `${isA ? 'A' : 'B'}|${key}`;
+        const had = this.kept.get(x.keep);
+        if (had) {
+            this.kept.delete(x.keep); /* the most recent last */
+            this.kept.set(x.keep, had);
+            const sub = had.get(slot);
+            if (sub) return {e: sub, fresh: false};
+        }
+        const e = this.packedOperand(s.L, isA);
+        const subs = had ?? new Map();
+        subs.set(slot, e);
+        this.kept.set(x.keep, subs);
+        let total = 0;
+        for (const m of this.kept.values()) for (const v of m.values()) total += v.bytes;
+        for (const [k, m] of this.kept) {
+            if (total <= this.keepLimit || k === s.o.a.keep || k === s.o.b.keep) continue;
+            for (const v of m.values()) total -= v.bytes;
+            this.release(k);
+        }
+        return {e, fresh: true};
+    },
+
+    /* Forgets what keep kept (its textures deleted); true when it had any. */
+    release(keep) {
+        const m = this.kept.get(keep);
+        if (!m) return false;
+        for (const e of m.values()) dropPacked(this.gl, e);
+        this.kept.delete(keep);
+        return true;
+    },
+
+    /* The keep objects held, oldest use first, and their bytes. */
+    keptInfo() {
+        let bytes = 0;
+        for (const m of this.kept.values()) for (const v of m.values()) bytes += v.bytes;
+        return {keys: [...this.kept.keys()], bytes, limit: this.keepLimit};
+    },
+
+    /* The most bytes kept operands may hold (default 256 MiB). */
+    setKeepBytes(n) {
+        needInt('keepBytes', n);
+        this.keepLimit = n;
     },
 
     /* C's R32F texture, w x h, and its FBO (one kept, remade for another size). */
@@ -311,7 +401,7 @@ Object.assign(Runner.prototype, {
         gl.viewport(0, 0, isA ? L.a_w : L.b_w, isA ? L.a_h : L.b_h);
         for (let r = 0; r < nr; r++)
             for (let c = 0; c < nc; c++) {
-                gl.bindFramebuffer(gl.FRAMEBUFFER, (isA ? s.packed.fa : s.packed.fb)[r * nc + c]);
+                gl.bindFramebuffer(gl.FRAMEBUFFER, (isA ? s.pa : s.pb).fbo[r * nc + c]);
                 gl.uniform2i(loc.uOrg, r * br, c * bc);
                 gl.drawArrays(gl.TRIANGLES, 0, 3);
             }
@@ -359,7 +449,11 @@ Object.assign(Runner.prototype, {
      * owns and keeps until its next runOnTextures.  Options: variant, m,
      * n, k, batch (1), alpha (1), transa, transb, a and b ({texture, width,
      * batch}: the dense RGBA layout above, batch 1 or `batch` stored
-     * matrices back to back, a batch of 1 serving every problem), bias and
+     * matrices back to back, a batch of 1 serving every problem; or {load,
+ * keep, batch}: load() gives {texture, width} when the runner repacks it,
+ * and with keep (an object standing for data that does not change) an
+ * operand of batch 1, or A folded, is packed once and reused, see
+ * keptOperand), bias and
      * preluWeights ({texture, width, strides: [batch, row, column]}: the
      * element of C[b][i][j] at b*s0 + i*s1 + j*s2, dense), activation
      * (linear, relu, relu6, elu, leakyrelu, prelu, sigmoid), leakyreluAlpha,
@@ -368,7 +462,10 @@ Object.assign(Runner.prototype, {
      * issuing the draws, no wait); texture only when ok.  Variants with
      * store=f32, fetch=texture or texelfetch and 1, 2 or 4 channels a texel
      * (mc not 1x3 or 3x1) run here; others are 'unsupported'.  Throws only
-     * for a bad argument.  GL state saved and restored as run()'s. */
+     * for a bad argument.  GL state saved and restored as run()'s, but the GL
+ * errors are checked once, after the draws (each getError waits for the
+ * GPU process): an error pending before the call is taken for its own and
+ * the call fails (gl_error), and errors of restoring are left. */
     runOnTextures(o = {}) {
         needOptions('runOnTextures', o, TEXTURE_OPTIONS);
         const out = {status: 'ok', detail: '', variant: null, passes: 0, texture: null, width: 0, height: 0, ms: 0};
@@ -409,7 +506,15 @@ Object.assign(Runner.prototype, {
             return {...out, status: 'unsupported', detail: `C's texture (${n} x ${batch * m}) passes the texture limit ${this.lim.maxTextureSize}`};
         const L = gen.split(v, M, n, k, maxTex);
         if (!L) return {...out, status: 'unsupported', detail: this.noSplit(M, n, k, maxTex)};
+        /* what must be repacked is read first (a load() may draw with
+         * the caller's own programs, so before any state of ours) */
+        const keepKey = `${v.canonical}|${M}x${n}x${k}|${maxTex}|${+transa}${+transb}`;
+        const keeps = (isA, x, bx) => x.keep !== undefined && (bx === 1 || (isA && folded));
+        const kept = (isA, x, bx) => keeps(isA, x, bx) && !!this.kept.get(x.keep)?.get(`${isA ? 'A' : 'B'}|${keepKey}`);
+        const srcA = kept(true, o.a, ba) ? null : denseSource('a', o.a);
+        const srcB = kept(false, o.b, bb) ? null : denseSource('b', o.b);
         const saved = this.save();
+        const fresh = [];
         try {
             if (L.channels === 3)
                 throw new Fail('unsupported', 'runOnTextures: 3 channels a texel (mc=1x3 or 3x1): RGB32F is not renderable');
@@ -419,18 +524,27 @@ Object.assign(Runner.prototype, {
                 ubo: false, acc: v.info.acc, accum: ACCUM[v.info.acc], ncb: L.mblocks * L.nblocks,
                 tiles: gen.tiles(v, L.tgt_w, L.tgt_h)};
             out.passes = L.passes * L.kblocks * (folded ? 1 : batch);
-            while (gl.getError() !== gl.NO_ERROR && !gl.isContextLost());
             this.defaults(L);
             for (let u = 0; u < SAVED_UNITS; u++) gl.bindSampler(u, null);
             this.build(s, {});
             s.maps = this.indexMaps(s);
-            s.packed = this.packedInputs(s);
+            /* each operand's packed blocks: kept ones (repacked only when
+             * new), else the geometry's shared ones (repacked each time) */
+            const shared = () => (s.shared ??= this.packedInputs(s));
+            const operand = (isA, x, bx) => {
+                if (!keeps(isA, x, bx)) return {e: isA ? shared().a : shared().b, fresh: true};
+                const r = this.keptOperand(s, isA, x, keepKey);
+                if (r.fresh) fresh.push(x.keep);
+                return r;
+            };
+            const pa = operand(true, o.a, ba), pb = operand(false, o.b, bb);
+            s.pa = pa.e; s.pb = pb.e;
+            s.atex = pa.e.tex; s.btex = pb.e.tex;
             this.makeTargets(s);
             s.repackProg = this.smallProgram('repack', REPACK_FS);
             const hasBias = !!o.bias;
             s.outProg = this.smallProgram(`out|${L.targets}|${+hasBias}|${act}`, outputShader(L.targets, hasBias, act));
             s.outTarget = this.outputTarget(n, batch * m);
-            this.stage(s, 'preparing');
             /* the output program's constant uniforms */
             const op = s.outProg, loc = op.loc;
             gl.useProgram(op.prog);
@@ -450,8 +564,8 @@ Object.assign(Runner.prototype, {
             gl.disable(gl.BLEND);
             const runs = folded ? 1 : batch;
             for (let bt = 0; bt < runs; bt++) {
-                if (bt === 0 || ba > 1) this.repack(s, 'a', o.a, ba > 1 ? bt * m * k : 0);
-                if (bt === 0 || bb > 1) this.repack(s, 'b', o.b, bb > 1 ? bt * k * n : 0);
+                if (pa.fresh && (bt === 0 || ba > 1)) this.repack(s, 'a', srcA, ba > 1 ? bt * m * k : 0);
+                if (pb.fresh && (bt === 0 || bb > 1)) this.repack(s, 'b', srcB, bb > 1 ? bt * k * n : 0);
                 if (bt === 0 && !this.warmed.has(this.programKey(v, L))) {
                     /* the driver may finish building at the first draw */
                     this.firstUse(s);
@@ -466,13 +580,15 @@ Object.assign(Runner.prototype, {
             out.width = n;
             out.height = batch * m;
         } catch (e) {
+            /* a packing begun here may hold anything: not kept */
+            fresh.forEach((x) => this.release(x));
             if (!(e instanceof Fail)) throw e;
             out.status = e.status;
             out.detail = e.detail;
             out.texture = null;
         } finally {
             gen.free(L.ptr);
-            this.restore(saved);
+            this.restore(saved, false);
         }
         out.ms = performance.now() - t0;
         return out;

@@ -117,7 +117,7 @@ export async function register(tf, options = {}) {
     const multiply = tf.getKernel('Multiply', BACKEND);
     if (!multiply) throw fail('unsupported', `TensorFlow.js has no Multiply kernel for '${BACKEND}'`);
     state = {tf, gl, backend, runner, multiply, variant: c.variant, originals, warn, warned: new Set(),
-        maxTextureSize: options.maxTextureSize, served: 0, fellBack: 0};
+        maxTextureSize: options.maxTextureSize, served: 0, fellBack: 0, seen: new WeakSet(), kept: new Set()};
     for (const name of KERNELS) {
         const orig = originals[name];
         tf.unregisterKernel(name, BACKEND);
@@ -130,7 +130,8 @@ export async function register(tf, options = {}) {
 /* Puts TensorFlow.js's own kernels back (nothing when not registered). */
 export function unregister() {
     if (!state) return;
-    const {tf, originals} = state;
+    const {tf, originals, runner, kept} = state;
+    for (const key of kept) runner.release(key);
     for (const name of KERNELS) {
         tf.unregisterKernel(name, BACKEND);
         tf.registerKernel(originals[name]);
@@ -138,10 +139,26 @@ export function unregister() {
     state = null;
 }
 
-/* What register() set up: {variant, served, fellBack} (calls served by
- * glgemm and passed to tfjs's kernel), or null. */
+/* What register() set up: {variant, served, fellBack, kept, keptBytes}
+ * (calls served by glgemm and passed to tfjs's kernel; operands held
+ * packed), or null. */
 export function registered() {
-    return state ? {variant: state.variant, served: state.served, fellBack: state.fellBack} : null;
+    if (!state) return null;
+    const own = state.runner.keptInfo().keys.filter((k) => state.kept.has(k));
+    return {variant: state.variant, served: state.served, fellBack: state.fellBack, kept: own.length,
+        keptBytes: state.runner.keptInfo().bytes};
+}
+
+/* Operands kept packed whose tensors tfjs has disposed: released. */
+function sweep(st) {
+    for (const key of st.kept)
+        if (st.backend.refCount(key) === 0) {
+            st.runner.release(key);
+            st.kept.delete(key);
+        }
+    /* the runner may have dropped some past its limit */
+    const held = new Set(st.runner.keptInfo().keys);
+    for (const key of st.kept) if (!held.has(key)) st.kept.delete(key);
 }
 
 function kernel(st, orig, args) {
@@ -230,13 +247,25 @@ function serve(st, {inputs, backend, attrs}) {
     const shapes = [a, b, bias, act === 'prelu' ? prelu : null].map((t) => t && texShape(prod(t.shape), maxTex));
     if (shapes.some((s, i) => [a, b, bias, act === 'prelu' ? prelu : null][i] && !s)) return 'an input past the texture limit';
     const got = [];
+    sweep(st);
     try {
         const src = (t, s) => {
             const g = dense(st, backend, t, s);
             got.push(g);
             return {texture: g.texture, width: s[1]};
         };
-        const A = src(a, shapes[0]), B = src(b, shapes[1]);
+        /* A tensor met a second time (a layer's weights, an input of
+         * several products) is kept packed by the runner, so its
+         * repacking is done once; tfjs's data of a dataId never changes. */
+        const operand = (t, s) => {
+            const x = {load: () => src(t, s)};
+            if (st.seen.has(t.dataId)) {
+                x.keep = t.dataId;
+                st.kept.add(t.dataId);
+            } else st.seen.add(t.dataId);
+            return x;
+        };
+        const A = operand(a, shapes[0]), B = operand(b, shapes[1]);
         const o = {variant: st.variant, m, n, k, batch, transa, transb,
             a: {...A, batch: batchA}, b: {...B, batch: batchB}, activation: act};
         if (bias) o.bias = {...src(bias, shapes[2]), strides: biasS};
