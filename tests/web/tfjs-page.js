@@ -158,6 +158,33 @@ window.memoryTest = async () => {
         after: {numTensors: after.numTensors, numBytes: after.numBytes, gpu: after.numBytesInGPU}};
 };
 
+/* Kept operands: a tensor met twice is packed once and reused; a
+ * variable's assign (a new dataId) is not served stale; a disposed tensor's
+ * packing is released at the next call; unregister releases the rest. */
+window.keepTest = async () => {
+    const x = rand([45, 70], 600), x2 = rand([45, 70], 601);
+    const w = tf.variable(rand([70, 33], 602)), fresh = rand([70, 33], 603), other = rand([70, 33], 604);
+    const ref1 = await values(() => tf.matMul(x, w));
+    const ref2 = await values(() => tf.matMul(x2, fresh));
+    const ref3 = await values(() => tf.matMul(x2, other));
+    await G.register(tf);
+    const got = [];
+    for (let i = 0; i < 3; i++) got.push(compare(await values(() => tf.matMul(x, w)), ref1).rel);
+    const held = G.registered();
+    w.assign(fresh);
+    const afterAssign = compare(await values(() => tf.matMul(x2, w)), ref2).rel;
+    const afterAssign2 = compare(await values(() => tf.matMul(x2, w)), ref2).rel;
+    const before = G.registered();
+    x.dispose();
+    const afterDispose = compare(await values(() => tf.matMul(x2, other)), ref3).rel;
+    const swept = G.registered();
+    G.unregister();
+    const rt = await import('/dist/glgemm.js');
+    const left = rt.createRunner(tf.backend().gpgpu.gl).keptInfo();
+    [w, fresh, other, x2].forEach((t) => t.dispose());
+    return {got, held, afterAssign, afterAssign2, before, afterDispose, swept, left: {n: left.keys.length, bytes: left.bytes}};
+};
+
 /* What falls back: int32, then a lost context; each said once. */
 window.fallbackTests = async () => {
     const warnings = [];
@@ -178,28 +205,18 @@ window.fallbackTests = async () => {
     return {i1, i2, int32Warnings, warnings, info, errors};
 };
 
-/* Speed: a dense model (layers x width, batch) with read-back, tfjs alone
- * and with glgemm; median of reps. */
-window.speed = async ({width, layers, batch, reps = 3, variant}) => {
-    const model = denseModel(width, layers, width, 700);
-    const x = rand([batch, width], 701);
-    const time = async () => {
-        const ts = [];
-        let out;
-        for (let i = 0; i < reps + 1; i++) {
-            const t0 = performance.now();
-            const y = model.predict(x);
-            out = await y.data();
-            y.dispose();
-            if (i) ts.push(performance.now() - t0);
-        }
-        ts.sort((p, q) => p - q);
-        return {ms: ts[ts.length >> 1], out};
-    };
-    const alone = await time();
+/* Speed: bench's model (web/worker/models.mjs: dense or encoder, full or
+ * small sizes) with read-back, tfjs alone and with glgemm; median of reps. */
+window.speed = async ({name, scale, reps = 3, variant}) => {
+    const M = await import('/worker/models.mjs');
+    const model = M.makeModel(tf, name, M.SIZES[name][scale]);
+    const alone = await M.timeModel(model, reps);
     const reg = await G.register(tf, variant ? {variant} : {});
-    const withG = await time();
+    const withG = await M.timeModel(model, reps);
+    const info = G.registered();
     G.unregister();
-    return {reg, tfjsMs: alone.ms, glgemmMs: withG.ms, speedup: alone.ms / withG.ms, rel: compare(withG.out, alone.out).rel};
+    model.dispose();
+    return {reg, info, what: model.what, tfjsMs: alone.ms, glgemmMs: withG.ms, speedup: alone.ms / withG.ms,
+        rel: M.relDiff(withG.out, alone.out)};
 };
 window.pageReady = true;

@@ -14,8 +14,9 @@
  *     .d.ts files and on a consumer importing 'glgemm' and 'glgemm/tfjs'
  *     with TensorFlow.js's types, when web/node_modules has typescript
  *     (else a line saying it skipped).
- * --bench [W L B]: also times a dense model (L layers W wide, batch B;
- * default 512 4 512) with read-back, tfjs alone and with glgemm.
+ * --bench [dense|encoder] [full|small] [REPS] [--variant V]: also times
+ * bench's model (web/worker/models.mjs) with read-back, tfjs alone and
+ * with glgemm (V, else the module's default).
  * Exit 0 when every check passes; each failure prints one line. */
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
 import {spawnSync} from 'node:child_process';
@@ -26,14 +27,17 @@ import {open, serve, root} from './lib.mjs';
 
 const args = process.argv.slice(2);
 const extra = [];
-let bench = null;
+let bench = null, variantArg = null;
 for (let i = 0; i < args.length; i++) {
     if (args[i] === '--arg') extra.push(args[++i]);
     else if (args[i] === '--bench') {
-        bench = {width: 512, layers: 4, batch: 512};
-        if (/^\d+$/.test(args[i + 1] || '')) {
-            bench.width = +args[++i]; bench.layers = +args[++i]; bench.batch = +args[++i];
-        }
+        bench = {name: 'dense', scale: 'full'};
+        if (/^(dense|encoder)$/.test(args[i + 1] || '')) bench.name = args[++i];
+        if (/^(full|small)$/.test(args[i + 1] || '')) bench.scale = args[++i];
+        if (/^[0-9]+$/.test(args[i + 1] || '')) bench.reps = +args[++i];
+    }
+    else if (args[i] === '--variant') {
+        variantArg = args[++i];
     }
 }
 let failed = 0, passed = 0;
@@ -56,7 +60,8 @@ const browser = await puppeteer.launch({
 });
 const s = await serve({mounts: [['/', path.join(root, 'tests', 'web')], ['/t', path.join(root, 'tests', 'web')],
     ['/dist', path.join(root, 'web', 'dist')],
-    ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')]]});
+    ['/tfjs', path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist')],
+    ['/worker', path.join(root, 'web', 'worker')]]});
 
 async function page() {
     const p = await open(browser, s.url + 'page.html');
@@ -175,6 +180,17 @@ try {
             'memory: tf.memory() numTensors and numBytes stable over 100 predict calls', JSON.stringify(r));
         check(r.after.gpu === r.before.gpu, 'memory: numBytesInGPU stable', JSON.stringify(r));
     });
+    await part('keep', async () => {
+        const r = await p.evaluate(() => window.keepTest());
+        const js = JSON.stringify(r);
+        check(r.got.every((e) => e <= 1e-5), 'keep: a tensor met again gives the same product', js);
+        check(r.held.kept >= 1 && r.held.keptBytes > 0, 'keep: the operands met twice are held packed', js);
+        check(r.afterAssign <= 1e-5 && r.afterAssign2 <= 1e-5, 'keep: a variable assigned anew is not served stale', js);
+        check(r.afterDispose <= 1e-5, 'keep: right after a kept tensor is disposed', js);
+        check(r.swept.kept < r.before.kept && r.swept.keptBytes < r.before.keptBytes,
+            'keep: a disposed tensor\'s packing is released at the next call', js);
+        check(r.left.n === 0 && r.left.bytes === 0, 'keep: unregister releases every kept packing', js);
+    });
     check(p.errors.length === 0, 'page: no page errors', p.errors.join(' | '));
     await part('fallback', async () => {
         const r = await p.evaluate(() => window.fallbackTests());
@@ -188,9 +204,10 @@ try {
     if (bench) {
         await part('bench', async () => {
             const b = await page();
-            const r = await b.evaluate((o) => window.speed(o), bench);
-            console.log(`tfjs bench: dense ${bench.layers}x${bench.width}, batch ${bench.batch}: tfjs ${r.tfjsMs.toFixed(0)} ms, ` +
-                `with glgemm ${r.glgemmMs.toFixed(0)} ms (${r.speedup.toFixed(2)}x), rel ${r.rel.toExponential(2)}, variant ${r.reg.variant}, ${r.reg.renderer}`);
+            const r = await b.evaluate((o) => window.speed(o), {...bench, variant: variantArg});
+            console.log(`tfjs bench: ${r.what}: tfjs ${r.tfjsMs.toFixed(0)} ms, ` +
+                `with glgemm ${r.glgemmMs.toFixed(0)} ms (${r.speedup.toFixed(2)}x), rel ${r.rel.toExponential(2)}, ` +
+                `served ${r.info.served}, fell back ${r.info.fellBack}, variant ${r.reg.variant}, ${r.reg.renderer}`);
             check(r.rel <= 1e-5, 'bench: outputs', r.rel);
             await b.close();
         });

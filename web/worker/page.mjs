@@ -6,6 +6,9 @@ let rt = null, gl = null, runner = null, canvas = null, lost = false;
 let inp = null; // {m, n, k, transa, transb, a, b, c0, gen}
 let lastGen = -1; // the inputs the runner saw last (bench's sameInputs)
 let tf = null;
+let M = null; // web/worker/models.mjs, loaded by the first model op
+const models = new Map(); // name|scale -> {model, ref}
+let runtimeAt = '/dist/glgemm.js'; // hello's runtime URL
 let gpuName = ''; // the WebGPU adapter tfjs-webgpu ran on (its detail)
 // A timed rep lasts at least this long (the runtime batches GEMMs shorter
 // than it): on a GPU one 1024^3 GEMM is a few milliseconds, near the
@@ -26,6 +29,32 @@ async function postC(token, c) {
   const body = new Blob([c], { type: 'application/octet-stream' });
   const r = await fetch(`/c/${token}`, { method: 'POST', body });
   if (!r.ok) throw new Error(`posting C: HTTP ${r.status}`);
+}
+
+// TensorFlow.js loaded and on backend (webgl or webgpu); throws why not.
+async function tfOn(backend) {
+  if (!tf) {
+    await loadScript('/tfjs/tf.min.js');
+    tf = window.tf;
+  }
+  if (backend === 'webgpu') {
+    if (!navigator.gpu) throw new Error('this page offers no WebGPU (navigator.gpu is undefined; Chromium needs a GPU and, on Linux, --enable-unsafe-webgpu: GLGEMM_BROWSER_WEBGPU=1)');
+    const adapter = await withTimeout(navigator.gpu.requestAdapter(), WEBGPU_WAIT_MS, 'requestAdapter');
+    if (!adapter) throw new Error('WebGPU gave no adapter (navigator.gpu.requestAdapter() returned null)');
+    const ai = adapter.info || {};
+    gpuName = [ai.vendor, ai.architecture, ai.device, ai.description].filter(Boolean).join(' ') || 'an adapter that names nothing';
+    /* A fallback adapter (SwiftShader on the CPU) is not the anchor the
+     * row stands for, WebGPU on this GPU: on the H200, Chromium 156
+     * offered only SwiftShader's, at 2.3 GFLOP/s. */
+    if (adapter.isFallbackAdapter || ai.isFallbackAdapter)
+      throw new Error(`WebGPU's only adapter is a fallback (${gpuName}), not this GPU`);
+    if (!tf.findBackend('webgpu')) await loadScript('/tfjs-webgpu/tf-backend-webgpu.min.js');
+  }
+  if (tf.getBackend() !== backend) {
+    const ok = await withTimeout(tf.setBackend(backend), WEBGPU_WAIT_MS, `tf.setBackend('${backend}')`);
+    if (!ok) throw new Error(`TensorFlow.js has no ${backend} backend here`);
+  }
+  await tf.ready();
 }
 
 const errText = (e) => String((e && e.message) || e).split('\n')[0];
@@ -234,6 +263,7 @@ window.gg = {
     if (!gl)
       return { status: 'unsupported', why: 'no_webgl2', detail: 'the page has no WebGL2 context (WebGL2 disabled or unavailable in this browser)' };
     try {
+      runtimeAt = runtimeUrl;
       rt = await import(runtimeUrl);
       await rt.init(wasmUrl ? { wasm: wasmUrl } : {});
       runner = rt.createRunner(gl);
@@ -297,28 +327,7 @@ window.gg = {
   async tfjs(q) {
     const backend = q.backend === 'webgpu' ? 'webgpu' : 'webgl';
     try {
-      if (!tf) {
-        await loadScript('/tfjs/tf.min.js');
-        tf = window.tf;
-      }
-      if (backend === 'webgpu') {
-        if (!navigator.gpu) throw new Error('this page offers no WebGPU (navigator.gpu is undefined; Chromium needs a GPU and, on Linux, --enable-unsafe-webgpu: GLGEMM_BROWSER_WEBGPU=1)');
-        const adapter = await withTimeout(navigator.gpu.requestAdapter(), WEBGPU_WAIT_MS, 'requestAdapter');
-        if (!adapter) throw new Error('WebGPU gave no adapter (navigator.gpu.requestAdapter() returned null)');
-        const ai = adapter.info || {};
-        gpuName = [ai.vendor, ai.architecture, ai.device, ai.description].filter(Boolean).join(' ') || 'an adapter that names nothing';
-        /* A fallback adapter (SwiftShader on the CPU) is not the anchor the
-         * row stands for, WebGPU on this GPU: on the H200, Chromium 156
-         * offered only SwiftShader's, at 2.3 GFLOP/s. */
-        if (adapter.isFallbackAdapter || ai.isFallbackAdapter)
-          throw new Error(`WebGPU's only adapter is a fallback (${gpuName}), not this GPU`);
-        if (!tf.findBackend('webgpu')) await loadScript('/tfjs-webgpu/tf-backend-webgpu.min.js');
-      }
-      if (tf.getBackend() !== backend) {
-        const ok = await withTimeout(tf.setBackend(backend), WEBGPU_WAIT_MS, `tf.setBackend('${backend}')`);
-        if (!ok) throw new Error(`TensorFlow.js has no ${backend} backend here`);
-      }
-      await tf.ready();
+      await tfOn(backend);
     } catch (e) {
       return answer('unsupported', `TensorFlow.js ${backend}: ${errText(e)}`);
     }
@@ -362,6 +371,61 @@ window.gg = {
     const out = answer('ok', `tfjs ${tf.version_core} ${tf.getBackend()}, ${on}`, { passes: 1, timesMs, medianMs });
     out.posted = true;
     return out;
+  },
+
+  // bench's model rows (web/worker/models.mjs): q.name dense or encoder,
+  // q.scale full or small, q.with tfjs (TensorFlow.js alone) or glgemm
+  // (glgemm-tfjs.js registered with q.variant, beside this runtime), q.reps.
+  // The model and its inputs are made once per page; glgemm's outputs are
+  // compared with tfjs's own (its row, or one untimed run of tfjs alone):
+  // rel_err = max |diff| / max |ref|.  served and fell_back count the
+  // matrix kernels glgemm ran and those it passed to tfjs.
+  async model(q) {
+    try {
+      await tfOn('webgl');
+      M ??= await import('/worker/models.mjs');
+    } catch (e) {
+      return answer('unsupported', `TensorFlow.js webgl: ${errText(e)}`);
+    }
+    const key = `${q.name}|${q.scale}`;
+    let e = models.get(key);
+    try {
+      if (!e) {
+        const sizes = M.SIZES[q.name] && M.SIZES[q.name][q.scale];
+        if (!sizes) return answer('invalid', `no model ${q.name} at scale ${q.scale}`);
+        e = { model: M.makeModel(tf, q.name, sizes), ref: null };
+        models.set(key, e);
+      }
+      const reps = Math.max(1, q.reps | 0);
+      let G = null;
+      if (q.with === 'glgemm') {
+        if (!e.ref) e.ref = (await M.timeModel(e.model, 0)).out;
+        try {
+          G = await import(new URL('glgemm-tfjs.js', new URL(runtimeAt, location.href)).href);
+        } catch (x) {
+          return answer('unsupported', `glgemm-tfjs.js beside ${runtimeAt}: ${errText(x)} (run make web)`);
+        }
+        const r = await G.register(tf, q.variant ? { variant: q.variant } : {});
+        if (!r.variant) return answer('unsupported', `glgemm-tfjs.js did not register: ${r.reason}`);
+      }
+      let t, info = null;
+      try {
+        t = await M.timeModel(e.model, reps);
+        if (G) info = G.registered();
+      } finally {
+        if (G) G.unregister();
+      }
+      if (!G) e.ref = t.out;
+      const out = answer('ok', `${e.model.what}; ${G ? `glgemm-tfjs.js, ${info.served} products by glgemm, ${info.fellBack} by tfjs`
+        : `TensorFlow.js ${tf.version_core} alone`}`, { passes: G ? info.served : 1, timesMs: t.times, medianMs: t.ms });
+      out.rel_err = G ? M.relDiff(t.out, e.ref) : 0;
+      out.flops = e.model.flops;
+      out.served = G ? info.served : 0;
+      out.fell_back = G ? info.fellBack : 0;
+      return out;
+    } catch (x) {
+      return answer(gl && gl.isContextLost() ? 'context_lost' : 'gl_error', `model ${q.name}: ${errText(x)}`);
+    }
   },
 
   // The probe's kernels (eval/browser_probe.c sends their GLSL ES 3.00 from

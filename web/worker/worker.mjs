@@ -16,6 +16,9 @@
 //   tfjs   {alpha, beta, reps, backend: webgl | webgpu}
 //                                  -> {passes, compile_s, upload_s, seconds,
 //                                      median_s, readback_s, bytes} + C
+//   model  {name: dense | encoder, scale: full | small, with: tfjs | glgemm, variant, reps}
+//                                  -> {seconds, median_s, rel_err, flops, served,
+//                                      fell_back}: bench's model rows
 //   probe  {act: open, fs, vs, w, h, targets, tex: {w, h, fmt} | null, mul, add}
 //          {act: time, read, iters, count, warmups, reps}  -> {seconds}
 //          {act: texels, read, at: [[target, x, y], ...]}  -> {bytes} + RGBA floats
@@ -347,6 +350,13 @@ async function handle(msg, body) {
             ` posting C ${f(tr.post_s)}; evaluate ${f(tr.eval_s)}, C after it ${f(tr.got_s)}, to enter ${f(tr.in_s)}, from leaving ${f(tr.out_s)}, rest ${f(tr.run_s - r.compile_s - r.upload_s - tr.warm_s - tr.timed_s - r.readback_s)}),` +
             ` then ${f((performance.now() - t1) / 1e3)} s writing the answer`);
       }
+      if (r.status === 'context_lost') return shutdown(0);
+      return;
+    }
+    if (msg.op === 'model') {
+      const r = await guarded(page.evaluate((a) => window.gg.model(a),
+        { name: msg.name, scale: msg.scale, with: msg.with, variant: msg.variant || '', reps: msg.reps }));
+      send(r);
       if (r.status === 'context_lost') return shutdown(0);
       return;
     }
