@@ -21,22 +21,25 @@
 #include "eval/crossover.h"
 #include "eval/gpu.h"
 
-enum { OPT_CSV = 1, OPT_RESULTS, OPT_CROSSOVER };
+enum { OPT_CSV = 1, OPT_RESULTS, OPT_CROSSOVER, OPT_MODELS };
 
 typedef struct {
     cli_common c;
     bool csv, crossover;
     const char *results;
+    const char *models; /* --models: full, small or off (NULL: full) */
 } bench_args;
 
 static const cli_opt own_opts[] = {
     {"csv", 0, OPT_CSV}, {"results", 1, OPT_RESULTS}, {"crossover", 0, OPT_CROSSOVER},
-    {"max-draw-ms", 1, OPT_MAX_DRAW}, {"devices", 1, OPT_DEVICES}, {NULL, 0, 0},
+    {"max-draw-ms", 1, OPT_MAX_DRAW}, {"devices", 1, OPT_DEVICES},
+    {"models", 1, OPT_MODELS}, {NULL, 0, 0},
 };
 
 static const char usage[] =
     "usage: glgemm bench [problem options] [--reps R] [--csv] [--results DIR]\n"
     "                    [--max-draw-ms MS] [--devices LIST|all|local]\n"
+    "                    [--models full|small|off]\n"
     "  In one run, on the same inputs: the presets larsen, nv-multi, nv-single, tfjs,\n"
     "  the card's tuned best (results/<card>/best-MxNxK.txt), best-image (the fastest\n"
     "  out=image variant in tune-MxNxK.csv, where one ran ok), its half-storage bests\n"
@@ -68,7 +71,13 @@ static const char usage[] =
     "                 are added: TensorFlow.js's tf.matMul (webgl, webgpu backend) in the\n"
     "                 same page, read-back included, verified like every row;\n"
     "                 tfjs-webgpu is unsupported, with the reason, where the page has\n"
-    "                 no WebGPU\n"
+    "                 no WebGPU; then the model rows: a dense model (4 layers 2048\n"
+    "                 wide, batch 512) and a transformer encoder block (sequence 256,\n"
+    "                 width 512, 8 heads, feed-forward 2048, batch 8), predict and\n"
+    "                 read-back, TensorFlow.js alone and with glgemm-tfjs.js (the best\n"
+    "                 row's variant), outputs compared with TensorFlow.js's own\n"
+    "  --models M     with --backend browser: full (default), small (the tests'\n"
+    "                 sizes) or off (no model rows)\n"
     "exit status: 0 ok, 1 a row failed, 2 bad input, 3 no GL context\n";
 
 static int handler(void *self, int id, const char *value)
@@ -80,6 +89,12 @@ static int handler(void *self, int id, const char *value)
     }
     if (id == OPT_CROSSOVER) {
         a->crossover = true;
+        return 0;
+    }
+    if (id == OPT_MODELS) {
+        if (strcmp(value, "full") && strcmp(value, "small") && strcmp(value, "off"))
+            return cli_error(&a->c, "--models takes full, small or off, got '%s'", value);
+        a->models = value;
         return 0;
     }
     if (!*value)
@@ -240,6 +255,8 @@ int cmd_bench(int argc, char **argv)
         return cli_error(&a.c, "--crossover measures the library (egl or glfw), not --backend browser");
     if (a.crossover)
         return bench_crossover(&a);
+    if (a.models && a.c.backend != GG_BACKEND_BROWSER)
+        return cli_error(&a.c, "--models is for --backend browser (the TensorFlow.js model rows)");
 
     char err[1024];
     gg_inputs in;
@@ -257,7 +274,10 @@ int cmd_bench(int argc, char **argv)
     prob.k = in.k;
     gg_gpu g = {.backend = a.c.backend, .device = a.c.device, .prob = &prob, .in = &in,
                 .ref = &ref, .max_draw_set = a.c.max_draw_set, .max_draw_ms = a.c.max_draw_ms,
-                .results = a.results};
+                .results = a.results,
+                .models = !a.models || !strcmp(a.models, "full") ? GG_MODELS_FULL
+                          : !strcmp(a.models, "small")           ? GG_MODELS_SMALL
+                                                                  : GG_MODELS_OFF};
     const gg_transport *t = eval_pool_transport;
     if (a.c.devices_set || (t && t->size > 1)) {
         status = bench_pool(&a, &g);

@@ -10,13 +10,17 @@
 
 const char *const eval_bench_names[GG_BENCH_ALL_ROWS] = {
     "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-image", "best-f16", "best-f16x8",
-    "cpu-blas", "tfjs-webgl", "tfjs-webgpu",
+    "cpu-blas", "tfjs-webgl", "tfjs-webgpu", "model-dense-tfjs", "model-dense-glgemm",
+    "model-encoder-tfjs", "model-encoder-glgemm",
 };
+
+bool eval_bench_row_model(int i) { return i >= GG_BENCH_MODEL_DENSE_TFJS && i <= GG_BENCH_MODEL_ENCODER_GLGEMM; }
 
 /* Rows without a variant: their variant columns are empty. */
 static bool variantless(int i)
 {
-    return i == GG_BENCH_CPU || i == GG_BENCH_TFJS_WEBGL || i == GG_BENCH_TFJS_WEBGPU;
+    return i == GG_BENCH_CPU || i == GG_BENCH_TFJS_WEBGL || i == GG_BENCH_TFJS_WEBGPU ||
+           i == GG_BENCH_MODEL_DENSE_TFJS || i == GG_BENCH_MODEL_ENCODER_TFJS;
 }
 
 const char *eval_bench_row_what(int i)
@@ -25,6 +29,8 @@ const char *eval_bench_row_what(int i)
     case GG_BENCH_CPU: return "cblas_sgemm (OpenBLAS)";
     case GG_BENCH_TFJS_WEBGL: return "tf.matMul (TensorFlow.js, webgl backend, read-back included)";
     case GG_BENCH_TFJS_WEBGPU: return "tf.matMul (TensorFlow.js, webgpu backend, read-back included)";
+    case GG_BENCH_MODEL_DENSE_TFJS: return "dense model, TensorFlow.js alone (predict, read-back)";
+    case GG_BENCH_MODEL_ENCODER_TFJS: return "encoder block, TensorFlow.js alone (run, read-back)";
     }
     return NULL;
 }
@@ -34,7 +40,7 @@ bool eval_bench_row_tuned(int i) { return i >= GG_BENCH_BEST && i <= GG_BENCH_BE
 bool eval_bench_row_optional(int i)
 {
     return (eval_bench_row_tuned(i) && i != GG_BENCH_BEST) || i == GG_BENCH_TFJS_WEBGL ||
-           i == GG_BENCH_TFJS_WEBGPU;
+           i == GG_BENCH_TFJS_WEBGPU || eval_bench_row_model(i);
 }
 
 void eval_bench_ratios(gg_bench *b)
@@ -119,6 +125,27 @@ int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k,
         if (progress)
             progress(progress_user, b, tf[t].row);
     }
+    if (x && x->models) {
+        /* glgemm's variant: the card's best, else the tfjs preset's */
+        const gg_variant *gv = b->rows[GG_BENCH_BEST].present ? &b->rows[GG_BENCH_BEST].v
+                                                              : &b->rows[GG_BENCH_TFJS].v;
+        for (int row = GG_BENCH_MODEL_DENSE_TFJS; row <= GG_BENCH_MODEL_ENCODER_GLGEMM; row++) {
+            gg_bench_row *r = &b->rows[row];
+            bool with = (row - GG_BENCH_MODEL_DENSE_TFJS) % 2;
+            r->present = true;
+            if (with) {
+                r->v = *gv;
+                r->has_variant = true;
+            }
+            if (x->models(x->models_user, (row - GG_BENCH_MODEL_DENSE_TFJS) / 2, with ? gv : NULL, &r->m))
+                return -1;
+            if (r->m.status != GG_OK)
+                r->m.gflops = 0;
+            eval_bench_ratios(b);
+            if (progress)
+                progress(progress_user, b, row);
+        }
+    }
     return 0;
 }
 
@@ -196,8 +223,8 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     int idx = name_index(line, (size_t)(comma - line));
     if (idx < 0)
         return gen_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
-                                 "nv-single, tfjs, best, best-image, best-f16, best-f16x8, cpu-blas "
-                                 "or tfjs-webgl)",
+                                 "nv-single, tfjs, best, best-image, best-f16, best-f16x8, cpu-blas, "
+                                 "tfjs-webgl, tfjs-webgpu or a model row)",
                        path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
     gg_bench_row *r = &b->rows[idx];
     if (r->present)
@@ -307,7 +334,11 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
             int l = (int)strlen(gen_variant_format(&b->rows[i].v, vt, sizeof vt));
             vw = l > vw ? l : vw;
         }
-    fprintf(f, "%-10s %-*s %-14s %12s %12s %10s\n", "name", vw, "variant", "status", "seconds",
+    int nw = 10; /* the name column as wide as the longest present name */
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
+        if (b->rows[i].present && (int)strlen(eval_bench_names[i]) > nw)
+            nw = (int)strlen(eval_bench_names[i]);
+    fprintf(f, "%-*s %-*s %-14s %12s %12s %10s\n", nw, "name", vw, "variant", "status", "seconds",
             "GFLOP/s", "vs CPU");
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &b->rows[i];
@@ -323,13 +354,19 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
             gen_variant_format(&r->v, vt, sizeof vt);
         else
             snprintf(vt, sizeof vt, "%s", eval_bench_row_what(i));
-        fprintf(f, "%-10s %-*s %-14s %12.6f %12.3f %10.4f\n", eval_bench_names[i], vw, vt,
+        fprintf(f, "%-*s %-*s %-14s %12.6f %12.3f %10.4f\n", nw, eval_bench_names[i], vw, vt,
                 base_status_name(r->m.status), r->m.seconds, r->m.gflops, r->ratio);
-        if ((r->m.status != GG_OK || !r->has_variant) && r->m.detail[0])
-            fprintf(f, "%10s   %s\n", "", r->m.detail);
+        if ((r->m.status != GG_OK || !r->has_variant || eval_bench_row_model(i)) && r->m.detail[0])
+            fprintf(f, "%*s   %s\n", nw, "", r->m.detail);
         if (r->from[0])
-            fprintf(f, "%10s   no record of this problem: the nearest recorded one's, %s\n", "",
+            fprintf(f, "%*s   no record of this problem: the nearest recorded one's, %s\n", nw, "",
                     r->from);
+        if (i == GG_BENCH_MODEL_DENSE_GLGEMM || i == GG_BENCH_MODEL_ENCODER_GLGEMM) {
+            const gg_bench_row *t = &b->rows[i - 1];
+            if (r->m.status == GG_OK && t->present && t->m.status == GG_OK && r->m.seconds > 0)
+                fprintf(f, "%*s   %.2fx TensorFlow.js alone, outputs within %.3g of its own\n", nw, "",
+                        t->m.seconds / r->m.seconds, r->m.rel_err);
+        }
     }
 }
 

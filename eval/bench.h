@@ -16,6 +16,12 @@
  *    the reference of the half-rounded inputs); absent without a word when
  *    none was tuned.  best-f16x8 likewise for store=f16x8 (the same
  *    halves, eight a texel: the same reference).
+ *  - model-dense-tfjs, model-dense-glgemm, model-encoder-tfjs,
+ *    model-encoder-glgemm (the browser backend, gg_bench_extra's models):
+ *    a TensorFlow.js model's predict and read-back, alone and with
+ *    glgemm-tfjs.js registered; gflops from the model's matrix products;
+ *    the tfjs rows without a variant, the glgemm rows with the registered
+ *    one; rel_err the glgemm row's outputs against tfjs's own.
  *  - tfjs-webgl (the browser backend only, eval_bench_run_ex): TensorFlow.js's
  *    own tf.matMul on its WebGL backend in the worker's page, read-back
  *    included, verified like every row; like cpu-blas it has no variant
@@ -49,9 +55,14 @@
  * GG_BENCH_TFJS_WEBGPU), so that loops over the former (the report's) see
  * the rows they know. */
 #define GG_BENCH_NROWS 9
-#define GG_BENCH_ALL_ROWS 11
-enum { GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_BEST_F16X8 = 7,
-       GG_BENCH_CPU = 8, GG_BENCH_TFJS_WEBGL = 9, GG_BENCH_TFJS_WEBGPU = 10 };
+#define GG_BENCH_ALL_ROWS 15
+enum { GG_BENCH_TFJS = 3, GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_BEST_F16X8 = 7,
+       GG_BENCH_CPU = 8, GG_BENCH_TFJS_WEBGL = 9, GG_BENCH_TFJS_WEBGPU = 10,
+       /* the model rows (browser backend): per model, tfjs alone then with glgemm */
+       GG_BENCH_MODEL_DENSE_TFJS = 11, GG_BENCH_MODEL_DENSE_GLGEMM = 12,
+       GG_BENCH_MODEL_ENCODER_TFJS = 13, GG_BENCH_MODEL_ENCODER_GLGEMM = 14 };
+/* Whether row i is a model row (eval_bench_extra's models). */
+bool eval_bench_row_model(int i);
 extern const char *const eval_bench_names[GG_BENCH_ALL_ROWS];
 /* The tuned rows: best, best-image, best-f16, best-f16x8. */
 bool eval_bench_row_tuned(int i);
@@ -105,12 +116,21 @@ int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_
                  gg_eval_fn eval, void *eval_user, gg_cpu_fn cpu, void *cpu_user,
                  gg_bench_progress progress, void *progress_user);
 
+/* One model row: model GG_MODEL_DENSE or GG_MODEL_ENCODER (eval/browser.h),
+ * TensorFlow.js alone (v NULL) or with glgemm registered with v.  0, or
+ * nonzero to stop. */
+typedef int (*gg_model_fn)(void *user, int model, const gg_variant *v, gg_measurement *out);
+
 /* The browser backend's extras (eval_bench_run_ex). */
 typedef struct {
     bool es_presets;   /* the presets as profile=300es */
     gg_cpu_fn tfjs;    /* the tfjs-webgl row, after the others; NULL: no row */
     gg_cpu_fn tfjs_webgpu; /* the tfjs-webgpu row, last; NULL: no row */
     void *tfjs_user;   /* both's */
+    /* The model rows, after them; NULL: none.  glgemm's rows register the
+     * best row's variant, else the tfjs preset's (as profile=300es). */
+    gg_model_fn models;
+    void *models_user;
 } gg_bench_extra;
 
 /* eval_bench_run with x (NULL: as eval_bench_run). */

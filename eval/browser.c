@@ -707,3 +707,61 @@ void eval_browser_tfjs(gg_browser *b, bool webgpu, const gg_problem *p, const gg
              (double)p->alpha, (double)p->beta, reps > 0 ? reps : 1, webgpu ? "webgpu" : "webgl");
     exchange(b, line, in, ref, out, c);
 }
+
+const char *const eval_browser_model_names[GG_MODEL_COUNT] = {"dense", "encoder"};
+
+void eval_browser_model(gg_browser *b, int model, bool small, const gg_variant *v, int reps,
+                        gg_measurement *out)
+{
+    base_measurement_init(out);
+    double t0 = base_now_s();
+    char text[GG_VARIANT_TEXT] = "", line[GG_VARIANT_TEXT + 256], err[256];
+    if (v)
+        gen_variant_format(v, text, sizeof text);
+    snprintf(line, sizeof line,
+             "{\"op\":\"model\",\"name\":\"%s\",\"scale\":\"%s\",\"with\":\"%s\","
+             "\"variant\":\"%s\",\"reps\":%d}",
+             eval_browser_model_names[model], small ? "small" : "full", v ? "glgemm" : "tfjs", text,
+             reps > 0 ? reps : 1);
+    char *ans = eval_browser_call(b, line, NULL, 0, NULL, err, sizeof err);
+    if (!ans) {
+        out->status = GG_PAGE_CRASH;
+        snprintf(out->detail, sizeof out->detail, "%s", err);
+        return;
+    }
+    char st[32] = "";
+    eval_browser_json_str(ans, "status", st, sizeof st);
+    eval_browser_json_str(ans, "detail", out->detail, sizeof out->detail);
+    int s = base_status_parse(st);
+    out->status = s < 0 ? GG_GL_ERROR : (gg_status)s;
+    double times[256];
+    int n = eval_browser_json_nums(ans, "seconds", times, 256);
+    out->reps = n;
+    out->seconds = n ? base_median(times, n) : 0;
+    out->spread = n ? base_spread(times, n) : 0;
+    out->passes = (int)eval_browser_json_num(ans, "passes", 0);
+    out->rel_err = eval_browser_json_num(ans, "rel_err", 0);
+    double flops = eval_browser_json_num(ans, "flops", 0);
+    free(ans);
+    out->run_s = base_now_s() - t0;
+    if (s < 0)
+        snprintf(out->detail, sizeof out->detail, "the page answered status '%.40s'", st);
+    if (out->status != GG_OK)
+        return;
+    if (!(out->seconds > 0) || !(flops > 0)) {
+        out->status = GG_GL_ERROR;
+        snprintf(out->detail, sizeof out->detail, "the page timed no run of the model");
+        return;
+    }
+    if (v && !(out->rel_err <= GG_MODEL_REL_BOUND)) {
+        char was[sizeof out->detail];
+        snprintf(was, sizeof was, "%s", out->detail);
+        out->status = GG_WRONG_RESULT;
+        snprintf(out->detail, sizeof out->detail,
+                 "outputs differ from TensorFlow.js's own by %.3g (max |diff| / max |ref|), over "
+                 "%g: %.200s",
+                 out->rel_err, GG_MODEL_REL_BOUND, was);
+        return;
+    }
+    out->gflops = flops / out->seconds / 1e9;
+}

@@ -106,6 +106,21 @@ void eval_browser_run(gg_browser *b, const gg_variant *v, const gg_problem *p,
 void eval_browser_tfjs(gg_browser *b, bool webgpu, const gg_problem *p, const gg_inputs *in,
                        const gg_reference *ref, int reps, gg_measurement *out, float *c);
 
+/* bench's model rows (web/worker/models.mjs): TensorFlow.js model `model`
+ * (GG_MODEL_DENSE or GG_MODEL_ENCODER) at its full or small sizes,
+ * predict and read-back timed reps times after a warm-up, with TensorFlow.js
+ * alone (v NULL) or with glgemm-tfjs.js registered with v.  out: the
+ * times, gflops from the model's matrix products, passes the products
+ * glgemm served; a glgemm row whose outputs differ from TensorFlow.js's own
+ * by more than GG_MODEL_REL_BOUND (max |diff| / max |ref|, rel_err) is
+ * wrong_result, one with products passed back to TensorFlow.js says how
+ * many in its detail. */
+enum { GG_MODEL_DENSE, GG_MODEL_ENCODER, GG_MODEL_COUNT };
+#define GG_MODEL_REL_BOUND 1e-5
+extern const char *const eval_browser_model_names[GG_MODEL_COUNT];
+void eval_browser_model(gg_browser *b, int model, bool small, const gg_variant *v, int reps,
+                        gg_measurement *out);
+
 /* `glgemm probe --backend browser` in the page: the probe's driver over
  * the page's WebGL2 (eval/browser_probe.c; the kernels' GLSL ES 3.00 from
  * glhost/probe_src.h, sent one at a time, timed in the page, their texels

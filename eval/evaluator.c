@@ -30,8 +30,9 @@
 
 /* ---- the messages ---- */
 
-/* OP_TFJS, OP_TFJS_WEBGPU: the browser backend's tf.matMul rows (bench). */
-enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT, OP_WARM, OP_TFJS, OP_TFJS_WEBGPU };
+/* OP_TFJS, OP_TFJS_WEBGPU: the browser backend's tf.matMul rows (bench);
+ * OP_MODEL: its model rows. */
+enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT, OP_WARM, OP_TFJS, OP_TFJS_WEBGPU, OP_MODEL };
 /* MSG_REF_START / MSG_REF_DONE: the worker makes a reference (once per
  * store; minutes at 8192^3), which the compile deadline must not count. */
 /* MSG_WARMED: the warm worker is done with its variant. */
@@ -45,6 +46,9 @@ typedef struct {
     int nhints;
     gg_variant hints[GG_EVAL_HINTS];
     pid_t warm_pid;      /* OP_EVAL: the warm worker to pause while timing, 0 none */
+    int model;           /* OP_MODEL: GG_MODEL_DENSE or GG_MODEL_ENCODER */
+    bool model_small;    /* OP_MODEL: the tests' sizes */
+    bool model_glgemm;   /* OP_MODEL: with glgemm-tfjs.js registered with v */
 } request;
 
 typedef struct {
@@ -69,6 +73,8 @@ struct gg_evaluator {
     char *log;           /* want_log: the last failed build's text */
     int nhints;
     gg_variant hints[GG_EVAL_HINTS];
+    int model;           /* the next OP_MODEL's (eval_evaluator_model) */
+    bool model_small, model_glgemm;
     /* The smallest unrolled body (multiply-adds a fragment a pass) whose
      * build ran past the compile deadline, by compiler and profile; 0 none. */
     long too_big[2][GG_PROFILE_COUNT];
@@ -387,6 +393,33 @@ static void worker_eval_browser(worker *w, const request *q)
     }
 }
 
+/* OP_MODEL: one model row in the page (no inputs, no reference). */
+static void worker_model_browser(worker *w, const request *q)
+{
+    reply r = {.type = MSG_DONE};
+    base_measurement_init(&r.m);
+    char err[256] = "";
+    gg_browser *br = browser_up(w, true, err, sizeof err);
+    if (!br) {
+        r.m.status = GG_CONTEXT_LOST;
+        snprintf(r.m.detail, sizeof r.m.detail, "no browser for the model: %s", err);
+    } else {
+        reply built = {.type = MSG_BUILT};
+        base_measurement_init(&built.m);
+        if (!send_all(w->fd, &built, sizeof built))
+            worker_exit(0);
+        int reps = q->o.reps > 0 ? q->o.reps : 3;
+        eval_browser_model(br, q->model, q->model_small, q->model_glgemm ? &q->v : NULL, reps, &r.m);
+    }
+    if (!send_all(w->fd, &r, sizeof r))
+        worker_exit(0);
+    if (w->e->cfg.want_log) {
+        unsigned n = 0;
+        if (!send_all(w->fd, &n, sizeof n))
+            worker_exit(0);
+    }
+}
+
 static void worker_device_browser(worker *w)
 {
     static device_reply r;
@@ -475,6 +508,8 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
                 break;
             if (q.op == OP_EVAL || q.op == OP_TFJS || q.op == OP_TFJS_WEBGPU)
                 worker_eval_browser(&w, &q);
+            else if (q.op == OP_MODEL)
+                worker_model_browser(&w, &q);
             else if (q.op == OP_DEVICE)
                 worker_device_browser(&w);
         }
@@ -489,11 +524,12 @@ static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
         int got = eval_iso_read(fd, &q, sizeof q, 0);
         if (got <= 0 || q.op == OP_QUIT)
             break;
-        if (q.op == OP_TFJS || q.op == OP_TFJS_WEBGPU) { /* the browser's only */
+        if (q.op == OP_TFJS || q.op == OP_TFJS_WEBGPU || q.op == OP_MODEL) { /* the browser's only */
             reply r = {.type = MSG_DONE};
             base_measurement_init(&r.m);
             r.m.status = GG_UNSUPPORTED;
-            snprintf(r.m.detail, sizeof r.m.detail, "tf.matMul runs with --backend browser only");
+            snprintf(r.m.detail, sizeof r.m.detail, "%s runs with --backend browser only",
+                     q.op == OP_MODEL ? "a TensorFlow.js model" : "tf.matMul");
             if (!send_all(fd, &r, sizeof r))
                 worker_exit(0);
             if (e->cfg.want_log) {
@@ -842,6 +878,20 @@ int eval_evaluator_tfjs(gg_evaluator *e, bool webgpu, int reps, gg_measurement *
     return eval_once(e, webgpu ? OP_TFJS_WEBGPU : OP_TFJS, &v, &o, out);
 }
 
+int eval_evaluator_model(gg_evaluator *e, int model, bool small, const gg_variant *v, int reps,
+                         gg_measurement *out)
+{
+    gg_variant d;
+    gen_variant_default(&d);
+    gg_eval_opts o = {.reps = reps};
+    e->model = model;
+    e->model_small = small;
+    e->model_glgemm = v != NULL;
+    int rc = eval_once(e, OP_MODEL, v ? v : &d, &o, out);
+    e->model_glgemm = false;
+    return rc;
+}
+
 static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval_opts *o,
                      gg_measurement *out)
 {
@@ -862,6 +912,9 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
         q->o = *o;
     q->nhints = e->nhints;
     memcpy(q->hints, e->hints, sizeof q->hints);
+    q->model = e->model;
+    q->model_small = e->model_small;
+    q->model_glgemm = e->model_glgemm;
     e->nhints = 0;
     if (e->warm && op == OP_EVAL) {
         warm_next(e, v, q);
@@ -926,7 +979,8 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
     }
     out->compile_s = r.m.compile_s;
     if (!ended)
-        got = eval_iso_read(e->fd, &r, sizeof r, base_now_s() + e->cfg.timeout_s);
+        got = eval_iso_read(e->fd, &r, sizeof r,
+                            base_now_s() + (op == OP_MODEL ? GG_MODEL_TIMEOUT_S : e->cfg.timeout_s));
     if (got != 1 || r.type != MSG_DONE) {
         lost_worker(e, out, got == 1 ? -1 : got, false);
         account(e, out, base_now_s() - t0);

@@ -133,6 +133,17 @@ int eval_evaluator_eval(gg_evaluator *e, const gg_variant *v, const gg_eval_opts
  * webgpu, is status unsupported.  Returns as eval_evaluator_eval. */
 int eval_evaluator_tfjs(gg_evaluator *e, bool webgpu, int reps, gg_measurement *out);
 
+/* bench's model rows with the browser backend (eval_browser_model): the
+ * TensorFlow.js model `model` (GG_MODEL_DENSE, GG_MODEL_ENCODER; small: the
+ * tests' sizes), TensorFlow.js alone (v NULL) or with glgemm-tfjs.js
+ * registered with v, reps timed runs (0: 3).  Its run may take up to
+ * GG_MODEL_TIMEOUT_S (the full models take seconds a run on a software
+ * renderer).  Another backend's answer is status unsupported.  Returns as
+ * eval_evaluator_eval. */
+#define GG_MODEL_TIMEOUT_S 900.0
+int eval_evaluator_model(gg_evaluator *e, int model, bool small, const gg_variant *v, int reps,
+                         gg_measurement *out);
+
 /* The variants likely next (at most GG_EVAL_HINTS are kept; a new call
  * replaces the list).  Sent with the next evaluation. */
 #define GG_EVAL_HINTS 4

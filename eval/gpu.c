@@ -203,6 +203,15 @@ static int tfjs_webgpu_row(void *user, gg_measurement *out)
     return eval_evaluator_tfjs(g->ev, true, 0, out);
 }
 
+/* A model row: the model in the evaluator's page, alone or with glgemm. */
+static int model_row(void *user, int model, const gg_variant *v, gg_measurement *out)
+{
+    gg_gpu *g = user;
+    if (!ready(g, out))
+        return -1;
+    return eval_evaluator_model(g->ev, model, g->models == GG_MODELS_SMALL, v, 0, out);
+}
+
 int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_bench *b,
                  gg_bench_progress progress, void *progress_user, char *err, size_t errlen)
 {
@@ -238,7 +247,9 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
     bool own_ev = g->eval && !g->ev;
     bool browser = g->backend == GG_BACKEND_BROWSER;
     gg_bench_extra x = {.es_presets = browser, .tfjs = browser ? tfjs_row : NULL,
-                        .tfjs_webgpu = browser ? tfjs_webgpu_row : NULL, .tfjs_user = g};
+                        .tfjs_webgpu = browser ? tfjs_webgpu_row : NULL, .tfjs_user = g,
+                        .models = browser && g->models != GG_MODELS_OFF ? model_row : NULL,
+                        .models_user = g};
     gg_bench_recorded rec = {have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL, found ? &image : NULL,
                              have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
                              have[GG_STORE_F16X8] ? &best[GG_STORE_F16X8] : NULL};

@@ -43,6 +43,9 @@ typedef struct {
      * (eval_gpu_eval); else through this (bench --devices: a device pool). */
     gg_eval_fn eval;
     void *eval_user;
+    /* bench's model rows with the browser backend: none, the tests' sizes,
+     * or the full models (eval/browser.h's eval_browser_model) */
+    enum { GG_MODELS_OFF, GG_MODELS_SMALL, GG_MODELS_FULL } models;
 } gg_gpu;
 
 /* The configuration of g's evaluator (the one eval_gpu_eval makes), for a

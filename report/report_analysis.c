@@ -428,7 +428,8 @@ static void search_finding(const gg_report_data *d, gg_findings *f)
     f->bench_have = true;
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
-        f->vs[i] = r->present && r->m.status == GG_OK && r->m.gflops > 0
+        /* a model row's rate is of the model's products, not this problem */
+        f->vs[i] = r->present && r->m.status == GG_OK && r->m.gflops > 0 && !eval_bench_row_model(i)
                        ? f->best_gflops / r->m.gflops
                        : 0;
     }

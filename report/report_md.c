@@ -112,7 +112,10 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
         return;
     }
     fprintf(f, "![Figure 5](%s)\n\n", img);
-    fprintf(f, "All rows from one run of `bench` on the same inputs, each verified.\n\n");
+    fprintf(f, "All rows from one run of `bench` on the same inputs, each verified; the model "
+               "rows (with `--backend browser`) run TensorFlow.js models on their own inputs, "
+               "their GFLOP/s from the models' matrix products, the glgemm rows checked against "
+               "TensorFlow.js's own outputs.\n\n");
     fprintf(f, "| name | variant | status | seconds | GFLOP/s | best / this | this / CPU BLAS |\n"
                "|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {

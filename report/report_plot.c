@@ -195,16 +195,17 @@ char *report_script_fig5(const gg_report_data *d)
     double lo = INFINITY, hi = 0;
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &b->rows[i];
-        if (r->present && r->m.status == GG_OK && r->m.gflops > 0) {
+        if (r->present && r->m.status == GG_OK && r->m.gflops > 0 && !eval_bench_row_model(i)) {
             lo = fmin(lo, r->m.gflops);
             hi = fmax(hi, r->m.gflops);
         }
     }
     /* The bars, in eval_bench_names' order; best-image, best-f16,
-     * best-f16x8 and tfjs-webgl only where there is one. */
+     * best-f16x8 and tfjs-webgl only where there is one; not the model
+     * rows (another problem). */
     int rows[GG_BENCH_ALL_ROWS], nbars = 0;
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
-        if (!eval_bench_row_optional(i) || b->rows[i].present)
+        if ((!eval_bench_row_optional(i) || b->rows[i].present) && !eval_bench_row_model(i))
             rows[nbars++] = i;
     bool logy = hi > 0 && hi / lo > 30;
     fprintf(f, "set title \"Figure 5 on %s, %dx%dx%d\\nautomatic (best) against manual (presets) "

@@ -623,6 +623,101 @@ START_TEST(test_browser_probe_bound)
 }
 END_TEST
 
+/* bench --backend browser --models small: the four model rows, each ok,
+ * the glgemm rows with the best row's (here the tfjs preset's) variant,
+ * their products served by glgemm and their outputs within the bound of
+ * TensorFlow.js's own; the CSV reads back; --models with a bad value, or
+ * without the browser, is exit 2. */
+START_TEST(test_browser_model_rows)
+{
+    char dir[256], args[512], path[400], err[512];
+    tu_mkdtemp(dir, sizeof dir, "browser-models");
+    char *out = NULL, *errs = NULL;
+    snprintf(args, sizeof args, "bench --backend browser --size 24 --reps 2 --models small --results %s",
+             dir);
+    int rc = tu_run(NULL, NULL, args, &out, &errs);
+    ck_assert_msg(rc == 0, "bench exit %d: %s %s", rc, out, errs);
+    ck_assert_msg(strstr(out, "x TensorFlow.js alone, outputs within"), "%s", out);
+    free(out);
+    free(errs);
+    static gg_bench b;
+    snprintf(path, sizeof path, "%s/chromium-swiftshader/bench-24x24x24.csv", dir);
+    ck_assert_msg(eval_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    for (int i = GG_BENCH_MODEL_DENSE_TFJS; i <= GG_BENCH_MODEL_ENCODER_GLGEMM; i++) {
+        const gg_bench_row *r = &b.rows[i];
+        bool with = (i - GG_BENCH_MODEL_DENSE_TFJS) % 2;
+        ck_assert_msg(r->present && r->m.status == GG_OK, "%s: %s", eval_bench_names[i],
+                      base_status_name(r->m.status));
+        ck_assert(r->m.seconds > 0 && r->m.gflops > 0);
+        ck_assert_int_eq(r->has_variant, with);
+        if (with) {
+            ck_assert_int_eq(r->v.profile, GG_PROFILE_300ES);
+            ck_assert_int_ge(r->m.passes, 4); /* products glgemm served */
+            ck_assert(r->m.rel_err <= GG_MODEL_REL_BOUND);
+        }
+    }
+    snprintf(args, sizeof args, "bench --backend browser --size 8 --models tiny --results %s", dir);
+    rc = tu_run(NULL, NULL, args, &out, &errs);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(errs, "--models takes full, small or off, got 'tiny'"), "%s", errs);
+    free(out);
+    free(errs);
+    snprintf(args, sizeof args, "bench --size 8 --models small --results %s", dir);
+    rc = tu_run(NULL, NULL, args, &out, &errs);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(errs, "--models is for --backend browser"), "%s", errs);
+    free(out);
+    free(errs);
+    tu_rm_rf(dir);
+}
+END_TEST
+
+/* The model rows in a bench CSV: the tfjs ones without a variant, the
+ * glgemm ones with theirs, read back as written. */
+START_TEST(test_bench_model_rows_csv)
+{
+    static gg_bench b, back;
+    memset(&b, 0, sizeof b);
+    snprintf(b.card, sizeof b.card, "chromium-swiftshader");
+    b.m = b.n = b.k = 64;
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
+        base_measurement_init(&b.rows[i].m);
+    char err[512];
+    b.rows[GG_BENCH_CPU].present = true;
+    b.rows[GG_BENCH_CPU].m.gflops = 10;
+    b.rows[GG_BENCH_CPU].m.seconds = 0.1;
+    for (int i = GG_BENCH_MODEL_DENSE_TFJS; i <= GG_BENCH_MODEL_ENCODER_GLGEMM; i++) {
+        gg_bench_row *r = &b.rows[i];
+        r->present = true;
+        r->has_variant = (i - GG_BENCH_MODEL_DENSE_TFJS) % 2;
+        if (r->has_variant)
+            ck_assert(gen_variant_parse("tfjs,profile=300es", NULL, &r->v, err, sizeof err) == 0);
+        r->m.seconds = 0.5 / i;
+        r->m.gflops = i;
+        r->m.rel_err = r->has_variant ? 3e-7 : 0;
+        r->m.passes = r->has_variant ? 12 : 1;
+    }
+    eval_bench_ratios(&b);
+    char dir[256], path[300];
+    tu_mkdtemp(dir, sizeof dir, "bench-models");
+    snprintf(path, sizeof path, "%s/bench.csv", dir);
+    ck_assert_int_eq(eval_bench_write(&b, path, err, sizeof err), 0);
+    char *text = tu_read(path);
+    ck_assert_msg(strstr(text, "\nmodel-dense-tfjs,chromium-swiftshader,64,64,64,,,,,,,,,,,,,,,1,ok,"), "%s",
+                  text);
+    ck_assert_msg(strstr(text, "\nmodel-encoder-glgemm,chromium-swiftshader,64,64,64,1x1,2x2,all,"), "%s", text);
+    free(text);
+    ck_assert_msg(eval_bench_read(path, &back, err, sizeof err) == 0, "%s", err);
+    for (int i = GG_BENCH_MODEL_DENSE_TFJS; i <= GG_BENCH_MODEL_ENCODER_GLGEMM; i++) {
+        ck_assert(back.rows[i].present);
+        ck_assert_int_eq(back.rows[i].has_variant, b.rows[i].has_variant);
+        ck_assert_double_eq_tol(back.rows[i].m.gflops, i, 1e-6);
+        ck_assert_double_eq_tol(back.rows[i].ratio, i / 10.0, 1e-6);
+    }
+    tu_rm_rf(dir);
+}
+END_TEST
+
 Suite *make_browser_suite(void)
 {
     Suite *s = suite_create("browser");
@@ -637,9 +732,11 @@ Suite *make_browser_suite(void)
     tcase_add_test(tc, test_browser_missing);
     tcase_add_test(tc, test_browser_killed_mid_tune);
     tcase_add_test(tc, test_browser_probe_bound);
+    tcase_add_test(tc, test_browser_model_rows);
     suite_add_tcase(s, tc);
     TCase *pure = tcase_create("browser_csv");
     tcase_add_test(pure, test_bench_tfjs_row_csv);
+    tcase_add_test(pure, test_bench_model_rows_csv);
     tcase_add_test(pure, test_browser_angle_slugs);
     suite_add_tcase(s, pure);
     return s;
