@@ -124,7 +124,8 @@ window.kernelTests = async (registerOptions) => {
     const ref = {};
     for (const [name, f] of Object.entries(all)) ref[name] = await values(f);
     const warnings = [];
-    const reg = await G.register(tf, {...registerOptions, warn: (w) => warnings.push(w)});
+    /* batchedMin 0: the small batches here run glgemm's batched path too */
+    const reg = await G.register(tf, {batchedMin: 0, ...registerOptions, warn: (w) => warnings.push(w)});
     const got = {};
     for (const [name, f] of Object.entries(all)) got[name] = await values(f);
     const info = G.registered();
@@ -193,6 +194,13 @@ window.fallbackTests = async () => {
     const i1 = Array.from(await values(() => tf.matMul(ai, bi)));
     const i2 = Array.from(await values(() => tf.matMul(ai, bi)));
     const int32Warnings = warnings.slice();
+    /* a batch of small separate products: tfjs's kernel (batchedMin), said once */
+    const a3 = rand([3, 9, 11], 510), b3 = rand([3, 11, 7], 511);
+    const batchedRef = await values(() => tf.mul(tf.matMul(a3, b3), 1));
+    const batched = [];
+    for (let i = 0; i < 2; i++) batched.push(Array.from(await values(() => tf.matMul(a3, b3))));
+    const batchedSame = batched.every((x) => x.every((v, j) => Math.abs(v - batchedRef[j]) <= 1e-6 * Math.max(1, Math.abs(batchedRef[j]))));
+    const batchedWarnings = warnings.filter((w) => /separate products/.test(w));
     const gl = tf.backend().gpgpu.gl;
     const a = rand([8, 8], 500), b = rand([8, 8], 501);
     gl.getExtension('WEBGL_lose_context').loseContext();
@@ -202,7 +210,7 @@ window.fallbackTests = async () => {
     }
     const info = G.registered();
     G.unregister();
-    return {i1, i2, int32Warnings, warnings, info, errors};
+    return {i1, i2, int32Warnings, warnings, info, errors, batchedSame, batchedWarnings};
 };
 
 /* Speed: bench's model (web/worker/models.mjs: dense or encoder, full or

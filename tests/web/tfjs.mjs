@@ -196,6 +196,9 @@ try {
         const r = await p.evaluate(() => window.fallbackTests());
         check(JSON.stringify(r.i1) === '[19,22,43,50]' && JSON.stringify(r.i2) === '[19,22,43,50]', 'int32: tfjs kernel result', JSON.stringify(r));
         check(r.int32Warnings.length === 1 && /int32, not float32/.test(r.int32Warnings[0]), 'int32: said once', JSON.stringify(r.int32Warnings));
+        check(r.batchedSame, 'small batched products: tfjs\'s results', JSON.stringify(r));
+        check(r.batchedWarnings.length === 1 && /3 separate products of 9x7x11/.test(r.batchedWarnings[0]),
+            'small batched products: tfjs\'s kernel below batchedMin, said once', JSON.stringify(r.batchedWarnings));
         const lost = r.warnings.filter((w) => /context is lost/.test(w));
         check(lost.length === 1, 'lost context: falls back, said once', JSON.stringify(r.warnings));
         check(r.info && r.info.fellBack >= 4, 'lost context: calls went to tfjs', JSON.stringify(r.info));

@@ -21,6 +21,9 @@ export interface RegisterOptions {
     warn?: (message: string) => void;
     /** Split as if the texture limit were this (tests). */
     maxTextureSize?: number;
+    /** Multiply-adds a product below which a batch of separate products
+     * runs TensorFlow.js's kernel (default 2^24; 0: glgemm serves them all). */
+    batchedMin?: number;
 }
 
 export interface Registered {

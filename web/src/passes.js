@@ -80,12 +80,13 @@ Object.assign(Runner.prototype, {
     drawPass(s, abuf, pass) {
         const gl = this.gl, L = s.L;
         if (!s.ubo && s.tiles) {
-            gl.enable(gl.SCISSOR_TEST);
+            /* each tile as the viewport (the shader reads gl_FragCoord,
+             * which the viewport does not move): no scissor box to save */
             for (const [x, y, w, h] of s.tiles) {
-                gl.scissor(x, y, w, h);
+                gl.viewport(x, y, w, h);
                 gl.drawArrays(gl.TRIANGLES, 0, 3);
             }
-            gl.disable(gl.SCISSOR_TEST);
+            gl.viewport(0, 0, L.tgt_w, L.tgt_h);
             return;
         }
         if (!s.ubo) {
@@ -93,6 +94,7 @@ Object.assign(Runner.prototype, {
             return;
         }
         const strips = L.tgt_h / UBO_STRIP;
+        this.touch(this.cur, 'scissor');
         gl.enable(gl.SCISSOR_TEST);
         for (let st = 0; st < strips; st++) {
             gl.bindBufferRange(gl.UNIFORM_BUFFER, 0, abuf, (pass * strips + st) * s.uboStride, L.ubo_vec4s * 16);
@@ -109,6 +111,7 @@ Object.assign(Runner.prototype, {
         gl.uniform1f(p.alpha, s.alpha);
         gl.viewport(0, 0, L.tgt_w, L.tgt_h);
         if (s.accum.blend) {
+            this.touch(this.cur, 'blend');
             gl.enable(gl.BLEND);
             gl.blendEquation(gl.FUNC_ADD);
             gl.blendFunc(gl.ONE, gl.ONE);
@@ -126,10 +129,9 @@ Object.assign(Runner.prototype, {
         this.bindInputs(s, s.atex[0], s.btex[0]);
         gl.bindFramebuffer(gl.FRAMEBUFFER, s.accum.firstDraw(this, cb));
         if (s.ubo) gl.bindBufferRange(gl.UNIFORM_BUFFER, 0, s.atex[0], 0, L.ubo_vec4s * 16);
-        gl.enable(gl.SCISSOR_TEST);
-        gl.scissor(0, 0, 1, 1);
+        gl.viewport(0, 0, 1, 1);
         gl.drawArrays(gl.TRIANGLES, 0, 3);
-        gl.disable(gl.SCISSOR_TEST);
+        gl.viewport(0, 0, L.tgt_w, L.tgt_h);
         gl.disable(gl.BLEND);
         gl.readBuffer(gl.COLOR_ATTACHMENT0);
         gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, new Float32Array(4));

@@ -285,7 +285,7 @@ class Runner {
         if (!L) return {...out, status: 'unsupported', detail: this.noSplit(m, n, k, maxTex)};
         const gl = this.gl;
         const since = (t) => performance.now() - t;
-        const saved = this.save();
+        const saved = this.cur = this.save();
         try {
             const why = this.uboTooBig(v, L);
             if (why) throw new Fail('unsupported', why);
@@ -350,6 +350,7 @@ class Runner {
         } finally {
             gen.free(L.ptr);
             this.restore(saved);
+            this.cur = null;
         }
         return out;
     }

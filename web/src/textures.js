@@ -190,6 +190,7 @@ Object.assign(Runner.prototype, {
         const hit = this.maps.get(key);
         if (hit) return hit;
         const gl = this.gl;
+        this.plainStore(); /* the uploads below */
         const mb = Math.min(L.mb, m), kb = Math.min(L.kb, k), nb = Math.min(L.nb, n);
         const {internal, fmt, type} = this.inputFormat(L.channels, 0);
         const e = {names: []};
@@ -426,7 +427,6 @@ Object.assign(Runner.prototype, {
         gl.uniform1i(loc.uRow0, row0);
         gl.uniform1i(loc.uM, s.m);
         gl.uniform1i(loc.uBatch0, s.folded ? 0 : bt);
-        gl.enable(gl.SCISSOR_TEST);
         for (let c = 0; c < s.ncb; c++) {
             const bi = Math.floor(c / L.nblocks), bj = c % L.nblocks;
             for (let t = 0; t < L.targets; t++) {
@@ -435,10 +435,10 @@ Object.assign(Runner.prototype, {
             }
             const i0 = bi * L.mb, j0 = bj * L.nb;
             gl.uniform2i(loc.uOrg, i0, j0);
-            gl.scissor(j0, row0 + i0, Math.min(L.nb, s.n - j0), Math.min(L.mb, s.M - i0));
+            /* the block's rectangle as the viewport (gl_FragCoord stays) */
+            gl.viewport(j0, row0 + i0, Math.min(L.nb, s.n - j0), Math.min(L.mb, s.M - i0));
             gl.drawArrays(gl.TRIANGLES, 0, 3);
         }
-        gl.disable(gl.SCISSOR_TEST);
     },
 
     /* One GEMM (or a batch of them) on textures already on this context,
@@ -513,7 +513,7 @@ Object.assign(Runner.prototype, {
         const kept = (isA, x, bx) => keeps(isA, x, bx) && !!this.kept.get(x.keep)?.get(`${isA ? 'A' : 'B'}|${keepKey}`);
         const srcA = kept(true, o.a, ba) ? null : denseSource('a', o.a);
         const srcB = kept(false, o.b, bb) ? null : denseSource('b', o.b);
-        const saved = this.save();
+        const saved = this.cur = this.save(true);
         const fresh = [];
         try {
             if (L.channels === 3)
@@ -524,7 +524,7 @@ Object.assign(Runner.prototype, {
                 ubo: false, acc: v.info.acc, accum: ACCUM[v.info.acc], ncb: L.mblocks * L.nblocks,
                 tiles: gen.tiles(v, L.tgt_w, L.tgt_h)};
             out.passes = L.passes * L.kblocks * (folded ? 1 : batch);
-            this.defaults(L);
+            this.defaults(L, false);
             for (let u = 0; u < SAVED_UNITS; u++) gl.bindSampler(u, null);
             this.build(s, {});
             s.maps = this.indexMaps(s);
@@ -589,6 +589,7 @@ Object.assign(Runner.prototype, {
         } finally {
             gen.free(L.ptr);
             this.restore(saved, false);
+            this.cur = null;
         }
         out.ms = performance.now() - t0;
         return out;
