@@ -47,6 +47,8 @@ static int from_seed(const gg_problem *p, gg_inputs *in, char *err, size_t n)
         in->c0 = alloc_matrix(p->m, p->n);
     if (!in->a || !in->b || (p->beta != 0.0f && !in->c0))
         return gen_fail(err, n, "out of memory for the %dx%dx%d inputs", p->m, p->n, p->k);
+    in->seeded = true;
+    in->seed = p->seed;
     base_fill_uniform(in->a, (size_t)p->m * (size_t)p->k, p->seed, 0);
     base_fill_uniform(in->b, (size_t)p->k * (size_t)p->n, p->seed, 1);
     if (in->c0)

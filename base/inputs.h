@@ -32,6 +32,12 @@ typedef struct {
     float *b;   /* k x n (n x k when transb) */
     float *c0;  /* m x n, or NULL */
     int lda, ldb; /* stored column counts: transa ? m : k, transb ? k : n */
+    /* store=f64, dd, df (base/wide.h): the same matrices as doubles where
+     * the caller has them (tests; NULL: base_wide_inputs makes them from
+     * the floats, with low bits of their own when seeded), not owned. */
+    const double *a64, *b64, *c064;
+    bool seeded;  /* drawn from seed (base_inputs_make without files) */
+    unsigned seed;
 } gg_inputs;
 
 int base_inputs_make(const gg_problem *p, gg_inputs *in, char *err, size_t errlen);

@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "base/fault.h"
+#include "base/wide.h"
 #include "gen/half.h"
 #include "gen/util.h"
 
@@ -16,6 +17,7 @@ void base_reference_free(gg_reference *ref)
 {
     free(ref->r);
     free(ref->s);
+    free(ref->rlo);
     memset(ref, 0, sizeof *ref);
 }
 
@@ -47,6 +49,8 @@ int base_reference_compute(const gg_inputs *in, float alpha, float beta, gg_refe
 int base_reference_compute_store(const gg_inputs *in, float alpha, float beta, gg_store store,
                                gg_reference *ref, char *err, size_t errlen)
 {
+    if (gen_store_wide(store))
+        return base_wide_reference(in, alpha, beta, store, ref, err, errlen);
     memset(ref, 0, sizeof *ref);
     if (beta != 0.0f && !in->c0)
         return gen_fail(err, errlen, "internal: beta is %g but there is no C input", (double)beta);

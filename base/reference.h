@@ -35,6 +35,8 @@ typedef struct {
     int m, n, k;
     double *r;  /* m x n, row-major: the reference */
     double *s;  /* m x n, row-major: the scale */
+    double *rlo; /* wide stores (base/wide.h): the reference is r + rlo, a
+                    double-double; NULL otherwise */
     gg_store store; /* the inputs it was made from: fp32 or rounded to halves (f32, f16) */
 } gg_reference;
 

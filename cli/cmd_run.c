@@ -14,6 +14,7 @@
 #include "base/inputs.h"
 #include "base/npy.h"
 #include "base/reference.h"
+#include "base/wide.h"
 #include "eval/pool.h"
 #include "store/records.h"
 
@@ -88,7 +89,9 @@ static void print_line(const gg_variant *v, const gg_inputs *in, const gg_measur
     printf("%s, %d pass%s, %.6f s, %.3f GFLOP/s, rel_err %.3g (bound %.3g); compile %.3f s, "
            "upload %.3f s, read-back %.3f s",
            base_status_name(m->status), m->passes, m->passes == 1 ? "" : "es", m->seconds,
-           m->gflops, m->rel_err, base_verify_bound(in->k), m->compile_s, m->upload_s,
+           m->gflops, m->rel_err,
+           gen_store_wide(v->store) ? base_wide_bound(v->store, in->k) : base_verify_bound(in->k),
+           m->compile_s, m->upload_s,
            m->readback_s);
     if (m->draw_cap > 0)
         printf(", %ld draws of at most %ld fragments (bound %.6g ms a draw)", m->draws,

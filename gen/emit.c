@@ -702,6 +702,8 @@ static void put_main(emitter *e)
 
 char *gen_emit_fragment(const gg_variant *v, int m, int n, int k)
 {
+    if (gen_store_wide(v->store))
+        return gen_emit_wide(v, m, n, k);
     emitter e = {.v = v};
     if (gen_layout_compute(v, m, n, k, &e.L))
         return NULL;

@@ -60,6 +60,22 @@
  *    GL_ARB_shading_language_packing; profile 120 and fetch=ubo are
  *    invalid.
  *
+ * store=f64, dd, df (the wide stores; gen/wide.h has the detail):
+ *  - A value is 2 (f64: the double's words, low first; df: the bits of
+ *    its fp32 hi and lo) or 4 (dd: hi's words, then lo's) 32-bit words;
+ *    a texel holds r*c values, r*c*words <= 4 (f64, df: mc 1x1, 1x2, 2x1;
+ *    dd: 1x1), in RG32UI (2 words) or RGBA32UI (4) textures, the value of
+ *    channel i*c + j at words (i*c + j)*words ...  The geometry above is
+ *    unchanged (channels counts values).  The running sums are targets of
+ *    the same formats (uvec4 outputs), read back as words.
+ *  - uniform uvec4 uAlphaW: alpha as a value of the store (its words);
+ *    no uAlpha.  Samplers are usampler2D (texture() at centres, or
+ *    texelFetch); uPrev_t read by texelFetch.
+ *  - Subset (others invalid, with the reason): out=rt, acc=pingpong,
+ *    fetch=texture or texelfetch, compiler=glsl, ku=1, order=plain, no
+ *    tile; f64 and dd need profile 330 (with GL_ARB_gpu_shader_fp64) or
+ *    430; df runs in 330, 300es, 430 and 310es.
+ *
  * Shader interface (what the host binds):
  *  - sampler2D uA (texture unit 0, SPIR-V binding 0), uB (unit/binding 1);
  *    fetch=image: image2D uImgA (image unit 1), uImgB (unit 2), readonly, in the
@@ -136,7 +152,13 @@ typedef enum { GG_ACC_COPY, GG_ACC_PINGPONG, GG_ACC_BLEND } gg_acc;
  * halves eight a texel (f16x8: RGBA32UI, two a 32-bit channel, read with
  * unpackHalf2x16; see "store=f16x8" above).  Sums and C are fp32 always;
  * f32 and f16 shaders differ only in their header. */
-typedef enum { GG_STORE_F32, GG_STORE_F16, GG_STORE_F16X8, GG_STORE_COUNT } gg_store;
+typedef enum {
+    GG_STORE_F32, GG_STORE_F16, GG_STORE_F16X8, GG_STORE_F64, GG_STORE_DD, GG_STORE_DF,
+    GG_STORE_COUNT
+} gg_store;
+/* The wide stores (gen/wide.h): f64, dd, df carry each value in 32-bit
+ * words of unsigned-integer textures and targets, sums included. */
+bool gen_store_wide(gg_store s);
 /* How C leaves a fragment: render targets, or imageStore of a blk block. */
 typedef enum { GG_OUT_RT, GG_OUT_IMAGE, GG_OUT_COUNT } gg_out;
 /* How A and B are read: texture() at texel centres, texelFetch on the 2D
@@ -219,7 +241,7 @@ void gen_variant_default(gg_variant *v);
 enum {
     GG_KEY_MRT = 1 << 0, GG_KEY_MC = 1 << 1, GG_KEY_NP = 1 << 2, GG_KEY_UNROLL = 1 << 3,
     GG_KEY_PROFILE = 1 << 4, GG_KEY_COMPILER = 1 << 5, GG_KEY_ACC = 1 << 6,
-    GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16 or f16x8 */
+    GG_KEY_STORE = 1 << 7, /* never searched: f32 unless --fix store=f16, f16x8, f64, dd or df */
     GG_KEY_OUT = 1 << 8, GG_KEY_BLK = 1 << 9, GG_KEY_FETCH = 1 << 10,
     GG_KEY_TILE = 1 << 11, GG_KEY_KU = 1 << 12, GG_KEY_ORDER = 1 << 13,
 };
@@ -294,6 +316,8 @@ typedef struct {
                            (store=f16x8 with profile 330; core in 4.20 and ES 3.00) */
     int max_fragment_ssbos; /* GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS (0 before GL 4.3 / ES 3.1;
                                ES 3.1 may have 0) */
+    bool fp64;          /* double in GLSL: desktop GL 4.0 or GL_ARB_gpu_shader_fp64
+                           (store=f64 and dd; profile 330 enables the extension) */
 } gg_card_limits;
 
 typedef enum { GG_CARD_OK, GG_CARD_INVALID, GG_CARD_UNSUPPORTED } gg_card_verdict;
@@ -379,5 +403,8 @@ int gen_mc_step(gg_shape mc);
  * handed to glslang. */
 char *gen_emit_fragment(const gg_variant *v, int m, int n, int k);
 char *gen_emit_vertex(const gg_variant *v);
+/* The fragment shader of a wide store (gen/wide_emit.c); gen_emit_fragment
+ * hands those variants to it. */
+char *gen_emit_wide(const gg_variant *v, int m, int n, int k);
 
 #endif

@@ -12,7 +12,7 @@
  *  - mc=RxC with R*C <= 4: a texel has four channels;
  *  - np: an integer >= 1 or `all`; unroll 0 or 1; profile 120, 330, 300es,
  *    430, 310es; compiler glsl or spirv; acc copy, pingpong or blend; store
- *    f32, f16 or f16x8; out rt or image; fetch texture, texelfetch, image,
+ *    f32, f16, f16x8, f64, dd or df; out rt or image; fetch texture, texelfetch, image,
  *    buffer, ubo, ssbo, texelfetch+ssbo, ssbo+texelfetch;
  *  - blk=RxC (R*C <= GG_MAX_BLK) only with out=image, which needs it, whole
  *    texels of mc (R a multiple of mc's rows, C of its columns), and
@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "gen/util.h"
+#include "gen/wide.h"
 
 #define PRESETS_LIST "larsen, nv-single, nv-multi, tfjs, best"
 
@@ -61,7 +62,7 @@ static const char *const key_allowed[K_COUNT] = {
     "120, 330, 300es, 430 or 310es",
     "glsl or spirv",
     "copy, pingpong or blend",
-    "f32, f16 or f16x8",
+    "f32, f16, f16x8, f64, dd or df",
     "rt or image",
     "RxC scalars with R, C >= 1 and R*C at most 256 (e.g. 8x16), whole texels of mc",
     "texture, texelfetch, image, buffer, ubo, ssbo, texelfetch+ssbo or ssbo+texelfetch",
@@ -75,7 +76,7 @@ static const char *const profile_names[GG_PROFILE_COUNT] = {"120", "330", "300es
                                                              "310es"};
 static const char *const compiler_names[] = {"glsl", "spirv"};
 static const char *const acc_names[] = {"copy", "pingpong", "blend"};
-static const char *const store_names[GG_STORE_COUNT] = {"f32", "f16", "f16x8"};
+static const char *const store_names[GG_STORE_COUNT] = {"f32", "f16", "f16x8", "f64", "dd", "df"};
 static const char *const out_names[GG_OUT_COUNT] = {"rt", "image"};
 static const char *const fetch_names[GG_FETCH_COUNT] = {
     "texture", "texelfetch", "image", "buffer", "ubo", "ssbo", "texelfetch+ssbo", "ssbo+texelfetch"};
@@ -103,6 +104,11 @@ const char *gen_store_name(gg_store s)
 }
 
 gg_store gen_store_inputs(gg_store s) { return s == GG_STORE_F16X8 ? GG_STORE_F16 : s; }
+
+bool gen_store_wide(gg_store s)
+{
+    return s == GG_STORE_F64 || s == GG_STORE_DD || s == GG_STORE_DF;
+}
 
 const char *gen_out_name(gg_out o)
 {
@@ -603,6 +609,8 @@ static int static_invalid(const gg_variant *v, char *why, size_t whylen)
     if (v->fetch == GG_FETCH_BUFFER && ch == 3)
         return gen_fail(why, whylen, "fetch=buffer takes 1, 2 or 4 channels a texel, not 3 (mc=%dx%d)",
                        v->mc.rows, v->mc.cols);
+    if (gen_store_wide(v->store))
+        return gen_wide_invalid(v, why, whylen);
     return 0;
 }
 
@@ -666,6 +674,12 @@ gg_card_verdict gen_variant_check_card(const gg_variant *v, const gg_card_limits
         gen_fail(why, whylen, "store=f16x8 with profile=330 needs GL_ARB_shading_language_packing "
                           "(unpackHalf2x16), which this context lacks; profile 430 or 300es has it "
                           "core");
+        return GG_CARD_UNSUPPORTED;
+    }
+    if ((v->store == GG_STORE_F64 || v->store == GG_STORE_DD) && !lim->fp64) {
+        gen_fail(why, whylen, "store=%s needs double arithmetic in GLSL (OpenGL 4.0 or "
+                          "GL_ARB_gpu_shader_fp64), which this context lacks; store=df runs on fp32",
+                gen_store_name(v->store));
         return GG_CARD_UNSUPPORTED;
     }
     /* store=f16 needs no check of its own: R16F..RGBA16F with GL_HALF_FLOAT

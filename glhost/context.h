@@ -71,6 +71,8 @@ typedef struct {
     bool parallel_compile; /* KHR/ARB_parallel_shader_compile */
     bool packing;        /* GL_ARB_shading_language_packing: unpackHalf2x16 in GLSL 3.30
                             (store=f16x8 at profile 330) */
+    bool fp64;           /* double in GLSL: desktop GL 4.0 or GL_ARB_gpu_shader_fp64
+                            (store=f64 and dd) */
     bool es;             /* an OpenGL ES context */
     int gl_version;      /* major*10 + minor of GL_VERSION */
     int max_fragment_images; /* GL_MAX_FRAGMENT_IMAGE_UNIFORMS, 0 before GL 4.2 / ES 3.1 */

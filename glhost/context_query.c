@@ -17,7 +17,9 @@
  *    ARB_parallel_shader_compile (compiles run on the driver's threads).
  *  - packing: ARB_shading_language_packing, the extension a GLSL 3.30
  *    shader enables for unpackHalf2x16 (store=f16x8; GLSL 4.20 and ES 3.00
- *    have it core, so a desktop context says so only by the extension). */
+ *    have it core, so a desktop context says so only by the extension).
+ *  - fp64: desktop GL 4.0 or ARB_gpu_shader_fp64 (double in GLSL, the
+ *    extension a GLSL 3.30 shader enables for store=f64 and dd). */
 #include <GL/glew.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -150,6 +152,7 @@ void host_ctx_query(const gg_ctx *ctx, gg_ctx_info *info)
     info->parallel_compile = has_ext(v, "GL_KHR_parallel_shader_compile") ||
                              has_ext(v, "GL_ARB_parallel_shader_compile");
     info->packing = !v.es && has_ext(v, "GL_ARB_shading_language_packing");
+    info->fp64 = !v.es && (at_least(v, 4, 0) || has_ext(v, "GL_ARB_gpu_shader_fp64"));
     while (glGetError() != GL_NO_ERROR)
         ;
 }
@@ -166,6 +169,7 @@ void host_ctx_limits(const gg_ctx_info *info, gg_card_limits *lim)
     lim->max_texture_buffer = info->max_texture_buffer;
     lim->max_fragment_ssbos = info->max_fragment_ssbos;
     lim->packing_ext = info->packing;
+    lim->fp64 = info->fp64;
     /* gen.h: SPIR-V needs the extension and a compiler (glslangValidator).
      * Asked first, whatever the driver: the first ask sweeps the folders
      * killed compiles left (base/spirv.h). */

@@ -392,6 +392,10 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
         host_run_fail(s, cv == GG_CARD_INVALID ? GG_INVALID : GG_UNSUPPORTED, "%s", why);
         return;
     }
+    if (gen_store_wide(v->store)) { /* f64, dd, df: glhost/run_wide.c */
+        host_run_wide(info, v, p, in, ref, o, out, c_out, log);
+        return;
+    }
     int max_tex = texture_limit(info, o);
     int bands = host_run_stream_bands(info, v, o, in); /* 0: not streamed */
     bool stream = bands > 0;

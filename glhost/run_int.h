@@ -128,6 +128,13 @@ GLuint host_ssbo_make(const gg_layout *L, int matrix, gg_store store, const void
 void host_ssbo_copy(GLuint from, size_t offset, GLuint to, size_t bytes);
 int host_ssbo_read(GLuint b, size_t bytes, void *out);
 
+/* glhost/run_wide.c: host_run_current for a variant of a wide store
+ * (store=f64, dd, df) once its card verdict is ok: the same contract, C
+ * as doubles inside and rounded to floats in c_out. */
+void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_problem *p,
+                   const gg_inputs *in, const gg_reference *ref, const gg_run_opts *o,
+                   gg_measurement *out, float *c_out, gg_run_log *log);
+
 /* glhost/stream.c: the library's streamed call (run.h: stream).
  * host_stream_ok: whether the options and variant ask for and allow it;
  * host_stream_bands: the row bands of C for it; host_stream_run: 1 when it

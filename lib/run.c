@@ -35,7 +35,7 @@ static int verify_full(const rm_gemm *g, const float *c0, const float *out, char
     int ar = g->transa ? g->k : g->m, ac = g->transa ? g->m : g->k;
     int br = g->transb ? g->n : g->k, bc = g->transb ? g->k : g->n;
     gg_inputs in = {g->m, g->n, g->k, g->transa, g->transb, compact(g->a, ar, ac, g->lda),
-                    compact(g->b, br, bc, g->ldb), NULL, ac, bc};
+                    compact(g->b, br, bc, g->ldb), NULL, ac, bc, NULL, NULL, NULL, false, 0};
     int rc = -1;
     gg_reference ref = {0};
     in.c0 = (float *)c0; /* contiguous m x n, not freed here */
@@ -274,7 +274,7 @@ gg_inputs lib_inputs_of(const rm_gemm *g, float *c0)
 {
     /* The host reads the operands only (gg_inputs is shared with owners). */
     return (gg_inputs){g->m, g->n, g->k, g->transa, g->transb, (float *)g->a, (float *)g->b,
-                       c0, g->lda, g->ldb};
+                       c0, g->lda, g->ldb, NULL, NULL, NULL, false, 0};
 }
 
 /* The glhost problem of g, repeated reps times. */

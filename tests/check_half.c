@@ -171,7 +171,7 @@ START_TEST(f16_rounding_is_real)
 {
     const int m = 7, n = 13, k = 5;
     gg_inputs in = {m, n, k, false, false, malloc((size_t)m * k * sizeof(float)),
-                    malloc((size_t)k * n * sizeof(float)), NULL, k, n};
+                    malloc((size_t)k * n * sizeof(float)), NULL, k, n, NULL, NULL, NULL, false, 0};
     ck_assert(in.a && in.b);
     for (int i = 0; i < m; i++)
         for (int p = 0; p < k; p++)

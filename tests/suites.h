@@ -35,6 +35,7 @@
     X(fault) \
     X(half) \
     X(f16x8) \
+    X(wide) \
     X(bound) \
     X(evaluator) \
     X(progcache) \

@@ -1,0 +1,30 @@
+/* gen/eft: the GLSL of the error-free transformations that store=df and
+ * store=dd compute with (internal to gen/).
+ *
+ * gen_eft_put() writes, for scalar type T (float for df, double for dd)
+ * and pair type V (vec2, dvec2; .x the high part, .y the low):
+ *   V two_sum(T a, T b)      a + b exactly as s + e (Knuth, 6 operations);
+ *   V quick_two_sum(T a, T b) the same when |a| >= |b| (Dekker, 3);
+ *   V two_prod(T a, T b)     a * b exactly: fma(a, b, -p) when fma is
+ *                            asked for, else Dekker's split (2^12 + 1 for
+ *                            fp32, 2^27 + 1 for doubles);
+ *   V w_add(V a, V b)        the accurate double-word sum (QD's ieee_add:
+ *                            relative error about 2 u^2, u = 2^-24 or 2^-53);
+ *   V w_mul(V a, V b)        the double-word product (about 4 u^2).
+ * Every intermediate is a `precise` local where the profile has the
+ * qualifier (GLSL 4.00 and up), so that the compiler neither reassociates
+ * nor contracts it; elsewhere (GLSL 3.30, ES 3.00, 3.10) each is
+ * multiplied by eft_one, a global T the shader sets to 1 from a uniform at
+ * the top of main (the compiler cannot know it, so cannot cancel an error
+ * term; the multiply is exact).  Without either, llvmpipe returned
+ * fp32-accurate sums from this very text. */
+#ifndef GLGEMM_GEN_EFT_H
+#define GLGEMM_GEN_EFT_H
+
+#include <stdbool.h>
+
+#include "gen/sbuf.h"
+
+void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, bool precise);
+
+#endif
