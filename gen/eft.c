@@ -5,15 +5,14 @@
  * profile has `precise`, else times eft_one (1, from a uniform the
  * compiler cannot know), which blocks the algebra that cancels an EFT's
  * error term ((a + b) - a -> b) and costs one exact multiply. */
-static const char *opaque(bool precise) { return precise ? "" : " * eft_one"; }
-
-void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, bool precise)
+void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, gg_eft_guard guard)
 {
     const char *T = dbl ? "double" : "float", *V = dbl ? "dvec2" : "vec2";
-    const char *P = precise ? "precise " : "", *O = opaque(precise);
+    const char *P = guard == GG_EFT_PRECISE ? "precise " : guard == GG_EFT_MACRO ? "EFT_PRECISE " : "";
+    const char *O = guard == GG_EFT_PRECISE ? "" : guard == GG_EFT_MACRO ? " EFT_ONE" : " * eft_one";
     gen_sb_printf(sb, "\n/* error-free transformations over %s (gen/eft.c)%s */\n", T,
-                 precise ? "" : "; eft_one is 1, set in main from uKBase");
-    if (!precise)
+                 guard == GG_EFT_PRECISE ? "" : "; eft_one is 1, set in main from uKBase");
+    if (guard != GG_EFT_PRECISE)
         gen_sb_printf(sb, "%s eft_one;\n", T);
     gen_sb_printf(sb, "%s two_sum(%s a, %s b)\n{\n"
                      "    %s%s s = (a + b)%s;\n    %s%s bb = (s - a)%s;\n"

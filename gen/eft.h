@@ -25,6 +25,11 @@
 
 #include "gen/sbuf.h"
 
-void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, bool precise);
+/* How the intermediates are kept from the compiler's algebra: `precise`
+ * (GLSL 4.00+), the opaque one, or the macros EFT_PRECISE and EFT_ONE that
+ * the shader defines as one or the other by the extension it has
+ * (GL_ARB_gpu_shader5, GL_EXT_gpu_shader5: `precise` in 3.30 and ES 3.10). */
+typedef enum { GG_EFT_PRECISE, GG_EFT_ONE, GG_EFT_MACRO } gg_eft_guard;
+void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, gg_eft_guard guard);
 
 #endif

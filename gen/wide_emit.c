@@ -110,6 +110,13 @@ static void put_interface(wemit *e)
     bool bind = pr == GG_PROFILE_430 || pr == GG_PROFILE_310ES;
     if (pr == GG_PROFILE_330 && e->st != GG_STORE_DF)
         gen_sb_puts(sb, "#extension GL_ARB_gpu_shader_fp64 : require\n");
+    /* `precise` where an extension gives it (gen/eft.h), else the opaque one */
+    const char *ext = pr == GG_PROFILE_330 ? "GL_ARB_gpu_shader5"
+                      : pr == GG_PROFILE_310ES ? "GL_EXT_gpu_shader5" : NULL;
+    if (ext && e->st != GG_STORE_F64)
+        gen_sb_printf(sb, "#extension %s : enable\n#ifdef %s\n#define EFT_PRECISE precise\n"
+                         "#define EFT_ONE\n#else\n#define EFT_PRECISE\n#define EFT_ONE * eft_one\n"
+                         "#endif\n", ext, ext);
     if (e->es)
         gen_sb_puts(sb, "precision highp float;\nprecision highp int;\n"
                        "precision highp usampler2D;\n");
@@ -131,7 +138,8 @@ static void put_interface(wemit *e)
      * fma(a, b, -p) unfused even into a precise local, losing every
      * product's error term (df and dd then erred like fp32 and fp64). */
     if (e->st != GG_STORE_F64)
-        gen_eft_put(sb, e->st == GG_STORE_DD, false, e->precise);
+        gen_eft_put(sb, e->st == GG_STORE_DD, false,
+                    e->precise ? GG_EFT_PRECISE : ext ? GG_EFT_MACRO : GG_EFT_ONE);
 }
 
 /* One input texel: A (x 'a') of row block i, texel w of the k-step; or B

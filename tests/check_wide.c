@@ -121,6 +121,9 @@ static const struct {
     {{"store=df,profile=430", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -44},
     {{"store=df,profile=430,mrt=1x2,mc=1x2,np=9", 37, 53, 71, 1, 0, 1.5f, 0.5f}, -44},
     {{"store=df,profile=430,mc=2x1,np=4,fetch=texelfetch", 37, 53, 71, 0, 1, 1.0f, 1.0f}, -44},
+    {{"store=df", 37, 53, 71, 1, 0, 1.0f, 0.5f}, -44},  /* 330: precise by GL_ARB_gpu_shader5 */
+    {{"store=df,profile=310es,np=8", 37, 53, 71, 0, 1, 1.0f, 0.0f}, -44}, /* GL_EXT_gpu_shader5 */
+    {{"store=dd,np=10", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -100},
     {{"store=dd,profile=430", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -100},
     {{"store=dd,profile=430,mrt=2x1,np=6", 37, 53, 71, 1, 1, 1.5f, 0.5f}, -100},
 };
