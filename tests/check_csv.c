@@ -211,7 +211,7 @@ static const struct {
      "column tile"},
     {"llvmpipe,7,13,5,1x1,1x4,16,0,330,glsl,pingpong,f32,rt,-,texture,64x64q,1,plain,1,ok,0.25,0.00364,1e-07",
      "tile"},
-    {"llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,f64,1,ok,0.25,0.00364,1.5e-07", "store"},
+    {"llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,f63,1,ok,0.25,0.00364,1.5e-07", "store"},
     {"llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,,1,ok,0.25,0.00364,1.5e-07", "column store"},
     {"llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,F16,1,ok,0.25,0.00364,1.5e-07", "store"},
     {"llvmpipe,7,13,5,2x2,1x4,16,0,330,glsl,pingpong,1,ok,0.25,0.00364,1.5e-07\nx", "line break"},

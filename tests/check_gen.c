@@ -67,8 +67,8 @@ static const struct {
     {"foo=1", "unknown key 'foo' " KEYS},
     {"mrt=1x1,Mc=1x1", "unknown key 'Mc' " KEYS},
     {"mrt=1x1,mrt=2x2", "mrt given twice; each key at most once"},
-    {"store=f64", "store: 'f64' is not allowed; use f32, f16 or f16x8"},
-    {"store=F16", "store: 'F16' is not allowed; use f32, f16 or f16x8"},
+    {"store=f63", "store: 'f63' is not allowed; use f32, f16, f16x8, f64, dd or df"},
+    {"store=F16", "store: 'F16' is not allowed; use f32, f16, f16x8, f64, dd or df"},
     {"ku=3", "ku: '3' is not allowed; use 1, 2 or 4"},
     {"unroll=1,ku=2", "ku: 2 k-steps a loop iteration needs unroll=0 (unroll=1 writes the whole k loop out)"},
     {"tile=4x4", "tile: 4x4 is 16 fragments a draw; W*H must be at least 64 (smaller draws cost more than they "
@@ -76,9 +76,9 @@ static const struct {
     {"tile=64x64q", "tile: '64x64q' is not allowed; use WxH fragments, W, H >= 1 and W*H at least 64, optionally "
                     "followed by c (tiles in columns) or z (Z order), e.g. 64x32 or 64x64z; or none (one draw)"},
     {"order=kx", "order: 'kx' is not allowed; use plain or frag (frag: out=image only)"},
-    {"store=half", "store: 'half' is not allowed; use f32, f16 or f16x8"},
-    {"store=", "store: empty value; use f32, f16 or f16x8"},
-    {"larsen,store", "store: missing '=value'; use f32, f16 or f16x8"},
+    {"store=half", "store: 'half' is not allowed; use f32, f16, f16x8, f64, dd or df"},
+    {"store=", "store: empty value; use f32, f16, f16x8, f64, dd or df"},
+    {"larsen,store", "store: missing '=value'; use f32, f16, f16x8, f64, dd or df"},
     {"store=f16,store=f32", "store given twice; each key at most once"},
     {"nv-single,np=4,np=8", "np given twice; each key at most once"},
     {"mrt= 2x2", "whitespace is not allowed in a variant; write key=value,key=value (e.g. nv-single,np=64)"},
@@ -210,8 +210,8 @@ START_TEST(canonical_round_trip)
                                         ck_assert_str_eq(gen_variant_format(&back, buf2, sizeof buf2), buf);
                                         count++;
                                     }
-    /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 acc x 3 stores */
-    ck_assert_int_eq(count, 20 * 8 * 6 * 2 * 3 * 2 * 3 * 3);
+    /* 20 mrt shapes x 8 packings x 6 np x 2 x 3 x 2 x 3 acc x GG_STORE_COUNT stores */
+    ck_assert_int_eq(count, 20 * 8 * 6 * 2 * 3 * 2 * 3 * GG_STORE_COUNT);
 }
 END_TEST
 

@@ -238,7 +238,7 @@ START_TEST(f16_cli_run)
     free(err);
     rc = tu_run(".", NULL, "run store=f8 --size 8", &out, &err);
     ck_assert_int_eq(rc, 2);
-    ck_assert_msg(strstr(err, "store: 'f8' is not allowed; use f32, f16 or f16x8") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "store: 'f8' is not allowed; use f32, f16, f16x8, f64, dd or df") != NULL, "%s", err);
     free(out);
     free(err);
 }
