@@ -70,6 +70,7 @@ const cases = [
     {name: 'fetch=image', variant: V('fetch=image'), ...odd, expect: 'unsupported', detail: /fetch=image/},
     {name: 'fetch=buffer', variant: V('fetch=buffer'), ...odd, expect: 'unsupported', detail: /fetch=buffer/},
     {name: 'compiler=spirv', variant: 'compiler=spirv', ...odd, expect: 'unsupported', detail: /300es/},
+    {name: 'store=df (not in the runtime)', variant: V('mrt=2x2,mc=1x2,np=2,store=df'), ...odd, expect: 'unsupported', detail: /store=df: this runtime takes Float32Arrays/},
     {name: 'mrt=3x3 (parse)', variant: V('mrt=3x3'), ...odd, expect: 'invalid', detail: /mrt/},
     {name: 'unknown key (parse)', variant: V('bogus=1'), ...odd, expect: 'invalid', detail: /bogus/},
 ];

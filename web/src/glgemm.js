@@ -84,7 +84,8 @@ class Fail extends Error {
 const PROFILE_300ES = 2;
 const COMPILER_SPIRV = 1;
 const ACC_COPY = 0, ACC_PINGPONG = 1, ACC_BLEND = 2;
-const STORE_F16 = 1, STORE_F16X8 = 2;
+const STORE_F16 = 1, STORE_F16X8 = 2, STORE_F64 = 3;
+const STORE_NAMES = ['f32', 'f16', 'f16x8', 'f64', 'dd', 'df'];
 const OUT_IMAGE = 1;
 const FETCH_NAMES = ['texture', 'texelfetch', 'image', 'buffer', 'ubo'];
 const FETCH_IMAGE = 2, FETCH_BUFFER = 3, FETCH_UBO = 4;

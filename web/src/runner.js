@@ -200,6 +200,8 @@ class Runner {
             return {status: 'unsupported', detail: 'out=image: WebGL2 has no image load/store (GL 4.2 / ES 3.1)'};
         if (i.fetch === FETCH_IMAGE || i.fetch === FETCH_BUFFER)
             return {status: 'unsupported', detail: `fetch=${FETCH_NAMES[i.fetch]}: WebGL2 has no ${i.fetch === FETCH_IMAGE ? 'image load/store' : 'buffer textures'}`};
+        if (i.store >= STORE_F64)
+            return {status: 'unsupported', detail: `store=${STORE_NAMES[i.store]}: this runtime takes Float32Arrays and runs store=f32, f16 and f16x8 only`};
         const card = gen.checkCard(v, this.lim);
         if (card.verdict !== 0) return {status: card.verdict === CARD_INVALID ? 'invalid' : 'unsupported', detail: card.why};
         return {status: 'ok', detail: ''};
