@@ -103,6 +103,12 @@ extern "C" {
 #define GLGEMM_DEFAULT_VARIANT \
     "mrt=2x2,mc=1x4,np=64,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f32"
 
+/* The variant glgemm_dgemm runs where the card has no store=f64 record
+ * (double arithmetic in the shader: GLSL 3.30 with GL_ARB_gpu_shader_fp64,
+ * or GL 4.0 and later). */
+#define GLGEMM_DEFAULT_DVARIANT \
+    "mrt=2x2,mc=1x2,np=64,unroll=0,profile=330,compiler=glsl,acc=pingpong,store=f64"
+
 typedef struct glgemm_context glgemm_context;
 
 /* The most devices one context spreads its calls over. */
@@ -217,6 +223,26 @@ GLGEMM_API void glgemm_close(glgemm_context *ctx); /* NULL is fine */
 GLGEMM_API int glgemm_sgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa,
                             glgemm_op transb, int m, int n, int k, float alpha, const float *a,
                             int lda, const float *b, int ldb, float beta, float *c, int ldc);
+
+/* The same in double precision, with cblas_dgemm's arguments and meaning:
+ * the same checks and codes (GLGEMM_EARG_*), quick returns, crossover
+ * (GLGEMM_CROSSOVER, glgemm_set_crossover: below it the CPU BLAS's dgemm,
+ * bound as for sgemm; glgemm_set_cpu_sgemm's function is not used here)
+ * and verification levels (checksums: C x for random vectors x against
+ * alpha op(A) (op(B) x) + beta C0 x in long double, within (k + 2) 2^-52 of
+ * the sums of magnitudes; full: every element).  On the GPU it runs a
+ * store=f64 variant (double arithmetic in the shader): the card's recorded
+ * store=f64 best nearest the problem (best-f64-MxNxK.txt in the records
+ * folders), else GLGEMM_DEFAULT_DVARIANT, the default as the one fallback.
+ * Where the GPU cannot run it the CPU BLAS's dgemm computes it and
+ * glgemm_last_route says why ("cpu: " and the reason): a context without
+ * double in GLSL (GL 4.0 or GL_ARB_gpu_shader_fp64), a problem whose A or
+ * B pass one texture (store=f64 is not cut into blocks yet), a context of
+ * several devices (glgemm_open_devices). */
+GLGEMM_API int glgemm_dgemm(glgemm_context *ctx, glgemm_layout layout, glgemm_op transa,
+                            glgemm_op transb, int m, int n, int k, double alpha,
+                            const double *a, int lda, const double *b, int ldb, double beta,
+                            double *c, int ldc);
 
 /* The same with an explicit variant (a NULL or unparsable text: GLGEMM_EVARIANT,
  * checked after the arguments).  The library is fp32 only: store=f16 (A and B

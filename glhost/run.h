@@ -155,6 +155,14 @@ typedef struct {
      * times (the evaluator pauses its warm worker); may be NULL. */
     void (*timing)(void *user, bool timed);
     void *timing_user;
+    /* The wide stores (store=f64, dd, df; the library's dgemm): with
+     * wide_ab, alpha64 and beta64 in place of the problem's float alpha and
+     * beta (the run then makes no reference of its own: ref, where given,
+     * is the caller's); c64_out (may be NULL), m x n doubles, row-major,
+     * gets C (hi + lo) of the last rep whatever the verdict. */
+    bool wide_ab;
+    double alpha64, beta64;
+    double *c64_out;
 } gg_run_opts;
 
 gg_run_cache *host_run_cache_new(void);       /* NULL: out of memory */

@@ -10,7 +10,8 @@
  *  - C read back as words (glReadPixels GL_RGBA_INTEGER, GL_UNSIGNED_INT),
  *    unpacked to hi + lo and judged by base_wide_verify against a
  *    reference of the store (ref when it is one, else made here); c_out
- *    gets C rounded to floats.
+ *    gets C rounded to floats, gg_run_opts.c64_out C as doubles; alpha and
+ *    beta are gg_run_opts' doubles where it says (wide_ab).
  *  - Not here yet: blocks (a problem whose textures pass the texture limit
  *    is unsupported), the long-draw bound, the run cache, streaming. */
 #include <stdlib.h>
@@ -30,6 +31,7 @@ typedef struct {
     GLuint tex[2][GG_MAX_TARGETS], fbo[2];
     uint32_t *init[GG_MAX_TARGETS];     /* the first running sums, target layout */
     GLint loc_alpha;
+    double alpha, beta;                 /* the problem's, or gg_run_opts.alpha64, beta64 */
 } wide_run;
 
 static GLenum fmt_internal(int tw) { return tw == 2 ? GL_RG32UI : GL_RGBA32UI; }
@@ -219,7 +221,7 @@ static bool build(wide_run *w, gg_run_log *log)
     glUseProgram(s->prog.prog);
     w->loc_alpha = glGetUniformLocation(s->prog.prog, "uAlphaW");
     uint32_t aw[4] = {0};
-    gen_wide_value(w->st, s->p->alpha, 0.0, aw);
+    gen_wide_value(w->st, w->alpha, 0.0, aw);
     glUniform4uiv(w->loc_alpha, 1, aw);
     glViewport(0, 0, w->L.tgt_w, w->L.tgt_h);
     glDisable(GL_DEPTH_TEST);
@@ -240,6 +242,9 @@ void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_proble
     s->in = in;
     s->out = out;
     w.st = v->store;
+    bool ab64 = o && o->wide_ab;
+    w.alpha = ab64 ? o->alpha64 : p->alpha;
+    w.beta = ab64 ? o->beta64 : p->beta;
     gg_reference own = {0};
     bool timing_on = false;
     size_t mn = (size_t)in->m * in->n;
@@ -272,7 +277,7 @@ void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_proble
     if (!built)
         goto done;
     double t0 = base_now_s();
-    bool ok = upload(&w, in, p->beta);
+    bool ok = upload(&w, in, w.beta);
     glFinish();
     out->upload_s = base_now_s() - t0;
     if (!ok)
@@ -329,7 +334,10 @@ void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_proble
     if (c_out)
         for (size_t i = 0; i < mn; i++)
             c_out[i] = (float)(hi[i] + lo[i]);
-    if (ref && (ref->store != w.st || !ref->rlo)) {
+    if (o && o->c64_out)
+        for (size_t i = 0; i < mn; i++)
+            o->c64_out[i] = hi[i] + lo[i];
+    if (ref && !ab64 && (ref->store != w.st || !ref->rlo)) {
         char rerr[200];
         if (base_wide_reference(in, p->alpha, p->beta, w.st, &own, rerr, sizeof rerr)) {
             host_run_fail(s, GG_GL_ERROR, "reference for store=%s: %s", gen_store_name(w.st), rerr);

@@ -1,5 +1,6 @@
-/* cblas_sgemm's argument rules, in argument order, and the call turned
- * into row-major terms (rm_gemm); C scaled by beta for the quick returns. */
+/* cblas_sgemm's and cblas_dgemm's argument rules, in argument order, and
+ * the call turned into row-major terms (rm_gemm, rm_dgemm); C scaled by
+ * beta for the quick returns. */
 #include "lib/internal.h"
 
 #include <stdarg.h>
@@ -29,10 +30,11 @@ static int illegal(const char *fn, int pos, const char *fmt, ...)
 
 static int max1(int x) { return x > 1 ? x : 1; }
 
-/* cblas_sgemm's checks, in argument order; fills g on success. */
-int lib_check_args(const char *fn, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
-                   int m, int n, int k, float alpha, const float *a, int lda,
-                   const float *b, int ldb, float beta, float *c, int ldc, rm_gemm *g)
+/* cblas_sgemm's and cblas_dgemm's checks, in argument order (writes: C is
+ * written; reads_ab: A and B are read). */
+static int check_shape(const char *fn, glgemm_layout layout, glgemm_op transa,
+                       glgemm_op transb, int m, int n, int k, bool zero_alpha, bool one_beta,
+                       const void *a, int lda, const void *b, int ldb, const void *c, int ldc)
 {
     bool row = layout == GLGEMM_ROW_MAJOR;
     if (!row && layout != GLGEMM_COL_MAJOR)
@@ -52,8 +54,8 @@ int lib_check_args(const char *fn, glgemm_layout layout, glgemm_op transa, glgem
     int need_a = row ? (ta ? m : k) : (ta ? k : m);
     int need_b = row ? (tb ? k : n) : (tb ? n : k);
     int need_c = row ? n : m;
-    bool writes = m > 0 && n > 0 && !(beta == 1.0f && (alpha == 0.0f || k == 0));
-    bool reads_ab = writes && k > 0 && alpha != 0.0f;
+    bool writes = m > 0 && n > 0 && !(one_beta && (zero_alpha || k == 0));
+    bool reads_ab = writes && k > 0 && !zero_alpha;
     if (reads_ab && !a)
         return illegal(fn, 8, "is NULL");
     if (lda < max1(need_a))
@@ -68,11 +70,41 @@ int lib_check_args(const char *fn, glgemm_layout layout, glgemm_op transa, glgem
         return illegal(fn, 13, "is NULL");
     if (ldc < max1(need_c))
         return illegal(fn, 14, "is %d: must be >= %d for this layout", ldc, max1(need_c));
+    return GLGEMM_OK;
+}
+
+/* cblas_sgemm's checks, in argument order; fills g on success. */
+int lib_check_args(const char *fn, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
+                   int m, int n, int k, float alpha, const float *a, int lda,
+                   const float *b, int ldb, float beta, float *c, int ldc, rm_gemm *g)
+{
+    int rc = check_shape(fn, layout, transa, transb, m, n, k, alpha == 0.0f, beta == 1.0f, a,
+                         lda, b, ldb, c, ldc);
+    if (rc)
+        return rc;
+    bool ta = transa != GLGEMM_NOTRANS, tb = transb != GLGEMM_NOTRANS;
     /* C^T = op(B)^T op(A)^T: a column-major C is the row-major C^T. */
-    if (row)
+    if (layout == GLGEMM_ROW_MAJOR)
         *g = (rm_gemm){ta, tb, m, n, k, alpha, beta, a, b, lda, ldb, c, ldc};
     else
         *g = (rm_gemm){tb, ta, n, m, k, alpha, beta, b, a, ldb, lda, c, ldc};
+    return GLGEMM_OK;
+}
+
+/* cblas_dgemm's, the same. */
+int lib_check_dargs(const char *fn, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
+                    int m, int n, int k, double alpha, const double *a, int lda,
+                    const double *b, int ldb, double beta, double *c, int ldc, rm_dgemm *g)
+{
+    int rc = check_shape(fn, layout, transa, transb, m, n, k, alpha == 0.0, beta == 1.0, a,
+                         lda, b, ldb, c, ldc);
+    if (rc)
+        return rc;
+    bool ta = transa != GLGEMM_NOTRANS, tb = transb != GLGEMM_NOTRANS;
+    if (layout == GLGEMM_ROW_MAJOR)
+        *g = (rm_dgemm){ta, tb, m, n, k, alpha, beta, a, b, lda, ldb, c, ldc};
+    else
+        *g = (rm_dgemm){tb, ta, n, m, k, alpha, beta, b, a, ldb, lda, c, ldc};
     return GLGEMM_OK;
 }
 
@@ -83,5 +115,15 @@ void lib_scale_c(const rm_gemm *g)
         float *row = g->c + (size_t)i * g->ldc;
         for (int j = 0; j < g->n; j++)
             row[j] = g->beta == 0.0f ? 0.0f : g->beta * row[j];
+    }
+}
+
+/* The same of dgemm.f. */
+void lib_scale_dc(const rm_dgemm *g)
+{
+    for (int i = 0; i < g->m; i++) {
+        double *row = g->c + (size_t)i * g->ldc;
+        for (int j = 0; j < g->n; j++)
+            row[j] = g->beta == 0.0 ? 0.0 : g->beta * row[j];
     }
 }

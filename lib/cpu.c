@@ -55,6 +55,12 @@ static int lookup(lib_cpu *cpu, void *h, const char *path, char *err, size_t err
         cpu->cblas = NULL;
         return -1;
     }
+    cpu->df77 = (lib_f77_dgemm_fn)dlsym(h, "dgemm_");
+    cpu->dcblas = cpu->df77 ? NULL : (lib_cblas_dgemm_fn)dlsym(h, "cblas_dgemm");
+    if (in_glgemm(cpu->df77 ? (void *)cpu->df77 : (void *)cpu->dcblas)) {
+        cpu->df77 = NULL; /* not reached: its sgemm would be glgemm's too */
+        cpu->dcblas = NULL;
+    }
     cpu->handle = h;
     snprintf(cpu->path, sizeof cpu->path, "%s", path);
     return 0;
@@ -182,4 +188,44 @@ void lib_cpu_sgemm(const lib_cpu *cpu, int layout, int transa, int transb, int m
     else
         reference_rm(transb != NOTRANS, transa != NOTRANS, n, m, k, alpha, b, ldb, a, lda, beta,
                      c, ldc);
+}
+
+/* Row-major in double, sums in long double: the last resort. */
+static void reference_drm(bool ta, bool tb, int m, int n, int k, double alpha, const double *a,
+                          int lda, const double *b, int ldb, double beta, double *c, int ldc)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            long double s = 0;
+            for (int p = 0; p < k; p++)
+                s += (long double)(ta ? a[(size_t)p * lda + i] : a[(size_t)i * lda + p]) *
+                     (tb ? b[(size_t)j * ldb + p] : b[(size_t)p * ldb + j]);
+            double *cij = &c[(size_t)i * ldc + j];
+            *cij = (double)(alpha * s + (beta == 0.0 ? 0.0L : (long double)beta * *cij));
+        }
+}
+
+void lib_cpu_dgemm(const lib_cpu *cpu, int layout, int transa, int transb, int m, int n, int k,
+                   double alpha, const double *a, int lda, const double *b, int ldb,
+                   double beta, double *c, int ldc)
+{
+    if (cpu->dcblas) {
+        cpu->dcblas(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    bool row = layout == ROW;
+    if (cpu->df77) {
+        char ta = tchar(transa), tb = tchar(transb);
+        if (row)
+            cpu->df77(&tb, &ta, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc, 1, 1);
+        else
+            cpu->df77(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+        return;
+    }
+    if (row)
+        reference_drm(transa != NOTRANS, transb != NOTRANS, m, n, k, alpha, a, lda, b, ldb,
+                      beta, c, ldc);
+    else
+        reference_drm(transb != NOTRANS, transa != NOTRANS, n, m, k, alpha, b, ldb, a, lda,
+                      beta, c, ldc);
 }

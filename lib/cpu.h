@@ -22,7 +22,9 @@
  *    small reference loop below (correct, slow, never a call out): 0.
  *  - lib_cpu_sgemm() computes C = alpha*op(A)*op(B) + beta*C with
  *    cblas_sgemm's arguments and values (layout 101/102, transposes
- *    111/112/113), arguments legal.
+ *    111/112/113), arguments legal; lib_cpu_dgemm() the same in double,
+ *    through the same library's dgemm_ (else cblas_dgemm; a library with
+ *    neither, or none bound: a reference loop summing in long double).
  * No GL here. */
 #ifndef GLGEMM_LIB_CPU_H
 #define GLGEMM_LIB_CPU_H
@@ -36,10 +38,21 @@ typedef void (*lib_f77_sgemm_fn)(const char *, const char *, const int *, const 
                                  const float *, const int *, const float *, float *,
                                  const int *, size_t, size_t);
 
+typedef void (*lib_f77_dgemm_fn)(const char *, const char *, const int *, const int *,
+                                 const int *, const double *, const double *, const int *,
+                                 const double *, const int *, const double *, double *,
+                                 const int *, size_t, size_t);
+typedef void (*lib_cblas_dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
+                                   const double *, int, double, double *, int);
+
 typedef struct {
     void *handle;               /* dlopen's, NULL for the reference loop */
     glgemm_cpu_sgemm_fn cblas;  /* the library's cblas_sgemm, or NULL */
     lib_f77_sgemm_fn f77;       /* else its sgemm_ */
+    /* The same for doubles (dgemm_ first, else cblas_dgemm), from the same
+     * handle; both NULL (a library without dgemm): the reference loop. */
+    lib_cblas_dgemm_fn dcblas;
+    lib_f77_dgemm_fn df77;
     char path[256];             /* what was bound: a path, or "reference loop" */
 } lib_cpu;
 
@@ -60,5 +73,11 @@ const lib_cpu *lib_cpu_process(char *err, size_t errlen);
 void lib_cpu_sgemm(const lib_cpu *cpu, int layout, int transa, int transb, int m, int n, int k,
                    float alpha, const float *a, int lda, const float *b, int ldb, float beta,
                    float *c, int ldc);
+
+/* The same in double (glgemm_dgemm's CPU route, the drop-in's dgemm_ and
+ * cblas_dgemm), with cblas_dgemm's arguments, legal. */
+void lib_cpu_dgemm(const lib_cpu *cpu, int layout, int transa, int transb, int m, int n, int k,
+                   double alpha, const double *a, int lda, const double *b, int ldb,
+                   double beta, double *c, int ldc);
 
 #endif

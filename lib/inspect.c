@@ -66,3 +66,11 @@ double lib_inspect_kernel_s(glgemm_context *ctx, int m, int n, int k, const floa
     }
     return meas.seconds;
 }
+
+int lib_inspect_dverify(int level, bool transa, bool transb, int m, int n, int k, double alpha,
+                        const double *a, int lda, const double *b, int ldb, double beta,
+                        const double *c0, const double *c, char *why, size_t len)
+{
+    rm_dgemm g = {transa, transb, m, n, k, alpha, beta, a, b, lda, ldb, NULL, n};
+    return lib_dverify(level, &g, c0, c, 1, why, len);
+}

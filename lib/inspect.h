@@ -3,6 +3,9 @@
 #ifndef GLGEMM_LIB_INSPECT_H
 #define GLGEMM_LIB_INSPECT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "glgemm.h"
 
 /* Staging buffers made in ctx's current GL context so far (its reserve's
@@ -39,5 +42,13 @@ int lib_inspect_split_live(const glgemm_context *ctx);
  * kernel in turn, in one process, on a machine whose speed changes. */
 double lib_inspect_kernel_s(glgemm_context *ctx, int m, int n, int k, const float *a,
                             const float *b, int reps);
+
+/* glgemm_dgemm's check of a C (lib/dverify.c) at a GLGEMM_VERIFY_* level,
+ * row-major: c (m x n, n a row) against alpha op(A) op(B) + beta c0 (c0
+ * m x n, or NULL for beta 0).  0 passed, 1 failed (why gets where), -1 out
+ * of memory.  So the tests see that a C carried in fp32 anywhere fails it. */
+int lib_inspect_dverify(int level, bool transa, bool transb, int m, int n, int k, double alpha,
+                        const double *a, int lda, const double *b, int ldb, double beta,
+                        const double *c0, const double *c, char *why, size_t len);
 
 #endif

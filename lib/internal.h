@@ -7,14 +7,19 @@
  * Top first:
  *
  *   lib/api.c       the entry points: glgemm_open, glgemm_sgemm and its kin
+ *   lib/dgemm.c     glgemm_dgemm: its checks, quick returns and routes
  *   lib/devices.c   a context of several devices (glgemm's side of lib/split.h)
  *   lib/context.c   a context's life: its settings, open, close, the setters
  *   lib/inspect.c   lib/inspect.h: what the tests read of a context
+ *   lib/drun.c      glgemm_dgemm's GPU run (store=f64) and why it cannot be
+ *   lib/dverify.c   glgemm_dgemm's checks of the GPU's C (checksums, full)
  *   lib/run.c       the GPU run of one variant with its band check; the warm-up
  *   lib/reserve.c   the GL context of a kind and the reserves made with it
  *   lib/records.c   where the tuning records are, and the variant chosen
- *   lib/cpuroute.c  the CPU route (the caller's CPU sgemm or the bound BLAS)
- *   lib/args.c      cblas_sgemm's argument rules, C scaled by beta
+ *   lib/cpuroute.c  the CPU route (the caller's CPU sgemm or the bound BLAS;
+ *                   dgemm's: the bound BLAS)
+ *   lib/args.c      cblas_sgemm's and cblas_dgemm's argument rules, C scaled
+ *                   by beta
  *   lib/fpenv.c     the caller's floating-point flags kept across a call
  *   lib/error.c     this thread's error text, glgemm_strerror, the route text
  *
@@ -112,6 +117,17 @@ typedef struct {
     int ldc;
 } rm_gemm;
 
+/* The same of glgemm_dgemm. */
+typedef struct {
+    bool transa, transb;
+    int m, n, k;
+    double alpha, beta;
+    const double *a, *b;
+    int lda, ldb;
+    double *c;
+    int ldc;
+} rm_dgemm;
+
 /* ---- lib/error.c ---- */
 
 /* Sets this thread's error text (printf's fmt); returns code. */
@@ -153,6 +169,11 @@ int lib_check_args(const char *fn, glgemm_layout layout, glgemm_op transa, glgem
                    const float *b, int ldb, float beta, float *c, int ldc, rm_gemm *g);
 /* alpha == 0 or k == 0: C = beta*C (zeros for beta == 0), as sgemm.f. */
 void lib_scale_c(const rm_gemm *g);
+/* The same of cblas_dgemm and dgemm.f. */
+int lib_check_dargs(const char *fn, glgemm_layout layout, glgemm_op transa, glgemm_op transb,
+                    int m, int n, int k, double alpha, const double *a, int lda,
+                    const double *b, int ldb, double beta, double *c, int ldc, rm_dgemm *g);
+void lib_scale_dc(const rm_dgemm *g);
 
 /* ---- lib/cpuroute.c ---- */
 
@@ -163,6 +184,9 @@ void lib_cpu_route(const glgemm_context *ctx, const rm_gemm *g);
 /* Whether this thread is inside lib_cpu_route (where a CPU sgemm that
  * calls glgemm_sgemm back would loop). */
 bool lib_in_cpu_route(void);
+/* glgemm_dgemm's CPU route, row-major: the CPU BLAS the library bound
+ * (glgemm_set_cpu_sgemm's function is an sgemm: not used here). */
+void lib_cpu_droute(const glgemm_context *ctx, const rm_dgemm *g);
 
 /* ---- lib/records.c ---- */
 
@@ -178,6 +202,10 @@ double lib_recorded_draw_ms(const char *card);
 void lib_default_variant(gg_variant *v);
 /* What glgemm_sgemm runs for a row-major m x n x k problem. */
 void lib_choose(glgemm_context *ctx, int m, int n, int k, gg_variant *v);
+/* What glgemm_dgemm runs: the card's store=f64 best nearest m x n x k
+ * (its own best files), else GLGEMM_DEFAULT_DVARIANT; *recorded says which. */
+void lib_choose_f64(glgemm_context *ctx, int m, int n, int k, gg_variant *v, bool *recorded);
+void lib_default_dvariant(gg_variant *v);
 
 /* ---- lib/reserve.c ---- */
 
@@ -207,6 +235,31 @@ int lib_run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
 int lib_gpu_chosen(glgemm_context *ctx, const char *fn, const rm_gemm *g);
 /* A small GEMM at open (not with GLGEMM_WARMUP=0, nor under GLGEMM_FAULT). */
 void lib_warm_up(glgemm_context *ctx);
+
+/* ---- lib/dverify.c ---- */
+
+/* glgemm_dgemm's judgement of the GPU's C (out, m x n, n a row) against
+ * g's operands and C0 (c0, m x n, NULL when beta is 0), at ctx->verify's
+ * level: 0 passed, 1 failed (why says where), -1 out of memory.
+ * GLGEMM_VERIFY_CHECK: C x for a few random vectors x against
+ * alpha op(A) (op(B) x) + beta C0 x, in long double, within the f64 bound
+ * (k + 2) 2^-52 of |alpha| |op(A)| (|op(B)| |x|) + |beta| |C0| |x|: a C
+ * computed in fp32 anywhere fails it.  GLGEMM_VERIFY_FULL: every element
+ * against a long double reference, within (k + 2) 2^-52 of its S. */
+int lib_dverify(int level, const rm_dgemm *g, const double *c0, const double *out,
+                uint64_t seed, char *why, size_t len);
+
+/* ---- lib/drun.c ---- */
+
+/* Why glgemm_dgemm cannot run g on ctx's GPU (no fp64 in the context of
+ * v's profile, A or B past the texture limit, several devices): true with
+ * the reason in why; false when it can. */
+bool lib_dgemm_cpu_reason(glgemm_context *ctx, const gg_variant *v, const rm_dgemm *g,
+                          char *why, size_t len);
+/* One run of v (a store=f64 variant) on ctx's own GL context, judged by
+ * lib_dverify; C as it was unless everything passed. */
+int lib_drun_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
+                     const rm_dgemm *g);
 
 /* ---- lib/context.c ---- */
 

@@ -65,7 +65,8 @@ static int find_records_dirs(records_dirs *d)
 
 /* The recorded variant nearest m x n x k for this card, if any: from the
  * first folder with a record for the card. */
-static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg_nearest *rec)
+static bool recorded_store(const glgemm_context *ctx, int m, int n, int k, int store,
+                           gg_nearest *rec)
 {
     records_dirs d;
     int nd = find_records_dirs(&d);
@@ -75,7 +76,7 @@ static bool recorded_uncached(const glgemm_context *ctx, int m, int n, int k, gg
          * store=f16 best rounds them to halves (a precision of its own, not
          * what the library promises), so it is passed over, never used
          * silently; the nearest fp32 best (or the default) serves. */
-        if (store_best_nearest_store(d.dir[i], ctx->card, m, n, k, GG_STORE_F32, &near) == 0) {
+        if (store_best_nearest_store(d.dir[i], ctx->card, m, n, k, store, &near) == 0) {
             *rec = near;
             return true;
         }
@@ -112,7 +113,7 @@ bool lib_recorded(glgemm_context *ctx, int m, int n, int k, gg_nearest *rec)
             *rec = ctx->memo[i].rec;
             return ctx->memo[i].have;
         }
-    bool have = recorded_uncached(ctx, m, n, k, rec);
+    bool have = recorded_store(ctx, m, n, k, GG_STORE_F32, rec);
     int i = ctx->memo_next;
     ctx->memo_next = (int)((size_t)(i + 1) % nm);
     ctx->memo[i].m = m;
@@ -175,4 +176,31 @@ void lib_choose(glgemm_context *ctx, int m, int n, int k, gg_variant *v)
             return;
     }
     lib_default_variant(v);
+}
+
+void lib_default_dvariant(gg_variant *v)
+{
+    char err[160];
+    if (gen_variant_parse(GLGEMM_DEFAULT_DVARIANT, NULL, v, err, sizeof err))
+        gen_variant_default(v); /* not reached: the suite parses the default */
+}
+
+/* What glgemm_dgemm runs: the card's store=f64 best nearest the problem
+ * (read from the folders at each call: dgemm keeps no memo), unless it
+ * failed on this context, else the default. */
+void lib_choose_f64(glgemm_context *ctx, int m, int n, int k, gg_variant *v, bool *recorded)
+{
+    gg_nearest rec;
+    *recorded = false;
+    if (recorded_store(ctx, m, n, k, GG_STORE_F64, &rec) && rec.v.store == GG_STORE_F64) {
+        bool bad = false;
+        for (int i = 0; i < ctx->nfailed; i++)
+            bad = bad || gen_variant_equal(&ctx->failed[i], &rec.v);
+        if (!bad) {
+            *v = rec.v;
+            *recorded = true;
+            return;
+        }
+    }
+    lib_default_dvariant(v);
 }

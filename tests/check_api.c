@@ -262,6 +262,36 @@ START_TEST(api_arg_errors)
 }
 END_TEST
 
+/* glgemm_dgemm: the same cases, the same codes, C untouched. */
+START_TEST(api_darg_errors)
+{
+    const arg_case *t = &arg_cases[_i];
+    double a[64], b[64], c[64], c0[64];
+    for (int i = 0; i < 64; i++)
+        a[i] = b[i] = 1.0, c[i] = c0[i] = 0.5 * i;
+    glgemm_context *g = open_ok();
+    int rc = glgemm_dgemm(g, t->layout, t->transa, t->transb, t->m, t->n, t->k, t->alpha,
+                          t->null_a ? NULL : a, t->lda, t->null_b ? NULL : b, t->ldb, t->beta,
+                          t->null_c ? NULL : c, t->ldc);
+    ck_assert_msg(rc == t->code, "%s: rc %d (%s), wanted %d; %s", t->what, rc,
+                  glgemm_strerror(rc), t->code, glgemm_last_error());
+    if (t->code < 0) {
+        char pos[32];
+        snprintf(pos, sizeof pos, "argument %d", -t->code);
+        ck_assert_msg(strstr(glgemm_last_error(), pos) && strstr(glgemm_last_error(), "dgemm"),
+                      "%s: '%s' does not name %s", t->what, glgemm_last_error(), pos);
+        ck_assert_msg(!memcmp(c, c0, sizeof c), "%s: C written", t->what);
+    }
+    if (t->code == GLGEMM_OK && !t->null_c && t->n > 0) /* alpha 0, beta 3: C = 3C */
+        for (int i = 0; i < t->m; i++)
+            for (int j = 0; j < t->n; j++)
+                ck_assert(c[i * t->ldc + j] == 3.0 * c0[i * t->ldc + j]);
+    ck_assert_int_eq(glgemm_dgemm(NULL, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, 4, 4,
+                                  4, 1, a, 4, b, 4, 0, c, 4), GLGEMM_ENOCONTEXT);
+    glgemm_close(g);
+}
+END_TEST
+
 START_TEST(api_other_errors)
 {
     float a[16] = {1}, b[16] = {1}, c[16], c0[16];
@@ -770,6 +800,7 @@ Suite *make_api_suite(void)
     tcase_add_test(gl, api_quick_returns);
     tcase_add_test(gl, api_last_timing);
     tcase_add_loop_test(gl, api_arg_errors, 0, NARG_CASES);
+    tcase_add_loop_test(gl, api_darg_errors, 0, NARG_CASES);
     tcase_add_test(gl, api_other_errors);
     tcase_add_test(gl, api_open_failures);
     tcase_add_test(gl, api_records_pick_variant);

@@ -36,6 +36,7 @@
     X(half) \
     X(f16x8) \
     X(wide) \
+    X(dgemm) \
     X(bound) \
     X(evaluator) \
     X(progcache) \
