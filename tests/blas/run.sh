@@ -2,7 +2,8 @@
 # tests/blas/run.sh [BUILD]: the drop-in BLAS (libglgemm_blas.so) under
 # unmodified programs, headless (EGL).  `make check` runs it.
 #   0. build and install it (make install-blas into a temporary PREFIX):
-#      it defines sgemm_ and cblas_sgemm and no other BLAS routine.
+#      it defines sgemm_, cblas_sgemm, dgemm_ and cblas_dgemm and no other
+#      BLAS routine.
 #   1. the reference BLAS test programs of Debian's libblas-test, xblat3s
 #      (Fortran) and xscblat3 (CBLAS, both layouts), every routine on, over
 #      the reference BLAS, with GLGEMM_CROSSOVER=0: every routine passes, the
@@ -13,8 +14,12 @@
 #      below a crossover (the bound CPU BLAS) and xblat3s with no GL context
 #      (every call passed on); and both with every call split over two
 #      devices (GLGEMM_DEVICES=0,0: this machine's one device twice).
-#   2. numpy's float32 matmul (Debian's python3-numpy) with and without
-#      the preload: both within the error bound of a float64 product.
+#      The double-precision programs xblat3d and xdcblat3 likewise with
+#      GLGEMM_CROSSOVER=0: every dgemm on the GPU in store=f64.  (No LAPACK
+#      test here: none is run for single precision either.)
+#   2. numpy's float32 and float64 matmul (Debian's python3-numpy) with and
+#      without the preload: both within the error bound of a product
+#      carried further (float64; long double for float64).
 #   3. two processes of two threads calling sgemm_ at once (tests/blas/mt.c)
 #      sharing one log, then with their calls split over two devices; bad values of its environment (one line each, the
 #      calls right); and a program linked with the library that uses
@@ -43,18 +48,18 @@ export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 so="$(pkg-config --variable=preload glgemm_blas)"
 [ -f "$so" ] || fail "glgemm_blas.pc: preload=$so is not a file"
 exports="$(nm -D --defined-only "$so" | awk '{print $3}')"
-for s in sgemm_ cblas_sgemm glgemm_sgemm; do
+for s in sgemm_ cblas_sgemm dgemm_ cblas_dgemm glgemm_sgemm glgemm_dgemm; do
     grep -qx "$s" <<<"$exports" || fail "$so does not export $s"
 done
-if grep -vE '^(sgemm_|cblas_sgemm|glgemm_[a-z_]+|_edata|_end|__bss_start|_init|_fini)$' \
+if grep -vE '^(sgemm_|cblas_sgemm|dgemm_|cblas_dgemm|glgemm_[a-z_]+|_edata|_end|__bss_start|_init|_fini)$' \
     <<<"$exports" | grep .; then
-    fail "$so exports more than sgemm_, cblas_sgemm and glgemm.h (above)"
+    fail "$so exports more than sgemm_, cblas_sgemm, dgemm_, cblas_dgemm and glgemm.h (above)"
 fi
 [ "$(readelf -d "$so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')" = libglgemm_blas.so.0 ] ||
     fail "$so: soname is not libglgemm_blas.so.0"
 if [ -f "$src/$build/libglgemm.so" ] && nm -D --defined-only "$src/$build/libglgemm.so" |
-    grep -qw sgemm_; then
-    fail "libglgemm.so defines sgemm_"
+    grep -qwE "sgemm_|dgemm_"; then
+    fail "libglgemm.so defines sgemm_ or dgemm_"
 fi
 step "build, install and exports"
 
@@ -68,6 +73,9 @@ cd "$tmp"
 sed -E 's/^(S[A-Z0-9]+ +)F /\1T /' "$blasdir/sblat3.in" > sblat3.in
 sed -E 's/^(cblas_s[a-z0-9]+ +)F /\1T /' "$blasdir/sin3" > sin3
 grep -q "^'sblat3.out'" sblat3.in || fail "sblat3.in: the summary file is not sblat3.out"
+sed -E 's/^(D[A-Z0-9]+ +)F /\1T /' "$blasdir/dblat3.in" > dblat3.in
+sed -E 's/^(cblas_d[a-z0-9]+ +)F /\1T /' "$blasdir/din3" > din3
+grep -q "^'dblat3.out'" dblat3.in || fail "dblat3.in: the summary file is not dblat3.out"
 
 # check_blat OUTPUT ROUTINE...: every routine passed its error exits and its
 # computational tests (the CBLAS test in both layouts), nothing failed.
@@ -113,6 +121,32 @@ grep -q ': cblas_sgemm .*: illegal argument [0-9]*: cblas_xerbla$' xscblat3.log 
     fail "xscblat3: no error exit through cblas_xerbla in the log"
 grep -q 'passed on' xscblat3.log && fail "xscblat3: calls passed on"
 step "xscblat3 (every routine, both layouts; $(grep -c ': gpu ' xscblat3.log) on the GPU)"
+
+# The double-precision programs, every dgemm on the GPU in store=f64
+# (glgemm_dgemm: the card's f64 record, else GLGEMM_DEFAULT_DVARIANT).
+env "${ref_env[@]}" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/xblat3d.log" \
+    "$blasdir/xblat3d" < dblat3.in > xblat3d.stdout 2> xblat3d.stderr || fail "xblat3d failed"
+[ -s xblat3d.stderr ] && { cat xblat3d.stderr >&2; fail "xblat3d wrote on stderr (above)"; }
+check_blat dblat3.out DGEMM DSYMM DTRMM DTRSM DSYRK DSYR2K
+ngpu=$(grep -c '^glgemm_blas [0-9]*: dgemm_ col .*: gpu mrt=.*store=f64$' xblat3d.log || true)
+[ "$ngpu" -gt 1000 ] || fail "xblat3d: $ngpu dgemm_ calls on the GPU in store=f64 in the log"
+grep -q ': dgemm_ col .*: illegal argument [0-9]*: xerbla$' xblat3d.log ||
+    fail "xblat3d: no error exit through xerbla in the log"
+grep -qE 'passed on|: cpu' xblat3d.log && fail "xblat3d: calls not on the GPU (log: $(grep -m1 -E 'passed on|: cpu' xblat3d.log))"
+step "xblat3d (every routine; $ngpu dgemm_ calls on the GPU)"
+
+env "${ref_env[@]}" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/xdcblat3.log" \
+    "$blasdir/xdcblat3" < din3 > xdcblat3.out 2> xdcblat3.stderr || fail "xdcblat3 failed"
+[ -s xdcblat3.stderr ] && { cat xdcblat3.stderr >&2; fail "xdcblat3 wrote on stderr (above)"; }
+check_blat xdcblat3.out cblas_dgemm cblas_dsymm cblas_dtrmm cblas_dtrsm cblas_dsyrk cblas_dsyr2k
+for l in row col; do
+    n=$(grep -c "^glgemm_blas [0-9]*: cblas_dgemm $l .*: gpu mrt=.*store=f64\$" xdcblat3.log || true)
+    [ "$n" -gt 1000 ] || fail "xdcblat3: $n $l-major cblas_dgemm calls on the GPU in the log"
+done
+grep -q ': cblas_dgemm .*: illegal argument [0-9]*: cblas_xerbla$' xdcblat3.log ||
+    fail "xdcblat3: no error exit through cblas_xerbla in the log"
+grep -qE 'passed on|: cpu' xdcblat3.log && fail "xdcblat3: calls not on the GPU"
+step "xdcblat3 (every routine, both layouts; $(grep -c ': gpu ' xdcblat3.log) on the GPU)"
 
 # Every call split over two devices (GLGEMM_DEVICES names device 0 twice:
 # two contexts, each on a thread of its own; GLGEMM_SPLIT_MIN=0: every
@@ -234,6 +268,16 @@ grep -q ': cblas_sgemm row NN m=300 n=250 k=200: gpu mrt=' numpy.log ||
 grep -q ": gpu $tuned\$" numpy.log ||
     { cat numpy.log >&2; fail "numpy: not the tuned variant of the user's records ($tuned)"; }
 step "numpy 300x200 @ 200x250"
+# float64: cblas_dgemm on the GPU in store=f64 (the user's record above is
+# an f32 one: the default f64 variant).
+"$py" -W error matmul.py run own64.npy float64
+env LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/numpy64.log" \
+    "$py" -W error matmul.py run gl64.npy float64 2> numpy.stderr || { cat numpy.stderr >&2; fail "numpy float64 under the preload failed"; }
+[ -s numpy.stderr ] && { cat numpy.stderr >&2; fail "numpy float64 under the preload wrote on stderr"; }
+"$py" -W error matmul.py compare gl64.npy own64.npy float64 || fail "numpy float64: results differ"
+grep -q ': cblas_dgemm row NN m=300 n=250 k=200: gpu mrt=.*store=f64$' numpy64.log ||
+    { cat numpy64.log >&2; fail "numpy float64: its matmul did not run on the GPU in store=f64"; }
+step "numpy float64 300x200 @ 200x250"
 
 # ---- 3. threads and processes, and the API linked in
 cd "$tmp"
