@@ -242,6 +242,39 @@ START_TEST(dgemm_too_big)
 }
 END_TEST
 
+/* A context without double in GLSL (Mesa told to hide GL 4.0 and
+ * GL_ARB_gpu_shader_fp64): the CPU BLAS computes it, the route says why. */
+START_TEST(dgemm_no_fp64)
+{
+    setenv("MESA_GL_VERSION_OVERRIDE", "3.3", 1);
+    setenv("MESA_GLSL_VERSION_OVERRIDE", "330", 1);
+    setenv("MESA_EXTENSION_OVERRIDE", "-GL_ARB_gpu_shader_fp64", 1);
+    enum { S = 40 };
+    static double a[S * S], b[S * S], c[S * S];
+    fill(a, S * S, 3);
+    fill(b, S * S, 4);
+    glgemm_context *g = open_ok();
+    int rc = glgemm_dgemm(g, GLGEMM_ROW_MAJOR, GLGEMM_NOTRANS, GLGEMM_NOTRANS, S, S, S, 1.0, a,
+                          S, b, S, 0.0, c, S);
+    ck_assert_msg(rc == GLGEMM_OK, "%s", glgemm_last_error());
+    const char *route = glgemm_last_route(g);
+    ck_assert_msg(!strncmp(route, "cpu: ", 5) && strstr(route, "fp64"), "route '%s'", route);
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++) {
+            long double r = 0, s = 0;
+            for (int p = 0; p < S; p++) {
+                r += (long double)a[i * S + p] * b[p * S + j];
+                s += fabsl((long double)a[i * S + p] * b[p * S + j]);
+            }
+            ck_assert(fabsl(c[i * S + j] - r) <= S * 0x1p-52 * s);
+        }
+    glgemm_close(g);
+    unsetenv("MESA_GL_VERSION_OVERRIDE");
+    unsetenv("MESA_GLSL_VERSION_OVERRIDE");
+    unsetenv("MESA_EXTENSION_OVERRIDE");
+}
+END_TEST
+
 Suite *make_dgemm_suite(void)
 {
     Suite *s = suite_create("dgemm");
@@ -252,6 +285,7 @@ Suite *make_dgemm_suite(void)
     tcase_add_test(gl, dgemm_53_bits);
     tcase_add_test(gl, dgemm_crossover);
     tcase_add_test(gl, dgemm_too_big);
+    tcase_add_test(gl, dgemm_no_fp64);
     suite_add_tcase(s, gl);
     TCase *pure = tcase_create("dgemm_pure");
     tcase_set_tags(pure, "pure");
