@@ -13,7 +13,10 @@
  *     files, package.json's exports and peer dependency, and tsc on the
  *     .d.ts files and on a consumer importing 'glgemm' and 'glgemm/tfjs'
  *     with TensorFlow.js's types, when web/node_modules has typescript
- *     (else a line saying it skipped).
+ *     (else a line saying it skipped);
+ *  5. a page that is not the project's (an exported folder with its own
+ *     copy of TensorFlow.js, served alone) registers the module and gets
+ *     TensorFlow.js's outputs, its products served by glgemm.
  * --bench [dense|encoder] [full|small] [REPS] [--variant V]: also times
  * bench's model (web/worker/models.mjs) with read-back, tfjs alone and
  * with glgemm (V, else the module's default).
@@ -161,8 +164,60 @@ export async function main(gl: WebGL2RenderingContext): Promise<number> {
     }
 }
 
+/* A page that is not the project's: a folder with the exported module
+ * (glgemm export --js) and its own copy of TensorFlow.js, served alone; it
+ * registers the module and gets TensorFlow.js's outputs from a dense
+ * model (tf.layers, predict), its products served by glgemm. */
+async function foreignPage() {
+    const BIN = process.env.GLGEMM_BIN || path.join(root, 'glgemm');
+    const site = mkdtempSync(path.join(tmpdir(), 'glgemm-site-'));
+    let srv = null;
+    try {
+        const env = {...process.env};
+        if (!existsSync(path.join(path.dirname(BIN), 'web', 'dist', 'glgemm.d.ts'))) env.GLGEMM_WEB_DIR = path.join(root, 'web', 'dist');
+        const ex = spawnSync(BIN, ['export', 'tfjs,profile=300es', '--js', path.join(site, 'glgemm')], {env, encoding: 'utf8'});
+        check(ex.status === 0, 'foreign page: export', ex.stderr);
+        if (ex.status !== 0) return;
+        mkdirSync(path.join(site, 'vendor'));
+        cpSync(path.join(root, 'web', 'node_modules', '@tensorflow', 'tfjs', 'dist', 'tf.min.js'), path.join(site, 'vendor', 'tf.min.js'));
+        writeFileSync(path.join(site, 'index.html'), `<!doctype html><meta charset="utf-8"><title>a page</title>
+<script src="vendor/tf.min.js"></script>
+<script type="module">
+import {register, unregister, registered} from './glgemm/glgemm-tfjs.js';
+window.run = async () => {
+    await tf.setBackend('webgl');
+    const model = tf.sequential();
+    model.add(tf.layers.dense({units: 48, inputShape: [40], activation: 'relu', kernelInitializer: tf.initializers.glorotUniform({seed: 1})}));
+    model.add(tf.layers.dense({units: 10, activation: 'softmax', kernelInitializer: tf.initializers.glorotUniform({seed: 2})}));
+    const x = tf.randomUniform([33, 40], -1, 1, 'float32', 3);
+    const alone = await model.predict(x).data();
+    const reg = await register(tf);
+    const withG = await model.predict(x).data();
+    const info = registered();
+    unregister();
+    let d = 0, s = 0;
+    for (let i = 0; i < alone.length; i++) { d = Math.max(d, Math.abs(withG[i] - alone[i])); s = Math.max(s, Math.abs(alone[i])); }
+    return {variant: reg.variant, served: info.served, fellBack: info.fellBack, rel: d / s, n: withG.length};
+};
+window.ready = true;
+</script>`);
+        srv = await serve({mounts: [['/', site]]});
+        const p = await open(browser, srv.url + 'index.html');
+        await p.waitForFunction('window.ready === true', {timeout: 60000});
+        const r = await p.evaluate(() => window.run());
+        check(r.variant && r.served >= 2 && r.fellBack === 0, 'foreign page: its own TensorFlow.js registers the module and glgemm serves', JSON.stringify(r));
+        check(r.n === 330 && r.rel <= 1e-5, "foreign page: TensorFlow.js's outputs", JSON.stringify(r));
+        check(p.errors.length === 0, 'foreign page: no page errors', p.errors.join(' | '));
+        await p.close();
+    } finally {
+        if (srv) await srv.close();
+        rmSync(site, {recursive: true, force: true});
+    }
+}
+
 try {
     await part('package', async () => packageTests());
+    await part('foreign page', foreignPage);
     const p = await page();
     await part('kernels (default variant)', async () => {
         kernels('default variant', await p.evaluate(() => window.kernelTests({})));
