@@ -74,8 +74,9 @@ static const char usage[] =
     "                 no WebGPU; then the model rows: a dense model (4 layers 2048\n"
     "                 wide, batch 512) and a transformer encoder block (sequence 256,\n"
     "                 width 512, 8 heads, feed-forward 2048, batch 8), predict and\n"
-    "                 read-back, TensorFlow.js alone and with glgemm-tfjs.js (the best\n"
-    "                 row's variant), outputs compared with TensorFlow.js's own\n"
+    "                 read-back, TensorFlow.js alone and with glgemm-tfjs.js (the\n"
+    "                 card's best nearest 512x2048x2048), outputs compared with\n"
+    "                 TensorFlow.js's own\n"
     "  --models M     with --backend browser: full (default), small (the tests'\n"
     "                 sizes) or off (no model rows)\n"
     "exit status: 0 ok, 1 a row failed, 2 bad input, 3 no GL context\n";

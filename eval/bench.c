@@ -126,9 +126,11 @@ int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k,
             progress(progress_user, b, tf[t].row);
     }
     if (x && x->models) {
-        /* glgemm's variant: the card's best, else the tfjs preset's */
-        const gg_variant *gv = b->rows[GG_BENCH_BEST].present ? &b->rows[GG_BENCH_BEST].v
-                                                              : &b->rows[GG_BENCH_TFJS].v;
+        /* glgemm's variant: the card's best for the models' products, else
+         * this problem's best, else the tfjs preset's */
+        const gg_variant *gv = x->model_variant                ? x->model_variant
+                               : b->rows[GG_BENCH_BEST].present ? &b->rows[GG_BENCH_BEST].v
+                                                                : &b->rows[GG_BENCH_TFJS].v;
         for (int row = GG_BENCH_MODEL_DENSE_TFJS; row <= GG_BENCH_MODEL_ENCODER_GLGEMM; row++) {
             gg_bench_row *r = &b->rows[row];
             bool with = (row - GG_BENCH_MODEL_DENSE_TFJS) % 2;

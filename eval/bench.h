@@ -127,10 +127,12 @@ typedef struct {
     gg_cpu_fn tfjs;    /* the tfjs-webgl row, after the others; NULL: no row */
     gg_cpu_fn tfjs_webgpu; /* the tfjs-webgpu row, last; NULL: no row */
     void *tfjs_user;   /* both's */
-    /* The model rows, after them; NULL: none.  glgemm's rows register the
-     * best row's variant, else the tfjs preset's (as profile=300es). */
+    /* The model rows, after them; NULL: none.  glgemm's rows register
+     * model_variant (the card's best nearest the models' products), else
+     * the best row's variant, else the tfjs preset's (as profile=300es). */
     gg_model_fn models;
     void *models_user;
+    const gg_variant *model_variant;
 } gg_bench_extra;
 
 /* eval_bench_run with x (NULL: as eval_bench_run). */

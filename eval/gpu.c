@@ -250,6 +250,14 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
                         .tfjs_webgpu = browser ? tfjs_webgpu_row : NULL, .tfjs_user = g,
                         .models = browser && g->models != GG_MODELS_OFF ? model_row : NULL,
                         .models_user = g};
+    /* The model rows' variant: the card's best nearest the dense model's
+     * products, 512x2048x2048 (a WebGL2 card's records are all 300es). */
+    gg_variant mv;
+    char mfrom[320], merr[256];
+    if (browser && store_best_for(results_dir, card, 512, 2048, 2048, GG_STORE_F32, &mv, mfrom,
+                                  sizeof mfrom, merr, sizeof merr) == 0 &&
+        mv.profile == GG_PROFILE_300ES)
+        x.model_variant = &mv;
     gg_bench_recorded rec = {have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL, found ? &image : NULL,
                              have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
                              have[GG_STORE_F16X8] ? &best[GG_STORE_F16X8] : NULL};
