@@ -4,6 +4,8 @@
  * (gs_card_status, gs_look), memo.c (search_ksteps) and notes.c. */
 #include "search/search_int.h"
 
+#include "gen/wide.h"
+
 #include <stdlib.h>
 
 
@@ -51,6 +53,17 @@ int gs_mc_set(const gg_search *s, bool full, gg_shape out[8])
         return 1;
     }
     int n = 0;
+    /* A wide store (--fix store=f64, dd, df) holds 4 / words values a
+     * texel: its shapes are those that fit, the paper's pruned set of four
+     * elements a texel fits none of them. */
+    gg_store st = (s->cfg.fix.mask & GG_KEY_STORE) ? s->cfg.fix.v.store : GG_STORE_F32;
+    if (gen_store_wide(st)) {
+        int fit = 4 / gen_wide_words(st);
+        for (int r = 1; r <= fit; r++)
+            for (int c = 1; r * c <= fit; c++)
+                out[n++] = (gg_shape){r, c};
+        return n;
+    }
     if (!full) {
         for (int i = 0; i < GG_PRUNED_MC; i++)
             out[n++] = gen_pruned_mc[i];

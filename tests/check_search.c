@@ -294,6 +294,38 @@ END_TEST
 
 /* Without 8 draw buffers, SPIR-V or float blending the best is what is left;
  * nothing beyond the card reaches the evaluator, and the notes say why. */
+/* --fix store=f64 (two words a value, four a texel): the paper's search
+ * walks the shapes that fit (mc 1x1, 1x2, 2x1), where its pruned mc set of
+ * four values a texel would leave it nothing. */
+START_TEST(test_phase_wide_store)
+{
+    gg_search_config c;
+    search_config_default(&c, 256, 256, 256);
+    for (int p = 0; p < GG_PROFILE_COUNT; p++)
+        c.lim[p].fp64 = true;
+    fake f = {.f = separable};
+    gg_search *s = make(&c, &f, "store=f64");
+    ck_assert_int_eq(search_run(s), 0);
+    const gg_search_stats *st = search_get_stats(s);
+    ck_assert(st->have_best);
+    ck_assert_int_eq(st->best.store, GG_STORE_F64);
+    ck_assert_int_ge(f.calls, 20);
+    bool wide_mc[3] = {false, false, false};
+    for (long i = 0; i < f.nseen; i++) {
+        ck_assert_msg(strstr(f.seen[i], "store=f64"), "%s", f.seen[i]);
+        ck_assert_msg(!strstr(f.seen[i], "mc=2x2") && !strstr(f.seen[i], "mc=1x4") &&
+                          !strstr(f.seen[i], "mc=4x1"),
+                      "%s", f.seen[i]);
+        wide_mc[0] |= strstr(f.seen[i], "mc=1x1,") != NULL;
+        wide_mc[1] |= strstr(f.seen[i], "mc=1x2,") != NULL;
+        wide_mc[2] |= strstr(f.seen[i], "mc=2x1,") != NULL;
+    }
+    ck_assert(wide_mc[0] && wide_mc[1] && wide_mc[2]);
+    search_free(s);
+    fake_free(&f);
+}
+END_TEST
+
 START_TEST(test_phase_card_limits)
 {
     gg_search_config c;
@@ -799,6 +831,7 @@ Suite *make_search_suite(void)
     tcase_add_loop_test(tc, test_np_exhaustive, 0, ncurves);
     tcase_add_test(tc, test_phase_separable);
     tcase_add_test(tc, test_phase_card_limits);
+    tcase_add_test(tc, test_phase_wide_store);
     tcase_add_test(tc, test_exhaustive_space);
     tcase_add_test(tc, test_random_budget);
     tcase_add_test(tc, test_random_small_space);
