@@ -123,10 +123,22 @@ static void reinit(wide_run *w)
     }
 }
 
-/* Every pass: pass p reads set p % 2 and draws into the other. */
+/* Every pass: pass p reads set p % 2 and draws into the other.  The
+ * draw state is set here, each run: between the build and the draws the
+ * evaluator starts the hinted programs in this context (o->built), and an
+ * earlier run may have left a scissor or blending on. */
 static void passes(wide_run *w)
 {
     const gg_layout *L = &w->L;
+    glUseProgram(w->s.prog.prog);
+    glBindVertexArray(w->s.vao);
+    glViewport(0, 0, L->tgt_w, L->tgt_h);
+    glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_STENCIL_TEST);
+    glDisable(GL_RASTERIZER_DISCARD);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, w->a);
     glActiveTexture(GL_TEXTURE1);

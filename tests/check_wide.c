@@ -235,6 +235,43 @@ START_TEST(wide_cli)
 }
 END_TEST
 
+/* A tune with --fix store=f64: the search walks the shapes a texel holds,
+ * and every point it measured ran (the evaluator builds the hinted next
+ * programs in the same context between a run's build and its draws: a
+ * wide run that did not set its own program again drew with one of them,
+ * GL_INVALID_OPERATION, for most points). */
+START_TEST(wide_tune)
+{
+    char dir[256], args[512], path[400];
+    tu_mkdtemp(dir, sizeof dir, "wide-tune");
+    snprintf(args, sizeof args, "tune --size 24 --fix store=f64,profile=330 --max-time 60 --reps 2 --results %s", dir);
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(".", NULL, args, &out, &err);
+    ck_assert_msg(rc == 0, "tune exit %d: %s", rc, err);
+    ck_assert_msg(strstr(out, "store=f64") != NULL, "%s", out);
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/llvmpipe/tune-24x24x24.csv", dir);
+    char *csv = tu_read(path);
+    ck_assert_ptr_nonnull(csv);
+    int rows = 0, f64ok = 0;
+    for (char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        rows++;
+        if (strstr(line, ",f64,"))
+            f64ok += strstr(line, ",ok,") != NULL;
+        ck_assert_msg(!strstr(line, ",gl_error,") && !strstr(line, ",wrong_result,"), "%.200s", line + 1);
+    }
+    ck_assert_int_ge(f64ok, 10);
+    ck_assert_int_ge(rows, f64ok);
+    free(csv);
+    snprintf(path, sizeof path, "%s/llvmpipe/best-f64-24x24x24.txt", dir);
+    char *best = tu_read(path);
+    ck_assert_msg(best && strstr(best, "store=f64"), "%s", best ? best : "no best-f64 file");
+    free(best);
+    tu_rm_rf(dir);
+}
+END_TEST
+
 Suite *make_wide_suite(void)
 {
     Suite *s = suite_create("wide");
@@ -251,6 +288,11 @@ Suite *make_wide_suite(void)
     tcase_add_test(tc, wide_53_bits);
     tcase_add_test(tc, wide_wrong_result);
     tcase_add_test(tc, wide_cli);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("wide-tune");
+    tcase_set_tags(tc, "gl slow");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, wide_tune);
     suite_add_tcase(s, tc);
     return s;
 }
