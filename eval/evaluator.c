@@ -1,5 +1,6 @@
-/* The evaluator and its worker process: see evaluator.h. */
-#include "eval/evaluator.h"
+/* The evaluator, the parent's side: its worker processes, the requests
+ * and their deadlines; see evaluator.h (the worker: eval/worker.c). */
+#include "eval/evaluator_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,72 +29,6 @@
 #include "eval/browser.h"
 #include "eval/isolate.h"
 
-/* ---- the messages ---- */
-
-/* OP_TFJS, OP_TFJS_WEBGPU: the browser backend's tf.matMul rows (bench);
- * OP_MODEL: its model rows. */
-enum { OP_EVAL = 1, OP_DEVICE, OP_QUIT, OP_WARM, OP_TFJS, OP_TFJS_WEBGPU, OP_MODEL };
-/* MSG_REF_START / MSG_REF_DONE: the worker makes a reference (once per
- * store; minutes at 8192^3), which the compile deadline must not count. */
-/* MSG_WARMED: the warm worker is done with its variant. */
-enum { MSG_BUILT = 1, MSG_DONE, MSG_DEVICE, MSG_REF_START, MSG_REF_DONE, MSG_WARMED };
-
-typedef struct {
-    int op;
-    long eval_no;        /* fault injection's count (base/fault.h) */
-    gg_variant v;
-    gg_eval_opts o;
-    int nhints;
-    gg_variant hints[GG_EVAL_HINTS];
-    pid_t warm_pid;      /* OP_EVAL: the warm worker to pause while timing, 0 none */
-    int model;           /* OP_MODEL: GG_MODEL_DENSE or GG_MODEL_ENCODER */
-    bool model_small;    /* OP_MODEL: the tests' sizes */
-    bool model_glgemm;   /* OP_MODEL: with glgemm-tfjs.js registered with v */
-} request;
-
-typedef struct {
-    int type;
-    gg_measurement m;    /* MSG_BUILT: status and compile_s so far; MSG_DONE: all */
-} reply;
-
-typedef struct {
-    int type;
-    gg_device_info d;
-} device_reply;
-
-#define WARM_SEEN 64
-
-struct gg_evaluator {
-    gg_evaluator_config cfg;
-    pid_t pid;           /* the worker, 0 none */
-    int fd;              /* our end of its socket */
-    float *c;            /* shared with the workers (want_c), m*n floats */
-    size_t c_bytes;
-    bool have_c;
-    char *log;           /* want_log: the last failed build's text */
-    int nhints;
-    gg_variant hints[GG_EVAL_HINTS];
-    int model;           /* the next OP_MODEL's (eval_evaluator_model) */
-    bool model_small, model_glgemm;
-    /* The smallest unrolled body (multiply-adds a fragment a pass) whose
-     * build ran past the compile deadline, by compiler and profile; 0 none. */
-    long too_big[2][GG_PROFILE_COUNT];
-    gg_evaluator_stats st;
-    /* The warm worker (eval_evaluator_warm): its process and socket, whether
-     * it has a variant, since when; the variants it had or the evaluations
-     * ran, newest WARM_SEEN. */
-    bool warm;
-    pid_t wpid;
-    int wfd;
-    bool wbusy;
-    double wsince;
-    gg_variant seen[WARM_SEEN];
-    int nseen, seen_at;
-    /* The requests being sent (here, not static: evaluators may serve
-     * from several threads, one each; eval/pool.h). */
-    request req, wreq;
-};
-
 /* An unrolled shader's text grows with the work of one pass. */
 static long unrolled_size(const gg_evaluator *e, const gg_variant *v)
 {
@@ -101,453 +36,6 @@ static long unrolled_size(const gg_evaluator *e, const gg_variant *v)
     if (!v->unroll || gen_layout_compute(v, e->cfg.in->m, e->cfg.in->n, e->cfg.in->k, &L))
         return 0;
     return L.mads_per_frag_pass;
-}
-
-static bool send_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        len -= (size_t)w;
-    }
-    return true;
-}
-
-/* ---- the worker ---- */
-
-typedef struct {
-    const gg_evaluator *e;
-    int fd;
-    gg_session *s;
-    const request *req;
-    double ahead_s;      /* this evaluation's time building hinted programs */
-    bool sync_compile;   /* starting a build took long: the driver compiles in the calling
-                            thread whatever it says, so hints would only move (and waste) work */
-    gg_reference refs[GG_STORE_COUNT];
-    bool have_ref[GG_STORE_COUNT];
-    bool have_draw;      /* draw_ms is the card's bound (store/draw.h), read once */
-    double draw_ms;
-    /* The browser backend (eval/browser.h): Node and its page instead of
-     * contexts, started on first use; whether the inputs went; C's room. */
-    gg_browser *br;
-    bool br_inputs;
-    float *br_c;
-} worker;
-
-/* The timed reps of an evaluation: the warm worker paused meanwhile, with
- * its process group (a glslangValidator it runs). */
-static void on_timing(void *user, bool timed)
-{
-    const request *q = user;
-    if (q->warm_pid > 0)
-        kill(-q->warm_pid, timed ? SIGSTOP : SIGCONT);
-}
-
-static _Noreturn void worker_exit(int code)
-{
-    fflush(NULL);
-    _exit(code);
-}
-
-/* A build started in the background returns at once; one that takes this
- * long compiled in the calling thread. */
-#define SYNC_START_S 0.05
-
-/* After the build: tell the parent (its compile deadline ends), then start
- * the hinted programs so the driver compiles them while this one runs. */
-static void on_built(void *user, const gg_measurement *m)
-{
-    worker *w = user;
-    reply r = {.type = MSG_BUILT, .m = *m};
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0); /* the parent is gone */
-    const gg_inputs *in = w->e->cfg.in;
-    gg_ctx_kind kind = host_ctx_kind_for(w->req->v.profile);
-    gg_ctx_info info;
-    char err[256];
-    if (w->sync_compile || host_session_context(w->s, kind, &info, err, sizeof err, NULL) ||
-        !info.parallel_compile)
-        return;
-    gg_run_opts o;
-    host_run_opts_default(&o);
-    o.max_texture_size = w->e->cfg.max_texture_size;
-    double t0 = base_now_s();
-    for (int i = 0; i < w->req->nhints; i++) {
-        const gg_variant *h = &w->req->hints[i];
-        if (host_ctx_kind_for(h->profile) != kind || h->compiler != GG_COMPILER_GLSL)
-            continue; /* the same context only (no switch mid-run); SPIR-V runs glslang here */
-        double s0 = base_now_s();
-        host_run_cache_prepare(host_session_cache(w->s, kind), &info, h, in->m, in->n, in->k, &o);
-        if (base_now_s() - s0 > SYNC_START_S) {
-            w->sync_compile = true;
-            break;
-        }
-    }
-    w->ahead_s = base_now_s() - t0;
-}
-
-/* The reference of this store, made once; NULL with the reason in err when
- * it cannot be made (out of memory: two m x n arrays of doubles).  A run
- * given no reference verifies nothing (glhost/run.h), so then nothing runs. */
-/* Tells the evaluator that a long step under the run's deadline starts
- * (MSG_REF_START) or ended (MSG_REF_DONE): a reference, the browser's start,
- * the page's inputs. */
-static void worker_long_step(worker *w, int type)
-{
-    reply r = {.type = type};
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
-}
-
-static const gg_reference *worker_ref(worker *w, gg_store store, char *err, size_t errlen)
-{
-    const gg_reference *given = w->e->cfg.ref;
-    store = gen_store_inputs(store); /* f16x8: f16's reference (the same halves) */
-    if (given && given->store == store)
-        return given;
-    if (!w->have_ref[store]) {
-        const gg_problem *p = w->e->cfg.prob;
-        worker_long_step(w, MSG_REF_START);
-        int rc = base_reference_compute_store(w->e->cfg.in, p->alpha, p->beta, store,
-                                              &w->refs[store], err, errlen);
-        worker_long_step(w, MSG_REF_DONE);
-        if (rc)
-            return NULL;
-        w->have_ref[store] = true;
-    }
-    return &w->refs[store];
-}
-
-/* The bound on one draw, seconds (0: none): the configuration's, or the
- * card's, which needs the slug of a context of that kind. */
-static double worker_max_draw_s(worker *w, gg_ctx_kind kind)
-{
-    const gg_evaluator_config *cfg = &w->e->cfg;
-    if (cfg->max_draw_set)
-        return cfg->max_draw_ms / 1000.0;
-    if (!w->have_draw) {
-        gg_ctx_info info;
-        char err[256];
-        if (host_session_context(w->s, kind, &info, err, sizeof err, NULL))
-            return GG_MAX_DRAW_MS_DEFAULT / 1000.0; /* no context: the run says why */
-        char slug[GG_CARD_MAX];
-        base_slug(info.renderer, slug, sizeof slug);
-        const char *dirs[1] = {cfg->results ? cfg->results : "results"};
-        w->draw_ms = store_draw_bound_ms(dirs, 1, slug, NULL, 0);
-        w->have_draw = true;
-    }
-    return w->draw_ms / 1000.0;
-}
-
-static void worker_eval(worker *w, const request *q)
-{
-    const gg_evaluator *e = w->e;
-    base_fault_set_eval(q->eval_no);
-    gg_problem p = *e->cfg.prob;
-    if (q->o.reps > 0)
-        p.reps = q->o.reps;
-    gg_run_opts o;
-    host_run_opts_default(&o);
-    o.max_texture_size = e->cfg.max_texture_size;
-    o.min_reps = q->o.min_reps;
-    o.tight = q->o.tight;
-    o.screen_s = q->o.screen_s;
-    o.same_inputs = true;
-    o.max_draw_s = worker_max_draw_s(w, host_ctx_kind_for(q->v.profile));
-    o.built = on_built;
-    o.built_user = w;
-    o.timing = on_timing;
-    o.timing_user = (void *)q;
-    w->req = q;
-    w->ahead_s = 0;
-    reply r = {.type = MSG_DONE};
-    char err[256] = "", rerr[200] = "";
-    bool no_device = false;
-    gg_run_log log = {0};
-    const gg_reference *ref = worker_ref(w, q->v.store, rerr, sizeof rerr);
-    if (!ref) {
-        /* Unverified is never ok: the status of run.c's other host
-         * allocations that fail. */
-        base_measurement_init(&r.m);
-        r.m.status = GG_GL_ERROR;
-        snprintf(r.m.detail, sizeof r.m.detail,
-                 "out of host memory: the reference of %dx%d (%.0f MiB of doubles) could not be "
-                 "made (%s); not run", e->cfg.in->m, e->cfg.in->n,
-                 2.0 * sizeof(double) * e->cfg.in->m * (double)e->cfg.in->n / 1048576.0, rerr);
-    } else if (host_session_run(w->s, &q->v, &p, e->cfg.in, ref, &o, &r.m, e->c,
-                              e->cfg.want_log ? &log : NULL, err, sizeof err, &no_device)) {
-        base_measurement_init(&r.m);
-        r.m.status = GG_CONTEXT_LOST;
-        snprintf(r.m.detail, sizeof r.m.detail, "no context for this variant: %s", err);
-    }
-    r.m.ahead_s = w->ahead_s;
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
-    if (e->cfg.want_log) { /* its length, then the text */
-        char *text = NULL;
-        size_t len = 0;
-        if (log.failed) {
-            FILE *f = open_memstream(&text, &len);
-            if (f) {
-                host_program_print_failure(&log.program, f);
-                fclose(f);
-            }
-        }
-        unsigned n = text ? (unsigned)len : 0;
-        if (!send_all(w->fd, &n, sizeof n) || (n && !send_all(w->fd, text, n)))
-            worker_exit(0);
-        free(text);
-        host_run_log_free(&log);
-    }
-}
-
-/* ---- the browser backend in the worker (eval/browser.h) ---- */
-
-/* Node, Chromium and the page, started once (and again after a crash: a
- * worker whose page died is replaced, so that is a new worker).  In an
- * evaluation the start counts against the run's deadline, not the
- * compile deadline: the messages of a reference in the making say so. */
-static gg_browser *browser_up(worker *w, bool in_eval, char *err, size_t errlen)
-{
-    if (w->br && eval_browser_alive(w->br))
-        return w->br;
-    if (w->br) {
-        snprintf(err, errlen, "the browser is gone");
-        return NULL;
-    }
-    if (in_eval)
-        worker_long_step(w, MSG_REF_START);
-    w->br = eval_browser_start(err, errlen);
-    if (in_eval)
-        worker_long_step(w, MSG_REF_DONE);
-    return w->br;
-}
-
-/* The problem's inputs to the page, once a browser: under the run's
- * deadline, not the compile deadline (as browser_up's start): at 4096^3
- * A and B are 128 MB through Node and the page's fetch and upload. */
-static int browser_inputs(worker *w, gg_browser *br, const gg_inputs *in, char *err, size_t errlen)
-{
-    worker_long_step(w, MSG_REF_START);
-    int rc = eval_browser_inputs(br, in, err, errlen);
-    worker_long_step(w, MSG_REF_DONE);
-    return rc;
-}
-
-/* OP_EVAL and OP_TFJS with the browser backend: the page runs, this
- * process judges (eval/browser.c). */
-static void worker_eval_browser(worker *w, const request *q)
-{
-    const gg_evaluator *e = w->e;
-    const gg_inputs *in = e->cfg.in;
-    base_fault_set_eval(q->eval_no);
-    reply r = {.type = MSG_DONE};
-    base_measurement_init(&r.m);
-    char err[256] = "", rerr[200] = "";
-    bool tfjs = q->op == OP_TFJS || q->op == OP_TFJS_WEBGPU;
-    gg_store store = tfjs ? GG_STORE_F32 : q->v.store;
-    gg_browser *br = browser_up(w, true, err, sizeof err);
-    const gg_reference *ref = NULL;
-    if (!br) {
-        r.m.status = GG_CONTEXT_LOST;
-        snprintf(r.m.detail, sizeof r.m.detail, "no browser for this variant: %s", err);
-    } else if (q->op == OP_EVAL && host_ctx_kind_for(q->v.profile) != GG_CTX_ES3) {
-        r.m.status = GG_UNSUPPORTED;
-        snprintf(r.m.detail, sizeof r.m.detail, "profile=%s: %s", gen_profile_name(q->v.profile),
-                 EVAL_BROWSER_ES_ONLY);
-    } else if (!w->br_c && !(w->br_c = e->c ? e->c : malloc((size_t)in->m * in->n * sizeof(float)))) {
-        r.m.status = GG_GL_ERROR;
-        snprintf(r.m.detail, sizeof r.m.detail, "out of host memory for C; not run");
-    } else if (!w->br_inputs && browser_inputs(w, br, in, err, sizeof err)) {
-        r.m.status = eval_browser_alive(br) ? GG_GL_ERROR : GG_PAGE_CRASH;
-        snprintf(r.m.detail, sizeof r.m.detail, "%s", err);
-    } else if (!(w->br_inputs = true) || !(ref = worker_ref(w, store, rerr, sizeof rerr))) {
-        r.m.status = GG_GL_ERROR;
-        snprintf(r.m.detail, sizeof r.m.detail,
-                 "out of host memory: the reference could not be made (%s); not run", rerr);
-    } else {
-        reply built = {.type = MSG_BUILT}; /* the page builds and runs in one go: the run's deadline */
-        base_measurement_init(&built.m);
-        if (!send_all(w->fd, &built, sizeof built))
-            worker_exit(0);
-        int reps = q->o.reps > 0 ? q->o.reps : e->cfg.prob->reps;
-        if (tfjs)
-            eval_browser_tfjs(br, q->op == OP_TFJS_WEBGPU, e->cfg.prob, in, ref, reps, &r.m,
-                              w->br_c);
-        else
-            eval_browser_run(br, &q->v, e->cfg.prob, in, ref, reps, &r.m, w->br_c);
-        if (e->c && w->br_c != e->c && r.m.passes > 0)
-            memcpy(e->c, w->br_c, (size_t)in->m * in->n * sizeof(float));
-    }
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
-    if (e->cfg.want_log) { /* no build log from the page */
-        unsigned n = 0;
-        if (!send_all(w->fd, &n, sizeof n))
-            worker_exit(0);
-    }
-}
-
-/* OP_MODEL: one model row in the page (no inputs, no reference). */
-static void worker_model_browser(worker *w, const request *q)
-{
-    reply r = {.type = MSG_DONE};
-    base_measurement_init(&r.m);
-    char err[256] = "";
-    gg_browser *br = browser_up(w, true, err, sizeof err);
-    if (!br) {
-        r.m.status = GG_CONTEXT_LOST;
-        snprintf(r.m.detail, sizeof r.m.detail, "no browser for the model: %s", err);
-    } else {
-        reply built = {.type = MSG_BUILT};
-        base_measurement_init(&built.m);
-        if (!send_all(w->fd, &built, sizeof built))
-            worker_exit(0);
-        int reps = q->o.reps > 0 ? q->o.reps : 3;
-        eval_browser_model(br, q->model, q->model_small, q->model_glgemm ? &q->v : NULL, reps, &r.m);
-    }
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
-    if (w->e->cfg.want_log) {
-        unsigned n = 0;
-        if (!send_all(w->fd, &n, sizeof n))
-            worker_exit(0);
-    }
-}
-
-static void worker_device_browser(worker *w)
-{
-    static device_reply r;
-    memset(&r, 0, sizeof r);
-    r.type = MSG_DEVICE;
-    char err[256];
-    gg_browser *br = browser_up(w, false, err, sizeof err);
-    for (int k = 0; k < 3; k++) {
-        r.d.ok[k] = br && k == GG_CTX_ES3;
-        if (r.d.ok[k])
-            r.d.info[k] = *eval_browser_info(br);
-        else
-            snprintf(r.d.err[k], sizeof r.d.err[k], "%s", br ? EVAL_BROWSER_ES_ONLY : err);
-    }
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
-}
-
-/* The warm worker's one variant: built and run once, unjudged and
- * untimed, so that what the driver makes of it on the way (its program in
- * the program cache, llvmpipe's JIT code in Mesa's disk cache) is there when
- * the evaluation worker comes to it. */
-static void worker_warm(worker *w, const request *q)
-{
-    const gg_evaluator *e = w->e;
-    gg_problem p = *e->cfg.prob;
-    p.reps = 1;
-    gg_run_opts o;
-    host_run_opts_default(&o);
-    o.max_texture_size = e->cfg.max_texture_size;
-    o.once = true;
-    o.same_inputs = true;
-    o.max_draw_s = worker_max_draw_s(w, host_ctx_kind_for(q->v.profile));
-    gg_measurement m;
-    char err[256];
-    /* untimed, unjudged: what fails the evaluation worker meets and says */
-    (void)host_session_run(w->s, &q->v, &p, e->cfg.in, NULL, &o, &m, NULL, NULL, err, sizeof err,
-                           NULL);
-    reply r = {.type = MSG_WARMED};
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
-}
-
-static void worker_device(worker *w)
-{
-    static device_reply r; /* large: off the stack */
-    memset(&r, 0, sizeof r);
-    r.type = MSG_DEVICE;
-    static const gg_ctx_kind kinds[3] = {GG_CTX_COMPAT, GG_CTX_CORE, GG_CTX_ES3};
-    for (int i = 0; i < 3; i++) {
-        gg_ctx_kind k = kinds[i];
-        bool nd = false;
-        r.d.ok[k] = host_session_context(w->s, k, &r.d.info[k], r.d.err[k], sizeof r.d.err[k],
-                                       &nd) == 0;
-        r.d.no_device |= nd;
-    }
-    if (!send_all(w->fd, &r, sizeof r))
-        worker_exit(0);
-}
-
-static _Noreturn void worker_main(const gg_evaluator *e, int fd, bool warm)
-{
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed tune leaves no worker behind */
-#endif
-    setpgid(0, 0);
-    signal(SIGPIPE, SIG_DFL);
-    if (warm) { /* a test's fault is for the evaluations; the evaluations come first */
-        base_fault_off();
-        setpriority(PRIO_PROCESS, 0, 10); /* its threads, made later, inherit it */
-        /* It says nothing: its work only ever saves time, and what fails
-         * there (a full disk for the program cache, a driver's complaint)
-         * the evaluation worker meets and says itself. */
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, 2);
-            close(null);
-        }
-    }
-    worker w = {.e = e, .fd = fd};
-    static request q; /* the hook reads it during the run */
-    if (e->cfg.backend == GG_BACKEND_BROWSER) {
-        for (;;) {
-            int got = eval_iso_read(fd, &q, sizeof q, 0);
-            if (got <= 0 || q.op == OP_QUIT)
-                break;
-            if (q.op == OP_EVAL || q.op == OP_TFJS || q.op == OP_TFJS_WEBGPU)
-                worker_eval_browser(&w, &q);
-            else if (q.op == OP_MODEL)
-                worker_model_browser(&w, &q);
-            else if (q.op == OP_DEVICE)
-                worker_device_browser(&w);
-        }
-        eval_browser_free(w.br); /* node ends its browser */
-        close(fd);
-        worker_exit(0);
-    }
-    w.s = host_session_new(e->cfg.backend, e->cfg.device);
-    if (!w.s)
-        worker_exit(121);
-    for (;;) {
-        int got = eval_iso_read(fd, &q, sizeof q, 0);
-        if (got <= 0 || q.op == OP_QUIT)
-            break;
-        if (q.op == OP_TFJS || q.op == OP_TFJS_WEBGPU || q.op == OP_MODEL) { /* the browser's only */
-            reply r = {.type = MSG_DONE};
-            base_measurement_init(&r.m);
-            r.m.status = GG_UNSUPPORTED;
-            snprintf(r.m.detail, sizeof r.m.detail, "%s runs with --backend browser only",
-                     q.op == OP_MODEL ? "a TensorFlow.js model" : "tf.matMul");
-            if (!send_all(fd, &r, sizeof r))
-                worker_exit(0);
-            if (e->cfg.want_log) {
-                unsigned n = 0;
-                if (!send_all(fd, &n, sizeof n))
-                    worker_exit(0);
-            }
-        } else if (q.op == OP_EVAL)
-            worker_eval(&w, &q);
-        else if (q.op == OP_WARM)
-            worker_warm(&w, &q);
-        else if (q.op == OP_DEVICE)
-            worker_device(&w);
-    }
-    /* No teardown of the contexts: the parent may already have killed the
-     * group, and the driver's exit handlers free them. */
-    close(fd);
-    worker_exit(0);
 }
 
 /* ---- the parent's side ---- */
@@ -648,7 +136,7 @@ static int fork_worker(gg_evaluator *e, bool warm, pid_t *wpid, int *wfd, char *
             close(e->fd);
         if (e->wfd >= 0)
             close(e->wfd);
-        worker_main(e, sv[1], warm);
+        eval_worker_main(e, sv[1], warm);
     }
     setpgid(pid, pid); /* also here: no race with a kill of the group */
     close(sv[1]);
@@ -735,7 +223,7 @@ static bool warm_send(gg_evaluator *e, const gg_variant *v)
     for (int attempt = 0; attempt < 2; attempt++) {
         if (e->wpid <= 0 && fork_worker(e, true, &e->wpid, &e->wfd, err, sizeof err))
             return false; /* no warm worker: the evaluations go on without */
-        if (send_all(e->wfd, w, sizeof *w)) {
+        if (eval_send_all(e->wfd, w, sizeof *w)) {
             e->wbusy = true;
             e->wsince = base_now_s();
             e->st.warmed++;
@@ -785,7 +273,7 @@ void eval_evaluator_free(gg_evaluator *e)
     if (e->pid > 0) {
         request q = {.op = OP_QUIT};
         int st;
-        if (send_all(e->fd, &q, sizeof q)) {
+        if (eval_send_all(e->fd, &q, sizeof q)) {
             /* A moment to leave on its own, then the group is killed. */
             double until = base_now_s() + 2.0;
             while (base_now_s() < until && waitpid(e->pid, &st, WNOHANG) == 0) {
@@ -945,7 +433,7 @@ static int eval_once(gg_evaluator *e, int op, const gg_variant *v, const gg_eval
             snprintf(out->detail, sizeof out->detail, "%s", err);
             return -1;
         }
-        if (send_all(e->fd, q, sizeof *q))
+        if (eval_send_all(e->fd, q, sizeof *q))
             break;
         drop_worker(e, NULL);
         if (attempt) {
@@ -1017,7 +505,7 @@ int eval_evaluator_device(gg_evaluator *e, gg_device_info *d, char *err, size_t 
     q->op = OP_DEVICE;
     if (e->pid <= 0 && start_worker(e, err, errlen))
         return -1;
-    if (!send_all(e->fd, q, sizeof *q)) {
+    if (!eval_send_all(e->fd, q, sizeof *q)) {
         drop_worker(e, NULL);
         return gen_fail(err, errlen, "the evaluation worker does not take work");
     }
