@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/fault.h"
+#include "base/pool.h"
 #include "gen/util.h"
 
 /* A double-double: hi + lo, |lo| <= half an ulp of hi. */
@@ -120,6 +121,41 @@ static void ref_free(gg_reference *ref)
     memset(ref, 0, sizeof *ref);
 }
 
+/* The rows of the reference spread over a pool: task t takes rows t,
+ * t + tasks, ...  Each task has its own row buffers (failed set when one
+ * could not get them; the caller then says out of memory). */
+typedef struct {
+    const gg_inputs *in;
+    const gg_wide_inputs *w;
+    gg_reference *ref;
+    double alpha, beta;
+    bool quad;
+    size_t qsize;
+    int tasks;
+    int failed;
+} ref_job;
+
+static void ref_rows(void *arg, int task)
+{
+    ref_job *j = arg;
+    int n = j->in->n;
+    dd *sum = malloc((size_t)n * sizeof *sum);
+    double *scale = malloc((size_t)n * sizeof *scale);
+    void *tmp = malloc((size_t)n * j->qsize);
+    if (sum && scale && tmp) {
+        for (int i = task; i < j->in->m; i += j->tasks) {
+            row_sums(j->in, j->w, i, j->quad, tmp, sum, scale);
+            for (int c = 0; c < n; c++)
+                finish(j->ref, (size_t)i * n + c, sum[c], scale[c], j->alpha, j->beta, j->w->c0);
+        }
+    } else {
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    }
+    free(sum);
+    free(scale);
+    free(tmp);
+}
+
 int base_wide_reference(const gg_inputs *in, float alpha, float beta, gg_store store,
                         gg_reference *ref, char *err, size_t errlen)
 {
@@ -149,27 +185,21 @@ int base_wide_reference(const gg_inputs *in, float alpha, float beta, gg_store s
     quad = store == GG_STORE_DD;
     qsize = sizeof(__float128);
 #endif
-    dd *sum = malloc((size_t)in->n * sizeof *sum);
-    double *scale = malloc((size_t)in->n * sizeof *scale);
-    void *tmp = malloc((size_t)in->n * qsize);
-    if (!sum || !scale || !tmp) {
-        free(sum);
-        free(scale);
-        free(tmp);
-        base_wide_inputs_free(&w);
+    /* threads only where the work pays for them (4096^3 takes minutes alone) */
+    double work = (double)in->m * in->n * in->k;
+    base_pool *pool = work >= 1e7 ? base_pool_new(0) : NULL;
+    ref_job job = {in, &w, ref, alpha, beta, quad, qsize, 0, 0};
+    job.tasks = base_pool_threads(pool) * 4;
+    if (job.tasks > in->m)
+        job.tasks = in->m;
+    base_pool_run(pool, job.tasks, ref_rows, &job);
+    base_pool_free(pool);
+    base_wide_inputs_free(&w);
+    if (job.failed) {
         ref_free(ref);
         return gen_fail(err, errlen, "out of memory for the %dx%dx%d reference", in->m, in->n,
                        in->k);
     }
-    for (int i = 0; i < in->m; i++) {
-        row_sums(in, &w, i, quad, tmp, sum, scale);
-        for (int j = 0; j < in->n; j++)
-            finish(ref, (size_t)i * in->n + j, sum[j], scale[j], alpha, beta, w.c0);
-    }
-    free(sum);
-    free(scale);
-    free(tmp);
-    base_wide_inputs_free(&w);
     return 0;
 }
 

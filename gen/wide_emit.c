@@ -87,10 +87,11 @@ static void put_header(wemit *e, int m, int n, int k)
                  L->npad, L->kpad);
     gen_sb_printf(sb, " * k-step: %d scalar k (mc %dx%d); k-steps: %d; np: %d per pass; passes: %d\n",
                  L->step, L->r, L->c, L->ksteps, L->np, L->passes);
-    gen_sb_printf(sb, " * textures: A %dx%d, B %dx%d, %d value(s) of %d words each; %d target(s), "
-                     "mrt %dx%d, of %dx%d fragments\n",
-                 L->a_w, L->a_h, L->b_w, L->b_h, L->channels, e->vw, L->targets, L->tr, L->tc,
-                 L->tgt_w, L->tgt_h);
+    gen_sb_printf(sb, " * textures: A %dx%d, B %dx%d, %d value(s) of %d words each; %d %s, "
+                     "%dx%d, of %dx%d fragments\n",
+                 L->a_w, L->a_h, L->b_w, L->b_h, L->channels, e->vw, L->targets,
+                 L->image ? "C texel(s) a fragment (out=image: imageStore into uC, strided)"
+                          : "target(s), mrt", L->tr, L->tc, L->tgt_w, L->tgt_h);
     gen_sb_printf(sb, " * each pass: out_t = uPrev_t + alpha * (sum over k-steps uKBase .. "
                      "uKBase+%d)\n */\n", L->np - 1);
 }
@@ -118,11 +119,14 @@ static void put_interface(wemit *e)
                          "#define EFT_ONE\n#else\n#define EFT_PRECISE\n#define EFT_ONE * eft_one\n"
                          "#endif\n", ext, ext);
     if (e->es)
-        gen_sb_puts(sb, "precision highp float;\nprecision highp int;\n"
-                       "precision highp usampler2D;\n");
+        gen_sb_printf(sb, "precision highp float;\nprecision highp int;\n"
+                         "precision highp usampler2D;\n%s", e->L.image ? "precision highp uimage2D;\n"
+                                                                        : "");
     gen_sb_puts(sb, "\n");
     const char *names[2] = {"uA", "uB"};
-    for (int u = 0; u < 2 + e->L.targets; u++) {
+    /* out=image: one previous-sums sampler (the other image), uC written */
+    int prevs = e->L.image ? 1 : e->L.targets;
+    for (int u = 0; u < 2 + prevs; u++) {
         if (bind)
             gen_sb_printf(sb, "layout(binding = %d) ", u);
         if (u < 2)
@@ -132,7 +136,10 @@ static void put_interface(wemit *e)
     }
     gen_sb_puts(sb, "uniform int uKBase;   /* first k-step of this pass */\n"
                    "uniform uvec4 uAlphaW; /* alpha, in the store's words */\n");
-    for (int t = 0; t < e->L.targets; t++)
+    if (e->L.image)
+        gen_sb_printf(sb, "layout(binding = 0, %s) writeonly uniform highp uimage2D uC;\n",
+                     gen_wide_texel_words(&e->L, e->st) == 2 ? "rg32ui" : "rgba32ui");
+    for (int t = 0; t < e->L.targets && !e->L.image; t++)
         gen_sb_printf(sb, "layout(location = %d) out uvec4 o%d;\n", t, t);
     /* two_prod by Dekker's split everywhere: llvmpipe (Mesa 22.3) computed
      * fma(a, b, -p) unfused even into a precise local, losing every
@@ -215,19 +222,29 @@ static void put_main(wemit *e)
     if (e->st != GG_STORE_F64 && !e->precise) /* gen/eft.c: 1, unknown to the compiler */
         gen_sb_printf(sb, "    eft_one = %s(1 - min(uKBase, 0));\n",
                      e->st == GG_STORE_DD ? "double" : "float");
+    /* A's texel row of block row ti, B's column of block column tj:
+     * neighbours (y*R + ti) for out=rt, strided (y + ti*tgt_h) for out=image */
     for (int ti = 0; ti < L->tr; ti++) {
-        if (e->ints)
-            gen_sb_printf(sb, "    int ay%d = f.y * %d + %d;\n", ti, L->tr, ti);
+        char row[64];
+        if (L->image)
+            snprintf(row, sizeof row, "f.y + %d", ti * L->tgt_h);
         else
-            gen_sb_printf(sb, "    float ay%d = (float(f.y * %d + %d) + 0.5) / %d.0;\n", ti, L->tr,
-                         ti, L->a_h);
+            snprintf(row, sizeof row, "f.y * %d + %d", L->tr, ti);
+        if (e->ints)
+            gen_sb_printf(sb, "    int ay%d = %s;\n", ti, row);
+        else
+            gen_sb_printf(sb, "    float ay%d = (float(%s) + 0.5) / %d.0;\n", ti, row, L->a_h);
     }
     for (int tj = 0; tj < L->tc; tj++) {
-        if (e->ints)
-            gen_sb_printf(sb, "    int bx%d = f.x * %d + %d;\n", tj, L->tc, tj);
+        char col[64];
+        if (L->image)
+            snprintf(col, sizeof col, "f.x + %d", tj * L->tgt_w);
         else
-            gen_sb_printf(sb, "    float bx%d = (float(f.x * %d + %d) + 0.5) / %d.0;\n", tj, L->tc,
-                         tj, L->b_w);
+            snprintf(col, sizeof col, "f.x * %d + %d", L->tc, tj);
+        if (e->ints)
+            gen_sb_printf(sb, "    int bx%d = %s;\n", tj, col);
+        else
+            gen_sb_printf(sb, "    float bx%d = (float(%s) + 0.5) / %d.0;\n", tj, col, L->b_w);
     }
     const char *zero = e->st == GG_STORE_F64 ? "0.0LF" : e->st == GG_STORE_DF ? "vec2(0.0)"
                                                                               : "dvec2(0.0LF)";
@@ -255,7 +272,13 @@ static void put_main(wemit *e)
     put_value(e, "uAlphaW", 0);
     gen_sb_puts(sb, ";\n");
     for (int t = 0; t < L->targets; t++) {
-        gen_sb_printf(sb, "    uvec4 p%d = texelFetch(uPrev%d, f, 0);\n", t, t);
+        if (L->image) {
+            gen_sb_printf(sb, "    ivec2 q%d = f + ivec2(%d, %d);\n", t, t % L->tc * L->tgt_w,
+                         t / L->tc * L->tgt_h);
+            gen_sb_printf(sb, "    uvec4 p%d = texelFetch(uPrev0, q%d, 0);\n", t, t);
+        } else {
+            gen_sb_printf(sb, "    uvec4 p%d = texelFetch(uPrev%d, f, 0);\n", t, t);
+        }
         for (int val = 0; val < L->channels; val++) {
             char u[24];
             snprintf(u, sizeof u, "p%d", t);
@@ -270,7 +293,10 @@ static void put_main(wemit *e)
                 gen_sb_printf(sb, ", w_mul(alpha, acc%d_%d));\n", t, val);
             }
         }
-        gen_sb_printf(sb, "    o%d = ", t);
+        if (L->image)
+            gen_sb_printf(sb, "    imageStore(uC, q%d, ", t);
+        else
+            gen_sb_printf(sb, "    o%d = ", t);
         char x[48];
         if (e->vw == 4) {
             snprintf(x, sizeof x, "r%d_0", t);
@@ -289,7 +315,7 @@ static void put_main(wemit *e)
             }
             gen_sb_puts(sb, ")");
         }
-        gen_sb_puts(sb, ";\n");
+        gen_sb_puts(sb, L->image ? ");\n" : ";\n");
     }
     gen_sb_puts(sb, "}\n");
 }

@@ -42,9 +42,17 @@ bool gen_wide_invalid(const gg_variant *v, char *why, size_t whylen)
                        v->profile == GG_PROFILE_300ES ? "3.00" : "3.10") != 0;
     if (v->compiler != GG_COMPILER_GLSL)
         return gen_fail(why, whylen, "store=%s: compiler=glsl only", st) != 0;
-    if (v->out != GG_OUT_RT)
-        return gen_fail(why, whylen, "store=%s: out=rt only (its sums are words of integer "
-                                 "targets)", st) != 0;
+    if (v->out == GG_OUT_IMAGE && v->profile != GG_PROFILE_430 && v->profile != GG_PROFILE_310ES)
+        return gen_fail(why, whylen, "store=%s,out=image needs profile=430 or 310es (imageStore of "
+                                 "unsigned words)", st) != 0;
+    if (v->out == GG_OUT_IMAGE && v->profile == GG_PROFILE_310ES && ch * words == 2)
+        return gen_fail(why, whylen, "store=%s,out=image in profile 310es: mc=%dx%d's texels are two "
+                                 "words (rg32ui), which GLSL ES 3.10 images lack; use mc=1x2 or 2x1",
+                       st, v->mc.rows, v->mc.cols) != 0;
+    if (v->out == GG_OUT_IMAGE && v->blk.rows * v->blk.cols * words > GG_MAX_BLK / 2)
+        return gen_fail(why, whylen, "store=%s: blk=%dx%d holds %d words a fragment; at most %d (the "
+                                 "sums of larger blocks spill their registers)", st, v->blk.rows,
+                       v->blk.cols, v->blk.rows * v->blk.cols * words, GG_MAX_BLK / 2) != 0;
     if (v->acc != GG_ACC_PINGPONG)
         return gen_fail(why, whylen, "store=%s accumulates with acc=pingpong only (%s)", st,
                        v->acc == GG_ACC_BLEND ? "integer targets do not blend"
@@ -52,8 +60,8 @@ bool gen_wide_invalid(const gg_variant *v, char *why, size_t whylen)
     if (v->fetch != GG_FETCH_TEXTURE && v->fetch != GG_FETCH_TEXELFETCH)
         return gen_fail(why, whylen, "store=%s reads A and B with fetch=texture or texelfetch only",
                        st) != 0;
-    if (v->ku != 1 || v->order != GG_ORDER_PLAIN || v->tile.rows)
-        return gen_fail(why, whylen, "store=%s: ku, order and tile keep their defaults", st) != 0;
+    if (v->ku != 1 || v->order != GG_ORDER_PLAIN)
+        return gen_fail(why, whylen, "store=%s: ku and order keep their defaults", st) != 0;
     return false;
 }
 

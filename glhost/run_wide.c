@@ -12,6 +12,9 @@
  *    reference of the store (ref when it is one, else made here); c_out
  *    gets C rounded to floats, gg_run_opts.c64_out C as doubles; alpha and
  *    beta are gg_run_opts' doubles where it says (wide_ab).
+ *  - out=image (gen/wide_emit.c): C is one texture of C's texels a set
+ *    (gen_layout_c_view), drawn into through imageStore on a framebuffer
+ *    without attachments, the other set sampled; a barrier after each pass.
  *  - Not here yet: blocks (a problem whose textures pass the texture limit
  *    is unsupported), the long-draw bound, the run cache, streaming. */
 #include <stdlib.h>
@@ -25,10 +28,14 @@
 typedef struct {
     run_state s;
     gg_layout L;
+    gg_layout C;                        /* the targets' layout: L, or its one-image view */
     gg_store st;
     int tw;                             /* words a texel: 2 or 4 */
     GLuint a, b;
     GLuint tex[2][GG_MAX_TARGETS], fbo[2];
+    GLuint nofbo;                       /* out=image: the draws' framebuffer, no attachment */
+    gg_box *boxes;                      /* tile=WxH: a draw's box each; else the viewport */
+    int nbox;
     uint32_t *init[GG_MAX_TARGETS];     /* the first running sums, target layout */
     GLint loc_alpha;
     double alpha, beta;                 /* the problem's, or gg_run_opts.alpha64, beta64 */
@@ -37,7 +44,9 @@ typedef struct {
 static GLenum fmt_internal(int tw) { return tw == 2 ? GL_RG32UI : GL_RGBA32UI; }
 static GLenum fmt_pixels(int tw) { return tw == 2 ? GL_RG_INTEGER : GL_RGBA_INTEGER; }
 
-static GLuint make_tex(int tw, int w, int h, const uint32_t *data)
+/* immutable (glTexStorage2D) where the texture is bound as an image: ES
+ * 3.1 binds immutable textures only */
+static GLuint make_tex(int tw, int w, int h, const uint32_t *data, bool immutable)
 {
     GLuint t;
     glGenTextures(1, &t);
@@ -48,8 +57,14 @@ static GLuint make_tex(int tw, int w, int h, const uint32_t *data)
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)fmt_internal(tw), w, h, 0, fmt_pixels(tw),
-                 GL_UNSIGNED_INT, data);
+    if (!immutable) {
+        glTexImage2D(GL_TEXTURE_2D, 0, (GLint)fmt_internal(tw), w, h, 0, fmt_pixels(tw),
+                     GL_UNSIGNED_INT, data);
+        return t;
+    }
+    glTexStorage2D(GL_TEXTURE_2D, 1, fmt_internal(tw), w, h);
+    if (data)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, fmt_pixels(tw), GL_UNSIGNED_INT, data);
     return t;
 }
 
@@ -57,7 +72,7 @@ static GLuint make_tex(int tw, int w, int h, const uint32_t *data)
 static bool upload(wide_run *w, const gg_inputs *in, double beta)
 {
     run_state *s = &w->s;
-    const gg_layout *L = &w->L;
+    const gg_layout *L = &w->L, *C = &w->C;
     char err[200];
     gg_wide_inputs wi;
     if (base_wide_inputs(in, &wi, err, sizeof err)) {
@@ -67,8 +82,8 @@ static bool upload(wide_run *w, const gg_inputs *in, double beta)
     size_t na = gen_wide_a_words(L, w->st), nb = gen_wide_b_words(L, w->st);
     uint32_t *buf = malloc((na > nb ? na : nb) * sizeof *buf);
     bool ok = buf != NULL;
-    for (int t = 0; t < L->targets && ok; t++)
-        ok = (w->init[t] = malloc(gen_wide_target_words(L, w->st) * sizeof(uint32_t))) != NULL;
+    for (int t = 0; t < C->targets && ok; t++)
+        ok = (w->init[t] = malloc(gen_wide_target_words(C, w->st) * sizeof(uint32_t))) != NULL;
     if (!ok) {
         free(buf);
         base_wide_inputs_free(&wi);
@@ -76,27 +91,42 @@ static bool upload(wide_run *w, const gg_inputs *in, double beta)
         return false;
     }
     gen_wide_pack_a(L, w->st, (gg_src64){wi.a, in->lda, in->transa}, buf);
-    w->a = make_tex(w->tw, L->a_w, L->a_h, buf);
+    w->a = make_tex(w->tw, L->a_w, L->a_h, buf, false);
     gen_wide_pack_b(L, w->st, (gg_src64){wi.b, in->ldb, in->transb}, buf);
-    w->b = make_tex(w->tw, L->b_w, L->b_h, buf);
+    w->b = make_tex(w->tw, L->b_w, L->b_h, buf, false);
     free(buf);
-    gen_wide_pack_c0(L, w->st, wi.c0, in->n, beta, w->init);
+    gen_wide_pack_c0(C, w->st, wi.c0, in->n, beta, w->init);
     base_wide_inputs_free(&wi);
     for (int set = 0; set < 2; set++) {
         glGenFramebuffers(1, &w->fbo[set]);
         glBindFramebuffer(GL_FRAMEBUFFER, w->fbo[set]);
         GLenum bufs[GG_MAX_TARGETS];
-        for (int t = 0; t < L->targets; t++) {
-            w->tex[set][t] = make_tex(w->tw, L->tgt_w, L->tgt_h, set == 0 ? w->init[t] : NULL);
+        for (int t = 0; t < C->targets; t++) {
+            w->tex[set][t] = make_tex(w->tw, C->tgt_w, C->tgt_h, set == 0 ? w->init[t] : NULL,
+                                      L->image);
             glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + t, GL_TEXTURE_2D,
                                    w->tex[set][t], 0);
             bufs[t] = GL_COLOR_ATTACHMENT0 + t;
         }
-        glDrawBuffers(L->targets, bufs);
+        glDrawBuffers(C->targets, bufs);
         GLenum fs = glCheckFramebufferStatus(GL_FRAMEBUFFER);
         if (fs != GL_FRAMEBUFFER_COMPLETE) {
             host_run_fail(s, GG_FBO_INCOMPLETE, "the %s targets' framebuffer is incomplete "
                           "(status 0x%04x)", w->tw == 2 ? "RG32UI" : "RGBA32UI", fs);
+            return false;
+        }
+    }
+    if (L->image) {
+        /* drawn into without attachments: the size comes from the defaults
+         * (fbo[] serve the read-back only) */
+        glGenFramebuffers(1, &w->nofbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, w->nofbo);
+        glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_WIDTH, L->tgt_w);
+        glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_HEIGHT, L->tgt_h);
+        GLenum fs = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+        if (fs != GL_FRAMEBUFFER_COMPLETE) {
+            host_run_fail(s, GG_FBO_INCOMPLETE, "the framebuffer without attachments (%dx%d) is "
+                          "incomplete (status 0x%04x)", L->tgt_w, L->tgt_h, fs);
             return false;
         }
     }
@@ -114,7 +144,7 @@ static bool upload(wide_run *w, const gg_inputs *in, double beta)
 /* The first running sums into set 0 (no glFinish). */
 static void reinit(wide_run *w)
 {
-    const gg_layout *L = &w->L;
+    const gg_layout *L = &w->C;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     for (int t = 0; t < L->targets; t++) {
         glBindTexture(GL_TEXTURE_2D, w->tex[0][t]);
@@ -134,7 +164,10 @@ static void passes(wide_run *w)
     glBindVertexArray(w->s.vao);
     glViewport(0, 0, L->tgt_w, L->tgt_h);
     glDisable(GL_BLEND);
-    glDisable(GL_SCISSOR_TEST);
+    if (w->nbox > 1)
+        glEnable(GL_SCISSOR_TEST);
+    else
+        glDisable(GL_SCISSOR_TEST);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_STENCIL_TEST);
     glDisable(GL_RASTERIZER_DISCARD);
@@ -143,24 +176,39 @@ static void passes(wide_run *w)
     glBindTexture(GL_TEXTURE_2D, w->a);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, w->b);
+    if (L->image)
+        glBindFramebuffer(GL_FRAMEBUFFER, w->nofbo);
     for (int p = 0; p < L->passes; p++) {
         int src = p % 2;
-        for (int t = 0; t < L->targets; t++) {
+        for (int t = 0; t < w->C.targets; t++) {
             glActiveTexture(GL_TEXTURE2 + t);
             glBindTexture(GL_TEXTURE_2D, w->tex[src][t]);
         }
-        glBindFramebuffer(GL_FRAMEBUFFER, w->fbo[1 - src]);
+        if (L->image)
+            glBindImageTexture(0, w->tex[1 - src][0], 0, GL_FALSE, 0, GL_WRITE_ONLY,
+                               fmt_internal(w->tw));
+        else
+            glBindFramebuffer(GL_FRAMEBUFFER, w->fbo[1 - src]);
         glUniform1i(w->s.cprog->loc_kbase, p * L->np);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        w->s.draws++;
+        for (int b = 0; b < w->nbox; b++) {
+            if (w->nbox > 1)
+                glScissor(w->boxes[b].x, w->boxes[b].y, w->boxes[b].w, w->boxes[b].h);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+        }
+        if (L->image) /* the next pass samples what this one stored, the read-back reads it */
+            glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                            GL_FRAMEBUFFER_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT |
+                            GL_TEXTURE_UPDATE_BARRIER_BIT);
+        w->s.draws += w->nbox;
     }
+    glDisable(GL_SCISSOR_TEST);
     glActiveTexture(GL_TEXTURE0);
 }
 
 /* C back into hi + lo (m x n each). */
 static bool read_back(wide_run *w, double *hi, double *lo)
 {
-    const gg_layout *L = &w->L;
+    const gg_layout *L = &w->C;
     size_t texels = (size_t)L->tgt_w * L->tgt_h;
     uint32_t *rgba = malloc(texels * 4 * sizeof *rgba);
     uint32_t *tg[GG_MAX_TARGETS] = {0};
@@ -192,6 +240,8 @@ static void cleanup(wide_run *w)
 {
     run_state *s = &w->s;
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (w->nofbo)
+        glDeleteFramebuffers(1, &w->nofbo);
     for (int set = 0; set < 2; set++) {
         glDeleteTextures(GG_MAX_TARGETS, w->tex[set]);
         if (w->fbo[set])
@@ -273,6 +323,7 @@ void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_proble
         goto done;
     }
     const gg_layout *L = &w.L;
+    gen_layout_c_view(L, &w.C);
     int lim = o && o->max_texture_size > 0 && o->max_texture_size < info->max_texture_size
                   ? o->max_texture_size : info->max_texture_size;
     if (L->a_w > lim || L->a_h > lim || L->b_w > lim || L->b_h > lim) {
@@ -282,6 +333,14 @@ void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_proble
         goto done;
     }
     w.tw = gen_wide_texel_words(L, w.st);
+    /* tile=WxH: one scissored draw a tile (gen_tile_boxes; at most GG_MAX_TILES) */
+    w.boxes = malloc(GG_MAX_TILES * sizeof *w.boxes);
+    w.nbox = w.boxes ? gen_tile_boxes(v, L->tgt_w, L->tgt_h, w.boxes, GG_MAX_TILES) : 0;
+    if (w.nbox < 1) {
+        host_run_fail(s, GG_UNSUPPORTED, "%s", w.boxes ? "tile: more tiles than a pass may draw"
+                                                         : "out of host memory");
+        goto done;
+    }
     out->passes = L->passes;
     bool built = build(&w, log);
     if (o && o->built)
@@ -376,6 +435,7 @@ done:
     if (s->failed)
         out->gflops = 0;
     cleanup(&w);
+    free(w.boxes);
     free(hi);
     free(lo);
     free(times);

@@ -21,7 +21,23 @@
 static const gg_shape blk_set[] = {{4, 8}, {8, 4}, {8, 8}, {4, 16}, {16, 4},
                                    {8, 16}, {16, 8}, {16, 16}, {12, 8}, {8, 12}, {12, 12}};
 static const gg_shape blk_mc[] = {{1, 4}, {2, 2}, {4, 1}};
+/* A wide store's (--fix store=f64, dd, df) shapes: those a texel holds
+ * (gs_mc_set's), 1x1 last; on the H200 at 1024^3 f64's 8x8 blocks ran
+ * 462-470 GFLOP/s by every one of them (results/nvidia-h200/wide/). */
+static const gg_shape wide_mc[] = {{2, 1}, {1, 2}, {1, 1}};
 #define BLOCK_TOP 4
+
+/* The block shapes of the searched store; returns the count. */
+static size_t block_mcs(const gg_search *s, const gg_shape **out)
+{
+    if (!gen_store_wide(s->cfg.fix.v.store)) {
+        *out = blk_mc;
+        return sizeof blk_mc / sizeof *blk_mc;
+    }
+    *out = wide_mc;
+    /* dd holds one value a texel */
+    return s->cfg.fix.v.store == GG_STORE_DD ? 1 : sizeof wide_mc / sizeof *wide_mc;
+}
 
 /* The profile for images: --fix's, else 430 where the core context is 4.3
  * or later, else 310es; -1 when there is none. */
@@ -145,7 +161,13 @@ static int block_fetch_paths(gg_search *s, int prof, gg_fetch paths[2])
         paths[0] = f->v.fetch;
         return 1;
     }
-    gg_variant r = block_point(s, prof, (gg_shape){1, 4}, (gg_shape){8, 8}, GG_FETCH_TEXTURE, GG_NP_ALL);
+    const gg_shape *mcs;
+    bool wide = gen_store_wide(s->cfg.fix.v.store);
+    block_mcs(s, &mcs);
+    /* dd's 8x8 is past the wide stores' words a fragment (gen/wide_rules.c) */
+    gg_shape rblk = s->cfg.fix.v.store == GG_STORE_DD ? (gg_shape){4, 8} : (gg_shape){8, 8};
+    gg_variant r = block_point(s, prof, wide ? mcs[0] : (gg_shape){1, 4}, rblk, GG_FETCH_TEXTURE,
+                               GG_NP_ALL);
     double rs = 0;
     if (!search_variant_normalize(&r, s->cfg.m, s->cfg.n, s->cfg.k) && gs_allowed(s, &r, 1)) {
         int lr = gs_look(s, &r, &rs);
@@ -189,7 +211,8 @@ int gs_blocks_phase(gg_search *s)
      * 1024^3, H100 1024^3 and 4096^3, H200 1024^3 and 4096^3): no block
      * below the 4 best on one path at np=all was the best on another path
      * or at np=16. */
-    size_t nmc = sizeof blk_mc / sizeof *blk_mc, nblk = sizeof blk_set / sizeof *blk_set;
+    const gg_shape *mcs;
+    size_t nmc = block_mcs(s, &mcs), nblk = sizeof blk_set / sizeof *blk_set;
     size_t cap = nmc * nblk * 2 * 2;
     gg_variant *pts = malloc(cap * sizeof *pts);
     double *sc = calloc(cap, sizeof *sc);
@@ -210,7 +233,7 @@ int gs_blocks_phase(gg_search *s)
                     for (int z = 0; z < nnp; z++) {
                         if ((stage == 0) != (q == 0 && z == 0))
                             continue;
-                        gg_variant v = block_point(s, prof, blk_mc[i], blk_set[j], paths[q], nps[z]);
+                        gg_variant v = block_point(s, prof, mcs[i], blk_set[j], paths[q], nps[z]);
                         if (v.blk.rows % v.mc.rows || v.blk.cols % v.mc.cols)
                             continue;
                         if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
@@ -229,7 +252,7 @@ int gs_blocks_phase(gg_search *s)
     int per = np_paths * nnp - 1;
     int nb_est = n - na < BLOCK_TOP * per ? n - na : BLOCK_TOP * per;
     gs_plan(s, s->st.visited + na + nb_est + gs_alg1_estimate(s));
-    gg_variant best = n ? pts[0] : block_point(s, prof, blk_mc[0], blk_set[0], paths[0], GG_NP_ALL);
+    gg_variant best = n ? pts[0] : block_point(s, prof, mcs[0], blk_set[0], paths[0], GG_NP_ALL);
     double bs = 0;
     int rc = 0, looked = 0, top_n = 0;
     int stopped = 0;

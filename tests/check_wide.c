@@ -66,7 +66,16 @@ static const struct {
     {"store=dd,mc=1x2", false, true, 45, GG_CARD_INVALID, "store=dd holds 4 words a value"},
     {"store=f64,mc=2x2", false, true, 45, GG_CARD_INVALID, "store=f64 holds 2 words a value"},
     {"store=df,acc=blend", false, true, 45, GG_CARD_INVALID, "store=df accumulates with acc=pingpong"},
-    {"store=f64,out=image,blk=4x4", false, true, 45, GG_CARD_INVALID, "store=f64: out=rt only"},
+    {"store=f64,out=image,blk=4x4,profile=430,mc=1x2", false, true, 45, GG_CARD_OK, ""},
+    {"store=df,out=image,blk=4x4,profile=310es,mc=2x1", true, false, 32, GG_CARD_OK, ""},
+    {"store=df,out=image,blk=4x4,profile=310es", true, false, 32, GG_CARD_INVALID,
+     "store=df,out=image in profile 310es: mc=1x1's texels are two words (rg32ui)"},
+    {"store=f64,out=image,blk=16x8,profile=430,mc=1x2", false, true, 45, GG_CARD_INVALID,
+     "store=f64: blk=16x8 holds 256 words a fragment; at most 128"},
+    {"store=dd,out=image,blk=8x8,profile=430", false, true, 45, GG_CARD_INVALID,
+     "store=dd: blk=8x8 holds 256 words"},
+    {"store=f64,out=image,blk=4x4,profile=430,order=frag", false, true, 45, GG_CARD_INVALID,
+     "store=f64: ku and order keep their defaults"},
     {"store=f64,fetch=image,profile=430", false, true, 45, GG_CARD_INVALID,
      "store=f64 reads A and B with fetch=texture or texelfetch only"},
     {"store=df,profile=120", false, true, 45, GG_CARD_INVALID, "store=df needs unsigned integer"},
@@ -126,6 +135,14 @@ static const struct {
     {{"store=dd,np=10", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -100},
     {{"store=dd,profile=430", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -100},
     {{"store=dd,profile=430,mrt=2x1,np=6", 37, 53, 71, 1, 1, 1.5f, 0.5f}, -100},
+    /* out=image blocks (strided texels of one image a set) and tiles */
+    {{"store=f64,profile=430,out=image,blk=4x4,mc=1x2,np=5", 37, 53, 71, 1, 0, 1.5f, 0.5f}, -50},
+    {{"store=f64,profile=430,out=image,blk=8x8,mc=2x1,fetch=texelfetch,tile=8x8z", 37, 53, 71, 0,
+      1, -1.0f, 2.0f}, -50},
+    {{"store=f64,profile=430,mrt=2x2,mc=1x2,tile=8x8,np=4", 37, 53, 71, 1, 1, 1.0f, 0.0f}, -50},
+    {{"store=df,profile=430,out=image,blk=4x2,mc=1x2,np=3", 37, 53, 71, 1, 1, 1.0f, 1.0f}, -44},
+    {{"store=df,profile=310es,out=image,blk=2x4,mc=2x1,np=7", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -44},
+    {{"store=dd,profile=430,out=image,blk=2x4,np=6", 37, 53, 71, 1, 0, 1.5f, 0.5f}, -100},
 };
 #define NGEMMS ((int)(sizeof gemms / sizeof *gemms))
 
@@ -272,6 +289,38 @@ START_TEST(wide_tune)
 }
 END_TEST
 
+/* The blocks phase walks the wide stores' blocks (their own mc set: the
+ * fp32 blocks' mc 1x4, 2x2, 4x1 hold no wide texel), every one verified. */
+START_TEST(wide_tune_blocks)
+{
+    char dir[256], args[512], path[400];
+    tu_mkdtemp(dir, sizeof dir, "wide-blocks");
+    snprintf(args, sizeof args, "tune --size 24 --fix store=f64,out=image --max-time 60 --reps 2 "
+             "--results %s", dir);
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(".", NULL, args, &out, &err);
+    ck_assert_msg(rc == 0, "tune exit %d: %s", rc, err);
+    free(out);
+    free(err);
+    snprintf(path, sizeof path, "%s/llvmpipe/tune-24x24x24.csv", dir);
+    char *csv = tu_read(path);
+    ck_assert_ptr_nonnull(csv);
+    int image_ok = 0;
+    for (char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        if (strstr(line, ",f64,image,"))
+            image_ok += strstr(line, ",ok,") != NULL;
+        ck_assert_msg(!strstr(line, ",gl_error,") && !strstr(line, ",wrong_result,"), "%.200s", line + 1);
+    }
+    ck_assert_int_ge(image_ok, 6);
+    free(csv);
+    snprintf(path, sizeof path, "%s/llvmpipe/best-f64-24x24x24.txt", dir);
+    char *best = tu_read(path);
+    ck_assert_msg(best && strstr(best, "store=f64,out=image,blk="), "%s", best ? best : "no best-f64 file");
+    free(best);
+    tu_rm_rf(dir);
+}
+END_TEST
+
 Suite *make_wide_suite(void)
 {
     Suite *s = suite_create("wide");
@@ -293,6 +342,7 @@ Suite *make_wide_suite(void)
     tcase_set_tags(tc, "gl slow");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, wide_tune);
+    tcase_add_test(tc, wide_tune_blocks);
     suite_add_tcase(s, tc);
     return s;
 }
