@@ -115,16 +115,22 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
     fprintf(f, "All rows from one run of `bench` on the same inputs, each verified; the model "
                "rows (with `--backend browser`) run TensorFlow.js models on their own inputs, "
                "their GFLOP/s from the models' matrix products, the glgemm rows checked against "
-               "TensorFlow.js's own outputs.\n\n");
-    fprintf(f, "| name | variant | status | seconds | GFLOP/s | best / this | this / CPU BLAS |\n"
-               "|---|---|---|---|---|---|---|\n");
+               "TensorFlow.js's own outputs.  The precision column names what a row's "
+               "arithmetic and storage carry (the variant's `store`: f32, f16, f16x8, f64, dd, df; "
+               "the CPU BLAS rows sgemm's f32 and dgemm's f64)%s.\n\n",
+            d->bench.rows[GG_BENCH_CPU_DGEMM].present
+                ? "; `best-f64` and `cpu-dgemm` are compared with the CPU's dgemm, the other rows "
+                  "with its sgemm"
+                : "");
+    fprintf(f, "| name | variant | status | seconds | GFLOP/s | best / this | this / CPU BLAS | "
+               "precision |\n|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
         if (!r->present && eval_bench_row_optional(i))
             continue; /* half storage not tuned, no out=image record, not the browser: no
                          row, as in the CSV */
         if (!r->present) {
-            fprintf(f, "| %s | no tuning record | | | | | |\n", eval_bench_names[i]);
+            fprintf(f, "| %s | no tuning record | | | | | | |\n", eval_bench_names[i]);
             continue;
         }
         char vt[GG_VARIANT_TEXT];
@@ -135,8 +141,9 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
         char vs[32] = "";
         if (fd->vs[i] > 0)
             snprintf(vs, sizeof vs, "%.4g", fd->vs[i]);
-        fprintf(f, "| %s | `%s` | %s | %.6g | %.4g | %s | %.4g |\n", eval_bench_names[i], vt,
-                base_status_name(r->m.status), r->m.seconds, r->m.gflops, vs, r->ratio);
+        fprintf(f, "| %s | `%s` | %s | %.6g | %.4g | %s | %.4g | %s |\n", eval_bench_names[i], vt,
+                base_status_name(r->m.status), r->m.seconds, r->m.gflops, vs, r->ratio,
+                eval_bench_row_precision(&d->bench, i));
     }
     fprintf(f, "\n");
     const gg_bench_row *b = &d->bench.rows[GG_BENCH_BEST];
