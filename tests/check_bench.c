@@ -581,6 +581,51 @@ START_TEST(cpu_sgemm_verified)
 }
 END_TEST
 
+/* cpu-dgemm's helper: dgemm on the inputs as doubles (transposes, alpha,
+ * beta with C0 as doubles), within store=f64's bound of its reference;
+ * judged against another alpha's reference, wrong_result.  And the same
+ * result in float precision would not pass: the bound is a double's. */
+START_TEST(cpu_dgemm_verified)
+{
+    gg_problem p;
+    base_problem_default(&p);
+    p.m = cpu_cases[_i].m;
+    p.n = cpu_cases[_i].n;
+    p.k = cpu_cases[_i].k;
+    p.transa = cpu_cases[_i].transa;
+    p.transb = cpu_cases[_i].transb;
+    p.alpha = cpu_cases[_i].alpha;
+    p.beta = cpu_cases[_i].beta;
+    p.reps = 3;
+    char err[256];
+    gg_inputs in;
+    gg_reference ref, other;
+    ck_assert_int_eq(base_inputs_make(&p, &in, err, sizeof err), 0);
+    ck_assert_msg(base_reference_compute_store(&in, p.alpha, p.beta, GG_STORE_F64, &ref, err,
+                                               sizeof err) == 0, "%s", err);
+    gg_measurement m;
+    ck_assert_msg(base_cpu_dgemm(&p, &in, &ref, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(m.status == GG_OK, "%s", m.detail);
+    ck_assert(m.seconds > 0 && m.gflops > 0 && m.passes == 0);
+    ck_assert_msg(m.rel_err <= p.k * 0x1p-52, "rel_err %g", m.rel_err);
+    /* sgemm on the same problem errs like a float, far past that bound */
+    gg_measurement ms;
+    ck_assert_int_eq(base_reference_compute(&in, p.alpha, p.beta, &other, err, sizeof err), 0);
+    ck_assert_int_eq(base_cpu_sgemm(&p, &in, &other, &ms, err, sizeof err), 0);
+    base_reference_free(&other);
+    ck_assert_msg(ms.rel_err > p.k * 0x1p-52, "sgemm %g", ms.rel_err);
+    ck_assert_int_eq(base_reference_compute_store(&in, p.alpha * 3, p.beta, GG_STORE_F64, &other,
+                                                  err, sizeof err), 0);
+    ck_assert_int_eq(base_cpu_dgemm(&p, &in, &other, &m, err, sizeof err), 0);
+    ck_assert_int_eq(m.status, GG_WRONG_RESULT);
+    ck_assert_double_eq(m.gflops, 0);
+    ck_assert_ptr_nonnull(strstr(m.detail, "CPU BLAS dgemm"));
+    base_reference_free(&other);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
+}
+END_TEST
+
 /* ---- the CLI ------------------------------------------------------------- */
 
 /* The value of column `col` (0-based) of a CSV line, as a double. */
@@ -884,6 +929,7 @@ Suite *make_bench_suite(void)
 
     TCase *cpu = tcase_create("cpublas");
     tcase_add_loop_test(cpu, cpu_sgemm_verified, 0, sizeof cpu_cases / sizeof *cpu_cases);
+    tcase_add_loop_test(cpu, cpu_dgemm_verified, 0, sizeof cpu_cases / sizeof *cpu_cases);
     suite_add_tcase(s, cpu);
 
     TCase *cli = tcase_create("cli");
