@@ -439,5 +439,7 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
                         t->m.seconds / r->m.seconds, r->m.rel_err);
         }
     }
+    if (b->rows[GG_BENCH_CPU_DGEMM].present)
+        fprintf(f, "(vs CPU: best-f64 and cpu-dgemm against cblas_dgemm, the other rows against "
+                   "cblas_sgemm)\n");
 }
-

@@ -183,6 +183,7 @@ START_TEST(wide_rows_and_their_ratios)
             top = fmax(top, b.rows[i].m.gflops);
         snprintf(line, sizeof line, "%.3gx this card's fp32 ", df->m.gflops / top);
         ck_assert_msg(strstr(table, line) != NULL, "no '%s' in\n%s", line, table);
+        ck_assert_ptr_nonnull(strstr(table, "(vs CPU: best-f64 and cpu-dgemm against cblas_dgemm"));
         free(table);
     }
     /* A dgemm that asks to stop stops the bench. */
@@ -232,6 +233,7 @@ START_TEST(failed_row_and_missing_best)
     ck_assert_ptr_nonnull(strstr(table, "\nbest-image: no out=image variant ran ok in the tuning "
                                         "records\n"));
     ck_assert_ptr_null(strstr(table, "best-f16"));
+    ck_assert_ptr_null(strstr(table, "cblas_dgemm")); /* no wide rows asked for */
     free(table);
     /* The CPU asking to stop stops the bench. */
     ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, stop_cpu,
