@@ -738,7 +738,7 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
     while ((e = readdir(dp)) && n < 64) {
         int m, nn, k;
         gg_store st;
-        if (store_best_name_parse(e->d_name, &m, &nn, &k, &st) && st == GG_STORE_F32 &&
+        if (store_best_name_parse(e->d_name, &m, &nn, &k, &st) &&
             !(m == d->m && nn == d->n && k == d->k))
             snprintf(names[n++], sizeof names[0], "%s", e->d_name);
     }
@@ -746,8 +746,9 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
     if (!n)
         return;
     qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-    fprintf(f, "## Other problem sizes tuned on this card\n\n| problem | best variant | GFLOP/s |\n"
-               "|---|---|---|\n");
+    fprintf(f, "## Other problem sizes tuned on this card\n\nEach store's best file (the "
+               "precision a best carries: f32, and f16, f16x8, f64, dd, df where tuned).\n\n"
+               "| problem | best variant | precision | GFLOP/s |\n|---|---|---|---|\n");
     for (int i = 0; i < n; i++) {
         int m, nn, k;
         gg_store st;
@@ -755,15 +756,16 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
         gg_variant v;
         double g = 0;
         char err[256], vt[GG_VARIANT_TEXT];
-        if (store_best_read(results_dir, d->card, m, nn, k, &v, &g, err, sizeof err))
+        if (store_best_read_store(results_dir, d->card, m, nn, k, st, &v, &g, err, sizeof err))
             continue;
         char other[96], opath[1200];
         store_report_md_name(other, sizeof other, m, nn, k);
         FILE *of = fopen(store_card_file(opath, sizeof opath, results_dir, d->card, other), "r");
         if (of)
             fclose(of);
-        fprintf(f, "| %dx%dx%d%s%s%s | `%s` | %.4g |\n", m, nn, k, of ? " ([report](" : "",
-                of ? other : "", of ? "))" : "", gen_variant_format(&v, vt, sizeof vt), g);
+        fprintf(f, "| %dx%dx%d%s%s%s | `%s` | %s | %.4g |\n", m, nn, k, of ? " ([report](" : "",
+                of ? other : "", of ? "))" : "", gen_variant_format(&v, vt, sizeof vt),
+                gen_store_name(v.store), g);
     }
     fprintf(f, "\nRun `glgemm report --m M --n N --k K` for the report of another size.\n\n");
 }

@@ -891,6 +891,35 @@ START_TEST(report_from_synthetic_folder)
         else
             ck_assert_str_eq(cells[5], "");
     }
+    /* Another size's best files, each store's, with their precision: an
+     * f64 record says f64 (written after the report above: run it again). */
+    ck_assert_ptr_null(strstr(md, "## Other problem sizes tuned on this card"));
+    {
+        gg_variant o32, o64;
+        gg_measurement om;
+        base_measurement_init(&om);
+        om.gflops = 3.5;
+        char verr[256];
+        ck_assert_int_eq(gen_variant_parse("mrt=2x2,mc=1x4,np=8", NULL, &o32, verr, sizeof verr), 0);
+        ck_assert_int_eq(gen_variant_parse("mrt=4x2,mc=1x2,np=8,store=f64", NULL, &o64, verr,
+                                          sizeof verr), 0);
+        ck_assert_int_eq(store_best_write(dir, "synth", 32, 32, 32, &o32, &om, verr, sizeof verr), 0);
+        om.gflops = 1.25;
+        ck_assert_int_eq(store_best_write(dir, "synth", 32, 32, 32, &o64, &om, verr, sizeof verr), 0);
+        rc = tu_run(dir, NULL, args, &out, &err);
+        ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+        free(out);
+        free(err);
+        snprintf(path, sizeof path, "%s/report.md", card);
+        char *md2 = tu_read(path);
+        ck_assert_ptr_nonnull(md2);
+        ck_assert_ptr_nonnull(strstr(md2, "## Other problem sizes tuned on this card"));
+        ck_assert_ptr_nonnull(strstr(md2, "| 32x32x32 | `mrt=4x2,mc=1x2,np=8,unroll=0,profile=330,"
+                                          "compiler=glsl,acc=pingpong,store=f64` | f64 | 1.25 |"));
+        ck_assert_ptr_nonnull(strstr(md2, "| 32x32x32 | `mrt=2x2,mc=1x4,np=8,unroll=0,profile=330,"
+                                          "compiler=glsl,acc=pingpong,store=f32` | f32 | 3.5 |"));
+        free(md2);
+    }
     /* Each row says its precision: the f64 rows f64 (best-f64's ratio is
      * to the CPU's dgemm), the half rows theirs, the CPU BLAS f32. */
     static const struct {
