@@ -65,12 +65,11 @@ static int wide_fmt(int texel_words)
 
 /* -1: a format the probe does not measure (any measured format's rate
  * stands in). */
-static int input_fmt(const gg_variant *v, int channels)
+static int input_fmt(const gg_variant *v, const gg_bound_counts *c)
 {
-    if (gen_store_wide(v->store)) {
-        gg_layout L = {.channels = channels};
-        return wide_fmt(gen_wide_texel_words(&L, v->store));
-    }
+    int channels = c->L.channels;
+    if (c->texel_words) /* the wide stores */
+        return wide_fmt(c->texel_words);
     if (v->store == GG_STORE_F16X8) /* RGBA32UI, whatever mc: not probed */
         return -1;
     if (channels == 4)
@@ -133,7 +132,7 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
                                                                      : gen_fetch_path(v->fetch, 0);
     if (v->fetch == GG_FETCH_UBO)
         tex_path = GG_FETCH_UBO; /* (no kernel of its own: the fastest path stands in) */
-    read_rate in = d->c.input_fetches > 0 ? rate_of_read(probe, input_fmt(v, L->channels), tex_path)
+    read_rate in = d->c.input_fetches > 0 ? rate_of_read(probe, input_fmt(v, &d->c), tex_path)
                                           : (read_rate){0, -1, -1}; /* fetch=ssbo: none */
     read_rate rd = in;
     if (v->acc != GG_ACC_BLEND) {
@@ -165,7 +164,7 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
         d->fetch_s = d->c.input_fetches / (in.rate * 1e9);
     }
     if (d->c.ssbo_fetches > 0) {
-        read_rate rb = rate_of_read(probe, input_fmt(v, L->channels), GG_FETCH_SSBO);
+        read_rate rb = rate_of_read(probe, input_fmt(v, &d->c), GG_FETCH_SSBO);
         if (rb.rate > 0) {
             d->ssbo_rate = rb.rate;
             d->ssbo_fmt = rb.fmt >= 0 ? names[rb.fmt] : "any format";
