@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/wide.h"
 
 static void all_cores(void)
 {
@@ -62,6 +63,58 @@ int base_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference 
     }
     free(c);
     free(t);
+    return 0;
+}
+
+int base_cpu_dgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
+                   gg_measurement *out, char *err, size_t errlen)
+{
+    base_measurement_init(out);
+    int reps = p->reps > 0 ? p->reps : 1;
+    size_t mn = (size_t)in->m * (size_t)in->n;
+    gg_wide_inputs w;
+    if (base_wide_inputs(in, &w, err, errlen))
+        return -1;
+    double *c = malloc(mn * sizeof *c), *lo = calloc(mn, sizeof *lo);
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (!c || !lo || !t) {
+        free(c);
+        free(lo);
+        free(t);
+        base_wide_inputs_free(&w);
+        snprintf(err, errlen, "out of memory for the CPU BLAS result (%dx%d)", in->m, in->n);
+        return -1;
+    }
+    all_cores();
+    bool beta0 = p->beta == 0.0f || !w.c0;
+    for (int r = -1; r < reps; r++) {
+        if (beta0)
+            memset(c, 0, mn * sizeof *c);
+        else
+            memcpy(c, w.c0, mn * sizeof *c);
+        double t0 = base_now_s();
+        cblas_dgemm(CblasRowMajor, in->transa ? CblasTrans : CblasNoTrans,
+                    in->transb ? CblasTrans : CblasNoTrans, in->m, in->n, in->k, p->alpha, w.a,
+                    in->lda, w.b, in->ldb, beta0 ? 0.0 : p->beta, c, in->n);
+        double dt = base_now_s() - t0;
+        if (r >= 0)
+            t[r] = dt;
+    }
+    out->seconds = base_median(t, reps);
+    out->passes = 0;
+    gg_verdict vd;
+    base_wide_verify(ref, c, lo, &vd);
+    out->rel_err = vd.rel_err;
+    if (!vd.pass) {
+        out->status = GG_WRONG_RESULT;
+        snprintf(out->detail, sizeof out->detail, "CPU BLAS dgemm: %s", vd.detail);
+    } else if (out->seconds > 0) {
+        out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
+    }
+    free(c);
+    free(lo);
+    free(t);
+    base_wide_inputs_free(&w);
     return 0;
 }
 

@@ -28,6 +28,14 @@
 int base_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
                  gg_measurement *out, char *err, size_t errlen);
 
+/* The same with cblas_dgemm on the inputs as doubles (base/wide.h's
+ * base_wide_inputs: the doubles store=f64 multiplies), C judged by
+ * base_wide_verify against ref, a store=f64 reference
+ * (base_reference_compute_store(in, alpha, beta, GG_STORE_F64, ...)): the
+ * CPU row of bench's wide rows. */
+int base_cpu_dgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
+                   gg_measurement *out, char *err, size_t errlen);
+
 /* The threads OpenBLAS uses (after base_cpu_sgemm: all online CPUs). */
 int base_cpu_threads(void);
 

@@ -3,6 +3,8 @@
  *   mad,max,<GFLOP/s>                     fetch,<fmt>-<pattern>,<Gtexel/s and GB/s>
  *   write,targets-<n>,<Gtexel/s and GB/s> readback,rgba32f,<GB/s>
  * and those it takes where present (files from before them lack them):
+ *   mad64,max,<GFLOP/s>   (the fp64 sweep; a context without doubles
+ *     writes no mad64 row; points without the max row are an error)
  *   fetch,<fmt>-<path>-<pattern>,<Gtexel/s and GB/s>   (path: texelfetch,
  *     image, buffer; the GEMM patterns)
  *   imagestore,rgba32f-<n>-per-fragment,<Gtexel/s and GB/s>
@@ -245,6 +247,18 @@ int base_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t 
             best = r->rows[i].value;
             snprintf(r->mad_best, sizeof r->mad_best, "%s", r->rows[i].variant);
         }
+    /* fp64: absent where the context has no doubles, and in older files;
+     * its points without the max row are a damaged file. */
+    best = -1;
+    for (int i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].metric, "mad64") && strcmp(r->rows[i].variant, "max") &&
+            r->rows[i].value > best) {
+            best = r->rows[i].value;
+            snprintf(r->mad64_best, sizeof r->mad64_best, "%s", r->rows[i].variant);
+        }
+    if ((best >= 0 || find(r, "mad64", "max", "GFLOP/s")) &&
+        need(r, path, "mad64", "max", "GFLOP/s", &r->mad64_gflops, err, errlen))
+        return -1;
     for (int fm = 0; fm < GG_FETCH_NFMT; fm++)
         for (int pt = 0; pt < GG_FETCH_NPAT; pt++) {
             char variant[48];

@@ -12,7 +12,7 @@
 #include "base/measure.h"
 #include "gen/gen.h"
 
-/* One CSV row.  metric: mad | fetch | write | readback. */
+/* One CSV row.  metric: mad | mad64 | fetch | write | imagestore | readback. */
 typedef struct {
     char metric[16];
     char variant[48];
@@ -75,6 +75,12 @@ typedef struct {
     char detail[512];
     double mad_gflops;       /* max over the sweep: fragments*iters*chains*4*2/s */
     char mad_best[48];       /* the sweep point that gave it, e.g. "c4u8-512x512-i96" */
+    /* The same sweep in double (dvec4 chains; rows mad64,<point> and
+     * mad64,max): the fp64 multiply-add ceiling of store=f64 and dd.  0 and
+     * no rows where the context has no doubles (ES, WebGL2, a desktop GL
+     * below 4.0 without GL_ARB_gpu_shader_fp64) and in files from before. */
+    double mad64_gflops;
+    char mad64_best[48];
     double fetch_gtexels[GG_FETCH_NFMT][GG_FETCH_NPAT]; /* Gtexel/s; 0: not measured */
     double fetch_gbs[GG_FETCH_NFMT][GG_FETCH_NPAT];     /* the same in GB/s */
     int write_max_targets;   /* targets measured: 1 .. this */

@@ -1,8 +1,10 @@
 /* glgemm bench [problem] [--csv] [--results DIR]: in one run, on the same
  * inputs, the presets larsen, nv-multi, nv-single, tfjs, the card's recorded
  * best, best-image (the fastest out=image variant of the tuning records),
- * best-f16, best-f16x8 and the CPU's BLAS sgemm (OpenBLAS, all cores), each verified,
- * with GFLOP/s and the ratio to the CPU BLAS.
+ * best-f16, best-f16x8, the wide stores' best-f64 and best-df (the card's
+ * records, else eval/bench.h's defaults), the CPU's BLAS sgemm and dgemm
+ * (OpenBLAS, all cores), each verified, with GFLOP/s and the ratio to the
+ * CPU BLAS (best-f64's to dgemm).
  *
  * Every GPU row runs in a child process under a watchdog (eval/gpu.h);
  * this process never holds a GL context.  The rows are printed as a table
@@ -44,9 +46,12 @@ static const char usage[] =
     "  the card's tuned best (results/<card>/best-MxNxK.txt), best-image (the fastest\n"
     "  out=image variant in tune-MxNxK.csv, where one ran ok), its half-storage bests\n"
     "  best-f16 and best-f16x8 (best-f16-MxNxK.txt, best-f16x8-MxNxK.txt, where\n"
-    "  tuned) and the CPU BLAS\n"
-    "  (cblas_sgemm, OpenBLAS on all cores), each verified against the double\n"
-    "  reference and timed the same way (a warm-up, then the median of R reps).\n"
+    "  tuned), the wide stores' best-f64 and best-df (best-f64-MxNxK.txt,\n"
+    "  best-df-MxNxK.txt, else a default variant of each; f64 unsupported on a card\n"
+    "  without doubles) and the CPU BLAS (cblas_sgemm, and cblas_dgemm on the inputs\n"
+    "  as doubles: cpu-dgemm, best-f64's baseline; OpenBLAS on all cores), each\n"
+    "  verified against its reference and timed the same way (a warm-up, then the\n"
+    "  median of R reps).\n"
     "  problem: --m M --n N --k K | --size S (default 1024), --transa, --transb,\n"
     "           --alpha A, --beta B, --seed S, or --a FILE --b FILE [--c FILE] (.npy),\n"
     "           --out FILE (accepted; bench writes no C)\n"

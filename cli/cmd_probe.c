@@ -22,7 +22,8 @@ static const cli_opt probe_opts[] = {
 static const char *usage =
     "usage: glgemm probe [--backend egl|glfw] [--device N] [--quick] [--csv] [--reps R]\n"
     "                    [--results DIR] [--max-draw-ms MS]\n"
-    "Microbenchmarks of the fragment path on this card: vec4 multiply-add rate,\n"
+    "Microbenchmarks of the fragment path on this card: vec4 multiply-add rate (and\n"
+    "dvec4's, fp64, where the context has doubles: rows mad64),\n"
     "texel fetch rate (R32F, RGBA32F, RGBA16F; cache-friendly, cache-hostile, and the\n"
     "GEMM's own pattern, the fetch ceiling of the fastest shaders; the GEMM pattern also\n"
     "by texelFetch, imageLoad, buffer textures and, RGBA32F, a storage buffer),\n"
@@ -90,6 +91,16 @@ static void print_table(const gg_probe_result *r, const gg_ctx_info *info, const
         if (!strcmp(r->rows[i].metric, "mad") && strcmp(r->rows[i].variant, "max"))
             printf("  %-32s %12.2f\n", r->rows[i].variant, r->rows[i].value);
     printf("  %-32s %12.2f   (%s)\n", "max", r->mad_gflops, r->mad_best);
+    if (r->mad64_gflops > 0) {
+        printf("\n%-34s %12s\n", "dvec4 multiply-add (fp64)", "GFLOP/s");
+        for (int i = 0; i < r->nrows; i++)
+            if (!strcmp(r->rows[i].metric, "mad64") && strcmp(r->rows[i].variant, "max"))
+                printf("  %-32s %12.2f\n", r->rows[i].variant, r->rows[i].value);
+        printf("  %-32s %12.2f   (%s; %.2fx fp32)\n", "max", r->mad64_gflops, r->mad64_best,
+               r->mad_gflops > 0 ? r->mad64_gflops / r->mad_gflops : 0);
+    } else {
+        printf("\n%-34s %12s\n", "dvec4 multiply-add (fp64)", "unsupported: no double in this context");
+    }
     printf("\n%-34s %12s %12s\n", "texel fetch", "Gtexel/s", "GB/s");
     for (int f = 0; f < GG_FETCH_NFMT; f++)
         for (int p = 0; p < GG_FETCH_NPAT; p++)

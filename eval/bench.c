@@ -10,7 +10,7 @@
 
 const char *const eval_bench_names[GG_BENCH_ALL_ROWS] = {
     "larsen", "nv-multi", "nv-single", "tfjs", "best", "best-image", "best-f16", "best-f16x8",
-    "cpu-blas", "tfjs-webgl", "tfjs-webgpu", "model-dense-tfjs", "model-dense-glgemm",
+    "best-f64", "best-df", "cpu-blas", "cpu-dgemm", "tfjs-webgl", "tfjs-webgpu", "model-dense-tfjs", "model-dense-glgemm",
     "model-encoder-tfjs", "model-encoder-glgemm",
 };
 
@@ -19,7 +19,8 @@ bool eval_bench_row_model(int i) { return i >= GG_BENCH_MODEL_DENSE_TFJS && i <=
 /* Rows without a variant: their variant columns are empty. */
 static bool variantless(int i)
 {
-    return i == GG_BENCH_CPU || i == GG_BENCH_TFJS_WEBGL || i == GG_BENCH_TFJS_WEBGPU ||
+    return i == GG_BENCH_CPU || i == GG_BENCH_CPU_DGEMM || i == GG_BENCH_TFJS_WEBGL ||
+           i == GG_BENCH_TFJS_WEBGPU ||
            i == GG_BENCH_MODEL_DENSE_TFJS || i == GG_BENCH_MODEL_ENCODER_TFJS;
 }
 
@@ -27,6 +28,7 @@ const char *eval_bench_row_what(int i)
 {
     switch (i) {
     case GG_BENCH_CPU: return "cblas_sgemm (OpenBLAS)";
+    case GG_BENCH_CPU_DGEMM: return "cblas_dgemm (OpenBLAS, the inputs as doubles)";
     case GG_BENCH_TFJS_WEBGL: return "tf.matMul (TensorFlow.js, webgl backend, read-back included)";
     case GG_BENCH_TFJS_WEBGPU: return "tf.matMul (TensorFlow.js, webgpu backend, read-back included)";
     case GG_BENCH_MODEL_DENSE_TFJS: return "dense model, TensorFlow.js alone (predict, read-back)";
@@ -35,20 +37,35 @@ const char *eval_bench_row_what(int i)
     return NULL;
 }
 
-bool eval_bench_row_tuned(int i) { return i >= GG_BENCH_BEST && i <= GG_BENCH_BEST_F16X8; }
+bool eval_bench_row_tuned(int i) { return i >= GG_BENCH_BEST && i <= GG_BENCH_BEST_DF; }
 
 bool eval_bench_row_optional(int i)
 {
-    return (eval_bench_row_tuned(i) && i != GG_BENCH_BEST) || i == GG_BENCH_TFJS_WEBGL ||
-           i == GG_BENCH_TFJS_WEBGPU || eval_bench_row_model(i);
+    return (eval_bench_row_tuned(i) && i != GG_BENCH_BEST) || i == GG_BENCH_CPU_DGEMM ||
+           i == GG_BENCH_TFJS_WEBGL || i == GG_BENCH_TFJS_WEBGPU || eval_bench_row_model(i);
+}
+
+const char *eval_bench_row_precision(const gg_bench *b, int i)
+{
+    if (i < 0 || i >= GG_BENCH_ALL_ROWS)
+        return "";
+    if (b->rows[i].has_variant)
+        return gen_store_name(b->rows[i].v.store);
+    return gen_store_name(i == GG_BENCH_CPU_DGEMM ? GG_STORE_F64 : GG_STORE_F32);
+}
+
+int eval_bench_ratio_base(int i)
+{
+    return i == GG_BENCH_BEST_F64 || i == GG_BENCH_CPU_DGEMM ? GG_BENCH_CPU_DGEMM : GG_BENCH_CPU;
 }
 
 void eval_bench_ratios(gg_bench *b)
 {
-    const gg_bench_row *cpu = &b->rows[GG_BENCH_CPU];
-    double base = cpu->present && cpu->m.status == GG_OK ? cpu->m.gflops : 0;
-    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++)
+    for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
+        const gg_bench_row *cpu = &b->rows[eval_bench_ratio_base(i)];
+        double base = cpu->present && cpu->m.status == GG_OK ? cpu->m.gflops : 0;
         b->rows[i].ratio = base > 0 && b->rows[i].present ? b->rows[i].m.gflops / base : 0;
+    }
 }
 
 int eval_bench_run(gg_bench *b, const char *card, int m, int n, int k, const gg_bench_recorded *rec,
@@ -81,16 +98,40 @@ int eval_bench_run_ex(gg_bench *b, const char *card, int m, int n, int k,
     eval_bench_ratios(b);
     if (progress)
         progress(progress_user, b, GG_BENCH_CPU);
+    bool wide = x && x->dgemm;
+    if (wide) {
+        gg_bench_row *d = &b->rows[GG_BENCH_CPU_DGEMM];
+        d->present = true;
+        if (x->dgemm(x->dgemm_user, &d->m))
+            return -1;
+        eval_bench_ratios(b);
+        if (progress)
+            progress(progress_user, b, GG_BENCH_CPU_DGEMM);
+    }
 
     for (int i = 0; i < GG_BENCH_CPU; i++) {
         gg_bench_row *r = &b->rows[i];
         if (eval_bench_row_tuned(i)) {
             const gg_variant *recs[] = {rec->best, rec->best_image, rec->best_f16,
-                                        rec->best_f16x8}; /* in the rows' order */
+                                        rec->best_f16x8, rec->best_f64,
+                                        rec->best_df}; /* in the rows' order */
             const gg_variant *rv = recs[i - GG_BENCH_BEST];
-            if (!rv)
+            bool wide_row = i == GG_BENCH_BEST_F64 || i == GG_BENCH_BEST_DF;
+            if (wide_row && !wide)
                 continue;
-            r->v = *rv;
+            if (rv) {
+                r->v = *rv;
+            } else if (wide_row) { /* no record: the default (bench.h) */
+                char err[256];
+                if (gen_variant_parse(i == GG_BENCH_BEST_F64 ? GG_BENCH_DEFAULT_F64
+                                                             : GG_BENCH_DEFAULT_DF,
+                                      NULL, &r->v, err, sizeof err))
+                    return -1; /* cannot happen: tests parse them */
+                if (i == GG_BENCH_BEST_DF && x->es_presets)
+                    r->v.profile = GG_PROFILE_300ES; /* df runs on fp32: WebGL2 too */
+            } else {
+                continue;
+            }
         } else {
             char err[256];
             if (gen_variant_parse(eval_bench_names[i], NULL, &r->v, err, sizeof err))
@@ -225,8 +266,9 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     int idx = name_index(line, (size_t)(comma - line));
     if (idx < 0)
         return gen_fail(err, errlen, "%s line %d: unknown name '%.*s' (want larsen, nv-multi, "
-                                 "nv-single, tfjs, best, best-image, best-f16, best-f16x8, cpu-blas, "
-                                 "tfjs-webgl, tfjs-webgpu or a model row)",
+                                 "nv-single, tfjs, best, best-image, best-f16, best-f16x8, best-f64, "
+                                 "best-df, cpu-blas, cpu-dgemm, tfjs-webgl, tfjs-webgpu or a model "
+                                 "row)",
                        path, lineno, (int)(comma - line) > 40 ? 40 : (int)(comma - line), line);
     gg_bench_row *r = &b->rows[idx];
     if (r->present)
@@ -267,8 +309,12 @@ static int parse_line(char *line, int lineno, const char *path, gg_bench *b, boo
     base_problem_default(&p);
     if (store_csv_parse(mid, card, sizeof card, &p, &r->v, &r->m, perr, sizeof perr))
         return gen_fail(err, errlen, "%s line %d: %s", path, lineno, perr);
-    gg_store want = idx == GG_BENCH_BEST_F16 ? GG_STORE_F16 : GG_STORE_F16X8;
-    if ((idx == GG_BENCH_BEST_F16 || idx == GG_BENCH_BEST_F16X8) && r->v.store != want)
+    gg_store want = idx == GG_BENCH_BEST_F16   ? GG_STORE_F16
+                    : idx == GG_BENCH_BEST_F64 ? GG_STORE_F64
+                    : idx == GG_BENCH_BEST_DF  ? GG_STORE_DF
+                                               : GG_STORE_F16X8;
+    if ((idx == GG_BENCH_BEST_F16 || idx == GG_BENCH_BEST_F16X8 || idx == GG_BENCH_BEST_F64 ||
+         idx == GG_BENCH_BEST_DF) && r->v.store != want)
         return gen_fail(err, errlen, "%s line %d: the %s row's store is %s, not %s", path, lineno,
                        eval_bench_names[idx], gen_store_name(r->v.store), gen_store_name(want));
     if (idx == GG_BENCH_BEST_IMAGE && r->v.out != GG_OUT_IMAGE)
@@ -325,6 +371,22 @@ int eval_bench_read(const char *path, gg_bench *b, char *err, size_t errlen)
     return rc;
 }
 
+/* The card's fp32 row to compare best-df with: best where it ran ok, else
+ * the fastest preset that did; -1 when none did. */
+static int fp32_best_row(const gg_bench *b)
+{
+    const gg_bench_row *best = &b->rows[GG_BENCH_BEST];
+    if (best->present && best->m.status == GG_OK && best->v.store == GG_STORE_F32 &&
+        best->m.gflops > 0)
+        return GG_BENCH_BEST;
+    int top = -1;
+    for (int i = 0; i < GG_BENCH_BEST; i++)
+        if (b->rows[i].present && b->rows[i].m.status == GG_OK && b->rows[i].m.gflops > 0 &&
+            (top < 0 || b->rows[i].m.gflops > b->rows[top].m.gflops))
+            top = i;
+    return top;
+}
+
 void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
 {
     fprintf(f, "bench on %s, %dx%dx%d\n", b->card, b->m, b->n, b->k);
@@ -363,6 +425,13 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
         if (r->from[0])
             fprintf(f, "%*s   no record of this problem: the nearest recorded one's, %s\n", nw, "",
                     r->from);
+        if (i == GG_BENCH_BEST_DF && r->m.status == GG_OK) { /* against fp32 on this card */
+            int top = fp32_best_row(b);
+            if (top >= 0)
+                fprintf(f, "%*s   %.3gx this card's fp32 %s (%.4g GFLOP/s): double-float's cost\n",
+                        nw, "", r->m.gflops / b->rows[top].m.gflops, eval_bench_names[top],
+                        b->rows[top].m.gflops);
+        }
         if (i == GG_BENCH_MODEL_DENSE_GLGEMM || i == GG_BENCH_MODEL_ENCODER_GLGEMM) {
             const gg_bench_row *t = &b->rows[i - 1];
             if (r->m.status == GG_OK && t->present && t->m.status == GG_OK && r->m.seconds > 0)
@@ -370,5 +439,7 @@ void eval_bench_print(FILE *f, const gg_bench *b, const char *tune_hint)
                         t->m.seconds / r->m.seconds, r->m.rel_err);
         }
     }
+    if (b->rows[GG_BENCH_CPU_DGEMM].present)
+        fprintf(f, "(vs CPU: best-f64 and cpu-dgemm against cblas_dgemm, the other rows against "
+                   "cblas_sgemm)\n");
 }
-

@@ -28,7 +28,9 @@
  *    (the variant columns empty), passes 1.  With the browser backend the
  *    presets run as profile=300es (WebGL2 runs GLSL ES 3.00 only).
  *  - ratio = gflops / cpu-blas gflops (the CPU row's is 1); 0 when the CPU
- *    row did not run ok.  A GPU row that fails keeps its status, gflops 0.
+ *    row did not run ok.  best-f64's and cpu-dgemm's are to cpu-dgemm
+ *    (cpu-dgemm's 1): double against double; best-df's to cpu-blas like
+ *    every fp32-arithmetic row.  A GPU row that fails keeps its status, gflops 0.
  *  - CSV (SPEC.md "bench --csv"): header GG_BENCH_CSV_HEADER = `name`, then
  *    SPEC's columns (store/csv.h), then `ratio_to_cpu`.  The CPU row leaves the seven
  *    variant columns empty and has passes 0.  ratio is printed with 6
@@ -36,7 +38,7 @@
  *  - eval_bench_read() parses such a file back strictly (the header, every row
  *    a known name at most once, the CSV columns by store_csv_parse, the ratio a
  *    number >= 0, best-image an out=image variant, best-f16 a store=f16
- *    one, best-f16x8 a store=f16x8 one): 0, or -1 with one line naming the
+ *    one, best-f16x8 a store=f16x8 one, best-f64 and best-df theirs): 0, or -1 with one line naming the
  *    line and the problem.  Files from before the best-f16x8 row read
  *    the same (rows are named, not numbered).
  */
@@ -54,24 +56,25 @@
  * browser's tfjs-webgl and tfjs-webgpu (rows GG_BENCH_TFJS_WEBGL and
  * GG_BENCH_TFJS_WEBGPU), so that loops over the former (the report's) see
  * the rows they know. */
-#define GG_BENCH_NROWS 9
-#define GG_BENCH_ALL_ROWS 15
+#define GG_BENCH_NROWS 12
+#define GG_BENCH_ALL_ROWS 18
 enum { GG_BENCH_TFJS = 3, GG_BENCH_BEST = 4, GG_BENCH_BEST_IMAGE = 5, GG_BENCH_BEST_F16 = 6, GG_BENCH_BEST_F16X8 = 7,
-       GG_BENCH_CPU = 8, GG_BENCH_TFJS_WEBGL = 9, GG_BENCH_TFJS_WEBGPU = 10,
+       GG_BENCH_BEST_F64 = 8, GG_BENCH_BEST_DF = 9,
+       GG_BENCH_CPU = 10, GG_BENCH_CPU_DGEMM = 11, GG_BENCH_TFJS_WEBGL = 12, GG_BENCH_TFJS_WEBGPU = 13,
        /* the model rows (browser backend): per model, tfjs alone then with glgemm */
-       GG_BENCH_MODEL_DENSE_TFJS = 11, GG_BENCH_MODEL_DENSE_GLGEMM = 12,
-       GG_BENCH_MODEL_ENCODER_TFJS = 13, GG_BENCH_MODEL_ENCODER_GLGEMM = 14 };
+       GG_BENCH_MODEL_DENSE_TFJS = 14, GG_BENCH_MODEL_DENSE_GLGEMM = 15,
+       GG_BENCH_MODEL_ENCODER_TFJS = 16, GG_BENCH_MODEL_ENCODER_GLGEMM = 17 };
 /* Whether row i is a model row (eval_bench_extra's models). */
 bool eval_bench_row_model(int i);
 extern const char *const eval_bench_names[GG_BENCH_ALL_ROWS];
-/* The tuned rows: best, best-image, best-f16, best-f16x8. */
+/* The tuned rows: best, best-image, best-f16, best-f16x8, best-f64, best-df. */
 bool eval_bench_row_tuned(int i);
 /* The rows present only where there is one (best-image, best-f16,
- * best-f16x8, tfjs-webgl, tfjs-webgpu): a file or a report has no line for
- * them otherwise. */
+ * best-f16x8, best-f64, best-df, cpu-dgemm, tfjs-webgl, tfjs-webgpu): a
+ * file or a report has no line for them otherwise. */
 bool eval_bench_row_optional(int i);
-/* What a row without a variant ran (cpu-blas, tfjs-webgl, tfjs-webgpu), as
- * bench and the report print it; NULL for the others. */
+/* What a row without a variant ran (cpu-blas, cpu-dgemm, tfjs-webgl,
+ * tfjs-webgpu), as bench and the report print it; NULL for the others. */
 const char *eval_bench_row_what(int i);
 
 #define GG_BENCH_CSV_HEADER "name," GG_CSV_HEADER ",ratio_to_cpu"
@@ -97,6 +100,14 @@ typedef struct {
     gg_bench_row rows[GG_BENCH_ALL_ROWS]; /* indexed as eval_bench_names */
 } gg_bench;
 
+/* The precision row i carries, as the store key names it: its variant's
+ * store (f32, f16, f16x8, f64, dd, df), "f64" for cpu-dgemm, "f32" for the
+ * other rows without a variant (sgemm, TensorFlow.js). */
+const char *eval_bench_row_precision(const gg_bench *b, int i);
+/* The CPU row row i's ratio is taken against: cpu-dgemm for best-f64 and
+ * cpu-dgemm, else cpu-blas. */
+int eval_bench_ratio_base(int i);
+
 /* The CPU BLAS on the same problem: fills out, returns 0, or nonzero to stop. */
 typedef int (*gg_cpu_fn)(void *user, gg_measurement *out);
 
@@ -107,7 +118,16 @@ typedef void (*gg_bench_progress)(void *user, const gg_bench *b, int row);
  * there is no record (no row). */
 typedef struct {
     const gg_variant *best, *best_image, *best_f16, *best_f16x8;
+    /* With gg_bench_extra's dgemm (the wide rows): the card's recorded
+     * store=f64 and store=df bests; NULL: GG_BENCH_DEFAULT_F64 and _DF. */
+    const gg_variant *best_f64, *best_df;
 } gg_bench_recorded;
+
+/* The wide rows' variants where the card has no record: the H200's tuned
+ * store=f64 best at 1024^3 (results/nvidia-h200/best-f64-1024x1024x1024.txt)
+ * and the same shape as double-floats (texelFetch: df's best there). */
+#define GG_BENCH_DEFAULT_F64 "mrt=4x2,mc=1x2,np=32,unroll=1,profile=330,store=f64"
+#define GG_BENCH_DEFAULT_DF "mrt=4x2,mc=1x2,np=all,profile=330,fetch=texelfetch,store=df"
 
 /* Runs the CPU row first, then the presets, best, best-image, best-f16 and
  * best-f16x8 (rec NULL: none of them).  0, or -1 when eval or cpu asked to
@@ -127,6 +147,12 @@ typedef struct {
     gg_cpu_fn tfjs;    /* the tfjs-webgl row, after the others; NULL: no row */
     gg_cpu_fn tfjs_webgpu; /* the tfjs-webgpu row, last; NULL: no row */
     void *tfjs_user;   /* both's */
+    /* The wide rows, best-f64 and best-df (rec's, else the defaults; with
+     * es_presets as profile=300es, where f64 is invalid), and cpu-dgemm, the
+     * CPU BLAS's dgemm on the inputs as doubles (run after cpu-blas, before
+     * the GPU rows; best-f64's ratio is to it); NULL: none of the three. */
+    gg_cpu_fn dgemm;
+    void *dgemm_user;
     /* The model rows, after them; NULL: none.  glgemm's rows register
      * model_variant (the card's best nearest the models' products), else
      * the best row's variant, else the tfjs preset's (as profile=300es). */

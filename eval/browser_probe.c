@@ -144,5 +144,6 @@ gg_status eval_browser_probe(gg_browser *b, const gg_probe_opts *o, gg_probe_res
     be.lim.no_images = "WebGL2 has no image load/store";
     be.lim.no_buffers = "WebGL2 has no buffer textures";
     be.lim.no_ssbos = "WebGL2 has no storage buffers";
+    be.lim.no_fp64 = "WebGL2 has no double"; /* be.lim.fp64 false: no mad64 rows */
     return host_probe_drive(&be, o, r);
 }

@@ -184,6 +184,21 @@ static int cpu_here(void *user, gg_measurement *out)
     return base_cpu_sgemm(j->g->prob, j->g->in, j->g->ref, out, j->err, sizeof j->err);
 }
 
+/* cpu-dgemm: OpenBLAS's dgemm on the inputs as doubles, judged against
+ * store=f64's reference (made here, for this row alone: the evaluator's
+ * worker makes its own for the GPU's f64 row). */
+static int cpu_dgemm_here(void *user, gg_measurement *out)
+{
+    cpu_job *j = user;
+    gg_reference ref;
+    if (base_reference_compute_store(j->g->in, j->g->prob->alpha, j->g->prob->beta, GG_STORE_F64,
+                                      &ref, j->err, sizeof j->err))
+        return -1;
+    int rc = base_cpu_dgemm(j->g->prob, j->g->in, &ref, out, j->err, sizeof j->err);
+    base_reference_free(&ref);
+    return rc;
+}
+
 /* The browser's tfjs-webgl row: tf.matMul in the evaluator's page. */
 static int tfjs_row(void *user, gg_measurement *out)
 {
@@ -249,7 +264,7 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
     gg_bench_extra x = {.es_presets = browser, .tfjs = browser ? tfjs_row : NULL,
                         .tfjs_webgpu = browser ? tfjs_webgpu_row : NULL, .tfjs_user = g,
                         .models = browser && g->models != GG_MODELS_OFF ? model_row : NULL,
-                        .models_user = g};
+                        .models_user = g, .dgemm = cpu_dgemm_here, .dgemm_user = &cj};
     /* The model rows' variant: the card's best nearest the dense model's
      * products, 512x2048x2048 (a WebGL2 card's records are all 300es). */
     gg_variant mv;
@@ -260,7 +275,9 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
         x.model_variant = &mv;
     gg_bench_recorded rec = {have[GG_STORE_F32] ? &best[GG_STORE_F32] : NULL, found ? &image : NULL,
                              have[GG_STORE_F16] ? &best[GG_STORE_F16] : NULL,
-                             have[GG_STORE_F16X8] ? &best[GG_STORE_F16X8] : NULL};
+                             have[GG_STORE_F16X8] ? &best[GG_STORE_F16X8] : NULL,
+                             have[GG_STORE_F64] ? &best[GG_STORE_F64] : NULL,
+                             have[GG_STORE_DF] ? &best[GG_STORE_DF] : NULL};
     gg_eval_fn eval = g->eval ? g->eval : eval_gpu_eval;
     int rc = eval_bench_run_ex(b, card, in->m, in->n, in->k, &rec, eval, g->eval ? g->eval_user : g,
                                cpu_here, &cj, &x, progress, progress_user);
@@ -278,7 +295,9 @@ int eval_gpu_bench(gg_gpu *g, const char *results_dir, const char *card, gg_benc
         gg_store store;
     } from_rows[] = {{GG_BENCH_BEST, GG_STORE_F32},
                      {GG_BENCH_BEST_F16, GG_STORE_F16},
-                     {GG_BENCH_BEST_F16X8, GG_STORE_F16X8}};
+                     {GG_BENCH_BEST_F16X8, GG_STORE_F16X8},
+                     {GG_BENCH_BEST_F64, GG_STORE_F64},
+                     {GG_BENCH_BEST_DF, GG_STORE_DF}};
     for (size_t i = 0; i < sizeof from_rows / sizeof *from_rows; i++)
         snprintf(b->rows[from_rows[i].row].from, sizeof b->rows[0].from, "%s",
                  from[from_rows[i].store]);

@@ -32,4 +32,25 @@
 typedef enum { GG_EFT_PRECISE, GG_EFT_ONE, GG_EFT_MACRO } gg_eft_guard;
 void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, gg_eft_guard guard);
 
+/* What each function above costs in operations of T (an addition,
+ * subtraction or multiplication each; the guard's multiplies by eft_one
+ * not counted: they only add), two_prod by Dekker's split (fma false, as
+ * gen/wide_emit.c asks).  Counted from the text gen_eft_put writes
+ * (tests/check_bound.c counts them there again):
+ *   two_sum 6: s = a + b, bb = s - a, (a - (s - bb)) + (b - bb);
+ *   quick_two_sum 3: s = a + b, b - (s - a);
+ *   split 4: t = c * a, t - (t - a), a - hi;
+ *   two_prod 17: p = a * b, two splits (8), e's 4 products and 4 sums;
+ *   w_add 20: two two_sums (12), v, w (2), two quick_two_sums (6);
+ *   w_mul 24: two_prod (17), c's 2 products and a sum, e (1),
+ *     quick_two_sum (3). */
+enum {
+    GG_EFT_OPS_TWO_SUM = 6,
+    GG_EFT_OPS_QUICK_TWO_SUM = 3,
+    GG_EFT_OPS_SPLIT = 4,
+    GG_EFT_OPS_TWO_PROD = 1 + 2 * GG_EFT_OPS_SPLIT + 8,
+    GG_EFT_OPS_W_ADD = 2 * GG_EFT_OPS_TWO_SUM + 2 + 2 * GG_EFT_OPS_QUICK_TWO_SUM,
+    GG_EFT_OPS_W_MUL = GG_EFT_OPS_TWO_PROD + 3 + 1 + GG_EFT_OPS_QUICK_TWO_SUM,
+};
+
 #endif

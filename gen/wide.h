@@ -37,6 +37,18 @@ int gen_wide_texel_words(const gg_layout *L, gg_store s);
 
 bool gen_wide_invalid(const gg_variant *v, char *why, size_t whylen);
 
+/* The k loop's arithmetic of store s in operations of the multiply-add
+ * unit (an fma, addition, subtraction or multiplication each; double for
+ * f64 and dd, float for df): *per_mad for each scalar multiply-add, and
+ * *per_value for each value of A or B fetched.  f64: 1 (fma(a, b, acc)) and
+ * 0.  df and dd: acc = w_add(acc, w_mul(a, b)) (gen/eft.h's counts):
+ * w_add 20 + w_mul 24 less its two splits (8) = 36 a multiply-add, and a
+ * split (4) a value, which a compiler computes once for all the products a
+ * value enters.  The least work the text asks for (the opaque guard's
+ * multiplies of profiles without `precise` not counted), so a time from it
+ * is a lower bound.  Other stores: 1 and 0. */
+void gen_wide_mad_ops(gg_store s, int *per_mad, int *per_value);
+
 void gen_wide_value(gg_store s, double hi, double lo, uint32_t *w);
 void gen_wide_read(gg_store s, const uint32_t *w, double *hi, double *lo);
 

@@ -320,6 +320,13 @@ static void put_main(wemit *e)
     gen_sb_puts(sb, "}\n");
 }
 
+void gen_wide_mad_ops(gg_store s, int *per_mad, int *per_value)
+{
+    bool words = s == GG_STORE_DD || s == GG_STORE_DF; /* put_step's w_add(acc, w_mul(a, b)) */
+    *per_mad = words ? GG_EFT_OPS_W_ADD + GG_EFT_OPS_W_MUL - 2 * GG_EFT_OPS_SPLIT : 1;
+    *per_value = words ? GG_EFT_OPS_SPLIT : 0;
+}
+
 char *gen_emit_wide(const gg_variant *v, int m, int n, int k)
 {
     wemit e = {.v = v, .st = v->store};

@@ -197,21 +197,27 @@ static gg_status measure(probe *p, host_probe_kernel *k, const char *name, int i
  * latency) to many chains (a GPU: independent instructions). */
 static const int mad_shapes[][2] = {{4, 8}, {8, 4}, {16, 2}, {32, 1}}; /* chains, unroll */
 
-static gg_status probe_mad(probe *p)
+/* The sweep of multiply-add points, in float (rows mad,...) or in double
+ * (fp64: rows mad64,...), each with its max row. */
+static gg_status mad_sweep(probe *p, bool fp64)
 {
     static const int full_sizes[] = {512, 2048}, quick_sizes[] = {32};
     const int *sizes = p->o->quick ? quick_sizes : full_sizes;
     int nsizes = p->o->quick ? 1 : 2;
     int nshapes = p->o->quick ? 2 : 4;
     gg_probe_result *r = p->r;
+    const char *metric = fp64 ? "mad64" : "mad";
+    double *max = fp64 ? &r->mad64_gflops : &r->mad_gflops;
+    char *best = fp64 ? r->mad64_best : r->mad_best;
     for (int si = 0; si < nsizes; si++)
         for (int ci = 0; ci < nshapes; ci++) {
             /* --quick: the two ends of the range of shapes. */
             int shape = p->o->quick ? (ci ? 3 : 0) : ci;
             int s = sizes[si], chains = mad_shapes[shape][0], unroll = mad_shapes[shape][1];
-            host_probe_kernel k = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .w = s, .h = s};
+            host_probe_kernel k = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .fp64 = fp64,
+                                   .w = s, .h = s};
             char name[48];
-            snprintf(name, sizeof name, "mad c%du%d %dx%d", chains, unroll, s, s);
+            snprintf(name, sizeof name, "%s c%du%d %dx%d", metric, chains, unroll, s, s);
             int iters, draws;
             double sec;
             /* Lane w sums chains * (c + steps/1024): exact while below 2^13. */
@@ -223,15 +229,28 @@ static gg_status probe_mad(probe *p)
             double g = flops / sec / 1e9;
             char variant[48];
             snprintf(variant, sizeof variant, "c%du%d-%dx%d-i%d", chains, unroll, s, s, iters);
-            add_row(r, "mad", variant, g, "GFLOP/s");
-            progress(p, "mad      %-31s %5d draws/rep %10.2f GFLOP/s", variant, draws, g);
-            if (g > r->mad_gflops) {
-                r->mad_gflops = g;
-                snprintf(r->mad_best, sizeof r->mad_best, "%s", variant);
+            add_row(r, metric, variant, g, "GFLOP/s");
+            progress(p, "%-8s %-31s %5d draws/rep %10.2f GFLOP/s", metric, variant, draws, g);
+            if (g > *max) {
+                *max = g;
+                snprintf(best, sizeof r->mad_best, "%s", variant);
             }
         }
-    add_row(r, "mad", "max", r->mad_gflops, "GFLOP/s");
+    add_row(r, metric, "max", *max, "GFLOP/s");
     return GG_OK;
+}
+
+static gg_status probe_mad(probe *p)
+{
+    gg_status st = mad_sweep(p, false);
+    if (st != GG_OK)
+        return st;
+    if (!p->b->lim.fp64) {
+        progress(p, "mad64    not measured: %s",
+                 p->b->lim.no_fp64 ? p->b->lim.no_fp64 : "no double in this context's GLSL");
+        return GG_OK;
+    }
+    return mad_sweep(p, true);
 }
 
 static int ilog2_floor(int v)

@@ -4,7 +4,8 @@
  * Contract:
  *  - host_probe_run() measures on the current context (3.3 core or later, or
  *    any context with GLSL 3.30; made by host_ctx_create): vec4 multiply-add
- *    rate, texel fetch rate (R32F, RGBA32F and RGBA16F; cache-friendly,
+ *    rate, the same in double (dvec4: where the context has doubles, GL 4.0
+ *    or GL_ARB_gpu_shader_fp64; else not measured, no row), texel fetch rate (R32F, RGBA32F and RGBA16F; cache-friendly,
  *    cache-hostile, and the access pattern of the GEMM's 8-target shaders:
  *    see base_probe_fetch_measured), the GEMM pattern's fetch rate by each
  *    other fetch path of the generator (texelFetch, imageLoad, texelFetch on
@@ -65,7 +66,9 @@ typedef struct {
     bool images;         /* imageLoad / imageStore kernels */
     long max_tbuf;       /* texels of a buffer texture; 0: none */
     long max_ssbo;       /* bytes of a fragment shader's storage block; 0: none */
-    const char *no_images, *no_buffers, *no_ssbos; /* why not, for the progress lines */
+    bool fp64;           /* double in GLSL (the fp64 multiply-add points) */
+    const char *no_images, *no_buffers, *no_ssbos, *no_fp64; /* why not, for the progress
+                                                                   lines */
 } host_probe_limits;
 
 typedef struct {

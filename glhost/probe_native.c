@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "glhost/context.h"
 #include "glhost/probe_internal.h"
 
 typedef struct {
@@ -145,6 +146,13 @@ gg_status host_probe_run(const gg_probe_opts *o, gg_probe_result *r)
         glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_ssbo);
     }
     b.lim.max_ssbo = frag_ssbos >= 1 ? (long)max_ssbo : 0;
+    /* Doubles (the fp64 multiply-add points): the kernel is GLSL 3.30 with
+     * GL_ARB_gpu_shader_fp64, as the store=f64 shaders of profile 330, so
+     * the extension decides (GL 4.x drivers list it; ES has no double). */
+    const char *ver = (const char *)glGetString(GL_VERSION);
+    bool es = ver && strstr(ver, "OpenGL ES");
+    b.lim.fp64 = !es && host_gl_has_extension("GL_ARB_gpu_shader_fp64");
+    b.lim.no_fp64 = es ? "OpenGL ES has no double" : "no GL_ARB_gpu_shader_fp64 in this context";
     if (gl_error(detail, sizeof detail) != GG_OK) {
         snprintf(r->detail, sizeof r->detail, "probe: reading the context's limits: %s", detail);
         return r->status = GG_GL_ERROR;

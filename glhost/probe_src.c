@@ -9,6 +9,10 @@
  *    spilling, many chains give a GPU independent work), summed into the
  *    target so no chain is dead.  uMul and uAdd are uniforms: lane w
  *    (v * 1 + 2^-10) cannot be simplified away and counts iterations exactly.
+ *    fp64: the same chains as dvec4 (GLSL 3.30 with GL_ARB_gpu_shader_fp64,
+ *    the extension the store=f64 shaders enable), their sum rounded to
+ *    float into the target: checked against a double model within two
+ *    float ulps, so fp32 arithmetic would not pass.
  *  - PK_FETCH: `iters` fetches of an R32F, RGBA32F or RGBA16F texture, summed into
  *    four accumulators.  A fetch samples a texel centre with normalized
  *    coordinates and GL_NEAREST, as the GEMM's shaders do (gen/emit.c; on
@@ -122,30 +126,37 @@ static const char *flit(const srcbuf *s, double v, char *buf, size_t len)
     return buf;
 }
 
-static void emit_mad(srcbuf *s, int chains, int unroll)
+/* fp64: the chains are dvec4 from the same float starts, multiplied and
+ * added by the uniforms widened (double(float) is exact), and their sum is
+ * rounded to float once for the RGBA32F target. */
+static void emit_mad(srcbuf *s, int chains, int unroll, bool fp64)
 {
-    put(s, "%s"
-           "// glgemm probe: vec4 multiply-add, %d independent chains, %d steps an iteration\n"
+    const char *T = fp64 ? "dvec4" : "vec4";
+    put(s, "%s%s"
+           "// glgemm probe: %s multiply-add, %d independent chains, %d steps an iteration\n"
            "uniform int uIters;\nuniform vec4 uMul;\nuniform vec4 uAdd;\n"
            "layout(location = 0) out vec4 oColor;\n"
            "void main() {\n"
            "    float fx = gl_FragCoord.x * 0.0009765625;\n"
            "    float fy = gl_FragCoord.y * 0.0009765625;\n",
-        version_text(s->es, false), chains, unroll);
+        version_text(s->es, false),
+        fp64 ? "#extension GL_ARB_gpu_shader_fp64 : require\n" : "", T, chains, unroll);
+    if (fp64)
+        put(s, "    dvec4 m = dvec4(uMul), a = dvec4(uAdd);\n");
     for (int c = 0; c < chains; c++) {
         char a[32], b[32], d[32];
-        put(s, "    vec4 v%d = vec4(fx + %s, fy - %s, (0.5 - fx) + %s, %d.0);\n", c,
+        put(s, "    %s v%d = %s(vec4(fx + %s, fy - %s, (0.5 - fx) + %s, %d.0));\n", T, c, T,
             flit(s, 0.125 * c, a, sizeof a), flit(s, 0.0625 * c, b, sizeof b),
             flit(s, 0.03125 * c, d, sizeof d), c);
     }
     put(s, "    for (int i = 0; i < uIters; i++) {\n");
     for (int u = 0; u < unroll; u++)
         for (int c = 0; c < chains; c++)
-            put(s, "        v%d = v%d * uMul + uAdd;\n", c, c);
-    put(s, "    }\n    oColor = v0");
+            put(s, "        v%d = v%d * %s + %s;\n", c, c, fp64 ? "m" : "uMul", fp64 ? "a" : "uAdd");
+    put(s, "    }\n    oColor = %s(v0", fp64 ? "vec4" : "");
     for (int c = 1; c < chains; c++)
         put(s, " + v%d", c);
-    put(s, ";\n}\n");
+    put(s, ");\n}\n");
 }
 
 /* The 12 fetches of k-step q of a GEMM pattern at fragment (x, y): (sum,
@@ -342,6 +353,10 @@ gg_status host_probe_kernel_source(const host_probe_kernel *k, bool es, char *fs
                                    const char **vs, char *detail, size_t len)
 {
     bool v430 = host_probe_kernel_needs_430(k);
+    if (es && k->kind == PK_MAD && k->fp64) {
+        snprintf(detail, len, "probe: GLSL ES 3.00 has no double");
+        return GG_UNSUPPORTED;
+    }
     if (es && (v430 || (k->kind == PK_FETCH && k->path == GG_FETCH_BUFFER))) {
         snprintf(detail, len, "probe: GLSL ES 3.00 has no %s",
                  k->kind == PK_STORE                                ? "imageStore"
@@ -357,7 +372,7 @@ gg_status host_probe_kernel_source(const host_probe_kernel *k, bool es, char *fs
     }
     s->es = es;
     switch (k->kind) {
-    case PK_MAD: emit_mad(s, k->chains, k->unroll < 1 ? 1 : k->unroll); break;
+    case PK_MAD: emit_mad(s, k->chains, k->unroll < 1 ? 1 : k->unroll, k->fp64); break;
     case PK_FETCH: emit_fetch(s, k); break;
     case PK_WRITE: emit_write(s, k->targets); break;
     case PK_STORE: emit_store(s, k->blk); break;
@@ -412,6 +427,36 @@ void host_probe_mad_reference(int x, int y, int chains, int steps, float out[4])
     }
 }
 
+void host_probe_mad64_reference(int x, int y, int chains, int steps, float out[4])
+{
+    static const float mul[4] = {PK_MUL_X, PK_MUL_Y, PK_MUL_Z, PK_MUL_W};
+    static const float add[4] = {PK_ADD_X, PK_ADD_Y, PK_ADD_Z, PK_ADD_W};
+    double sum[4] = {0, 0, 0, 0};
+    for (int c = 0; c < chains; c++) {
+        float f[4];
+        mad_init(x, y, c, f);
+        double v[4] = {f[0], f[1], f[2], f[3]};
+        for (int i = 0; i < steps; i++)
+            for (int l = 0; l < 4; l++) {
+                volatile double p = v[l] * (double)mul[l]; /* one rounding each */
+                v[l] = p + (double)add[l];
+            }
+        for (int l = 0; l < 4; l++)
+            sum[l] += v[l];
+    }
+    for (int l = 0; l < 4; l++)
+        out[l] = (float)sum[l];
+}
+
+double host_probe_mad64_tolerance(float ref)
+{
+    /* The double chains differ from the CPU's by a few double ulps (FMA
+     * contraction, the sum's order), far below a float's: the one rounding
+     * to float may land on either neighbour.  fp32 chains miss by tens of
+     * float ulps in lane x (a contraction by 0.99 sums ~100 steps' roundings). */
+    return 2.0 * ldexp(1.0, -23) * fmax(fabs((double)ref), 1e-30);
+}
+
 double host_probe_mad_tolerance(int chains, int steps, const float ref[4])
 {
     /* Lanes x, y, z contract (|mul| <= 0.99), so a rounding difference per
@@ -429,7 +474,10 @@ void host_probe_expect(const host_probe_kernel *k, int t, int x, int y, int iter
 {
     switch (k->kind) {
     case PK_MAD:
-        host_probe_mad_reference(x, y, k->chains, iters * k->unroll, out);
+        if (k->fp64)
+            host_probe_mad64_reference(x, y, k->chains, iters * k->unroll, out);
+        else
+            host_probe_mad_reference(x, y, k->chains, iters * k->unroll, out);
         return;
     case PK_WRITE:
         out[0] = (float)x + 0.5f;
@@ -492,6 +540,7 @@ double host_probe_tolerance(const host_probe_kernel *k, int iters, const float e
     /* Multiply-add lane w, fetch sums (multiples of 2^-10 below 8192) and
      * written values are exact in any order of evaluation. */
     if (k->kind == PK_MAD && channel != 3)
-        return host_probe_mad_tolerance(k->chains, iters * k->unroll, expect);
+        return k->fp64 ? host_probe_mad64_tolerance(expect[channel])
+                       : host_probe_mad_tolerance(k->chains, iters * k->unroll, expect);
     return 0.0;
 }

@@ -35,6 +35,9 @@ typedef struct {
     pk_kind kind;
     int chains;          /* PK_MAD */
     int unroll;          /* PK_MAD: steps of every chain per loop iteration (0 means 1) */
+    bool fp64;           /* PK_MAD: the chains in double (dvec4), GLSL 3.30 with
+                            GL_ARB_gpu_shader_fp64 (as gen/wide_emit.c's store=f64);
+                            the target gets their sum rounded to float */
     int fmt;             /* PK_FETCH: GG_FETCH_R32F / GG_FETCH_RGBA32F / GG_FETCH_RGBA16F */
     int pattern;         /* PK_FETCH: GG_FETCH_FRIENDLY .. GG_FETCH_GEMM42 */
     int path;            /* PK_FETCH: gen.h's gg_fetch (0: texture); other paths
@@ -88,6 +91,13 @@ double host_probe_tolerance(const host_probe_kernel *k, int iters, const float e
 /* The multiply-add kernel's arithmetic on the CPU, in float, for fragment
  * (x, y), after `steps` (= unroll * iters) steps of every chain. */
 void host_probe_mad_reference(int x, int y, int chains, int steps, float out[4]);
+/* The same in double (the fp64 kernel: chains and their sum in double,
+ * then rounded to float once, as the shader writes it). */
+void host_probe_mad64_reference(int x, int y, int chains, int steps, float out[4]);
+/* Largest |gpu - cpu| accepted in lanes x, y, z of the fp64 kernel: two
+ * float ulps of the value (the double sums may round to either float
+ * neighbour); lane w is exact. */
+double host_probe_mad64_tolerance(float ref);
 /* Largest |gpu - cpu| accepted in lanes x, y, z (FMA contraction, the sum's
  * order); lane w is exact: chains*(chains-1)/2 + chains*steps/1024. */
 double host_probe_mad_tolerance(int chains, int steps, const float ref[4]);

@@ -104,8 +104,22 @@ static bool half_stale(const gg_report_data *d, const char *results, gg_store st
     return row_stale(d, &d->bench.rows[row], have, &half);
 }
 
-/* No bench file, or its best, best-image, best-f16 or best-f16x8 row is
- * not the recorded one. */
+/* Whether a wide store's row (f64, df) does not run its best file's: rows
+ * without a file run a default (eval/bench.h), so only a file makes one
+ * stale (files from before the rows lack them: stale where a file exists). */
+static bool wide_stale(const gg_report_data *d, const char *results, gg_store store, int row)
+{
+    gg_variant best;
+    char err[600];
+    if (store_best_read_store(results, d->card, d->m, d->n, d->k, store, &best, NULL, err,
+                              sizeof err))
+        return false;
+    (void)search_variant_normalize(&best, d->m, d->n, d->k);
+    return row_stale(d, &d->bench.rows[row], true, &best);
+}
+
+/* No bench file, or its best, best-image, best-f16, best-f16x8, best-f64 or
+ * best-df row is not the recorded one. */
 static bool bench_stale(const gg_report_data *d, const char *results)
 {
     if (!d->have_bench)
@@ -120,7 +134,9 @@ static bool bench_stale(const gg_report_data *d, const char *results)
     return row_stale(d, &d->bench.rows[GG_BENCH_BEST], d->have_best, &d->best) ||
            row_stale(d, &d->bench.rows[GG_BENCH_BEST_IMAGE], have_image, &image) ||
            half_stale(d, results, GG_STORE_F16, GG_BENCH_BEST_F16) ||
-           half_stale(d, results, GG_STORE_F16X8, GG_BENCH_BEST_F16X8);
+           half_stale(d, results, GG_STORE_F16X8, GG_BENCH_BEST_F16X8) ||
+           wide_stale(d, results, GG_STORE_F64, GG_BENCH_BEST_F64) ||
+           wide_stale(d, results, GG_STORE_DF, GG_BENCH_BEST_DF);
 }
 
 /* The report's findings of d, or -1 with err. */

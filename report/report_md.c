@@ -115,16 +115,22 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
     fprintf(f, "All rows from one run of `bench` on the same inputs, each verified; the model "
                "rows (with `--backend browser`) run TensorFlow.js models on their own inputs, "
                "their GFLOP/s from the models' matrix products, the glgemm rows checked against "
-               "TensorFlow.js's own outputs.\n\n");
-    fprintf(f, "| name | variant | status | seconds | GFLOP/s | best / this | this / CPU BLAS |\n"
-               "|---|---|---|---|---|---|---|\n");
+               "TensorFlow.js's own outputs.  The precision column names what a row's "
+               "arithmetic and storage carry (the variant's `store`: f32, f16, f16x8, f64, dd, df; "
+               "the CPU BLAS rows sgemm's f32 and dgemm's f64)%s.\n\n",
+            d->bench.rows[GG_BENCH_CPU_DGEMM].present
+                ? "; `best-f64` and `cpu-dgemm` are compared with the CPU's dgemm, the other rows "
+                  "with its sgemm"
+                : "");
+    fprintf(f, "| name | variant | status | seconds | GFLOP/s | best / this | this / CPU BLAS | "
+               "precision |\n|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         const gg_bench_row *r = &d->bench.rows[i];
         if (!r->present && eval_bench_row_optional(i))
             continue; /* half storage not tuned, no out=image record, not the browser: no
                          row, as in the CSV */
         if (!r->present) {
-            fprintf(f, "| %s | no tuning record | | | | | |\n", eval_bench_names[i]);
+            fprintf(f, "| %s | no tuning record | | | | | | |\n", eval_bench_names[i]);
             continue;
         }
         char vt[GG_VARIANT_TEXT];
@@ -135,8 +141,9 @@ static void fig5(FILE *f, const gg_report_data *d, const gg_findings *fd, const 
         char vs[32] = "";
         if (fd->vs[i] > 0)
             snprintf(vs, sizeof vs, "%.4g", fd->vs[i]);
-        fprintf(f, "| %s | `%s` | %s | %.6g | %.4g | %s | %.4g |\n", eval_bench_names[i], vt,
-                base_status_name(r->m.status), r->m.seconds, r->m.gflops, vs, r->ratio);
+        fprintf(f, "| %s | `%s` | %s | %.6g | %.4g | %s | %.4g | %s |\n", eval_bench_names[i], vt,
+                base_status_name(r->m.status), r->m.seconds, r->m.gflops, vs, r->ratio,
+                eval_bench_row_precision(&d->bench, i));
     }
     fprintf(f, "\n");
     const gg_bench_row *b = &d->bench.rows[GG_BENCH_BEST];
@@ -731,7 +738,7 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
     while ((e = readdir(dp)) && n < 64) {
         int m, nn, k;
         gg_store st;
-        if (store_best_name_parse(e->d_name, &m, &nn, &k, &st) && st == GG_STORE_F32 &&
+        if (store_best_name_parse(e->d_name, &m, &nn, &k, &st) &&
             !(m == d->m && nn == d->n && k == d->k))
             snprintf(names[n++], sizeof names[0], "%s", e->d_name);
     }
@@ -739,8 +746,9 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
     if (!n)
         return;
     qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-    fprintf(f, "## Other problem sizes tuned on this card\n\n| problem | best variant | GFLOP/s |\n"
-               "|---|---|---|\n");
+    fprintf(f, "## Other problem sizes tuned on this card\n\nEach store's best file (the "
+               "precision a best carries: f32, and f16, f16x8, f64, dd, df where tuned).\n\n"
+               "| problem | best variant | precision | GFLOP/s |\n|---|---|---|---|\n");
     for (int i = 0; i < n; i++) {
         int m, nn, k;
         gg_store st;
@@ -748,15 +756,16 @@ static void other_sizes(FILE *f, const gg_report_data *d, const char *results_di
         gg_variant v;
         double g = 0;
         char err[256], vt[GG_VARIANT_TEXT];
-        if (store_best_read(results_dir, d->card, m, nn, k, &v, &g, err, sizeof err))
+        if (store_best_read_store(results_dir, d->card, m, nn, k, st, &v, &g, err, sizeof err))
             continue;
         char other[96], opath[1200];
         store_report_md_name(other, sizeof other, m, nn, k);
         FILE *of = fopen(store_card_file(opath, sizeof opath, results_dir, d->card, other), "r");
         if (of)
             fclose(of);
-        fprintf(f, "| %dx%dx%d%s%s%s | `%s` | %.4g |\n", m, nn, k, of ? " ([report](" : "",
-                of ? other : "", of ? "))" : "", gen_variant_format(&v, vt, sizeof vt), g);
+        fprintf(f, "| %dx%dx%d%s%s%s | `%s` | %s | %.4g |\n", m, nn, k, of ? " ([report](" : "",
+                of ? other : "", of ? "))" : "", gen_variant_format(&v, vt, sizeof vt),
+                gen_store_name(v.store), g);
     }
     fprintf(f, "\nRun `glgemm report --m M --n N --k K` for the report of another size.\n\n");
 }

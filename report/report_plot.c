@@ -223,7 +223,7 @@ char *report_script_fig5(const gg_report_data *d)
     for (int x = 0; x < nbars; x++) {
         int i = rows[x];
         const gg_bench_row *r = &b->rows[i];
-        int colour = eval_bench_row_tuned(i) ? 2 : i == GG_BENCH_CPU ? 3 : 1;
+        int colour = eval_bench_row_tuned(i) ? 2 : i == GG_BENCH_CPU || i == GG_BENCH_CPU_DGEMM ? 3 : 1;
         bool ok = r->present && r->m.status == GG_OK && r->m.gflops > 0;
         if (ok)
             fprintf(f, "%d \"%s\" %.6g %d \"%.4g\"\n", x, eval_bench_names[i], r->m.gflops, colour,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gen/wide.h"
 #include "store/paths.h"
 
 int search_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_counts *c)
@@ -27,6 +28,17 @@ int search_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_co
         c->ssbo_fetches += (double)L->b_fetches * c->fragments;
     c->fetches -= c->ssbo_fetches;
     c->mads = (double)L->mads_per_frag_pass * c->fragments;
+    c->mad_ops = c->mads;
+    if (gen_store_wide(v->store)) {
+        /* Values for channels (gen/wide.h): each fetched value of A and B
+         * is split once, each multiply-add costs per_mad operations. */
+        int per_mad, per_value;
+        gen_wide_mad_ops(v->store, &per_mad, &per_value);
+        double values = (double)(L->a_fetches + L->b_fetches) * L->channels * c->fragments;
+        c->mad_ops = per_mad * c->mads + per_value * values;
+        c->fp64 = v->store != GG_STORE_DF;
+        c->texel_words = gen_wide_texel_words(L, v->store);
+    }
     c->writes = (double)L->targets * c->fragments;
     c->input_fetches = c->fetches - (v->acc == GG_ACC_BLEND ? 0 : (double)L->targets * c->fragments);
     return 0;
@@ -44,10 +56,20 @@ static double any_path_rate(const gg_probe_result *p, int fmt)
     return r;
 }
 
+/* The wide stores' texels, RGBA32UI (16 bytes) and RG32UI (8): the
+ * probe's RGBA32F and RGBA16F, texels of those sizes (bound.h). */
+static int wide_fmt(int texel_words)
+{
+    return texel_words == 4 ? GG_FETCH_RGBA32F : GG_FETCH_RGBA16F;
+}
+
 /* -1: a format the probe does not measure (any measured format's rate
  * stands in). */
-static int input_fmt(const gg_variant *v, int channels)
+static int input_fmt(const gg_variant *v, const gg_bound_counts *c)
 {
+    int channels = c->L.channels;
+    if (c->texel_words) /* the wide stores */
+        return wide_fmt(c->texel_words);
     if (v->store == GG_STORE_F16X8) /* RGBA32UI, whatever mc: not probed */
         return -1;
     if (channels == 4)
@@ -60,8 +82,11 @@ static int input_fmt(const gg_variant *v, int channels)
 /* The running sums' format: the render targets' (R32F, RG32F: -1, RGBA32F
  * for 3 and 4 channels), or out=image's image (R32F for one channel, else
  * RGBA32F). */
-static int sums_fmt(const gg_layout *L)
+static int sums_fmt(const gg_bound_counts *c)
 {
+    const gg_layout *L = &c->L;
+    if (c->texel_words)
+        return wide_fmt(c->texel_words);
     if (L->channels == 1)
         return GG_FETCH_R32F;
     return L->image || L->channels >= 3 ? GG_FETCH_RGBA32F : -1;
@@ -107,14 +132,15 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
                                                                      : gen_fetch_path(v->fetch, 0);
     if (v->fetch == GG_FETCH_UBO)
         tex_path = GG_FETCH_UBO; /* (no kernel of its own: the fastest path stands in) */
-    read_rate in = d->c.input_fetches > 0 ? rate_of_read(probe, input_fmt(v, L->channels), tex_path)
+    read_rate in = d->c.input_fetches > 0 ? rate_of_read(probe, input_fmt(v, &d->c), tex_path)
                                           : (read_rate){0, -1, -1}; /* fetch=ssbo: none */
     read_rate rd = in;
     if (v->acc != GG_ACC_BLEND) {
-        int sums_path = !L->image ? GG_FETCH_TEXTURE
+        /* (the wide stores read theirs by texelFetch: gen/wide_emit.c) */
+        int sums_path = !L->image ? (d->c.texel_words ? GG_FETCH_TEXELFETCH : GG_FETCH_TEXTURE)
                         : v->acc == GG_ACC_PINGPONG ? GG_FETCH_TEXELFETCH
                                                     : GG_FETCH_IMAGE;
-        read_rate rs = rate_of_read(probe, sums_fmt(L), sums_path);
+        read_rate rs = rate_of_read(probe, sums_fmt(&d->c), sums_path);
         if (rs.rate > rd.rate)
             rd = rs;
     }
@@ -138,7 +164,7 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
         d->fetch_s = d->c.input_fetches / (in.rate * 1e9);
     }
     if (d->c.ssbo_fetches > 0) {
-        read_rate rb = rate_of_read(probe, input_fmt(v, L->channels), GG_FETCH_SSBO);
+        read_rate rb = rate_of_read(probe, input_fmt(v, &d->c), GG_FETCH_SSBO);
         if (rb.rate > 0) {
             d->ssbo_rate = rb.rate;
             d->ssbo_fmt = rb.fmt >= 0 ? names[rb.fmt] : "any format";
@@ -146,19 +172,22 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
         }
     }
 
-    if (isfinite(probe->mad_gflops) && probe->mad_gflops > 0) {
-        d->mad_rate = probe->mad_gflops;
-        d->mad_s = 2 * d->c.mads / (d->mad_rate * 1e9);
+    /* An operation of the multiply-add unit takes an fma's slot, which a
+     * GFLOP/s rate counts two (mad_ops are mads but for dd and df). */
+    double mad_rate = d->c.fp64 ? probe->mad64_gflops : probe->mad_gflops;
+    if (isfinite(mad_rate) && mad_rate > 0) {
+        d->mad_rate = mad_rate;
+        d->mad_s = 2 * d->c.mad_ops / (d->mad_rate * 1e9);
     }
 
     if (L->image) {
         /* imageStore into the RGBA32F image (2 to 4 channels); none into
          * R32F, which the probe does not measure. */
-        if (L->channels >= 2)
+        if (d->c.texel_words ? sums_fmt(&d->c) == GG_FETCH_RGBA32F : L->channels >= 2)
             d->write_rate = base_probe_store_rate(probe);
         if (d->write_rate > 0)
             d->write_s = d->c.writes / (d->write_rate * 1e9);
-    } else if (sums_fmt(L) == GG_FETCH_RGBA32F) {
+    } else if (sums_fmt(&d->c) == GG_FETCH_RGBA32F) {
         int tmax = probe->write_max_targets < GG_MAX_TARGETS ? probe->write_max_targets
                                                              : GG_MAX_TARGETS;
         for (int t = 1; t <= tmax; t++)
@@ -176,7 +205,7 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
     }
     if (d->mad_s > d->seconds) {
         d->seconds = d->mad_s;
-        d->unit = "multiply-add";
+        d->unit = d->c.fp64 ? "fp64 multiply-add" : "multiply-add";
     }
     if (d->write_s > d->seconds) {
         d->seconds = d->write_s;
@@ -209,9 +238,12 @@ double search_bound_gflops(const gg_variant *v, int m, int n, int k, const gg_pr
     else if (!strcmp(d.unit, "storage-buffer read"))
         snprintf(why, len, "storage-buffer read: %.4g texels at %.4g Gtexel/s (%s, ssbo) >= %.4g s: "
                  "%.4g GFLOP/s", d.c.ssbo_fetches, d.ssbo_rate, d.ssbo_fmt, d.seconds, g);
-    else if (!strcmp(d.unit, "multiply-add"))
-        snprintf(why, len, "multiply-add: %.4g multiply-adds at %.4g GFLOP/s >= %.4g s: %.4g GFLOP/s",
-                 d.c.mads, d.mad_rate, d.seconds, g);
+    else if (strstr(d.unit, "multiply-add") && d.c.mad_ops != d.c.mads)
+        snprintf(why, len, "%s: %.4g multiply-adds as %.4g operations at %.4g GFLOP/s >= %.4g s: "
+                 "%.4g GFLOP/s", d.unit, d.c.mads, d.c.mad_ops, d.mad_rate, d.seconds, g);
+    else if (strstr(d.unit, "multiply-add"))
+        snprintf(why, len, "%s: %.4g multiply-adds at %.4g GFLOP/s >= %.4g s: %.4g GFLOP/s",
+                 d.unit, d.c.mads, d.mad_rate, d.seconds, g);
     else
         snprintf(why, len, "%s: %.4g texels at %.4g Gtexel/s >= %.4g s: %.4g GFLOP/s", d.unit,
                  d.c.writes, d.write_rate, d.seconds, g);

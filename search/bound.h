@@ -56,6 +56,21 @@
  *        fetch,<fmt>-ssbo-<pattern>), or as above where the probe lacks
  *        it; the fetch term counts the other matrix (by texelFetch) and
  *        the running sums only.
+ *      The wide stores (store=f64, dd, df; gen/wide.h): the same counts
+ *        from the layout (their values take the channels' places, so a
+ *        texel holds `channels` values of gen_wide_words each, and A, B
+ *        and the running sums are gen_wide_texel_words words a texel:
+ *        RG32UI or RGBA32UI).  Fetches read 4-word texels at the probe's
+ *        RGBA32F rate and 2-word ones at RGBA16F's (the 16- and 8-byte
+ *        texels measured nearest to them), A and B by the fetch key's path,
+ *        the running sums by texelFetch (gen/wide_emit.c); writes of
+ *        4-word targets at the RGBA32F write rate, none for 2-word ones
+ *        (not measured).  The multiply-add term counts gen_wide_mad_ops:
+ *        mad_ops = per_mad * mads + per_value * values of A and B
+ *        fetched, time 2 * mad_ops / rate (an operation takes an fma's
+ *        slot; a rate counts an fma two flops), the rate fp64's (probe
+ *        rows mad64) for f64 and dd, fp32's for df; without mad64 rows,
+ *        no multiply-add term for f64 and dd.
  *    The bound is 2*m*n*k / that time / 1e9.  A term whose rate the probe
  *    lacks (0: not measured) is left out; with no term left, no bound.
  *  - A rate is a ceiling only as far as the probe saw it, so a search
@@ -86,6 +101,12 @@ typedef struct {
     double input_fetches; /* of the fetches, texels of A and B */
     double ssbo_fetches;  /* texels read from storage buffers (the storage-buffer fetches'
                              matrices): not in fetches, which go through the texture unit */
+    double mad_ops;     /* operations of the multiply-add unit: mads (one fma each), but
+                           for store=dd and df their double-word arithmetic's
+                           (gen/wide.h's gen_wide_mad_ops) */
+    bool fp64;          /* mad_ops are in double (store=f64, dd) */
+    int texel_words;    /* store=f64, dd, df: 32-bit words a texel of A, B and C (2 or 4);
+                           0 for the other stores */
 } gg_bound_counts;
 
 /* 0, or -1 when the layout cannot be computed. */
@@ -98,7 +119,8 @@ typedef struct {
     double fetch_texels;    /* the texels it counts: every fetch, or A and B's (below) */
     const char *fetch_fmt;  /* "rgba32f", "rgba16f", "r32f" or "any format" */
     const char *fetch_path; /* "texture", "texelfetch", "image", "buffer" or "any path" */
-    double mad_rate;        /* GFLOP/s; 0: no multiply-add term */
+    double mad_rate;        /* GFLOP/s (fp32's, or fp64's for store=f64 and dd: mad64,max);
+                               0: no multiply-add term */
     double write_rate;      /* Gtexel/s (render targets, or imageStore for out=image);
                                0: no write term */
     double ssbo_rate;       /* Gtexel/s of the storage-buffer term (the probe's ssbo path
@@ -107,7 +129,8 @@ typedef struct {
     double fetch_s, mad_s, write_s, ssbo_s; /* lower bounds on the time, 0 without the term */
     double seconds;         /* their maximum */
     const char *unit;       /* the one that binds: "texel fetch", "storage-buffer read",
-                               "multiply-add", "render-target write", "image store";
+                               "multiply-add" ("fp64 multiply-add" for store=f64 and dd),
+                               "render-target write", "image store";
                                NULL without a bound */
     double gflops;          /* 2*m*n*k / seconds / 1e9; 0 without a bound */
 } gg_bound_detail;

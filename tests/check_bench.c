@@ -66,6 +66,16 @@ static int fake_cpu(void *user, gg_measurement *out)
     return 0;
 }
 
+static int fake_dgemm(void *user, gg_measurement *out)
+{
+    (void)user;
+    base_measurement_init(out);
+    out->gflops = 20;
+    out->seconds = 2.0 * 64 * 64 * 64 / 20e9;
+    out->rel_err = 1e-16;
+    return 0;
+}
+
 static int stop_cpu(void *user, gg_measurement *out)
 {
     (void)user;
@@ -86,7 +96,7 @@ START_TEST(rows_in_order_with_ratios)
     ck_assert_int_eq(gen_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &image, err,
                                       sizeof err), 0);
     static gg_bench b;
-    gg_bench_recorded rec = {&best, &image, &best16, &best16x8};
+    gg_bench_recorded rec = {&best, &image, &best16, &best16x8, NULL, NULL};
     ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &rec, fake_eval, &g, fake_cpu, NULL,
                                     NULL, NULL),
                      0);
@@ -110,13 +120,80 @@ START_TEST(rows_in_order_with_ratios)
     for (int i = 0; i < 8; i++)
         ck_assert_str_eq(g.seen[i], want[i]);
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
-        ck_assert(b.rows[i].present);
+        bool wide = i == GG_BENCH_BEST_F64 || i == GG_BENCH_BEST_DF || i == GG_BENCH_CPU_DGEMM;
+        ck_assert(b.rows[i].present == !wide); /* no dgemm function: no wide rows */
+        if (wide)
+            continue;
         ck_assert_int_eq(b.rows[i].has_variant, i != GG_BENCH_CPU);
         double expect = i == GG_BENCH_CPU ? 40 : fake_rate(&b.rows[i].v);
         ck_assert_double_eq_tol(b.rows[i].m.gflops, expect, 1e-12);
         ck_assert_double_eq_tol(b.rows[i].ratio, expect / 40, 1e-12);
     }
     ck_assert_double_eq(b.rows[GG_BENCH_CPU].ratio, 1);
+}
+END_TEST
+
+/* The wide rows (gg_bench_extra's dgemm): cpu-dgemm after cpu-blas, then
+ * the presets, the tuned rows, best-f64 and best-df (the defaults where
+ * there is no record; df as profile=300es with the presets'); best-f64 and
+ * cpu-dgemm against dgemm, best-df against sgemm. */
+START_TEST(wide_rows_and_their_ratios)
+{
+    ck_assert_str_eq(eval_bench_names[GG_BENCH_BEST_F64], "best-f64");
+    ck_assert_str_eq(eval_bench_names[GG_BENCH_BEST_DF], "best-df");
+    ck_assert_str_eq(eval_bench_names[GG_BENCH_CPU_DGEMM], "cpu-dgemm");
+    for (int es = 0; es < 2; es++) {
+        fake_gpu g = {0};
+        static gg_bench b;
+        gg_bench_extra x = {.es_presets = es, .dgemm = fake_dgemm};
+        ck_assert_int_eq(eval_bench_run_ex(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, fake_cpu,
+                                           NULL, &x, NULL, NULL),
+                         0);
+        ck_assert_int_eq(g.calls, 6); /* the presets, best-f64, best-df */
+        char want64[GG_VARIANT_TEXT], wantdf[GG_VARIANT_TEXT], err[256];
+        gg_variant v;
+        ck_assert_int_eq(gen_variant_parse(GG_BENCH_DEFAULT_F64, NULL, &v, err, sizeof err), 0);
+        gen_variant_format(&v, want64, sizeof want64);
+        ck_assert_int_eq(gen_variant_parse(GG_BENCH_DEFAULT_DF, NULL, &v, err, sizeof err), 0);
+        if (es)
+            v.profile = GG_PROFILE_300ES;
+        gen_variant_format(&v, wantdf, sizeof wantdf);
+        ck_assert_str_eq(g.seen[4], want64);
+        ck_assert_str_eq(g.seen[5], wantdf);
+        ck_assert(strstr(g.seen[4], "store=f64") && strstr(g.seen[5], "store=df"));
+        const gg_bench_row *f64 = &b.rows[GG_BENCH_BEST_F64], *df = &b.rows[GG_BENCH_BEST_DF],
+                           *dg = &b.rows[GG_BENCH_CPU_DGEMM];
+        ck_assert(f64->present && df->present && dg->present && !dg->has_variant);
+        ck_assert_double_eq_tol(f64->ratio, fake_rate(&f64->v) / 20, 1e-12);
+        ck_assert_double_eq_tol(df->ratio, fake_rate(&df->v) / 40, 1e-12);
+        ck_assert_double_eq(dg->ratio, 1);
+        ck_assert_double_eq(b.rows[GG_BENCH_CPU].ratio, 1);
+        ck_assert_int_eq(eval_bench_ratio_base(GG_BENCH_BEST_F64), GG_BENCH_CPU_DGEMM);
+        ck_assert_int_eq(eval_bench_ratio_base(GG_BENCH_BEST_DF), GG_BENCH_CPU);
+        ck_assert(!b.rows[GG_BENCH_BEST].present); /* no record: no best row */
+        /* The table: best-df against the fastest fp32 preset. */
+        char *table = NULL;
+        size_t tlen = 0;
+        FILE *mf = open_memstream(&table, &tlen);
+        eval_bench_print(mf, &b, NULL);
+        fclose(mf);
+        char line[160];
+        double top = 0;
+        for (int i = 0; i < GG_BENCH_BEST; i++)
+            top = fmax(top, b.rows[i].m.gflops);
+        snprintf(line, sizeof line, "%.3gx this card's fp32 ", df->m.gflops / top);
+        ck_assert_msg(strstr(table, line) != NULL, "no '%s' in\n%s", line, table);
+        ck_assert_ptr_nonnull(strstr(table, "(vs CPU: best-f64 and cpu-dgemm against cblas_dgemm"));
+        free(table);
+    }
+    /* A dgemm that asks to stop stops the bench. */
+    fake_gpu g = {0};
+    static gg_bench b;
+    gg_bench_extra x = {.dgemm = stop_cpu};
+    ck_assert_int_eq(eval_bench_run_ex(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, fake_cpu, NULL,
+                                       &x, NULL, NULL),
+                     -1);
+    ck_assert_int_eq(g.calls, 0);
 }
 END_TEST
 
@@ -156,6 +233,7 @@ START_TEST(failed_row_and_missing_best)
     ck_assert_ptr_nonnull(strstr(table, "\nbest-image: no out=image variant ran ok in the tuning "
                                         "records\n"));
     ck_assert_ptr_null(strstr(table, "best-f16"));
+    ck_assert_ptr_null(strstr(table, "cblas_dgemm")); /* no wide rows asked for */
     free(table);
     /* The CPU asking to stop stops the bench. */
     ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, NULL, fake_eval, &g, stop_cpu,
@@ -180,17 +258,29 @@ START_TEST(csv_round_trip)
     ck_assert_int_eq(gen_variant_parse("mc=1x4,np=4,profile=310es,out=image,blk=16x8,fetch=image",
                                       NULL, &image, err, sizeof err), 0);
     static gg_bench b, back;
-    gg_bench_recorded rec = {&best, &image, &best16, &best16x8};
-    ck_assert_int_eq(eval_bench_run(&b, "synth", 64, 64, 64, &rec, fake_eval, &g, fake_cpu, NULL,
-                                    NULL, NULL),
+    gg_variant best64;
+    ck_assert_int_eq(gen_variant_parse("mrt=2x2,mc=1x1,np=8,store=f64", NULL, &best64, err,
+                                      sizeof err), 0);
+    gg_bench_recorded rec = {&best, &image, &best16, &best16x8, &best64, NULL};
+    gg_bench_extra x = {.dgemm = fake_dgemm};
+    ck_assert_int_eq(eval_bench_run_ex(&b, "synth", 64, 64, 64, &rec, fake_eval, &g, fake_cpu, NULL,
+                                       &x, NULL, NULL),
                      0);
     snprintf(path, sizeof path, "%s/bench.csv", dir);
     ck_assert_int_eq(eval_bench_write(&b, path, err, sizeof err), 0);
     ck_assert_msg(eval_bench_read(path, &back, err, sizeof err) == 0, "%s", err);
     ck_assert_str_eq(back.card, "synth");
     ck_assert_int_eq(back.m, 64);
+    ck_assert(back.rows[GG_BENCH_BEST_F64].present && back.rows[GG_BENCH_CPU_DGEMM].present);
+    ck_assert_int_eq(back.rows[GG_BENCH_BEST_F64].v.store, GG_STORE_F64);
+    ck_assert_str_eq(eval_bench_row_precision(&back, GG_BENCH_CPU_DGEMM), "f64");
+    ck_assert_str_eq(eval_bench_row_precision(&back, GG_BENCH_BEST_DF), "df");
+    ck_assert_str_eq(eval_bench_row_precision(&back, GG_BENCH_CPU), "f32");
+    ck_assert_str_eq(eval_bench_row_precision(&back, GG_BENCH_BEST_F16X8), "f16x8");
     for (int i = 0; i < GG_BENCH_NROWS; i++) {
-        ck_assert(back.rows[i].present);
+        ck_assert(back.rows[i].present == b.rows[i].present);
+        if (!b.rows[i].present)
+            continue;
         ck_assert_int_eq(back.rows[i].has_variant, b.rows[i].has_variant);
         char x[GG_VARIANT_TEXT], y[GG_VARIANT_TEXT];
         if (b.rows[i].has_variant)
@@ -273,6 +363,24 @@ START_TEST(old_and_f16_files_read)
                    "ok,0.125,8,3e-07,2\n");
     ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "line 2: the best-image row's out is rt, not image"), "%s", err);
+    /* best-f64, best-df and cpu-dgemm read; a best-f64 row of another store
+     * is refused. */
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-f64,synth,8,8,8,4x2,1x2,32,1,330,glsl,pingpong,f64,rt,-,texture,-,1,plain,1,"
+                   "ok,0.125,8,1e-16,2\n"
+                   "best-df,synth,8,8,8,4x2,1x2,all,0,330,glsl,pingpong,df,rt,-,texelfetch,-,1,plain,"
+                   "1,ok,0.25,4,1e-15,0.5\n"
+                   "cpu-dgemm,synth,8,8,8,,,,,,,,,,,,,,,0,ok,0.25,4,1e-16,1\n");
+    ck_assert_msg(eval_bench_read(path, &b, err, sizeof err) == 0, "%s", err);
+    ck_assert(b.rows[GG_BENCH_BEST_F64].present && b.rows[GG_BENCH_BEST_DF].present);
+    ck_assert(b.rows[GG_BENCH_CPU_DGEMM].present && !b.rows[GG_BENCH_CPU_DGEMM].has_variant);
+    ck_assert_double_eq(b.rows[GG_BENCH_CPU_DGEMM].m.gflops, 4);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST_DF].v.store, GG_STORE_DF);
+    tu_write(path, GG_BENCH_CSV_HEADER "\n"
+                   "best-f64,synth,8,8,8,4x2,1x2,32,1,330,glsl,pingpong,df,rt,-,texture,-,1,plain,1,"
+                   "ok,0.125,8,1e-16,2\n");
+    ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "line 2: the best-f64 row's store is df, not f64"), "%s", err);
     /* The CPU row of today's file with only seven empty columns is refused. */
     tu_write(path, GG_BENCH_CSV_HEADER "\ncpu-blas,synth,8,8,8,,,,,,,,f32,0,ok,0.25,4,2e-07,1\n");
     ck_assert_int_eq(eval_bench_read(path, &b, err, sizeof err), -1);
@@ -475,6 +583,51 @@ START_TEST(cpu_sgemm_verified)
 }
 END_TEST
 
+/* cpu-dgemm's helper: dgemm on the inputs as doubles (transposes, alpha,
+ * beta with C0 as doubles), within store=f64's bound of its reference;
+ * judged against another alpha's reference, wrong_result.  And the same
+ * result in float precision would not pass: the bound is a double's. */
+START_TEST(cpu_dgemm_verified)
+{
+    gg_problem p;
+    base_problem_default(&p);
+    p.m = cpu_cases[_i].m;
+    p.n = cpu_cases[_i].n;
+    p.k = cpu_cases[_i].k;
+    p.transa = cpu_cases[_i].transa;
+    p.transb = cpu_cases[_i].transb;
+    p.alpha = cpu_cases[_i].alpha;
+    p.beta = cpu_cases[_i].beta;
+    p.reps = 3;
+    char err[256];
+    gg_inputs in;
+    gg_reference ref, other;
+    ck_assert_int_eq(base_inputs_make(&p, &in, err, sizeof err), 0);
+    ck_assert_msg(base_reference_compute_store(&in, p.alpha, p.beta, GG_STORE_F64, &ref, err,
+                                               sizeof err) == 0, "%s", err);
+    gg_measurement m;
+    ck_assert_msg(base_cpu_dgemm(&p, &in, &ref, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(m.status == GG_OK, "%s", m.detail);
+    ck_assert(m.seconds > 0 && m.gflops > 0 && m.passes == 0);
+    ck_assert_msg(m.rel_err <= p.k * 0x1p-52, "rel_err %g", m.rel_err);
+    /* sgemm on the same problem errs like a float, far past that bound */
+    gg_measurement ms;
+    ck_assert_int_eq(base_reference_compute(&in, p.alpha, p.beta, &other, err, sizeof err), 0);
+    ck_assert_int_eq(base_cpu_sgemm(&p, &in, &other, &ms, err, sizeof err), 0);
+    base_reference_free(&other);
+    ck_assert_msg(ms.rel_err > p.k * 0x1p-52, "sgemm %g", ms.rel_err);
+    ck_assert_int_eq(base_reference_compute_store(&in, p.alpha * 3, p.beta, GG_STORE_F64, &other,
+                                                  err, sizeof err), 0);
+    ck_assert_int_eq(base_cpu_dgemm(&p, &in, &other, &m, err, sizeof err), 0);
+    ck_assert_int_eq(m.status, GG_WRONG_RESULT);
+    ck_assert_double_eq(m.gflops, 0);
+    ck_assert_ptr_nonnull(strstr(m.detail, "CPU BLAS dgemm"));
+    base_reference_free(&other);
+    base_reference_free(&ref);
+    base_inputs_free(&in);
+}
+END_TEST
+
 /* ---- the CLI ------------------------------------------------------------- */
 
 /* The value of column `col` (0-based) of a CSV line, as a double. */
@@ -488,6 +641,8 @@ static double csv_num(const char *line, int col)
     }
     return strtod(p, NULL);
 }
+
+static bool starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 
 static const char *find_row(const char *csv, const char *name)
 {
@@ -516,7 +671,7 @@ START_TEST(cli_bench_rows_and_ratios)
     char perr[512];
     ck_assert_msg(eval_bench_read(path, &b, perr, sizeof perr) == 0, "%s", perr);
     ck_assert(!b.rows[GG_BENCH_BEST].present);
-    ck_assert_int_eq(tu_count_lines(out), 1 + 5);
+    ck_assert_int_eq(tu_count_lines(out), 1 + 5 + 3); /* and best-f64, best-df, cpu-dgemm */
     const char *cpu = find_row(out, "cpu-blas");
     ck_assert_ptr_nonnull(cpu);
     double cpu_gf = csv_num(cpu, 22);
@@ -532,9 +687,71 @@ START_TEST(cli_bench_rows_and_ratios)
         ck_assert_msg(fabs(ratio - gf / cpu_gf) <= 1e-5 * (gf / cpu_gf), "%s: ratio %g, %g/%g",
                       names[i], ratio, gf, cpu_gf);
     }
+    /* The wide rows: no record, so the defaults; best-f64 (fp64: llvmpipe's
+     * 4.5 context has doubles) against OpenBLAS dgemm in the same run,
+     * best-df against sgemm; cpu-dgemm leaves the variant columns empty. */
+    const char *dg = find_row(out, "cpu-dgemm"), *f64 = find_row(out, "best-f64"),
+               *df = find_row(out, "best-df");
+    ck_assert_msg(dg && f64 && df, "%s", out);
+    ck_assert_msg(starts(dg, "cpu-dgemm,llvmpipe,24,24,24,,,,,,,,,,,,,,,0,ok,"), "%s", dg);
+    double dgemm_gf = csv_num(dg, 22);
+    ck_assert(dgemm_gf > 0);
+    ck_assert(fabs(csv_num(dg, 24) - 1) <= 1e-6);
+    ck_assert_msg(starts(f64, "best-f64,llvmpipe,24,24,24,4x2,1x2,32,1,330,glsl,pingpong,f64,"), "%s",
+                  f64);
+    ck_assert_msg(strstr(f64, ",ok,") != NULL, "%.300s", f64);
+    ck_assert(csv_num(f64, 23) <= 24 * 0x1p-52); /* rel_err: a double's, not a float's */
+    double f64_gf = csv_num(f64, 22);
+    ck_assert(f64_gf > 0 && fabs(csv_num(f64, 24) - f64_gf / dgemm_gf) <= 1e-5 * f64_gf / dgemm_gf);
+    ck_assert_msg(strstr(df, ",4x2,1x2,all,0,330,glsl,pingpong,df,rt,-,texelfetch,") &&
+                      strstr(df, ",ok,"), "%.300s", df);
+    double df_gf = csv_num(df, 22);
+    ck_assert(df_gf > 0 && fabs(csv_num(df, 24) - df_gf / cpu_gf) <= 1e-5 * df_gf / cpu_gf);
+    ck_assert(find_row(out, "tfjs") < f64 && f64 < df && df < cpu && cpu < dg);
+    ck_assert(b.rows[GG_BENCH_BEST_F64].present && b.rows[GG_BENCH_CPU_DGEMM].present &&
+              !b.rows[GG_BENCH_CPU_DGEMM].has_variant);
+    ck_assert_int_eq(b.rows[GG_BENCH_BEST_DF].v.store, GG_STORE_DF);
     free(out);
     free(err);
     free(file);
+
+    /* The table: best-df against the card's fp32 (no best: the fastest
+     * preset). */
+    rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --results res", &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    ck_assert_msg(strstr(out, "x this card's fp32 ") != NULL, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "cblas_dgemm (OpenBLAS, the inputs as doubles)"));
+    free(out);
+    free(err);
+
+    /* A best-f64 file: its row runs that variant. */
+    snprintf(path, sizeof path, "%s/res/llvmpipe/best-f64-24x24x24.txt", dir);
+    const char *b64 = "mrt=2x1,mc=1x1,np=4,unroll=0,profile=330,compiler=glsl,acc=pingpong,"
+                      "store=f64\ngflops: 1\n";
+    ck_assert_int_eq(base_write_atomic(path, b64, strlen(b64), perr, sizeof perr), 0);
+    rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --csv --results res", &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    f64 = find_row(out, "best-f64");
+    ck_assert_msg(f64 && starts(f64, "best-f64,llvmpipe,24,24,24,2x1,1x1,4,0,330,") &&
+                      strstr(f64, ",ok,"), "%s", out);
+    free(out);
+    free(err);
+    ck_assert_int_eq(unlink(path), 0);
+
+    /* A context without doubles (Mesa told to hide them): best-f64 says
+     * unsupported, and bench still succeeds; df runs on fp32. */
+    rc = tu_run(dir, "MESA_GL_VERSION_OVERRIDE=3.3 MESA_GLSL_VERSION_OVERRIDE=330 "
+                     "MESA_EXTENSION_OVERRIDE=-GL_ARB_gpu_shader_fp64",
+                "bench --size 24 --reps 2 --csv --results res", &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    f64 = find_row(out, "best-f64");
+    df = find_row(out, "best-df");
+    ck_assert_msg(f64 && strstr(f64, ",unsupported,"), "%s", out);
+    ck_assert(csv_num(f64, 22) == 0 && csv_num(f64, 24) == 0);
+    ck_assert_msg(df && strstr(df, ",ok,"), "%s", out);
+    ck_assert_msg(strstr(find_row(out, "cpu-dgemm"), ",ok,") != NULL, "%s", out);
+    free(out);
+    free(err);
 
     /* With a best file, the best row runs that variant. */
     snprintf(path, sizeof path, "%s/res/llvmpipe/best-24x24x24.txt", dir);
@@ -572,7 +789,7 @@ START_TEST(cli_bench_rows_and_ratios)
                    "0.001,1,1e-07\n");
     rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --csv --results res", &out, &err);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
-    ck_assert_int_eq(tu_count_lines(out), 1 + 8);
+    ck_assert_int_eq(tu_count_lines(out), 1 + 8 + 3);
     const char *r16 = find_row(out, "best-f16"), *rimg = find_row(out, "best-image");
     ck_assert_msg(r16 && strstr(r16, ",2x1,2x2,3,0,330,glsl,pingpong,f16,") &&
                       strstr(r16, ",ok,"), "%s", out);
@@ -580,6 +797,7 @@ START_TEST(cli_bench_rows_and_ratios)
                                          "pingpong,f32,image,4x4,texelfetch,1,ok,", 77),
                   "%s", out);
     ck_assert(find_row(out, "best") < rimg && rimg < r16 && r16 < find_row(out, "cpu-blas"));
+    ck_assert(r16 < find_row(out, "best-f64"));
     ck_assert_ptr_null(find_row(out, "best-f16x8"));
     free(out);
     free(err);
@@ -591,7 +809,7 @@ START_TEST(cli_bench_rows_and_ratios)
     ck_assert_int_eq(base_write_atomic(path, b8, strlen(b8), perr, sizeof perr), 0);
     rc = tu_run(dir, NULL, "bench --size 24 --reps 2 --csv --results res", &out, &err);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
-    ck_assert_int_eq(tu_count_lines(out), 1 + 9);
+    ck_assert_int_eq(tu_count_lines(out), 1 + 9 + 3);
     const char *r8 = find_row(out, "best-f16x8");
     r16 = find_row(out, "best-f16");
     ck_assert_msg(r8 && strstr(r8, ",1x2,1x4,2,0,330,glsl,pingpong,f16x8,rt,-,texelfetch,") &&
@@ -685,7 +903,10 @@ START_TEST(pool_bench_closes_tfjs_evaluator)
                   err);
     ck_assert(b.rows[GG_BENCH_TFJS_WEBGL].present);
     ck_assert_int_eq(b.rows[GG_BENCH_TFJS_WEBGL].m.status, GG_CONTEXT_LOST);
-    ck_assert_int_eq(f.calls, 4); /* the presets, through the pool's function */
+    ck_assert_int_eq(f.calls, 6); /* the presets and the wide rows' defaults, through the pool's
+                                     function */
+    ck_assert(b.rows[GG_BENCH_CPU_DGEMM].present);
+    ck_assert_int_eq(b.rows[GG_BENCH_CPU_DGEMM].m.status, GG_OK);
     ck_assert_ptr_null(g.ev);
     ck_assert_int_eq(eval_evaluator_live(), live);
     base_reference_free(&ref);
@@ -700,6 +921,7 @@ Suite *make_bench_suite(void)
     TCase *tc = tcase_create("rows");
     tcase_add_test(tc, rows_in_order_with_ratios);
     tcase_add_test(tc, failed_row_and_missing_best);
+    tcase_add_test(tc, wide_rows_and_their_ratios);
     tcase_add_test(tc, csv_round_trip);
     tcase_add_test(tc, old_and_f16_files_read);
     tcase_add_test(tc, best_image_from_records);
@@ -709,6 +931,7 @@ Suite *make_bench_suite(void)
 
     TCase *cpu = tcase_create("cpublas");
     tcase_add_loop_test(cpu, cpu_sgemm_verified, 0, sizeof cpu_cases / sizeof *cpu_cases);
+    tcase_add_loop_test(cpu, cpu_dgemm_verified, 0, sizeof cpu_cases / sizeof *cpu_cases);
     suite_add_tcase(s, cpu);
 
     TCase *cli = tcase_create("cli");

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen/eft.h"
+#include "gen/wide.h"
 #include "store/csv.h"
 #include "search/bound.h"
 #include "search/search.h"
@@ -585,6 +587,186 @@ START_TEST(test_f16x8_bound)
 }
 END_TEST
 
+/* The wide stores (bound.h): counts from the layout with values for
+ * channels, 4-word texels at RGBA32F's rate and 2-word ones at RGBA16F's,
+ * the multiply-add term in gen_wide_mad_ops's operations at fp64's rate
+ * (f64, dd; none without mad64 rows) or fp32's (df). */
+START_TEST(test_wide_bound)
+{
+    gg_probe_result p;
+    synthetic(&p); /* rgba32f: 3 (texture, GEMM); rgba16f: 5; writes 1; mad 100 */
+    gg_bound_detail d;
+    char why[256];
+    const double mads = 64.0 * 64 * 64, flops = 2 * mads;
+    /* f64, mc=1x2: two doubles a RGBA32UI texel; 2x2 targets of 16x32
+     * fragments, one pass of 32 k-steps of 1 A and 2 B texels a row or
+     * column block, 4 running sums. */
+    gg_variant f64 = var("mrt=2x2,mc=1x2,np=all,store=f64");
+    double g = search_bound_compute(&f64, 64, 64, 64, &p, &d);
+    ck_assert_int_eq(d.c.texel_words, 4);
+    ck_assert(d.c.fp64);
+    near(d.c.fragments, 512);
+    near(d.c.fetches, 512 * (2 * 1 * 32 + 2 * 2 * 32 + 4));
+    near(d.c.mads, mads);
+    near(d.c.mad_ops, mads); /* an fma each */
+    near(d.c.writes, 4 * 512);
+    ck_assert_str_eq(d.fetch_fmt, "rgba32f");
+    near(d.fetch_rate, 3);
+    ck_assert(d.mad_rate == 0 && d.mad_s == 0); /* no mad64 rows: no term */
+    ck_assert_str_eq(d.unit, "texel fetch");
+    near(g, flops / (d.c.fetches / 3e9) / 1e9);
+    near(d.write_rate, 1); /* RGBA32UI targets: the RGBA32F write rate */
+    /* With an fp64 rate below the fetch bound, it binds, at that rate. */
+    p.mad64_gflops = 10;
+    g = search_bound_compute(&f64, 64, 64, 64, &p, &d);
+    ck_assert_str_eq(d.unit, "fp64 multiply-add");
+    near(d.mad_rate, 10);
+    near(g, 10);
+    search_bound_gflops(&f64, 64, 64, 64, &p, why, sizeof why);
+    ck_assert_msg(strstr(why, "fp64 multiply-add") && strstr(why, "at 10 GFLOP/s"), "%s", why);
+
+    /* dd, mc=1x1: four words a value, a RGBA32UI texel; 36 operations a
+     * multiply-add and a split (4) a value fetched. */
+    int per_mad, per_value;
+    gen_wide_mad_ops(GG_STORE_DD, &per_mad, &per_value);
+    ck_assert_int_eq(per_mad, 36);
+    ck_assert_int_eq(per_value, 4);
+    gg_variant dd = var("mrt=2x2,mc=1x1,np=all,store=dd");
+    g = search_bound_compute(&dd, 64, 64, 64, &p, &d);
+    near(d.c.fragments, 1024);
+    double values = 1024.0 * (2 * 64 + 2 * 64); /* one value a texel */
+    near(d.c.mad_ops, 36 * mads + 4 * values);
+    ck_assert_str_eq(d.unit, "fp64 multiply-add");
+    near(g, 10.0 * mads / d.c.mad_ops); /* 0.25 GFLOP/s: 40 operations a multiply-add here */
+    near(g, 0.25);
+    search_bound_gflops(&dd, 64, 64, 64, &p, why, sizeof why);
+    ck_assert_msg(strstr(why, "operations"), "%s", why);
+
+    /* df: the same operations in fp32, at fp32's rate (mad64 does not
+     * change it). */
+    gg_variant df = var("mrt=2x2,mc=1x1,np=all,store=df");
+    g = search_bound_compute(&df, 64, 64, 64, &p, &d);
+    ck_assert(!d.c.fp64);
+    ck_assert_int_eq(d.c.texel_words, 2); /* two fp32 words: RG32UI */
+    ck_assert_str_eq(d.unit, "multiply-add");
+    near(d.mad_rate, 100);
+    near(g, 100.0 * mads / d.c.mad_ops);
+    p.mad64_gflops = 1e-3;
+    near(search_bound_compute(&df, 64, 64, 64, &p, &d), g);
+
+    /* 2-word texels (f64, mc=1x1: RG32UI) at RGBA16F's rate; their targets
+     * are not measured: no write term. */
+    p.mad64_gflops = 1e6;
+    gg_variant f64one = var("mrt=2x2,mc=1x1,np=all,store=f64");
+    g = search_bound_compute(&f64one, 64, 64, 64, &p, &d);
+    ck_assert_int_eq(d.c.texel_words, 2);
+    ck_assert_str_eq(d.fetch_fmt, "rgba16f");
+    near(d.fetch_rate, 5);
+    ck_assert(d.write_rate == 0 && d.write_s == 0);
+    ck_assert_str_eq(d.unit, "texel fetch");
+    near(g, flops / (1024.0 * (64 + 64 + 64 + 64 + 4) / 5e9) / 1e9);
+
+    /* fp32 variants do not see the fp64 rate. */
+    gg_variant f32 = var("mrt=2x2,mc=1x2,np=all");
+    p.mad64_gflops = 0;
+    double g32 = search_bound_compute(&f32, 64, 64, 64, &p, &d);
+    p.mad64_gflops = 1e-3;
+    near(search_bound_compute(&f32, 64, 64, 64, &p, &d), g32);
+    ck_assert(!d.c.fp64 && d.c.texel_words == 0);
+    near(d.c.mad_ops, d.c.mads);
+}
+END_TEST
+
+/* The H200's figures (results/nvidia-h200/probe.csv; its fp64 rate is
+ * tests/device/fp64mad.c's 917 GFLOP/s where the file has no mad64 row):
+ * the tuned f64 best at 1024^3 fetches 8 RGBA32UI texels per 32 fp64
+ * fmas, so fetch binds it, below the 235.6 GFLOP/s it measured at most by
+ * the margin. */
+START_TEST(test_wide_bound_h200)
+{
+    static gg_probe_result p;
+    char err[512], why[256];
+    ck_assert_msg(search_bound_load("results", "nvidia-h200", &p, err, sizeof err) == 0, "%s", err);
+    if (!(p.mad64_gflops > 0))
+        p.mad64_gflops = 917;
+    gg_variant v = var("store=f64,mrt=4x2,mc=1x2,np=32,unroll=1,profile=330");
+    gg_bound_detail d;
+    double g = search_bound_compute(&v, 1024, 1024, 1024, &p, &d);
+    search_bound_gflops(&v, 1024, 1024, 1024, &p, why, sizeof why);
+    fprintf(stderr, "bound: H200 f64 best: %s\n", why);
+    ck_assert(isfinite(g) && g > 0);
+    ck_assert_str_eq(d.unit, "texel fetch");
+    ck_assert_str_eq(d.fetch_fmt, "rgba32f");
+    /* 8 texels (4 of A, 4 of B) a k-step of 32 multiply-adds */
+    near(d.c.input_fetches / d.c.mads, 8.0 / 32);
+    ck_assert(d.fetch_s > d.mad_s && d.mad_s > 0 && d.fetch_s > d.write_s);
+    const double measured = 235.63;
+    ck_assert_msg(g >= measured && g <= GG_BOUND_MARGIN * measured, "bound %g", g);
+}
+END_TEST
+
+/* gen/eft.h's operation counts are those of the text gen_eft_put writes
+ * (the Dekker split variant that gen/wide_emit.c asks for, `precise`):
+ * each function's additions, subtractions and multiplications, and those
+ * of the functions it calls. */
+static int eft_ops(const char *text, const char *fn)
+{
+    char def[64];
+    snprintf(def, sizeof def, " %s(", fn);
+    const char *at = text, *body = NULL;
+    while ((at = strstr(at, def))) { /* the definition: its line ends ")\n{\n" */
+        const char *eol = strchr(at, '\n');
+        if (eol && !strncmp(eol, "\n{\n", 3) && eol[-1] == ')') {
+            body = eol + 3;
+            break;
+        }
+        at++;
+    }
+    ck_assert_msg(body != NULL, "no function %s in the text", fn);
+    const char *end = strstr(body, "\n}\n");
+    ck_assert_ptr_nonnull(end);
+    int ops = 0;
+    static const char *const ins[] = {" + ", " - ", " * "};
+    for (size_t i = 0; i < 3; i++)
+        for (const char *q = body; (q = strstr(q, ins[i])) && q < end; q++)
+            ops++;
+    static const char *const callees[] = {"two_sum", "quick_two_sum", "split", "two_prod"};
+    for (size_t i = 0; i < 4; i++) {
+        char call[32];
+        snprintf(call, sizeof call, " %s(", callees[i]);
+        for (const char *q = body; (q = strstr(q, call)) && q < end; q++)
+            ops += eft_ops(text, callees[i]);
+    }
+    return ops;
+}
+
+START_TEST(test_eft_op_counts)
+{
+    for (int dbl = 0; dbl < 2; dbl++) {
+        gg_sbuf sb;
+        gen_sb_init(&sb);
+        gen_eft_put(&sb, dbl, false, GG_EFT_PRECISE);
+        char *text = gen_sb_finish(&sb);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_int_eq(eft_ops(text, "two_sum"), GG_EFT_OPS_TWO_SUM);
+        ck_assert_int_eq(eft_ops(text, "quick_two_sum"), GG_EFT_OPS_QUICK_TWO_SUM);
+        ck_assert_int_eq(eft_ops(text, "split"), GG_EFT_OPS_SPLIT);
+        ck_assert_int_eq(eft_ops(text, "two_prod"), GG_EFT_OPS_TWO_PROD);
+        ck_assert_int_eq(eft_ops(text, "w_add"), GG_EFT_OPS_W_ADD);
+        ck_assert_int_eq(eft_ops(text, "w_mul"), GG_EFT_OPS_W_MUL);
+        ck_assert_int_eq(GG_EFT_OPS_W_ADD, 20);
+        ck_assert_int_eq(GG_EFT_OPS_W_MUL, 24);
+        free(text);
+    }
+    int per_mad, per_value;
+    gen_wide_mad_ops(GG_STORE_DF, &per_mad, &per_value);
+    ck_assert_int_eq(per_mad, GG_EFT_OPS_W_ADD + GG_EFT_OPS_W_MUL - 2 * GG_EFT_OPS_SPLIT);
+    ck_assert_int_eq(per_value, GG_EFT_OPS_SPLIT);
+    gen_wide_mad_ops(GG_STORE_F64, &per_mad, &per_value);
+    ck_assert(per_mad == 1 && per_value == 0);
+}
+END_TEST
+
 START_TEST(test_calibration)
 {
     DIR *top = opendir("results");
@@ -1002,6 +1184,9 @@ Suite *make_bound_suite(void)
     tcase_add_test(tc, test_old_probe_same_bound);
     tcase_add_test(tc, test_f16x8_bound);
     tcase_add_test(tc, test_ssbo_bound);
+    tcase_add_test(tc, test_wide_bound);
+    tcase_add_test(tc, test_wide_bound_h200);
+    tcase_add_test(tc, test_eft_op_counts);
     tcase_add_test(tc, test_calibration);
     tcase_add_test(tc, test_load);
     suite_add_tcase(s, tc);

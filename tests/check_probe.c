@@ -137,6 +137,21 @@ START_TEST(quick_probe_runs_and_round_trips)
         if (!strcmp(r.rows[i].metric, "mad") && strcmp(r.rows[i].variant, "max"))
             best = fmax(best, r.rows[i].value);
     ck_assert_msg(best == r.mad_gflops, "max %g is not the best point %g", r.mad_gflops, best);
+    /* llvmpipe's 4.5 core context has doubles: the fp64 sweep is measured,
+     * its max is its best point, and it is named apart from fp32's. */
+    ck_assert_msg(positive(r.mad64_gflops), "mad64 %g", r.mad64_gflops);
+    ck_assert(has_row(&r, "mad64", "max", "GFLOP/s"));
+    double best64 = 0;
+    int points64 = 0;
+    for (int i = 0; i < r.nrows; i++)
+        if (!strcmp(r.rows[i].metric, "mad64") && strcmp(r.rows[i].variant, "max")) {
+            best64 = fmax(best64, r.rows[i].value);
+            points64++;
+            ck_assert(has_row(&r, "mad64", r.rows[i].variant, "GFLOP/s"));
+        }
+    ck_assert_int_eq(points64, 2); /* --quick: two shapes at one size, as fp32's */
+    ck_assert(best64 == r.mad64_gflops);
+    ck_assert(has_row(&r, "mad64", r.mad64_best, "GFLOP/s"));
 
     char dir[64], path[128], err[512];
     make_tmpdir(dir, sizeof dir);
@@ -147,6 +162,8 @@ START_TEST(quick_probe_runs_and_round_trips)
     ck_assert_int_eq(back.nrows, r.nrows);
     ck_assert(close_to(back.mad_gflops, r.mad_gflops));
     ck_assert_str_eq(back.mad_best, r.mad_best);
+    ck_assert(close_to(back.mad64_gflops, r.mad64_gflops));
+    ck_assert_str_eq(back.mad64_best, r.mad64_best);
     for (int f = 0; f < GG_FETCH_NFMT; f++)
         for (int p = 0; p < GG_FETCH_NPAT; p++)
             ck_assert(close_to(back.fetch_gtexels[f][p], r.fetch_gtexels[f][p]) &&
@@ -210,6 +227,92 @@ START_TEST(mad_shader_matches_cpu)
             ck_assert_msg(fabs((double)other[3] - got[3]) > tol, "tolerance too loose");
         }
     free(px);
+}
+END_TEST
+
+/* The fp64 kernel computes in double: every fragment within two float
+ * ulps of the double model (lane w exact), which the fp32 kernel of the
+ * same chains misses somewhere, so the comparison can tell them apart. */
+static void mad_kernel_values(bool fp64, int w, int h, int chains, int unroll, int iters,
+                              float *px)
+{
+    pk_kernel k = {.d = {.kind = PK_MAD, .chains = chains, .unroll = unroll, .fp64 = fp64, .w = w,
+                         .h = h}};
+    char err[512];
+    gg_status st = pk_init(&k, err, sizeof err);
+    ck_assert_msg(st == GG_OK, "%s", err);
+    pk_draw(&k, iters);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, k.fbo);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_FLOAT, px);
+    ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+    pk_free(&k);
+}
+
+START_TEST(mad64_shader_computes_in_double)
+{
+    const int *c = mad_cases[_i];
+    int w = c[0], h = c[1], chains = c[2], unroll = c[3], iters = c[4], steps = unroll * iters;
+    gg_ctx *ctx = make_ctx();
+    float *px = malloc((size_t)w * h * 4 * sizeof *px), *px32 = malloc((size_t)w * h * 4 * sizeof *px);
+    ck_assert(px && px32);
+    mad_kernel_values(true, w, h, chains, unroll, iters, px);
+    mad_kernel_values(false, w, h, chains, unroll, iters, px32);
+    host_ctx_destroy(ctx);
+    double lane_w = chains * (chains - 1) / 2.0 + chains * steps / 1024.0;
+    int fp32_off = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const float *got = px + ((size_t)y * w + x) * 4, *got32 = px32 + ((size_t)y * w + x) * 4;
+            float ref[4];
+            host_probe_mad64_reference(x, y, chains, steps, ref);
+            for (int l = 0; l < 3; l++) {
+                double tol = host_probe_mad64_tolerance(ref[l]);
+                ck_assert_msg(isfinite(got[l]) && fabs((double)got[l] - ref[l]) <= tol,
+                              "(%d,%d) lane %d: GPU %.9g CPU (double) %.9g tol %g", x, y, l,
+                              got[l], ref[l], tol);
+                fp32_off += fabs((double)got32[l] - ref[l]) > tol;
+            }
+            ck_assert_msg((double)got[3] == lane_w, "(%d,%d) lane w %.9g, expected %.9g", x, y,
+                          got[3], lane_w);
+        }
+    /* Long enough chains in float stray past two ulps of the double result. */
+    if (steps >= 100)
+        ck_assert_msg(fp32_off > 0, "the fp32 kernel also passes the fp64 check (%d steps)", steps);
+    free(px);
+    free(px32);
+}
+END_TEST
+
+/* A context without doubles (Mesa told to hide GL 4.0 and
+ * GL_ARB_gpu_shader_fp64): the probe runs, with no mad64 row. */
+START_TEST(quick_probe_without_fp64)
+{
+    setenv("MESA_GL_VERSION_OVERRIDE", "3.3", 1);
+    setenv("MESA_GLSL_VERSION_OVERRIDE", "330", 1);
+    setenv("MESA_EXTENSION_OVERRIDE", "-GL_ARB_gpu_shader_fp64", 1);
+    gg_ctx *ctx = make_ctx();
+    gg_probe_opts o;
+    host_probe_opts_default(&o, true);
+    static gg_probe_result r, back;
+    gg_status st = host_probe_run(&o, &r);
+    host_ctx_destroy(ctx);
+    unsetenv("MESA_GL_VERSION_OVERRIDE");
+    unsetenv("MESA_GLSL_VERSION_OVERRIDE");
+    unsetenv("MESA_EXTENSION_OVERRIDE");
+    ck_assert_msg(st == GG_OK, "probe: %s: %s", base_status_name(st), r.detail);
+    assert_ceilings(&r);
+    ck_assert(r.mad64_gflops == 0 && !r.mad64_best[0]);
+    for (int i = 0; i < r.nrows; i++)
+        ck_assert_msg(strcmp(r.rows[i].metric, "mad64"), "row mad64,%s", r.rows[i].variant);
+    char dir[64], path[128], err[512];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/probe.csv", dir);
+    ck_assert_msg(base_probe_write_csv(&r, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(base_probe_read_csv(path, &back, err, sizeof err) == 0, "%s", err);
+    ck_assert(back.mad64_gflops == 0);
+    rm_rf(dir);
 }
 END_TEST
 
@@ -430,6 +533,27 @@ START_TEST(csv_reads_summary)
     write_file(path, text);
     ck_assert(base_probe_read_csv(path, &r, err, sizeof err) == -1);
     ck_assert_msg(strstr(err, "imagestore,rgba32f-4-per-fragment") != NULL, "%s", err);
+
+    /* The fp64 rows: none in good_csv (0: not measured); with them, the max
+     * row is the ceiling and the best point is named; points without the
+     * max row are an error naming it. */
+    ck_assert_msg(base_probe_read_csv(path, &r, err, sizeof err) == -1, "still broken");
+    write_file(path, good_csv);
+    ck_assert_msg(base_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert(r.mad64_gflops == 0 && !r.mad64_best[0]);
+    sprintf(text, "%smad64,c4u8-64x64-i16,5.5,GFLOP/s\nmad64,c32u1-64x64-i16,6.75,GFLOP/s\n"
+                  "mad64,max,6.75,GFLOP/s\n", good_csv);
+    write_file(path, text);
+    ck_assert_msg(base_probe_read_csv(path, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.nrows, 19);
+    ck_assert(r.mad64_gflops == 6.75);
+    ck_assert_str_eq(r.mad64_best, "c32u1-64x64-i16");
+    ck_assert(r.mad_gflops == 12.25); /* fp32's stays its own */
+    ck_assert_str_eq(r.mad_best, "c16u2-64x64-i16");
+    sprintf(text, "%smad64,c4u8-64x64-i16,5.5,GFLOP/s\n", good_csv);
+    write_file(path, text);
+    ck_assert(base_probe_read_csv(path, &r, err, sizeof err) == -1);
+    ck_assert_msg(strstr(err, "mad64,max") != NULL, "%s", err);
     free(text);
     rm_rf(dir);
 }
@@ -607,6 +731,9 @@ Suite *make_probe_suite(void)
     tcase_set_tags(gl, "gl");
     tcase_add_test(gl, quick_probe_runs_and_round_trips);
     tcase_add_loop_test(gl, mad_shader_matches_cpu, 0, (int)(sizeof mad_cases / sizeof *mad_cases));
+    tcase_add_loop_test(gl, mad64_shader_computes_in_double, 0,
+                        (int)(sizeof mad_cases / sizeof *mad_cases));
+    tcase_add_test(gl, quick_probe_without_fp64);
     tcase_add_test(gl, fetch_kernels_match_cpu);
     tcase_add_test(gl, store_kernels_match_cpu);
     tcase_add_test(gl, cli_quick_writes_probe_csv);

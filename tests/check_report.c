@@ -694,15 +694,25 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
     memset(bench, 0, sizeof *bench);
     snprintf(bench->card, sizeof bench->card, "synth");
     bench->m = bench->n = bench->k = SYN;
-    const double rates[GG_BENCH_ALL_ROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 0.75 * s->g[best],
-                                             1.5 * s->g[best], 1.75 * s->g[best], 40.5, 0.5, 0.75,
-                                             0.4, 1.2, 0.3, 0.9};
+    double rates[GG_BENCH_ALL_ROWS] = {0.25, 0.8, 0, 1.9, s->g[best], 0.75 * s->g[best],
+                                       1.5 * s->g[best], 1.75 * s->g[best]};
+    rates[GG_BENCH_BEST_F64] = 0.5 * s->g[best];
+    rates[GG_BENCH_BEST_DF] = 0.125 * s->g[best];
+    rates[GG_BENCH_CPU] = 40.5;
+    rates[GG_BENCH_CPU_DGEMM] = 20.25;
+    rates[GG_BENCH_TFJS_WEBGL] = 0.5;
+    rates[GG_BENCH_TFJS_WEBGPU] = 0.75;
+    rates[GG_BENCH_MODEL_DENSE_TFJS] = 0.4;
+    rates[GG_BENCH_MODEL_DENSE_GLGEMM] = 1.2;
+    rates[GG_BENCH_MODEL_ENCODER_TFJS] = 0.3;
+    rates[GG_BENCH_MODEL_ENCODER_GLGEMM] = 0.9;
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         gg_bench_row *r = &bench->rows[i];
         base_measurement_init(&r->m);
         r->present = true;
-        r->has_variant = i != GG_BENCH_CPU && i != GG_BENCH_TFJS_WEBGL && i != GG_BENCH_TFJS_WEBGPU &&
-                         i != GG_BENCH_MODEL_DENSE_TFJS && i != GG_BENCH_MODEL_ENCODER_TFJS;
+        r->has_variant = i != GG_BENCH_CPU && i != GG_BENCH_CPU_DGEMM && i != GG_BENCH_TFJS_WEBGL &&
+                         i != GG_BENCH_TFJS_WEBGPU && i != GG_BENCH_MODEL_DENSE_TFJS &&
+                         i != GG_BENCH_MODEL_ENCODER_TFJS;
         if (i == GG_BENCH_BEST)
             r->v = s->v[best];
         else if (i == GG_BENCH_BEST_F16)
@@ -711,6 +721,12 @@ static double write_synth_folder(const char *dir, const syn_set *s, gg_bench *be
         else if (i == GG_BENCH_BEST_F16X8)
             ck_assert_int_eq(gen_variant_parse("mrt=2x4,mc=4x1,store=f16x8", NULL, &r->v, err,
                                               sizeof err), 0);
+        else if (i == GG_BENCH_BEST_F64)
+            ck_assert_int_eq(gen_variant_parse("mrt=4x2,mc=1x2,np=32,unroll=1,store=f64", NULL, &r->v,
+                                              err, sizeof err), 0);
+        else if (i == GG_BENCH_BEST_DF)
+            ck_assert_int_eq(gen_variant_parse("mrt=4x2,mc=1x2,fetch=texelfetch,store=df", NULL,
+                                              &r->v, err, sizeof err), 0);
         else if (i == GG_BENCH_BEST_IMAGE)
             ck_assert_int_eq(gen_variant_parse("mc=2x2,profile=430,out=image,blk=8x8", NULL, &r->v,
                                               err, sizeof err), 0);
@@ -860,8 +876,9 @@ START_TEST(report_from_synthetic_folder)
                      0);
     for (int i = 0; i < GG_BENCH_ALL_ROWS; i++) {
         char cells[12][256];
-        ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 7);
+        ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 8);
         ck_assert_str_eq(cells[2], base_status_name(b.rows[i].m.status));
+        ck_assert_str_eq(cells[7], eval_bench_row_precision(&b, i)); /* the precision column */
         ck_assert_msg(near(strtod(cells[3], NULL), b.rows[i].m.seconds), "%s seconds %s",
                       eval_bench_names[i], cells[3]);
         ck_assert_msg(near(strtod(cells[4], NULL), b.rows[i].m.gflops), "%s GFLOP/s %s vs %g",
@@ -874,6 +891,54 @@ START_TEST(report_from_synthetic_folder)
         else
             ck_assert_str_eq(cells[5], "");
     }
+    /* Another size's best files, each store's, with their precision: an
+     * f64 record says f64 (written after the report above: run it again). */
+    ck_assert_ptr_null(strstr(md, "## Other problem sizes tuned on this card"));
+    {
+        gg_variant o32, o64;
+        gg_measurement om;
+        base_measurement_init(&om);
+        om.gflops = 3.5;
+        char verr[256];
+        ck_assert_int_eq(gen_variant_parse("mrt=2x2,mc=1x4,np=8", NULL, &o32, verr, sizeof verr), 0);
+        ck_assert_int_eq(gen_variant_parse("mrt=4x2,mc=1x2,np=8,store=f64", NULL, &o64, verr,
+                                          sizeof verr), 0);
+        ck_assert_int_eq(store_best_write(dir, "synth", 32, 32, 32, &o32, &om, verr, sizeof verr), 0);
+        om.gflops = 1.25;
+        ck_assert_int_eq(store_best_write(dir, "synth", 32, 32, 32, &o64, &om, verr, sizeof verr), 0);
+        rc = tu_run(dir, NULL, args, &out, &err);
+        ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+        free(out);
+        free(err);
+        snprintf(path, sizeof path, "%s/report.md", card);
+        char *md2 = tu_read(path);
+        ck_assert_ptr_nonnull(md2);
+        ck_assert_ptr_nonnull(strstr(md2, "## Other problem sizes tuned on this card"));
+        ck_assert_ptr_nonnull(strstr(md2, "| 32x32x32 | `mrt=4x2,mc=1x2,np=8,unroll=0,profile=330,"
+                                          "compiler=glsl,acc=pingpong,store=f64` | f64 | 1.25 |"));
+        ck_assert_ptr_nonnull(strstr(md2, "| 32x32x32 | `mrt=2x2,mc=1x4,np=8,unroll=0,profile=330,"
+                                          "compiler=glsl,acc=pingpong,store=f32` | f32 | 3.5 |"));
+        free(md2);
+    }
+    /* Each row says its precision: the f64 rows f64 (best-f64's ratio is
+     * to the CPU's dgemm), the half rows theirs, the CPU BLAS f32. */
+    static const struct {
+        int row;
+        const char *precision;
+    } prec[] = {{GG_BENCH_BEST, "f32"},           {GG_BENCH_BEST_F16, "f16"},
+                {GG_BENCH_BEST_F16X8, "f16x8"},   {GG_BENCH_BEST_F64, "f64"},
+                {GG_BENCH_BEST_DF, "df"},         {GG_BENCH_CPU, "f32"},
+                {GG_BENCH_CPU_DGEMM, "f64"},      {GG_BENCH_TFJS_WEBGL, "f32"}};
+    for (size_t i = 0; i < sizeof prec / sizeof *prec; i++) {
+        char cells[12][256];
+        ck_assert_int_eq(md_row(md, eval_bench_names[prec[i].row], cells), 8);
+        ck_assert_msg(!strcmp(cells[7], prec[i].precision), "%s: precision '%s', want %s",
+                      eval_bench_names[prec[i].row], cells[7], prec[i].precision);
+    }
+    char f64cells[12][256];
+    ck_assert_int_eq(md_row(md, "best-f64", f64cells), 8);
+    ck_assert(near(strtod(f64cells[6], NULL), 0.5 * best / 20.25));
+    ck_assert_ptr_nonnull(strstr(md, "`best-f64` and `cpu-dgemm` are compared with the CPU's dgemm"));
     /* Figure 8's table against the maxima of the records, recomputed here. */
     const char *rows[] = {"mrt=1x1", "mrt=1x2", "mrt=1x4", "mrt=2x2"};
     for (int r = 0; r < 4; r++) {
@@ -1254,9 +1319,11 @@ START_TEST(report_after_real_tune)
         ck_assert_msg(r->present && r->m.status == GG_OK, "%s: %s", eval_bench_names[i],
                       r->m.detail);
         char cells[12][256];
-        ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 7);
+        ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 8);
         ck_assert(near(strtod(cells[4], NULL), r->m.gflops));
-        ck_assert(near(strtod(cells[6], NULL), r->m.gflops / d.bench.rows[GG_BENCH_CPU].m.gflops));
+        ck_assert(near(strtod(cells[6], NULL),
+                       r->m.gflops / d.bench.rows[eval_bench_ratio_base(i)].m.gflops));
+        ck_assert_str_eq(cells[7], eval_bench_row_precision(&d.bench, i));
     }
     ck_assert_ptr_nonnull(strstr(md, d.env.renderer));
     ck_assert_ptr_nonnull(strstr(md, "## The paper's findings on this card"));
@@ -1296,7 +1363,8 @@ START_TEST(report_after_real_tune)
     md = tu_read(path);
     ck_assert_ptr_nonnull(md);
     char cells16[12][256];
-    ck_assert_int_eq(md_row(md, "best-f16", cells16), 7);
+    ck_assert_int_eq(md_row(md, "best-f16", cells16), 8);
+    ck_assert_str_eq(cells16[7], "f16");
     ck_assert_ptr_nonnull(strstr(md, "Half storage, a precision class of its own"));
     free(md);
     report_findings_free(&f);
@@ -1349,7 +1417,10 @@ START_TEST(committed_results_are_whole)
                     continue;
                 bench_rows++;
                 char cells[12][256];
-                ck_assert_int_eq(md_row(md, eval_bench_names[i], cells), 7);
+                int ncells = md_row(md, eval_bench_names[i], cells);
+                /* 8: with the precision column; 7: reports from before it */
+                ck_assert_msg(ncells == 8 || ncells == 7, "%s: %s: %d cells", card,
+                              eval_bench_names[i], ncells);
                 ck_assert_msg(near(strtod(cells[4], NULL), b.rows[i].m.gflops),
                               "%s: %s GFLOP/s %s vs %g", card, eval_bench_names[i], cells[4],
                               b.rows[i].m.gflops);
