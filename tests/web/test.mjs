@@ -557,6 +557,14 @@ async function exportTests(browser) {
             'export of a profile=330 variant: exit 2, nothing written', `${bad.status} ${bad.stderr}`);
         const img = exportCmd(['profile=300es,out=image,blk=4x4', '--js', path.join(tmp, 'bad')]);
         check(img.status === 2 && /out=image/.test(img.stderr), 'export out=image: exit 2', `${img.status} ${img.stderr}`);
+        const dfx = exportCmd(['profile=300es,store=df,mc=1x2,np=8', '--js', path.join(tmp, 'df')]);
+        const dfjs = dfx.status === 0 ? readFileSync(path.join(tmp, 'df', 'glgemm.js'), 'utf8') : '';
+        check(dfx.status === 0 && /^export const DEFAULT_DF_VARIANT = "mrt=1x1,mc=1x2,np=8,unroll=0,profile=300es,compiler=glsl,acc=pingpong,store=df";$/m.test(dfjs) &&
+            /^export const DEFAULT_VARIANT = "[^"]*store=f32";$/m.test(dfjs), 'export of a store=df variant: DEFAULT_DF_VARIANT, DEFAULT_VARIANT kept',
+        `${dfx.status} ${dfx.stderr}`);
+        const f64x = exportCmd(['profile=300es,store=f64,mc=1x1', '--js', path.join(tmp, 'bad')]);
+        check(f64x.status === 2 && /store=f64 needs double arithmetic/.test(f64x.stderr) && !existsSync(path.join(tmp, 'bad')),
+            'export store=f64: exit 2', `${f64x.status} ${f64x.stderr}`);
         const none = exportCmd(['best', '--card', 'no-such-card', '--js', path.join(tmp, 'bad')], {cwd: tmp});
         check(none.status === 2 && /no WebGL2-capable/.test(none.stderr) && /glgemm tune/.test(none.stderr) &&
             !existsSync(path.join(tmp, 'bad')), 'export best with no records: exit 2', `${none.status} ${none.stderr}`);
