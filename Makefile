@@ -393,7 +393,7 @@ $(WEB_DIST)/glgemm-gen.wasm: $(wildcard gen/*.c gen/*.h) web/wasm/gen_wasm.c
 # web/src/ in the order the one module needs them: the binding and init,
 # the Runner and its parts (methods added to its prototype), matmul, the race.
 WEB_SRC = web/src/glgemm.js web/src/binding.js web/src/runner.js web/src/glstate.js web/src/programs.js \
-	web/src/inputs.js web/src/targets.js web/src/passes.js web/src/textures.js web/src/matmul.js web/src/portfolio.js
+	web/src/inputs.js web/src/targets.js web/src/passes.js web/src/wide.js web/src/textures.js web/src/matmul.js web/src/portfolio.js
 $(WEB_DIST)/glgemm.js: $(WEB_SRC)
 	@mkdir -p $(WEB_DIST)
 	cat $(WEB_SRC) > $@.tmp && mv -f $@.tmp $@

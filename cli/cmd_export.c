@@ -53,6 +53,7 @@ enum { OPT_JS = 1, OPT_CARD, OPT_PORTFOLIO, OPT_MAX };
 static const char *const COMPANIONS[] = {"glgemm-tfjs.js", "glgemm.d.ts", "glgemm-tfjs.d.ts", "package.json"};
 #define NCOMPANIONS (sizeof COMPANIONS / sizeof COMPANIONS[0])
 #define DEFAULT_LINE "export const DEFAULT_VARIANT = \""
+#define DEFAULT_DF_LINE "export const DEFAULT_DF_VARIANT = \""
 #define PORTFOLIO_LINE "export const PORTFOLIO = ["
 #define MAX_RUNTIME (64u << 20)
 
@@ -69,7 +70,8 @@ static const char usage[] =
     "Any shape works in the page, not only the problem's.\n"
     "VARIANT: a variant with profile=300es (WebGL2 runs GLSL ES 3.00 only), or\n"
     "`best`: the card's fastest WebGL2-capable record for the problem (else for\n"
-    "the nearest recorded size).\n"
+    "the nearest recorded size).  A store=df VARIANT sets DEFAULT_DF_VARIANT\n"
+    "instead, what matmul runs on Float64Arrays (double-float).\n"
     "\n"
     "  --js DIR      the folder to write (made if missing; its parent must exist)\n"
     "  --card SLUG   card whose results/SLUG/ records `best` reads\n"
@@ -124,6 +126,11 @@ static const char *webgl_why(const gg_variant *v)
         return "fetch=image: WebGL2 has no image load/store";
     if (v->fetch == GG_FETCH_BUFFER)
         return "fetch=buffer: WebGL2 has no buffer textures";
+    if (v->store == GG_STORE_F64 || v->store == GG_STORE_DD)
+        return v->store == GG_STORE_F64 ? "store=f64 needs double arithmetic, which GLSL ES 3.00 lacks "
+                                          "(store=df runs in a page)"
+                                        : "store=dd needs double arithmetic, which GLSL ES 3.00 lacks "
+                                          "(store=df runs in a page)";
     return NULL;
 }
 
@@ -279,17 +286,26 @@ static char *with_line(const char *js, size_t len, const char *prefix, const cha
     return out;
 }
 
-/* The runtime with its DEFAULT_VARIANT line set to canon and, for a
- * portfolio (count > 0), its PORTFOLIO line listing list[0..count)
- * (malloc'd), or NULL with why.  Canonical variants hold no quote or
- * backslash: they go into the JavaScript strings as they are. */
-static char *with_variants(const char *js, size_t len, const char *canon,
+/* The runtime with its DEFAULT_VARIANT line (df: DEFAULT_DF_VARIANT, for
+ * Float64Arrays) set to canon and, for a portfolio (count > 0), its
+ * PORTFOLIO line listing list[0..count) (and, with df, DEFAULT_VARIANT
+ * the first of them) (malloc'd), or NULL with why.  Canonical variants
+ * hold no quote or backslash: they go into the JavaScript strings as they
+ * are. */
+static char *with_variants(const char *js, size_t len, const char *canon, bool df,
                            const char (*list)[GG_VARIANT_TEXT], int count, size_t *outlen, char *why,
                            size_t whylen)
 {
     char def[GG_VARIANT_TEXT + 64];
-    snprintf(def, sizeof def, DEFAULT_LINE "%s\";", canon);
-    char *out = with_line(js, len, DEFAULT_LINE, def, outlen, why, whylen);
+    snprintf(def, sizeof def, "%s%s\";", df ? DEFAULT_DF_LINE : DEFAULT_LINE, canon);
+    char *out = with_line(js, len, df ? DEFAULT_DF_LINE : DEFAULT_LINE, def, outlen, why, whylen);
+    if (out && df && count > 0) {
+        snprintf(def, sizeof def, DEFAULT_LINE "%s\";", list[0]);
+        size_t len1 = *outlen;
+        char *out1 = with_line(out, len1, DEFAULT_LINE, def, outlen, why, whylen);
+        free(out);
+        out = out1;
+    }
     if (!out || count == 0)
         return out;
     char line[GG_PORTFOLIO_MAX * (GG_VARIANT_TEXT + 4) + 64];
@@ -488,7 +504,8 @@ static int export_module(cli_common *c, const export_opts *o, const char *text, 
     if (!js)
         return cli_error(c, "%s", err);
     char *wasm = base_read_text(pwasm, MAX_RUNTIME, &wlen, err, sizeof err);
-    char *out = wasm ? with_variants(js, jslen, canon, (const char(*)[GG_VARIANT_TEXT])pf->chosen,
+    char *out = wasm ? with_variants(js, jslen, canon, v.store == GG_STORE_DF,
+                                     (const char(*)[GG_VARIANT_TEXT])pf->chosen,
                                      pf->nchosen, &outlen, err, sizeof err)
                      : NULL;
     int rc = out ? write_pair(o->js, out, outlen, wasm, wlen, err, sizeof err) : -1;

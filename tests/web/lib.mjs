@@ -9,10 +9,11 @@ const require = createRequire(path.join(root, 'web', 'package.json'));
 const puppeteer = require('puppeteer-core');
 export {serve} from '../../web/serve.mjs';
 
-export async function launch() {
+/* angle: Chromium's ANGLE flags (default SwiftShader). */
+export async function launch(angle = ['--use-angle=swiftshader']) {
     return puppeteer.launch({
         executablePath: process.env.GLGEMM_CHROMIUM || '/usr/bin/chromium', headless: true, pipe: true,
-        args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader',
+        args: ['--no-sandbox', '--enable-unsafe-swiftshader', ...angle,
             '--disable-background-networking', '--disable-component-update', '--disable-sync',
             '--no-first-run', '--disable-quic'],
     });

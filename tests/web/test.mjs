@@ -11,7 +11,11 @@
  *     of a variant WebGL2 cannot run, and of best without records: exit 2;
  *  4. the example page (web/example/) shows its rows with no page error;
  *  5. the browser worker's protocol (web/worker/), with the runtime and the
- *     stub: one answer shape, run's times in seconds, C.
+ *     stub: one answer shape, run's times in seconds, C;
+ *  6. double-float (store=df): matmul and run() on Float64Arrays, judged
+ *     exactly (BigInt) within k 2^-44, a judge that fails fp32's answer,
+ *     the API's rules and errors; and where Chromium comes up on llvmpipe
+ *     (ANGLE over this machine's EGL), that df there is right or refused.
  * Exit 0 when every check passes; each failure prints one line. */
 import {execFileSync, spawn, spawnSync} from 'node:child_process';
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
@@ -70,7 +74,9 @@ const cases = [
     {name: 'fetch=image', variant: V('fetch=image'), ...odd, expect: 'unsupported', detail: /fetch=image/},
     {name: 'fetch=buffer', variant: V('fetch=buffer'), ...odd, expect: 'unsupported', detail: /fetch=buffer/},
     {name: 'compiler=spirv', variant: 'compiler=spirv', ...odd, expect: 'unsupported', detail: /300es/},
-    {name: 'store=df (not in the runtime)', variant: V('mrt=2x2,mc=1x2,np=2,store=df'), ...odd, expect: 'unsupported', detail: /store=df: this runtime takes Float32Arrays/},
+    {name: 'store=df on Float32Arrays (the worker\'s)', variant: V('mrt=2x2,mc=1x2,np=2,store=df'), ...odd, expect: 'unsupported', detail: /^store=df multiplies doubles: a and b must be Float64Arrays \(a is Float32Array\)$/},
+    {name: 'store=f64 (no doubles in WebGL2)', variant: V('mc=1x1,store=f64'), ...odd, expect: 'unsupported', detail: /store=f64: needs double arithmetic, which WebGL2's GLSL ES 3\.00 lacks/},
+    {name: 'store=dd (no doubles in WebGL2)', variant: V('mc=1x1,store=dd'), ...odd, expect: 'unsupported', detail: /store=dd: needs double arithmetic/},
     {name: 'mrt=3x3 (parse)', variant: V('mrt=3x3'), ...odd, expect: 'invalid', detail: /mrt/},
     {name: 'unknown key (parse)', variant: V('bogus=1'), ...odd, expect: 'invalid', detail: /bogus/},
 ];
@@ -551,6 +557,14 @@ async function exportTests(browser) {
             'export of a profile=330 variant: exit 2, nothing written', `${bad.status} ${bad.stderr}`);
         const img = exportCmd(['profile=300es,out=image,blk=4x4', '--js', path.join(tmp, 'bad')]);
         check(img.status === 2 && /out=image/.test(img.stderr), 'export out=image: exit 2', `${img.status} ${img.stderr}`);
+        const dfx = exportCmd(['profile=300es,store=df,mc=1x2,np=8', '--js', path.join(tmp, 'df')]);
+        const dfjs = dfx.status === 0 ? readFileSync(path.join(tmp, 'df', 'glgemm.js'), 'utf8') : '';
+        check(dfx.status === 0 && /^export const DEFAULT_DF_VARIANT = "mrt=1x1,mc=1x2,np=8,unroll=0,profile=300es,compiler=glsl,acc=pingpong,store=df";$/m.test(dfjs) &&
+            /^export const DEFAULT_VARIANT = "[^"]*store=f32";$/m.test(dfjs), 'export of a store=df variant: DEFAULT_DF_VARIANT, DEFAULT_VARIANT kept',
+        `${dfx.status} ${dfx.stderr}`);
+        const f64x = exportCmd(['profile=300es,store=f64,mc=1x1', '--js', path.join(tmp, 'bad')]);
+        check(f64x.status === 2 && /store=f64 needs double arithmetic/.test(f64x.stderr) && !existsSync(path.join(tmp, 'bad')),
+            'export store=f64: exit 2', `${f64x.status} ${f64x.stderr}`);
         const none = exportCmd(['best', '--card', 'no-such-card', '--js', path.join(tmp, 'bad')], {cwd: tmp});
         check(none.status === 2 && /no WebGL2-capable/.test(none.stderr) && /glgemm tune/.test(none.stderr) &&
             !existsSync(path.join(tmp, 'bad')), 'export best with no records: exit 2', `${none.status} ${none.stderr}`);
@@ -824,6 +838,192 @@ async function workerTests() {
     }
 }
 
+/* Double-float on one page: cases of run() and matmul on Float64Arrays. */
+const dfCases = [
+    {name: 'matmul, DEFAULT_DF_VARIANT', ...odd, matmul: true},
+    {name: 'matmul mrt=2x2 mc=1x2 np=4 (7 passes) transa alpha beta', variant: V('mrt=2x2,mc=1x2,np=4,store=df'), ...odd,
+        transa: true, alpha: -0.75, beta: 1.5, matmul: true},
+    {name: 'run mrt=2x2 mc=1x2 np=4 (7 passes) alpha beta', variant: V('mrt=2x2,mc=1x2,np=4,store=df'), ...odd,
+        alpha: 0.5, beta: -2, passes: 7},
+    {name: 'mrt=1x1 mc=1x1 np=5 (11 passes) transb beta', variant: V('mrt=1x1,mc=1x1,np=5,store=df'), ...odd, transb: true, beta: 2, passes: 11},
+    {name: 'mrt=2x1 mc=2x1 np=3 texelfetch transa transb', variant: V('mrt=2x1,mc=2x1,np=3,store=df,fetch=texelfetch'), ...odd,
+        transa: true, transb: true, alpha: 3.25},
+    {name: 'mrt=1x4 mc=1x2 np=4 unroll=1', variant: V('mrt=1x4,mc=1x2,np=4,unroll=1,store=df'), m: 45, n: 33, k: 70},
+    {name: 'alpha=0 beta=-0.5', variant: V('mrt=2x2,mc=1x2,np=8,store=df'), m: 9, n: 11, k: 13, alpha: 0, beta: -0.5},
+    {name: '1x1x1', variant: V('mc=1x1,store=df'), m: 1, n: 1, k: 1, alpha: 0.5, beta: 1},
+    {name: 'split (texture limit 8) alpha beta transb', variant: V('mrt=2x2,mc=1x2,np=2,store=df'), ...odd, transb: true,
+        alpha: 1.25, beta: -1, maxTextureSize: 8},
+];
+
+async function dfTests(browser, url) {
+    const page = await open(browser, url + 'page.html');
+    await page.evaluate(async () => {
+        const g = await import('/dist/glgemm.js');
+        const C = await import('/t/check.js');
+        await g.init({wasm: '/dist/glgemm-gen.wasm'});
+        const gl = document.getElementById('c').getContext('webgl2');
+        window.T = {g, C, gl, R: g.createRunner(gl)};
+    });
+    for (const c of dfCases) {
+        if (only && !only.test('df ' + c.name)) continue;
+        const r = await page.evaluate(async (c) => {
+            const {g, C, gl, R} = window.T;
+            const p = C.problem64({...c, seed: 21});
+            const o = {alpha: c.alpha, beta: c.beta, transa: c.transa, transb: c.transb, c: p.c0};
+            let out;
+            try {
+                if (c.matmul) {
+                    const cc = await g.matmul(gl, p.a, p.b, c.m, c.n, c.k, c.variant ? {...o, variant: c.variant} : o);
+                    out = {status: 'ok', c: cc};
+                } else {
+                    const how = {variant: c.variant, m: c.m, n: c.n, k: c.k, ...o, a: p.a, b: p.b};
+                    out = c.maxTextureSize ? await R.bench({...how, reps: 1, maxTextureSize: c.maxTextureSize}) : await R.run(how);
+                }
+            } catch (e) {
+                return {status: e.status, detail: e.detail};
+            }
+            if (out.status !== 'ok') return {status: out.status, detail: out.detail};
+            return {status: 'ok', passes: out.passes, type: out.c.constructor.name, ...C.judgeDf(p, out.c),
+                fp32: C.judgeDf(p, C.fp32Result(p))};
+        }, c);
+        check(r.status === 'ok', `df ${c.name}`, `${r.status} (${r.detail})`);
+        if (r.status !== 'ok') continue;
+        check(r.type === 'Float64Array', `df ${c.name}: C is a Float64Array`, r.type);
+        check(r.pass, `df ${c.name}: within k 2^-44`, `rel_err ${r.rel_err} > ${r.limit} (${r.why})`);
+        if (c.k > 1) check(!r.fp32.pass, `df ${c.name}: fp32's answer would fail`, JSON.stringify(r.fp32));
+        if (c.passes) check(r.passes === c.passes, `df ${c.name}: passes`, `${r.passes}`);
+        console.log(`  df ${c.name}: rel_err ${r.rel_err.toExponential(2)} (2^${Math.log2(r.rel_err || 2 ** -200).toFixed(1)}), bound ${r.limit.toExponential(2)}`);
+    }
+    if (!only || only.test('df api')) await dfApi(page);
+    check(page.errors.length === 0, 'df page: no page errors', page.errors.join(' | '));
+    await page.close();
+}
+
+/* What fp32 cannot hold, the rules of the arrays, the sampled check. */
+async function dfApi(page) {
+    const r = await page.evaluate(async () => {
+        const {g, C, gl, R} = window.T;
+        const thrown = async (f) => {
+            try {
+                await f();
+                return null;
+            } catch (e) {
+                return {status: e.status, detail: e.detail, message: e.message};
+            }
+        };
+        const out = {def: g.DEFAULT_DF_VARIANT};
+        /* 1 + 2^-30 + 2^-40 (fp32 keeps 1) and (1 + 2^-30)^2 = 1 + 2^-29 + 2^-60 */
+        const sum = await g.matmul(gl, new Float64Array([1, 2 ** -30, 2 ** -40]), new Float64Array([1, 1, 1]), 1, 1, 3);
+        out.sum = sum[0] - 1;
+        const sq = await g.matmul(gl, new Float64Array([1 + 2 ** -30]), new Float64Array([1 + 2 ** -30]), 1, 1, 1);
+        out.sq = sq[0] - 1;
+        /* alpha and beta as doubles, C0 a Float32Array or a plain array */
+        const ab = await g.matmul(gl, new Float64Array([1]), new Float64Array([1]), 1, 1, 1,
+            {alpha: 1 + 2 ** -35, beta: 2 ** -33, c: new Float32Array([1])});
+        out.ab = ab[0] - 1;
+        const plainC = await g.matmul(gl, new Float64Array([2]), new Float64Array([3]), 1, 1, 1, {beta: 1, c: [2 ** -40]});
+        out.plainC = plainC[0] - 6;
+        const f64 = new Float64Array(12), f32 = new Float32Array(12);
+        out.mixed = await thrown(() => g.matmul(gl, f64, f32, 3, 4, 3));
+        out.mixed2 = await thrown(() => g.matmul(gl, [1, 2, 3], f64, 1, 4, 3));
+        out.f32df = await thrown(() => g.matmul(gl, f32, f32, 3, 4, 3, {variant: 'profile=300es,mc=1x1,store=df'}));
+        out.f64f32 = await thrown(() => g.matmul(gl, f64, f64, 3, 4, 3, {variant: 'profile=300es,mc=1x1'}));
+        out.f64dd = await thrown(() => g.matmul(gl, f64, f64, 3, 4, 3, {variant: 'profile=300es,mc=1x1,store=dd'}));
+        out.mc2x2 = await thrown(() => g.matmul(gl, f64, f64, 3, 4, 3, {variant: 'profile=300es,mc=2x2,store=df'}));
+        out.blend = await thrown(() => g.matmul(gl, f64, f64, 3, 4, 3, {variant: 'profile=300es,mc=1x2,acc=blend,store=df'}));
+        out.short = await thrown(() => g.matmul(gl, f64.subarray(0, 5), f64, 3, 4, 3));
+        out.noC = await thrown(() => g.matmul(gl, f64, f64, 3, 4, 3, {beta: 1}));
+        /* k past the texture limit: k blocks, each its passes */
+        const long = await R.run({variant: 'profile=300es,mc=1x1,np=all,store=df', m: 1, n: 1, k: 100000,
+            a: new Float64Array(100000).fill(1 + 2 ** -30), b: new Float64Array(100000).fill(1)});
+        out.long = {status: long.status, detail: long.detail, passes: long.passes, d: long.c && long.c[0] - 100000 * (1 + 2 ** -30)};
+        out.check = R.check('profile=300es,mrt=2x2,mc=1x2,store=df');
+        /* f32 untouched: Float32Arrays still give a Float32Array */
+        const q = C.problem({m: 7, n: 5, k: 9, seed: 3});
+        const c32 = await g.matmul(gl, q.a, q.b, 7, 5, 9);
+        out.f32 = {type: c32.constructor.name, judge: C.judge(q, c32)};
+        /* The sampled check (not page API): a C off by 2^-30 of one sampled
+         * element, as a compiler that breaks the error-free sums leaves
+         * it, is refused as wrong_result; the right one passes. */
+        const p = C.problem64({m: 37, n: 29, k: 53, alpha: 0.5, beta: 2, seed: 4});
+        const good = await R.run({variant: 'profile=300es,mrt=2x2,mc=1x2,np=4,store=df', m: 37, n: 29, k: 53, alpha: 0.5, beta: 2,
+            a: p.a, b: p.b, c: p.c0});
+        const s = {m: 37, n: 29, k: 53, alpha: 0.5, beta: 2, transa: false, transb: false, srcA: p.a, srcB: p.b, o: {c: p.c0},
+            L: {tr: 2, tc: 2, r: 1, c: 2}};
+        const verify = (c) => { try { R.verifyWide(s, c); return 'ok'; } catch (e) { return `${e.status}: ${e.detail}`; } };
+        out.verifyGood = verify(good.c);
+        const bad = good.c.slice();
+        bad[1 * 29 + 3] *= 1 + 2 ** -30; /* C[1][3]: target 3 of fragment 0, always sampled */
+        out.verifyBad = verify(bad);
+        out.verifyFp32 = verify(C.fp32Result(p));
+        return out;
+    });
+    check(r.def === 'mrt=2x2,mc=1x2,np=64,unroll=0,profile=300es,compiler=glsl,acc=pingpong,store=df,fetch=texelfetch', 'DEFAULT_DF_VARIANT', r.def);
+    check(Math.abs(r.sum - (2 ** -30 + 2 ** -40)) <= 2 ** -46, 'df: 1 + 2^-30 + 2^-40 (fp32 keeps 1)', `${r.sum}`);
+    check(Math.abs(r.sq - (2 ** -29 + 2 ** -60)) <= 2 ** -47, 'df: (1 + 2^-30)^2 (fp32 rounds to 1 + 2^-29 at best)', `${r.sq}`);
+    check(Math.abs(r.ab - (2 ** -35 + 2 ** -33)) <= 2 ** -46, 'df: alpha and beta as doubles, C0 a Float32Array', `${r.ab}`);
+    check(Math.abs(r.plainC - 2 ** -40) <= 2 ** -45, 'df: C0 a plain array', `${r.plainC}`);
+    const inv = (e, re, name) => check(e && e.status === 'invalid' && re.test(e.detail), name, JSON.stringify(e));
+    inv(r.mixed, /^a is Float64Array and b Float32Array: pass both as Float64Arrays/, 'df: mixed Float64Array and Float32Array: invalid');
+    inv(r.mixed2, /^a is Array and b Float64Array/, 'df: a plain array and a Float64Array: invalid');
+    inv(r.f32df, /^store=df multiplies doubles: pass a and b as Float64Arrays \(a is Float32Array\)$/, 'df: a store=df variant on Float32Arrays: invalid');
+    inv(r.f64f32, /^Float64Arrays multiply in double-float: the variant must be store=df/, 'df: Float64Arrays with a store=f32 variant: invalid');
+    inv(r.f64dd, /store=df/, 'df: Float64Arrays with store=dd: invalid');
+    check(r.mc2x2 && r.mc2x2.status === 'invalid' && /mc=2x2/.test(r.mc2x2.detail), 'df: mc=2x2 (8 words a texel): invalid', JSON.stringify(r.mc2x2));
+    check(r.blend && r.blend.status === 'invalid' && /acc=pingpong/.test(r.blend.detail), 'df: acc=blend: invalid', JSON.stringify(r.blend));
+    inv(r.short, /^a is too short/, 'df: a too short');
+    inv(r.noC, /^c must be a Float64Array/, 'df: beta without c');
+    check(r.long.status === 'ok' && r.long.passes > 1 && Math.abs(r.long.d) <= 100000 * 2 ** -46,
+        'df: k = 100000, past the texture limit: k blocks, 1e5 (1 + 2^-30)', JSON.stringify(r.long));
+    check(r.check.status === 'ok', 'df: check() says ok', JSON.stringify(r.check));
+    check(r.f32.type === 'Float32Array' && r.f32.judge.pass, 'df: Float32Arrays still fp32, a Float32Array', JSON.stringify(r.f32));
+    check(r.verifyGood === 'ok', 'df: the sampled check passes a right C', r.verifyGood);
+    check(/^wrong_result: store=df: C\[1\]\[3\] = .* past double-float's bound k 2\^-44/.test(r.verifyBad),
+        'df: the sampled check refuses a C off by 2^-30 in one element', r.verifyBad);
+    check(/^wrong_result/.test(r.verifyFp32), 'df: the sampled check refuses an fp32 answer', r.verifyFp32);
+}
+
+/* Chromium over this machine's EGL (llvmpipe where there is no GPU): df
+ * is right there, or refused as wrong_result (a compiler that breaks the
+ * error-free sums): never a wrong C.  Skipped where no such page comes up. */
+async function dfLlvmpipe(url) {
+    const b = await launch(['--use-angle=gl-egl', '--ignore-gpu-blocklist']);
+    try {
+        const page = await open(b, url + 'page.html');
+        const r = await page.evaluate(async () => {
+            const g = await import('/dist/glgemm.js');
+            const C = await import('/t/check.js');
+            await g.init({wasm: '/dist/glgemm-gen.wasm'});
+            const gl = document.getElementById('c').getContext('webgl2');
+            if (!gl) return {renderer: null};
+            const dbg = gl.getExtension('WEBGL_debug_renderer_info');
+            const out = {renderer: dbg ? gl.getParameter(dbg.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER), runs: []};
+            for (const v of [g.DEFAULT_DF_VARIANT, 'profile=300es,mrt=1x1,mc=1x1,np=5,store=df']) {
+                const p = C.problem64({m: 37, n: 29, k: 53, alpha: 0.5, beta: 2, seed: 8});
+                try {
+                    const c = await g.matmul(gl, p.a, p.b, 37, 29, 53, {alpha: 0.5, beta: 2, c: p.c0, variant: v});
+                    out.runs.push({variant: v, status: 'ok', ...C.judgeDf(p, c)});
+                } catch (e) {
+                    out.runs.push({variant: v, status: e.status, detail: e.detail});
+                }
+            }
+            return out;
+        });
+        await page.close();
+        if (!r.renderer || !/llvmpipe/i.test(r.renderer)) {
+            console.log(`  df on llvmpipe: skipped (Chromium with --use-angle=gl-egl came up on ${r.renderer})`);
+            return;
+        }
+        for (const x of r.runs) {
+            check(x.status === 'ok' ? x.pass : x.status === 'wrong_result' && /double-float/.test(x.detail),
+                `df on ${r.renderer}: right or refused (${x.variant})`, JSON.stringify(x));
+            console.log(`  df on llvmpipe (ANGLE gl-egl), ${x.variant}: ${x.status}${x.status === 'ok' ? ` rel_err ${x.rel_err.toExponential(2)}` : ''}`);
+        }
+    } finally {
+        await b.close();
+    }
+}
+
 const s = await serve({mounts: [['/', path.join(root, 'tests', 'web')], ['/t', path.join(root, 'tests', 'web')],
     ['/src', path.join(root, 'web', 'src')], ['/dist', path.join(root, 'web', 'dist')]]});
 const browser = await launch();
@@ -840,6 +1040,8 @@ try {
     if (!only || only.test('export') || only.test('portfolio')) await part('export --portfolio', () => exportPortfolioTests(browser));
     if (!only || only.test('example')) await part('example', () => exampleTests(browser));
     if (!only || only.test('worker')) await part('worker', () => workerTests());
+    if (!only || only.test('df')) await part('df', () => dfTests(browser, s.url));
+    if (!only || only.test('df')) await part('df on llvmpipe', () => dfLlvmpipe(s.url));
 } catch (e) {
     check(false, 'web tests ran to the end', e.stack || String(e));
 } finally {

@@ -135,12 +135,15 @@ function packageTests() {
             module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], skipLibCheck: true},
             files: ['app.ts']}));
         writeFileSync(path.join(app, 'app.ts'), `
-import {init, matmul, createRunner, DEFAULT_VARIANT, PORTFOLIO, choice, type RunOnTexturesResult} from 'glgemm';
+import {init, matmul, createRunner, DEFAULT_VARIANT, DEFAULT_DF_VARIANT, PORTFOLIO, choice, type RunOnTexturesResult} from 'glgemm';
 import {register, unregister, registered} from 'glgemm/tfjs';
 import * as tf from '@tensorflow/tfjs-core';
 export async function main(gl: WebGL2RenderingContext): Promise<number> {
     await init();
     const c: Float32Array = await matmul(gl, new Float32Array(6), new Float32Array(6), 2, 3, 3, {transb: true});
+    const d: Float64Array = await matmul(gl, new Float64Array(6), new Float64Array(6), 2, 3, 3, {variant: DEFAULT_DF_VARIANT});
+    // @ts-expect-error: Float64Arrays give a Float64Array
+    const e: Float32Array = await matmul(gl, new Float64Array(6), new Float64Array(6), 2, 3, 3);
     const r = createRunner(gl);
     const t = gl.createTexture();
     if (!t) return 0;
@@ -154,7 +157,7 @@ export async function main(gl: WebGL2RenderingContext): Promise<number> {
     await register(tf, {bogus: 1});
     // @ts-expect-error: not an activation
     r.runOnTextures({m: 1, n: 1, k: 1, a: {texture: t, width: 1}, b: {texture: t, width: 1}, activation: 'tanh'});
-    return c.length + x.width + n + PORTFOLIO.length + ch.raceMs + (reg.variant ? 1 : 0);
+    return c.length + d.length + e.length + x.width + n + PORTFOLIO.length + ch.raceMs + (reg.variant ? 1 : 0);
 }
 `);
         const cons = spawnSync(process.execPath, [tsc, '-p', app], {encoding: 'utf8'});

@@ -4,6 +4,8 @@
 export declare const DEFAULT_VARIANT: string;
 /** The exported portfolio (`glgemm export --portfolio`), else empty. */
 export declare const PORTFOLIO: readonly string[];
+/** The store=df variant matmul runs on Float64Arrays (`glgemm export` of a store=df variant sets it). */
+export declare const DEFAULT_DF_VARIANT: string;
 
 /** glgemm's statuses: what run() answers, what an Error carries. */
 export type Status =
@@ -27,8 +29,8 @@ export declare function init(options?: InitOptions): Promise<void>;
 export interface MatmulOptions {
     alpha?: number;
     beta?: number;
-    /** C0 (m x n), read when beta != 0. */
-    c?: Float32Array | ArrayLike<number>;
+    /** C0 (m x n), read when beta != 0 (as doubles when a and b are Float64Arrays). */
+    c?: Float32Array | Float64Array | ArrayLike<number>;
     transa?: boolean;
     transb?: boolean;
     variant?: string;
@@ -36,7 +38,12 @@ export interface MatmulOptions {
     raceMs?: number;
 }
 
-/** C = alpha op(A) op(B) + beta C0, m x n row-major. */
+/** Float64Arrays: C in double-float (store=df, about 48 bits; the variant
+ * a store=df one, default DEFAULT_DF_VARIANT), a Float64Array.  One
+ * Float64Array and one other array is an Error (status invalid). */
+export declare function matmul(gl: WebGL2RenderingContext, a: Float64Array, b: Float64Array,
+    m: number, n: number, k: number, options?: MatmulOptions): Promise<Float64Array>;
+/** C = alpha op(A) op(B) + beta C0, m x n row-major, in fp32 (other arrays). */
 export declare function matmul(gl: WebGL2RenderingContext, a: Float32Array | ArrayLike<number>,
     b: Float32Array | ArrayLike<number>, m: number, n: number, k: number,
     options?: MatmulOptions): Promise<Float32Array>;
@@ -71,9 +78,10 @@ export interface RunOptions {
     beta?: number;
     transa?: boolean;
     transb?: boolean;
-    a: Float32Array | ArrayLike<number>;
-    b: Float32Array | ArrayLike<number>;
-    c?: Float32Array | ArrayLike<number>;
+    /** Float64Arrays for a store=df variant (C then a Float64Array). */
+    a: Float32Array | Float64Array | ArrayLike<number>;
+    b: Float32Array | Float64Array | ArrayLike<number>;
+    c?: Float32Array | Float64Array | ArrayLike<number>;
 }
 
 export interface RunResult {
@@ -89,7 +97,8 @@ export interface RunResult {
     runMs: number;
     readbackMs: number;
     gflops: number;
-    c: Float32Array | null;
+    /** A Float64Array for a store=df variant. */
+    c: Float32Array | Float64Array | null;
     log?: string;
 }
 

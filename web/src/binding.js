@@ -69,7 +69,9 @@ function wasiImports(memory) {
 /* The exports of glgemm-gen.wasm this runtime calls. */
 const EXPORTS = ['memory', 'gw_malloc', 'gw_free', 'gw_variant_new', 'gw_variant_info', 'gw_variant_format',
     'gw_check_card', 'gw_split_new', 'gw_split_info', 'gw_emit_fragment', 'gw_emit_vertex', 'gw_tile_boxes',
-    'gw_pack_a', 'gw_pack_b', 'gw_pack_c0', 'gw_unpack_c', 'gw_to_halves', 'gw_pack_words'];
+    'gw_pack_a', 'gw_pack_b', 'gw_pack_c0', 'gw_unpack_c', 'gw_to_halves', 'gw_pack_words',
+    'gw_wide_texel_words', 'gw_wide_value', 'gw_wide_pack_a', 'gw_wide_pack_b', 'gw_wide_pack_c0',
+    'gw_wide_unpack_c'];
 
 /* The generator: every call into glgemm-gen.wasm goes through here.
  * Pointers are offsets into its memory (alloc and free); a view of that
@@ -101,6 +103,7 @@ class Gen {
         return this.dec.decode(u8.subarray(p, e));
     }
     f32(p, n) { return new Float32Array(this.buffer, p, n); }
+    f64(p, n) { return new Float64Array(this.buffer, p, n); }
     u16(p, n) { return new Uint16Array(this.buffer, p, n); }
     u32(p, n) { return new Uint32Array(this.buffer, p, n); }
     /* The ints an info export writes, named by names (their order). */
@@ -219,6 +222,36 @@ class Gen {
     /* The other way: C block (bi, bj) from the targets into C (row stride ldc). */
     unpackC(L, targets, stride, m, n, k, bi, bj, c, ldc) {
         this.x.gw_unpack_c(L.ptr, targets, stride, m, n, k, bi, bj, c, ldc);
+    }
+    /* The wide stores (store=df here), on row-major doubles: words a
+     * texel (2: RG32UI, 4: RGBA32UI) of the split's layout. */
+    wideTexelWords(L, store) { return this.x.gw_wide_texel_words(L.ptr, store); }
+    /* A double's words in the store (4 words, the unused ones 0). */
+    wideValue(store, x) {
+        const p = this.alloc(16);
+        try {
+            this.x.gw_wide_value(store, x, 0, p);
+            return this.u32(p, 4).slice();
+        } finally {
+            this.free(p);
+        }
+    }
+    /* As packA / packB, src a double matrix, out the texels' words. */
+    widePackA(L, store, src, trans, m, n, k, bi, bk, out) {
+        this.x.gw_wide_pack_a(L.ptr, store, src, trans ? m : k, trans ? 1 : 0, m, n, k, bi, bk, out);
+    }
+    widePackB(L, store, src, trans, m, n, k, bk, bj, out) {
+        this.x.gw_wide_pack_b(L.ptr, store, src, trans ? k : n, trans ? 1 : 0, m, n, k, bk, bj, out);
+    }
+    /* beta*C0 (doubles at src) of C block (bi, bj) into the targets' words. */
+    widePackC0(L, store, src, ldc, beta, m, n, k, bi, bj, targets) {
+        this.x.gw_wide_pack_c0(L.ptr, store, src, ldc, beta, m, n, k, bi, bj, targets);
+    }
+    /* C block (bi, bj) from the targets' words (stride words a texel) into
+     * the doubles at c (row stride ldc), each hi + lo. */
+    wideUnpackC(L, store, targets, stride, m, n, k, bi, bj, c, ldc) {
+        if (this.x.gw_wide_unpack_c(L.ptr, store, targets, stride, m, n, k, bi, bj, c, ldc))
+            throw new Fail('unsupported', 'out of WebAssembly memory reading C back: the problem is too large for this page');
     }
     fragment(v, m, n, k) { return this.text(this.x.gw_emit_fragment(v.ptr, m, n, k)); }
     vertex(v) { return this.text(this.x.gw_emit_vertex(v.ptr)); }

@@ -13,7 +13,10 @@
  * API (every name a page sees is camelCase; times are milliseconds):
  *   await init({wasm})                   loads the generator (idempotent)
  *   await matmul(gl, a, b, m, n, k, {alpha, beta, c, transa, transb, variant})
- *                                        -> Float32Array C, m x n row-major
+ *                                        -> Float32Array C, m x n row-major;
+ *                                        a and b Float64Arrays: C a
+ *                                        Float64Array, computed in
+ *                                        double-float (store=df)
  *   createRunner(gl)                     (after init) this context's runner:
  *     .limits()                          what the context offers
  *     .check(variant, m, n, k)           {status, detail, variant}: whether
@@ -60,6 +63,9 @@ export const DEFAULT_VARIANT = "mrt=2x2,mc=2x2,np=64,unroll=1,profile=300es,comp
  * variants (canonical, the first covering most): matmul without a variant
  * races them (see "the portfolio race" below). */
 export const PORTFOLIO = [];
+/* The variant matmul runs on Float64Arrays (double-float, store=df: each
+ * value an unevaluated sum hi + lo of two fp32s) when the call names none. */
+export const DEFAULT_DF_VARIANT = "mrt=2x2,mc=1x2,np=64,unroll=0,profile=300es,compiler=glsl,acc=pingpong,store=df,fetch=texelfetch";
 
 /* The Error every call throws: its message "glgemm: <detail>", and
  * status (glgemm's status names: invalid for a bad argument, unsupported for what
@@ -84,7 +90,7 @@ class Fail extends Error {
 const PROFILE_300ES = 2;
 const COMPILER_SPIRV = 1;
 const ACC_COPY = 0, ACC_PINGPONG = 1, ACC_BLEND = 2;
-const STORE_F16 = 1, STORE_F16X8 = 2, STORE_F64 = 3;
+const STORE_F16 = 1, STORE_F16X8 = 2, STORE_F64 = 3, STORE_DD = 4, STORE_DF = 5;
 const STORE_NAMES = ['f32', 'f16', 'f16x8', 'f64', 'dd', 'df'];
 const OUT_IMAGE = 1;
 const FETCH_NAMES = ['texture', 'texelfetch', 'image', 'buffer', 'ubo'];

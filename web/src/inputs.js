@@ -49,6 +49,7 @@ Object.assign(Runner.prototype, {
      * ones for bench's sameInputs, else packed by gen and uploaded (into the
      * textures of the same geometry where there are some). */
     upload(s) {
+        if (s.wide) return this.uploadWide(s);
         const gl = this.gl, {L, v, o, m, n, k} = s;
         const half = v.info.store === STORE_F16, x8 = v.info.store === STORE_F16X8;
         if (s.ubo) {

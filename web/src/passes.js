@@ -108,7 +108,8 @@ Object.assign(Runner.prototype, {
     setupDraw(s) {
         const gl = this.gl, L = s.L, p = s.prog;
         gl.useProgram(p.prog);
-        gl.uniform1f(p.alpha, s.alpha);
+        if (s.wide) gl.uniform4uiv(p.alphaW, s.alphaW); /* alpha in the store's words */
+        else gl.uniform1f(p.alpha, s.alpha);
         gl.viewport(0, 0, L.tgt_w, L.tgt_h);
         if (s.accum.blend) {
             this.touch(this.cur, 'blend');
@@ -133,8 +134,7 @@ Object.assign(Runner.prototype, {
         gl.drawArrays(gl.TRIANGLES, 0, 3);
         gl.viewport(0, 0, L.tgt_w, L.tgt_h);
         gl.disable(gl.BLEND);
-        gl.readBuffer(gl.COLOR_ATTACHMENT0);
-        gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, new Float32Array(4));
+        this.readPixel(s);
     },
 
     passes(s) {

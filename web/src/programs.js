@@ -123,7 +123,7 @@ Object.assign(Runner.prototype, {
          * uniform block at binding 0. */
         gl.useProgram(prog);
         const loc = (name) => gl.getUniformLocation(prog, name);
-        const p = {prog, kbase: loc('uKBase'), alpha: loc('uAlpha')};
+        const p = {prog, kbase: loc('uKBase'), alpha: loc('uAlpha'), alphaW: loc('uAlphaW')};
         gl.uniform1i(loc('uA'), 0);
         gl.uniform1i(loc('uB'), 1);
         for (let t = 0; t < MAX_TARGETS; t++) {

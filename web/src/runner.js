@@ -61,13 +61,25 @@ function needBool(name, v) {
         throw glgemmError('invalid', `${name} must be true or false (got ${typeof v === 'string' ? `'${v}'` : v})`);
 }
 
-/* The matrix as a Float32Array of at least need elements. */
-function needMatrix(name, x, need, shape) {
+/* x, an array of at least need numbers (kind names what it should be). */
+function needNumbers(name, x, need, shape, kind = 'Float32Array') {
     if (x === null || x === undefined || typeof x.length !== 'number')
-        throw glgemmError('invalid', `${name} must be a Float32Array of ${shape} = ${need} elements (got ${x})`);
+        throw glgemmError('invalid', `${name} must be a ${kind} of ${shape} = ${need} elements (got ${x})`);
     if (x.length < need)
         throw glgemmError('invalid', `${name} is too short: ${x.length} elements for ${shape} = ${need}`);
+    return x;
+}
+
+/* The matrix as a Float32Array of at least need elements. */
+function needMatrix(name, x, need, shape) {
+    needNumbers(name, x, need, shape);
     return x instanceof Float32Array ? x : Float32Array.from(x);
+}
+
+/* What an argument is, for a message: its constructor's name. */
+function typeName(x) {
+    if (x === null || x === undefined) return String(x);
+    return (x.constructor && x.constructor.name) || typeof x;
 }
 
 /* What run() takes: the problem and the variant. */
@@ -200,8 +212,8 @@ class Runner {
             return {status: 'unsupported', detail: 'out=image: WebGL2 has no image load/store (GL 4.2 / ES 3.1)'};
         if (i.fetch === FETCH_IMAGE || i.fetch === FETCH_BUFFER)
             return {status: 'unsupported', detail: `fetch=${FETCH_NAMES[i.fetch]}: WebGL2 has no ${i.fetch === FETCH_IMAGE ? 'image load/store' : 'buffer textures'}`};
-        if (i.store >= STORE_F64)
-            return {status: 'unsupported', detail: `store=${STORE_NAMES[i.store]}: this runtime takes Float32Arrays and runs store=f32, f16 and f16x8 only`};
+        if (i.store === STORE_F64 || i.store === STORE_DD)
+            return {status: 'unsupported', detail: `store=${STORE_NAMES[i.store]}: needs double arithmetic, which WebGL2's GLSL ES 3.00 lacks (store=df runs here, on Float64Arrays)`};
         const card = gen.checkCard(v, this.lim);
         if (card.verdict !== 0) return {status: card.verdict === CARD_INVALID ? 'invalid' : 'unsupported', detail: card.why};
         return {status: 'ok', detail: ''};
@@ -282,6 +294,14 @@ class Runner {
         out.variant = v.canonical;
         const verdict = this.verdict(v);
         if (verdict.status !== 'ok') return {...out, ...verdict};
+        const wide = v.info.store === STORE_DF;
+        if (wide) {
+            /* store=df multiplies doubles: a Float32Array (the tuner's
+             * worker passes them) would only pretend to be double input */
+            for (const [name, x] of [['a', o.a], ['b', o.b]])
+                if (!(x instanceof Float64Array) && !(how.sameInputs && x === undefined))
+                    return {...out, status: 'unsupported', detail: `store=df multiplies doubles: a and b must be Float64Arrays (${name} is ${typeName(x)})`};
+        }
         const maxTex = Math.min(this.lim.maxTextureSize, how.maxTextureSize ?? Infinity);
         const L = gen.split(v, m, n, k, maxTex);
         if (!L) return {...out, status: 'unsupported', detail: this.noSplit(m, n, k, maxTex)};
@@ -291,10 +311,14 @@ class Runner {
         try {
             const why = this.uboTooBig(v, L);
             if (why) throw new Fail('unsupported', why);
-            const s = {o, v, L, m, n, k, alpha, beta, transa, transb, sameInputs: !!how.sameInputs,
+            const s = {o, v, L, m, n, k, alpha, beta, transa, transb, sameInputs: !!how.sameInputs, wide,
                 ubo: v.info.fetch === FETCH_UBO, acc: v.info.acc, accum: ACCUM[v.info.acc], ncb: L.mblocks * L.nblocks,
                 tiles: gen.tiles(v, L.tgt_w, L.tgt_h)};
             out.passes = L.passes * L.kblocks;
+            if (wide) {
+                s.tw = gen.wideTexelWords(L, STORE_DF);
+                s.alphaW = gen.wideValue(STORE_DF, alpha);
+            }
             while (gl.getError() !== gl.NO_ERROR && !gl.isContextLost());
             this.defaults(L);
             this.stage(s, 'starting');
@@ -339,9 +363,10 @@ class Runner {
                 this.stage(s, 'the run');
             }
             t0 = performance.now();
-            out.c = this.readBack(s);
+            out.c = wide ? this.readBackWide(s) : this.readBack(s);
             out.readbackMs = since(t0);
             this.stage(s, 'reading back C');
+            if (wide) this.verifyWide(s, out.c);
         } catch (e) {
             if (!(e instanceof Fail)) throw e;
             out.status = e.status;

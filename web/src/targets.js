@@ -3,8 +3,12 @@
  * prototype.  A part of glgemm.js: `make web` joins web/src/ into
  * web/dist/glgemm.js; not a module of its own. */
 Object.assign(Runner.prototype, {
-    targetFormat(tch) {
+    /* The targets' format: tch floats a texel, or (store=df, s.wide) tw
+     * words in an unsigned integer texture. */
+    targetFormat(tch, tw = 0) {
         const gl = this.gl;
+        if (tw) return tw === 2 ? {internal: gl.RG32UI, fmt: gl.RG_INTEGER, type: gl.UNSIGNED_INT, name: 'RG32UI'}
+            : {internal: gl.RGBA32UI, fmt: gl.RGBA_INTEGER, type: gl.UNSIGNED_INT, name: 'RGBA32UI'};
         return tch === 1 ? {internal: gl.R32F, fmt: gl.RED} : tch === 2 ? {internal: gl.RG32F, fmt: gl.RG}
             : {internal: gl.RGBA32F, fmt: gl.RGBA};
     },
@@ -16,10 +20,11 @@ Object.assign(Runner.prototype, {
     makeTargets(s) {
         const gl = this.gl, {L} = s;
         const sets = s.accum.sets;
-        const key = `${L.tgt_w}x${L.tgt_h}|${L.targets}|${L.tch}|${sets}|${s.ncb}`;
+        const tw = s.wide ? s.tw : 0;
+        const key = `${L.tgt_w}x${L.tgt_h}|${L.targets}|${L.tch}|${tw}|${sets}|${s.ncb}`;
         let e = this.targets.get(key);
         if (!e) {
-            const {internal, fmt} = this.targetFormat(L.tch);
+            const {internal, fmt, type = gl.FLOAT, name} = this.targetFormat(L.tch, tw);
             const draw = [];
             for (let t = 0; t < L.targets; t++) draw.push(gl.COLOR_ATTACHMENT0 + t);
             e = {cb: []};
@@ -27,7 +32,7 @@ Object.assign(Runner.prototype, {
                 const cb = {tex: [], fbo: []};
                 for (let set = 0; set < sets; set++) {
                     const ts = [];
-                    for (let t = 0; t < L.targets; t++) ts.push(this.texture(L.tgt_w, L.tgt_h, internal, fmt, gl.FLOAT, null));
+                    for (let t = 0; t < L.targets; t++) ts.push(this.texture(L.tgt_w, L.tgt_h, internal, fmt, type, null));
                     const fb = gl.createFramebuffer();
                     gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
                     ts.forEach((t, i) => gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0 + i, gl.TEXTURE_2D, t, 0));
@@ -38,7 +43,7 @@ Object.assign(Runner.prototype, {
                     if (st !== gl.FRAMEBUFFER_COMPLETE) {
                         e.cb.push(cb);
                         this.targets.dispose(e);
-                        const fmtName = L.tch === 1 ? 'R32F' : L.tch === 2 ? 'RG32F' : 'RGBA32F';
+                        const fmtName = name || (L.tch === 1 ? 'R32F' : L.tch === 2 ? 'RG32F' : 'RGBA32F');
                         throw new Fail('fbo_incomplete', `framebuffer of ${L.targets} ${fmtName} target${L.targets > 1 ? 's' : ''} ${L.tgt_w}x${L.tgt_h}: status 0x${st.toString(16)}`);
                     }
                 }
@@ -48,7 +53,10 @@ Object.assign(Runner.prototype, {
         }
         s.cb = e.cb;
         s.init = null;
-        if (s.beta !== 0) {
+        if (s.beta !== 0 && s.wide) {
+            const c0 = needNumbers('c', s.o.c, s.m * s.n, `m x n (${s.m}x${s.n})`, 'Float64Array');
+            s.init = this.packC0Wide(s, c0);
+        } else if (s.beta !== 0) {
             const c0 = needMatrix('c', s.o.c, s.m * s.n, `m x n (${s.m}x${s.n})`);
             s.init = this.packC0(s, c0);
         }
@@ -98,17 +106,20 @@ Object.assign(Runner.prototype, {
      * read, as BLAS does) or beta*C0 uploaded. */
     initSums(s) {
         const gl = this.gl, {L} = s, set = s.accum.firstSet;
-        const zero = new Float32Array(4);
-        const {fmt} = this.targetFormat(L.tch);
+        const zero = s.wide ? new Uint32Array(4) : new Float32Array(4);
+        const {fmt, type = gl.FLOAT} = this.targetFormat(L.tch, s.wide ? s.tw : 0);
         for (let c = 0; c < s.ncb; c++) {
             const cb = s.cb[c];
             if (!s.init) {
                 gl.bindFramebuffer(gl.FRAMEBUFFER, cb.fbo[set]);
-                for (let t = 0; t < L.targets; t++) gl.clearBufferfv(gl.COLOR, t, zero);
+                for (let t = 0; t < L.targets; t++) {
+                    if (s.wide) gl.clearBufferuiv(gl.COLOR, t, zero);
+                    else gl.clearBufferfv(gl.COLOR, t, zero);
+                }
             } else {
                 for (let t = 0; t < L.targets; t++) {
                     gl.bindTexture(gl.TEXTURE_2D, cb.tex[set][t]);
-                    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, L.tgt_w, L.tgt_h, fmt, gl.FLOAT, s.init[c][t]);
+                    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, L.tgt_w, L.tgt_h, fmt, type, s.init[c][t]);
                 }
             }
         }
@@ -122,7 +133,15 @@ Object.assign(Runner.prototype, {
     sync(s, init) {
         const gl = this.gl, cb = s.cb[s.ncb - 1];
         gl.bindFramebuffer(gl.FRAMEBUFFER, init ? cb.fbo[s.accum.firstSet] : this.resultFbo(s, cb));
+        this.readPixel(s);
+    },
+
+    /* One texel of the bound framebuffer's first target read (a wait):
+     * floats, or words from store=df's integer targets. */
+    readPixel(s) {
+        const gl = this.gl;
         gl.readBuffer(gl.COLOR_ATTACHMENT0);
-        gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, new Float32Array(4));
+        if (s.wide) gl.readPixels(0, 0, 1, 1, gl.RGBA_INTEGER, gl.UNSIGNED_INT, new Uint32Array(4));
+        else gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, new Float32Array(4));
     },
 });

@@ -28,6 +28,17 @@
  *  - gw_pack_words(s, b, packed, words): store=f16x8, the floats gw_pack_a
  *    (b 0) or gw_pack_b (b 1) wrote as the RGBA32UI texels' words
  *    (gen_pack_words_a / _b).
+ *  - The wide stores (gen/wide.h; store=df is the one WebGL2 runs), on
+ *    row-major double matrices, block by block as gw_pack_a .. above:
+ *    gw_wide_texel_words(s, store): 2 (RG32UI) or 4 (RGBA32UI);
+ *    gw_wide_value(store, hi, lo, w): a value's words (alpha's uAlphaW);
+ *    gw_wide_pack_a / _b(s, store, x, ld, trans, m, n, k, bi|bk, bk|bj,
+ *    out): the block's texels as words; gw_wide_pack_c0(s, store, c0, ldc,
+ *    beta, m, n, k, bi, bj, targets): each target's first sums (beta*C0
+ *    exactly, then rounded to the store; zero when beta is 0);
+ *    gw_wide_unpack_c(s, store, targets, stride, m, n, k, bi, bj, c, ldc):
+ *    C block (bi, bj) from the targets read back with stride words a
+ *    texel (4: readPixels RGBA_INTEGER) into c as doubles, hi + lo.
  * No I/O: the module imports nothing but what wasi-libc's malloc and
  * snprintf need. */
 #include <stdint.h>
@@ -38,6 +49,7 @@
 #include "gen/gen.h"
 #include "gen/half.h"
 #include "gen/pack.h"
+#include "gen/wide.h"
 
 #define EXPORT(name) __attribute__((export_name(name)))
 
@@ -175,4 +187,100 @@ EXPORT("gw_pack_words") void gw_pack_words(const gg_split *s, int b, const float
                                            uint32_t *words)
 {
     (b ? gen_pack_words_b : gen_pack_words_a)(&s->L, packed, words);
+}
+
+/* ---- the wide stores (gen/wide.h) by blocks of a split ---- */
+
+EXPORT("gw_wide_texel_words") int gw_wide_texel_words(const gg_split *s, int store)
+{
+    return gen_wide_texel_words(&s->L, (gg_store)store);
+}
+
+EXPORT("gw_wide_value") void gw_wide_value(int store, double hi, double lo, uint32_t *w)
+{
+    w[0] = w[1] = w[2] = w[3] = 0;
+    gen_wide_value((gg_store)store, hi, lo, w);
+}
+
+/* The split's layout with the block's valid extents: gen/wide_pack.c
+ * packs and unpacks L->m x L->n x L->k, zero past them. */
+static gg_layout block_layout(const gg_split *s, const gg_block *b)
+{
+    gg_layout L = s->L;
+    L.m = b->m;
+    L.n = b->n;
+    L.k = b->k;
+    return L;
+}
+
+/* op(X)[r0..][c0..] of a row-major matrix with row stride ld. */
+static gg_src64 sub64(const double *x, int ld, int trans, int r0, int c0)
+{
+    gg_src64 src = {trans ? x + (size_t)c0 * ld + r0 : x + (size_t)r0 * ld + c0, ld, trans != 0};
+    return src;
+}
+
+EXPORT("gw_wide_pack_a") void gw_wide_pack_a(const gg_split *s, int store, const double *a, int lda,
+                                             int trans, int m, int n, int k, int bi, int bk,
+                                             uint32_t *out)
+{
+    gg_block b = gen_split_block(s, m, n, k, bi, 0, bk);
+    gg_layout L = block_layout(s, &b);
+    gen_wide_pack_a(&L, (gg_store)store, sub64(a, lda, trans, b.i0, b.k0), out);
+}
+
+EXPORT("gw_wide_pack_b") void gw_wide_pack_b(const gg_split *s, int store, const double *bm, int ldb,
+                                             int trans, int m, int n, int k, int bk, int bj,
+                                             uint32_t *out)
+{
+    gg_block b = gen_split_block(s, m, n, k, 0, bj, bk);
+    gg_layout L = block_layout(s, &b);
+    gen_wide_pack_b(&L, (gg_store)store, sub64(bm, ldb, trans, b.k0, b.j0), out);
+}
+
+EXPORT("gw_wide_pack_c0") void gw_wide_pack_c0(const gg_split *s, int store, const double *c0,
+                                               int ldc, double beta, int m, int n, int k, int bi,
+                                               int bj, uint32_t *const *targets)
+{
+    gg_block b = gen_split_block(s, m, n, k, bi, bj, 0);
+    gg_layout L = block_layout(s, &b);
+    const double *at = c0 ? c0 + (size_t)b.i0 * ldc + b.j0 : NULL;
+    gen_wide_pack_c0(&L, (gg_store)store, at, ldc, beta, targets);
+}
+
+/* 0, or -1 out of memory. */
+EXPORT("gw_wide_unpack_c") int gw_wide_unpack_c(const gg_split *s, int store,
+                                                const uint32_t *const *targets, int stride, int m,
+                                                int n, int k, int bi, int bj, double *c, int ldc)
+{
+    gg_block b = gen_split_block(s, m, n, k, bi, bj, 0);
+    gg_layout L = block_layout(s, &b);
+    int tw = gen_wide_texel_words(&L, (gg_store)store);
+    size_t texels = (size_t)L.tgt_w * L.tgt_h, vals = (size_t)b.m * b.n;
+    uint32_t *packed[GG_MAX_TARGETS] = {0};
+    double *hi = malloc(vals * sizeof *hi), *lo = malloc(vals * sizeof *lo);
+    int rc = hi && lo ? 0 : -1;
+    for (int t = 0; t < L.targets && rc == 0; t++) {
+        packed[t] = malloc(texels * tw * sizeof(uint32_t));
+        if (!packed[t]) {
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < texels; i++)
+            memcpy(packed[t] + i * tw, targets[t] + i * stride, (size_t)tw * sizeof(uint32_t));
+    }
+    if (rc == 0) {
+        /* hi and lo: the block's b.m x b.n values, row stride b.n */
+        gen_wide_unpack_c(&L, (gg_store)store, (const uint32_t *const *)packed, hi, lo, b.n);
+        for (int i = 0; i < b.m; i++)
+            for (int j = 0; j < b.n; j++) {
+                size_t at = (size_t)i * b.n + j;
+                c[(size_t)(b.i0 + i) * ldc + b.j0 + j] = hi[at] + lo[at];
+            }
+    }
+    for (int t = 0; t < GG_MAX_TARGETS; t++)
+        free(packed[t]);
+    free(hi);
+    free(lo);
+    return rc;
 }
