@@ -49,10 +49,10 @@ bool gen_wide_invalid(const gg_variant *v, char *why, size_t whylen)
         return gen_fail(why, whylen, "store=%s,out=image in profile 310es: mc=%dx%d's texels are two "
                                  "words (rg32ui), which GLSL ES 3.10 images lack; use mc=1x2 or 2x1",
                        st, v->mc.rows, v->mc.cols) != 0;
-    if (v->out == GG_OUT_IMAGE && v->blk.rows * v->blk.cols * words > GG_MAX_BLK / 2)
-        return gen_fail(why, whylen, "store=%s: blk=%dx%d holds %d words a fragment; at most %d (the "
-                                 "sums of larger blocks spill their registers)", st, v->blk.rows,
-                       v->blk.cols, v->blk.rows * v->blk.cols * words, GG_MAX_BLK / 2) != 0;
+    if (v->out == GG_OUT_IMAGE && v->blk.rows * v->blk.cols * words > GG_MAX_BLK)
+        return gen_fail(why, whylen, "store=%s: blk=%dx%d holds %d words a fragment; at most %d, "
+                                 "blk's limit in fp32 words", st, v->blk.rows, v->blk.cols,
+                       v->blk.rows * v->blk.cols * words, GG_MAX_BLK) != 0;
     if (v->acc != GG_ACC_PINGPONG)
         return gen_fail(why, whylen, "store=%s accumulates with acc=pingpong only (%s)", st,
                        v->acc == GG_ACC_BLEND ? "integer targets do not blend"

@@ -164,7 +164,7 @@ static int block_fetch_paths(gg_search *s, int prof, gg_fetch paths[2])
     const gg_shape *mcs;
     bool wide = gen_store_wide(s->cfg.fix.v.store);
     block_mcs(s, &mcs);
-    /* dd's 8x8 is past the wide stores' words a fragment (gen/wide_rules.c) */
+    /* dd: 4x8, a quarter of 8x8's 256 words the sums (f64's 128) */
     gg_shape rblk = s->cfg.fix.v.store == GG_STORE_DD ? (gg_shape){4, 8} : (gg_shape){8, 8};
     gg_variant r = block_point(s, prof, wide ? mcs[0] : (gg_shape){1, 4}, rblk, GG_FETCH_TEXTURE,
                                GG_NP_ALL);
