@@ -340,7 +340,7 @@ BLAS_SRC := lib/blas.c
 BLAS_OBJ := $(BLAS_SRC:%.c=$(BUILD)/%.o)
 BLAS_SO  := $(BUILD)/libglgemm_blas.so
 DEPS     += $(BLAS_OBJ:.o=.d)
-PACKAGES += libblas-test libblas3 python3-numpy
+PACKAGES += libblas-test libblas3 python3-numpy liblapack-test
 .PHONY: blas install-blas uninstall-blas
 all: $(BLAS_SO)
 blas: $(BLAS_SO)

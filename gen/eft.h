@@ -13,11 +13,13 @@
  *   V w_mul(V a, V b)        the double-word product (about 4 u^2).
  * Every intermediate is a `precise` local where the profile has the
  * qualifier (GLSL 4.00 and up), so that the compiler neither reassociates
- * nor contracts it; elsewhere (GLSL 3.30, ES 3.00, 3.10) each is
- * multiplied by eft_one, a global T the shader sets to 1 from a uniform at
- * the top of main (the compiler cannot know it, so cannot cancel an error
- * term; the multiply is exact).  Without either, llvmpipe returned
- * fp32-accurate sums from this very text. */
+ * nor contracts it; elsewhere (GLSL 3.30, ES 3.00, 3.10 without
+ * gpu_shader5) each goes through eft_opq(x): x's bits xor'd with a zero
+ * made from eft_one, a global T the shader sets to 1 from a uniform at the
+ * top of main (the compiler cannot know it, and no floating-point algebra
+ * sees through an integer operation).  Without either, llvmpipe returned
+ * fp32-accurate sums from this very text; multiplying each by eft_one
+ * instead was not enough either (gen/eft.c). */
 #ifndef GLGEMM_GEN_EFT_H
 #define GLGEMM_GEN_EFT_H
 
@@ -26,9 +28,10 @@
 #include "gen/sbuf.h"
 
 /* How the intermediates are kept from the compiler's algebra: `precise`
- * (GLSL 4.00+), the opaque one, or the macros EFT_PRECISE and EFT_ONE that
- * the shader defines as one or the other by the extension it has
- * (GL_ARB_gpu_shader5, GL_EXT_gpu_shader5: `precise` in 3.30 and ES 3.10). */
+ * (GLSL 4.00+), eft_opq, or the macros EFT_PRECISE (from the shader) and
+ * EFT_OPQ (written here) that are one or the other by the extension the
+ * shader has (GL_ARB_gpu_shader5 in 3.30, GL_EXT_gpu_shader5 in ES 3.10:
+ * `precise`; gen/wide_emit.c's EFT_ONE is then unused). */
 typedef enum { GG_EFT_PRECISE, GG_EFT_ONE, GG_EFT_MACRO } gg_eft_guard;
 void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, gg_eft_guard guard);
 

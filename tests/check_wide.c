@@ -133,6 +133,10 @@ static const struct {
     {{"store=df,profile=430,mc=2x1,np=4,fetch=texelfetch", 37, 53, 71, 0, 1, 1.0f, 1.0f}, -44},
     {{"store=df", 37, 53, 71, 1, 0, 1.0f, 0.5f}, -44},  /* 330: precise by GL_ARB_gpu_shader5 */
     {{"store=df,profile=310es,np=8", 37, 53, 71, 0, 1, 1.0f, 0.0f}, -44}, /* GL_EXT_gpu_shader5 */
+    /* ES 3.00, no `precise`: each intermediate through eft_opq (gen/eft.c);
+     * multiplied by an opaque one instead, llvmpipe erred by about 2^-24 */
+    {{"store=df,profile=300es,np=9", 37, 53, 71, 1, 0, 1.5f, 0.5f}, -44},
+    {{"store=df,profile=300es,mrt=2x2,mc=1x2,np=7,fetch=texelfetch", 37, 53, 71, 0, 1, -1.0f, 2.0f}, -44},
     {{"store=dd,np=10", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -100},
     {{"store=dd,profile=430", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -100},
     {{"store=dd,profile=430,mrt=2x1,np=6", 37, 53, 71, 1, 1, 1.5f, 0.5f}, -100},
@@ -248,6 +252,7 @@ START_TEST(wide_cli)
     rc = tu_run(".", NULL, "gen store=df,profile=300es --size 8", &out, &err);
     ck_assert_int_eq(rc, 0);
     ck_assert_msg(strstr(out, "#version 300 es\n") == out && strstr(out, "w_add(") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "float s = eft_opq(a + b);") && !strstr(out, "* eft_one"), "%s", out);
     free(out);
     free(err);
 }
