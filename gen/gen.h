@@ -202,7 +202,7 @@ typedef enum { GG_TILE_ROWS, GG_TILE_COLS, GG_TILE_Z, GG_TILE_ORDER_COUNT } gg_t
 typedef enum { GG_ORDER_PLAIN, GG_ORDER_FRAG, GG_ORDER_COUNT } gg_order;
 
 #define GG_GEN_NAME "glgemm gen"
-#define GG_GEN_VERSION "4" /* bump when the emitted text changes */
+#define GG_GEN_VERSION "5" /* bump when the emitted text changes */
 #define GG_NP_ALL 0 /* np=all: the whole k loop in one pass */
 #define GG_MAX_TARGETS 8
 #define GG_MAX_BLK 256 /* blk: at most this many scalars of C a fragment */
