@@ -127,6 +127,13 @@ static void put_interface(wemit *e)
     /* out=image: one previous-sums sampler (the other image), uC written */
     int prevs = e->L.image ? 1 : e->L.targets;
     for (int u = 0; u < 2 + prevs; u++) {
+        if (u < 2 && gen_fetch_path(e->v->fetch, u) == GG_FETCH_SSBO) {
+            gen_sb_printf(sb, "layout(std430, binding = %d) readonly buffer %sBuf { %s %ss[]; }; "
+                             "/* %s's texels, row by row */\n", u, names[u] + 1,
+                         gen_wide_texel_words(&e->L, e->st) == 2 ? "uvec2" : "uvec4", names[u],
+                         names[u] + 1);
+            continue;
+        }
         if (bind)
             gen_sb_printf(sb, "layout(binding = %d) ", u);
         if (u < 2)
@@ -156,7 +163,14 @@ static void put_fetch(wemit *e, const char *ind, char x, int i, int w)
     gg_sbuf *sb = &e->sb;
     const gg_layout *L = &e->L;
     gen_sb_printf(sb, "%suvec4 u%c%d_%d = ", ind, x, i, w);
-    if (e->ints) {
+    if (gen_fetch_path(e->v->fetch, x == 'b') == GG_FETCH_SSBO) {
+        /* the texel (x, y) of the 2D layout at y*width + x */
+        const char *pad = gen_wide_texel_words(L, e->st) == 2 ? ", 0u, 0u" : "";
+        if (x == 'a')
+            gen_sb_printf(sb, "uvec4(uAs[ay%d * %d + ka + %d]%s);\n", i, L->a_w, w, pad);
+        else
+            gen_sb_printf(sb, "uvec4(uBs[(kb + %d) * %d + bx%d]%s);\n", w, L->b_w, i, pad);
+    } else if (e->ints) {
         if (x == 'a')
             gen_sb_printf(sb, "texelFetch(uA, ivec2(ka + %d, ay%d), 0);\n", w, i);
         else

@@ -15,6 +15,9 @@
  *  - out=image (gen/wide_emit.c): C is one texture of C's texels a set
  *    (gen_layout_c_view), drawn into through imageStore on a framebuffer
  *    without attachments, the other set sampled; a barrier after each pass.
+ *  - fetch=ssbo, texelfetch+ssbo, ssbo+texelfetch: the matrix a storage
+ *    buffer (binding 0 A, 1 B) holds is its texture's words, texel (x, y)
+ *    at y*width + x.
  *  - Not here yet: blocks (a problem whose textures pass the texture limit
  *    is unsupported), the long-draw bound, the run cache, streaming. */
 #include <stdlib.h>
@@ -31,7 +34,8 @@ typedef struct {
     gg_layout C;                        /* the targets' layout: L, or its one-image view */
     gg_store st;
     int tw;                             /* words a texel: 2 or 4 */
-    GLuint a, b;
+    GLuint a, b;                        /* textures, or storage buffers (ssbo[]) */
+    bool ssbo[2];
     GLuint tex[2][GG_MAX_TARGETS], fbo[2];
     GLuint nofbo;                       /* out=image: the draws' framebuffer, no attachment */
     gg_box *boxes;                      /* tile=WxH: a draw's box each; else the viewport */
@@ -46,6 +50,16 @@ static GLenum fmt_pixels(int tw) { return tw == 2 ? GL_RG_INTEGER : GL_RGBA_INTE
 
 /* immutable (glTexStorage2D) where the texture is bound as an image: ES
  * 3.1 binds immutable textures only */
+static GLuint make_buf(size_t words, const uint32_t *data)
+{
+    GLuint b;
+    glGenBuffers(1, &b);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(words * sizeof *data), data, GL_STATIC_DRAW);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    return b;
+}
+
 static GLuint make_tex(int tw, int w, int h, const uint32_t *data, bool immutable)
 {
     GLuint t;
@@ -91,9 +105,9 @@ static bool upload(wide_run *w, const gg_inputs *in, double beta)
         return false;
     }
     gen_wide_pack_a(L, w->st, (gg_src64){wi.a, in->lda, in->transa}, buf);
-    w->a = make_tex(w->tw, L->a_w, L->a_h, buf, false);
+    w->a = w->ssbo[0] ? make_buf(na, buf) : make_tex(w->tw, L->a_w, L->a_h, buf, false);
     gen_wide_pack_b(L, w->st, (gg_src64){wi.b, in->ldb, in->transb}, buf);
-    w->b = make_tex(w->tw, L->b_w, L->b_h, buf, false);
+    w->b = w->ssbo[1] ? make_buf(nb, buf) : make_tex(w->tw, L->b_w, L->b_h, buf, false);
     free(buf);
     gen_wide_pack_c0(C, w->st, wi.c0, in->n, beta, w->init);
     base_wide_inputs_free(&wi);
@@ -172,10 +186,15 @@ static void passes(wide_run *w)
     glDisable(GL_STENCIL_TEST);
     glDisable(GL_RASTERIZER_DISCARD);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, w->a);
-    glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, w->b);
+    GLuint in[2] = {w->a, w->b};
+    for (int u = 0; u < 2; u++) {
+        if (w->ssbo[u]) {
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)u, in[u]);
+        } else {
+            glActiveTexture(GL_TEXTURE0 + (GLenum)u);
+            glBindTexture(GL_TEXTURE_2D, in[u]);
+        }
+    }
     if (L->image)
         glBindFramebuffer(GL_FRAMEBUFFER, w->nofbo);
     for (int p = 0; p < L->passes; p++) {
@@ -248,7 +267,12 @@ static void cleanup(wide_run *w)
             glDeleteFramebuffers(1, &w->fbo[set]);
     }
     GLuint t[2] = {w->a, w->b};
-    glDeleteTextures(2, t);
+    for (int u = 0; u < 2; u++) {
+        if (w->ssbo[u] && t[u])
+            glDeleteBuffers(1, &t[u]);
+        else if (t[u])
+            glDeleteTextures(1, &t[u]);
+    }
     if (s->vbo)
         glDeleteBuffers(1, &s->vbo);
     if (s->vao)
@@ -333,6 +357,18 @@ void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_proble
         goto done;
     }
     w.tw = gen_wide_texel_words(L, w.st);
+    long sslim = host_ssbo_limit(info, o);
+    for (int u = 0; u < 2; u++) {
+        w.ssbo[u] = gen_fetch_path(v->fetch, u) == GG_FETCH_SSBO;
+        size_t bytes = (u ? gen_wide_b_words(L, w.st) : gen_wide_a_words(L, w.st)) * sizeof(uint32_t);
+        if (w.ssbo[u] && bytes > (size_t)sslim) {
+            host_run_fail(s, GG_UNSUPPORTED, "fetch=%s: %s's storage buffer (%zu bytes) passes this "
+                          "card's limit of %ld (GL_MAX_SHADER_STORAGE_BLOCK_SIZE), and the wide stores "
+                          "are not cut into blocks yet", gen_fetch_name(v->fetch), u ? "B" : "A",
+                          bytes, sslim);
+            goto done;
+        }
+    }
     /* tile=WxH: one scissored draw a tile (gen_tile_boxes; at most GG_MAX_TILES) */
     w.boxes = malloc(GG_MAX_TILES * sizeof *w.boxes);
     w.nbox = w.boxes ? gen_tile_boxes(v, L->tgt_w, L->tgt_h, w.boxes, GG_MAX_TILES) : 0;

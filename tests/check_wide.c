@@ -78,7 +78,10 @@ static const struct {
     {"store=f64,out=image,blk=4x4,profile=430,order=frag", false, true, 45, GG_CARD_INVALID,
      "store=f64: ku and order keep their defaults"},
     {"store=f64,fetch=image,profile=430", false, true, 45, GG_CARD_INVALID,
-     "store=f64 reads A and B with fetch=texture or texelfetch only"},
+     "store=f64 reads A and B with fetch=texture, texelfetch, ssbo, texelfetch+ssbo or "
+     "ssbo+texelfetch only"},
+    {"store=f64,fetch=texelfetch+ssbo,profile=430,out=image,blk=8x8,mc=2x1", false, true, 45,
+     GG_CARD_OK, ""},
     {"store=df,profile=120", false, true, 45, GG_CARD_INVALID, "store=df needs unsigned integer"},
 };
 
@@ -87,7 +90,8 @@ START_TEST(wide_card_verdicts)
     gg_variant v = parsed(cards[_i].variant);
     gg_card_limits lim = {.max_draw_buffers = 8, .max_texture_size = 16384, .float_blend = true,
                           .es = cards[_i].es, .gl_version = cards[_i].gl_version,
-                          .max_fragment_images = 8, .fp64 = cards[_i].fp64};
+                          .max_fragment_images = 8, .max_fragment_ssbos = 8,
+                          .fp64 = cards[_i].fp64};
     char why[256];
     ck_assert_int_eq(gen_variant_check_card(&v, &lim, why, sizeof why), cards[_i].verdict);
     ck_assert_msg(strncmp(why, cards[_i].why, strlen(cards[_i].why)) == 0, "%s: %s",
@@ -148,6 +152,13 @@ static const struct {
     {{"store=df,profile=430,out=image,blk=4x2,mc=1x2,np=3", 37, 53, 71, 1, 1, 1.0f, 1.0f}, -44},
     {{"store=df,profile=310es,out=image,blk=2x4,mc=2x1,np=7", 37, 53, 71, 0, 0, 1.0f, 0.0f}, -44},
     {{"store=dd,profile=430,out=image,blk=2x4,np=6", 37, 53, 71, 1, 0, 1.5f, 0.5f}, -100},
+    /* A, B or both from storage buffers (the texture's words, row by row) */
+    {{"store=f64,profile=430,out=image,blk=8x8,mc=2x1,fetch=texelfetch+ssbo,np=5", 37, 53, 71, 1,
+      1, 1.0f, 0.5f}, -50},
+    {{"store=f64,profile=430,mrt=2x2,mc=1x1,fetch=ssbo+texelfetch,np=3", 37, 53, 71, 0, 1, -1.0f,
+      0.0f}, -50},
+    {{"store=df,profile=310es,out=image,blk=4x4,mc=1x2,fetch=ssbo,np=4", 37, 53, 71, 1, 0, 1.0f,
+      1.0f}, -44},
 };
 #define NGEMMS ((int)(sizeof gemms / sizeof *gemms))
 
