@@ -1,12 +1,18 @@
 /* The fragment shader of the wide stores, f64, dd and df (gen.h's "store=
  * f64, dd, df", gen/wide.h's words).  Decisions:
- *  - The geometry is gen.h's (out=rt): fragment (x, y), target t = ti*C + tj
- *    reads A texel row y*R + ti and B texel column x*C + tj; a k-step is
+ *  - The geometry is gen.h's: with out=rt fragment (x, y), target t =
+ *    ti*C + tj, reads A texel row y*R + ti and B texel column x*C + tj;
+ *    with out=image (blk: R x C texels a fragment) the rows and columns are
+ *    strided, y + ti*H and x + tj*W (H x W fragments), and each sum goes to
+ *    texel (x + tj*W, y + ti*H) of the image uC by imageStore, the previous
+ *    sums sampled from the other image (uPrev0); a k-step is
  *    lcm(r, c) scalar k values, C[i][j] += A[i][q] * B[q][j] with A[i][q]
  *    value i*c + q%c of A texel q/c of the step and B[q][j] value
  *    (q%r)*c + j of B texel q/r (mc is 1x1, 1x2 or 2x1 here).
  *  - A texel is one uvec4 fetch (usampler2D; texture() at texel centres or
- *    texelFetch, as the fetch key says), its values taken apart at once:
+ *    texelFetch, as the fetch key says; from a storage buffer of the
+ *    texture's words, uvec2 or uvec4 a texel, row by row, where the fetch
+ *    key reads that matrix so), its values taken apart at once:
  *    f64 packDouble2x32 of two words, df uintBitsToFloat of two (hi, lo),
  *    dd two doubles.  The running sums come in and go out the same way
  *    (texelFetch of uPrev_t, uvec4 outputs: unpackDouble2x32,

@@ -1,6 +1,7 @@
 /* Packing doubles into the wide stores' words and C back out (gen/wide.h),
- * by gen.h's geometry with values for channels (out=rt, order=plain: the
- * wide stores' subset). */
+ * by gen.h's geometry with values for channels (order=plain: the wide
+ * stores' subset; out=image's one image is gen_layout_c_view's layout,
+ * which the host passes for C). */
 #include "gen/wide.h"
 
 #include <math.h>
