@@ -536,17 +536,7 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
         if (!host_run_stage_ok(s, "timed run"))
             goto done;
         done_reps = r + 1;
-        if (once)
-            break;
-        /* Two timed reps past screen_s, not one: a single slow rep (a
-         * clock or power-state change on the card) would drop good
-         * variants. */
-        if (r == 1 && o && o->screen_s > 0 && times[0] > o->screen_s && times[1] > o->screen_s) {
-            out->screened = true;
-            break;
-        }
-        if (o && o->min_reps > 0 && done_reps >= o->min_reps && done_reps < reps &&
-            base_spread(times, done_reps) <= o->tight)
+        if (once || host_run_reps_done(o, times, r, reps, out))
             break;
     }
     if (timing_on) {
@@ -557,9 +547,7 @@ void host_run_current(const gg_ctx_info *info, const gg_variant *v, const gg_pro
     out->draws = s->draws;
     out->draw_cap = s->cap < s->region_frags ? s->cap : 0;
     out->max_draw_s = s->max_draw_s;
-    out->reps = done_reps;
-    out->seconds = base_median(times, done_reps);
-    out->spread = base_spread(times, done_reps);
+    host_run_reps_out(out, times, done_reps);
     if (use_query)
         out->gpu_s = base_median(gpu, done_reps);
 

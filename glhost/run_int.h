@@ -73,6 +73,15 @@ void host_run_fail(run_state *s, gg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* glGetError and a reset check after a stage; false (status set) on failure. */
 bool host_run_stage_ok(run_state *s, const char *stage);
+/* After timed rep r (0-based; times[0..r] measured) of at most reps:
+ * whether to stop now, screened (two reps past o->screen_s: out->screened
+ * set) or settled (o->min_reps reps within o->tight of each other).  One
+ * rule for every run (run.c, run_wide.c). */
+bool host_run_reps_done(const gg_run_opts *o, double *times, int r, int reps,
+                        gg_measurement *out);
+/* The timing's figures from the reps done: reps, seconds (the median) and
+ * spread. */
+void host_run_reps_out(gg_measurement *out, double *times, int done_reps);
 /* GL_RED .. GL_RGBA for 1 .. 4 channels. */
 GLenum host_run_pixel_format(int ch);
 /* The sized internal format of an input of ch channels in store. */
@@ -94,6 +103,9 @@ GLuint host_run_make_input(const run_state *s, int matrix, int w, int h, const v
 unsigned host_run_input_buffers(const gg_variant *v);
 /* What A's and B's textures depend on (the cache's input key). */
 void host_run_input_key(const run_state *s, int key[GG_RC_INPUT_KEY]);
+/* One triangle over the viewport: s->vao (where the context has vertex
+ * arrays) and s->vbo; false (status set) on failure. */
+bool host_run_triangle(run_state *s);
 /* The running sums' targets made (or the cache's, set again), the triangle. */
 bool host_run_make_targets(run_state *s);
 /* Every pass of C blocks c0 .. c1-1; no glFinish. */

@@ -63,6 +63,27 @@ void host_run_fail(run_state *s, gg_status st, const char *fmt, ...)
 }
 
 /* glGetError and a reset check after a stage; false (status set) on failure. */
+bool host_run_reps_done(const gg_run_opts *o, double *times, int r, int reps,
+                        gg_measurement *out)
+{
+    int done = r + 1;
+    /* Two timed reps past screen_s, not one: a single slow rep (a clock or
+     * power-state change on the card) would drop good variants. */
+    if (r == 1 && o && o->screen_s > 0 && times[0] > o->screen_s && times[1] > o->screen_s) {
+        out->screened = true;
+        return true;
+    }
+    return o && o->min_reps > 0 && done >= o->min_reps && done < reps &&
+           base_spread(times, done) <= o->tight;
+}
+
+void host_run_reps_out(gg_measurement *out, double *times, int done_reps)
+{
+    out->reps = done_reps;
+    out->seconds = base_median(times, done_reps);
+    out->spread = base_spread(times, done_reps);
+}
+
 bool host_run_stage_ok(run_state *s, const char *stage)
 {
     if (s->failed)
@@ -472,7 +493,6 @@ void host_run_input_key(const run_state *s, int key[GG_RC_INPUT_KEY])
 }
 
 static void init_sums(run_state *s);
-static bool make_triangle(run_state *s);
 
 /* The running sums' targets made and filled, FBOs checked, the triangle. */
 bool host_run_make_targets(run_state *s)
@@ -526,7 +546,7 @@ bool host_run_make_targets(run_state *s)
         }
         s->targets_cached = true;
         init_sums(s);
-        return host_run_stage_ok(s, "setting the kept render targets") && make_triangle(s);
+        return host_run_stage_ok(s, "setting the kept render targets") && host_run_triangle(s);
     }
     float *dirty = NULL; /* tests only (fault.h): targets made holding NaN */
     if (zero && base_fault("dirty_targets")) {
@@ -600,11 +620,10 @@ bool host_run_make_targets(run_state *s)
         host_rc_targets_put(s->cache, key, names, s->ncb, s->nofbo);
         s->targets_cached = true;
     }
-    return make_triangle(s);
+    return host_run_triangle(s);
 }
 
-/* One triangle over the viewport. */
-static bool make_triangle(run_state *s)
+bool host_run_triangle(run_state *s)
 {
     static const float tri[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
     if (glGenVertexArrays) {

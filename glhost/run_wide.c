@@ -144,15 +144,7 @@ static bool upload(wide_run *w, const gg_inputs *in, double beta)
             return false;
         }
     }
-    static const float tri[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
-    glGenVertexArrays(1, &s->vao);
-    glBindVertexArray(s->vao);
-    glGenBuffers(1, &s->vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, s->vbo);
-    glBufferData(GL_ARRAY_BUFFER, sizeof tri, tri, GL_STATIC_DRAW);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
-    glEnableVertexAttribArray(0);
-    return host_run_stage_ok(s, "uploading");
+    return host_run_stage_ok(s, "uploading") && host_run_triangle(s);
 }
 
 /* The first running sums into set 0 (no glFinish). */
@@ -416,12 +408,7 @@ void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_proble
         if (!host_run_stage_ok(s, "timed run"))
             goto done;
         done_reps = r + 1;
-        if (r == 1 && o && o->screen_s > 0 && times[0] > o->screen_s && times[1] > o->screen_s) {
-            out->screened = true;
-            break;
-        }
-        if (o && o->min_reps > 0 && done_reps >= o->min_reps && done_reps < reps &&
-            base_spread(times, done_reps) <= o->tight)
+        if (host_run_reps_done(o, times, r, reps, out))
             break;
     }
     if (timing_on) {
@@ -430,9 +417,7 @@ void host_run_wide(const gg_ctx_info *info, const gg_variant *v, const gg_proble
     }
     out->run_s = base_now_s() - run0;
     out->draws = s->draws;
-    out->reps = done_reps;
-    out->seconds = base_median(times, done_reps);
-    out->spread = base_spread(times, done_reps);
+    host_run_reps_out(out, times, done_reps);
     t0 = base_now_s();
     ok = read_back(&w, hi, lo);
     out->readback_s = base_now_s() - t0;
