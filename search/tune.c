@@ -103,12 +103,26 @@ int search_tune_visit(gg_tune *t, const gg_variant *v, gg_outcome *o)
     return search_visit(t->search, v, o);
 }
 
+/* Each store's best file follows its records' best variant.  A file that
+ * already names that variant stays as it is: it may hold the finalists'
+ * median of an earlier tune (search_tune_finalists), which the best single
+ * recorded measurement would undo (a tune of one store rewrote the other
+ * stores' files so). */
 int search_tune_finish(gg_tune *t)
 {
+    const gg_search_config *c = &t->cfg.search;
     for (int st = 0; st < GG_STORE_COUNT; st++) {
-        gg_variant v;
+        gg_variant v, filed;
         gg_outcome o;
-        if (search_memo_best_store(t->search, st, &v, &o) && write_best(t, &v, &o))
+        double gf;
+        char err[256];
+        if (!search_memo_best_store(t->search, st, &v, &o))
+            continue;
+        if (store_best_read_store(t->cfg.results_dir, t->cfg.card, c->m, c->n, c->k, (gg_store)st,
+                                  &filed, &gf, err, sizeof err) == 0 &&
+            gen_variant_equal(&filed, &v))
+            continue;
+        if (write_best(t, &v, &o))
             return -1;
     }
     return 0;

@@ -801,7 +801,18 @@ START_TEST(test_old_records_resume)
     ck_assert_ptr_nonnull(strstr(store_best_path_store(bp, sizeof bp, tmpdir, CARD, 16, 16, 16,
                                                     GG_STORE_F16), "/best-f16-16x16x16.txt"));
     /* The store=f16x8 space (4-channel packings: mc fixed): its own best
-     * file, best-f16x8-16x16x16.txt, the other two as they were. */
+     * file, best-f16x8-16x16x16.txt, the other two as they were, the f32
+     * one even where it holds another figure for the same variant than
+     * the records' best (the finalists' median of an earlier tune: the
+     * f16x8 tune's finish must not undo it). */
+    gg_variant b32;
+    double g32;
+    ck_assert_int_eq(store_best_read(tmpdir, CARD, 16, 16, 16, &b32, &g32, err, sizeof err), 0);
+    gg_measurement med;
+    base_measurement_init(&med);
+    med.gflops = gf32 = g32 * 0.75;
+    med.seconds = 1e-3;
+    ck_assert_int_eq(store_best_write(tmpdir, CARD, 16, 16, 16, &b32, &med, err, sizeof err), 0);
     slow_fake h8 = {0};
     tune_config(&tc, &h8, GG_SEARCH_EXHAUSTIVE, false);
     ck_assert_int_eq(search_fix_parse("profile=330,compiler=glsl,unroll=0,acc=pingpong,mrt=1x1,"
