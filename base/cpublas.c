@@ -21,6 +21,22 @@ int base_cpu_threads(void)
     return openblas_get_num_threads();
 }
 
+/* The figures of a timed CPU call: the median of its reps and the
+ * verdict (what names the routine in a wrong result's detail). */
+static void judged(gg_measurement *out, const gg_inputs *in, double *t, int reps,
+                   const gg_verdict *vd, const char *what)
+{
+    out->seconds = base_median(t, reps);
+    out->passes = 0;
+    out->rel_err = vd->rel_err;
+    if (!vd->pass) {
+        out->status = GG_WRONG_RESULT;
+        snprintf(out->detail, sizeof out->detail, "%s: %s", what, vd->detail);
+    } else if (out->seconds > 0) {
+        out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
+    }
+}
+
 int base_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference *ref,
                  gg_measurement *out, char *err, size_t errlen)
 {
@@ -50,17 +66,9 @@ int base_cpu_sgemm(const gg_problem *p, const gg_inputs *in, const gg_reference 
         if (r >= 0)
             t[r] = dt;
     }
-    out->seconds = base_median(t, reps);
-    out->passes = 0;
     gg_verdict vd;
     base_verify(ref, c, &vd);
-    out->rel_err = vd.rel_err;
-    if (!vd.pass) {
-        out->status = GG_WRONG_RESULT;
-        snprintf(out->detail, sizeof out->detail, "CPU BLAS: %s", vd.detail);
-    } else if (out->seconds > 0) {
-        out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
-    }
+    judged(out, in, t, reps, &vd, "CPU BLAS");
     free(c);
     free(t);
     return 0;
@@ -100,17 +108,9 @@ int base_cpu_dgemm(const gg_problem *p, const gg_inputs *in, const gg_reference 
         if (r >= 0)
             t[r] = dt;
     }
-    out->seconds = base_median(t, reps);
-    out->passes = 0;
     gg_verdict vd;
     base_wide_verify(ref, c, lo, &vd);
-    out->rel_err = vd.rel_err;
-    if (!vd.pass) {
-        out->status = GG_WRONG_RESULT;
-        snprintf(out->detail, sizeof out->detail, "CPU BLAS dgemm: %s", vd.detail);
-    } else if (out->seconds > 0) {
-        out->gflops = 2.0 * in->m * (double)in->n * in->k / out->seconds / 1e9;
-    }
+    judged(out, in, t, reps, &vd, "CPU BLAS dgemm");
     free(c);
     free(lo);
     free(t);

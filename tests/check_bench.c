@@ -546,18 +546,25 @@ static const struct {
     {9, 7, 13, false, true, -1, 1},
 };
 
-START_TEST(cpu_sgemm_verified)
+/* cpu_cases[i] as a problem of 3 reps. */
+static gg_problem cpu_problem(int i)
 {
     gg_problem p;
     base_problem_default(&p);
-    p.m = cpu_cases[_i].m;
-    p.n = cpu_cases[_i].n;
-    p.k = cpu_cases[_i].k;
-    p.transa = cpu_cases[_i].transa;
-    p.transb = cpu_cases[_i].transb;
-    p.alpha = cpu_cases[_i].alpha;
-    p.beta = cpu_cases[_i].beta;
+    p.m = cpu_cases[i].m;
+    p.n = cpu_cases[i].n;
+    p.k = cpu_cases[i].k;
+    p.transa = cpu_cases[i].transa;
+    p.transb = cpu_cases[i].transb;
+    p.alpha = cpu_cases[i].alpha;
+    p.beta = cpu_cases[i].beta;
     p.reps = 3;
+    return p;
+}
+
+START_TEST(cpu_sgemm_verified)
+{
+    gg_problem p = cpu_problem(_i);
     char err[256];
     gg_inputs in;
     gg_reference ref, other;
@@ -589,16 +596,7 @@ END_TEST
  * result in float precision would not pass: the bound is a double's. */
 START_TEST(cpu_dgemm_verified)
 {
-    gg_problem p;
-    base_problem_default(&p);
-    p.m = cpu_cases[_i].m;
-    p.n = cpu_cases[_i].n;
-    p.k = cpu_cases[_i].k;
-    p.transa = cpu_cases[_i].transa;
-    p.transb = cpu_cases[_i].transb;
-    p.alpha = cpu_cases[_i].alpha;
-    p.beta = cpu_cases[_i].beta;
-    p.reps = 3;
+    gg_problem p = cpu_problem(_i);
     char err[256];
     gg_inputs in;
     gg_reference ref, other;
