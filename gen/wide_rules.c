@@ -57,7 +57,9 @@ bool gen_wide_invalid(const gg_variant *v, char *why, size_t whylen)
         return gen_fail(why, whylen, "store=%s accumulates with acc=pingpong only (%s)", st,
                        v->acc == GG_ACC_BLEND ? "integer targets do not blend"
                                               : "acc=copy is not written for it") != 0;
-    if (v->fetch != GG_FETCH_TEXTURE && v->fetch != GG_FETCH_TEXELFETCH && !gen_fetch_ssbos(v->fetch))
+    /* (the values named, not gen_fetch_ssbos: variant.c calls this file) */
+    if (v->fetch != GG_FETCH_TEXTURE && v->fetch != GG_FETCH_TEXELFETCH && v->fetch != GG_FETCH_SSBO &&
+        v->fetch != GG_FETCH_TEXELFETCH_SSBO && v->fetch != GG_FETCH_SSBO_TEXELFETCH)
         return gen_fail(why, whylen, "store=%s reads A and B with fetch=texture, texelfetch, ssbo, "
                                  "texelfetch+ssbo or ssbo+texelfetch only", st) != 0;
     if (v->ku != 1 || v->order != GG_ORDER_PLAIN)
