@@ -172,12 +172,16 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
         }
     }
 
-    /* An operation of the multiply-add unit takes an fma's slot, which a
-     * GFLOP/s rate counts two (mad_ops are mads but for dd and df). */
+    /* A multiply-add is an fma, two flops of the rate.  dd's and df's
+     * operations (mad_ops past mads) are adds and multiplies, one flop
+     * each: a unit may issue them at its flop rate, and llvmpipe did (df
+     * at 256^3 ran 1.57x what an fma's slot an operation allows: its
+     * probe's fma chains run below its CPU's add and multiply ports). */
     double mad_rate = d->c.fp64 ? probe->mad64_gflops : probe->mad_gflops;
+    double flops = d->c.mad_ops == d->c.mads ? 2 * d->c.mads : d->c.mad_ops;
     if (isfinite(mad_rate) && mad_rate > 0) {
         d->mad_rate = mad_rate;
-        d->mad_s = 2 * d->c.mad_ops / (d->mad_rate * 1e9);
+        d->mad_s = flops / (d->mad_rate * 1e9);
     }
 
     if (L->image) {

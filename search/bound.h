@@ -67,8 +67,9 @@
  *        4-word targets at the RGBA32F write rate, none for 2-word ones
  *        (not measured).  The multiply-add term counts gen_wide_mad_ops:
  *        mad_ops = per_mad * mads + per_value * values of A and B
- *        fetched, time 2 * mad_ops / rate (an operation takes an fma's
- *        slot; a rate counts an fma two flops), the rate fp64's (probe
+ *        fetched, time mad_ops / rate for dd and df (each operation an
+ *        add or a multiply, one flop of the rate) and 2 * mads / rate for
+ *        f64 (an fma, two flops), the rate fp64's (probe
  *        rows mad64) for f64 and dd, fp32's for df; without mad64 rows,
  *        no multiply-add term for f64 and dd.
  *    The bound is 2*m*n*k / that time / 1e9.  A term whose rate the probe
