@@ -1,7 +1,9 @@
 /* tests/device/eglctx.h: the headless GL 4.3 core context of the device
  * experiments (mixfetch.c, fp64mad.c): EGL device 0 through
- * EGL_EXT_platform_device, no surface.  DEVICE_TOOL names the program in
- * its one-line errors.  Include after <EGL/egl.h> and <EGL/eglext.h>. */
+ * EGL_EXT_platform_device, no surface; and their programs, a full-screen
+ * triangle's vertex shader with the given fragment shader.  DEVICE_TOOL
+ * names the program in its one-line errors.  Include after <EGL/egl.h>,
+ * <EGL/eglext.h> and <GL/gl.h> (GL_GLEXT_PROTOTYPES). */
 #ifndef GLGEMM_DEVICE_EGLCTX_H
 #define GLGEMM_DEVICE_EGLCTX_H
 
@@ -33,6 +35,38 @@ static int context(void)
     if (c == EGL_NO_CONTEXT || !eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, c))
         return die("no GL 4.3 core context without a surface");
     return 0;
+}
+
+/* The program of fragment shader src, 0 (the log said, with what) when
+ * a shader does not compile or the program does not link. */
+static GLuint program(const char *src, const char *what)
+{
+    const char *vs = "#version 430\n"
+                     "void main() {\n"
+                     "    vec2 v = vec2(gl_VertexID & 1, gl_VertexID >> 1) * 4.0 - 1.0;\n"
+                     "    gl_Position = vec4(v, 0.0, 1.0);\n"
+                     "}\n";
+    GLuint p = glCreateProgram();
+    const char *srcs[2] = {vs, src};
+    GLenum kinds[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
+    for (int i = 0; i < 2; i++) {
+        GLuint s = glCreateShader(kinds[i]);
+        glShaderSource(s, 1, &srcs[i], NULL);
+        glCompileShader(s);
+        GLint ok = 0;
+        glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            char log[2048];
+            glGetShaderInfoLog(s, sizeof log, NULL, log);
+            fprintf(stderr, "%s: shader %s: %s\n", DEVICE_TOOL, what, log);
+            return 0;
+        }
+        glAttachShader(p, s);
+    }
+    glLinkProgram(p);
+    GLint ok = 0;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    return ok ? p : 0;
 }
 
 #endif

@@ -23,7 +23,7 @@
 #define DEVICE_TOOL "fp64mad"
 #include "tests/device/eglctx.h"
 
-static GLuint program(const char *t)
+static GLuint mad_program(const char *t)
 {
     char src[2048];
     snprintf(src, sizeof src,
@@ -41,32 +41,7 @@ static GLuint program(const char *t)
              "    o = vec4(s);\n"
              "}\n",
              t[0] == 'd' ? "dvec" : "vec", t[0] == 'd' ? "dvec" : "vec", t, t, t, t[0] == 'd' ? "dvec" : "vec");
-    const char *vs = "#version 430\n"
-                     "void main() {\n"
-                     "    vec2 v = vec2(gl_VertexID & 1, gl_VertexID >> 1) * 4.0 - 1.0;\n"
-                     "    gl_Position = vec4(v, 0.0, 1.0);\n"
-                     "}\n";
-    GLuint p = glCreateProgram();
-    const char *srcs[2] = {vs, src};
-    GLenum kinds[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
-    for (int i = 0; i < 2; i++) {
-        GLuint s = glCreateShader(kinds[i]);
-        glShaderSource(s, 1, &srcs[i], NULL);
-        glCompileShader(s);
-        GLint ok = 0;
-        glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-        if (!ok) {
-            char log[2048];
-            glGetShaderInfoLog(s, sizeof log, NULL, log);
-            fprintf(stderr, "fp64mad: shader %s: %s\n", t, log);
-            return 0;
-        }
-        glAttachShader(p, s);
-    }
-    glLinkProgram(p);
-    GLint ok = 0;
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    return ok ? p : 0;
+    return program(src, t);
 }
 
 int main(int argc, char **argv)
@@ -96,7 +71,7 @@ int main(int argc, char **argv)
     glViewport(0, 0, W, H);
     static const char *types[] = {"float", "double"};
     for (int q = 0; q < 2; q++) {
-        GLuint p = program(types[q]);
+        GLuint p = mad_program(types[q]);
         if (!p)
             return die("a shader did not build");
         glUseProgram(p);

@@ -35,7 +35,7 @@
 #define DEVICE_TOOL "mixfetch"
 #include "tests/device/eglctx.h"
 
-static GLuint program(char a, char b, int mads)
+static GLuint gemm_program(char a, char b, int mads)
 {
     static const char *sw[] = {"xxxx", "yyyy", "zzzz", "wwww"};
     char src[4096], body[2048] = "";
@@ -63,32 +63,8 @@ static GLuint program(char a, char b, int mads)
              "}\n",
              a == 't' ? "texelFetch(tA, ivec2(k, p.y), 0)" : "sa[p.y * uK + k]",
              b == 't' ? "texelFetch(tB, ivec2(p.x, k), 0)" : "sb[k * uW + p.x]", body);
-    const char *vs = "#version 430\n"
-                     "void main() {\n"
-                     "    vec2 v = vec2(gl_VertexID & 1, gl_VertexID >> 1) * 4.0 - 1.0;\n"
-                     "    gl_Position = vec4(v, 0.0, 1.0);\n"
-                     "}\n";
-    GLuint p = glCreateProgram();
-    const char *srcs[2] = {vs, src};
-    GLenum kinds[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
-    for (int i = 0; i < 2; i++) {
-        GLuint s = glCreateShader(kinds[i]);
-        glShaderSource(s, 1, &srcs[i], NULL);
-        glCompileShader(s);
-        GLint ok = 0;
-        glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-        if (!ok) {
-            char log[2048];
-            glGetShaderInfoLog(s, sizeof log, NULL, log);
-            fprintf(stderr, "mixfetch: shader %c%c: %s\n", a, b, log);
-            return 0;
-        }
-        glAttachShader(p, s);
-    }
-    glLinkProgram(p);
-    GLint ok = 0;
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    return ok ? p : 0;
+    char what[3] = {a, b, 0};
+    return program(src, what);
 }
 
 static GLuint texture(int w, int h, const float *data)
@@ -159,7 +135,7 @@ int main(int argc, char **argv)
     for (int m = 0; m < 2; m++) {
         double tt = 0;
         for (int q = 0; q < 4; q++) {
-            GLuint p = program(pairs[q][0], pairs[q][1], mads_of[m]);
+            GLuint p = gemm_program(pairs[q][0], pairs[q][1], mads_of[m]);
             if (!p)
                 return die("a shader did not build");
             glUseProgram(p);
