@@ -111,19 +111,9 @@ int lib_drun_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     double v0 = base_now_s();
     char why[400] = "";
     int bad = lib_dverify(ctx->verify, g, c0, out, ++ctx->calls, why, sizeof why);
-    ctx->timing.upload_s = meas.upload_s;
-    ctx->timing.run_s = meas.run_s;
-    ctx->timing.readback_s = meas.readback_s;
-    ctx->timing.verify_s = base_now_s() - v0;
-    if (bad < 0) {
-        rc = lib_set_error(GLGEMM_ENOMEM, "%s: out of memory verifying %dx%dx%d", fn, g->m, g->n,
-                           g->k);
+    rc = lib_call_checked(ctx, fn, vt, &meas, v0, bad, why, g->m, g->n, g->k);
+    if (rc != GLGEMM_OK)
         goto done;
-    }
-    if (bad) {
-        rc = lib_set_error(GLGEMM_EWRONG, "%s: %s: wrong result: %s", fn, vt, why);
-        goto done;
-    }
     for (int i = 0; i < g->m; i++)
         memcpy(g->c + (size_t)i * g->ldc, out + (size_t)i * g->n, (size_t)g->n * sizeof *out);
     lib_set_route(ctx, false, "gpu %s", vt);

@@ -294,6 +294,21 @@ gg_problem lib_problem_of(const rm_gemm *g, int reps)
 }
 
 /* One run of variant v; C as it was unless everything passed. */
+int lib_call_checked(glgemm_context *ctx, const char *fn, const char *vt,
+                     const gg_measurement *meas, double v0, int bad, const char *why, int m,
+                     int n, int k)
+{
+    ctx->timing.upload_s = meas->upload_s;
+    ctx->timing.run_s = meas->run_s;
+    ctx->timing.readback_s = meas->readback_s;
+    ctx->timing.verify_s = base_now_s() - v0;
+    if (bad < 0)
+        return lib_set_error(GLGEMM_ENOMEM, "%s: out of memory verifying %dx%dx%d", fn, m, n, k);
+    if (bad)
+        return lib_set_error(GLGEMM_EWRONG, "%s: %s: wrong result: %s", fn, vt, why);
+    return GLGEMM_OK;
+}
+
 int lib_run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                     const rm_gemm *g)
 {
@@ -400,19 +415,9 @@ int lib_run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
     } else if (ctx->verify == GLGEMM_VERIFY_FULL) {
         bad = verify_full(g, c0, out, why, sizeof why);
     }
-    ctx->timing.upload_s = meas.upload_s;
-    ctx->timing.run_s = meas.run_s;
-    ctx->timing.readback_s = meas.readback_s;
-    ctx->timing.verify_s = base_now_s() - v0;
-    if (bad < 0) {
-        rc = lib_set_error(GLGEMM_ENOMEM, "%s: out of memory verifying %dx%dx%d", fn, g->m, g->n,
-                           g->k);
+    rc = lib_call_checked(ctx, fn, vt, &meas, v0, bad, why, g->m, g->n, g->k);
+    if (rc != GLGEMM_OK)
         goto done;
-    }
-    if (bad) {
-        rc = lib_set_error(GLGEMM_EWRONG, "%s: %s: wrong result: %s", fn, vt, why);
-        goto done;
-    }
     if (ctx->last.early_rows < g->m) /* else every row went in as it passed */
         copy_out(ctx, g, out, bc.copied);
     lib_set_route(ctx, false, "gpu %s", vt);
