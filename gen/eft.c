@@ -47,10 +47,6 @@ void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, gg_eft_guard guard)
             gen_sb_puts(sb, "float eft_opq(float x)\n{\n    return uintBitsToFloat(floatBitsToUint(x)"
                            " ^ (floatBitsToUint(eft_one) ^ 0x3f800000u));\n}\n");
     }
-    if (guard == GG_EFT_MACRO) /* as gen/wide_emit.c's EFT_PRECISE: 330 ARB, 310es EXT */
-        gen_sb_puts(sb, "#if (defined(GL_ES) && defined(GL_EXT_gpu_shader5)) || "
-                       "(!defined(GL_ES) && defined(GL_ARB_gpu_shader5))\n"
-                       "#define EFT_OPQ(x) (x)\n#else\n#define EFT_OPQ(x) eft_opq(x)\n#endif\n");
     char t[1024];
     snprintf(t, sizeof t, "%s two_sum(%s a, %s b)\n{\n"
                           "    %s%s s = G(a + b);\n    %s%s bb = G(s - a);\n"

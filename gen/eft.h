@@ -28,10 +28,10 @@
 #include "gen/sbuf.h"
 
 /* How the intermediates are kept from the compiler's algebra: `precise`
- * (GLSL 4.00+), eft_opq, or the macros EFT_PRECISE (from the shader) and
- * EFT_OPQ (written here) that are one or the other by the extension the
- * shader has (GL_ARB_gpu_shader5 in 3.30, GL_EXT_gpu_shader5 in ES 3.10:
- * `precise`; gen/wide_emit.c's EFT_ONE is then unused). */
+ * (GLSL 4.00+), eft_opq, or the macros EFT_PRECISE and EFT_OPQ(x), which
+ * the shader defines (gen/wide_emit.c) as one or the other by the
+ * extension it has (GL_ARB_gpu_shader5 in 3.30, GL_EXT_gpu_shader5 in ES
+ * 3.10: `precise`). */
 typedef enum { GG_EFT_PRECISE, GG_EFT_ONE, GG_EFT_MACRO } gg_eft_guard;
 void gen_eft_put(gg_sbuf *sb, bool dbl, bool fma, gg_eft_guard guard);
 

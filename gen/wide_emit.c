@@ -122,8 +122,8 @@ static void put_interface(wemit *e)
                       : pr == GG_PROFILE_310ES ? "GL_EXT_gpu_shader5" : NULL;
     if (ext && e->st != GG_STORE_F64)
         gen_sb_printf(sb, "#extension %s : enable\n#ifdef %s\n#define EFT_PRECISE precise\n"
-                         "#define EFT_ONE\n#else\n#define EFT_PRECISE\n#define EFT_ONE * eft_one\n"
-                         "#endif\n", ext, ext);
+                         "#define EFT_OPQ(x) (x)\n#else\n#define EFT_PRECISE\n"
+                         "#define EFT_OPQ(x) eft_opq(x)\n#endif\n", ext, ext);
     if (e->es)
         gen_sb_printf(sb, "precision highp float;\nprecision highp int;\n"
                          "precision highp usampler2D;\n%s", e->L.image ? "precision highp uimage2D;\n"

@@ -10,10 +10,10 @@
 #extension GL_ARB_gpu_shader5 : enable
 #ifdef GL_ARB_gpu_shader5
 #define EFT_PRECISE precise
-#define EFT_ONE
+#define EFT_OPQ(x) (x)
 #else
 #define EFT_PRECISE
-#define EFT_ONE * eft_one
+#define EFT_OPQ(x) eft_opq(x)
 #endif
 
 uniform highp usampler2D uA;
@@ -43,11 +43,6 @@ float eft_opq(float x)
 {
     return uintBitsToFloat(floatBitsToUint(x) ^ (floatBitsToUint(eft_one) ^ 0x3f800000u));
 }
-#if (defined(GL_ES) && defined(GL_EXT_gpu_shader5)) || (!defined(GL_ES) && defined(GL_ARB_gpu_shader5))
-#define EFT_OPQ(x) (x)
-#else
-#define EFT_OPQ(x) eft_opq(x)
-#endif
 vec2 two_sum(float a, float b)
 {
     EFT_PRECISE float s = EFT_OPQ(a + b);
