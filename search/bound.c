@@ -29,6 +29,7 @@ int search_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_co
     c->fetches -= c->ssbo_fetches;
     c->mads = (double)L->mads_per_frag_pass * c->fragments;
     c->mad_ops = c->mads;
+    c->mad_flops = 2 * c->mads;
     if (gen_store_wide(v->store)) {
         /* Values for channels (gen/wide.h): each fetched value of A and B
          * is split once, each multiply-add costs per_mad operations. */
@@ -36,6 +37,8 @@ int search_bound_counts_of(const gg_variant *v, int m, int n, int k, gg_bound_co
         gen_wide_mad_ops(v->store, &per_mad, &per_value);
         double values = (double)(L->a_fetches + L->b_fetches) * L->channels * c->fragments;
         c->mad_ops = per_mad * c->mads + per_value * values;
+        if (v->store != GG_STORE_F64)
+            c->mad_flops = c->mad_ops;
         c->fp64 = v->store != GG_STORE_DF;
         c->texel_words = gen_wide_texel_words(L, v->store);
     }
@@ -178,10 +181,9 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
      * at 256^3 ran 1.57x what an fma's slot an operation allows: its
      * probe's fma chains run below its CPU's add and multiply ports). */
     double mad_rate = d->c.fp64 ? probe->mad64_gflops : probe->mad_gflops;
-    double flops = d->c.mad_ops == d->c.mads ? 2 * d->c.mads : d->c.mad_ops;
     if (isfinite(mad_rate) && mad_rate > 0) {
         d->mad_rate = mad_rate;
-        d->mad_s = flops / (d->mad_rate * 1e9);
+        d->mad_s = d->c.mad_flops / (d->mad_rate * 1e9);
     }
 
     if (L->image) {

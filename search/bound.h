@@ -105,6 +105,8 @@ typedef struct {
     double mad_ops;     /* operations of the multiply-add unit: mads (one fma each), but
                            for store=dd and df their double-word arithmetic's
                            (gen/wide.h's gen_wide_mad_ops) */
+    double mad_flops;   /* the flops of the rate they take: 2 an fma (2 * mads), 1 each
+                           of dd's and df's operations (additions, multiplications) */
     bool fp64;          /* mad_ops are in double (store=f64, dd) */
     int texel_words;    /* store=f64, dd, df: 32-bit words a texel of A, B and C (2 or 4);
                            0 for the other stores */
