@@ -25,6 +25,12 @@ static const gg_shape blk_mc[] = {{1, 4}, {2, 2}, {4, 1}};
  * (gs_mc_set's), 1x1 last; on the H200 at 1024^3 f64's 8x8 blocks ran
  * 462-470 GFLOP/s by every one of them (results/nvidia-h200/wide/). */
 static const gg_shape wide_mc[] = {{2, 1}, {1, 2}, {1, 1}};
+/* A wide store's blocks: 2 words a sum, so fp32's set past 8x8 spills;
+ * 10x8 and 8x10 between.  On the H200 at 4096^3 f64's mc 2x1 10x8 ran
+ * 1.10x 8x8 (the texels a multiply-add: 18 for 160 against 16 for 128),
+ * 12x8 0.66x (spilled); results/nvidia-h200/wide/NOTES.md. */
+static const gg_shape wide_blk[] = {{4, 8}, {8, 4}, {8, 8}, {4, 16}, {16, 4}, {10, 8},
+                                    {8, 10}, {8, 16}, {16, 8}, {12, 8}, {8, 12}};
 #define BLOCK_TOP 4
 
 /* The block shapes of the searched store; returns the count. */
@@ -37,6 +43,14 @@ static size_t block_mcs(const gg_search *s, const gg_shape **out)
     *out = wide_mc;
     /* dd holds one value a texel */
     return s->cfg.fix.v.store == GG_STORE_DD ? 1 : sizeof wide_mc / sizeof *wide_mc;
+}
+
+/* The blocks of the searched store; returns the count. */
+static size_t block_blks(const gg_search *s, const gg_shape **out)
+{
+    bool wide = gen_store_wide(s->cfg.fix.v.store);
+    *out = wide ? wide_blk : blk_set;
+    return wide ? sizeof wide_blk / sizeof *wide_blk : sizeof blk_set / sizeof *blk_set;
 }
 
 /* The profile for images: --fix's, else 430 where the core context is 4.3
@@ -211,8 +225,8 @@ int gs_blocks_phase(gg_search *s)
      * 1024^3, H100 1024^3 and 4096^3, H200 1024^3 and 4096^3): no block
      * below the 4 best on one path at np=all was the best on another path
      * or at np=16. */
-    const gg_shape *mcs;
-    size_t nmc = block_mcs(s, &mcs), nblk = sizeof blk_set / sizeof *blk_set;
+    const gg_shape *mcs, *blks;
+    size_t nmc = block_mcs(s, &mcs), nblk = block_blks(s, &blks);
     size_t cap = nmc * nblk * 2 * 2;
     gg_variant *pts = malloc(cap * sizeof *pts);
     double *sc = calloc(cap, sizeof *sc);
@@ -233,7 +247,7 @@ int gs_blocks_phase(gg_search *s)
                     for (int z = 0; z < nnp; z++) {
                         if ((stage == 0) != (q == 0 && z == 0))
                             continue;
-                        gg_variant v = block_point(s, prof, mcs[i], blk_set[j], paths[q], nps[z]);
+                        gg_variant v = block_point(s, prof, mcs[i], blks[j], paths[q], nps[z]);
                         if (v.blk.rows % v.mc.rows || v.blk.cols % v.mc.cols)
                             continue;
                         if (search_variant_normalize(&v, s->cfg.m, s->cfg.n, s->cfg.k))
@@ -252,7 +266,7 @@ int gs_blocks_phase(gg_search *s)
     int per = np_paths * nnp - 1;
     int nb_est = n - na < BLOCK_TOP * per ? n - na : BLOCK_TOP * per;
     gs_plan(s, s->st.visited + na + nb_est + gs_alg1_estimate(s));
-    gg_variant best = n ? pts[0] : block_point(s, prof, mcs[0], blk_set[0], paths[0], GG_NP_ALL);
+    gg_variant best = n ? pts[0] : block_point(s, prof, mcs[0], blks[0], paths[0], GG_NP_ALL);
     double bs = 0;
     int rc = 0, looked = 0, top_n = 0;
     int stopped = 0;

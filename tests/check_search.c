@@ -321,6 +321,16 @@ START_TEST(test_phase_wide_store)
         wide_mc[2] |= strstr(f.seen[i], "mc=2x1,") != NULL;
     }
     ck_assert(wide_mc[0] && wide_mc[1] && wide_mc[2]);
+    /* the blocks: the wide set (10x8 and 8x10 between 8x8 and the spilling
+     * 12x8), none past 256 words (16x16 of doubles is 512) */
+    bool b108 = false, b810 = false;
+    for (long i = 0; i < f.nseen; i++) {
+        b108 |= strstr(f.seen[i], "blk=10x8") != NULL;
+        b810 |= strstr(f.seen[i], "blk=8x10") != NULL;
+        ck_assert_msg(!strstr(f.seen[i], "blk=16x16") && !strstr(f.seen[i], "blk=12x12"), "%s",
+                      f.seen[i]);
+    }
+    ck_assert(b108 && b810);
     search_free(s);
     fake_free(&f);
 }
