@@ -14,10 +14,11 @@
 #      below a crossover (the bound CPU BLAS) and xblat3s with no GL context
 #      (every call passed on); and both with every call split over two
 #      devices (GLGEMM_DEVICES=0,0: this machine's one device twice).
-#      The double-precision programs xblat3d and xdcblat3 likewise with
-#      GLGEMM_CROSSOVER=0: every dgemm on the GPU in store=f64.  Then
-#      LAPACK's xlintstd (Debian's liblapack-test) over the reference LAPACK,
-#      paths DGE DPO DSY DQR DLS at cut sizes, every dgemm on the GPU.
+#      The double-precision programs (tests/blas/double.sh, which the
+#      device's tests/device/blas.sh runs too): xblat3d and xdcblat3
+#      likewise with GLGEMM_CROSSOVER=0, every dgemm on the GPU in
+#      store=f64, then LAPACK's xlintstd (Debian's liblapack-test) over the
+#      reference LAPACK, paths DGE DPO DSY DQR DLS at cut sizes.
 #   2. numpy's float32 and float64 matmul (Debian's python3-numpy) with and
 #      without the preload: both within the error bound of a product
 #      carried further (float64; long double for float64).
@@ -35,13 +36,7 @@ export GLGEMM_CACHE_DIR="$tmp/program-cache" # not the user's ~/.cache
 export XDG_DATA_HOME="$tmp/data"              # nor the user's tuning records
 unset GLGEMM_BACKEND GLGEMM_DEVICE GLGEMM_VERIFY GLGEMM_LOG GLGEMM_CROSSOVER GLGEMM_RESULTS \
     GLGEMM_DEVICES GLGEMM_SPLIT_MIN GLGEMM_SPLIT_TILES
-t0=$(date +%s.%N)
-step() { # step NAME: prints the seconds since the last step
-    local t; t=$(date +%s.%N)
-    awk -v n="$1" -v a="$t0" -v b="$t" 'BEGIN { printf "tests/blas/run.sh: %s: %.1f s\n", n, b - a }'
-    t0=$t
-}
-fail() { echo "tests/blas/run.sh: $*" >&2; exit 1; }
+. "$src/tests/blas/lib.sh"
 
 # ---- 0. build, install, exports
 make -C "$src" -s BUILD="$build" install-blas PREFIX="$tmp/prefix"
@@ -74,28 +69,8 @@ cd "$tmp"
 sed -E 's/^(S[A-Z0-9]+ +)F /\1T /' "$blasdir/sblat3.in" > sblat3.in
 sed -E 's/^(cblas_s[a-z0-9]+ +)F /\1T /' "$blasdir/sin3" > sin3
 grep -q "^'sblat3.out'" sblat3.in || fail "sblat3.in: the summary file is not sblat3.out"
-sed -E 's/^(D[A-Z0-9]+ +)F /\1T /' "$blasdir/dblat3.in" > dblat3.in
-sed -E 's/^(cblas_d[a-z0-9]+ +)F /\1T /' "$blasdir/din3" > din3
-grep -q "^'dblat3.out'" dblat3.in || fail "dblat3.in: the summary file is not dblat3.out"
 
-# check_blat OUTPUT ROUTINE...: every routine passed its error exits and its
-# computational tests (the CBLAS test in both layouts), nothing failed.
-check_blat() {
-    local out="$1" r; shift
-    if grep -nE 'FAIL|SUSPECT|FATAL|\*\*\*\*\*|ERROR[^-]|ERROR$' "$out"; then
-        fail "$out: failures (above)"
-    fi
-    for r in "$@"; do
-        grep -qE "^ $r +PASSED THE TESTS OF ERROR-EXITS" "$out" || fail "$out: $r: error exits not passed"
-        if [[ $r == cblas_* ]]; then
-            grep -qE "^ $r +PASSED THE COLUMN-MAJOR COMPUTATIONAL TESTS" "$out" &&
-                grep -qE "^ $r +PASSED THE ROW-MAJOR +COMPUTATIONAL TESTS" "$out" ||
-                fail "$out: $r: computational tests not passed in both layouts"
-        else
-            grep -qE "^ $r +PASSED THE COMPUTATIONAL TESTS" "$out" || fail "$out: $r: computational tests not passed"
-        fi
-    done
-}
+
 FORTRAN_ROUTINES=(SGEMM SSYMM STRMM STRSM SSYRK SSYR2K)
 CBLAS_ROUTINES=(cblas_sgemm cblas_ssymm cblas_strmm cblas_strsm cblas_ssyrk cblas_ssyr2k)
 
@@ -114,110 +89,13 @@ env "${ref_env[@]}" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/xscblat3.log" \
     "$blasdir/xscblat3" < sin3 > xscblat3.out 2> xscblat3.stderr || fail "xscblat3 failed"
 [ -s xscblat3.stderr ] && { cat xscblat3.stderr >&2; fail "xscblat3 wrote on stderr (above)"; }
 check_blat xscblat3.out "${CBLAS_ROUTINES[@]}"
-for l in row col; do
-    n=$(grep -c "^glgemm_blas [0-9]*: cblas_sgemm $l .*: gpu mrt=" xscblat3.log || true)
-    [ "$n" -gt 1000 ] || fail "xscblat3: $n $l-major cblas_sgemm calls on the GPU in the log"
-done
-grep -q ': cblas_sgemm .*: illegal argument [0-9]*: cblas_xerbla$' xscblat3.log ||
-    fail "xscblat3: no error exit through cblas_xerbla in the log"
-grep -q 'passed on' xscblat3.log && fail "xscblat3: calls passed on"
+check_cblas_log xscblat3.log xscblat3 cblas_sgemm 'mrt='
 step "xscblat3 (every routine, both layouts; $(grep -c ': gpu ' xscblat3.log) on the GPU)"
 
-# The double-precision programs, every dgemm on the GPU in store=f64
-# (glgemm_dgemm: the card's f64 record, else GLGEMM_DEFAULT_DVARIANT).
-env "${ref_env[@]}" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/xblat3d.log" \
-    "$blasdir/xblat3d" < dblat3.in > xblat3d.stdout 2> xblat3d.stderr || fail "xblat3d failed"
-[ -s xblat3d.stderr ] && { cat xblat3d.stderr >&2; fail "xblat3d wrote on stderr (above)"; }
-check_blat dblat3.out DGEMM DSYMM DTRMM DTRSM DSYRK DSYR2K
-ngpu=$(grep -c '^glgemm_blas [0-9]*: dgemm_ col .*: gpu mrt=.*store=f64$' xblat3d.log || true)
-[ "$ngpu" -gt 1000 ] || fail "xblat3d: $ngpu dgemm_ calls on the GPU in store=f64 in the log"
-grep -q ': dgemm_ col .*: illegal argument [0-9]*: xerbla$' xblat3d.log ||
-    fail "xblat3d: no error exit through xerbla in the log"
-grep -qE 'passed on|: cpu' xblat3d.log && fail "xblat3d: calls not on the GPU (log: $(grep -m1 -E 'passed on|: cpu' xblat3d.log))"
-step "xblat3d (every routine; $ngpu dgemm_ calls on the GPU)"
-
-env "${ref_env[@]}" GLGEMM_CROSSOVER=0 GLGEMM_LOG="$tmp/xdcblat3.log" \
-    "$blasdir/xdcblat3" < din3 > xdcblat3.out 2> xdcblat3.stderr || fail "xdcblat3 failed"
-[ -s xdcblat3.stderr ] && { cat xdcblat3.stderr >&2; fail "xdcblat3 wrote on stderr (above)"; }
-check_blat xdcblat3.out cblas_dgemm cblas_dsymm cblas_dtrmm cblas_dtrsm cblas_dsyrk cblas_dsyr2k
-for l in row col; do
-    n=$(grep -c "^glgemm_blas [0-9]*: cblas_dgemm $l .*: gpu mrt=.*store=f64\$" xdcblat3.log || true)
-    [ "$n" -gt 1000 ] || fail "xdcblat3: $n $l-major cblas_dgemm calls on the GPU in the log"
-done
-grep -q ': cblas_dgemm .*: illegal argument [0-9]*: cblas_xerbla$' xdcblat3.log ||
-    fail "xdcblat3: no error exit through cblas_xerbla in the log"
-grep -qE 'passed on|: cpu' xdcblat3.log && fail "xdcblat3: calls not on the GPU"
-step "xdcblat3 (every routine, both layouts; $(grep -c ': gpu ' xdcblat3.log) on the GPU)"
-
-# LAPACK's double-precision linear-equation tests (Debian's liblapack-test:
-# xlintstd over the reference LAPACK, whose routines call dgemm_ through the
-# PLT, so the preload serves them; OpenBLAS's LAPACK, which the alternatives
-# may select, would call its own kernels) with every dgemm on the GPU.  The
-# paths DGE, DPO, DSY, DQR and DLS, every type, the error exits, the usual
-# threshold 30; the sizes cut from dtest.in's (M, N 0 1 2 3 5 10 50, NRHS
-# 1 2 15, NB 1 3 3 3 20: 684k dgemm calls, DLS 627k of them, ~20 min here)
-# to 47k calls: M, N 0 1 5 50 (50 is blocked at NB 3 and 20 and recursive
-# at NB 1; 5 is blocked at NB 3), NRHS 2, NB 1 3 20.  ~1.7 min on llvmpipe.
-# A GPU result whose true value underflows (the near-underflow types) can
-# fail glgemm_dgemm's check, whose bound is relative only (llvmpipe flushes
-# subnormals; the check's sums in long double go past double's range), and
-# is passed on to the CPU BLAS: those and only those are allowed.
-lapackdir=/usr/lib/x86_64-linux-gnu/lapack
-if [ -x "$lapackdir/xlintstd" ]; then
-    cat > xlintstd.in <<'EOF'
-Data file for testing DOUBLE PRECISION LAPACK linear eqn. routines (tests/blas/run.sh)
-4                      Number of values of M
-0 1 5 50               Values of M (row dimension)
-4                      Number of values of N
-0 1 5 50               Values of N (column dimension)
-1                      Number of values of NRHS
-2                      Values of NRHS (number of right hand sides)
-3                      Number of values of NB
-1 3 20                 Values of NB (the blocksize)
-1 0 1                  Values of NX (crossover point)
-3                      Number of values of RANK
-30 50 90               Values of rank (as a % of N)
-30.0                   Threshold value of test ratio
-T                      Put T to test the LAPACK routines
-T                      Put T to test the driver routines
-T                      Put T to test the error exits
-DGE   11               List types on next line if 0 < NTYPES < 11
-DPO    9               List types on next line if 0 < NTYPES <  9
-DSY   10               List types on next line if 0 < NTYPES < 10
-DQR    8               List types on next line if 0 < NTYPES <  8
-DLS    6               List types on next line if 0 < NTYPES <  6
-EOF
-    env LD_LIBRARY_PATH="$lapackdir:$blasdir" LD_PRELOAD="$so" GLGEMM_CROSSOVER=0 \
-        GLGEMM_LOG="$tmp/xlintstd.log" "$lapackdir/xlintstd" < xlintstd.in > xlintstd.out \
-        2> xlintstd.stderr || { cat xlintstd.out; fail "xlintstd failed"; }
-    if grep -v '^glgemm_blas: an dgemm call failed on the GPU (the GPU result failed verification: ' \
-        xlintstd.stderr | grep .; then
-        fail "xlintstd wrote on stderr (above)"
-    fi
-    if grep -niE 'fail|\*\*\*|not run|error code' xlintstd.out; then
-        fail "xlintstd.out: failures (above)"
-    fi
-    for t in 'DGE routines' 'DGE drivers ' 'DPO routines' 'DPO drivers ' 'DSY routines' \
-        'DSY drivers ' 'DQR routines' 'DLS drivers '; do
-        grep -qF "All tests for $t passed the threshold" xlintstd.out ||
-            fail "xlintstd.out: no '$t passed the threshold'"
-    done
-    for t in 'DGE routines' 'DGE drivers' 'DPO routines' 'DPO drivers' 'DSY routines' \
-        'DSY drivers' 'DQR routines' 'DLS routines'; do
-        grep -qF "$t passed the tests of the error exits" xlintstd.out ||
-            fail "xlintstd.out: no '$t passed the tests of the error exits'"
-    done
-    ngpu=$(grep -c '^glgemm_blas [0-9]*: dgemm_ col .*: gpu mrt=.*store=f64$' xlintstd.log || true)
-    [ "$ngpu" -gt 10000 ] || fail "xlintstd: $ngpu dgemm_ calls on the GPU in store=f64 in the log"
-    under='^glgemm_blas [0-9]+: dgemm_ col [NT]{2} m=[0-9]+ n=[0-9]+ k=[0-9]+: passed on: the GPU result failed verification: .*: wrong result: checksum of row [0-9]+ \(vector [0-9]+\): C x = 0, expected -?[0-9.]+e-(29[0-9]|[3-9][0-9][0-9]) '
-    other=$(grep -vE '^glgemm_blas [0-9]+: dgemm_ col .*: (gpu mrt=.*store=f64|quick return)$' xlintstd.log | grep -vE "$under" || true)
-    [ -z "$other" ] || { head -3 <<<"$other" >&2
-        fail "xlintstd: calls neither dgemm_ on the GPU nor passed on for an underflow (above)"; }
-    step "xlintstd DGE DPO DSY DQR DLS ($(sed -n 's/.*passed the threshold ( *\([0-9]*\) tests run)/\1/p' xlintstd.out |
-        awk '{s += $1} END {print s}') tests passed; $ngpu dgemm_ calls on the GPU, $(grep -cE "$under" xlintstd.log || true) underflows passed on)"
-else
-    echo "tests/blas/run.sh: SKIP xlintstd: $lapackdir/xlintstd missing (Debian's liblapack-test; make deps installs it)"
-fi
+# The double-precision programs, every dgemm on the GPU in store=f64:
+# tests/blas/double.sh (xblat3d, xdcblat3, LAPACK's xlintstd).
+"$src/tests/blas/double.sh" "$so" "$tmp/double"
+t0=$(date +%s.%N)
 
 # Every call split over two devices (GLGEMM_DEVICES names device 0 twice:
 # two contexts, each on a thread of its own; GLGEMM_SPLIT_MIN=0: every
