@@ -1,5 +1,6 @@
 # tests/blas/lib.sh: what tests/blas/run.sh and tests/blas/double.sh share,
-# sourced (bash): step, fail, check_blat.  $me names the script in their lines.
+# sourced (bash): step, fail, check_blat, check_cblas_log.  $me names the
+# script in their lines.
 me=${me:-tests/blas/run.sh}
 t0=$(date +%s.%N)
 step() { # step NAME: prints the seconds since the last step

@@ -10,6 +10,7 @@
 #          programs' outputs and glgemm's logs)
 set -euo pipefail
 if [ "${1:-}" = fetch ]; then
+    grep -qsx '/.glblas/' .git/info/exclude || echo /.glblas/ >> .git/info/exclude
     mkdir -p .glblas && cd .glblas &&
         apt-get download libblas3 libblas-test liblapack3 liblapack-test libtmglib3
     exit
