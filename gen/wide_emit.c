@@ -360,6 +360,13 @@ char *gen_emit_wide(const gg_variant *v, int m, int n, int k)
     gen_sb_init(&e.sb);
     put_declarations(&e);
     put_header(&e, m, n, k);
+    if (e.L.channels * e.vw > 4) {
+        /* gen_wide_invalid's first rule: no texel holds mc's values; a text
+         * that says so and compiles nowhere, not words past a uvec4's */
+        gen_sb_printf(&e.sb, "#error mc=%dx%d: %d values of %d words do not fit a texel's 4\n",
+                      v->mc.rows, v->mc.cols, e.L.channels, e.vw);
+        return gen_sb_finish(&e.sb);
+    }
     put_interface(&e);
     put_main(&e);
     return gen_sb_finish(&e.sb);

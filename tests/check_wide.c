@@ -48,6 +48,25 @@ START_TEST(wide_parse_format)
 }
 END_TEST
 
+/* fuzz: mc's values past a texel's 4 words (store=f64,mc=2x2: 8) made the
+ * emitter read words past "xyzw"; the text now says why in an #error after
+ * its header, and names no word past w. */
+START_TEST(wide_emit_unfit_mc)
+{
+    static const char *const bad[] = {"store=f64,out=image,mc=2x2,blk=8x30,tile=102x128",
+                                      "store=df,mc=4x1", "store=dd,mc=1x2,profile=430"};
+    for (int i = 0; i < 3; i++) {
+        gg_variant v = parsed(bad[i]);
+        char *frag = gen_emit_fragment(&v, 13, 7, 19);
+        ck_assert_msg(frag != NULL, "%s", bad[i]);
+        ck_assert_msg(!strncmp(frag, "#version ", 9), "%s: %.20s", bad[i], frag);
+        ck_assert_msg(strstr(frag, "\n#error mc=") != NULL, "%s:\n%s", bad[i], frag);
+        ck_assert_msg(strstr(frag, "main") == NULL, "%s:\n%s", bad[i], frag);
+        free(frag);
+    }
+}
+END_TEST
+
 static const struct {
     const char *variant;
     bool es, fp64;
@@ -327,6 +346,7 @@ Suite *make_wide_suite(void)
     TCase *tc = tcase_create("gen");
     tcase_set_tags(tc, "pure");
     tcase_add_test(tc, wide_parse_format);
+    tcase_add_test(tc, wide_emit_unfit_mc);
     tcase_add_loop_test(tc, wide_card_verdicts, 0, (int)(sizeof cards / sizeof *cards));
     tcase_add_test(tc, wide_words_round_trip);
     suite_add_tcase(s, tc);

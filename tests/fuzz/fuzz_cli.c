@@ -163,8 +163,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(p->reps >= 1 && p->reps <= 100000, "reps %d", p->reps);
         FUZZ_CHECK(isfinite(p->alpha) && isfinite(p->beta), "alpha %g beta %g", p->alpha, p->beta);
         FUZZ_CHECK(c.device >= 0 && c.device <= 1023, "device %d", c.device);
-        FUZZ_CHECK(c.backend == GG_BACKEND_EGL || c.backend == GG_BACKEND_GLFW, "backend %d",
-                   c.backend);
+        FUZZ_CHECK(c.backend == GG_BACKEND_EGL || c.backend == GG_BACKEND_GLFW ||
+                       c.backend == GG_BACKEND_BROWSER,
+                   "backend %d", c.backend);
         FUZZ_CHECK(c.npositional >= 0 && c.npositional <= 4, "positional %d", c.npositional);
         free(k.out);
         free(k.err);

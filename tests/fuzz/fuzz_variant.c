@@ -48,8 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(v.np >= 0, "np %d", v.np);
     FUZZ_CHECK(v.unroll == 0 || v.unroll == 1, "unroll %d", v.unroll);
     FUZZ_CHECK((unsigned)v.profile < GG_PROFILE_COUNT && (unsigned)v.compiler < 2 &&
-                   (unsigned)v.acc < 3 && (unsigned)v.store < 2 && (unsigned)v.out < GG_OUT_COUNT &&
-                   (unsigned)v.fetch < GG_FETCH_COUNT,
+                   (unsigned)v.acc < 3 && (unsigned)v.store < GG_STORE_COUNT &&
+                   (unsigned)v.out < GG_OUT_COUNT && (unsigned)v.fetch < GG_FETCH_COUNT,
                "enums %d %d %d %d %d %d", v.profile, v.compiler, v.acc, v.store, v.out, v.fetch);
     /* blk: exactly with out=image, whole texels of mc, at most GG_MAX_BLK */
     FUZZ_CHECK(v.out == GG_OUT_IMAGE
