@@ -69,32 +69,31 @@ Object.assign(Runner.prototype, {
                 }
             }
         };
-        const copyIn = (x, count) => {
+        /* One matrix: its Float64Array checked, copied into gen's memory and
+         * packed block by block (pack(src, outer, inner, out)) into entry e,
+         * kept under key with the array beside it for the check. */
+        const side = (key, e, name, x, count, what, blocks, inner, w, h, words, pack) => {
+            const arr = needNumbers(name, x, count, what, 'Float64Array');
             src = gen.alloc(8 * count);
-            gen.f64(src, count).set(x.length === count ? x : x.subarray(0, count));
+            gen.f64(src, count).set(arr.length === count ? arr : arr.subarray(0, count));
+            if (!e) e = {ubo: false, names: []};
+            fill(e, blocks, w, h, words, (i, out) => pack(src, Math.floor(i / inner), i % inner, out));
+            e.src = arr;
+            gen.free(src);
+            src = 0;
+            this.inputs.set(key, e);
+            return e;
         };
         try {
             if (needA || needB) buf = gen.alloc(4 * Math.max(wa, wb));
-            if (needA) {
-                const a = needNumbers('a', o.a, m * k, s.transa ? `k x m (${k}x${m})` : `m x k (${m}x${k})`, 'Float64Array');
-                copyIn(a, m * k);
-                if (!ae) ae = {ubo: false, names: []};
-                fill(ae, L.mblocks * L.kblocks, L.a_w, L.a_h, wa, (i, out) =>
-                    gen.widePackA(L, STORE_DF, src, s.transa, m, n, k, Math.floor(i / L.kblocks), i % L.kblocks, out));
-                ae.src = a;
-                gen.free(src);
-                src = 0;
-                this.inputs.set(akey, ae);
-            }
-            if (needB) {
-                const b = needNumbers('b', o.b, k * n, s.transb ? `n x k (${n}x${k})` : `k x n (${k}x${n})`, 'Float64Array');
-                copyIn(b, k * n);
-                if (!be) be = {ubo: false, names: []};
-                fill(be, L.kblocks * L.nblocks, L.b_w, L.b_h, wb, (i, out) =>
-                    gen.widePackB(L, STORE_DF, src, s.transb, m, n, k, Math.floor(i / L.nblocks), i % L.nblocks, out));
-                be.src = b;
-                this.inputs.set(bkey, be);
-            }
+            if (needA)
+                ae = side(akey, ae, 'a', o.a, m * k, s.transa ? `k x m (${k}x${m})` : `m x k (${m}x${k})`,
+                    L.mblocks * L.kblocks, L.kblocks, L.a_w, L.a_h, wa, (p, bi, bk, out) =>
+                        gen.widePackA(L, STORE_DF, p, s.transa, m, n, k, bi, bk, out));
+            if (needB)
+                be = side(bkey, be, 'b', o.b, k * n, s.transb ? `n x k (${n}x${k})` : `k x n (${k}x${n})`,
+                    L.kblocks * L.nblocks, L.nblocks, L.b_w, L.b_h, wb, (p, bk, bj, out) =>
+                        gen.widePackB(L, STORE_DF, p, s.transb, m, n, k, bk, bj, out));
         } finally {
             gen.free(src);
             gen.free(buf);
