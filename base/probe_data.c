@@ -166,6 +166,20 @@ static int need(const gg_probe_result *r, const char *path, const char *metric,
     return 0;
 }
 
+/* The fastest sweep point of metric (its rows but "max"): its value, its
+ * variant into best; -1 and best untouched when there is none. */
+static double sweep_best(gg_probe_result *r, const char *metric, char *best, size_t len)
+{
+    double v = -1;
+    for (int i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].metric, metric) && strcmp(r->rows[i].variant, "max") &&
+            r->rows[i].value > v) {
+            v = r->rows[i].value;
+            snprintf(best, len, "%s", r->rows[i].variant);
+        }
+    return v;
+}
+
 int base_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -240,22 +254,10 @@ int base_probe_read_csv(const char *path, gg_probe_result *r, char *err, size_t 
     /* The summary fields. */
     if (need(r, path, "mad", "max", "GFLOP/s", &r->mad_gflops, err, errlen))
         return -1;
-    double best = -1;
-    for (int i = 0; i < r->nrows; i++)
-        if (!strcmp(r->rows[i].metric, "mad") && strcmp(r->rows[i].variant, "max") &&
-            r->rows[i].value > best) {
-            best = r->rows[i].value;
-            snprintf(r->mad_best, sizeof r->mad_best, "%s", r->rows[i].variant);
-        }
+    sweep_best(r, "mad", r->mad_best, sizeof r->mad_best);
     /* fp64: absent where the context has no doubles, and in older files;
      * its points without the max row are a damaged file. */
-    best = -1;
-    for (int i = 0; i < r->nrows; i++)
-        if (!strcmp(r->rows[i].metric, "mad64") && strcmp(r->rows[i].variant, "max") &&
-            r->rows[i].value > best) {
-            best = r->rows[i].value;
-            snprintf(r->mad64_best, sizeof r->mad64_best, "%s", r->rows[i].variant);
-        }
+    double best = sweep_best(r, "mad64", r->mad64_best, sizeof r->mad64_best);
     if ((best >= 0 || find(r, "mad64", "max", "GFLOP/s")) &&
         need(r, path, "mad64", "max", "GFLOP/s", &r->mad64_gflops, err, errlen))
         return -1;

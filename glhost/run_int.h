@@ -129,7 +129,8 @@ void host_run_fault_lost(run_state *s);
  * or -1 with why); host_ssbo_make: matrix 0 (A) or 1 (B) of the run's
  * layout from its packed texels (gen_pack_a/b's floats; store=f16: their
  * halves; NULL: uninitialised), in the buffer's layout (gen_pack_ssbo,
- * gen_pack_ssbo_bytes), 0 when out of memory; host_ssbo_copy: bytes from
+ * gen_pack_ssbo_bytes), 0 when out of memory; host_ssbo_upload: a new
+ * storage buffer holding bytes of data as they are; host_ssbo_copy: bytes from
  * offset of one buffer to the start of another (the streamed call's
  * staging); host_ssbo_read: a buffer's first bytes back (0, or -1 on a
  * GL error). */
@@ -137,6 +138,7 @@ long host_ssbo_limit(const gg_ctx_info *info, const gg_run_opts *o);
 int host_ssbo_plan(const gg_variant *v, int m, int n, int k, int max_tex, long max_bytes, int bands,
                    gg_split *sp, char *why, size_t whylen);
 GLuint host_ssbo_make(const gg_layout *L, int matrix, gg_store store, const void *packed);
+GLuint host_ssbo_upload(const void *data, size_t bytes);
 void host_ssbo_copy(GLuint from, size_t offset, GLuint to, size_t bytes);
 int host_ssbo_read(GLuint b, size_t bytes, void *out);
 

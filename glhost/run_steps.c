@@ -62,7 +62,7 @@ void host_run_fail(run_state *s, gg_status st, const char *fmt, ...)
     va_end(ap);
 }
 
-/* glGetError and a reset check after a stage; false (status set) on failure. */
+/* The timed runs' stop rule after run r (run_int.h). */
 bool host_run_reps_done(const gg_run_opts *o, double *times, int r, int reps,
                         gg_measurement *out)
 {
@@ -84,6 +84,7 @@ void host_run_reps_out(gg_measurement *out, double *times, int done_reps)
     out->spread = base_spread(times, done_reps);
 }
 
+/* glGetError and a reset check after a stage; false (status set) on failure. */
 bool host_run_stage_ok(run_state *s, const char *stage)
 {
     if (s->failed)

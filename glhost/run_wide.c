@@ -50,16 +50,6 @@ static GLenum fmt_pixels(int tw) { return tw == 2 ? GL_RG_INTEGER : GL_RGBA_INTE
 
 /* immutable (glTexStorage2D) where the texture is bound as an image: ES
  * 3.1 binds immutable textures only */
-static GLuint make_buf(size_t words, const uint32_t *data)
-{
-    GLuint b;
-    glGenBuffers(1, &b);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(words * sizeof *data), data, GL_STATIC_DRAW);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    return b;
-}
-
 static GLuint make_tex(int tw, int w, int h, const uint32_t *data, bool immutable)
 {
     GLuint t;
@@ -105,9 +95,11 @@ static bool upload(wide_run *w, const gg_inputs *in, double beta)
         return false;
     }
     gen_wide_pack_a(L, w->st, (gg_src64){wi.a, in->lda, in->transa}, buf);
-    w->a = w->ssbo[0] ? make_buf(na, buf) : make_tex(w->tw, L->a_w, L->a_h, buf, false);
+    w->a = w->ssbo[0] ? host_ssbo_upload(buf, na * sizeof *buf)
+                      : make_tex(w->tw, L->a_w, L->a_h, buf, false);
     gen_wide_pack_b(L, w->st, (gg_src64){wi.b, in->ldb, in->transb}, buf);
-    w->b = w->ssbo[1] ? make_buf(nb, buf) : make_tex(w->tw, L->b_w, L->b_h, buf, false);
+    w->b = w->ssbo[1] ? host_ssbo_upload(buf, nb * sizeof *buf)
+                      : make_tex(w->tw, L->b_w, L->b_h, buf, false);
     free(buf);
     gen_wide_pack_c0(C, w->st, wi.c0, in->n, beta, w->init);
     base_wide_inputs_free(&wi);

@@ -64,12 +64,18 @@ GLuint host_ssbo_make(const gg_layout *L, int matrix, gg_store store, const void
         gen_pack_ssbo(L, matrix, packed, buf);
         data = buf;
     }
+    GLuint b = host_ssbo_upload(data, bytes);
+    free(buf);
+    return b;
+}
+
+GLuint host_ssbo_upload(const void *data, size_t bytes)
+{
     GLuint b = 0;
     glGenBuffers(1, &b);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
     glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, data, GL_STATIC_DRAW);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    free(buf);
     return b;
 }
 

@@ -226,14 +226,14 @@ void lib_reserve_scratch(glgemm_context *ctx);
  * problem, repeated reps times. */
 gg_inputs lib_inputs_of(const rm_gemm *g, float *c0);
 gg_problem lib_problem_of(const rm_gemm *g, int reps);
-/* One run of variant v on ctx's own GL context; C as it was unless
- * everything passed. */
 /* After a GPU call (sgemm's lib/run.c, dgemm's lib/drun.c) and its
  * check: the call's timing from meas (verify_s since v0), then GLGEMM_OK
  * when bad is 0, else the error set: ENOMEM (bad < 0) or EWRONG with why. */
 int lib_call_checked(glgemm_context *ctx, const char *fn, const char *vt,
                      const gg_measurement *meas, double v0, int bad, const char *why, int m,
                      int n, int k);
+/* One run of variant v on ctx's own GL context; C as it was unless
+ * everything passed. */
 int lib_run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                     const rm_gemm *g);
 /* glgemm_sgemm's GPU route on ctx's own GL context: the variant chosen for

@@ -293,7 +293,7 @@ gg_problem lib_problem_of(const rm_gemm *g, int reps)
     return p;
 }
 
-/* One run of variant v; C as it was unless everything passed. */
+/* The call's timing and its check's verdict (internal.h). */
 int lib_call_checked(glgemm_context *ctx, const char *fn, const char *vt,
                      const gg_measurement *meas, double v0, int bad, const char *why, int m,
                      int n, int k)
@@ -309,6 +309,7 @@ int lib_call_checked(glgemm_context *ctx, const char *fn, const char *vt,
     return GLGEMM_OK;
 }
 
+/* One run of variant v; C as it was unless everything passed. */
 int lib_run_variant(glgemm_context *ctx, const char *fn, const gg_variant *v,
                     const rm_gemm *g)
 {

@@ -189,7 +189,7 @@ double search_bound_compute(const gg_variant *v, int m, int n, int k, const gg_p
     if (L->image) {
         /* imageStore into the RGBA32F image (2 to 4 channels); none into
          * R32F, which the probe does not measure. */
-        if (d->c.texel_words ? sums_fmt(&d->c) == GG_FETCH_RGBA32F : L->channels >= 2)
+        if (sums_fmt(&d->c) == GG_FETCH_RGBA32F)
             d->write_rate = base_probe_store_rate(probe);
         if (d->write_rate > 0)
             d->write_s = d->c.writes / (d->write_rate * 1e9);
