@@ -92,30 +92,22 @@ static bool row_stale(const gg_report_data *d, const gg_bench_row *r, bool have,
     return !gen_variant_equal(best, &bv);
 }
 
-/* Whether the row of a half store (f16, f16x8) is not its best file's. */
-static bool half_stale(const gg_report_data *d, const char *results, gg_store store, int row)
-{
-    gg_variant half;
-    char err[600];
-    bool have = store_best_read_store(results, d->card, d->m, d->n, d->k, store, &half, NULL, err,
-                                      sizeof err) == 0;
-    if (have)
-        (void)search_variant_normalize(&half, d->m, d->n, d->k);
-    return row_stale(d, &d->bench.rows[row], have, &half);
-}
-
-/* Whether a wide store's row (f64, df) does not run its best file's: rows
- * without a file run a default (eval/bench.h), so only a file makes one
+/* Whether a store's row does not run its best file's.  A half store's (f16,
+ * f16x8) row is stale without a file too; a wide store's (f64, df,
+ * file_only) runs a default then (eval/bench.h), so only a file makes it
  * stale (files from before the rows lack them: stale where a file exists). */
-static bool wide_stale(const gg_report_data *d, const char *results, gg_store store, int row)
+static bool store_stale(const gg_report_data *d, const char *results, gg_store store, int row,
+                        bool file_only)
 {
     gg_variant best;
     char err[600];
-    if (store_best_read_store(results, d->card, d->m, d->n, d->k, store, &best, NULL, err,
-                              sizeof err))
+    bool have = store_best_read_store(results, d->card, d->m, d->n, d->k, store, &best, NULL, err,
+                                      sizeof err) == 0;
+    if (!have && file_only)
         return false;
-    (void)search_variant_normalize(&best, d->m, d->n, d->k);
-    return row_stale(d, &d->bench.rows[row], true, &best);
+    if (have)
+        (void)search_variant_normalize(&best, d->m, d->n, d->k);
+    return row_stale(d, &d->bench.rows[row], have, &best);
 }
 
 /* No bench file, or its best, best-image, best-f16, best-f16x8, best-f64 or
@@ -133,10 +125,10 @@ static bool bench_stale(const gg_report_data *d, const char *results)
         (void)search_variant_normalize(&image, d->m, d->n, d->k);
     return row_stale(d, &d->bench.rows[GG_BENCH_BEST], d->have_best, &d->best) ||
            row_stale(d, &d->bench.rows[GG_BENCH_BEST_IMAGE], have_image, &image) ||
-           half_stale(d, results, GG_STORE_F16, GG_BENCH_BEST_F16) ||
-           half_stale(d, results, GG_STORE_F16X8, GG_BENCH_BEST_F16X8) ||
-           wide_stale(d, results, GG_STORE_F64, GG_BENCH_BEST_F64) ||
-           wide_stale(d, results, GG_STORE_DF, GG_BENCH_BEST_DF);
+           store_stale(d, results, GG_STORE_F16, GG_BENCH_BEST_F16, false) ||
+           store_stale(d, results, GG_STORE_F16X8, GG_BENCH_BEST_F16X8, false) ||
+           store_stale(d, results, GG_STORE_F64, GG_BENCH_BEST_F64, true) ||
+           store_stale(d, results, GG_STORE_DF, GG_BENCH_BEST_DF, true);
 }
 
 /* The report's findings of d, or -1 with err. */
